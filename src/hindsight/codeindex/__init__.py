@@ -1,0 +1,1 @@
+"""Code knowledge: file selection, parsing, symbols (L1) and call graph (L2)."""

@@ -1,0 +1,291 @@
+"""Parse one file with tree-sitter and extract symbols, references and imports.
+
+All the per-node work is done by one compiled tree-sitter query per language (see
+``queries/*.scm``); Python code only walks the query's matches, never the whole tree.
+
+Capture contract of the queries:
+
+* ``@definition.<kind>`` on a definition node, with ``@name`` on its name node; optional
+  ``@receiver`` (Go method receiver type) sets the parent type.
+* ``@scope`` + ``@name``: a naming scope that is not itself a symbol (Rust ``impl T``).
+* ``@reference.call`` with ``@call.name`` and optional ``@call.receiver``.
+* ``@inherit.name`` with optional ``@inherit.receiver`` (base class / interface).
+* ``@import`` on an import statement (decoded by :mod:`hindsight.codeindex.imports`).
+* ``@comment`` on every comment (excluded from the ast hash, used for doc comments).
+* ``@package`` on a package name (Java/Kotlin/C#/Go).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from typing import Any
+
+from hindsight.codeindex import imports as imp
+from hindsight.codeindex.asthash import blank_comments, block_hash, flat_hash, line_keys
+from hindsight.codeindex.languages import get
+from hindsight.models import RawImport, RawRef, Symbol
+
+_ANNOT = frozenset({
+    "decorator", "annotation", "marker_annotation", "attribute_list", "attribute_item",
+    "comment", "line_comment", "block_comment", "modifiers", "attribute",
+})
+_WRAPPERS = frozenset({
+    "export_statement", "decorated_definition", "template_declaration", "ambient_declaration",
+})
+_COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment", "doc_comment",
+                            "multiline_comment"})
+_WS = re.compile(r"\s+")
+_NOTE = re.compile(rb"(?:#|//|/\*|--)\s*@hindsight:\s*(.+?)\s*(?:\*/)?\s*$", re.MULTILINE)
+MAX_SIG = 240
+MAX_DOC = 1000
+
+
+def _txt(b: bytes) -> str:
+    return b.decode("utf-8", "replace")
+
+
+class _Def:
+    __slots__ = ("node", "kind", "name", "start", "end", "receiver", "is_scope", "local",
+                 "parent", "container")
+
+    def __init__(self, node: Any, kind: str, name: str, receiver: str, is_scope: bool) -> None:
+        self.node = node
+        self.kind = kind
+        self.name = name
+        self.start = node.start_byte
+        self.end = node.end_byte
+        self.receiver = receiver
+        self.is_scope = is_scope
+        self.local = ""
+        self.parent: _Def | None = None
+        self.container: _Def | None = None
+
+
+def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
+        list[Symbol], list[RawRef], list[RawImport], str, list[tuple[str, int, str]]]:
+    """Extract ``(symbols, refs, imports, package, notes)`` from a parsed ``tree`` of ``src``.
+
+    ``notes`` are ``(caller_local, line, text)`` for ``@hindsight:`` comments.
+    """
+    import tree_sitter as ts
+
+    loaded = get(language)
+    spec = loaded.spec
+    defs: list[_Def] = []
+    calls: list[tuple[int, str, str, int]] = []  # start_byte, name, receiver, line
+    inherits: list[tuple[int, str, str, int]] = []
+    import_nodes: list[Any] = []
+    comments: list[tuple[int, int]] = []
+    comment_nodes: list[Any] = []
+    package = ""
+    for _pat, caps in ts.QueryCursor(loaded.query).matches(tree.root_node):
+        if "comment" in caps:
+            for c in caps["comment"]:
+                comments.append((c.start_byte, c.end_byte))
+                comment_nodes.append(c)
+            continue
+        if "call.name" in caps:
+            n = caps["call.name"][0]
+            r = caps.get("call.receiver")
+            calls.append((n.start_byte, _txt(n.text), _txt(r[0].text) if r else "",
+                          n.start_point[0] + 1))
+            continue
+        if "inherit.name" in caps:
+            n = caps["inherit.name"][0]
+            r = caps.get("inherit.receiver")
+            inherits.append((n.start_byte, _txt(n.text), _txt(r[0].text) if r else "",
+                             n.start_point[0] + 1))
+            continue
+        if "import" in caps:
+            import_nodes.extend(caps["import"])
+            continue
+        if "package" in caps:
+            package = _txt(caps["package"][0].text)
+            continue
+        for key, nodes in caps.items():
+            if key.startswith("definition.") or key == "scope":
+                names = caps.get("name")
+                if not names:
+                    break
+                rec = caps.get("receiver")
+                defs.append(_Def(nodes[0], key[11:] if key != "scope" else "scope",
+                                 _txt(names[0].text), _txt(rec[0].text) if rec else "",
+                                 key == "scope"))
+                break
+    defs.sort(key=lambda d: (d.start, -d.end))
+    defs = _dedupe(defs)
+    _nest(defs, spec.class_kinds)
+    comments.sort()
+    nc = blank_comments(src, comments)
+    keys = line_keys(nc) if spec.indent_sensitive else None
+    symbols = [_symbol(path, language, src, d, nc, keys, spec) for d in defs if not d.is_scope]
+    starts = [d.start for d in defs]
+    refs: list[RawRef] = []
+    for pos, name, recv, line in calls:
+        refs.append(RawRef(_owner(defs, starts, pos), "call", name, recv, line))
+    for pos, name, recv, line in inherits:
+        refs.append(RawRef(_owner(defs, starts, pos), "inherits", name, recv, line))
+    imports: list[RawImport] = []
+    for node in import_nodes:
+        owner = _owner(defs, starts, node.start_byte)
+        for module, name, alias in imp.decode(language, node):
+            imports.append(RawImport(owner, module, name, alias, node.start_point[0] + 1))
+    notes = _notes(defs, starts, comment_nodes)
+    return symbols, refs, imports, package, notes
+
+
+def _dedupe(defs: list[_Def]) -> list[_Def]:
+    """Drop a second capture of the same node (two patterns matching one definition)."""
+    out: list[_Def] = []
+    seen: set[tuple[int, int, str]] = set()
+    for d in defs:
+        key = (d.start, d.end, d.name)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(d)
+    return out
+
+
+def _nest(defs: list[_Def], class_kinds: tuple[str, ...]) -> None:
+    """Set parent, local qualified name and method kind from byte-range nesting."""
+    stack: list[_Def] = []
+    by_local: dict[str, _Def] = {}
+    for d in defs:
+        while stack and stack[-1].end <= d.start:
+            stack.pop()
+        parent = stack[-1] if stack else None
+        d.container = parent
+        if d.receiver:  # Go method: parent is the receiver type, wherever it is declared
+            d.local = f"{d.receiver}.{d.name}"
+            d.parent = by_local.get(d.receiver)
+            if d.kind == "function":
+                d.kind = "method"
+        elif parent is not None:
+            d.parent = parent
+            d.local = f"{parent.local}.{d.name}"
+            if d.kind == "function" and (parent.kind in class_kinds or parent.is_scope):
+                d.kind = "method"
+        else:
+            d.local = d.name
+        by_local.setdefault(d.local, d)
+        stack.append(d)
+
+
+def _owner(defs: list[_Def], starts: list[int], pos: int) -> str:
+    """Local qualified name of the innermost definition containing byte ``pos``.
+
+    The innermost container is the nearest container-or-self of the last definition that
+    starts at or before ``pos`` (definitions nest properly), so one bisect and a short walk
+    up suffice.
+    """
+    i = bisect.bisect_right(starts, pos) - 1
+    d = defs[i] if i >= 0 else None
+    while d is not None and d.end <= pos:
+        d = d.container
+    return d.local if d is not None else ""
+
+
+def _notes(defs: list[_Def], starts: list[int], comment_nodes: list[Any]) -> list[
+        tuple[str, int, str]]:
+    out = []
+    for c in comment_nodes:
+        t = c.text
+        if b"@hindsight:" not in t:
+            continue
+        for m in _NOTE.finditer(t):
+            out.append((_owner(defs, starts, c.start_byte), c.start_point[0] + 1,
+                        _txt(m.group(1))))
+    return out
+
+
+def _start_node_pos(node: Any) -> tuple[int, int, int]:
+    """(row, col, byte) where the definition starts, skipping leading decorators/annotations."""
+    first = node.child(0)
+    if first is None or first.type not in _ANNOT:
+        return node.start_point[0], node.start_point[1], node.start_byte
+    for ch in node.children:
+        if ch.type == "modifiers":
+            for m in ch.children:
+                if m.type not in _ANNOT:
+                    return m.start_point[0], m.start_point[1], m.start_byte
+            continue
+        if ch.type not in _ANNOT:
+            return ch.start_point[0], ch.start_point[1], ch.start_byte
+    return node.start_point[0], node.start_point[1], node.start_byte
+
+
+def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes,
+            keys: list[bytes] | None, spec: Any) -> Symbol:
+    node = d.node
+    row, col, sbyte = _start_node_pos(node)
+    end = node.end_point
+    body = node.child_by_field_name("body")
+    if body is not None and body.start_byte > sbyte:
+        sig = src[sbyte:body.start_byte]
+    else:
+        sig = src[sbyte:min(node.end_byte, sbyte + 400)].split(b"{", 1)[0].split(b"\n", 1)[0]
+    signature = _WS.sub(" ", _txt(sig)).strip().rstrip(":{ ").strip()[:MAX_SIG]
+    if spec.python_docstrings:
+        doc = _py_docstring(body)
+    else:
+        doc = _doc_comment(node)
+    if keys is not None:
+        h = block_hash(keys, row + 1, end[0] + 1)
+    else:
+        h = flat_hash(nc[sbyte:node.end_byte])
+    parent = d.parent.local if d.parent is not None else ""
+    return Symbol(path, d.name, d.local, d.kind, parent, row + 1, col, end[0] + 1, end[1],
+                  signature, doc, language, h)
+
+
+def _py_docstring(body: Any) -> str:
+    if body is None or body.named_child_count == 0:
+        return ""
+    first = body.named_child(0)
+    if first.type != "expression_statement" or first.named_child_count == 0:
+        return ""
+    s = first.named_child(0)
+    if s.type != "string":
+        return ""
+    raw = _txt(s.text)
+    i = 0
+    while i < len(raw) and raw[i] in "rRuUbBfF":
+        i += 1
+    q = raw[i:i + 3] if raw[i:i + 3] in ('"""', "'''") else raw[i:i + 1]
+    text = raw[i + len(q):len(raw) - len(q)] if len(raw) >= i + 2 * len(q) else raw
+    return _clean_doc(text)
+
+
+def _clean_doc(text: str) -> str:
+    lines = [ln.strip() for ln in text.strip().splitlines()]
+    return "\n".join(lines)[:MAX_DOC]
+
+
+def _doc_comment(node: Any) -> str:
+    target = node
+    parent = node.parent
+    if parent is not None and parent.type in _WRAPPERS:
+        target = parent
+    parts: list[str] = []
+    row = target.start_point[0]
+    prev = target.prev_named_sibling
+    while prev is not None and prev.type in _COMMENT_TYPES and prev.end_point[0] >= row - 1:
+        parts.append(_strip_comment(_txt(prev.text)))
+        row = prev.start_point[0]
+        prev = prev.prev_named_sibling
+    if not parts:
+        return ""
+    parts.reverse()
+    return _clean_doc("\n".join(parts))
+
+
+_CMARK = re.compile(r"^\s*(?:/\*\*?|\*/|\*|///?|//!|#)\s?", re.MULTILINE)
+
+
+def _strip_comment(text: str) -> str:
+    text = text.rstrip()
+    if text.endswith("*/"):
+        text = text[:-2]
+    return _CMARK.sub("", text)
