@@ -90,6 +90,7 @@ class ParseResult:
     imports: list[RawImport] = field(default_factory=list)
     package: str = ""
     error: str = ""
+    skip: str = ""
     hindsight_notes: list[tuple[str, int, str]] = field(default_factory=list)
 
 

@@ -46,7 +46,7 @@ SPECS: dict[str, LangSpec] = {
         LangSpec("python", "tree_sitter_python", "language", "python.scm", (".py", ".pyi", ".pyw"),
                  indent_sensitive=True, python_docstrings=True, self_names=("self", "cls")),
         LangSpec("javascript", "tree_sitter_javascript", "language", "javascript.scm",
-                 (".js", ".jsx", ".mjs", ".cjs")),
+                 (".js", ".jsx", ".mjs", ".cjs"), extra_queries=("js_heritage.scm",)),
         LangSpec("typescript", "tree_sitter_typescript", "language_typescript", "typescript.scm",
                  (".ts", ".mts", ".cts"), extra_queries=("javascript.scm",)),
         LangSpec("tsx", "tree_sitter_typescript", "language_tsx", "typescript.scm", (".tsx",),

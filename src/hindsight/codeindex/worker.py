@@ -10,7 +10,7 @@ import os
 
 import xxhash
 
-from hindsight.codeindex.decode import normalise
+from hindsight.codeindex.decode import looks_binary, normalise
 from hindsight.codeindex.languages import get
 from hindsight.codeindex.parse import extract
 from hindsight.models import ParseResult
@@ -65,7 +65,40 @@ def parse_path(root: str, path: str, language: str) -> ParseResult:
     except OSError as e:
         return ParseResult(path=path, language=language, content_hash="", size=0, mtime_ns=0,
                            lines=0, error=f"unreadable: {e.strerror or e}")
+    reason = content_skip_reason(path, raw)
+    if reason:
+        return ParseResult(path=path, language=language, content_hash=content_hash(raw),
+                           size=len(raw), mtime_ns=st.st_mtime_ns, lines=0, skip=reason)
     return parse_bytes(path, language, raw, st.st_mtime_ns)
+
+
+MAX_FILE_BYTES = 2 * 1024 * 1024
+MAX_LINE_BYTES = 20_000
+MAX_AVG_LINE = 400
+
+
+def content_skip_reason(path: str, raw: bytes) -> str:
+    """Why a file's content should not be indexed, or ``""``.
+
+    ``too_large`` above ``MAX_FILE_BYTES`` (2 MiB); ``binary`` when a NUL byte appears in the
+    first 8 KiB (UTF-16/32 files with a BOM excepted); ``minified`` for ``*.min.*`` names,
+    any line over ``MAX_LINE_BYTES`` (20,000) bytes, or an average line over
+    ``MAX_AVG_LINE`` (400) bytes in a file over 8 KiB (limits in the spirit of ctags' and
+    GitHub linguist's generated-file heuristics).
+    """
+    if len(raw) > MAX_FILE_BYTES:
+        return "too_large"
+    if looks_binary(raw[:8192]):
+        return "binary"
+    base = path.rsplit("/", 1)[-1]
+    if ".min." in base:
+        return "minified"
+    n = raw.count(b"\n") + 1
+    if len(raw) > 8192 and len(raw) / n > MAX_AVG_LINE:
+        return "minified"
+    if len(raw) > MAX_LINE_BYTES and max(map(len, raw.split(b"\n"))) > MAX_LINE_BYTES:
+        return "minified"
+    return ""
 
 
 def parse_batch(root: str, items: list[tuple[str, str]]) -> list[ParseResult]:

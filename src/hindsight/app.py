@@ -1,0 +1,160 @@
+"""Composition: open a bank for a repository and expose the code index as a Python API.
+
+Only this module picks concrete classes (the SQLite store); everything else sees contracts.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from hindsight.config.paths import bank_file, bank_id_for, repo_root
+from hindsight.errors import ConfigError, NotIndexed
+from hindsight.models import IndexStats, Symbol
+
+
+@dataclass
+class Bank:
+    """An open bank: ``bank_id``, its repository ``root`` and database ``path``.
+
+    Use :func:`open_bank` to get one; close it with :meth:`close` (or a ``with`` block).
+    """
+
+    bank_id: str
+    root: str
+    path: str
+    conn: sqlite3.Connection
+
+    @property
+    def code(self) -> Any:
+        from hindsight.store.sqlite.code import SqliteCodeStore
+
+        return SqliteCodeStore(self.conn)
+
+    def __enter__(self) -> Bank:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # --- code index ------------------------------------------------------------------
+    def index(self, *, full: bool = False, include_untracked: bool = False,
+              workers: int | None = None, progress: Any = None) -> IndexStats:
+        """Index the repository (incremental unless ``full`` or first time).
+
+        ``workers``: parser processes (default: CPU count). ``progress(stage, done, total)``
+        is called during long work. Raises :class:`~hindsight.errors.StorageError` when the
+        bank cannot be written.
+        """
+        from hindsight.codeindex.indexer import index
+
+        return index(self.code, self.root, full=full, include_untracked=include_untracked,
+                     workers=workers, progress=progress)
+
+    def is_indexed(self) -> bool:
+        return self.code.get_meta("indexed_commit") is not None
+
+    def _require_index(self) -> Any:
+        if not self.is_indexed():
+            raise NotIndexed(f"{self.root} has no code index yet; run: hindsight index "
+                             f"--repo-root {self.root}")
+        return self.code
+
+    def symbols(self, name: str, kind: str | None = None, file: str | None = None,
+                limit: int = 50) -> tuple[str, list[Symbol]]:
+        """Find symbols by name (exact, then prefix, then substring); see
+        :func:`hindsight.codeindex.query.find`. Raises :class:`NotIndexed`."""
+        from hindsight.codeindex.query import find
+
+        return find(self._require_index(), name, kind, file, limit)
+
+    def callers(self, symbol: str, depth: int = 1, file: str | None = None,
+                include_unresolved: bool = False) -> tuple[Symbol, list[Any]]:
+        """Callers of ``symbol`` to ``depth``. Raises NotIndexed, NotFound, Ambiguous."""
+        from hindsight.codeindex.query import callers
+
+        return callers(self._require_index(), symbol, depth, file, include_unresolved)
+
+    def callees(self, symbol: str, depth: int = 1, file: str | None = None
+                ) -> tuple[Symbol, list[Any]]:
+        """Callees of ``symbol`` to ``depth``. Raises NotIndexed, NotFound, Ambiguous."""
+        from hindsight.codeindex.query import callees
+
+        return callees(self._require_index(), symbol, depth, file)
+
+    def trace(self, start: str, depth: int = 3, file: str | None = None) -> Any:
+        """Call tree from ``start`` (a :class:`hindsight.codeindex.query.Step`)."""
+        from hindsight.codeindex.query import trace
+
+        return trace(self._require_index(), self.root, start, depth, file)
+
+    def debug_file(self, path: str) -> Any:
+        """Parse one file (repository-relative or absolute) without storing anything."""
+        from hindsight.codeindex.indexer import reparse_one
+
+        rel = os.path.relpath(os.path.abspath(path), self.root) if os.path.isabs(path) else path
+        return reparse_one(self.code, self.root, rel.replace(os.sep, "/"))
+
+    def status(self) -> dict[str, Any]:
+        """Bank id, paths, counts (files, symbols, edges, unresolved share), skipped files by
+        reason, indexed commit and the number of files changed since (by stat)."""
+        store = self.code
+        c = store.counts()
+        calls = c["calls"] or 1
+        out: dict[str, Any] = {
+            "bank": self.bank_id, "root": self.root, "database": self.path,
+            "database_bytes": _db_size(self.path), **c,
+            "unresolved_share": round(c["unresolved_calls"] / calls, 4),
+            "skipped": store.skipped(), "indexed_commit": store.get_meta("indexed_commit"),
+            "indexed": self.is_indexed(),
+        }
+        out["changed_since"] = _changed_since(store, self.root) if out["indexed"] else None
+        return out
+
+
+def _db_size(path: str) -> int:
+    return sum(os.path.getsize(p) for p in (path, path + "-wal") if os.path.exists(p))
+
+
+def _changed_since(store: Any, root: str) -> int:
+    n = 0
+    for path, fr in store.load_files().items():
+        try:
+            st = os.stat(os.path.join(root, path))
+        except OSError:
+            n += 1
+            continue
+        if st.st_size != fr.size or st.st_mtime_ns != fr.mtime_ns:
+            n += 1
+    return n
+
+
+def open_bank(path: str = ".", *, repo_root_path: str | None = None) -> Bank:
+    """Open (creating if needed) the bank of the repository containing ``path``.
+
+    The repository root is ``repo_root_path`` when given (used as is, even inside another
+    repository), else the git work tree top containing ``path`` (or ``path`` outside git);
+    git file selection applies when the root has a ``.git``; otherwise the directory is
+    walked with the same ignore rules. The bank id
+    and file follow :mod:`hindsight.config.paths`. Raises :class:`ConfigError` for a path
+    that is not a directory and :class:`StorageError` when the database cannot be opened.
+    """
+    from hindsight.store.sqlite.db import connect
+
+    if repo_root_path is not None:
+        root = os.path.abspath(repo_root_path)
+        if not os.path.isdir(root):
+            raise ConfigError(f"{repo_root_path}: not a directory")
+    else:
+        root = repo_root(path)
+    bank_id = bank_id_for(root)
+    db = bank_file(bank_id)
+    conn = connect(db)
+    conn.execute("INSERT OR IGNORE INTO meta VALUES('bank_id', ?)", (bank_id,))
+    conn.execute("INSERT OR IGNORE INTO meta VALUES('repo_root', ?)", (root,))
+    return Bank(bank_id, root, db, conn)

@@ -1,0 +1,1 @@
+"""Command-line interface (thin adapter over :mod:`hindsight.app`)."""

@@ -1,0 +1,262 @@
+"""``hindsight`` command line. Every query command takes ``--json``; errors are one line on
+stderr with a non-zero exit code (see :mod:`hindsight.errors` for the codes)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+import typer
+
+from hindsight.cli import output as out
+from hindsight.errors import Ambiguous, HindsightError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Persistent, per-repository memory for coding agents.")
+
+RepoRoot = Annotated[str | None, typer.Option("--repo-root", help="Repository root (default: "
+                                              "the git work tree containing the current directory).")]
+Json = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")]
+
+
+def _bank(repo_root: str | None) -> Any:
+    from hindsight.app import open_bank
+
+    return open_bank(".", repo_root_path=repo_root)
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    try:
+        yield
+    except Ambiguous as e:
+        out.err(str(e))
+        for c in e.candidates:
+            sys.stderr.write(f"  {c}\n")
+        raise typer.Exit(e.exit_code) from None
+    except HindsightError as e:
+        out.err(str(e))
+        raise typer.Exit(e.exit_code) from None
+    except KeyboardInterrupt:
+        out.err("interrupted")
+        raise typer.Exit(130) from None
+
+
+@app.command()
+def init(repo_root: RepoRoot = None, json: Json = False) -> None:
+    """Create or open the bank for a repository."""
+    with _errors(), _bank(repo_root) as bank:
+        info = {"bank": bank.bank_id, "root": bank.root, "database": bank.path}
+        if json:
+            out.emit_json(info)
+        else:
+            out.console().print(f"bank [bold]{bank.bank_id}[/] for {bank.root}\n"
+                                f"database {bank.path}")
+
+
+def _progress_factory() -> tuple[Callable[[str, int, int], None] | None, Any]:
+    if not sys.stdout.isatty():
+        return None, None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    prog = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    transient=True)
+    tasks: dict[str, Any] = {}
+
+    def cb(stage: str, done: int, total: int) -> None:
+        if stage not in tasks:
+            tasks[stage] = prog.add_task(stage, total=total)
+        prog.update(tasks[stage], completed=done, total=total)
+
+    return cb, prog
+
+
+@app.command()
+def index(repo_root: RepoRoot = None,
+          full: Annotated[bool, typer.Option("--full", help="Rebuild from scratch.")] = False,
+          include_untracked: Annotated[bool, typer.Option(
+              "--include-untracked", help="Also index untracked, not ignored files.")] = False,
+          workers: Annotated[int | None, typer.Option(
+              "--workers", min=1, help="Parser processes (default: CPU count).")] = None,
+          json: Json = False) -> None:
+    """Index the repository's code: symbols (L1) and call graph (L2). Incremental after the
+    first run."""
+    with _errors(), _bank(repo_root) as bank:
+        cb, prog = _progress_factory()
+        if prog is not None:
+            with prog:
+                st = bank.index(full=full, include_untracked=include_untracked,
+                                workers=workers, progress=cb)
+        else:
+            st = bank.index(full=full, include_untracked=include_untracked, workers=workers)
+        for w in st.warnings:
+            out.err(w)
+        data = {k: getattr(st, k) for k in st.__slots__}  # type: ignore[attr-defined]
+        data["bank"] = bank.bank_id
+        if json:
+            out.emit_json(data)
+            return
+        mode = "full" if st.full else "incremental"
+        rate = f", {st.lines / st.seconds:,.0f} lines/s" if st.full and st.seconds else ""
+        skipped = ", ".join(f"{k} {v}" for k, v in sorted(st.skipped.items())) or "none"
+        out.console().print(
+            f"{mode} index of {bank.root}: {st.files_parsed} files parsed, "
+            f"{st.files_unchanged} unchanged, {st.files_removed} removed, "
+            f"{st.files_reresolved} re-resolved; {st.symbols:,} symbols, {st.edges:,} edges, "
+            f"{st.parse_errors} files with parse errors; {st.seconds:.2f}s{rate}\n"
+            f"skipped: {skipped}")
+
+
+def _sym_row(s: Any) -> list[Any]:
+    return [s.kind, f"{s.path}::{s.local}", f"{s.start_line}-{s.end_line}", s.signature[:80]]
+
+
+@app.command()
+def symbols(name: str, repo_root: RepoRoot = None,
+            kind: Annotated[str | None, typer.Option("--kind", help="function, method, "
+                                                      "class, interface, struct, enum, …")] = None,
+            file: Annotated[str | None, typer.Option("--file", help="File or directory "
+                                                      "(repository-relative).")] = None,
+            limit: Annotated[int, typer.Option("--limit", min=1)] = 50,
+            json: Json = False) -> None:
+    """Find symbols by name: exact, then prefix, then substring (case-insensitive)."""
+    with _errors(), _bank(repo_root) as bank:
+        how, hits = bank.symbols(name, kind, file, limit)
+        if json:
+            out.emit_json({"query": name, "match": how, "symbols": [s._asdict() | {
+                "qname": s.qname} for s in hits]})
+        elif hits:
+            out.table(f"{len(hits)} {how} match(es) for {name!r}",
+                      ["kind", "symbol", "lines", "signature"], [_sym_row(s) for s in hits])
+        if not hits:
+            if not json:
+                out.err(f"no symbol matches {name!r}")
+            raise typer.Exit(6)
+
+
+def _graph(direction: str, symbol: str, repo_root: str | None, depth: int, file: str | None,
+           json: bool, unresolved: bool = False) -> None:
+    with _errors(), _bank(repo_root) as bank:
+        if direction == "callers":
+            target, hits = bank.callers(symbol, depth, file, unresolved)
+        else:
+            target, hits = bank.callees(symbol, depth, file)
+        if json:
+            out.emit_json({"symbol": target._asdict() | {"qname": target.qname},
+                           direction: [h.as_dict() for h in hits]})
+            return
+        if not hits:
+            out.console().print(f"no {direction} of {target.qname} found in the index")
+            return
+        rows = [[h.depth, h.via, h.qname if h.resolved else f"{h.name} (unresolved)",
+                 f"{h.path}:{h.line}" if h.path else ""] for h in hits]
+        what = "call site" if direction == "callers" else "definition / call site"
+        out.table(f"{direction} of {target.qname}", ["depth", "edge", "symbol", what], rows)
+
+
+Depth = Annotated[int, typer.Option("--depth", min=1, max=20, help="Levels to follow.")]
+FileOpt = Annotated[str | None, typer.Option("--file", help="Disambiguate by file.")]
+
+
+@app.command()
+def callers(symbol: str, repo_root: RepoRoot = None, depth: Depth = 1, file: FileOpt = None,
+            unresolved: Annotated[bool, typer.Option(
+                "--include-unresolved", help="Also list calls by bare name that did not "
+                "resolve to any symbol.")] = False,
+            json: Json = False) -> None:
+    """Who calls SYMBOL (name, Class.method or path::Class.method)."""
+    _graph("callers", symbol, repo_root, depth, file, json, unresolved)
+
+
+@app.command()
+def callees(symbol: str, repo_root: RepoRoot = None, depth: Depth = 1, file: FileOpt = None,
+            json: Json = False) -> None:
+    """What SYMBOL calls."""
+    _graph("callees", symbol, repo_root, depth, file, json)
+
+
+@app.command()
+def trace(start: Annotated[str, typer.Option("--start", help="Start symbol.")],
+          repo_root: RepoRoot = None, depth: Depth = 3, file: FileOpt = None,
+          fmt: Annotated[str, typer.Option("--format", help="markdown or json")] = "markdown"
+          ) -> None:
+    """The call chain from a start symbol, each step with location and code snippet."""
+    from hindsight.codeindex.query import trace_markdown
+
+    if fmt not in ("markdown", "json"):
+        out.err(f"--format must be markdown or json, not {fmt!r}")
+        raise typer.Exit(2)
+    with _errors(), _bank(repo_root) as bank:
+        step = bank.trace(start, depth, file)
+        if fmt == "json":
+            out.emit_json(step.as_dict())
+        else:
+            sys.stdout.write(trace_markdown(step))
+
+
+@app.command()
+def debug(file: Annotated[str, typer.Option("--file", help="File to parse.")],
+          repo_root: RepoRoot = None, json: Json = False) -> None:
+    """What the parser sees in one file: symbols, calls, imports, errors (nothing stored)."""
+    with _errors(), _bank(repo_root) as bank:
+        res = bank.debug_file(file)
+        if res is None:
+            out.err(f"{file}: no supported language for this file")
+            raise typer.Exit(6)
+        data = {"path": res.path, "language": res.language, "lines": res.lines,
+                "error": res.error, "skip": res.skip, "package": res.package,
+                "symbols": [s._asdict() for s in res.symbols],
+                "refs": [r._asdict() for r in res.refs],
+                "imports": [i._asdict() for i in res.imports]}
+        if json:
+            out.emit_json(data)
+            return
+        c = out.console()
+        c.print(f"{res.path} ({res.language}, {res.lines} lines)"
+                + (f" [red]{res.error}[/]" if res.error else "")
+                + (f" skipped: {res.skip}" if res.skip else ""))
+        out.table("symbols", ["kind", "local name", "lines", "signature"],
+                  [[s.kind, s.local, f"{s.start_line}-{s.end_line}", s.signature[:70]]
+                   for s in res.symbols])
+        out.table("references", ["caller", "kind", "name", "receiver", "line"],
+                  [[r.caller or "<module>", r.kind, r.name, r.receiver, r.line]
+                   for r in res.refs])
+        out.table("imports", ["module", "name", "alias", "line"],
+                  [[i.module, i.name, i.alias, i.line] for i in res.imports])
+
+
+@app.command()
+def status(repo_root: RepoRoot = None, json: Json = False) -> None:
+    """Bank, files indexed, symbols, edges, unresolved share, skipped files, indexed commit."""
+    with _errors(), _bank(repo_root) as bank:
+        st = bank.status()
+        if json:
+            out.emit_json(st)
+            return
+        if not st["indexed"]:
+            out.console().print(f"bank {st['bank']} for {st['root']}: not indexed yet; run "
+                                f"`hindsight index --repo-root {st['root']}`")
+            return
+        skipped = ", ".join(f"{k} {v}" for k, v in st["skipped"].items()) or "none"
+        out.table(f"bank {st['bank']}", ["", ""], [
+            ["root", st["root"]], ["database", f"{st['database']} "
+                                   f"({st['database_bytes'] / 1e6:.1f} MB)"],
+            ["files", st["files"]], ["lines", st["lines"]], ["symbols", st["symbols"]],
+            ["edges", st["edges"]], ["calls unresolved",
+                                     f"{st['unresolved_calls']} ({st['unresolved_share']:.1%})"],
+            ["files with parse errors", st["parse_errors"]], ["skipped", skipped],
+            ["indexed commit", st["indexed_commit"] or "(none)"],
+            ["files changed since", st["changed_since"]]])
+
+
+def main() -> None:
+    """Console-script entry point."""
+    os.environ.setdefault("PYTHONIOENCODING", "utf-8")
+    app()
+
+
+if __name__ == "__main__":
+    main()

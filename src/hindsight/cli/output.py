@@ -1,0 +1,32 @@
+"""Output helpers: rich tables for people, JSON for programs, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def console() -> Console:
+    return Console(highlight=False, soft_wrap=False)
+
+
+def err(msg: str) -> None:
+    """Print one error line to stderr."""
+    sys.stderr.write(f"hindsight: {msg}\n")
+
+
+def emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def table(title: str | None, columns: list[str], rows: list[list[Any]]) -> None:
+    t = Table(title=title, show_lines=False, header_style="bold")
+    for c in columns:
+        t.add_column(c, overflow="fold")
+    for r in rows:
+        t.add_row(*[str(x) for x in r])
+    console().print(t)

@@ -1,0 +1,207 @@
+"""Which files of a repository are indexed.
+
+Rules (issue #2, item 3):
+
+* In a git work tree: tracked files from ``git ls-files -z --stage`` (``-z`` so non-ASCII
+  paths arrive as raw UTF-8); ``include_untracked`` adds ``git ls-files -z --others
+  --exclude-standard`` (untracked, not ignored). Submodule entries (mode 160000) are skipped.
+* Elsewhere (or when git is missing): a walk that never follows a directory symlink and
+  honours every ``.gitignore`` on the way, plus built-in excludes (``.git``, ``.hg``,
+  ``.svn``, ``node_modules``, ``__pycache__``, ``.venv``, ``venv``, ``.tox``).
+* Always: ``.hindsightignore`` at the root (gitignore syntax, read as bytes and decoded as
+  UTF-8, so no locale matters); symlinked files are never followed (a link to a file in
+  the root is indexed through its own path; one pointing outside or in a loop is counted).
+* Files with no supported language are counted as ``unsupported``. Content checks (binary,
+  too large, minified) happen when the file is read, in :mod:`hindsight.codeindex.worker`.
+
+Every skip is counted by reason; nothing here raises for a bad file.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as _stat
+import subprocess
+from collections import Counter
+from dataclasses import dataclass, field
+
+import pathspec
+
+from hindsight.codeindex.languages import language_for
+
+WALK_EXCLUDES = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv",
+                           ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+
+
+@dataclass
+class Selection:
+    """Result of :func:`select`: ``files`` maps path → language; ``skipped`` maps path →
+    reason (for reasons worth listing); ``counts`` counts every skip by reason."""
+
+    files: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+    counts: Counter[str] = field(default_factory=Counter)
+    git: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+    def skip(self, path: str, reason: str, listed: bool = True) -> None:
+        self.counts[reason] += 1
+        if listed:
+            self.skipped[path] = reason
+
+
+def _spec_from(data: bytes) -> pathspec.GitIgnoreSpec:
+    lines = data.decode("utf-8", "replace").splitlines()
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def git_toplevel(path: str) -> str | None:
+    """Top of the git work tree containing ``path``, or ``None`` (not a repo, or no git)."""
+    try:
+        out = subprocess.run(["git", "-C", path, "rev-parse", "--show-toplevel"],
+                             capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return os.fsdecode(out.stdout.strip()) or None
+
+
+def _git_ls(root: str, args: list[str]) -> bytes | None:
+    try:
+        out = subprocess.run(["git", "-C", root, "-c", "core.quotepath=off", "ls-files", "-z",
+                              *args], capture_output=True, timeout=300)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout if out.returncode == 0 else None
+
+
+def select(root: str, include_untracked: bool = False) -> Selection:
+    """Select the files to index under ``root`` (an absolute path). Never raises for bad
+    files; a broken git falls back to walking, with a warning in ``Selection.warnings``."""
+    sel = Selection()
+    hs = _read(os.path.join(root, ".hindsightignore"))
+    hspec = _spec_from(hs) if hs else None
+    candidates: list[str] = []
+    tracked = _git_ls(root, ["--stage"]) if os.path.exists(os.path.join(root, ".git")) else None
+    if tracked is not None:
+        sel.git = True
+        for entry in tracked.split(b"\0"):
+            if not entry:
+                continue
+            meta, _, raw = entry.partition(b"\t")
+            path = _decode_path(raw, sel)
+            if path is None:
+                continue
+            if meta.startswith(b"160000"):
+                sel.skip(path, "submodule")
+                continue
+            candidates.append(path)
+        if include_untracked:
+            extra = _git_ls(root, ["--others", "--exclude-standard"]) or b""
+            for raw in extra.split(b"\0"):
+                path = _decode_path(raw, sel) if raw else None
+                if path is not None:
+                    candidates.append(path)
+    else:
+        if os.path.exists(os.path.join(root, ".git")):
+            sel.warnings.append(f"{root}: git ls-files failed; walking the directory instead")
+        candidates = _walk(root, sel)
+    seen: set[str] = set()
+    for path in candidates:
+        if path in seen:
+            continue
+        seen.add(path)
+        _consider(root, path, hspec, sel)
+    return sel
+
+
+def _decode_path(raw: bytes, sel: Selection) -> str | None:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        sel.skip(raw.decode("utf-8", "replace"), "bad_path_encoding")
+        return None
+
+
+def _consider(root: str, path: str, hspec: pathspec.GitIgnoreSpec | None, sel: Selection) -> None:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes in a walked name (surrogateescape)
+        sel.skip(path.encode("utf-8", "replace").decode("utf-8"), "bad_path_encoding")
+        return
+    lang = language_for(path)
+    if lang is None:
+        sel.skip(path, "unsupported", listed=False)
+        return
+    if hspec is not None and hspec.match_file(path):
+        sel.skip(path, "hindsightignore", listed=False)
+        return
+    full = os.path.join(root, path)
+    try:
+        st = os.lstat(full)
+    except OSError:
+        sel.skip(path, "missing", listed=False)  # tracked but deleted in the work tree
+        return
+    if _stat.S_ISLNK(st.st_mode):
+        sel.skip(path, _link_reason(root, full))
+        return
+    if not _stat.S_ISREG(st.st_mode):
+        sel.skip(path, "not_a_file")
+        return
+    sel.files[path] = lang
+
+
+def _link_reason(root: str, full: str) -> str:
+    try:
+        target = os.path.realpath(full, strict=True)
+    except (OSError, RuntimeError):
+        return "symlink_broken_or_loop"
+    real_root = os.path.realpath(root)
+    if os.path.commonpath([real_root, target]) != real_root:
+        return "symlink_outside_root"
+    return "symlink"
+
+
+def _walk(root: str, sel: Selection) -> list[str]:
+    out: list[str] = []
+    specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+
+    def ignored(rel: str, is_dir: bool) -> bool:
+        for base, spec in specs:
+            if base and not rel.startswith(base + "/"):
+                continue
+            sub = rel[len(base) + 1:] if base else rel
+            if spec.match_file(sub + ("/" if is_dir else "")):
+                return True
+        return False
+
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
+        rel_dir = "" if rel_dir == "." else rel_dir
+        gi = _read(os.path.join(dirpath, ".gitignore"))
+        if gi:
+            specs.append((rel_dir, _spec_from(gi)))
+        keep = []
+        for d in sorted(dirnames):
+            rel = f"{rel_dir}/{d}" if rel_dir else d
+            if d in WALK_EXCLUDES or ignored(rel, True):
+                continue
+            if os.path.islink(os.path.join(dirpath, d)):
+                sel.skip(rel, _link_reason(root, os.path.join(dirpath, d)))
+                continue
+            keep.append(d)
+        dirnames[:] = keep
+        for f in sorted(filenames):
+            rel = f"{rel_dir}/{f}" if rel_dir else f
+            if not ignored(rel, False):
+                out.append(rel)
+    return out

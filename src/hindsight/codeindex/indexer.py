@@ -1,0 +1,308 @@
+"""Build and update a repository's code index in its bank (issue #2, items 3-7).
+
+Full build: select files, parse them in worker processes, resolve every reference, then
+bulk-load one transaction with secondary indexes dropped and rebuilt after the load.
+
+Incremental (default once a bank has an index): files whose size and mtime are unchanged
+are not read; files read again but with the same content hash are kept. For the set ``C``
+of added, modified and deleted files, the *affected* set is ``C`` plus every file that
+recorded a dependency on a key any version of a file in ``C`` provides (its path, Python
+module, directory, package). Affected files are re-resolved from their stored raw
+references, so edges pointing INTO a changed file from unchanged callers are refreshed.
+The result equals a full rebuild (tests/test_incremental.py proves it).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from hindsight.codeindex import files as F
+from hindsight.codeindex import modules as M
+from hindsight.codeindex.resolve import FileSyms, Row, Table, resolve_file
+from hindsight.codeindex.worker import parse_batch, parse_path
+from hindsight.models import IndexStats, ParseResult
+from hindsight.store.base import CodeStore, FileRow
+
+Progress = Callable[[str, int, int], None]
+IN_PROCESS_MAX = 24  # below this many files to parse, a worker pool costs more than it saves
+BATCH_BYTES = 1 << 20
+
+
+def _batches(root: str, items: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
+    sized = []
+    for path, lang in items:
+        try:
+            sz = os.path.getsize(os.path.join(root, path))
+        except OSError:
+            sz = 0
+        sized.append((sz, path, lang))
+    sized.sort(reverse=True)  # big files first: better load balance
+    out: list[list[tuple[str, str]]] = []
+    cur: list[tuple[str, str]] = []
+    acc = 0
+    for sz, path, lang in sized:
+        cur.append((path, lang))
+        acc += sz
+        if acc >= BATCH_BYTES:
+            out.append(cur)
+            cur, acc = [], 0
+    if cur:
+        out.append(cur)
+    return out
+
+
+def parse_many(root: str, items: list[tuple[str, str]], workers: int,
+               progress: Progress | None = None) -> list[ParseResult]:
+    """Parse ``(path, language)`` items, in ``workers`` processes when worthwhile.
+    Results are sorted by path."""
+    results: list[ParseResult] = []
+    total = len(items)
+    if workers <= 1 or total <= IN_PROCESS_MAX:
+        for i, (p, lang) in enumerate(items):
+            results.append(parse_path(root, p, lang))
+            if progress and i % 50 == 0:
+                progress("parse", i, total)
+    else:
+        ctx = mp.get_context("fork")
+        with ctx.Pool(workers) as pool:
+            done = 0
+            for batch in pool.imap_unordered(_parse_job, [(root, b) for b in
+                                                          _batches(root, items)]):
+                results.extend(batch)
+                done += len(batch)
+                if progress:
+                    progress("parse", done, total)
+    if progress:
+        progress("parse", total, total)
+    results.sort(key=lambda r: r.path)
+    return results
+
+
+def _parse_job(args: tuple[str, list[tuple[str, str]]]) -> list[ParseResult]:
+    return parse_batch(*args)
+
+
+def go_module(root: str) -> str:
+    """Module path from ``root/go.mod`` (``""`` when absent or unreadable)."""
+    try:
+        with open(os.path.join(root, "go.mod"), "rb") as fh:
+            for line in fh.read().decode("utf-8", "replace").splitlines():
+                if line.startswith("module "):
+                    return line.split(None, 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    return ""
+
+
+def _fs_from_result(r: ParseResult, module: str) -> FileSyms:
+    return FileSyms.build(
+        r.path, r.language, module, r.package,
+        ((s.local, s.name, s.kind, s.parent, s.signature) for s in r.symbols),
+        ((i.caller, i.module, i.name, i.alias, i.line) for i in r.imports),
+        ((x.caller, x.name, x.receiver, x.line) for x in r.refs if x.kind == "inherits"))
+
+
+def _module_for(path: str, language: str, init_files: set[str]) -> str:
+    return M.python_module(path, init_files) if language == "python" else ""
+
+
+def _init_files(paths: Iterable[str]) -> set[str]:
+    return {p for p in paths if p.rsplit("/", 1)[-1] in ("__init__.py", "__init__.pyi")}
+
+
+def index(store: CodeStore, root: str, *, full: bool = False,
+          include_untracked: bool = False, workers: int | None = None,
+          progress: Progress | None = None) -> IndexStats:
+    """Index repository ``root`` (absolute path) into the bank's code store ``store``.
+
+    ``workers``: parser processes (default: CPU count). Returns :class:`IndexStats`.
+    Raises :class:`~hindsight.errors.StorageError` if the database cannot be written;
+    bad files never raise (they are counted as skipped or recorded with a parse error).
+    """
+    t0 = time.perf_counter()
+    workers = workers or os.cpu_count() or 1
+    sel = F.select(root, include_untracked)
+    stats = IndexStats(full=full)
+    stats.warnings.extend(sel.warnings)
+    stats.files_seen = len(sel.files)
+    existing = store.load_files()
+    if not existing:
+        full = True
+        stats.full = True
+    if full:
+        _full(store, root, sel, workers, progress, stats)
+    else:
+        _incremental(store, root, sel, existing, workers, progress, stats)
+    stats.seconds = time.perf_counter() - t0
+    store.set_meta({"root": root, "last_index_seconds": f"{stats.seconds:.3f}",
+                      "indexed_commit": _head(root)})
+    return stats
+
+
+def _head(root: str) -> str:
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "-C", root, "rev-parse", "--verify", "-q", "HEAD"],
+                             capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return out.stdout.decode().strip() if out.returncode == 0 else ""
+
+
+def _split_results(results: list[ParseResult], sel: F.Selection, stats: IndexStats
+                   ) -> list[ParseResult]:
+    keep = []
+    for r in results:
+        if r.skip:
+            sel.skip(r.path, r.skip)
+            continue
+        keep.append(r)
+    return keep
+
+
+def _full(store: CodeStore, root: str, sel: F.Selection, workers: int,
+          progress: Progress | None, stats: IndexStats) -> None:
+    results = parse_many(root, sorted(sel.files.items()), workers, progress)
+    results = _split_results(results, sel, stats)
+    init = _init_files(r.path for r in results)
+    modules = {r.path: _module_for(r.path, r.language, init) for r in results}
+    fss = {r.path: _fs_from_result(r, modules[r.path]) for r in results}
+    key_index = M.build_key_index((r.path, r.language, modules[r.path], r.package)
+                                  for r in results)
+    table = Table(fss.get, key_index, go_module(root))
+    edges: dict[str, tuple[list[Row], set[str]]] = {}
+    for i, r in enumerate(results):
+        edges[r.path] = resolve_file(table, fss[r.path], _raw_refs(r))
+        if progress and i % 200 == 0:
+            progress("resolve", i, len(results))
+    store.write_full(results, modules, edges, sel)
+    _fill_stats(stats, results, edges, sel)
+    stats.files_parsed = len(results)
+
+
+def _raw_refs(r: ParseResult) -> list[tuple[str, str, str, str, int]]:
+    return [(x.caller, x.kind, x.name, x.receiver, x.line) for x in r.refs]
+
+
+def _fill_stats(stats: IndexStats, results: list[ParseResult],
+                edges: dict[str, tuple[list[Row], set[str]]], sel: F.Selection) -> None:
+    stats.lines = sum(r.lines for r in results)
+    stats.bytes = sum(r.size for r in results)
+    stats.symbols = sum(len(r.symbols) for r in results)
+    stats.edges = sum(len(e[0]) for e in edges.values())
+    stats.parse_errors = sum(1 for r in results if r.error)
+    stats.skipped = dict(sel.counts)
+
+
+def _incremental(store: CodeStore, root: str, sel: F.Selection,
+                 existing: dict[str, FileRow], workers: int, progress: Progress | None,
+                 stats: IndexStats) -> None:
+    to_parse: list[tuple[str, str]] = []
+    for path, lang in sorted(sel.files.items()):
+        old = existing.get(path)
+        if old is not None and old.language == lang:
+            try:
+                st = os.stat(os.path.join(root, path))
+            except OSError:
+                continue
+            if st.st_size == old.size and st.st_mtime_ns == old.mtime_ns:
+                continue
+        to_parse.append((path, lang))
+    results = _split_results(parse_many(root, to_parse, workers, progress), sel, stats)
+    changed: list[ParseResult] = []
+    touched: list[tuple[str, int]] = []
+    for r in results:
+        old = existing.get(r.path)
+        if old is not None and old.content_hash == r.content_hash and not r.error.startswith(
+                "unreadable"):
+            touched.append((r.path, r.mtime_ns))
+        else:
+            changed.append(r)
+    present = {p for p in sel.files if p not in sel.skipped}
+    deleted = [p for p in existing if p not in present]
+    new_hashes = {r.content_hash for r in changed if r.path not in existing}
+    stats.files_renamed = sum(1 for p in deleted if existing[p].content_hash in new_hashes)
+    stats.files_removed = len(deleted)
+    stats.files_parsed = len(changed)
+    stats.files_unchanged = len(present) - len(changed)
+    if touched:
+        store.touch_mtimes(touched)
+    if not changed and not deleted:
+        store.write_skips(sel)
+        _counts_only(store, stats, sel)
+        return
+    # final file list and python module names
+    rows = {p: existing[p] for p in existing if p in present}
+    old_init = _init_files(existing)
+    all_paths = set(rows) | {r.path for r in changed}
+    init = _init_files(all_paths)
+    new_modules = {r.path: _module_for(r.path, r.language, init) for r in changed}
+    relocate = init != old_init
+    info: dict[str, tuple[str, str, str]] = {}
+    for p, fr in rows.items():
+        module = _module_for(p, fr.language, init) if relocate else fr.module
+        info[p] = (fr.language, module, fr.package)
+    for r in changed:
+        info[r.path] = (r.language, new_modules[r.path], r.package)
+    key_index = M.build_key_index((p, lang, mod, pkg) for p, (lang, mod, pkg) in sorted(
+        info.items()))
+    changed_paths = {r.path for r in changed}
+    if relocate:
+        affected = set(info)
+    else:
+        keys: set[str] = set()
+        for p in list(changed_paths) + deleted:
+            for src in (existing.get(p), None):
+                if src is not None:
+                    keys.update(M.provided_keys(p, src.language, src.module, src.package))
+            if p in info:
+                lang, mod, pkg = info[p]
+                keys.update(M.provided_keys(p, lang, mod, pkg))
+        affected = (store.dependents(keys) & set(info)) | changed_paths
+    fresh = {r.path: _fs_from_result(r, new_modules[r.path]) for r in changed}
+    id_of = {p: fr.id for p, fr in rows.items()}
+
+    def loader(path: str) -> FileSyms | None:
+        if path in fresh:
+            return fresh[path]
+        if path not in info or path not in id_of:
+            return None
+        lang, mod, pkg = info[path]
+        syms, imps, inh = store.load_file_raw(id_of[path], path)
+        return FileSyms.build(path, lang, mod, pkg, syms, imps, inh)
+
+    table = Table(loader, key_index, go_module(root))
+    edges: dict[str, tuple[list[Row], set[str]]] = {}
+    for r in changed:
+        edges[r.path] = resolve_file(table, fresh[r.path], _raw_refs(r))
+    rerun = sorted(affected - changed_paths)
+    for p in rerun:
+        fs = table.get(p)
+        if fs is not None:
+            edges[p] = resolve_file(table, fs, store.load_raw_refs(id_of[p], p))
+    stats.files_reresolved = len(rerun)
+    modules_update = {p: info[p][1] for p in rows if relocate and info[p][1] != rows[p].module}
+    store.write_incremental(changed, new_modules, deleted, edges, id_of, modules_update, sel)
+    _counts_only(store, stats, sel)
+    stats.lines = sum(r.lines for r in changed)
+
+
+def _counts_only(store: CodeStore, stats: IndexStats, sel: F.Selection) -> None:
+    c = store.counts()
+    stats.symbols = c["symbols"]
+    stats.edges = c["edges"]
+    stats.parse_errors = c["parse_errors"]
+    stats.skipped = dict(sel.counts)
+
+
+def reparse_one(store: CodeStore, root: str, path: str) -> Any:
+    """Debug helper: parse one file without touching the bank (``hindsight debug``)."""
+    lang = F.language_for(path)
+    if lang is None:
+        return None
+    return parse_path(root, path, lang)

@@ -1,0 +1,151 @@
+"""Map a file to its module identity, and an import to candidate files, per language.
+
+Keys: resolution looks files up by *keys* so that incremental indexing knows which files
+depend on which: every file provides ``path:<path>`` plus ``mod:<python module>``,
+``dir:<directory>`` (Go packages) and ``pkg:<package>`` (Java/Kotlin/C#) where they apply.
+A resolver that looks up a key records it as a dependency, found or not, so a file that
+later appears under that key triggers re-resolution of its dependents.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+
+PY_EXT = (".py", ".pyi", ".pyw")
+JS_EXT = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts",
+          "/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs")
+
+
+def python_module(path: str, init_files: set[str]) -> str:
+    """Dotted module name of a Python file, walking up while ``__init__.py`` files exist.
+
+    ``pkg/sub/mod.py`` → ``pkg.sub.mod`` if ``pkg/__init__.py`` and ``pkg/sub/__init__.py``
+    are indexed, else ``sub.mod`` or ``mod``; ``pkg/__init__.py`` → ``pkg``.
+    """
+    d, base = posixpath.split(path)
+    stem = base.rsplit(".", 1)[0]
+    parts = [] if stem == "__init__" else [stem]
+    while d and (f"{d}/__init__.py" in init_files or f"{d}/__init__.pyi" in init_files):
+        d, name = posixpath.split(d)
+        parts.insert(0, name)
+    return ".".join(parts)
+
+
+def provided_keys(path: str, language: str, module: str, package: str) -> list[str]:
+    """Keys a file answers to (see module docstring)."""
+    keys = [f"path:{path}", f"dir:{posixpath.dirname(path)}"]
+    if language == "python" and module:
+        keys.append(f"mod:{module}")
+    if package:
+        keys.append(f"pkg:{package}")
+    return keys
+
+
+def python_targets(module: str, is_pkg: bool, spec: str) -> list[str]:
+    """Absolute module names an import ``spec`` (``a.b``, ``.x``, ``..``) may mean from
+    ``module``. Relative imports follow PEP 328."""
+    if not spec.startswith("."):
+        return [spec] if spec else []
+    level = len(spec) - len(spec.lstrip("."))
+    rest = spec[level:]
+    parts = module.split(".") if module else []
+    if not is_pkg:
+        parts = parts[:-1]
+    if level > 1:
+        if level - 1 > len(parts):
+            return []
+        parts = parts[: len(parts) - (level - 1)]
+    if rest:
+        parts.append(rest)
+    return [".".join(parts)] if parts else []
+
+
+def js_candidates(importer: str, spec: str) -> list[str]:
+    """Candidate repository paths for a relative JS/TS import ``spec`` from ``importer``;
+    bare package names give ``[]`` (external)."""
+    if not spec.startswith("."):
+        return []
+    base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
+    if base.startswith(".."):
+        return []
+    stripped = base
+    for ext in (".js", ".jsx", ".mjs", ".cjs"):
+        if base.endswith(ext):  # TS code imports './x.js' meaning './x.ts'
+            stripped = base[: -len(ext)]
+            break
+    out = [base + e for e in JS_EXT]
+    if stripped != base:
+        out += [stripped + e for e in JS_EXT[1:]]
+    return out
+
+
+def go_dirs(import_path: str, go_module: str) -> list[str]:
+    """Repository directories a Go import path may denote, given the ``go.mod`` module
+    path (``""`` if none): the path with the module prefix removed."""
+    if go_module and (import_path == go_module or import_path.startswith(go_module + "/")):
+        rest = import_path[len(go_module):].lstrip("/")
+        return [rest]
+    return []
+
+
+def rust_module_of(path: str) -> tuple[str, list[str]]:
+    """(crate root dir, module path segments) of a Rust file: ``src/a/b.rs`` →
+    (``src``, [a, b]); ``src/a/mod.rs`` → (``src``, [a]); ``src/lib.rs`` → (``src``, [])."""
+    parts = path.split("/")
+    if "src" in parts:
+        i = len(parts) - 1 - parts[::-1].index("src")
+        root = "/".join(parts[: i + 1])
+        segs = parts[i + 1:]
+    else:
+        root = posixpath.dirname(path)
+        segs = parts[-1:]
+    last = segs[-1][:-3] if segs and segs[-1].endswith(".rs") else ""
+    segs = segs[:-1]
+    if last not in ("mod", "lib", "main"):
+        segs.append(last)
+    return root, segs
+
+
+def rust_candidates(importer: str, spec: str) -> list[tuple[list[str], list[str]]]:
+    """For a Rust path ``spec`` (``crate::a::b``, ``self::x``, ``super::y``, ``x::y``) used
+    in ``importer``: ``(candidate files, remaining segments)`` pairs, longest module path
+    first (``a::b`` may be module ``a::b`` or item ``b`` of module ``a``)."""
+    root, cur = rust_module_of(importer)
+    segs = [s for s in spec.split("::") if s]
+    if not segs:
+        return []
+    if segs[0] == "crate":
+        mod: list[str] = []
+        segs = segs[1:]
+    elif segs[0] == "self":
+        mod = list(cur)
+        segs = segs[1:]
+    elif segs[0] == "super":
+        mod = list(cur)
+        while segs and segs[0] == "super":
+            mod = mod[:-1]
+            segs = segs[1:]
+    else:
+        mod = list(cur)  # a child module declared with `mod x;`
+    out: list[tuple[list[str], list[str]]] = []
+    full = mod + segs
+    for n in range(len(full), len(mod) - 1, -1):
+        m = full[:n]
+        if m:
+            base = "/".join([root, *m])
+            out.append(([base + ".rs", base + "/mod.rs"], full[n:]))
+        else:
+            out.append(([f"{root}/lib.rs", f"{root}/main.rs"], full[n:]))
+    return out
+
+
+def build_key_index(files: Iterable[tuple[str, str, str, str]]) -> dict[str, list[str]]:
+    """Key → sorted paths, from ``(path, language, module, package)`` tuples."""
+    out: dict[str, list[str]] = {}
+    for path, language, module, package in files:
+        for key in provided_keys(path, language, module, package):
+            out.setdefault(key, []).append(path)
+    for paths in out.values():
+        paths.sort()
+    return out

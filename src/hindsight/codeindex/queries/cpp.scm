@@ -1,0 +1,30 @@
+; hindsight query for C++ (symbols, calls, inheritance).
+(function_definition declarator: (function_declarator declarator: (identifier) @name)) @definition.function
+(function_definition declarator: (function_declarator declarator: (field_identifier) @name)) @definition.function
+(function_definition declarator: (function_declarator declarator: (qualified_identifier
+  scope: (_) @receiver name: (identifier) @name))) @definition.function
+(function_definition declarator: (function_declarator declarator: (destructor_name) @name)) @definition.function
+(function_definition declarator: (function_declarator declarator: (operator_name) @name)) @definition.function
+(function_definition declarator: (pointer_declarator declarator: (function_declarator
+  declarator: (identifier) @name))) @definition.function
+(function_definition declarator: (reference_declarator (function_declarator
+  declarator: (identifier) @name))) @definition.function
+(field_declaration declarator: (function_declarator declarator: (field_identifier) @name)) @definition.method
+(class_specifier name: (type_identifier) @name body: (_)) @definition.class
+(struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(union_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
+(namespace_definition name: (_) @name) @definition.namespace
+(type_definition declarator: (type_identifier) @name) @definition.type
+(alias_declaration name: (type_identifier) @name) @definition.type
+(preproc_def name: (identifier) @name) @definition.constant
+(preproc_function_def name: (identifier) @name) @definition.macro
+
+(call_expression function: (identifier) @call.name) @reference.call
+(call_expression function: (field_expression argument: (_) @call.receiver
+  field: (field_identifier) @call.name)) @reference.call
+(call_expression function: (qualified_identifier scope: (_) @call.receiver
+  name: (identifier) @call.name)) @reference.call
+(base_class_clause (type_identifier) @inherit.name)
+(preproc_include) @import
+(comment) @comment

@@ -1,0 +1,21 @@
+; hindsight query for C# (symbols, calls, inheritance).
+(class_declaration name: (identifier) @name) @definition.class
+(struct_declaration name: (identifier) @name) @definition.struct
+(interface_declaration name: (identifier) @name) @definition.interface
+(enum_declaration name: (identifier) @name) @definition.enum
+(record_declaration name: (identifier) @name) @definition.class
+(method_declaration name: (identifier) @name) @definition.method
+(constructor_declaration name: (identifier) @name) @definition.constructor
+(property_declaration name: (identifier) @name) @definition.property
+(namespace_declaration name: (_) @name) @definition.namespace
+(delegate_declaration name: (identifier) @name) @definition.type
+
+(invocation_expression function: (identifier) @call.name) @reference.call
+(invocation_expression function: (member_access_expression expression: (_) @call.receiver
+  name: (identifier) @call.name)) @reference.call
+(object_creation_expression type: (identifier) @call.name) @reference.call
+(base_list (identifier) @inherit.name)
+
+(file_scoped_namespace_declaration name: (_) @package)
+(using_directive) @import
+(comment) @comment

@@ -1,0 +1,25 @@
+; hindsight query for Go.
+(function_declaration name: (identifier) @name) @definition.function
+(method_declaration receiver: (parameter_list (parameter_declaration
+  type: [(type_identifier) @receiver (pointer_type (type_identifier) @receiver)
+         (generic_type type: (type_identifier) @receiver)
+         (pointer_type (generic_type type: (type_identifier) @receiver))]))
+  name: (field_identifier) @name) @definition.method
+(type_declaration (type_spec name: (type_identifier) @name type: (struct_type)) @definition.struct)
+(type_declaration (type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface)
+(type_declaration (type_spec name: (type_identifier) @name
+  type: [(type_identifier) (qualified_type) (function_type) (map_type) (slice_type)
+         (pointer_type) (channel_type) (array_type) (generic_type)]) @definition.type)
+(interface_type (method_elem name: (field_identifier) @name) @definition.method)
+(source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
+
+(call_expression function: (identifier) @call.name) @reference.call
+(call_expression function: (selector_expression operand: (_) @call.receiver
+  field: (field_identifier) @call.name)) @reference.call
+
+(struct_type (field_declaration_list (field_declaration . type: [(type_identifier) @inherit.name
+  (pointer_type (type_identifier) @inherit.name)] .)))
+
+(package_clause (package_identifier) @package)
+(import_spec) @import
+(comment) @comment

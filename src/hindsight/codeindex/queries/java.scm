@@ -1,0 +1,24 @@
+; hindsight query for Java.
+(class_declaration name: (identifier) @name) @definition.class
+(interface_declaration name: (identifier) @name) @definition.interface
+(enum_declaration name: (identifier) @name) @definition.enum
+(record_declaration name: (identifier) @name) @definition.class
+(annotation_type_declaration name: (identifier) @name) @definition.interface
+(method_declaration name: (identifier) @name) @definition.method
+(constructor_declaration name: (identifier) @name) @definition.constructor
+(class_body (field_declaration (modifiers "static" "final")
+  declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
+
+(method_invocation !object name: (identifier) @call.name) @reference.call
+(method_invocation object: (_) @call.receiver name: (identifier) @call.name) @reference.call
+(object_creation_expression type: (type_identifier) @call.name) @reference.call
+
+(superclass (type_identifier) @inherit.name)
+(super_interfaces (type_list (type_identifier) @inherit.name))
+(extends_interfaces (type_list (type_identifier) @inherit.name))
+
+(package_declaration (scoped_identifier) @package)
+(package_declaration (identifier) @package)
+(import_declaration) @import
+(line_comment) @comment
+(block_comment) @comment

@@ -1,0 +1,15 @@
+; hindsight query for Kotlin (symbols, calls, inheritance).
+(class_declaration name: (identifier) @name) @definition.class
+(object_declaration name: (identifier) @name) @definition.object
+(function_declaration name: (identifier) @name) @definition.function
+(type_alias type: (identifier) @name) @definition.type
+
+(call_expression . (identifier) @call.name) @reference.call
+(call_expression . (navigation_expression . (_) @call.receiver . (identifier) @call.name .)) @reference.call
+(delegation_specifier (user_type (identifier) @inherit.name))
+(delegation_specifier (constructor_invocation (user_type (identifier) @inherit.name)))
+
+(package_header (qualified_identifier) @package)
+(import) @import
+(line_comment) @comment
+(block_comment) @comment

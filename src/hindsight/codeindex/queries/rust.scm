@@ -1,0 +1,34 @@
+; hindsight query for Rust.
+(function_item name: (identifier) @name) @definition.function
+(function_signature_item name: (identifier) @name) @definition.function
+(struct_item name: (type_identifier) @name) @definition.struct
+(enum_item name: (type_identifier) @name) @definition.enum
+(union_item name: (type_identifier) @name) @definition.struct
+(trait_item name: (type_identifier) @name) @definition.trait
+(type_item name: (type_identifier) @name) @definition.type
+(mod_item name: (identifier) @name body: (_)) @definition.module
+(macro_definition name: (identifier) @name) @definition.macro
+(const_item name: (identifier) @name) @definition.constant
+(static_item name: (identifier) @name) @definition.constant
+(impl_item type: [(type_identifier) @name (generic_type type: (type_identifier) @name)
+  (scoped_type_identifier name: (type_identifier) @name)]) @scope
+
+(call_expression function: (identifier) @call.name) @reference.call
+(call_expression function: (field_expression value: (_) @call.receiver
+  field: (field_identifier) @call.name)) @reference.call
+(call_expression function: (scoped_identifier path: (_) @call.receiver
+  name: (identifier) @call.name)) @reference.call
+(call_expression function: (generic_function function: (identifier) @call.name)) @reference.call
+(call_expression function: (generic_function function: (scoped_identifier path: (_) @call.receiver
+  name: (identifier) @call.name))) @reference.call
+(macro_invocation macro: (identifier) @call.name) @reference.call
+
+(impl_item trait: [(type_identifier) @inherit.name
+  (scoped_type_identifier path: (_) @inherit.receiver name: (type_identifier) @inherit.name)
+  (generic_type type: (type_identifier) @inherit.name)])
+(trait_item bounds: (trait_bounds (type_identifier) @inherit.name))
+
+(use_declaration) @import
+(mod_item !body) @import
+(line_comment) @comment
+(block_comment) @comment

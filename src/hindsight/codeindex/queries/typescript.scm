@@ -1,0 +1,15 @@
+; hindsight query for TypeScript and TSX (javascript.scm is appended).
+(interface_declaration name: (type_identifier) @name) @definition.interface
+(abstract_class_declaration name: (type_identifier) @name) @definition.class
+(type_alias_declaration name: (type_identifier) @name) @definition.type
+(enum_declaration name: (identifier) @name) @definition.enum
+(internal_module name: (_) @name) @definition.namespace
+(abstract_method_signature name: (_) @name) @definition.method
+(method_signature name: (_) @name) @definition.method
+(function_signature name: (identifier) @name) @definition.function
+
+(class_heritage (extends_clause value: (identifier) @inherit.name))
+(class_heritage (extends_clause value: (member_expression object: (_) @inherit.receiver
+  property: (property_identifier) @inherit.name)))
+(implements_clause (type_identifier) @inherit.name)
+(extends_type_clause type: (type_identifier) @inherit.name)

@@ -1,0 +1,227 @@
+"""Queries over the code index: symbol lookup, callers, callees, trace (issue #2, item 8)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from hindsight.errors import Ambiguous, NotFound
+from hindsight.models import Symbol
+from hindsight.store.base import StoredEdge
+
+
+@dataclass
+class Hit:
+    """One caller/callee found at ``depth`` (1 = direct). ``symbol`` is ``None`` for an
+    unresolved callee (only ``name`` known) or module-level code."""
+
+    depth: int
+    qname: str
+    name: str
+    path: str
+    line: int
+    kind: str
+    via: str
+    resolved: bool
+    symbol: Symbol | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        d = {k: v for k, v in self.__dict__.items() if k != "symbol"}
+        d["symbol"] = self.symbol._asdict() if self.symbol else None
+        return d
+
+
+def find(store: Any, name: str, kind: str | None = None, file: str | None = None,
+         limit: int = 50) -> tuple[str, list[Symbol]]:
+    """Look up symbols: exact (name, ``Class.method`` or full ``path::Class.method``), then
+    case-insensitive prefix, then substring. Returns ``(match_kind, symbols)`` where
+    ``match_kind`` is ``exact``, ``prefix``, ``substring`` or ``none``."""
+    hits = store.find_symbols(name, kind, file, limit)
+    if hits:
+        return "exact", hits
+    if "::" in name or not name:
+        return "none", []
+    short = name.rsplit(".", 1)[-1]
+    hits = store.find_prefix(short, kind, file, limit)
+    if hits:
+        return "prefix", hits
+    hits = store.find_substring(short, kind, file, limit)
+    return ("substring", hits) if hits else ("none", [])
+
+
+def resolve_one(store: Any, spec: str, file: str | None = None) -> list[Symbol]:
+    """The symbol(s) ``spec`` names exactly. Several definitions sharing one qualified name
+    (overloads, redefinitions) count as one. Raises :class:`NotFound` or :class:`Ambiguous`."""
+    hits = store.find_symbols(spec, None, file, 200)
+    if not hits:
+        kind, near = find(store, spec, None, file, 10)
+        hint = f"; similar: {', '.join(s.qname for s in near[:5])}" if near else ""
+        raise NotFound(f"no symbol named {spec!r}{hint}")
+    qnames = sorted({s.qname for s in hits})
+    if len(qnames) > 1:
+        raise Ambiguous(f"{spec!r} matches {len(qnames)} symbols; give one of them "
+                        f"(or --file)", qnames[:20])
+    return hits
+
+
+def _edge_hit(e: StoredEdge, depth: int, qname: str, syms: dict[str, Symbol],
+              reverse: bool) -> Hit:
+    s = syms.get(qname)
+    if reverse:
+        return Hit(depth, qname, qname.partition("::")[2] or "<module>", e.path, e.line,
+                   s.kind if s else "module", e.kind, True, s)
+    name = qname.partition("::")[2] if qname else e.name
+    return Hit(depth, qname or e.name, name or "<module>", s.path if s else e.path,
+               s.start_line if s else e.line, s.kind if s else "", e.kind, bool(qname), s)
+
+
+def callers(store: Any, spec: str, depth: int = 1, file: str | None = None,
+            include_unresolved: bool = False) -> tuple[Symbol, list[Hit]]:
+    """Who calls ``spec``, breadth-first to ``depth``. Each hit's ``line`` is where the
+    call is (1-based). Unresolved calls by the same bare name are included only with
+    ``include_unresolved`` (they may mean another symbol)."""
+    target = resolve_one(store, spec, file)
+    out: list[Hit] = []
+    seen = {target[0].qname}
+    got: set[tuple[str, int]] = set()
+    frontier = [target[0].qname]
+    for d in range(1, depth + 1):
+        names = [q.rpartition(".")[2].rpartition("::")[2] for q in frontier] \
+            if include_unresolved else []
+        edges = store.edges_to(frontier, names)
+        srcs = sorted({e.src for e in edges})
+        syms = {s.qname: s for s in store.symbols_by_qname(srcs)}
+        nxt = []
+        for e in sorted(edges, key=lambda e: (e.src, e.line)):
+            if (e.src, d) in got:
+                continue
+            got.add((e.src, d))
+            out.append(_edge_hit(e, d, e.src, syms, reverse=True))
+            if e.src not in seen:
+                seen.add(e.src)
+                nxt.append(e.src)
+        frontier = nxt
+        if not frontier:
+            break
+    return target[0], out
+
+
+def callees(store: Any, spec: str, depth: int = 1, file: str | None = None
+            ) -> tuple[Symbol, list[Hit]]:
+    """What ``spec`` calls, breadth-first to ``depth``; unresolved callees are listed by
+    bare name (not followed). Each hit's ``line`` is the callee's definition line when
+    resolved, else the call's line."""
+    target = resolve_one(store, spec, file)
+    out: list[Hit] = []
+    seen = {target[0].qname}
+    frontier = [target[0].qname]
+    for d in range(1, depth + 1):
+        edges = store.edges_from(frontier)
+        syms = {s.qname: s for s in store.symbols_by_qname({e.dst for e in edges if e.dst})}
+        nxt = []
+        dup: set[tuple[str, str]] = set()
+        for e in edges:
+            key = (e.src, e.dst or "?" + e.name)
+            if key in dup:
+                continue
+            dup.add(key)
+            out.append(_edge_hit(e, d, e.dst, syms, reverse=False))
+            if e.dst and e.dst not in seen and e.dst in syms:
+                seen.add(e.dst)
+                nxt.append(e.dst)
+        frontier = nxt
+        if not frontier:
+            break
+    return target[0], out
+
+
+@dataclass
+class Step:
+    """One node of a trace tree."""
+
+    symbol: Symbol | None
+    name: str
+    call_line: int
+    snippet: str
+    children: list[Step] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "call_line": self.call_line,
+                "symbol": self.symbol._asdict() if self.symbol else None,
+                "snippet": self.snippet, "children": [c.as_dict() for c in self.children]}
+
+
+def snippet(root: str, sym: Symbol, max_lines: int = 8) -> str:
+    """First ``max_lines`` lines of a symbol's definition read from the work tree
+    (``""`` if the file cannot be read)."""
+    try:
+        with open(os.path.join(root, sym.path), "rb") as fh:
+            text = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    lines = text.splitlines()
+    end = min(sym.end_line, sym.start_line + max_lines - 1)
+    return "\n".join(lines[sym.start_line - 1:end])
+
+
+def trace(store: Any, root: str, spec: str, depth: int = 3, file: str | None = None,
+          max_children: int = 25) -> Step:
+    """The call tree from ``spec`` down to ``depth`` levels, each resolved step with its
+    location and a code snippet. A symbol already on the current path is shown but not
+    expanded again (recursion)."""
+    start = resolve_one(store, spec, file)[0]
+
+    def expand(sym: Symbol, level: int, path: set[str]) -> list[Step]:
+        if level > depth:
+            return []
+        edges = [e for e in store.edges_from([sym.qname]) if e.kind == "call"]
+        syms = {s.qname: s for s in store.symbols_by_qname({e.dst for e in edges if e.dst})}
+        out: list[Step] = []
+        seen: set[str] = set()
+        for e in edges:
+            key = e.dst or "?" + e.name
+            if key in seen:
+                continue
+            seen.add(key)
+            s = syms.get(e.dst)
+            if s is None:
+                out.append(Step(None, e.name, e.line, ""))
+                continue
+            st = Step(s, s.qname, e.line, snippet(root, s))
+            if s.qname not in path:
+                st.children = expand(s, level + 1, path | {s.qname})
+            out.append(st)
+            if len(out) >= max_children:
+                break
+        return out
+
+    root_step = Step(start, start.qname, 0, snippet(root, start))
+    root_step.children = expand(start, 1, {start.qname})
+    return root_step
+
+
+def trace_markdown(step: Step, lang_hint: str = "") -> str:
+    """Render a trace as Markdown: numbered steps with location and a fenced snippet."""
+    lines = [f"# Call trace from `{step.name}`", ""]
+
+    def walk(st: Step, prefix: str, indent: int) -> None:
+        pad = "  " * indent
+        if st.symbol is None:
+            lines.append(f"{pad}- {prefix} `{st.name}` (unresolved; called at line "
+                         f"{st.call_line})")
+            return
+        s = st.symbol
+        where = f"{s.path}:{s.start_line}-{s.end_line}"
+        called = f", called at line {st.call_line}" if st.call_line else ""
+        lines.append(f"{pad}- {prefix} `{s.path}::{s.local}` ({s.kind}) — {where}{called}")
+        if st.snippet:
+            fence = "````" if "```" in st.snippet else "```"
+            lines.append(f"{pad}  {fence}{s.language}")
+            lines.extend(f"{pad}  {ln}" for ln in st.snippet.splitlines())
+            lines.append(f"{pad}  {fence}")
+        for i, ch in enumerate(st.children, 1):
+            walk(ch, f"{prefix}{i}.", indent + 1)
+
+    walk(step, "1.", 0)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,379 @@
+"""L2 call graph: resolve raw references to symbols (issue #2, item 6).
+
+Rules, in order, for a reference ``name`` with ``receiver`` seen inside definition ``caller``:
+
+* no receiver: the enclosing scopes from the innermost outwards (nested functions; class
+  bodies too where the language lets methods call siblings by bare name: Java, C#, Kotlin,
+  C++, Ruby), then the file's top level, then imports (aliases, relative imports, wildcard
+  imports), then the rest of the package (Go directory, Java/Kotlin/C# package);
+* ``self``/``cls``/``this`` (and a Go method's receiver variable): the enclosing class's
+  members, then its base classes (resolved the same way, depth ≤ 8);
+* ``super()``/``super``: the base classes' members;
+* any other receiver: an imported module alias (``os.path``, ``import * as ns``, Go package
+  alias, Rust path), else a class it names (``Class.method``, ``Type::new``).
+
+What does not resolve keeps its bare name with an empty ``dst``. Two files defining the
+same name are never cross-wired: a bare name only reaches another file through an import
+or the same package. Every file or key consulted is recorded as a dependency (see
+:mod:`hindsight.codeindex.modules`), which is what incremental re-resolution relies on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from hindsight.codeindex import modules as M
+from hindsight.codeindex.languages import SPECS
+
+FUNC_KINDS = frozenset({"function", "method", "constructor"})
+CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "object", "scope",
+                         "type", "module", "namespace"})
+MAX_DEPTH = 8
+_GO_RECV = re.compile(r"^func\s*\(\s*(\w+)")
+
+
+@dataclass
+class FileSyms:
+    """What resolution needs to know about one file."""
+
+    path: str
+    language: str
+    module: str = ""
+    package: str = ""
+    top: dict[str, str] = field(default_factory=dict)
+    members: dict[str, dict[str, str]] = field(default_factory=dict)
+    kinds: dict[str, str] = field(default_factory=dict)
+    parents: dict[str, str] = field(default_factory=dict)
+    recv_var: dict[str, str] = field(default_factory=dict)
+    imports: list[tuple[str, str, str, str, int]] = field(default_factory=list)
+    inherits: list[tuple[str, str, str, int]] = field(default_factory=list)
+
+    @property
+    def is_pkg(self) -> bool:
+        return self.path.rsplit("/", 1)[-1].startswith("__init__.")
+
+    @classmethod
+    def build(cls, path: str, language: str, module: str, package: str,
+              symbols: Iterable[tuple[str, str, str, str, str]],
+              imports: Iterable[tuple[str, str, str, str, int]],
+              inherits: Iterable[tuple[str, str, str, int]]) -> FileSyms:
+        """``symbols``: (local, name, kind, parent, signature); ``imports``: (caller, module,
+        name, alias, line); ``inherits``: (caller, name, receiver, line)."""
+        fs = cls(path, language, module, package)
+        for local, name, kind, parent, sig in symbols:
+            fs.kinds.setdefault(local, kind)
+            fs.parents[local] = parent
+            if parent:
+                fs.members.setdefault(parent, {}).setdefault(name, local)
+            else:
+                fs.top.setdefault(name, kind)
+            if language == "go" and kind == "method":
+                m = _GO_RECV.match(sig)
+                if m:
+                    fs.recv_var[local] = m.group(1)
+        fs.imports = list(imports)
+        fs.inherits = list(inherits)
+        return fs
+
+
+class Table:
+    """All files' :class:`FileSyms`, loaded lazily through ``loader(path)``, and the key →
+    paths index. ``go_module`` is the ``go.mod`` module path (``""`` if none)."""
+
+    def __init__(self, loader: Callable[[str], FileSyms | None],
+                 key_index: dict[str, list[str]], go_module: str = "") -> None:
+        self._loader = loader
+        self._files: dict[str, FileSyms | None] = {}
+        self.key_index = key_index
+        self.go_module = go_module
+        self._bases: dict[tuple[str, str], tuple[list[str], frozenset[str]]] = {}
+
+    def get(self, path: str) -> FileSyms | None:
+        if path not in self._files:
+            self._files[path] = self._loader(path)
+        return self._files[path]
+
+    def put(self, fs: FileSyms) -> None:
+        self._files[fs.path] = fs
+
+
+class Resolver:
+    """Resolves one file's references; collects the keys it consulted in ``deps``."""
+
+    def __init__(self, table: Table, fs: FileSyms) -> None:
+        self.t = table
+        self.f = fs
+        self.spec = SPECS[fs.language]
+        self.deps: set[str] = set()
+
+    # ---- lookups that record dependencies -------------------------------------------
+    def _by_key(self, key: str) -> list[str]:
+        self.deps.add(key)
+        return self.t.key_index.get(key, [])
+
+    def _file(self, path: str) -> FileSyms | None:
+        if path != self.f.path:
+            self.deps.add(f"path:{path}")
+        return self.t.get(path)
+
+    def module_files(self, fs: FileSyms, spec: str) -> list[str]:
+        """Files an import of module ``spec`` in file ``fs`` may denote."""
+        lang = fs.language
+        if lang == "python":
+            out: list[str] = []
+            for target in M.python_targets(fs.module, fs.is_pkg, spec):
+                out += self._by_key(f"mod:{target}")
+            return out
+        if lang in ("javascript", "typescript", "tsx"):
+            for cand in M.js_candidates(fs.path, spec):
+                hit = self._by_key(f"path:{cand}")
+                if hit:
+                    return hit
+            return []
+        if lang in ("java", "kotlin", "csharp"):
+            return self._by_key(f"pkg:{spec}")
+        if lang == "go":
+            for d in M.go_dirs(spec, self.t.go_module):
+                hit = [p for p in self._by_key(f"dir:{d}") if p.endswith(".go")]
+                if hit:
+                    return hit
+            return []
+        if lang == "rust":
+            for cands, rest in M.rust_candidates(fs.path, spec):
+                if rest:
+                    continue
+                for c in cands:
+                    hit = self._by_key(f"path:{c}")
+                    if hit:
+                        return hit
+            return []
+        return []
+
+    # ---- name lookup ------------------------------------------------------------------
+    def lookup(self, fs: FileSyms, scope: str, name: str) -> list[str]:
+        """Qualified names a bare ``name`` denotes inside ``scope`` of file ``fs``.
+        A module is returned as ``path::`` (empty local part)."""
+        visible = SPECS[fs.language].class_scope_visible
+        s = scope
+        while s:
+            kind = fs.kinds.get(s, "scope")
+            if kind in FUNC_KINDS or visible:
+                local = fs.members.get(s, {}).get(name)
+                if local:
+                    return [f"{fs.path}::{local}"]
+                if visible and kind in CLASS_KINDS:
+                    hit = self.members_of(fs.path, s, name, 0, skip_own=True)
+                    if hit:
+                        return hit
+            s = fs.parents.get(s, "")
+        if name in fs.top:
+            return [f"{fs.path}::{name}"]
+        for _c, mod, iname, alias, _l in fs.imports:
+            if alias != name:
+                continue
+            files = self.module_files(fs, mod)
+            if not iname:
+                return [f"{p}::" for p in files[:1]]
+            for p in files:
+                other = self._file(p)
+                if other is not None and iname in other.top:
+                    return [f"{p}::{iname}"]
+            if fs.language == "python":  # `from pkg import submodule`
+                sub = self.module_files(fs, (mod + "." if not mod.endswith(".") else mod) + iname)
+                if sub:
+                    return [f"{sub[0]}::"]
+        for _c, mod, iname, alias, _l in fs.imports:
+            if iname != "*":
+                continue
+            for p in self.module_files(fs, mod):
+                other = self._file(p)
+                if other is not None and name in other.top:
+                    return [f"{p}::{name}"]
+        if fs.language == "go":
+            for p in self._by_key(f"dir:{fs.path.rpartition('/')[0]}"):
+                other = self._file(p) if p != fs.path else None
+                if other is not None and other.language == "go" and name in other.top:
+                    return [f"{p}::{name}"]
+        elif fs.package and fs.language in ("java", "kotlin", "csharp"):
+            for p in self._by_key(f"pkg:{fs.package}"):
+                other = self._file(p) if p != fs.path else None
+                if other is not None and name in other.top:
+                    return [f"{p}::{name}"]
+        return []
+
+    # ---- classes ------------------------------------------------------------------------
+    def members_of(self, path: str, cls: str, name: str, depth: int,
+                   skip_own: bool = False) -> list[str]:
+        """``name`` as a member of class ``cls`` in ``path``, then of its bases."""
+        fs = self._file(path)
+        if fs is None or depth > MAX_DEPTH:
+            return []
+        if not skip_own:
+            local = fs.members.get(cls, {}).get(name)
+            if local:
+                return [f"{path}::{local}"]
+        for base in self.bases(path, cls):
+            bpath, _, blocal = base.partition("::")
+            if blocal:
+                hit = self.members_of(bpath, blocal, name, depth + 1)
+                if hit:
+                    return hit
+        return []
+
+    def bases(self, path: str, cls: str) -> list[str]:
+        """Resolved base classes of ``path::cls`` (memoised with the keys they needed)."""
+        key = (path, cls)
+        memo = self.t._bases.get(key)
+        if memo is None:
+            self.t._bases[key] = ([], frozenset())  # cycle guard
+            fs = self.t.get(path)
+            sub = Resolver(self.t, fs) if fs is not None else None
+            out: list[str] = []
+            if fs is not None and sub is not None:
+                for caller, name, recv, _line in fs.inherits:
+                    if caller == cls:
+                        dst = sub.target(caller, name, recv)
+                        if dst and dst != f"{path}::{cls}":
+                            out.append(dst)
+            memo = (out, frozenset(sub.deps) if sub is not None else frozenset())
+            self.t._bases[key] = memo
+        self.deps.update(memo[1])
+        if path != self.f.path:
+            self.deps.add(f"path:{path}")
+        return memo[0]
+
+    def enclosing_class(self, caller: str) -> str:
+        fs = self.f
+        s = caller
+        while s:
+            if fs.kinds.get(s, "scope") in CLASS_KINDS:
+                return s
+            s = fs.parents.get(s, "")
+        return ""
+
+    # ---- one reference -------------------------------------------------------------------
+    def target(self, caller: str, name: str, receiver: str) -> str:
+        """Qualified name of the symbol a reference denotes, or ``""``."""
+        fs = self.f
+        if not receiver:
+            hit = self.lookup(fs, caller, name)
+            return hit[0] if hit else ""
+        selfs = self.spec.self_names
+        if receiver in selfs or (fs.language == "go" and fs.recv_var.get(caller) == receiver):
+            cls = self.enclosing_class(caller)
+            hit = self.members_of(fs.path, cls, name, 0) if cls else []
+            return hit[0] if hit else ""
+        if receiver in ("super()", "super", "base", "parent"):
+            cls = self.enclosing_class(caller)
+            hit = self.members_of(fs.path, cls, name, 0, skip_own=True) if cls else []
+            return hit[0] if hit else ""
+        return self._via_receiver(caller, name, receiver)
+
+    def _via_receiver(self, caller: str, name: str, receiver: str) -> str:
+        fs = self.f
+        for _c, mod, iname, alias, _l in fs.imports:  # whole-module alias, e.g. os.path
+            if alias == receiver and not iname:
+                for p in self.module_files(fs, mod):
+                    other = self._file(p)
+                    if other is not None and name in other.top:
+                        return f"{p}::{name}"
+                return ""
+        sep = "::" if fs.language == "rust" else "."
+        head, _, rest = receiver.partition(sep)
+        if fs.language == "rust" and (head in ("crate", "self", "super") or rest):
+            return self._rust_path(receiver, name)
+        if not head.isidentifier() and fs.language != "php":
+            return ""
+        found = self.lookup(fs, caller, head)
+        for segment in rest.split(sep) if rest else []:
+            found = self._member(found, segment)
+        return (self._member(found, name) or [""])[0]
+
+    def _member(self, found: list[str], name: str) -> list[str]:
+        for q in found:
+            path, _, local = q.partition("::")
+            if not local:  # a module: its top-level name, or a submodule (python)
+                other = self._file(path)
+                if other is not None and name in other.top:
+                    return [f"{path}::{name}"]
+                if other is not None and other.language == "python":
+                    sub = self._by_key(f"mod:{other.module}.{name}") if other.module else []
+                    if sub:
+                        return [f"{sub[0]}::"]
+                continue
+            hit = self.members_of(path, local, name, 0)
+            if hit:
+                return hit
+        return []
+
+    def _rust_path(self, receiver: str, name: str) -> str:
+        fs = self.f
+        segs = receiver.split("::")
+        for _c, mod, iname, alias, _l in fs.imports:  # `use a::b;` then `b::f()`
+            if alias == segs[0] and alias:
+                segs = [*mod.split("::"), iname, *segs[1:]]
+                break
+        spec = "::".join(segs)
+        for cands, rest in M.rust_candidates(fs.path, spec):
+            for c in cands:
+                hit = self._by_key(f"path:{c}")
+                if not hit:
+                    continue
+                if not rest:
+                    other = self._file(hit[0])
+                    if other is not None and name in other.top:
+                        return f"{hit[0]}::{name}"
+                elif len(rest) == 1:
+                    found = self.members_of(hit[0], rest[0], name, 0)
+                    if found:
+                        return found[0]
+        if len(segs) == 1:
+            found = self.lookup(fs, "", segs[0])
+            hit2 = self._member(found, name)
+            if hit2:
+                return hit2[0]
+        return ""
+
+    def import_target(self, module: str, name: str, alias: str) -> str:
+        fs = self.f
+        files = self.module_files(fs, module)
+        if not files:
+            return ""
+        if name and name != "*":
+            for p in files:
+                other = self._file(p)
+                if other is not None and name in other.top:
+                    return f"{p}::{name}"
+            if fs.language == "python":
+                sub = self.module_files(fs, (module if module.endswith(".") else module + ".")
+                                        + name)
+                if sub:
+                    return f"{sub[0]}::"
+        return f"{files[0]}::"
+
+
+Row = tuple[str, str, str, str, str, int, str]
+
+
+def resolve_file(table: Table, fs: FileSyms, refs: Iterable[tuple[str, str, str, str, int]]
+                 ) -> tuple[list[Row], set[str]]:
+    """Resolve every reference of one file.
+
+    ``refs``: (caller, kind, name, receiver, line) for ``call``/``inherits``; imports come
+    from ``fs.imports``. Returns edge rows ``(src, kind, name, receiver, alias, line, dst)``
+    (imports first, ``receiver`` holding the module for imports; ``src``/``dst`` are full
+    qualified names, ``dst`` ``""`` when unresolved) and the dependency keys consulted.
+    """
+    r = Resolver(table, fs)
+    p = fs.path
+    out: list[Row] = []
+    for caller, module, name, alias, line in fs.imports:
+        dst = r.import_target(module, name, alias)
+        out.append((f"{p}::{caller}", "import", name, module, alias, line, dst))
+    for caller, kind, name, recv, line in refs:
+        dst = r.target(caller, name, recv)
+        out.append((f"{p}::{caller}", kind, name, recv, "", line, dst))
+    r.deps.discard(f"path:{p}")
+    return out, r.deps

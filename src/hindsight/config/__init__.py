@@ -1,0 +1,1 @@
+"""Settings, paths and bank id resolution."""

@@ -1,0 +1,1 @@
+"""Storage contracts (``base``) and backends (``sqlite``)."""

@@ -1,0 +1,1 @@
+"""SQLite backend: one database file per bank."""

@@ -1,0 +1,275 @@
+"""SQLite implementation of :class:`hindsight.store.base.CodeStore`."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from hindsight.errors import StorageError
+from hindsight.models import ParseResult, Symbol
+from hindsight.store.base import EdgeMap, FileRow, StoredEdge
+from hindsight.store.sqlite.db import create_indexes, drop_indexes
+
+_SYM_COLS = ("f.path, s.name, s.local, s.kind, s.parent, s.start_line, s.start_col, "
+             "s.end_line, s.end_col, s.signature, s.doc, s.language, s.ast_hash")
+_CHUNK = 500
+
+
+def _chunks(items: list[Any]) -> Iterator[list[Any]]:
+    for i in range(0, len(items), _CHUNK):
+        yield items[i:i + _CHUNK]
+
+
+class SqliteCodeStore:
+    """Code index tables of one bank database (see ``store/sqlite/db.py`` for the schema)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        c = self.conn
+        try:
+            c.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as e:
+            raise StorageError(f"cannot start a write transaction: {e}") from e
+        try:
+            yield c
+            c.execute("COMMIT")
+        except BaseException as e:
+            c.execute("ROLLBACK")
+            if isinstance(e, sqlite3.Error):
+                raise StorageError(f"write failed, nothing changed: {e}") from e
+            raise
+
+    # --- indexing ---------------------------------------------------------------------
+    def load_files(self) -> dict[str, FileRow]:
+        rows = self.conn.execute(
+            "SELECT id, path, language, size, mtime_ns, content_hash, lines, module, package, "
+            "error FROM files")
+        return {r[1]: FileRow(*r) for r in rows}
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        with self._tx() as c:
+            c.executemany("INSERT OR REPLACE INTO meta VALUES(?, ?)", list(values.items()))
+
+    def get_meta(self, key: str) -> str | None:
+        r = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return r[0] if r else None
+
+    def _insert_file(self, c: sqlite3.Connection, r: ParseResult, module: str) -> int:
+        d = r.path.rpartition("/")[0]
+        cur = c.execute(
+            "INSERT INTO files(path, language, size, mtime_ns, content_hash, lines, module, dir,"
+            " package, error) VALUES(?,?,?,?,?,?,?,?,?,?)",
+            (r.path, r.language, r.size, r.mtime_ns, r.content_hash, r.lines, module, d,
+             r.package, r.error))
+        return int(cur.lastrowid or 0)
+
+    def _insert_contents(self, c: sqlite3.Connection, fid: int, r: ParseResult) -> None:
+        c.executemany(
+            "INSERT INTO symbols(file_id, name, local, qname, kind, parent, start_line, "
+            "start_col, end_line, end_col, signature, doc, language, ast_hash) "
+            "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [(fid, s.name, s.local, f"{s.path}::{s.local}", s.kind, s.parent, s.start_line,
+              s.start_col, s.end_line, s.end_col, s.signature, s.doc, s.language, s.ast_hash)
+             for s in r.symbols])
+        if r.hindsight_notes:
+            c.executemany("INSERT INTO notes VALUES(?,?,?,?)",
+                          [(fid, f"{r.path}::{src}", line, text)
+                           for src, line, text in r.hindsight_notes])
+
+    @staticmethod
+    def _insert_edges(c: sqlite3.Connection, fid: int, rows: tuple[list[Any], set[str]]) -> None:
+        edges, deps = rows
+        c.executemany("INSERT INTO edges VALUES(?,?,?,?,?,?,?,?)",
+                      [(fid, *e) for e in edges])
+        c.executemany("INSERT INTO deps VALUES(?,?)", [(fid, k) for k in sorted(deps)])
+
+    def write_full(self, results: list[ParseResult], modules: dict[str, str], edges: EdgeMap,
+                   sel: Any) -> None:
+        with self._tx() as c:
+            drop_indexes(c)
+            for t in ("files", "symbols", "edges", "deps", "notes"):
+                c.execute(f"DELETE FROM {t}")
+            for r in results:
+                fid = self._insert_file(c, r, modules[r.path])
+                self._insert_contents(c, fid, r)
+                self._insert_edges(c, fid, edges[r.path])
+            self._write_skips(c, sel)
+            create_indexes(c)
+        self.conn.execute("PRAGMA optimize")
+
+    def write_incremental(self, changed: list[ParseResult], modules: dict[str, str],
+                          deleted: list[str], edges: EdgeMap, id_of: dict[str, int],
+                          modules_update: dict[str, str], sel: Any) -> None:
+        with self._tx() as c:
+            old = {r[0]: r[1] for r in c.execute("SELECT path, id FROM files")}
+            gone = [old[p] for p in deleted if p in old]
+            gone += [old[r.path] for r in changed if r.path in old]
+            for ids in _chunks(gone):
+                q = ",".join("?" * len(ids))
+                for t in ("symbols", "edges", "deps", "notes"):
+                    c.execute(f"DELETE FROM {t} WHERE file_id IN ({q})", ids)
+                c.execute(f"DELETE FROM files WHERE id IN ({q})", ids)
+            for p, mod in modules_update.items():
+                c.execute("UPDATE files SET module=? WHERE path=?", (mod, p))
+            for r in changed:
+                fid = self._insert_file(c, r, modules[r.path])
+                self._insert_contents(c, fid, r)
+                self._insert_edges(c, fid, edges[r.path])
+            for p, rows in edges.items():
+                if p in id_of and p not in modules:
+                    fid = id_of[p]
+                    c.execute("DELETE FROM edges WHERE file_id=?", (fid,))
+                    c.execute("DELETE FROM deps WHERE file_id=?", (fid,))
+                    self._insert_edges(c, fid, rows)
+            self._write_skips(c, sel)
+
+    def touch_mtimes(self, items: list[tuple[str, int]]) -> None:
+        with self._tx() as c:
+            c.executemany("UPDATE files SET mtime_ns=? WHERE path=?", [(m, p) for p, m in items])
+
+    def _write_skips(self, c: sqlite3.Connection, sel: Any) -> None:
+        c.execute("DELETE FROM skipped")
+        c.executemany("INSERT OR REPLACE INTO skipped VALUES(?,?)", sorted(sel.skipped.items()))
+        c.execute("DELETE FROM skip_counts")
+        c.executemany("INSERT INTO skip_counts VALUES(?,?)", sorted(sel.counts.items()))
+
+    def write_skips(self, sel: Any) -> None:
+        with self._tx() as c:
+            self._write_skips(c, sel)
+
+    def dependents(self, keys: Iterable[str]) -> set[str]:
+        out: set[str] = set()
+        for ks in _chunks(sorted(set(keys))):
+            q = ",".join("?" * len(ks))
+            out.update(r[0] for r in self.conn.execute(
+                f"SELECT DISTINCT f.path FROM deps d JOIN files f ON f.id=d.file_id "
+                f"WHERE d.key IN ({q})", ks))
+        return out
+
+    def load_file_raw(self, file_id: int, path: str) -> tuple[list[Any], list[Any], list[Any]]:
+        """(symbols (local, name, kind, parent, signature), imports (caller, module, name,
+        alias, line), inherits (caller, name, receiver, line)) of one stored file."""
+        c = self.conn
+        syms = c.execute("SELECT local, name, kind, parent, signature FROM symbols "
+                         "WHERE file_id=? ORDER BY id", (file_id,)).fetchall()
+        cut = len(path) + 2
+        imps = [(src[cut:], recv, name, alias, line) for src, name, recv, alias, line in c.execute(
+            "SELECT src, name, receiver, alias, line FROM edges WHERE file_id=? AND "
+            "kind='import' ORDER BY rowid", (file_id,))]
+        inh = [(src[cut:], name, recv, line) for src, name, recv, line in c.execute(
+            "SELECT src, name, receiver, line FROM edges WHERE file_id=? AND kind='inherits' "
+            "ORDER BY rowid", (file_id,))]
+        return syms, imps, inh
+
+    def load_raw_refs(self, file_id: int, path: str) -> list[tuple[str, str, str, str, int]]:
+        cut = len(path) + 2
+        return [(src[cut:], kind, name, recv, line) for src, kind, name, recv, line in
+                self.conn.execute(
+                    "SELECT src, kind, name, receiver, line FROM edges WHERE file_id=? AND "
+                    "kind!='import' ORDER BY rowid", (file_id,))]
+
+    def counts(self) -> dict[str, int]:
+        c = self.conn
+        one = lambda q: int(c.execute(q).fetchone()[0])  # noqa: E731
+        return {
+            "files": one("SELECT count(*) FROM files"),
+            "symbols": one("SELECT count(*) FROM symbols"),
+            "edges": one("SELECT count(*) FROM edges"),
+            "calls": one("SELECT count(*) FROM edges WHERE kind='call'"),
+            "unresolved_calls": one("SELECT count(*) FROM edges WHERE kind='call' AND dst=''"),
+            "parse_errors": one("SELECT count(*) FROM files WHERE error!=''"),
+            "lines": one("SELECT coalesce(sum(lines),0) FROM files"),
+        }
+
+    # --- queries ---------------------------------------------------------------------
+    def _syms(self, where: str, args: Iterable[Any], limit: int = 1000) -> list[Symbol]:
+        sql = (f"SELECT {_SYM_COLS} FROM symbols s JOIN files f ON f.id=s.file_id WHERE {where} "
+               f"ORDER BY f.path, s.start_line LIMIT {int(limit)}")
+        return [Symbol(*r) for r in self.conn.execute(sql, tuple(args))]
+
+    def find_symbols(self, name: str, kind: str | None, file: str | None, limit: int
+                     ) -> list[Symbol]:
+        """Exact matches on name, local qualified name or qualified name."""
+        extra, args = self._filters(kind, file)
+        if "::" in name:
+            return self._syms("s.qname=?" + extra, [name, *args], limit)
+        col = "s.local" if "." in name else "s.name"
+        return self._syms(f"{col}=?" + extra, [name, *args], limit)
+
+    def find_prefix(self, prefix: str, kind: str | None, file: str | None, limit: int
+                    ) -> list[Symbol]:
+        """Case-insensitive prefix matches on the name."""
+        extra, args = self._filters(kind, file)
+        hi = prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\uffff"
+        return self._syms("s.name COLLATE NOCASE >= ? AND s.name COLLATE NOCASE < ?" + extra,
+                          [prefix, hi, *args], limit)
+
+    def find_substring(self, text: str, kind: str | None, file: str | None, limit: int
+                       ) -> list[Symbol]:
+        extra, args = self._filters(kind, file)
+        return self._syms("instr(lower(s.name), ?) > 0" + extra, [text.lower(), *args], limit)
+
+    @staticmethod
+    def _filters(kind: str | None, file: str | None) -> tuple[str, list[Any]]:
+        extra, args = "", []
+        if kind:
+            extra += " AND s.kind=?"
+            args.append(kind)
+        if file:
+            extra += " AND (f.path=? OR f.path LIKE ? ESCAPE '\\')"
+            esc = file.rstrip("/").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            args += [file, esc + "/%"]
+        return extra, args
+
+    def symbols_by_qname(self, qnames: Iterable[str]) -> list[Symbol]:
+        out: list[Symbol] = []
+        for ch in _chunks(sorted(set(qnames))):
+            out += self._syms(f"s.qname IN ({','.join('?' * len(ch))})", ch, 100000)
+        return out
+
+    def edges_to(self, qnames: list[str], names: list[str]) -> list[StoredEdge]:
+        """Edges whose ``dst`` is one of ``qnames``, plus unresolved edges whose bare name
+        is one of ``names``."""
+        out: list[StoredEdge] = []
+        sql = ("SELECT e.src, e.kind, e.name, e.dst, f.path, e.line FROM edges e JOIN files f "
+               "ON f.id=e.file_id WHERE ")
+        for ch in _chunks(qnames):
+            out += [StoredEdge(*r) for r in self.conn.execute(
+                sql + f"e.dst IN ({','.join('?' * len(ch))}) AND e.kind!='import'", ch)]
+        for ch in _chunks(names):
+            out += [StoredEdge(*r) for r in self.conn.execute(
+                sql + f"e.name IN ({','.join('?' * len(ch))}) AND e.dst='' AND e.kind='call'",
+                ch)]
+        return out
+
+    def edges_from(self, qnames: list[str]) -> list[StoredEdge]:
+        out: list[StoredEdge] = []
+        sql = ("SELECT e.src, e.kind, e.name, e.dst, f.path, e.line FROM edges e JOIN files f "
+               "ON f.id=e.file_id WHERE ")
+        for ch in _chunks(qnames):
+            out += [StoredEdge(*r) for r in self.conn.execute(
+                sql + f"e.src IN ({','.join('?' * len(ch))}) AND e.kind!='import' "
+                "ORDER BY e.line", ch)]
+        return out
+
+    def file_symbols(self, path: str) -> list[Symbol]:
+        return self._syms("f.path=?", [path], 100000)
+
+    def skipped(self) -> dict[str, int]:
+        return dict(self.conn.execute("SELECT reason, n FROM skip_counts ORDER BY reason"))
+
+    def snapshot(self) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """All symbols and edges without row ids, sorted (for equality tests)."""
+        syms = sorted(self.conn.execute(
+            "SELECT f.path, s.name, s.local, s.qname, s.kind, s.parent, s.start_line, "
+            "s.start_col, s.end_line, s.end_col, s.signature, s.doc, s.language, s.ast_hash "
+            "FROM symbols s JOIN files f ON f.id=s.file_id"))
+        edges = sorted(self.conn.execute(
+            "SELECT f.path, e.src, e.kind, e.name, e.receiver, e.alias, e.line, e.dst "
+            "FROM edges e JOIN files f ON f.id=e.file_id"))
+        return syms, edges

@@ -1,0 +1,123 @@
+"""SQLite connection set-up and named migrations.
+
+Connection rules (../shared/DESIGN.md, Storage): ``busy_timeout`` is set before anything
+else so concurrent writers wait instead of failing with "database is locked"; then WAL,
+``synchronous=NORMAL`` (durable at checkpoints, safe in WAL), foreign keys off (we delete
+by ``file_id`` ourselves). Migrations are named, applied in order inside a transaction, and
+recorded in ``migrations``; ``meta.schema_version`` is the count applied.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from datetime import datetime, timezone
+
+from hindsight.errors import StorageError
+
+BUSY_TIMEOUT_MS = 30_000
+
+MIGRATIONS: list[tuple[str, str]] = [
+    ("0001_code_index", """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files(
+  id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, language TEXT NOT NULL,
+  size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, content_hash TEXT NOT NULL,
+  lines INTEGER NOT NULL, module TEXT NOT NULL DEFAULT '', dir TEXT NOT NULL DEFAULT '',
+  package TEXT NOT NULL DEFAULT '', error TEXT NOT NULL DEFAULT '');
+CREATE TABLE skipped(path TEXT PRIMARY KEY, reason TEXT NOT NULL);
+CREATE TABLE skip_counts(reason TEXT PRIMARY KEY, n INTEGER NOT NULL);
+CREATE TABLE symbols(
+  id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, name TEXT NOT NULL, local TEXT NOT NULL,
+  qname TEXT NOT NULL, kind TEXT NOT NULL, parent TEXT NOT NULL, start_line INTEGER NOT NULL,
+  start_col INTEGER NOT NULL, end_line INTEGER NOT NULL, end_col INTEGER NOT NULL,
+  signature TEXT NOT NULL, doc TEXT NOT NULL, language TEXT NOT NULL, ast_hash TEXT NOT NULL);
+CREATE TABLE edges(
+  file_id INTEGER NOT NULL, src TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
+  receiver TEXT NOT NULL, alias TEXT NOT NULL, line INTEGER NOT NULL, dst TEXT NOT NULL);
+CREATE TABLE deps(file_id INTEGER NOT NULL, key TEXT NOT NULL);
+CREATE TABLE notes(file_id INTEGER NOT NULL, src TEXT NOT NULL, line INTEGER NOT NULL,
+  text TEXT NOT NULL);
+"""),
+]
+
+# Secondary indexes: dropped before a full rebuild's bulk load and created after it.
+INDEXES: list[tuple[str, str]] = [
+    ("ix_symbols_name", "symbols(name)"),
+    ("ix_symbols_lname", "symbols(name COLLATE NOCASE)"),
+    ("ix_symbols_local", "symbols(local)"),
+    ("ix_symbols_qname", "symbols(qname)"),
+    ("ix_symbols_file", "symbols(file_id)"),
+    ("ix_edges_src", "edges(src)"),
+    ("ix_edges_dst", "edges(dst)"),
+    ("ix_edges_name", "edges(name)"),
+    ("ix_edges_file", "edges(file_id)"),
+    ("ix_deps_key", "deps(key)"),
+    ("ix_deps_file", "deps(file_id)"),
+    ("ix_notes_file", "notes(file_id)"),
+    ("ix_files_module", "files(module)"),
+    ("ix_files_dir", "files(dir)"),
+    ("ix_files_package", "files(package)"),
+]
+
+
+def now_iso() -> str:
+    """Current time, ISO 8601 with UTC offset."""
+    return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+
+
+def connect(path: str) -> sqlite3.Connection:
+    """Open (creating parent dirs) and migrate the bank database at ``path``.
+
+    Raises :class:`StorageError` with the path when the file cannot be opened or migrated.
+    """
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                               check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA temp_store=MEMORY")
+        conn.execute("PRAGMA cache_size=-65536")
+        migrate(conn)
+        return conn
+    except (sqlite3.Error, OSError) as e:
+        raise StorageError(f"{path}: cannot open bank database: {e}") from e
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Apply pending migrations; returns the schema version (number of migrations)."""
+    conn.execute("CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY, applied_at TEXT)")
+    done = {r[0] for r in conn.execute("SELECT name FROM migrations")}
+    for name, sql in MIGRATIONS:
+        if name in done:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if conn.execute("SELECT 1 FROM migrations WHERE name=?", (name,)).fetchone():
+                conn.execute("ROLLBACK")
+                continue
+            for stmt in sql.split(";"):
+                if stmt.strip():
+                    conn.execute(stmt)
+            if name == "0001_code_index":
+                create_indexes(conn)
+            conn.execute("INSERT INTO migrations VALUES(?, ?)", (name, now_iso()))
+            conn.execute("INSERT OR REPLACE INTO meta VALUES('schema_version', ?)",
+                         (str(len(MIGRATIONS)),))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return len(MIGRATIONS)
+
+
+def create_indexes(conn: sqlite3.Connection) -> None:
+    for name, target in INDEXES:
+        conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {target}")
+
+
+def drop_indexes(conn: sqlite3.Connection) -> None:
+    for name, _ in INDEXES:
+        conn.execute(f"DROP INDEX IF EXISTS {name}")
