@@ -31,6 +31,8 @@ FUNC_KINDS = frozenset({"function", "method", "constructor"})
 CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "object", "scope",
                          "type", "module", "namespace"})
 MAX_DEPTH = 8
+_SUPER = {"python": ("super()",), "csharp": ("base",), "php": ("parent",), "go": (),
+          "rust": (), "c": ()}
 _GO_RECV = re.compile(r"^func\s*\(\s*(\w+)")
 
 
@@ -177,9 +179,9 @@ class Resolver:
             if not iname:
                 return [f"{p}::" for p in files[:1]]
             for p in files:
-                other = self._file(p)
-                if other is not None and iname in other.top:
-                    return [f"{p}::{iname}"]
+                hit = self.exported(p, iname)
+                if hit:
+                    return hit
             if fs.language == "python":  # `from pkg import submodule`
                 sub = self.module_files(fs, (mod + "." if not mod.endswith(".") else mod) + iname)
                 if sub:
@@ -265,7 +267,7 @@ class Resolver:
             cls = self.enclosing_class(caller)
             hit = self.members_of(fs.path, cls, name, 0) if cls else []
             return hit[0] if hit else ""
-        if receiver in ("super()", "super", "base", "parent"):
+        if receiver in _SUPER.get(fs.language, ("super",)):
             cls = self.enclosing_class(caller)
             hit = self.members_of(fs.path, cls, name, 0, skip_own=True) if cls else []
             return hit[0] if hit else ""
@@ -276,9 +278,9 @@ class Resolver:
         for _c, mod, iname, alias, _l in fs.imports:  # whole-module alias, e.g. os.path
             if alias == receiver and not iname:
                 for p in self.module_files(fs, mod):
-                    other = self._file(p)
-                    if other is not None and name in other.top:
-                        return f"{p}::{name}"
+                    hit = self.exported(p, name)
+                    if hit:
+                        return hit[0]
                 return ""
         sep = "::" if fs.language == "rust" else "."
         head, _, rest = receiver.partition(sep)
@@ -291,13 +293,32 @@ class Resolver:
             found = self._member(found, segment)
         return (self._member(found, name) or [""])[0]
 
+    def exported(self, path: str, name: str, depth: int = 0) -> list[str]:
+        """``name`` as defined at the top of file ``path`` or re-exported there by an import
+        (``from .core import Engine`` in a package ``__init__``), followed to depth 4."""
+        other = self._file(path)
+        if other is None:
+            return []
+        if name in other.top:
+            return [f"{path}::{name}"]
+        if depth >= 4:
+            return []
+        for _c, mod, iname, alias, _l in other.imports:
+            if alias == name and iname and iname != "*":
+                for p in self.module_files(other, mod):
+                    hit = self.exported(p, iname, depth + 1)
+                    if hit:
+                        return hit
+        return []
+
     def _member(self, found: list[str], name: str) -> list[str]:
         for q in found:
             path, _, local = q.partition("::")
             if not local:  # a module: its top-level name, or a submodule (python)
                 other = self._file(path)
-                if other is not None and name in other.top:
-                    return [f"{path}::{name}"]
+                hit = self.exported(path, name)
+                if hit:
+                    return hit
                 if other is not None and other.language == "python":
                     sub = self._by_key(f"mod:{other.module}.{name}") if other.module else []
                     if sub:
@@ -343,9 +364,9 @@ class Resolver:
             return ""
         if name and name != "*":
             for p in files:
-                other = self._file(p)
-                if other is not None and name in other.top:
-                    return f"{p}::{name}"
+                hit = self.exported(p, name)
+                if hit:
+                    return hit[0]
             if fs.language == "python":
                 sub = self.module_files(fs, (module if module.endswith(".") else module + ".")
                                         + name)

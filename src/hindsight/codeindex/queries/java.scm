@@ -8,14 +8,31 @@
 (constructor_declaration name: (identifier) @name) @definition.constructor
 (class_body (field_declaration (modifiers "static" "final")
   declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
+(class_body (field_declaration (modifiers "final" "static")
+  declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
 
 (method_invocation !object name: (identifier) @call.name) @reference.call
 (method_invocation object: (_) @call.receiver name: (identifier) @call.name) @reference.call
-(object_creation_expression type: (type_identifier) @call.name) @reference.call
+(object_creation_expression type: [(type_identifier) @call.name
+  (generic_type . (type_identifier) @call.name)]) @reference.call
+(object_creation_expression type: [
+  (scoped_type_identifier (_) @call.receiver . (type_identifier) @call.name .)
+  (generic_type . (scoped_type_identifier (_) @call.receiver . (type_identifier) @call.name .))
+  ]) @reference.call
 
-(superclass (type_identifier) @inherit.name)
-(super_interfaces (type_list (type_identifier) @inherit.name))
-(extends_interfaces (type_list (type_identifier) @inherit.name))
+; Base types: plain, qualified (`a.B`: receiver `a`) and generic (`B<T>`).
+(superclass [(type_identifier) @inherit.name
+  (scoped_type_identifier (_) @inherit.receiver . (type_identifier) @inherit.name .)
+  (generic_type . (type_identifier) @inherit.name)
+  (generic_type . (scoped_type_identifier (_) @inherit.receiver . (type_identifier) @inherit.name .))])
+(super_interfaces (type_list [(type_identifier) @inherit.name
+  (scoped_type_identifier (_) @inherit.receiver . (type_identifier) @inherit.name .)
+  (generic_type . (type_identifier) @inherit.name)
+  (generic_type . (scoped_type_identifier (_) @inherit.receiver . (type_identifier) @inherit.name .))]))
+(extends_interfaces (type_list [(type_identifier) @inherit.name
+  (scoped_type_identifier (_) @inherit.receiver . (type_identifier) @inherit.name .)
+  (generic_type . (type_identifier) @inherit.name)
+  (generic_type . (scoped_type_identifier (_) @inherit.receiver . (type_identifier) @inherit.name .))]))
 
 (package_declaration (scoped_identifier) @package)
 (package_declaration (identifier) @package)

@@ -15,7 +15,8 @@
 
 (call_expression function: (identifier) @call.name) @reference.call
 (call_expression function: (member_expression
-  object: (_) @call.receiver property: (property_identifier) @call.name)) @reference.call
+  object: (_) @call.receiver
+  property: [(property_identifier) (private_property_identifier)] @call.name)) @reference.call
 (new_expression constructor: (identifier) @call.name) @reference.call
 (new_expression constructor: (member_expression
   object: (_) @call.receiver property: (property_identifier) @call.name)) @reference.call

@@ -13,3 +13,7 @@
   property: (property_identifier) @inherit.name)))
 (implements_clause (type_identifier) @inherit.name)
 (extends_type_clause type: (type_identifier) @inherit.name)
+
+; Class fields holding a function (`handle = () => {...}`).
+(public_field_definition name: [(property_identifier) (private_property_identifier)] @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function

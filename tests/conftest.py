@@ -1,0 +1,57 @@
+"""Shared fixtures: an isolated HINDSIGHT_HOME per test and helpers to make git repos."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def hindsight_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+                   ) -> Path:
+    home = tmp_path_factory.mktemp("hhome")
+    monkeypatch.setenv("HINDSIGHT_HOME", str(home))
+    return home
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+           "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
+    out = subprocess.run(["git", "-c", "init.defaultBranch=main", "-c",
+                          "protocol.file.allow=always", *args], cwd=cwd, env=env,
+                         capture_output=True, check=True)
+    return out.stdout.decode()
+
+
+def make_repo(path: Path, files: dict[str, str | bytes], commit: bool = True) -> Path:
+    """Create a git repository at ``path`` with ``files`` (and one commit)."""
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q")
+    write(path, files)
+    if commit and files:
+        git(path, "add", "-A")
+        git(path, "commit", "-q", "-m", "init")
+    return path
+
+
+def write(root: Path, files: dict[str, str | bytes]) -> None:
+    for rel, content in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            p.write_bytes(content)
+        else:
+            p.write_bytes(content.encode("utf-8"))
+
+
+def copy_fixture(name: str, dest: Path) -> Path:
+    shutil.copytree(FIXTURES / name, dest)
+    return dest

@@ -1,0 +1,155 @@
+"""Bad inputs named by issue #2 items 3-4: encodings, line endings, syntax errors,
+symlinks, submodules, binaries, minified files, non-ASCII paths, odd git states."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from conftest import git, make_repo, write
+
+from hindsight.app import open_bank
+from hindsight.codeindex.files import select
+from hindsight.codeindex.worker import parse_bytes
+
+SRC = "def alpha():\n    return beta()\n\n\ndef beta():\n    return 1\n"
+
+
+def spans(raw: bytes) -> list[tuple[str, int, int]]:
+    return [(s.local, s.start_line, s.end_line) for s in parse_bytes("m.py", "python",
+                                                                       raw).symbols]
+
+
+def test_encodings_give_same_symbols() -> None:
+    want = [("alpha", 1, 2), ("beta", 5, 6)]
+    assert spans(SRC.encode()) == want
+    assert spans(b"\xef\xbb\xbf" + SRC.encode()) == want
+    assert spans(SRC.encode("utf-16")) == want  # with BOM
+    assert spans(SRC.encode("utf-16-be").join([b"\xfe\xff", b""])) == want
+    latin = "# -*- coding: latin-1 -*-\ndef caf\xe9():\n    pass\n".encode("latin-1")
+    syms = parse_bytes("m.py", "python", latin).symbols
+    assert [(s.name, s.start_line) for s in syms] == [("caf\xe9", 2)]
+    garbage = b"def ok():\n    x = '\xff\xfe\x80'\n"
+    assert [s.name for s in parse_bytes("m.py", "python", garbage).symbols] == ["ok"]
+
+
+def test_line_endings_same_lines() -> None:
+    lf = SRC.encode()
+    crlf = lf.replace(b"\n", b"\r\n")
+    cr = lf.replace(b"\n", b"\r")
+    assert spans(lf) == spans(crlf) == spans(cr) == [("alpha", 1, 2), ("beta", 5, 6)]
+    h = [s.ast_hash for s in parse_bytes("m.py", "python", lf).symbols]
+    assert h == [s.ast_hash for s in parse_bytes("m.py", "python", crlf).symbols]
+
+
+def test_syntax_error_keeps_parsable_parts() -> None:
+    raw = b"def good():\n    return 1\n\ndef bad(:\n    pass\n\nclass Later:\n    def m(self):\n        pass\n"
+    res = parse_bytes("m.py", "python", raw)
+    names = [s.local for s in res.symbols]
+    assert "good" in names and "Later" in names and "Later.m" in names
+    assert res.error.startswith(("syntax error at line", "missing")), res.error
+    assert "line 4" in res.error
+
+
+def test_syntax_error_recorded_in_index(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"ok.py": SRC, "broken.py": "def x(:\n  pass\ndef y():\n  pass\n"})
+    with open_bank(repo_root_path=str(repo)) as bank:
+        st = bank.index()
+        assert st.parse_errors == 1
+        assert bank.status()["parse_errors"] == 1
+        assert [s.name for s in bank.symbols("y")[1]] == ["y"]
+
+
+def test_symlinks_binary_minified_submodule_nonascii(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("def secret():\n    pass\n")
+    sub = make_repo(tmp_path / "subrepo", {"s.py": "def in_sub():\n    pass\n"})
+    repo = make_repo(tmp_path / "r", {
+        "a.py": SRC,
+        "bin.py": b"\x00\x01\x02def x(): pass\n" * 10,
+        "big.min.js": "function a(){return 1}\n",
+        "oneline.js": "var a=" + "1+" * 30000 + "1;\n",
+        "d\u00e9j\u00e0/\u00fcber.py": "def \u00fcber():\n    pass\n",
+        "\u65e5\u672c/x.go": "package x\nfunc Hello() {}\n",
+    }, commit=False)
+    os.symlink(outside / "secret.py", repo / "link_out.py")
+    os.symlink(repo / "a.py", repo / "link_in.py")
+    os.symlink(repo / "loop1.py", repo / "loop2.py")
+    os.symlink(repo / "loop2.py", repo / "loop1.py")
+    os.symlink(repo, repo / "selfdir")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "vendor/sub")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "all")
+    with open_bank(repo_root_path=str(repo)) as bank:
+        st = bank.index(workers=2)
+        files = set(bank.code.load_files())
+    assert files == {"a.py", "d\u00e9j\u00e0/\u00fcber.py", "\u65e5\u672c/x.go"}
+    assert st.skipped["binary"] == 1
+    assert st.skipped["minified"] == 2
+    assert st.skipped["submodule"] == 1
+    assert st.skipped["symlink_outside_root"] == 1
+    assert st.skipped["symlink_broken_or_loop"] == 2
+    assert st.skipped["symlink"] == 1  # link_in.py (indexed through a.py); selfdir has no
+    # code extension and git never descends into a link
+
+
+def test_walk_without_git_same_rules(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    write(root, {"a.py": SRC, ".gitignore": "gen/\n*.tmp.py\n", "gen/x.py": SRC,
+                 "b.tmp.py": SRC, "sub/.gitignore": "local.py\n", "sub/local.py": SRC,
+                 "sub/kept.py": SRC, ".hindsightignore": "sub/kept.py\n",
+                 "node_modules/m/index.js": "function f(){}\n"})
+    os.symlink(root, root / "loop")
+    os.symlink("/etc", root / "etc_link")
+    sel = select(str(root))
+    assert sorted(sel.files) == ["a.py"]
+    assert sel.counts["hindsightignore"] == 1
+    assert not sel.git
+
+
+def test_empty_repo_detached_head_and_not_git(tmp_path: Path) -> None:
+    empty = make_repo(tmp_path / "empty", {}, commit=False)
+    with open_bank(repo_root_path=str(empty)) as bank:
+        st = bank.index()
+        assert st.files_parsed == 0 and st.symbols == 0
+        assert bank.status()["indexed_commit"] == ""
+    repo = make_repo(tmp_path / "det", {"a.py": SRC})
+    write(repo, {"b.py": "def gamma():\n    pass\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "two")
+    git(repo, "checkout", "-q", "--detach", "HEAD~1")
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.index()
+        assert sorted(bank.code.load_files()) == ["a.py"]
+        head = git(repo, "rev-parse", "HEAD").strip()
+        assert bank.status()["indexed_commit"] == head
+    plain = tmp_path / "plain"
+    write(plain, {"x.py": SRC})
+    with open_bank(repo_root_path=str(plain)) as bank:
+        assert bank.index().files_parsed == 1
+        assert [s.name for s in bank.symbols("alpha")[1]] == ["alpha"]
+
+
+def test_untracked_only_with_flag(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.py": SRC, ".gitignore": "ignored.py\n"})
+    write(repo, {"new.py": "def fresh():\n    pass\n", "ignored.py": SRC})
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.index()
+        assert sorted(bank.code.load_files()) == ["a.py"]
+        bank.index(include_untracked=True)
+        assert sorted(bank.code.load_files()) == ["a.py", "new.py"]
+
+
+def test_missing_git_binary_falls_back_to_walk(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.py": SRC})
+    env = {**os.environ, "PATH": "/nonexistent"}
+    code = ("from hindsight.codeindex.files import select;"
+            f"s=select({str(repo)!r});print(sorted(s.files), s.git, s.warnings)")
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.startswith("['a.py'] False")
+    assert "git ls-files failed" in out.stdout

@@ -1,0 +1,143 @@
+"""Incremental indexing equals a full rebuild after any edit (issue #2 item 7)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from conftest import git, make_repo, write
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hindsight.app import open_bank
+
+BASE = {
+    "app/__init__.py": "",
+    "app/util.py": "def helper(x):\n    return x\n\n\ndef target():\n    return helper(1)\n",
+    "app/base.py": "class Base:\n    def hook(self):\n        return 1\n",
+    "app/main.py": (
+        "from app.util import helper\nfrom app import util\nfrom app.base import Base\n"
+        "from app.extra import later\n\n\n"
+        "class Service(Base):\n    def run(self):\n        self.hook()\n        later()\n"
+        "        return helper(2) + util.target()\n\n\ndef target():\n    return 0\n"),
+    "other/target.py": "def target():\n    return 1\n\n\ndef use():\n    return target()\n",
+    "go.mod": "module example.com/m\n",
+    "pkg/a.go": "package pkg\n\nfunc A() int { return B() }\n",
+    "pkg/b.go": "package pkg\n\nfunc B() int { return 1 }\n",
+}
+
+
+def snapshot(bank: object) -> tuple[list[object], list[object]]:
+    return bank.code.snapshot()  # type: ignore[attr-defined]
+
+
+def check_equal(repo: Path) -> None:
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.index(workers=1)
+        inc = snapshot(bank)
+        bank.index(full=True, workers=1)
+        full = snapshot(bank)
+    assert inc[0] == full[0], "symbols differ"
+    assert inc[1] == full[1], "edges differ"
+
+
+def edges_of(repo: Path, src: str) -> list[tuple[str, str]]:
+    with open_bank(repo_root_path=str(repo)) as bank:
+        return sorted((e[3], e[7]) for e in bank.code.snapshot()[1] if e[1] == src
+                      and e[2] == "call")
+
+
+def test_callee_file_edit_reresolves_unchanged_callers(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", BASE)
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.index(workers=1)
+    assert ("helper", "app/util.py::helper") in edges_of(repo, "app/main.py::Service.run")
+    assert ("later", "") in edges_of(repo, "app/main.py::Service.run")
+    # only the callee's file changes: helper disappears
+    write(repo, {"app/util.py": "def helper2(x):\n    return x\n\n\ndef target():\n    return 2\n"})
+    with open_bank(repo_root_path=str(repo)) as bank:
+        st = bank.index(workers=1)
+    assert st.files_parsed == 1 and st.files_reresolved >= 1
+    run = edges_of(repo, "app/main.py::Service.run")
+    assert ("helper", "") in run and ("target", "app/util.py::target") in run
+    check_equal(repo)
+    # a file appears that an unchanged file imported before it existed
+    write(repo, {"app/extra.py": "def later():\n    return 3\n"})
+    git(repo, "add", "-A")
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.index(workers=1)
+    assert ("later", "app/extra.py::later") in edges_of(repo, "app/main.py::Service.run")
+    check_equal(repo)
+    # the base class (another file) changes: self.hook() must follow
+    write(repo, {"app/base.py": "class Base:\n    def other(self):\n        return 1\n"})
+    check_equal(repo)
+    assert ("hook", "") in edges_of(repo, "app/main.py::Service.run")
+    # go: same-package call across files
+    write(repo, {"pkg/b.go": "package pkg\n\nfunc C() int { return 1 }\n"})
+    check_equal(repo)
+    assert edges_of(repo, "pkg/a.go::A") == [("B", "")]
+
+
+def test_delete_rename_and_package_change(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", BASE)
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.index(workers=1)
+    git(repo, "mv", "app/util.py", "app/tools.py")
+    with open_bank(repo_root_path=str(repo)) as bank:
+        st = bank.index(workers=1)
+    assert st.files_renamed == 1
+    check_equal(repo)
+    os.remove(repo / "app/base.py")
+    git(repo, "add", "-A")
+    check_equal(repo)
+    os.remove(repo / "app/__init__.py")  # module names change for the whole package
+    git(repo, "add", "-A")
+    check_equal(repo)
+    assert not [e for e in edges_of(repo, "other/target.py::use") if e[1].startswith("app/")]
+
+
+def test_noop_reindex_reads_nothing(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", BASE)
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.index(workers=1)
+        st = bank.index(workers=1)
+    assert st.files_parsed == 0 and st.files_reresolved == 0
+    os.utime(repo / "app/util.py")  # touched, same content: read, not re-indexed
+    with open_bank(repo_root_path=str(repo)) as bank:
+        st = bank.index(workers=1)
+    assert st.files_parsed == 0
+
+
+FILES = sorted(k for k in BASE if k.endswith(".py"))
+BODIES = [
+    "def helper(x):\n    return x\n",
+    "def target():\n    return helper(1)\n",
+    "from app.util import helper\n\n\ndef target():\n    return helper(0)\n",
+    "from app import util\n\n\ndef use():\n    return util.helper(3)\n",
+    "class Base:\n    def hook(self):\n        return self.more()\n\n    def more(self):\n        return 1\n",
+    "from app.base import Base\n\n\nclass Sub(Base):\n    def go(self):\n        return self.hook()\n",
+    "",
+]
+edit = st.tuples(st.sampled_from(FILES + ["app/new.py", "app/base2.py"]),
+                 st.sampled_from(BODIES + [None]))
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(edit, min_size=1, max_size=4))
+def test_random_edits_equal_rebuild(tmp_path_factory: object, edits: list[tuple[str, str | None]]
+                                    ) -> None:
+    base = tmp_path_factory.mktemp("prop")  # type: ignore[attr-defined]
+    repo = make_repo(base / "r", BASE)
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.index(workers=1)
+    for path, body in edits:
+        if body is None:
+            if (repo / path).exists():
+                os.remove(repo / path)
+        else:
+            write(repo, {path: body})
+        git(repo, "add", "-A")
+        check_equal(repo)
+    shutil.rmtree(base, ignore_errors=True)
