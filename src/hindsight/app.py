@@ -5,14 +5,31 @@ Only this module picks concrete classes (the SQLite store); everything else sees
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from hindsight.config.paths import bank_file, bank_id_for, repo_root
-from hindsight.errors import ConfigError, NotIndexed
+from hindsight.errors import ConfigError, NotIndexed, StorageError
 from hindsight.models import IndexStats, Symbol
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _storage(fn: F) -> F:
+    """Translate sqlite3 errors raised inside ``fn`` into :class:`StorageError`."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except sqlite3.Error as e:
+            raise StorageError(f"bank database: {e}") from e
+
+    return wrapper  # type: ignore[return-value]
 
 
 @dataclass
@@ -43,6 +60,7 @@ class Bank:
         self.conn.close()
 
     # --- code index ------------------------------------------------------------------
+    @_storage
     def index(self, *, full: bool = False, include_untracked: bool = False,
               workers: int | None = None, progress: Any = None) -> IndexStats:
         """Index the repository (incremental unless ``full`` or first time).
@@ -56,6 +74,7 @@ class Bank:
         return index(self.code, self.root, full=full, include_untracked=include_untracked,
                      workers=workers, progress=progress)
 
+    @_storage
     def is_indexed(self) -> bool:
         return self.code.get_meta("indexed_commit") is not None
 
@@ -65,6 +84,7 @@ class Bank:
                              f"--repo-root {self.root}")
         return self.code
 
+    @_storage
     def symbols(self, name: str, kind: str | None = None, file: str | None = None,
                 limit: int = 50) -> tuple[str, list[Symbol]]:
         """Find symbols by name (exact, then prefix, then substring); see
@@ -73,6 +93,7 @@ class Bank:
 
         return find(self._require_index(), name, kind, file, limit)
 
+    @_storage
     def callers(self, symbol: str, depth: int = 1, file: str | None = None,
                 include_unresolved: bool = False) -> tuple[Symbol, list[Any]]:
         """Callers of ``symbol`` to ``depth``. Raises NotIndexed, NotFound, Ambiguous."""
@@ -80,6 +101,7 @@ class Bank:
 
         return callers(self._require_index(), symbol, depth, file, include_unresolved)
 
+    @_storage
     def callees(self, symbol: str, depth: int = 1, file: str | None = None
                 ) -> tuple[Symbol, list[Any]]:
         """Callees of ``symbol`` to ``depth``. Raises NotIndexed, NotFound, Ambiguous."""
@@ -87,6 +109,7 @@ class Bank:
 
         return callees(self._require_index(), symbol, depth, file)
 
+    @_storage
     def trace(self, start: str, depth: int = 3, file: str | None = None) -> Any:
         """Call tree from ``start`` (a :class:`hindsight.codeindex.query.Step`)."""
         from hindsight.codeindex.query import trace
@@ -100,6 +123,7 @@ class Bank:
         rel = os.path.relpath(os.path.abspath(path), self.root) if os.path.isabs(path) else path
         return reparse_one(self.code, self.root, rel.replace(os.sep, "/"))
 
+    @_storage
     def status(self) -> dict[str, Any]:
         """Bank id, paths, counts (files, symbols, edges, unresolved share), skipped files by
         reason, indexed commit and the number of files changed since (by stat)."""
@@ -155,6 +179,11 @@ def open_bank(path: str = ".", *, repo_root_path: str | None = None) -> Bank:
     bank_id = bank_id_for(root)
     db = bank_file(bank_id)
     conn = connect(db)
-    conn.execute("INSERT OR IGNORE INTO meta VALUES('bank_id', ?)", (bank_id,))
-    conn.execute("INSERT OR IGNORE INTO meta VALUES('repo_root', ?)", (root,))
+    try:
+        if conn.execute("SELECT count(*) FROM meta WHERE key='bank_id'").fetchone()[0] == 0:
+            conn.execute("INSERT OR IGNORE INTO meta VALUES('bank_id', ?)", (bank_id,))
+            conn.execute("INSERT OR IGNORE INTO meta VALUES('repo_root', ?)", (root,))
+    except sqlite3.Error as e:
+        conn.close()
+        raise StorageError(f"{db}: {e}") from e
     return Bank(bank_id, root, db, conn)

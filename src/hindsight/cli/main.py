@@ -94,7 +94,7 @@ def index(repo_root: RepoRoot = None,
             st = bank.index(full=full, include_untracked=include_untracked, workers=workers)
         for w in st.warnings:
             out.err(w)
-        data = {k: getattr(st, k) for k in st.__slots__}  # type: ignore[attr-defined]
+        data = {k: getattr(st, k) for k in st.__slots__}
         data["bank"] = bank.bank_id
         if json:
             out.emit_json(data)

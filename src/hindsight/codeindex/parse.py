@@ -41,8 +41,8 @@ MAX_SIG = 240
 MAX_DOC = 1000
 
 
-def _txt(b: bytes) -> str:
-    return b.decode("utf-8", "replace")
+def _txt(b: bytes | None) -> str:
+    return b.decode("utf-8", "replace") if b is not None else ""
 
 
 class _Def:
@@ -227,10 +227,7 @@ def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes,
     else:
         sig = src[sbyte:min(node.end_byte, sbyte + 400)].split(b"{", 1)[0].split(b"\n", 1)[0]
     signature = _WS.sub(" ", _txt(sig)).strip().rstrip(":{ ").strip()[:MAX_SIG]
-    if spec.python_docstrings:
-        doc = _py_docstring(body)
-    else:
-        doc = _doc_comment(node)
+    doc = _py_docstring(body) if spec.python_docstrings else _doc_comment(node)
     if keys is not None:
         h = block_hash(keys, row + 1, end[0] + 1)
     else:

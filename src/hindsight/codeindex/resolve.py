@@ -186,7 +186,7 @@ class Resolver:
                 sub = self.module_files(fs, (mod + "." if not mod.endswith(".") else mod) + iname)
                 if sub:
                     return [f"{sub[0]}::"]
-        for _c, mod, iname, alias, _l in fs.imports:
+        for _c, mod, iname, _alias, _l in fs.imports:
             if iname != "*":
                 continue
             for p in self.module_files(fs, mod):

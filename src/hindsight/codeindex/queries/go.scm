@@ -17,8 +17,23 @@
 (call_expression function: (selector_expression operand: (_) @call.receiver
   field: (field_identifier) @call.name)) @reference.call
 
+; Embedding: struct fields without a name, interface elements naming one type (not a
+; constraint such as `~int | string` or a predeclared type).
 (struct_type (field_declaration_list (field_declaration . type: [(type_identifier) @inherit.name
-  (pointer_type (type_identifier) @inherit.name)] .)))
+  (pointer_type (type_identifier) @inherit.name)
+  (qualified_type package: (package_identifier) @inherit.receiver name: (type_identifier) @inherit.name)
+  (pointer_type (qualified_type package: (package_identifier) @inherit.receiver
+    name: (type_identifier) @inherit.name))
+  (generic_type type: (type_identifier) @inherit.name)
+  (generic_type type: (qualified_type package: (package_identifier) @inherit.receiver
+    name: (type_identifier) @inherit.name))] .)))
+(interface_type (type_elem . [(type_identifier) @inherit.name
+  (qualified_type package: (package_identifier) @inherit.receiver name: (type_identifier) @inherit.name)
+  (generic_type type: (type_identifier) @inherit.name)
+  (generic_type type: (qualified_type package: (package_identifier) @inherit.receiver
+    name: (type_identifier) @inherit.name))] .)
+  (#not-match? @inherit.name
+    "^(any|comparable|bool|byte|rune|string|uintptr|u?int(8|16|32|64)?|float(32|64)|complex(64|128))$"))
 
 (package_clause (package_identifier) @package)
 (import_spec) @import

@@ -4,6 +4,7 @@
 (type_alias_declaration name: (type_identifier) @name) @definition.type
 (enum_declaration name: (identifier) @name) @definition.enum
 (internal_module name: (_) @name) @definition.namespace
+(module name: (identifier) @name) @definition.namespace
 (abstract_method_signature name: (_) @name) @definition.method
 (method_signature name: (_) @name) @definition.method
 (function_signature name: (identifier) @name) @definition.function
@@ -12,7 +13,17 @@
 (class_heritage (extends_clause value: (member_expression object: (_) @inherit.receiver
   property: (property_identifier) @inherit.name)))
 (implements_clause (type_identifier) @inherit.name)
+(implements_clause (nested_type_identifier module: (_) @inherit.receiver
+  name: (type_identifier) @inherit.name))
+(implements_clause (generic_type name: (type_identifier) @inherit.name))
+(implements_clause (generic_type name: (nested_type_identifier module: (_) @inherit.receiver
+  name: (type_identifier) @inherit.name)))
 (extends_type_clause type: (type_identifier) @inherit.name)
+(extends_type_clause type: (nested_type_identifier module: (_) @inherit.receiver
+  name: (type_identifier) @inherit.name))
+(extends_type_clause type: (generic_type name: (type_identifier) @inherit.name))
+(extends_type_clause type: (generic_type name: (nested_type_identifier module: (_)
+  @inherit.receiver name: (type_identifier) @inherit.name)))
 
 ; Class fields holding a function (`handle = () => {...}`).
 (public_field_definition name: [(property_identifier) (private_property_identifier)] @name

@@ -11,11 +11,18 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from hindsight.errors import StorageError
 
-BUSY_TIMEOUT_MS = 30_000
+BUSY_TIMEOUT_MS = 30_000  # override with HINDSIGHT_BUSY_TIMEOUT_MS (tests use a short one)
+
+
+def _busy_ms() -> int:
+    try:
+        return int(os.environ.get("HINDSIGHT_BUSY_TIMEOUT_MS", BUSY_TIMEOUT_MS))
+    except ValueError:
+        return BUSY_TIMEOUT_MS
 
 MIGRATIONS: list[tuple[str, str]] = [
     ("0001_code_index", """
@@ -63,7 +70,7 @@ INDEXES: list[tuple[str, str]] = [
 
 def now_iso() -> str:
     """Current time, ISO 8601 with UTC offset."""
-    return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+    return datetime.now(UTC).astimezone().isoformat(timespec="seconds")
 
 
 def connect(path: str) -> sqlite3.Connection:
@@ -73,10 +80,12 @@ def connect(path: str) -> sqlite3.Connection:
     """
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+        busy = _busy_ms()
+        conn = sqlite3.connect(path, timeout=busy / 1000, isolation_level=None,
                                check_same_thread=False)
-        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA busy_timeout={busy}")
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA temp_store=MEMORY")
         conn.execute("PRAGMA cache_size=-65536")
