@@ -62,17 +62,19 @@ class Bank:
     # --- code index ------------------------------------------------------------------
     @_storage
     def index(self, *, full: bool = False, include_untracked: bool = False,
-              workers: int | None = None, progress: Any = None) -> IndexStats:
+              workers: int | None = None, exclude: list[str] | None = None,
+              progress: Any = None) -> IndexStats:
         """Index the repository (incremental unless ``full`` or first time).
 
-        ``workers``: parser processes (default: CPU count). ``progress(stage, done, total)``
+        ``workers``: parser processes (default: CPU count). ``exclude``: gitignore-style
+        patterns, remembered by the bank. ``progress(stage, done, total)``
         is called during long work. Raises :class:`~hindsight.errors.StorageError` when the
         bank cannot be written.
         """
         from hindsight.codeindex.indexer import index
 
         return index(self.code, self.root, full=full, include_untracked=include_untracked,
-                     workers=workers, progress=progress)
+                     workers=workers, exclude=exclude, progress=progress)
 
     @_storage
     def is_indexed(self) -> bool:

@@ -81,6 +81,9 @@ def index(repo_root: RepoRoot = None,
               "--include-untracked", help="Also index untracked, not ignored files.")] = False,
           workers: Annotated[int | None, typer.Option(
               "--workers", min=1, help="Parser processes (default: CPU count).")] = None,
+          exclude: Annotated[list[str] | None, typer.Option(
+              "--exclude", help="Gitignore-style pattern to leave out (repeatable; "
+              "remembered for later runs).")] = None,
           json: Json = False) -> None:
     """Index the repository's code: symbols (L1) and call graph (L2). Incremental after the
     first run."""
@@ -89,9 +92,10 @@ def index(repo_root: RepoRoot = None,
         if prog is not None:
             with prog:
                 st = bank.index(full=full, include_untracked=include_untracked,
-                                workers=workers, progress=cb)
+                                workers=workers, exclude=exclude, progress=cb)
         else:
-            st = bank.index(full=full, include_untracked=include_untracked, workers=workers)
+            st = bank.index(full=full, include_untracked=include_untracked, workers=workers,
+                            exclude=exclude)
         for w in st.warnings:
             out.err(w)
         data = {k: getattr(st, k) for k in st.__slots__}

@@ -84,12 +84,17 @@ def _git_ls(root: str, args: list[str]) -> bytes | None:
     return out.stdout if out.returncode == 0 else None
 
 
-def select(root: str, include_untracked: bool = False) -> Selection:
-    """Select the files to index under ``root`` (an absolute path). Never raises for bad
-    files; a broken git falls back to walking, with a warning in ``Selection.warnings``."""
+def select(root: str, include_untracked: bool = False, exclude: list[str] | None = None
+           ) -> Selection:
+    """Select the files to index under ``root`` (an absolute path). ``exclude``: extra
+    gitignore-style patterns (``--exclude``), applied like ``.hindsightignore``. Never raises
+    for bad files; a broken git falls back to walking, with a warning in
+    ``Selection.warnings``."""
     sel = Selection()
-    hs = _read(os.path.join(root, ".hindsightignore"))
-    hspec = _spec_from(hs) if hs else None
+    hs = _read(os.path.join(root, ".hindsightignore")) or b""
+    if exclude:
+        hs += b"\n" + "\n".join(exclude).encode("utf-8")
+    hspec = _spec_from(hs) if hs.strip() else None
     candidates: list[str] = []
     tracked = _git_ls(root, ["--stage"]) if os.path.exists(os.path.join(root, ".git")) else None
     if tracked is not None:
@@ -114,7 +119,7 @@ def select(root: str, include_untracked: bool = False) -> Selection:
     else:
         if os.path.exists(os.path.join(root, ".git")):
             sel.warnings.append(f"{root}: git ls-files failed; walking the directory instead")
-        candidates = _walk(root, sel)
+        candidates = _walk(root, sel, hspec)
     seen: set[str] = set()
     for path in candidates:
         if path in seen:
@@ -171,7 +176,7 @@ def _link_reason(root: str, full: str) -> str:
     return "symlink"
 
 
-def _walk(root: str, sel: Selection) -> list[str]:
+def _walk(root: str, sel: Selection, hspec: pathspec.GitIgnoreSpec | None) -> list[str]:
     out: list[str] = []
     specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
 
@@ -184,6 +189,9 @@ def _walk(root: str, sel: Selection) -> list[str]:
                 return True
         return False
 
+    def excluded_dir(rel: str) -> bool:
+        return hspec is not None and hspec.match_file(rel + "/")
+
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
         rel_dir = "" if rel_dir == "." else rel_dir
@@ -193,7 +201,7 @@ def _walk(root: str, sel: Selection) -> list[str]:
         keep = []
         for d in sorted(dirnames):
             rel = f"{rel_dir}/{d}" if rel_dir else d
-            if d in WALK_EXCLUDES or ignored(rel, True):
+            if d in WALK_EXCLUDES or ignored(rel, True) or excluded_dir(rel):
                 continue
             if os.path.islink(os.path.join(dirpath, d)):
                 sel.skip(rel, _link_reason(root, os.path.join(dirpath, d)))

@@ -72,7 +72,7 @@ def parse_many(root: str, items: list[tuple[str, str]], workers: int,
             done = 0
             for batch in pool.imap_unordered(_parse_job, [(root, b) for b in
                                                           _batches(root, items)]):
-                results.extend(batch)
+                results.extend(ParseResult.from_wire(w) for w in batch)
                 done += len(batch)
                 if progress:
                     progress("parse", done, total)
@@ -82,8 +82,8 @@ def parse_many(root: str, items: list[tuple[str, str]], workers: int,
     return results
 
 
-def _parse_job(args: tuple[str, list[tuple[str, str]]]) -> list[ParseResult]:
-    return parse_batch(*args)
+def _parse_job(args: tuple[str, list[tuple[str, str]]]) -> list[tuple[Any, ...]]:
+    return [r.to_wire() for r in parse_batch(*args)]
 
 
 def go_module(root: str) -> str:
@@ -116,16 +116,23 @@ def _init_files(paths: Iterable[str]) -> set[str]:
 
 def index(store: CodeStore, root: str, *, full: bool = False,
           include_untracked: bool = False, workers: int | None = None,
-          progress: Progress | None = None) -> IndexStats:
+          exclude: list[str] | None = None, progress: Progress | None = None) -> IndexStats:
     """Index repository ``root`` (absolute path) into the bank's code store ``store``.
 
-    ``workers``: parser processes (default: CPU count). Returns :class:`IndexStats`.
+    ``workers``: parser processes (default: CPU count). ``exclude``: gitignore-style
+    patterns; when given they are stored in the bank and reused by later runs that pass
+    none (``[]`` clears them). Returns :class:`IndexStats`.
     Raises :class:`~hindsight.errors.StorageError` if the database cannot be written;
     bad files never raise (they are counted as skipped or recorded with a parse error).
     """
     t0 = time.perf_counter()
     workers = workers or os.cpu_count() or 1
-    sel = F.select(root, include_untracked)
+    if exclude is None:
+        saved = store.get_meta("exclude")
+        exclude = [p for p in saved.split("\n") if p] if saved else []
+    else:
+        store.set_meta({"exclude": "\n".join(exclude)})
+    sel = F.select(root, include_untracked, exclude)
     stats = IndexStats(full=full)
     stats.warnings.extend(sel.warnings)
     stats.files_seen = len(sel.files)

@@ -51,6 +51,8 @@ class FileSyms:
     recv_var: dict[str, str] = field(default_factory=dict)
     imports: list[tuple[str, str, str, str, int]] = field(default_factory=list)
     inherits: list[tuple[str, str, str, int]] = field(default_factory=list)
+    by_alias: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    wildcards: list[str] = field(default_factory=list)
 
     @property
     def is_pkg(self) -> bool:
@@ -76,6 +78,11 @@ class FileSyms:
                 if m:
                     fs.recv_var[local] = m.group(1)
         fs.imports = list(imports)
+        for _c, mod, iname, alias, _l in fs.imports:
+            if iname == "*":
+                fs.wildcards.append(mod)
+            elif alias:
+                fs.by_alias.setdefault(alias, []).append((mod, iname))
         fs.inherits = list(inherits)
         return fs
 
@@ -109,6 +116,7 @@ class Resolver:
         self.f = fs
         self.spec = SPECS[fs.language]
         self.deps: set[str] = set()
+        self._memo: dict[tuple[str, str, str], list[str]] = {}
 
     # ---- lookups that record dependencies -------------------------------------------
     def _by_key(self, key: str) -> list[str]:
@@ -156,7 +164,14 @@ class Resolver:
     # ---- name lookup ------------------------------------------------------------------
     def lookup(self, fs: FileSyms, scope: str, name: str) -> list[str]:
         """Qualified names a bare ``name`` denotes inside ``scope`` of file ``fs``.
-        A module is returned as ``path::`` (empty local part)."""
+        A module is returned as ``path::`` (empty local part). Memoised per resolver."""
+        key = (fs.path, scope, name)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._memo[key] = self._lookup(fs, scope, name)
+        return hit
+
+    def _lookup(self, fs: FileSyms, scope: str, name: str) -> list[str]:
         visible = SPECS[fs.language].class_scope_visible
         s = scope
         while s:
@@ -172,9 +187,7 @@ class Resolver:
             s = fs.parents.get(s, "")
         if name in fs.top:
             return [f"{fs.path}::{name}"]
-        for _c, mod, iname, alias, _l in fs.imports:
-            if alias != name:
-                continue
+        for mod, iname in fs.by_alias.get(name, ()):
             files = self.module_files(fs, mod)
             if not iname:
                 return [f"{p}::" for p in files[:1]]
@@ -186,9 +199,7 @@ class Resolver:
                 sub = self.module_files(fs, (mod + "." if not mod.endswith(".") else mod) + iname)
                 if sub:
                     return [f"{sub[0]}::"]
-        for _c, mod, iname, _alias, _l in fs.imports:
-            if iname != "*":
-                continue
+        for mod in fs.wildcards:
             for p in self.module_files(fs, mod):
                 other = self._file(p)
                 if other is not None and name in other.top:
@@ -275,8 +286,8 @@ class Resolver:
 
     def _via_receiver(self, caller: str, name: str, receiver: str) -> str:
         fs = self.f
-        for _c, mod, iname, alias, _l in fs.imports:  # whole-module alias, e.g. os.path
-            if alias == receiver and not iname:
+        for mod, iname in fs.by_alias.get(receiver, ()):  # whole-module alias, e.g. os.path
+            if not iname:
                 for p in self.module_files(fs, mod):
                     hit = self.exported(p, name)
                     if hit:
@@ -303,8 +314,8 @@ class Resolver:
             return [f"{path}::{name}"]
         if depth >= 4:
             return []
-        for _c, mod, iname, alias, _l in other.imports:
-            if alias == name and iname and iname != "*":
+        for mod, iname in other.by_alias.get(name, ()):
+            if iname:
                 for p in self.module_files(other, mod):
                     hit = self.exported(p, iname, depth + 1)
                     if hit:

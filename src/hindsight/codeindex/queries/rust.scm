@@ -22,6 +22,19 @@
 (call_expression function: (generic_function function: (scoped_identifier path: (_) @call.receiver
   name: (identifier) @call.name))) @reference.call
 (macro_invocation macro: (identifier) @call.name) @reference.call
+; Calls in macro arguments (`println!("{}", f(x), self.m())`): the token tree is flat, so
+; only a call opening an argument is taken: `f(..)`, `x.m(..)`, `T::f(..)` (not `a.b.m(..)`
+; or `a::b::f(..)`, whose receiver the tokens do not delimit).
+(macro_invocation (token_tree . (identifier) @call.name . (token_tree . "("))) @reference.call
+(macro_invocation (token_tree "," . (identifier) @call.name . (token_tree . "("))) @reference.call
+(macro_invocation (token_tree . [(self) (identifier)] @call.receiver . "." .
+  (identifier) @call.name . (token_tree . "("))) @reference.call
+(macro_invocation (token_tree "," . [(self) (identifier)] @call.receiver . "." .
+  (identifier) @call.name . (token_tree . "("))) @reference.call
+(macro_invocation (token_tree . [(self) (super) (crate) (identifier)] @call.receiver . "::" .
+  (identifier) @call.name . (token_tree . "("))) @reference.call
+(macro_invocation (token_tree "," . [(self) (super) (crate) (identifier)] @call.receiver . "::" .
+  (identifier) @call.name . (token_tree . "("))) @reference.call
 
 (impl_item trait: [(type_identifier) @inherit.name
   (scoped_type_identifier path: (_) @inherit.receiver name: (type_identifier) @inherit.name)

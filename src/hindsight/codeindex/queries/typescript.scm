@@ -6,7 +6,9 @@
 (internal_module name: (_) @name) @definition.namespace
 (module name: (identifier) @name) @definition.namespace
 (abstract_method_signature name: (_) @name) @definition.method
-(method_signature name: (_) @name) @definition.method
+(interface_body (method_signature name: (_) @name) @definition.method)
+(type_alias_declaration value: (object_type (method_signature name: (_) @name)
+  @definition.method))
 (function_signature name: (identifier) @name) @definition.function
 
 (class_heritage (extends_clause value: (identifier) @inherit.name))
