@@ -51,7 +51,31 @@ def _strip_quotes(s: str) -> str:
     return s.strip().strip("\"'`")
 
 
+def _js_export(node: Any) -> list[Triple]:
+    src = node.child_by_field_name("source")
+    if src is None:  # export default <decl or identifier>: this file, alias "default"
+        decl = node.child_by_field_name("declaration")
+        target = decl.child_by_field_name("name") if decl is not None else \
+            node.child_by_field_name("value")
+        if target is not None and target.type in ("identifier", "type_identifier"):
+            return [("", _t(target), "default")]
+        return []
+    mod = _strip_quotes(_t(src))
+    out: list[Triple] = []
+    for ch in node.named_children:
+        if ch.type == "export_clause":
+            for spec in ch.named_children:
+                if spec.type == "export_specifier":
+                    name = _t(spec.child_by_field_name("name"))
+                    out.append((mod, name, _t(spec.child_by_field_name("alias")) or name))
+        elif ch.type == "namespace_export":
+            out.append((mod, "", _t(ch.named_child(0))))
+    return out or [(mod, "*", "")]
+
+
 def _js(node: Any) -> list[Triple]:
+    if node.type == "export_statement":
+        return _js_export(node)
     src = node.child_by_field_name("source")
     if src is None:
         return []

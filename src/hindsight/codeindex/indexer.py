@@ -98,6 +98,19 @@ def go_module(root: str) -> str:
     return ""
 
 
+def rust_crate(root: str) -> str:
+    """``[package] name`` from ``root/Cargo.toml`` with ``-`` as ``_`` (``""`` if none)."""
+    import tomllib
+
+    try:
+        with open(os.path.join(root, "Cargo.toml"), "rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, ValueError):
+        return ""
+    name = data.get("package", {}).get("name", "") if isinstance(data, dict) else ""
+    return name.replace("-", "_") if isinstance(name, str) else ""
+
+
 def _fs_from_result(r: ParseResult, module: str) -> FileSyms:
     return FileSyms.build(
         r.path, r.language, module, r.package,
@@ -181,7 +194,7 @@ def _full(store: CodeStore, root: str, sel: F.Selection, workers: int,
     fss = {r.path: _fs_from_result(r, modules[r.path]) for r in results}
     key_index = M.build_key_index((r.path, r.language, modules[r.path], r.package)
                                   for r in results)
-    table = Table(fss.get, key_index, go_module(root))
+    table = Table(fss.get, key_index, go_module(root), rust_crate(root))
     edges: dict[str, tuple[list[Row], set[str]]] = {}
     for i, r in enumerate(results):
         edges[r.path] = resolve_file(table, fss[r.path], _raw_refs(r))
@@ -283,7 +296,7 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
         syms, imps, inh = store.load_file_raw(id_of[path], path)
         return FileSyms.build(path, lang, mod, pkg, syms, imps, inh)
 
-    table = Table(loader, key_index, go_module(root))
+    table = Table(loader, key_index, go_module(root), rust_crate(root))
     edges: dict[str, tuple[list[Row], set[str]]] = {}
     for r in changed:
         edges[r.path] = resolve_file(table, fresh[r.path], _raw_refs(r))

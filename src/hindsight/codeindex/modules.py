@@ -107,15 +107,17 @@ def rust_module_of(path: str) -> tuple[str, list[str]]:
     return root, segs
 
 
-def rust_candidates(importer: str, spec: str) -> list[tuple[list[str], list[str]]]:
+def rust_candidates(importer: str, spec: str, crate: str = "") -> list[tuple[list[str],
+                                                                          list[str]]]:
     """For a Rust path ``spec`` (``crate::a::b``, ``self::x``, ``super::y``, ``x::y``) used
     in ``importer``: ``(candidate files, remaining segments)`` pairs, longest module path
-    first (``a::b`` may be module ``a::b`` or item ``b`` of module ``a``)."""
+    first (``a::b`` may be module ``a::b`` or item ``b`` of module ``a``). ``crate`` is the
+    package's crate name from Cargo.toml, so ``use demo::x`` in ``src/main.rs`` works."""
     root, cur = rust_module_of(importer)
     segs = [s for s in spec.split("::") if s]
     if not segs:
         return []
-    if segs[0] == "crate":
+    if segs[0] == "crate" or (crate and segs[0] == crate):
         mod: list[str] = []
         segs = segs[1:]
     elif segs[0] == "self":

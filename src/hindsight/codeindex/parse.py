@@ -33,6 +33,7 @@ _ANNOT = frozenset({
 _WRAPPERS = frozenset({
     "export_statement", "decorated_definition", "template_declaration", "ambient_declaration",
 })
+_DECLS = frozenset({"lexical_declaration", "variable_declaration"})
 _COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment", "doc_comment",
                             "multiline_comment"})
 _WS = re.compile(r"\s+")
@@ -232,7 +233,7 @@ def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes,
         h = block_hash(keys, row + 1, end[0] + 1)
     else:
         h = flat_hash(nc[sbyte:node.end_byte])
-    parent = d.parent.local if d.parent is not None else ""
+    parent = d.parent.local if d.parent is not None else d.receiver
     return Symbol(path, d.name, d.local, d.kind, parent, row + 1, col, end[0] + 1, end[1],
                   signature, doc, language, h)
 
@@ -263,8 +264,9 @@ def _clean_doc(text: str) -> str:
 def _doc_comment(node: Any) -> str:
     target = node
     parent = node.parent
-    if parent is not None and parent.type in _WRAPPERS:
+    while parent is not None and (parent.type in _WRAPPERS or parent.type in _DECLS):
         target = parent
+        parent = parent.parent
     parts: list[str] = []
     row = target.start_point[0]
     prev = target.prev_named_sibling

@@ -70,7 +70,8 @@ class FileSyms:
             fs.kinds.setdefault(local, kind)
             fs.parents[local] = parent
             if parent:
-                fs.members.setdefault(parent, {}).setdefault(name, local)
+                if kind != "constructor":  # `new X()` denotes the class, not the ctor
+                    fs.members.setdefault(parent, {}).setdefault(name, local)
             else:
                 fs.top.setdefault(name, kind)
             if language == "go" and kind == "method":
@@ -92,11 +93,13 @@ class Table:
     paths index. ``go_module`` is the ``go.mod`` module path (``""`` if none)."""
 
     def __init__(self, loader: Callable[[str], FileSyms | None],
-                 key_index: dict[str, list[str]], go_module: str = "") -> None:
+                 key_index: dict[str, list[str]], go_module: str = "",
+                 rust_crate: str = "") -> None:
         self._loader = loader
         self._files: dict[str, FileSyms | None] = {}
         self.key_index = key_index
         self.go_module = go_module
+        self.rust_crate = rust_crate
         self._bases: dict[tuple[str, str], tuple[list[str], frozenset[str]]] = {}
 
     def get(self, path: str) -> FileSyms | None:
@@ -137,6 +140,8 @@ class Resolver:
                 out += self._by_key(f"mod:{target}")
             return out
         if lang in ("javascript", "typescript", "tsx"):
+            if not spec:  # `export default x` records the file itself
+                return [fs.path]
             for cand in M.js_candidates(fs.path, spec):
                 hit = self._by_key(f"path:{cand}")
                 if hit:
@@ -151,7 +156,7 @@ class Resolver:
                     return hit
             return []
         if lang == "rust":
-            for cands, rest in M.rust_candidates(fs.path, spec):
+            for cands, rest in M.rust_candidates(fs.path, spec, self.t.rust_crate):
                 if rest:
                     continue
                 for c in cands:
@@ -189,6 +194,10 @@ class Resolver:
             return [f"{fs.path}::{name}"]
         for mod, iname in fs.by_alias.get(name, ()):
             files = self.module_files(fs, mod)
+            if not files and fs.language == "java" and iname:
+                hit = self._java_static(mod, iname)
+                if hit:
+                    return hit
             if not iname:
                 return [f"{p}::" for p in files[:1]]
             for p in files:
@@ -216,6 +225,18 @@ class Resolver:
                     return [f"{p}::{name}"]
         return []
 
+    def _java_static(self, mod: str, name: str) -> list[str]:
+        """``import static p.Util.helper``: member ``helper`` of class ``Util`` in package
+        ``p``."""
+        pkg, _, cls = mod.rpartition(".")
+        for p in self._by_key(f"pkg:{pkg}"):
+            other = self._file(p)
+            if other is not None and cls in other.top:
+                hit = self.members_of(p, cls, name, 0)
+                if hit:
+                    return hit
+        return []
+
     # ---- classes ------------------------------------------------------------------------
     def members_of(self, path: str, cls: str, name: str, depth: int,
                    skip_own: bool = False) -> list[str]:
@@ -227,6 +248,13 @@ class Resolver:
             local = fs.members.get(cls, {}).get(name)
             if local:
                 return [f"{path}::{local}"]
+            if fs.language == "go":  # methods may be declared in any file of the package
+                for p in self._by_key(f"dir:{path.rpartition('/')[0]}"):
+                    other = self._file(p) if p != path else None
+                    if other is not None and other.language == "go":
+                        local = other.members.get(cls, {}).get(name)
+                        if local:
+                            return [f"{p}::{local}"]
         for base in self.bases(path, cls):
             bpath, _, blocal = base.partition("::")
             if blocal:
@@ -295,8 +323,10 @@ class Resolver:
                 return ""
         sep = "::" if fs.language == "rust" else "."
         head, _, rest = receiver.partition(sep)
-        if fs.language == "rust" and (head in ("crate", "self", "super") or rest):
-            return self._rust_path(receiver, name)
+        if fs.language == "rust":
+            hit_r = self._rust_path(receiver, name)
+            if hit_r or head in ("crate", "self", "super") or rest:
+                return hit_r
         if not head.isidentifier() and fs.language != "php":
             return ""
         found = self.lookup(fs, caller, head)
@@ -348,7 +378,7 @@ class Resolver:
                 segs = [*mod.split("::"), iname, *segs[1:]]
                 break
         spec = "::".join(segs)
-        for cands, rest in M.rust_candidates(fs.path, spec):
+        for cands, rest in M.rust_candidates(fs.path, spec, self.t.rust_crate):
             for c in cands:
                 hit = self._by_key(f"path:{c}")
                 if not hit:
@@ -371,7 +401,14 @@ class Resolver:
     def import_target(self, module: str, name: str, alias: str) -> str:
         fs = self.f
         files = self.module_files(fs, module)
+        if fs.language == "rust" and name and name != "*":
+            sub = self.module_files(fs, f"{module}::{name}" if module else name)
+            if sub and (not files or sub[0] != fs.path):
+                return f"{sub[0]}::"
         if not files:
+            if fs.language == "java" and name:
+                hit = self._java_static(module, name)
+                return hit[0] if hit else ""
             return ""
         if name and name != "*":
             for p in files:

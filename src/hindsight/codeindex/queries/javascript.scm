@@ -32,6 +32,7 @@
   object: (_) @call.receiver property: (property_identifier) @call.name)) @reference.call
 
 (import_statement) @import
+(export_statement "default") @import  ; export default X: recorded as an alias "default"
 (export_statement source: (string)) @import  ; re-export: export { a } from './x'
 (variable_declarator value: (call_expression function: (identifier) @_req
   arguments: (arguments (string))) (#eq? @_req "require")) @import
