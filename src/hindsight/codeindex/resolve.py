@@ -432,17 +432,17 @@ def resolve_file(table: Table, fs: FileSyms, refs: Iterable[tuple[str, str, str,
 
     ``refs``: (caller, kind, name, receiver, line) for ``call``/``inherits``; imports come
     from ``fs.imports``. Returns edge rows ``(src, kind, name, receiver, alias, line, dst)``
-    (imports first, ``receiver`` holding the module for imports; ``src``/``dst`` are full
-    qualified names, ``dst`` ``""`` when unresolved) and the dependency keys consulted.
+    (imports first, ``receiver`` holding the module for imports; ``src`` is the caller's
+    local qualified name, ``dst`` a full qualified name or ``""`` when unresolved) and the
+    dependency keys consulted.
     """
     r = Resolver(table, fs)
-    p = fs.path
     out: list[Row] = []
     for caller, module, name, alias, line in fs.imports:
         dst = r.import_target(module, name, alias)
-        out.append((f"{p}::{caller}", "import", name, module, alias, line, dst))
+        out.append((caller, "import", name, module, alias, line, dst))
     for caller, kind, name, recv, line in refs:
         dst = r.target(caller, name, recv)
-        out.append((f"{p}::{caller}", kind, name, recv, "", line, dst))
-    r.deps.discard(f"path:{p}")
+        out.append((caller, kind, name, recv, "", line, dst))
+    r.deps.discard(f"path:{fs.path}")
     return out, r.deps

@@ -70,15 +70,15 @@ class SqliteCodeStore:
 
     def _insert_contents(self, c: sqlite3.Connection, fid: int, r: ParseResult) -> None:
         c.executemany(
-            "INSERT INTO symbols(file_id, name, local, qname, kind, parent, start_line, "
+            "INSERT INTO symbols(file_id, name, local, kind, parent, start_line, "
             "start_col, end_line, end_col, signature, doc, language, ast_hash) "
-            "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            [(fid, s.name, s.local, f"{s.path}::{s.local}", s.kind, s.parent, s.start_line,
+            "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [(fid, s.name, s.local, s.kind, s.parent, s.start_line,
               s.start_col, s.end_line, s.end_col, s.signature, s.doc, s.language, s.ast_hash)
              for s in r.symbols])
         if r.hindsight_notes:
             c.executemany("INSERT INTO notes VALUES(?,?,?,?)",
-                          [(fid, f"{r.path}::{src}", line, text)
+                          [(fid, src, line, text)
                            for src, line, text in r.hindsight_notes])
 
     @staticmethod
@@ -101,6 +101,7 @@ class SqliteCodeStore:
             self._write_skips(c, sel)
             create_indexes(c)
         self.conn.execute("PRAGMA optimize")
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def write_incremental(self, changed: list[ParseResult], modules: dict[str, str],
                           deleted: list[str], edges: EdgeMap, id_of: dict[str, int],
@@ -157,21 +158,18 @@ class SqliteCodeStore:
         c = self.conn
         syms = c.execute("SELECT local, name, kind, parent, signature FROM symbols "
                          "WHERE file_id=? ORDER BY id", (file_id,)).fetchall()
-        cut = len(path) + 2
-        imps = [(src[cut:], recv, name, alias, line) for src, name, recv, alias, line in c.execute(
+        imps = [(src, recv, name, alias, line) for src, name, recv, alias, line in c.execute(
             "SELECT src, name, receiver, alias, line FROM edges WHERE file_id=? AND "
             "kind='import' ORDER BY rowid", (file_id,))]
-        inh = [(src[cut:], name, recv, line) for src, name, recv, line in c.execute(
+        inh = list(c.execute(
             "SELECT src, name, receiver, line FROM edges WHERE file_id=? AND kind='inherits' "
-            "ORDER BY rowid", (file_id,))]
+            "ORDER BY rowid", (file_id,)))
         return syms, imps, inh
 
     def load_raw_refs(self, file_id: int, path: str) -> list[tuple[str, str, str, str, int]]:
-        cut = len(path) + 2
-        return [(src[cut:], kind, name, recv, line) for src, kind, name, recv, line in
-                self.conn.execute(
-                    "SELECT src, kind, name, receiver, line FROM edges WHERE file_id=? AND "
-                    "kind!='import' ORDER BY rowid", (file_id,))]
+        return list(self.conn.execute(
+            "SELECT src, kind, name, receiver, line FROM edges WHERE file_id=? AND "
+            "kind!='import' ORDER BY rowid", (file_id,)))
 
     def counts(self) -> dict[str, int]:
         c = self.conn
@@ -194,12 +192,16 @@ class SqliteCodeStore:
 
     def find_symbols(self, name: str, kind: str | None, file: str | None, limit: int
                      ) -> list[Symbol]:
-        """Exact matches on name, local qualified name or qualified name."""
+        """Exact matches on name, local qualified name (``Class.method``) or qualified name
+        (``path::Class.method``)."""
         extra, args = self._filters(kind, file)
         if "::" in name:
-            return self._syms("s.qname=?" + extra, [name, *args], limit)
-        col = "s.local" if "." in name else "s.name"
-        return self._syms(f"{col}=?" + extra, [name, *args], limit)
+            path, _, local = name.partition("::")
+            return self._syms("f.path=? AND s.local=?" + extra, [path, local, *args], limit)
+        if "." in name:
+            return self._syms("s.local=?" + extra, [name, *args], limit)
+        return self._syms("s.name=? COLLATE NOCASE AND s.name=?" + extra, [name, name, *args],
+                          limit)
 
     def find_prefix(self, prefix: str, kind: str | None, file: str | None, limit: int
                     ) -> list[Symbol]:
@@ -226,35 +228,47 @@ class SqliteCodeStore:
             args += [file, esc + "/%"]
         return extra, args
 
+    def _by_path(self, qnames: Iterable[str]) -> dict[str, list[str]]:
+        groups: dict[str, list[str]] = {}
+        for q in sorted(set(qnames)):
+            path, _, local = q.partition("::")
+            groups.setdefault(path, []).append(local)
+        return groups
+
     def symbols_by_qname(self, qnames: Iterable[str]) -> list[Symbol]:
         out: list[Symbol] = []
-        for ch in _chunks(sorted(set(qnames))):
-            out += self._syms(f"s.qname IN ({','.join('?' * len(ch))})", ch, 100000)
+        for path, locals_ in self._by_path(qnames).items():
+            for ch in _chunks(locals_):
+                out += self._syms(f"f.path=? AND s.local IN ({','.join('?' * len(ch))})",
+                                  [path, *ch], 100000)
         return out
 
+    _EDGE_SQL = ("SELECT f.path || '::' || e.src, e.kind, e.name, e.dst, f.path, e.line "
+                 "FROM edges e JOIN files f ON f.id=e.file_id WHERE ")
+
     def edges_to(self, qnames: list[str], names: list[str]) -> list[StoredEdge]:
-        """Edges whose ``dst`` is one of ``qnames``, plus unresolved edges whose bare name
-        is one of ``names``."""
+        """Call/inherits edges whose ``dst`` is one of ``qnames``, plus unresolved call edges
+        whose bare name is one of ``names``."""
         out: list[StoredEdge] = []
-        sql = ("SELECT e.src, e.kind, e.name, e.dst, f.path, e.line FROM edges e JOIN files f "
-               "ON f.id=e.file_id WHERE ")
         for ch in _chunks(qnames):
             out += [StoredEdge(*r) for r in self.conn.execute(
-                sql + f"e.dst IN ({','.join('?' * len(ch))}) AND e.kind!='import'", ch)]
+                self._EDGE_SQL + f"e.dst IN ({','.join('?' * len(ch))}) AND e.dst != '' "
+                "AND e.kind IN ('call', 'inherits')", ch)]
         for ch in _chunks(names):
             out += [StoredEdge(*r) for r in self.conn.execute(
-                sql + f"e.name IN ({','.join('?' * len(ch))}) AND e.dst='' AND e.kind='call'",
-                ch)]
+                self._EDGE_SQL + f"e.name IN ({','.join('?' * len(ch))}) AND e.dst='' "
+                "AND e.kind='call'", ch)]
         return out
 
     def edges_from(self, qnames: list[str]) -> list[StoredEdge]:
+        """Call/inherits edges whose caller is one of ``qnames``, in line order per caller."""
         out: list[StoredEdge] = []
-        sql = ("SELECT e.src, e.kind, e.name, e.dst, f.path, e.line FROM edges e JOIN files f "
-               "ON f.id=e.file_id WHERE ")
-        for ch in _chunks(qnames):
-            out += [StoredEdge(*r) for r in self.conn.execute(
-                sql + f"e.src IN ({','.join('?' * len(ch))}) AND e.kind!='import' "
-                "ORDER BY e.line", ch)]
+        for path, locals_ in self._by_path(qnames).items():
+            for ch in _chunks(locals_):
+                out += [StoredEdge(*r) for r in self.conn.execute(
+                    self._EDGE_SQL + "e.file_id=(SELECT id FROM files WHERE path=?) AND "
+                    f"e.src IN ({','.join('?' * len(ch))}) AND e.kind IN ('call', 'inherits') "
+                    "ORDER BY e.line, e.rowid", [path, *ch])]
         return out
 
     def file_symbols(self, path: str) -> list[Symbol]:
@@ -266,10 +280,10 @@ class SqliteCodeStore:
     def snapshot(self) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
         """All symbols and edges without row ids, sorted (for equality tests)."""
         syms = sorted(self.conn.execute(
-            "SELECT f.path, s.name, s.local, s.qname, s.kind, s.parent, s.start_line, "
-            "s.start_col, s.end_line, s.end_col, s.signature, s.doc, s.language, s.ast_hash "
-            "FROM symbols s JOIN files f ON f.id=s.file_id"))
+            "SELECT f.path, s.name, s.local, f.path || '::' || s.local, s.kind, s.parent, "
+            "s.start_line, s.start_col, s.end_line, s.end_col, s.signature, s.doc, s.language, "
+            "s.ast_hash FROM symbols s JOIN files f ON f.id=s.file_id"))
         edges = sorted(self.conn.execute(
-            "SELECT f.path, e.src, e.kind, e.name, e.receiver, e.alias, e.line, e.dst "
+            "SELECT f.path, f.path || '::' || e.src, e.kind, e.name, e.receiver, e.alias, e.line, e.dst "
             "FROM edges e JOIN files f ON f.id=e.file_id"))
         return syms, edges

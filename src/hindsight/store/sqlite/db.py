@@ -36,9 +36,11 @@ CREATE TABLE skipped(path TEXT PRIMARY KEY, reason TEXT NOT NULL);
 CREATE TABLE skip_counts(reason TEXT PRIMARY KEY, n INTEGER NOT NULL);
 CREATE TABLE symbols(
   id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, name TEXT NOT NULL, local TEXT NOT NULL,
-  qname TEXT NOT NULL, kind TEXT NOT NULL, parent TEXT NOT NULL, start_line INTEGER NOT NULL,
+  kind TEXT NOT NULL, parent TEXT NOT NULL, start_line INTEGER NOT NULL,
   start_col INTEGER NOT NULL, end_line INTEGER NOT NULL, end_col INTEGER NOT NULL,
   signature TEXT NOT NULL, doc TEXT NOT NULL, language TEXT NOT NULL, ast_hash TEXT NOT NULL);
+-- edges.src is the caller local qualified name (its file is file_id), dst is a full
+-- qualified name ("path::local", "path::" for a whole module) or '' when unresolved.
 CREATE TABLE edges(
   file_id INTEGER NOT NULL, src TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
   receiver TEXT NOT NULL, alias TEXT NOT NULL, line INTEGER NOT NULL, dst TEXT NOT NULL);
@@ -50,15 +52,12 @@ CREATE TABLE notes(file_id INTEGER NOT NULL, src TEXT NOT NULL, line INTEGER NOT
 
 # Secondary indexes: dropped before a full rebuild's bulk load and created after it.
 INDEXES: list[tuple[str, str]] = [
-    ("ix_symbols_name", "symbols(name)"),
     ("ix_symbols_lname", "symbols(name COLLATE NOCASE)"),
     ("ix_symbols_local", "symbols(local)"),
-    ("ix_symbols_qname", "symbols(qname)"),
-    ("ix_symbols_file", "symbols(file_id)"),
-    ("ix_edges_src", "edges(src)"),
-    ("ix_edges_dst", "edges(dst)"),
-    ("ix_edges_name", "edges(name)"),
-    ("ix_edges_file", "edges(file_id)"),
+    ("ix_symbols_file", "symbols(file_id, local)"),
+    ("ix_edges_dst", "edges(dst) WHERE dst != ''"),
+    ("ix_edges_name", "edges(name) WHERE dst = ''"),
+    ("ix_edges_file", "edges(file_id, src)"),
     ("ix_deps_key", "deps(key)"),
     ("ix_deps_file", "deps(file_id)"),
     ("ix_notes_file", "notes(file_id)"),
