@@ -141,3 +141,17 @@ def test_random_edits_equal_rebuild(tmp_path_factory: object, edits: list[tuple[
         git(repo, "add", "-A")
         check_equal(repo)
     shutil.rmtree(base, ignore_errors=True)
+
+
+def test_counts_kept_in_meta_match_a_scan(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", BASE)
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.index(workers=1)
+        write(repo, {"app/util.py": "def helper(x):\n    return len(x)\n",
+                     "app/more.py": "from app.util import helper\n\ndef m():\n    helper(1)\n"})
+        os.remove(repo / "other/target.py")
+        git(repo, "add", "-A")
+        bank.index(workers=1)
+        kept = bank.code.counts()
+        bank.conn.execute("DELETE FROM meta WHERE key LIKE 'count_%'")
+        assert bank.code.counts() == kept

@@ -7,19 +7,30 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Any
 
-import typer
+import click
 
 from hindsight.cli import output as out
 from hindsight.errors import Ambiguous, HindsightError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Persistent, per-repository memory for coding agents.")
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
-RepoRoot = Annotated[str | None, typer.Option("--repo-root", help="Repository root (default: "
-                                              "the git work tree containing the current directory).")]
-Json = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")]
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(package_name="hindsight-code", prog_name="hindsight")
+def app() -> None:
+    """Persistent, per-repository memory for coding agents."""
+
+
+repo_root_opt = click.option("--repo-root", "repo_root", default=None, metavar="PATH",
+                             help="Repository root (default: the git work tree containing "
+                             "the current directory).")
+json_opt = click.option("--json", "json", is_flag=True, help="Machine-readable JSON output.")
+depth_opt = click.option("--depth", type=click.IntRange(1, 20), default=1, show_default=True,
+                         help="Levels to follow.")
+file_opt = click.option("--file", "file", default=None, metavar="PATH",
+                        help="Restrict to (or disambiguate by) this file or directory.")
 
 
 def _bank(repo_root: str | None) -> Any:
@@ -36,17 +47,19 @@ def _errors() -> Iterator[None]:
         out.err(str(e))
         for c in e.candidates:
             sys.stderr.write(f"  {c}\n")
-        raise typer.Exit(e.exit_code) from None
+        sys.exit(e.exit_code)
     except HindsightError as e:
         out.err(str(e))
-        raise typer.Exit(e.exit_code) from None
+        sys.exit(e.exit_code)
     except KeyboardInterrupt:
         out.err("interrupted")
-        raise typer.Exit(130) from None
+        sys.exit(130)
 
 
 @app.command()
-def init(repo_root: RepoRoot = None, json: Json = False) -> None:
+@repo_root_opt
+@json_opt
+def init(repo_root: str | None, json: bool) -> None:
     """Create or open the bank for a repository."""
     with _errors(), _bank(repo_root) as bank:
         info = {"bank": bank.bank_id, "root": bank.root, "database": bank.path}
@@ -75,16 +88,18 @@ def _progress_factory() -> tuple[Callable[[str, int, int], None] | None, Any]:
 
 
 @app.command()
-def index(repo_root: RepoRoot = None,
-          full: Annotated[bool, typer.Option("--full", help="Rebuild from scratch.")] = False,
-          include_untracked: Annotated[bool, typer.Option(
-              "--include-untracked", help="Also index untracked, not ignored files.")] = False,
-          workers: Annotated[int | None, typer.Option(
-              "--workers", min=1, help="Parser processes (default: CPU count).")] = None,
-          exclude: Annotated[list[str] | None, typer.Option(
-              "--exclude", help="Gitignore-style pattern to leave out (repeatable; "
-              "remembered for later runs).")] = None,
-          json: Json = False) -> None:
+@repo_root_opt
+@click.option("--full", is_flag=True, help="Rebuild from scratch.")
+@click.option("--include-untracked", is_flag=True,
+              help="Also index untracked files that are not ignored.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Parser processes (default: CPU count).")
+@click.option("--exclude", multiple=True, metavar="PATTERN",
+              help="Gitignore-style pattern to leave out (repeatable; remembered for later "
+              "runs).")
+@json_opt
+def index(repo_root: str | None, full: bool, include_untracked: bool, workers: int | None,
+          exclude: tuple[str, ...], json: bool) -> None:
     """Index the repository's code: symbols (L1) and call graph (L2). Incremental after the
     first run."""
     with _errors(), _bank(repo_root) as bank:
@@ -92,10 +107,10 @@ def index(repo_root: RepoRoot = None,
         if prog is not None:
             with prog:
                 st = bank.index(full=full, include_untracked=include_untracked,
-                                workers=workers, exclude=exclude, progress=cb)
+                                workers=workers, exclude=list(exclude) or None, progress=cb)
         else:
             st = bank.index(full=full, include_untracked=include_untracked, workers=workers,
-                            exclude=exclude)
+                            exclude=list(exclude) or None)
         for w in st.warnings:
             out.err(w)
         data = {k: getattr(st, k) for k in st.__slots__}
@@ -119,13 +134,15 @@ def _sym_row(s: Any) -> list[Any]:
 
 
 @app.command()
-def symbols(name: str, repo_root: RepoRoot = None,
-            kind: Annotated[str | None, typer.Option("--kind", help="function, method, "
-                                                      "class, interface, struct, enum, …")] = None,
-            file: Annotated[str | None, typer.Option("--file", help="File or directory "
-                                                      "(repository-relative).")] = None,
-            limit: Annotated[int, typer.Option("--limit", min=1)] = 50,
-            json: Json = False) -> None:
+@click.argument("name")
+@repo_root_opt
+@click.option("--kind", default=None, help="function, method, class, interface, struct, "
+              "enum, trait, constant, type, …")
+@file_opt
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
+@json_opt
+def symbols(name: str, repo_root: str | None, kind: str | None, file: str | None, limit: int,
+            json: bool) -> None:
     """Find symbols by name: exact, then prefix, then substring (case-insensitive)."""
     with _errors(), _bank(repo_root) as bank:
         how, hits = bank.symbols(name, kind, file, limit)
@@ -138,7 +155,7 @@ def symbols(name: str, repo_root: RepoRoot = None,
         if not hits:
             if not json:
                 out.err(f"no symbol matches {name!r}")
-            raise typer.Exit(6)
+            sys.exit(6)
 
 
 def _graph(direction: str, symbol: str, repo_root: str | None, depth: int, file: str | None,
@@ -161,38 +178,43 @@ def _graph(direction: str, symbol: str, repo_root: str | None, depth: int, file:
         out.table(f"{direction} of {target.qname}", ["depth", "edge", "symbol", what], rows)
 
 
-Depth = Annotated[int, typer.Option("--depth", min=1, max=20, help="Levels to follow.")]
-FileOpt = Annotated[str | None, typer.Option("--file", help="Disambiguate by file.")]
-
-
 @app.command()
-def callers(symbol: str, repo_root: RepoRoot = None, depth: Depth = 1, file: FileOpt = None,
-            unresolved: Annotated[bool, typer.Option(
-                "--include-unresolved", help="Also list calls by bare name that did not "
-                "resolve to any symbol.")] = False,
-            json: Json = False) -> None:
+@click.argument("symbol")
+@repo_root_opt
+@depth_opt
+@file_opt
+@click.option("--include-unresolved", "unresolved", is_flag=True,
+              help="Also list calls by bare name that did not resolve to any symbol.")
+@json_opt
+def callers(symbol: str, repo_root: str | None, depth: int, file: str | None, unresolved: bool,
+            json: bool) -> None:
     """Who calls SYMBOL (name, Class.method or path::Class.method)."""
     _graph("callers", symbol, repo_root, depth, file, json, unresolved)
 
 
 @app.command()
-def callees(symbol: str, repo_root: RepoRoot = None, depth: Depth = 1, file: FileOpt = None,
-            json: Json = False) -> None:
+@click.argument("symbol")
+@repo_root_opt
+@depth_opt
+@file_opt
+@json_opt
+def callees(symbol: str, repo_root: str | None, depth: int, file: str | None, json: bool
+            ) -> None:
     """What SYMBOL calls."""
     _graph("callees", symbol, repo_root, depth, file, json)
 
 
 @app.command()
-def trace(start: Annotated[str, typer.Option("--start", help="Start symbol.")],
-          repo_root: RepoRoot = None, depth: Depth = 3, file: FileOpt = None,
-          fmt: Annotated[str, typer.Option("--format", help="markdown or json")] = "markdown"
-          ) -> None:
+@click.option("--start", required=True, help="Start symbol.")
+@repo_root_opt
+@click.option("--depth", type=click.IntRange(1, 20), default=3, show_default=True)
+@file_opt
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown",
+              show_default=True)
+def trace(start: str, repo_root: str | None, depth: int, file: str | None, fmt: str) -> None:
     """The call chain from a start symbol, each step with location and code snippet."""
     from hindsight.codeindex.query import trace_markdown
 
-    if fmt not in ("markdown", "json"):
-        out.err(f"--format must be markdown or json, not {fmt!r}")
-        raise typer.Exit(2)
     with _errors(), _bank(repo_root) as bank:
         step = bank.trace(start, depth, file)
         if fmt == "json":
@@ -202,14 +224,16 @@ def trace(start: Annotated[str, typer.Option("--start", help="Start symbol.")],
 
 
 @app.command()
-def debug(file: Annotated[str, typer.Option("--file", help="File to parse.")],
-          repo_root: RepoRoot = None, json: Json = False) -> None:
+@click.option("--file", "file", required=True, help="File to parse.")
+@repo_root_opt
+@json_opt
+def debug(file: str, repo_root: str | None, json: bool) -> None:
     """What the parser sees in one file: symbols, calls, imports, errors (nothing stored)."""
     with _errors(), _bank(repo_root) as bank:
         res = bank.debug_file(file)
         if res is None:
             out.err(f"{file}: no supported language for this file")
-            raise typer.Exit(6)
+            sys.exit(6)
         data = {"path": res.path, "language": res.language, "lines": res.lines,
                 "error": res.error, "skip": res.skip, "package": res.package,
                 "symbols": [s._asdict() for s in res.symbols],
@@ -233,7 +257,9 @@ def debug(file: Annotated[str, typer.Option("--file", help="File to parse.")],
 
 
 @app.command()
-def status(repo_root: RepoRoot = None, json: Json = False) -> None:
+@repo_root_opt
+@json_opt
+def status(repo_root: str | None, json: bool) -> None:
     """Bank, files indexed, symbols, edges, unresolved share, skipped files, indexed commit."""
     with _errors(), _bank(repo_root) as bank:
         st = bank.status()
@@ -259,7 +285,7 @@ def status(repo_root: RepoRoot = None, json: Json = False) -> None:
 def main() -> None:
     """Console-script entry point."""
     os.environ.setdefault("PYTHONIOENCODING", "utf-8")
-    app()
+    app(prog_name="hindsight")
 
 
 if __name__ == "__main__":

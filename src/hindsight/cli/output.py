@@ -6,11 +6,11 @@ import json
 import sys
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
 
+def console() -> Any:
+    """A rich Console (imported lazily: rich costs ~50 ms to import)."""
+    from rich.console import Console
 
-def console() -> Console:
     return Console(highlight=False, soft_wrap=False)
 
 
@@ -24,6 +24,8 @@ def emit_json(data: Any) -> None:
 
 
 def table(title: str | None, columns: list[str], rows: list[list[Any]]) -> None:
+    from rich.table import Table
+
     t = Table(title=title, show_lines=False, header_style="bold")
     for c in columns:
         t.add_column(c, overflow="fold")

@@ -22,7 +22,7 @@ import re
 from typing import Any
 
 from hindsight.codeindex import imports as imp
-from hindsight.codeindex.asthash import blank_comments, block_hash, flat_hash, line_keys
+from hindsight.codeindex.asthash import blank_comments, flat_hash, indent_hash
 from hindsight.codeindex.languages import get
 from hindsight.models import RawImport, RawRef, Symbol
 
@@ -119,8 +119,7 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
     _nest(defs, spec.class_kinds)
     comments.sort()
     nc = blank_comments(src, comments)
-    keys = line_keys(nc) if spec.indent_sensitive else None
-    symbols = [_symbol(path, language, src, d, nc, keys, spec) for d in defs if not d.is_scope]
+    symbols = [_symbol(path, language, src, d, nc, spec) for d in defs if not d.is_scope]
     starts = [d.start for d in defs]
     refs: list[RawRef] = []
     for pos, name, recv, line in calls:
@@ -217,8 +216,7 @@ def _start_node_pos(node: Any) -> tuple[int, int, int]:
     return node.start_point[0], node.start_point[1], node.start_byte
 
 
-def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes,
-            keys: list[bytes] | None, spec: Any) -> Symbol:
+def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes, spec: Any) -> Symbol:
     node = d.node
     row, col, sbyte = _start_node_pos(node)
     end = node.end_point
@@ -229,8 +227,8 @@ def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes,
         sig = src[sbyte:min(node.end_byte, sbyte + 400)].split(b"{", 1)[0].split(b"\n", 1)[0]
     signature = _WS.sub(" ", _txt(sig)).strip().rstrip(":{ ").strip()[:MAX_SIG]
     doc = _py_docstring(body) if spec.python_docstrings else _doc_comment(node)
-    if keys is not None:
-        h = block_hash(keys, row + 1, end[0] + 1)
+    if spec.indent_sensitive:
+        h = indent_hash(nc[sbyte:node.end_byte], col)
     else:
         h = flat_hash(nc[sbyte:node.end_byte])
     parent = d.parent.local if d.parent is not None else d.receiver
