@@ -207,11 +207,9 @@ def trace_markdown(step: Step, lang_hint: str = "") -> str:
 
     def walk(st: Step, prefix: str, indent: int) -> None:
         pad = "  " * indent
-        if st.symbol is None:
-            lines.append(f"{pad}- {prefix} `{st.name}` (unresolved; called at line "
-                         f"{st.call_line})")
-            return
         s = st.symbol
+        if s is None:
+            return
         where = f"{s.path}:{s.start_line}-{s.end_line}"
         called = f", called at line {st.call_line}" if st.call_line else ""
         lines.append(f"{pad}- {prefix} `{s.path}::{s.local}` ({s.kind}) — {where}{called}")
@@ -220,8 +218,13 @@ def trace_markdown(step: Step, lang_hint: str = "") -> str:
             lines.append(f"{pad}  {fence}{s.language}")
             lines.extend(f"{pad}  {ln}" for ln in st.snippet.splitlines())
             lines.append(f"{pad}  {fence}")
-        for i, ch in enumerate(st.children, 1):
+        resolved = [ch for ch in st.children if ch.symbol is not None]
+        for i, ch in enumerate(resolved, 1):
             walk(ch, f"{prefix}{i}.", indent + 1)
+        other = [f"`{ch.name}` (line {ch.call_line})" for ch in st.children
+                 if ch.symbol is None]
+        if other:
+            lines.append(f"{pad}  - not resolved to an indexed symbol: {', '.join(other)}")
 
     walk(step, "1.", 0)
     return "\n".join(lines) + "\n"

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Install the baseline tools (universal-ctags) and run every bench script; results land in
+# bench/results/*.json.
+source "$(dirname "$0")/_venv.sh" "."
+if ! command -v ctags >/dev/null; then
+  (apt-get update -qq && apt-get install -y -qq universal-ctags) >/dev/null 2>&1 || \
+    echo "bench: could not install universal-ctags; the ctags baseline will be skipped" >&2
+fi
+python bench/index.py "$@"

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Quick start, command 1: install hindsight into .venv, index this checkout and the Python
+# standard library, then show symbol and call-graph queries on both.
+source "$(dirname "$0")/_venv.sh" "."
+set -x
+hindsight index
+hindsight symbols open_bank
+hindsight callers resolve_file --depth 2
+hindsight trace --start src/hindsight/codeindex/indexer.py::index --depth 1 | head -40
+STDLIB=$(python -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
+hindsight index --repo-root "$STDLIB" --exclude site-packages/ --exclude __pycache__/
+hindsight status --repo-root "$STDLIB"
+hindsight symbols JSONDecoder --repo-root "$STDLIB"
+hindsight callers json/decoder.py::JSONDecoder.raw_decode --depth 2 --repo-root "$STDLIB"
+hindsight trace --start json/__init__.py::loads --depth 2 --repo-root "$STDLIB" | head -60
