@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from functools import cache
 from typing import Any
 
 from hindsight.codeindex import imports as imp
@@ -80,40 +81,39 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
     comments: list[tuple[int, int]] = []
     comment_nodes: list[Any] = []
     package = ""
-    for _pat, caps in ts.QueryCursor(loaded.query).matches(tree.root_node):
-        if "comment" in caps:
-            for c in caps["comment"]:
-                comments.append((c.start_byte, c.end_byte))
-                comment_nodes.append(c)
-            continue
-        if "call.name" in caps:
+    cats = _categories(language)
+    has_notes = b"@hindsight:" in src
+    for pat, caps in ts.QueryCursor(loaded.query).matches(tree.root_node):
+        cat, kind = cats[pat]
+        if cat == _CALL:
             n = caps["call.name"][0]
             r = caps.get("call.receiver")
-            calls.append((n.start_byte, _txt(n.text), _txt(r[0].text) if r else "",
-                          n.start_point[0] + 1))
-            continue
-        if "inherit.name" in caps:
+            sb = n.start_byte
+            calls.append((sb, src[sb:n.end_byte].decode("utf-8", "replace"),
+                          src[r[0].start_byte:r[0].end_byte].decode("utf-8", "replace")
+                          if r else "", n.start_point[0] + 1))
+        elif cat == _COMMENT:
+            for c in caps["comment"]:
+                comments.append((c.start_byte, c.end_byte))
+                if has_notes:
+                    comment_nodes.append(c)
+        elif cat == _DEF:
+            names = caps.get("name")
+            if names:
+                rec = caps.get("receiver")
+                node = caps[kind][0]
+                defs.append(_Def(node, kind[11:] if kind != "scope" else "scope",
+                                 _txt(names[0].text), _txt(rec[0].text) if rec else "",
+                                 kind == "scope"))
+        elif cat == _INHERIT:
             n = caps["inherit.name"][0]
             r = caps.get("inherit.receiver")
             inherits.append((n.start_byte, _txt(n.text), _txt(r[0].text) if r else "",
                              n.start_point[0] + 1))
-            continue
-        if "import" in caps:
+        elif cat == _IMPORT:
             import_nodes.extend(caps["import"])
-            continue
-        if "package" in caps:
+        elif cat == _PACKAGE:
             package = _txt(caps["package"][0].text)
-            continue
-        for key, nodes in caps.items():
-            if key.startswith("definition.") or key == "scope":
-                names = caps.get("name")
-                if not names:
-                    break
-                rec = caps.get("receiver")
-                defs.append(_Def(nodes[0], key[11:] if key != "scope" else "scope",
-                                 _txt(names[0].text), _txt(rec[0].text) if rec else "",
-                                 key == "scope"))
-                break
     defs.sort(key=lambda d: (d.start, -d.end))
     defs = _dedupe(defs)
     _nest(defs, spec.class_kinds)
@@ -133,6 +133,41 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
             imports.append(RawImport(owner, module, name, alias, node.start_point[0] + 1))
     notes = _notes(defs, starts, comment_nodes)
     return symbols, refs, imports, package, notes
+
+
+_DEF, _CALL, _INHERIT, _IMPORT, _PACKAGE, _COMMENT, _OTHER = range(7)
+_CAPTURE = re.compile(r"@([\w.]+)")
+
+
+@cache
+def _categories(language: str) -> list[tuple[int, str]]:
+    """For each pattern of the language's query: (category, definition capture name),
+    read from the pattern's own text, so the match loop dispatches on an int."""
+    from hindsight.codeindex.languages import query_text
+
+    loaded = get(language)
+    text = query_text(loaded.spec).encode("utf-8")
+    out: list[tuple[int, str]] = []
+    for i in range(loaded.query.pattern_count):
+        pat = text[loaded.query.start_byte_for_pattern(i):
+                   loaded.query.end_byte_for_pattern(i)].decode("utf-8")
+        names = set(_CAPTURE.findall(pat))
+        kind = next((n for n in names if n.startswith("definition.") or n == "scope"), "")
+        if kind:
+            out.append((_DEF, kind))
+        elif "call.name" in names:
+            out.append((_CALL, ""))
+        elif "inherit.name" in names:
+            out.append((_INHERIT, ""))
+        elif "import" in names:
+            out.append((_IMPORT, ""))
+        elif "package" in names:
+            out.append((_PACKAGE, ""))
+        elif "comment" in names:
+            out.append((_COMMENT, ""))
+        else:
+            out.append((_OTHER, ""))
+    return out
 
 
 def _dedupe(defs: list[_Def]) -> list[_Def]:
