@@ -192,9 +192,13 @@ def _nest(defs: list[_Def], class_kinds: tuple[str, ...]) -> None:
             stack.pop()
         parent = stack[-1] if stack else None
         d.container = parent
-        if d.receiver:  # Go method: parent is the receiver type, wherever it is declared
-            d.local = f"{d.receiver}.{d.name}"
-            d.parent = by_local.get(d.receiver)
+        if d.receiver:  # Go method / C++ `T::m`: parent is the receiver type
+            rec = d.receiver.replace("::", ".")
+            if parent is not None:
+                rec = f"{parent.local}.{rec}"
+            d.receiver = rec
+            d.local = f"{rec}.{d.name}"
+            d.parent = by_local.get(rec)
             if d.kind == "function":
                 d.kind = "method"
         elif parent is not None:
@@ -267,7 +271,11 @@ def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes, spec: Any)
     else:
         h = flat_hash(nc[sbyte:node.end_byte])
     parent = d.parent.local if d.parent is not None else d.receiver
-    return Symbol(path, d.name, d.local, d.kind, parent, row + 1, col, end[0] + 1, end[1],
+    end_row, end_col = end
+    if end_col == 0 and end_row > row:  # node ends with its newline (C #define)
+        end_row -= 1
+        end_col = node.end_byte - 1 - (src.rfind(b"\n", 0, node.end_byte - 1) + 1)
+    return Symbol(path, d.name, d.local, d.kind, parent, row + 1, col, end_row + 1, end_col,
                   signature, doc, language, h)
 
 
