@@ -123,7 +123,7 @@ class Bank:
         from hindsight.codeindex.indexer import reparse_one
 
         rel = os.path.relpath(os.path.abspath(path), self.root) if os.path.isabs(path) else path
-        return reparse_one(self.code, self.root, rel.replace(os.sep, "/"))
+        return reparse_one(self.root, rel.replace(os.sep, "/"))
 
     @_storage
     def status(self) -> dict[str, Any]:

@@ -67,7 +67,11 @@ def parse_many(root: str, items: list[tuple[str, str]], workers: int,
             if progress and i % 50 == 0:
                 progress("parse", i, total)
     else:
-        ctx = mp.get_context("fork")
+        ctx: Any
+        try:  # fork: workers inherit loaded grammars; spawn where fork does not exist
+            ctx = mp.get_context("fork")
+        except ValueError:
+            ctx = mp.get_context("spawn")
         with ctx.Pool(workers) as pool:
             done = 0
             for batch in pool.imap_unordered(_parse_job, [(root, b) for b in
@@ -219,10 +223,9 @@ def _fill_stats(stats: IndexStats, results: list[ParseResult],
     stats.skipped = dict(sel.counts)
 
 
-def _incremental(store: CodeStore, root: str, sel: F.Selection,
-                 existing: dict[str, FileRow], workers: int, progress: Progress | None,
-                 stats: IndexStats) -> None:
-    to_parse: list[tuple[str, str]] = []
+def _stale(root: str, sel: F.Selection, existing: dict[str, FileRow]) -> list[tuple[str, str]]:
+    """Files to read again: new ones and those whose size or mtime changed."""
+    out: list[tuple[str, str]] = []
     for path, lang in sorted(sel.files.items()):
         old = existing.get(path)
         if old is not None and old.language == lang:
@@ -232,17 +235,52 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
                 continue
             if st.st_size == old.size and st.st_mtime_ns == old.mtime_ns:
                 continue
-        to_parse.append((path, lang))
-    results = _split_results(parse_many(root, to_parse, workers, progress), sel, stats)
+        out.append((path, lang))
+    return out
+
+
+def _classify(results: list[ParseResult], existing: dict[str, FileRow], sel: F.Selection,
+              stats: IndexStats) -> tuple[list[ParseResult], list[tuple[str, int]]]:
+    """Split re-read files into changed ones and ones whose content is the same (only the
+    mtime is refreshed). A file that cannot be read keeps its stored version."""
     changed: list[ParseResult] = []
     touched: list[tuple[str, int]] = []
     for r in results:
         old = existing.get(r.path)
-        if old is not None and old.content_hash == r.content_hash and not r.error.startswith(
-                "unreadable"):
+        if r.error.startswith("unreadable"):
+            stats.warnings.append(f"{r.path}: {r.error}; "
+                                  + ("kept the indexed version" if old else "skipped"))
+            if old is None:
+                sel.skip(r.path, "unreadable")
+            continue
+        if old is not None and old.content_hash == r.content_hash:
             touched.append((r.path, r.mtime_ns))
         else:
             changed.append(r)
+    return changed, touched
+
+
+def _affected(store: CodeStore, existing: dict[str, FileRow],
+              info: dict[str, tuple[str, str, str]], changed: set[str], deleted: list[str]
+              ) -> set[str]:
+    """Changed files plus every file that recorded a dependency on a key that any old or
+    new version of a changed or deleted file provides."""
+    keys: set[str] = set()
+    for p in [*changed, *deleted]:
+        old = existing.get(p)
+        if old is not None:
+            keys.update(M.provided_keys(p, old.language, old.module, old.package))
+        if p in info:
+            keys.update(M.provided_keys(p, *info[p]))
+    return (store.dependents(keys) & set(info)) | changed
+
+
+def _incremental(store: CodeStore, root: str, sel: F.Selection,
+                 existing: dict[str, FileRow], workers: int, progress: Progress | None,
+                 stats: IndexStats) -> None:
+    results = _split_results(parse_many(root, _stale(root, sel, existing), workers, progress),
+                             sel, stats)
+    changed, touched = _classify(results, existing, sel, stats)
     present = {p for p in sel.files if p not in sel.skipped}
     deleted = [p for p in existing if p not in present]
     new_hashes = {r.content_hash for r in changed if r.path not in existing}
@@ -256,34 +294,16 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
         store.write_skips(sel)
         _counts_only(store, stats, sel)
         return
-    # final file list and python module names
     rows = {p: existing[p] for p in existing if p in present}
-    old_init = _init_files(existing)
-    all_paths = set(rows) | {r.path for r in changed}
-    init = _init_files(all_paths)
+    init = _init_files(set(rows) | {r.path for r in changed})
+    relocate = init != _init_files(existing)  # python packages changed: modules move
     new_modules = {r.path: _module_for(r.path, r.language, init) for r in changed}
-    relocate = init != old_init
-    info: dict[str, tuple[str, str, str]] = {}
-    for p, fr in rows.items():
-        module = _module_for(p, fr.language, init) if relocate else fr.module
-        info[p] = (fr.language, module, fr.package)
-    for r in changed:
-        info[r.path] = (r.language, new_modules[r.path], r.package)
-    key_index = M.build_key_index((p, lang, mod, pkg) for p, (lang, mod, pkg) in sorted(
-        info.items()))
+    info = {p: (fr.language, _module_for(p, fr.language, init) if relocate else fr.module,
+                fr.package) for p, fr in rows.items()}
+    info.update({r.path: (r.language, new_modules[r.path], r.package) for r in changed})
     changed_paths = {r.path for r in changed}
-    if relocate:
-        affected = set(info)
-    else:
-        keys: set[str] = set()
-        for p in list(changed_paths) + deleted:
-            for src in (existing.get(p), None):
-                if src is not None:
-                    keys.update(M.provided_keys(p, src.language, src.module, src.package))
-            if p in info:
-                lang, mod, pkg = info[p]
-                keys.update(M.provided_keys(p, lang, mod, pkg))
-        affected = (store.dependents(keys) & set(info)) | changed_paths
+    affected = set(info) if relocate else _affected(store, existing, info, changed_paths,
+                                                    deleted)
     fresh = {r.path: _fs_from_result(r, new_modules[r.path]) for r in changed}
     id_of = {p: fr.id for p, fr in rows.items()}
 
@@ -292,14 +312,13 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
             return fresh[path]
         if path not in info or path not in id_of:
             return None
-        lang, mod, pkg = info[path]
         syms, imps, inh = store.load_file_raw(id_of[path], path)
-        return FileSyms.build(path, lang, mod, pkg, syms, imps, inh)
+        return FileSyms.build(path, *info[path], syms, imps, inh)
 
+    key_index = M.build_key_index((p, *v) for p, v in sorted(info.items()))
     table = Table(loader, key_index, go_module(root), rust_crate(root))
-    edges: dict[str, tuple[list[Row], set[str]]] = {}
-    for r in changed:
-        edges[r.path] = resolve_file(table, fresh[r.path], _raw_refs(r))
+    edges: dict[str, tuple[list[Row], set[str]]] = {
+        r.path: resolve_file(table, fresh[r.path], _raw_refs(r)) for r in changed}
     rerun = sorted(affected - changed_paths)
     for p in rerun:
         fs = table.get(p)
@@ -320,7 +339,7 @@ def _counts_only(store: CodeStore, stats: IndexStats, sel: F.Selection) -> None:
     stats.skipped = dict(sel.counts)
 
 
-def reparse_one(store: CodeStore, root: str, path: str) -> Any:
+def reparse_one(root: str, path: str) -> Any:
     """Debug helper: parse one file without touching the bank (``hindsight debug``)."""
     lang = F.language_for(path)
     if lang is None:
