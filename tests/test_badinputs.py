@@ -153,3 +153,27 @@ def test_missing_git_binary_falls_back_to_walk(tmp_path: Path) -> None:
                          check=True)
     assert out.stdout.startswith("['a.py'] False")
     assert "git ls-files failed" in out.stdout
+
+
+def test_unreadable_file_keeps_indexed_version(tmp_path: Path, monkeypatch: object) -> None:
+    import builtins
+
+    repo = make_repo(tmp_path / "r", {"a.py": SRC, "b.py": "def other():\n    pass\n"})
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.index(workers=1)
+        write(repo, {"a.py": SRC + "\n\ndef gamma():\n    pass\n", "b.py": "def b2():\n    pass\n"})
+        real_open = builtins.open
+
+        def fake_open(file: object, *a: object, **k: object) -> object:
+            if str(file).endswith("a.py"):
+                raise PermissionError(13, "Permission denied")
+            return real_open(file, *a, **k)  # type: ignore[call-overload]
+
+        monkeypatch.setattr(builtins, "open", fake_open)  # type: ignore[attr-defined]
+        st = bank.index(workers=1)
+        monkeypatch.undo()  # type: ignore[attr-defined]
+        assert any("a.py: unreadable" in w for w in st.warnings)
+        assert [s.name for s in bank.symbols("alpha")[1]] == ["alpha"]  # kept
+        assert [s.name for s in bank.symbols("b2")[1]] == ["b2"]  # the rest went on
+        st = bank.index(workers=1)
+        assert [s.name for s in bank.symbols("gamma")[1]] == ["gamma"]
