@@ -155,3 +155,17 @@ def test_counts_kept_in_meta_match_a_scan(tmp_path: Path) -> None:
         kept = bank.code.counts()
         bank.conn.execute("DELETE FROM meta WHERE key LIKE 'count_%'")
         assert bank.code.counts() == kept
+
+
+def test_parallel_full_build_equals_sequential(tmp_path: Path, monkeypatch: object) -> None:
+    from hindsight.codeindex import indexer
+
+    monkeypatch.setattr(indexer, "PARALLEL_RESOLVE_MIN", 1)  # type: ignore[attr-defined]
+    monkeypatch.setattr(indexer, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
+    repo = make_repo(tmp_path / "r", BASE)
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.index(full=True, workers=2)
+        par = snapshot(bank)
+        bank.index(full=True, workers=1)
+        assert snapshot(bank) == par
+        assert len(par[1]) > 20

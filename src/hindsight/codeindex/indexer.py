@@ -189,6 +189,16 @@ def _split_results(results: list[ParseResult], sel: F.Selection, stats: IndexSta
     return keep
 
 
+# State handed to forked resolver processes (read through copy-on-write memory).
+_RESOLVE: dict[str, Any] = {}
+PARALLEL_RESOLVE_MIN = 400  # files; below this a second process costs more than it saves
+
+
+def _resolve_job(paths: list[str]) -> list[tuple[str, tuple[list[Row], set[str]]]]:
+    table, fss, refs = _RESOLVE["table"], _RESOLVE["fss"], _RESOLVE["refs"]
+    return [(p, resolve_file(table, fss[p], refs[p])) for p in paths]
+
+
 def _full(store: CodeStore, root: str, sel: F.Selection, workers: int,
           progress: Progress | None, stats: IndexStats) -> None:
     results = parse_many(root, sorted(sel.files.items()), workers, progress)
@@ -199,14 +209,44 @@ def _full(store: CodeStore, root: str, sel: F.Selection, workers: int,
     key_index = M.build_key_index((r.path, r.language, modules[r.path], r.package)
                                   for r in results)
     table = Table(fss.get, key_index, go_module(root), rust_crate(root))
+    refs = {r.path: _raw_refs(r) for r in results}
+    paths = [r.path for r in results]
     edges: dict[str, tuple[list[Row], set[str]]] = {}
-    for i, r in enumerate(results):
-        edges[r.path] = resolve_file(table, fss[r.path], _raw_refs(r))
-        if progress and i % 200 == 0:
-            progress("resolve", i, len(results))
-    store.write_full(results, modules, edges, sel)
+    if workers > 1 and len(paths) >= PARALLEL_RESOLVE_MIN and _can_fork():
+        # Resolve in forked processes while this one writes files and symbols.
+        _RESOLVE.update(table=table, fss=fss, refs=refs)
+        chunks = [paths[i::workers * 2] for i in range(workers * 2)]
+        ctx = mp.get_context("fork")
+        try:
+            with ctx.Pool(workers) as pool:
+                pending = pool.map_async(_resolve_job, chunks)
+
+                def wait_edges() -> dict[str, tuple[list[Row], set[str]]]:
+                    for part in pending.get():
+                        edges.update(part)
+                    if progress:
+                        progress("resolve", len(paths), len(paths))
+                    return edges
+
+                store.write_full(results, modules, wait_edges, sel)
+        finally:
+            _RESOLVE.clear()
+    else:
+        for i, p in enumerate(paths):
+            edges[p] = resolve_file(table, fss[p], refs[p])
+            if progress and i % 200 == 0:
+                progress("resolve", i, len(paths))
+        store.write_full(results, modules, lambda: edges, sel)
     _fill_stats(stats, results, edges, sel)
     stats.files_parsed = len(results)
+
+
+def _can_fork() -> bool:
+    try:
+        mp.get_context("fork")
+    except ValueError:
+        return False
+    return True
 
 
 def _raw_refs(r: ParseResult) -> list[tuple[str, str, str, str, int]]:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, Protocol
 
 from hindsight.models import ParseResult, Symbol
@@ -46,8 +46,8 @@ class CodeStore(Protocol):
     def load_files(self) -> dict[str, FileRow]: ...
     def set_meta(self, values: dict[str, str]) -> None: ...
     def get_meta(self, key: str) -> str | None: ...
-    def write_full(self, results: list[ParseResult], modules: dict[str, str], edges: EdgeMap,
-                   sel: Any) -> None: ...
+    def write_full(self, results: list[ParseResult], modules: dict[str, str],
+                   edges_fn: Callable[[], EdgeMap], sel: Any) -> None: ...
     def write_incremental(self, changed: list[ParseResult], modules: dict[str, str],
                           deleted: list[str], edges: EdgeMap, id_of: dict[str, int],
                           modules_update: dict[str, str], sel: Any) -> None: ...

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -88,25 +88,31 @@ class SqliteCodeStore:
                       [(fid, *e) for e in edges])
         c.executemany("INSERT INTO deps VALUES(?,?)", [(fid, k) for k in sorted(deps)])
 
-    def write_full(self, results: list[ParseResult], modules: dict[str, str], edges: EdgeMap,
-                   sel: Any) -> None:
+    def write_full(self, results: list[ParseResult], modules: dict[str, str],
+                   edges_fn: Callable[[], EdgeMap], sel: Any) -> None:
+        """Replace the whole code index in one transaction. Files and symbols are written
+        first; ``edges_fn()`` is then called for the edges (it may block while they are
+        still being resolved elsewhere). Secondary indexes are dropped during the load."""
         with self._tx() as c:
             drop_indexes(c)
             for t in ("files", "symbols", "edges", "deps", "notes"):
                 c.execute(f"DELETE FROM {t}")
+            ids: dict[str, int] = {}
             for r in results:
-                fid = self._insert_file(c, r, modules[r.path])
-                self._insert_contents(c, fid, r)
-                self._insert_edges(c, fid, edges[r.path])
-            self._write_skips(c, sel)
+                ids[r.path] = self._insert_file(c, r, modules[r.path])
+                self._insert_contents(c, ids[r.path], r)
+            edges = edges_fn()
             totals = {"symbols": sum(len(r.symbols) for r in results), "edges": 0, "calls": 0,
                       "unresolved_calls": 0}
-            for rows, _deps in edges.values():
-                totals["edges"] += len(rows)
-                for e in rows:
+            for r in results:
+                rows = edges[r.path]
+                self._insert_edges(c, ids[r.path], rows)
+                totals["edges"] += len(rows[0])
+                for e in rows[0]:
                     if e[1] == "call":
                         totals["calls"] += 1
                         totals["unresolved_calls"] += e[6] == ""
+            self._write_skips(c, sel)
             self._set_counts(c, totals)
             create_indexes(c)
         self.conn.execute("PRAGMA optimize")
