@@ -105,7 +105,7 @@ def test_walk_without_git_same_rules(tmp_path: Path) -> None:
     os.symlink("/etc", root / "etc_link")
     sel = select(str(root))
     assert sorted(sel.files) == ["a.py"]
-    assert sel.counts["hindsightignore"] == 1
+    assert sel.counts["excluded"] == 1
     assert not sel.git
 
 

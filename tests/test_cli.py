@@ -101,3 +101,26 @@ def test_locked_database_is_a_clear_error(tmp_path: Path) -> None:
     assert "locked" in r.stderr and r.stderr.count("\n") == 1
     r = run("symbols", "f", "--json", cwd=repo)  # nothing lost
     assert json.loads(r.stdout)["symbols"][0]["qname"] == "a.py::f"
+
+
+def test_paths_flags_and_unresolved_callers(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "p", {
+        "lib/b.py": "def f():\n    return 1\n",  # namespace package: no __init__.py
+        "app/main.py": "import lib.b\n\n\ndef run():\n    return lib.b.f()\n\n\n"
+                       "def other(x):\n    return x.f()\n",
+    })
+    assert run("index", cwd=repo).returncode == 0
+    r = run("callers", "f", "--json", cwd=repo)
+    assert [(h["qname"], h["resolved"]) for h in json.loads(r.stdout)["callers"]] == [
+        ("app/main.py::run", True)]
+    r = run("callers", "f", "--include-unresolved", "--json", cwd=repo)
+    got = [(h["qname"], h["resolved"], h["edge_dst"]) for h in json.loads(r.stdout)["callers"]]
+    assert got == [("app/main.py::other", False, "?f"), ("app/main.py::run", True, "lib/b.py::f")]
+    r = run("symbols", "f", "--file", "./lib/b.py", "--json", cwd=repo)
+    assert json.loads(r.stdout)["symbols"][0]["qname"] == "lib/b.py::f"
+    r = run("symbols", "f", "--file", "b.py", "--json", cwd=repo / "lib")
+    assert r.returncode == 0 and json.loads(r.stdout)["symbols"][0]["qname"] == "lib/b.py::f"
+    r = run("debug", "--file", "nope.py", cwd=repo)
+    assert r.returncode == 6 and "no such file" in r.stderr
+    r = run("trace", "--start", "run", "--json", cwd=repo)
+    assert json.loads(r.stdout)["children"][0]["name"] == "lib/b.py::f"

@@ -169,3 +169,16 @@ def test_parallel_full_build_equals_sequential(tmp_path: Path, monkeypatch: obje
         bank.index(full=True, workers=1)
         assert snapshot(bank) == par
         assert len(par[1]) >= 12
+
+
+def test_counts_stay_right_when_the_same_file_changes_again(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"m.py": "def a():\n    return b()\n\n\ndef b():\n    pass\n"})
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.index(workers=1)
+        for i in range(4):  # the re-inserted file reuses the highest row id each time
+            with open(repo / "m.py", "a") as fh:
+                fh.write(f"# edit {i}\n")
+            st = bank.index(workers=1)
+            assert (st.symbols, st.edges) == (2, 1)
+        c = bank.code.counts()
+        assert (c["symbols"], c["edges"], c["calls"], c["unresolved_calls"]) == (2, 1, 1, 0)

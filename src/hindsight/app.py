@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from hindsight.config.paths import bank_file, bank_id_for, repo_root
-from hindsight.errors import ConfigError, NotIndexed, StorageError
+from hindsight.errors import ConfigError, NotFound, NotIndexed, StorageError
 from hindsight.models import IndexStats, Symbol
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -61,13 +61,13 @@ class Bank:
 
     # --- code index ------------------------------------------------------------------
     @_storage
-    def index(self, *, full: bool = False, include_untracked: bool = False,
+    def index(self, *, full: bool = False, include_untracked: bool | None = None,
               workers: int | None = None, exclude: list[str] | None = None,
               progress: Any = None) -> IndexStats:
         """Index the repository (incremental unless ``full`` or first time).
 
-        ``workers``: parser processes (default: CPU count). ``exclude``: gitignore-style
-        patterns, remembered by the bank. ``progress(stage, done, total)``
+        ``workers``: parser processes (default: CPU count). ``exclude`` (gitignore-style
+        patterns) and ``include_untracked`` are remembered by the bank when given. ``progress(stage, done, total)``
         is called during long work. Raises :class:`~hindsight.errors.StorageError` when the
         bank cannot be written.
         """
@@ -87,13 +87,26 @@ class Bank:
         return self.code
 
     @_storage
+    def rel(self, path: str | None) -> str | None:
+        """A user-given file or directory as a repository-relative path: absolute paths and
+        paths that exist relative to the current directory are converted; ``./`` is
+        dropped; anything else is taken as already relative to the root."""
+        if not path:
+            return path
+        cand = os.path.abspath(path)
+        if os.path.isabs(path) or os.path.exists(cand):
+            rel = os.path.relpath(cand, self.root)
+            if not rel.startswith(".."):
+                return "" if rel == "." else rel.replace(os.sep, "/")
+        return os.path.normpath(path).replace(os.sep, "/").removeprefix("./")
+
     def symbols(self, name: str, kind: str | None = None, file: str | None = None,
                 limit: int = 50) -> tuple[str, list[Symbol]]:
         """Find symbols by name (exact, then prefix, then substring); see
         :func:`hindsight.codeindex.query.find`. Raises :class:`NotIndexed`."""
         from hindsight.codeindex.query import find
 
-        return find(self._require_index(), name, kind, file, limit)
+        return find(self._require_index(), name, kind, self.rel(file), limit)
 
     @_storage
     def callers(self, symbol: str, depth: int = 1, file: str | None = None,
@@ -101,7 +114,7 @@ class Bank:
         """Callers of ``symbol`` to ``depth``. Raises NotIndexed, NotFound, Ambiguous."""
         from hindsight.codeindex.query import callers
 
-        return callers(self._require_index(), symbol, depth, file, include_unresolved)
+        return callers(self._require_index(), symbol, depth, self.rel(file), include_unresolved)
 
     @_storage
     def callees(self, symbol: str, depth: int = 1, file: str | None = None
@@ -109,21 +122,25 @@ class Bank:
         """Callees of ``symbol`` to ``depth``. Raises NotIndexed, NotFound, Ambiguous."""
         from hindsight.codeindex.query import callees
 
-        return callees(self._require_index(), symbol, depth, file)
+        return callees(self._require_index(), symbol, depth, self.rel(file))
 
     @_storage
     def trace(self, start: str, depth: int = 3, file: str | None = None) -> Any:
         """Call tree from ``start`` (a :class:`hindsight.codeindex.query.Step`)."""
         from hindsight.codeindex.query import trace
 
-        return trace(self._require_index(), self.root, start, depth, file)
+        return trace(self._require_index(), self.root, start, depth, self.rel(file))
 
     def debug_file(self, path: str) -> Any:
-        """Parse one file (repository-relative or absolute) without storing anything."""
+        """Parse one file (relative to the current directory or the root, or absolute)
+        without storing anything. Returns a ParseResult, or ``None`` for a file with no
+        supported language. Raises :class:`NotFound` when the file does not exist."""
         from hindsight.codeindex.indexer import reparse_one
 
-        rel = os.path.relpath(os.path.abspath(path), self.root) if os.path.isabs(path) else path
-        return reparse_one(self.root, rel.replace(os.sep, "/"))
+        rel = self.rel(path) or ""
+        if not os.path.isfile(os.path.join(self.root, rel)):
+            raise NotFound(f"{path}: no such file under {self.root}")
+        return reparse_one(self.root, rel)
 
     @_storage
     def status(self) -> dict[str, Any]:

@@ -90,15 +90,17 @@ def _progress_factory() -> tuple[Callable[[str, int, int], None] | None, Any]:
 @app.command()
 @repo_root_opt
 @click.option("--full", is_flag=True, help="Rebuild from scratch.")
-@click.option("--include-untracked", is_flag=True,
-              help="Also index untracked files that are not ignored.")
+@click.option("--include-untracked/--tracked-only", "include_untracked", default=None,
+              help="Also index untracked files that are not ignored (remembered for later "
+              "runs; default: tracked only).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Parser processes (default: CPU count).")
 @click.option("--exclude", multiple=True, metavar="PATTERN",
               help="Gitignore-style pattern to leave out (repeatable; remembered for later "
-              "runs).")
+              "runs; --exclude '' clears).")
 @json_opt
-def index(repo_root: str | None, full: bool, include_untracked: bool, workers: int | None,
+def index(repo_root: str | None, full: bool, include_untracked: bool | None,
+          workers: int | None,
           exclude: tuple[str, ...], json: bool) -> None:
     """Index the repository's code: symbols (L1) and call graph (L2). Incremental after the
     first run."""
@@ -123,7 +125,8 @@ def index(repo_root: str | None, full: bool, include_untracked: bool, workers: i
         skipped = ", ".join(f"{k} {v}" for k, v in sorted(st.skipped.items())) or "none"
         out.console().print(
             f"{mode} index of {bank.root}: {st.files_parsed} files parsed, "
-            f"{st.files_unchanged} unchanged, {st.files_removed} removed, "
+            f"{st.files_unchanged} unchanged, {st.files_removed} removed "
+            f"({st.files_renamed} renamed), "
             f"{st.files_reresolved} re-resolved; {st.symbols:,} symbols, {st.edges:,} edges, "
             f"{st.parse_errors} files with parse errors; {st.seconds:.2f}s{rate}\n"
             f"skipped: {skipped}")
@@ -147,10 +150,12 @@ def symbols(name: str, repo_root: str | None, kind: str | None, file: str | None
     with _errors(), _bank(repo_root) as bank:
         how, hits = bank.symbols(name, kind, file, limit)
         if json:
-            out.emit_json({"query": name, "match": how, "symbols": [s._asdict() | {
+            out.emit_json({"query": name, "match": how, "truncated": len(hits) >= limit,
+                           "symbols": [s._asdict() | {
                 "qname": s.qname} for s in hits]})
         elif hits:
-            out.table(f"{len(hits)} {how} match(es) for {name!r}",
+            more = f" (first {limit}; raise --limit for more)" if len(hits) >= limit else ""
+            out.table(f"{len(hits)} {how} match(es) for {name!r}{more}",
                       ["kind", "symbol", "lines", "signature"], [_sym_row(s) for s in hits])
         if not hits:
             if not json:
@@ -172,10 +177,17 @@ def _graph(direction: str, symbol: str, repo_root: str | None, depth: int, file:
         if not hits:
             out.console().print(f"no {direction} of {target.qname} found in the index")
             return
-        rows = [[h.depth, h.via, h.qname if h.resolved else f"{h.name} (unresolved)",
-                 f"{h.path}:{h.line}" if h.path else ""] for h in hits]
-        what = "call site" if direction == "callers" else "definition / call site"
-        out.table(f"{direction} of {target.qname}", ["depth", "edge", "symbol", what], rows)
+        if direction == "callers":
+            rows = [[h.depth, h.via, h.qname + ("" if h.resolved else
+                                                f" (calls `{h.edge_dst[1:]}` by name only)"),
+                     h.edge_dst if h.depth > 1 else "", f"{h.path}:{h.line}"] for h in hits]
+            cols = ["depth", "edge", "caller", "calls", "call site"]
+        else:
+            rows = [[h.depth, h.via, h.qname if h.resolved else f"{h.name} (unresolved)",
+                     h.edge_src if h.depth > 1 else "",
+                     f"{h.path}:{h.line}" + ("" if h.resolved else " (call)")] for h in hits]
+            cols = ["depth", "edge", "callee", "from", "definition (or call site)"]
+        out.table(f"{direction} of {target.qname}", cols, rows)
 
 
 @app.command()
@@ -211,13 +223,15 @@ def callees(symbol: str, repo_root: str | None, depth: int, file: str | None, js
 @file_opt
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown",
               show_default=True)
-def trace(start: str, repo_root: str | None, depth: int, file: str | None, fmt: str) -> None:
+@json_opt
+def trace(start: str, repo_root: str | None, depth: int, file: str | None, fmt: str,
+          json: bool) -> None:
     """The call chain from a start symbol, each step with location and code snippet."""
     from hindsight.codeindex.query import trace_markdown
 
     with _errors(), _bank(repo_root) as bank:
         step = bank.trace(start, depth, file)
-        if fmt == "json":
+        if fmt == "json" or json:
             out.emit_json(step.as_dict())
         else:
             sys.stdout.write(trace_markdown(step))

@@ -148,7 +148,7 @@ def _consider(root: str, path: str, hspec: pathspec.GitIgnoreSpec | None, sel: S
         sel.skip(path, "unsupported", listed=False)
         return
     if hspec is not None and hspec.match_file(path):
-        sel.skip(path, "hindsightignore", listed=False)
+        sel.skip(path, "excluded", listed=False)
         return
     full = os.path.join(root, path)
     try:

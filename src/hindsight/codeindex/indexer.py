@@ -132,13 +132,14 @@ def _init_files(paths: Iterable[str]) -> set[str]:
 
 
 def index(store: CodeStore, root: str, *, full: bool = False,
-          include_untracked: bool = False, workers: int | None = None,
+          include_untracked: bool | None = None, workers: int | None = None,
           exclude: list[str] | None = None, progress: Progress | None = None) -> IndexStats:
     """Index repository ``root`` (absolute path) into the bank's code store ``store``.
 
     ``workers``: parser processes (default: CPU count). ``exclude``: gitignore-style
-    patterns; when given they are stored in the bank and reused by later runs that pass
-    none (``[]`` clears them). Returns :class:`IndexStats`.
+    patterns; ``include_untracked``: also untracked, non-ignored files. Both are stored in
+    the bank when given and reused by later runs that pass ``None`` (``exclude=[]`` clears
+    the patterns). Returns :class:`IndexStats`.
     Raises :class:`~hindsight.errors.StorageError` if the database cannot be written;
     bad files never raise (they are counted as skipped or recorded with a parse error).
     """
@@ -149,6 +150,10 @@ def index(store: CodeStore, root: str, *, full: bool = False,
         exclude = [p for p in saved.split("\n") if p] if saved else []
     else:
         store.set_meta({"exclude": "\n".join(exclude)})
+    if include_untracked is None:
+        include_untracked = store.get_meta("include_untracked") == "1"
+    else:
+        store.set_meta({"include_untracked": "1" if include_untracked else "0"})
     sel = F.select(root, include_untracked, exclude)
     stats = IndexStats(full=full)
     stats.warnings.extend(sel.warnings)
@@ -163,7 +168,7 @@ def index(store: CodeStore, root: str, *, full: bool = False,
         _incremental(store, root, sel, existing, workers, progress, stats)
     stats.seconds = time.perf_counter() - t0
     store.set_meta({"root": root, "last_index_seconds": f"{stats.seconds:.3f}",
-                      "indexed_commit": _head(root)})
+                      "indexed_commit": _head(root) if sel.git else ""})
     return stats
 
 

@@ -37,6 +37,14 @@ def provided_keys(path: str, language: str, module: str, package: str) -> list[s
     keys = [f"path:{path}", f"dir:{posixpath.dirname(path)}"]
     if language == "python" and module:
         keys.append(f"mod:{module}")
+        # PEP 420 namespace packages: `import a.b` also finds a/b.py without __init__.py
+        parts = path.rsplit(".", 1)[0].split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        for i in range(len(parts) - 1):
+            dotted = ".".join(parts[i:])
+            if dotted != module and "." in dotted:
+                keys.append(f"nsmod:{dotted}")
     if package:
         keys.append(f"pkg:{package}")
     return keys

@@ -14,7 +14,11 @@ from hindsight.store.base import StoredEdge
 @dataclass
 class Hit:
     """One caller/callee found at ``depth`` (1 = direct). ``symbol`` is ``None`` for an
-    unresolved callee (only ``name`` known) or module-level code."""
+    unresolved callee (only ``name`` known) or module-level code. ``edge_src`` and
+    ``edge_dst`` are the edge's two ends (``edge_dst`` ``?name`` when unresolved);
+    ``resolved`` is false for a callee known only by name and for a caller found through
+    ``include_unresolved`` (a call by bare name that may mean another symbol). ``line`` is
+    the call site for callers and unresolved callees, the definition for resolved ones."""
 
     depth: int
     qname: str
@@ -25,6 +29,8 @@ class Hit:
     via: str
     resolved: bool
     symbol: Symbol | None = None
+    edge_src: str = ""
+    edge_dst: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in self.__dict__.items() if k != "symbol"}
@@ -68,12 +74,14 @@ def resolve_one(store: Any, spec: str, file: str | None = None) -> list[Symbol]:
 def _edge_hit(e: StoredEdge, depth: int, qname: str, syms: dict[str, Symbol],
               reverse: bool) -> Hit:
     s = syms.get(qname)
-    if reverse:
+    dst = e.dst or f"?{e.name}"
+    if reverse:  # a caller: resolved only when the edge itself resolved to the target
         return Hit(depth, qname, qname.partition("::")[2] or "<module>", e.path, e.line,
-                   s.kind if s else "module", e.kind, True, s)
+                   s.kind if s else "module", e.kind, bool(e.dst), s, e.src, dst)
     name = qname.partition("::")[2] if qname else e.name
     return Hit(depth, qname or e.name, name or "<module>", s.path if s else e.path,
-               s.start_line if s else e.line, s.kind if s else "", e.kind, bool(qname), s)
+               s.start_line if s else e.line, s.kind if s else "", e.kind, bool(qname), s,
+               e.src, dst)
 
 
 def callers(store: Any, spec: str, depth: int = 1, file: str | None = None,

@@ -138,6 +138,8 @@ class Resolver:
             out: list[str] = []
             for target in M.python_targets(fs.module, fs.is_pkg, spec):
                 out += self._by_key(f"mod:{target}")
+                if not out and "." in target:  # namespace package (no __init__.py)
+                    out += _nearest(fs.path, self._by_key(f"nsmod:{target}"))
             return out
         if lang in ("javascript", "typescript", "tsx"):
             if not spec:  # `export default x` records the file itself
@@ -421,6 +423,19 @@ class Resolver:
                 if sub:
                     return f"{sub[0]}::"
         return f"{files[0]}::"
+
+
+def _nearest(importer: str, paths: list[str]) -> list[str]:
+    """``paths`` ordered by the length of the directory prefix they share with ``importer``
+    (longest first), then by path: the most local namespace-package match wins."""
+    def shared(p: str) -> int:
+        a, b = importer.split("/")[:-1], p.split("/")[:-1]
+        n = 0
+        while n < min(len(a), len(b)) and a[n] == b[n]:
+            n += 1
+        return n
+
+    return sorted(paths, key=lambda p: (-shared(p), p))
 
 
 Row = tuple[str, str, str, str, str, int, str]

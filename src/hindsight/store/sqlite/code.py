@@ -134,8 +134,10 @@ class SqliteCodeStore:
                 c.execute(f"DELETE FROM files WHERE id IN ({q})", ids)
             for p, mod in modules_update.items():
                 c.execute("UPDATE files SET module=? WHERE path=?", (mod, p))
+            new_ids: list[int] = []
             for r in changed:
                 fid = self._insert_file(c, r, modules[r.path])
+                new_ids.append(fid)
                 self._insert_contents(c, fid, r)
                 self._insert_edges(c, fid, edges[r.path])
             for p, rows in edges.items():
@@ -144,8 +146,6 @@ class SqliteCodeStore:
                     c.execute("DELETE FROM edges WHERE file_id=?", (fid,))
                     c.execute("DELETE FROM deps WHERE file_id=?", (fid,))
                     self._insert_edges(c, fid, rows)
-            new_ids = [r[0] for r in c.execute(
-                "SELECT id FROM files WHERE id > ?", (max(old.values(), default=0),))]
             after = self._file_counts(c, new_ids + rerun)
             totals = self._get_counts(c)
             self._set_counts(c, {k: totals[k] + after[k] - before[k] for k in after})
