@@ -1,5 +1,6 @@
 ; hindsight query for Kotlin (symbols, calls, inheritance).
-(class_declaration name: (identifier) @name) @definition.class
+(class_declaration "interface" name: (identifier) @name) @definition.interface
+(class_declaration "class" name: (identifier) @name) @definition.class
 (object_declaration name: (identifier) @name) @definition.object
 (function_declaration name: (identifier) @name) @definition.function
 (type_alias type: (identifier) @name) @definition.type
