@@ -177,3 +177,42 @@ def test_unreadable_file_keeps_indexed_version(tmp_path: Path, monkeypatch: obje
         assert [s.name for s in bank.symbols("b2")[1]] == ["b2"]  # the rest went on
         st = bank.index(workers=1)
         assert [s.name for s in bank.symbols("gamma")[1]] == ["gamma"]
+
+
+def test_grammar_that_never_returns_is_skipped(tmp_path: Path, monkeypatch: object) -> None:
+    """tree-sitter-typescript's TSX grammar loops forever on this mangled 1 KB file."""
+    import time
+
+    monkeypatch.setenv("HINDSIGHT_PARSE_TIMEOUT_S", "1.5")  # type: ignore[attr-defined]
+    hang = (Path(__file__).parent / "fixtures" / "hang" / "hang.tsx").read_bytes()
+    repo = make_repo(tmp_path / "r", {"a.py": SRC, "ui/hang.tsx": hang,
+                                      "ui/ok.tsx": "export function Ok() { return 1; }\n"})
+    with open_bank(repo_root_path=str(repo)) as bank:
+        st = bank.index()
+        assert st.skipped["parse_timeout"] == 1
+        assert any("ui/hang.tsx: parsing took over 1.5s" in w for w in st.warnings)
+        assert sorted(bank.code.load_files()) == ["a.py", "ui/ok.tsx"]
+        t = time.perf_counter()
+        st = bank.index()  # unchanged: not parsed (and not waited for) again
+        assert time.perf_counter() - t < 1.5
+        assert st.skipped["parse_timeout"] == 1
+        st = bank.index(full=True)
+        assert st.skipped["parse_timeout"] == 1 and st.files_parsed == 2
+
+
+def test_hang_among_many_files_in_parallel(tmp_path: Path, monkeypatch: object) -> None:
+    from hindsight.codeindex import indexer
+
+    monkeypatch.setenv("HINDSIGHT_PARSE_TIMEOUT_S", "1.5")  # type: ignore[attr-defined]
+    monkeypatch.setattr(indexer, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
+    monkeypatch.setattr(indexer, "BATCH_BYTES", 200)  # type: ignore[attr-defined]
+    hang = (Path(__file__).parent / "fixtures" / "hang" / "hang.tsx").read_bytes()
+    files: dict[str, str | bytes] = {f"m{i:02d}.py": f"def f{i}():\n    return {i}\n"
+                                     for i in range(40)}
+    files["z/hang.tsx"] = hang
+    repo = make_repo(tmp_path / "r", files)
+    with open_bank(repo_root_path=str(repo)) as bank:
+        st = bank.index(workers=2)
+        assert st.skipped["parse_timeout"] == 1
+        assert len(bank.code.load_files()) == 40
+        assert st.symbols == 40

@@ -14,6 +14,7 @@ The result equals a full rebuild (tests/test_incremental.py proves it).
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import os
 import time
@@ -22,8 +23,8 @@ from typing import Any
 
 from hindsight.codeindex import files as F
 from hindsight.codeindex import modules as M
+from hindsight.codeindex import pool
 from hindsight.codeindex.resolve import FileSyms, Row, Table, resolve_file
-from hindsight.codeindex.worker import parse_batch, parse_path
 from hindsight.models import IndexStats, ParseResult
 from hindsight.store.base import CodeStore, FileRow
 
@@ -57,37 +58,22 @@ def _batches(root: str, items: list[tuple[str, str]]) -> list[list[tuple[str, st
 
 def parse_many(root: str, items: list[tuple[str, str]], workers: int,
                progress: Progress | None = None) -> list[ParseResult]:
-    """Parse ``(path, language)`` items, in ``workers`` processes when worthwhile.
-    Results are sorted by path."""
-    results: list[ParseResult] = []
-    total = len(items)
-    if workers <= 1 or total <= IN_PROCESS_MAX:
-        for i, (p, lang) in enumerate(items):
-            results.append(parse_path(root, p, lang))
-            if progress and i % 50 == 0:
-                progress("parse", i, total)
+    """Parse ``(path, language)`` items in worker processes (one for small sets), each
+    file under a time limit (:mod:`hindsight.codeindex.pool`). A file over the limit comes
+    back with ``skip="parse_timeout"``. Results are sorted by path."""
+    if not items:
+        return []
+    if workers <= 1 or len(items) <= IN_PROCESS_MAX:
+        results, timed_out = pool.run(root, [items], 1, progress)
     else:
-        ctx: Any
-        try:  # fork: workers inherit loaded grammars; spawn where fork does not exist
-            ctx = mp.get_context("fork")
-        except ValueError:
-            ctx = mp.get_context("spawn")
-        with ctx.Pool(workers) as pool:
-            done = 0
-            for batch in pool.imap_unordered(_parse_job, [(root, b) for b in
-                                                          _batches(root, items)]):
-                results.extend(ParseResult.from_wire(w) for w in batch)
-                done += len(batch)
-                if progress:
-                    progress("parse", done, total)
+        results, timed_out = pool.run(root, _batches(root, items), workers, progress)
+    for path, lang in timed_out:
+        results.append(ParseResult(path=path, language=lang, content_hash="",
+                                   size=0, mtime_ns=0, lines=0, skip="parse_timeout"))
     if progress:
-        progress("parse", total, total)
+        progress("parse", len(items), len(items))
     results.sort(key=lambda r: r.path)
     return results
-
-
-def _parse_job(args: tuple[str, list[tuple[str, str]]]) -> list[tuple[Any, ...]]:
-    return [r.to_wire() for r in parse_batch(*args)]
 
 
 def go_module(root: str) -> str:
@@ -155,6 +141,7 @@ def index(store: CodeStore, root: str, *, full: bool = False,
     else:
         store.set_meta({"include_untracked": "1" if include_untracked else "0"})
     sel = F.select(root, include_untracked, exclude)
+    known = _skip_known_timeouts(store, root, sel)
     stats = IndexStats(full=full)
     stats.warnings.extend(sel.warnings)
     stats.files_seen = len(sel.files)
@@ -166,10 +153,42 @@ def index(store: CodeStore, root: str, *, full: bool = False,
         _full(store, root, sel, workers, progress, stats)
     else:
         _incremental(store, root, sel, existing, workers, progress, stats)
+    _save_timeouts(store, root, sel, known)
     stats.seconds = time.perf_counter() - t0
     store.set_meta({"root": root, "last_index_seconds": f"{stats.seconds:.3f}",
                       "indexed_commit": _head(root) if sel.git else ""})
     return stats
+
+
+def _stat_key(root: str, path: str) -> list[int] | None:
+    try:
+        st = os.stat(os.path.join(root, path))
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns]
+
+
+def _skip_known_timeouts(store: CodeStore, root: str, sel: F.Selection) -> dict[str, Any]:
+    """Files that timed out before and have not changed since (same size and mtime) are
+    skipped without parsing again (a timeout costs HINDSIGHT_PARSE_TIMEOUT_S each time)."""
+    try:
+        known = json.loads(store.get_meta("parse_timeouts") or "{}")
+    except ValueError:
+        known = {}
+    for path, key in list(known.items()):
+        if path in sel.files and _stat_key(root, path) == key:
+            del sel.files[path]
+            sel.skip(path, "parse_timeout")
+    return dict(known)
+
+
+def _save_timeouts(store: CodeStore, root: str, sel: F.Selection, known: dict[str, Any]
+                   ) -> None:
+    now = {p: _stat_key(root, p) for p, reason in sel.skipped.items()
+           if reason == "parse_timeout"}
+    now = {p: k for p, k in now.items() if k is not None}
+    if now != known:
+        store.set_meta({"parse_timeouts": json.dumps(now, sort_keys=True)})
 
 
 def _head(root: str) -> str:
@@ -189,6 +208,9 @@ def _split_results(results: list[ParseResult], sel: F.Selection, stats: IndexSta
     for r in results:
         if r.skip:
             sel.skip(r.path, r.skip)
+            if r.skip == "parse_timeout":
+                stats.warnings.append(f"{r.path}: parsing took over "
+                                      f"{pool.parse_timeout_s():g}s; skipped")
             continue
         keep.append(r)
     return keep
@@ -385,8 +407,9 @@ def _counts_only(store: CodeStore, stats: IndexStats, sel: F.Selection) -> None:
 
 
 def reparse_one(root: str, path: str) -> Any:
-    """Debug helper: parse one file without touching the bank (``hindsight debug``)."""
+    """Debug helper: parse one file without touching the bank (``hindsight debug``),
+    under the same time limit as indexing."""
     lang = F.language_for(path)
     if lang is None:
         return None
-    return parse_path(root, path, lang)
+    return parse_many(root, [(path, lang)], 1)[0]
