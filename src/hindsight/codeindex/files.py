@@ -177,6 +177,10 @@ def _link_reason(root: str, full: str) -> str:
 
 
 def _walk(root: str, sel: Selection, hspec: pathspec.GitIgnoreSpec | None) -> list[str]:
+    """Walk ``root`` without following directory links, honouring every ``.gitignore``.
+    Regular files with a supported language go straight into ``sel.files`` (their type is
+    known from the directory entry, so no extra ``lstat``); links and odd files are
+    returned for :func:`_consider` to classify."""
     out: list[str] = []
     specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
 
@@ -189,27 +193,56 @@ def _walk(root: str, sel: Selection, hspec: pathspec.GitIgnoreSpec | None) -> li
                 return True
         return False
 
-    def excluded_dir(rel: str) -> bool:
-        return hspec is not None and hspec.match_file(rel + "/")
-
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
-        rel_dir = "" if rel_dir == "." else rel_dir
-        gi = _read(os.path.join(dirpath, ".gitignore"))
-        if gi:
-            specs.append((rel_dir, _spec_from(gi)))
-        keep = []
-        for d in sorted(dirnames):
-            rel = f"{rel_dir}/{d}" if rel_dir else d
-            if d in WALK_EXCLUDES or ignored(rel, True) or excluded_dir(rel):
+    stack = [""]
+    while stack:
+        rel_dir = stack.pop()
+        full_dir = os.path.join(root, rel_dir) if rel_dir else root
+        try:
+            with os.scandir(full_dir) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as err:
+            sel.warnings.append(f"{full_dir}: cannot list directory: {err.strerror or err}")
+            continue
+        gi = next((e for e in entries if e.name == ".gitignore"), None)
+        if gi is not None:
+            data = _read(gi.path)
+            if data:
+                specs.append((rel_dir, _spec_from(data)))
+        subdirs = []
+        for e in entries:
+            rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
+            try:
+                is_link = e.is_symlink()
+                is_dir = not is_link and e.is_dir(follow_symlinks=False)
+                is_file = not is_link and e.is_file(follow_symlinks=False)
+            except OSError:
+                is_link = is_dir = is_file = False
+            if is_dir:
+                if e.name in WALK_EXCLUDES or ignored(rel, True) or (
+                        hspec is not None and hspec.match_file(rel + "/")):
+                    continue
+                subdirs.append(rel)
                 continue
-            if os.path.islink(os.path.join(dirpath, d)):
-                sel.skip(rel, _link_reason(root, os.path.join(dirpath, d)))
+            if is_link and os.path.isdir(e.path):
+                sel.skip(rel, _link_reason(root, e.path))
                 continue
-            keep.append(d)
-        dirnames[:] = keep
-        for f in sorted(filenames):
-            rel = f"{rel_dir}/{f}" if rel_dir else f
-            if not ignored(rel, False):
-                out.append(rel)
+            if specs and ignored(rel, False):
+                continue
+            if is_file:
+                lang = language_for(rel)
+                if lang is None:
+                    sel.skip(rel, "unsupported", listed=False)
+                    continue
+                if hspec is not None and hspec.match_file(rel):
+                    sel.skip(rel, "excluded", listed=False)
+                    continue
+                try:
+                    rel.encode("utf-8")
+                except UnicodeEncodeError:
+                    out.append(rel)  # _consider reports the bad name
+                    continue
+                sel.files[rel] = lang
+                continue
+            out.append(rel)
+        stack.extend(reversed(subdirs))
     return out

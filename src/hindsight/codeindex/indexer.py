@@ -63,7 +63,9 @@ def parse_many(root: str, items: list[tuple[str, str]], workers: int,
     back with ``skip="parse_timeout"``. Results are sorted by path."""
     if not items:
         return []
-    if workers <= 1 or len(items) <= IN_PROCESS_MAX:
+    if len(items) <= IN_PROCESS_MAX:
+        results, timed_out = pool.run_small(root, items)
+    elif workers <= 1:
         results, timed_out = pool.run(root, [items], 1, progress)
     else:
         results, timed_out = pool.run(root, _batches(root, items), workers, progress)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import faulthandler
 import multiprocessing as mp
 import os
+import pickle
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -78,6 +79,49 @@ def _round(root: str, batches: list[list[Item]], workers: int, timeout: float,
                 continue
             on_done([ParseResult.from_wire(w) for w in wires])
     return broken
+
+
+def _forked(root: str, items: list[Item], timeout: float) -> list[ParseResult] | None:
+    """Parse ``items`` in one forked child (cheaper than a pool for a few files); ``None``
+    if the child died (a file hit the time limit)."""
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: never returns
+        code = 0
+        try:
+            os.close(rfd)
+            data = pickle.dumps(_job((root, items, timeout)), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(wfd, "wb") as fh:
+                fh.write(data)
+        except BaseException:
+            code = 70
+        os._exit(code)
+    os.close(wfd)
+    with os.fdopen(rfd, "rb") as fh:
+        data = fh.read()
+    _pid, status = os.waitpid(pid, 0)
+    if status != 0 or not data:
+        return None
+    return [ParseResult.from_wire(w) for w in pickle.loads(data)]
+
+
+def run_small(root: str, items: list[Item]) -> tuple[list[ParseResult], list[Item]]:
+    """Parse a few files in a forked child; if it dies, each file alone."""
+    timeout = parse_timeout_s()
+    if not hasattr(os, "fork"):
+        return run(root, [items], 1)
+    got = _forked(root, items, timeout)
+    if got is not None:
+        return got, []
+    results: list[ParseResult] = []
+    timed_out: list[Item] = []
+    for it in items:
+        one = _forked(root, [it], timeout)
+        if one is None:
+            timed_out.append(it)
+        else:
+            results.extend(one)
+    return results, timed_out
 
 
 def run(root: str, batches: list[list[Item]], workers: int,
