@@ -66,7 +66,7 @@ def init(repo_root: str | None, json: bool) -> None:
         if json:
             out.emit_json(info)
         else:
-            out.console().print(f"bank [bold]{bank.bank_id}[/] for {bank.root}\n"
+            out.say(f"bank [bold]{bank.bank_id}[/] for {bank.root}\n"
                                 f"database {bank.path}")
 
 
@@ -123,7 +123,7 @@ def index(repo_root: str | None, full: bool, include_untracked: bool | None,
         mode = "full" if st.full else "incremental"
         rate = f", {st.lines / st.seconds:,.0f} lines/s" if st.full and st.seconds else ""
         skipped = ", ".join(f"{k} {v}" for k, v in sorted(st.skipped.items())) or "none"
-        out.console().print(
+        out.say(
             f"{mode} index of {bank.root}: {st.files_parsed} files parsed, "
             f"{st.files_unchanged} unchanged, {st.files_removed} removed "
             f"({st.files_renamed} renamed), "
@@ -175,7 +175,7 @@ def _graph(direction: str, symbol: str, repo_root: str | None, depth: int, file:
                            direction: [h.as_dict() for h in hits]})
             return
         if not hits:
-            out.console().print(f"no {direction} of {target.qname} found in the index")
+            out.say(f"no {direction} of {target.qname} found in the index")
             return
         if direction == "callers":
             rows = [[h.depth, h.via, h.qname + ("" if h.resolved else
@@ -281,7 +281,7 @@ def status(repo_root: str | None, json: bool) -> None:
             out.emit_json(st)
             return
         if not st["indexed"]:
-            out.console().print(f"bank {st['bank']} for {st['root']}: not indexed yet; run "
+            out.say(f"bank {st['bank']} for {st['root']}: not indexed yet; run "
                                 f"`hindsight index --repo-root {st['root']}`")
             return
         skipped = ", ".join(f"{k} {v}" for k, v in st["skipped"].items()) or "none"

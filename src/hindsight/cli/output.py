@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
@@ -12,6 +13,18 @@ def console() -> Any:
     from rich.console import Console
 
     return Console(highlight=False, soft_wrap=False)
+
+
+_MARKUP = re.compile(r"\[/?(?:bold|red|green|dim)?\]")
+
+
+def say(text: str) -> None:
+    """Print a message: through rich on a terminal, plain (markup removed) otherwise, so a
+    piped command does not pay for importing rich."""
+    if sys.stdout.isatty():
+        console().print(text)
+    else:
+        sys.stdout.write(_MARKUP.sub("", text) + "\n")
 
 
 def err(msg: str) -> None:
