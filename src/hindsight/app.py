@@ -195,6 +195,11 @@ def open_bank(path: str = ".", *, repo_root_path: str | None = None) -> Bank:
             raise ConfigError(f"{repo_root_path}: not a directory")
     else:
         root = repo_root(path)
+    try:
+        root.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = root.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        raise ConfigError(f"{shown}: repository path is not valid UTF-8") from None
     bank_id = bank_id_for(root)
     db = bank_file(bank_id)
     conn = connect(db)

@@ -66,7 +66,7 @@ def init(repo_root: str | None, json: bool) -> None:
         if json:
             out.emit_json(info)
         else:
-            out.say(f"bank [bold]{bank.bank_id}[/] for {bank.root}\n"
+            out.say(f"bank {bank.bank_id} for {bank.root}\n"
                                 f"database {bank.path}")
 
 
@@ -258,7 +258,7 @@ def debug(file: str, repo_root: str | None, json: bool) -> None:
             return
         c = out.console()
         c.print(f"{res.path} ({res.language}, {res.lines} lines)"
-                + (f" [red]{res.error}[/]" if res.error else "")
+                + (f" {res.error}" if res.error else "")
                 + (f" skipped: {res.skip}" if res.skip else ""))
         out.table("symbols", ["kind", "local name", "lines", "signature"],
                   [[s.kind, s.local, f"{s.start_line}-{s.end_line}", s.signature[:70]]
@@ -299,6 +299,18 @@ def status(repo_root: str | None, json: bool) -> None:
 def main() -> None:
     """Console-script entry point."""
     os.environ.setdefault("PYTHONIOENCODING", "utf-8")
+    for arg in sys.argv[1:]:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            out.err(f"argument {shown!r} is not valid UTF-8")
+            sys.exit(2)
+    try:
+        os.getcwd()
+    except OSError as e:
+        out.err(f"the current directory is gone ({e.strerror}); cd somewhere else")
+        sys.exit(2)
     app(prog_name="hindsight")
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import sys
 from typing import Any
 
@@ -12,19 +11,16 @@ def console() -> Any:
     """A rich Console (imported lazily: rich costs ~50 ms to import)."""
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=False)
-
-
-_MARKUP = re.compile(r"\[/?(?:bold|red|green|dim)?\]")
+    return Console(highlight=False, soft_wrap=False, markup=False)
 
 
 def say(text: str) -> None:
     """Print a message: through rich on a terminal, plain (markup removed) otherwise, so a
     piped command does not pay for importing rich."""
     if sys.stdout.isatty():
-        console().print(text)
+        console().print(text)  # markup is off: file names like app/[slug]/x.tsx stay intact
     else:
-        sys.stdout.write(_MARKUP.sub("", text) + "\n")
+        sys.stdout.write(text + "\n")
 
 
 def err(msg: str) -> None:
@@ -38,10 +34,11 @@ def emit_json(data: Any) -> None:
 
 def table(title: str | None, columns: list[str], rows: list[list[Any]]) -> None:
     from rich.table import Table
+    from rich.text import Text
 
-    t = Table(title=title, show_lines=False, header_style="bold")
+    t = Table(title=Text(title) if title else None, show_lines=False, header_style="bold")
     for c in columns:
-        t.add_column(c, overflow="fold")
+        t.add_column(Text(c), overflow="fold")
     for r in rows:
-        t.add_row(*[str(x) for x in r])
+        t.add_row(*[Text(str(x)) for x in r])  # data is never read as rich markup
     console().print(t)

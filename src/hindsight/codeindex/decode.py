@@ -5,8 +5,9 @@ Rules (issue #2, item 4):
 * UTF-8 with or without BOM: BOM removed.
 * UTF-16 LE/BE with BOM (and UTF-32 with BOM): transcoded to UTF-8.
 * Anything else that is not valid UTF-8: a PEP 263 ``coding:`` cookie in the first two
-  lines is honoured when Python knows the codec, otherwise cp1252, then latin-1 (which
-  never fails). Decoding never raises.
+  lines is honoured when Python knows the codec; a file with more valid UTF-8 non-ASCII
+  characters than broken bytes stays UTF-8 (broken bytes become U+FFFD); otherwise
+  cp1252, then latin-1 (which never fails). Decoding never raises.
 * Line endings: CRLF and lone CR become LF, so every file gives the same 1-based line
   numbers whatever its line-ending style.
 """
@@ -28,6 +29,11 @@ def _fallback(data: bytes) -> tuple[str, str]:
             return data.decode(enc), enc
         except (LookupError, UnicodeDecodeError):
             pass
+    text = data.decode("utf-8", "replace")
+    bad = text.count("\ufffd") - data.count(b"\xef\xbf\xbd")
+    good = sum(1 for ch in text if ord(ch) > 127 and ch != "\ufffd")
+    if good > bad:  # UTF-8 with a few broken bytes: keep the UTF-8, replace the rest
+        return text, "utf-8-replace"
     try:
         return data.decode("cp1252"), "cp1252"
     except UnicodeDecodeError:
@@ -64,6 +70,7 @@ def _transcode(data: bytes, codec: str) -> tuple[bytes, str]:
 
 def looks_binary(head: bytes) -> bool:
     """True when ``head`` (the first bytes of a file) contains a NUL byte outside a UTF-16/32 BOM file."""
-    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+    if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE,
+                        codecs.BOM_UTF16_BE)):
         return False
     return b"\x00" in head

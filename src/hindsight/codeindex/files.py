@@ -43,6 +43,7 @@ class Selection:
     counts: Counter[str] = field(default_factory=Counter)
     git: bool = False
     warnings: list[str] = field(default_factory=list)
+    unreadable_dirs: list[str] = field(default_factory=list)
 
     def skip(self, path: str, reason: str, listed: bool = True) -> None:
         self.counts[reason] += 1
@@ -50,9 +51,34 @@ class Selection:
             self.skipped[path] = reason
 
 
-def _spec_from(data: bytes) -> pathspec.GitIgnoreSpec:
+def bad_pattern(pattern: str) -> str:
+    """Why a gitignore-style ``pattern`` is invalid, or ``""``."""
+    try:
+        pathspec.GitIgnoreSpec.from_lines([pattern]).match_file("x")
+    except Exception as e:  # pathspec raises its own errors and re.error  # noqa: BLE001
+        return str(e) or type(e).__name__
+    return ""
+
+
+def _spec_from(data: bytes, origin: str = "", warnings: list[str] | None = None
+               ) -> pathspec.GitIgnoreSpec:
+    """A spec from gitignore-syntax ``data``; invalid lines are left out, each reported as
+    ``origin:line: bad pattern ...`` in ``warnings``."""
     lines = data.decode("utf-8", "replace").splitlines()
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    try:
+        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        spec.match_file("x")
+        return spec
+    except Exception:  # noqa: BLE001 - find the bad lines, keep the good ones
+        good = []
+        for n, line in enumerate(lines, 1):
+            why = bad_pattern(line)
+            if why:
+                if warnings is not None:
+                    warnings.append(f"{origin}:{n}: bad pattern {line!r} ignored ({why})")
+            else:
+                good.append(line)
+        return pathspec.GitIgnoreSpec.from_lines(good)
 
 
 def _read(path: str) -> bytes | None:
@@ -94,7 +120,8 @@ def select(root: str, include_untracked: bool = False, exclude: list[str] | None
     hs = _read(os.path.join(root, ".hindsightignore")) or b""
     if exclude:
         hs += b"\n" + "\n".join(exclude).encode("utf-8")
-    hspec = _spec_from(hs) if hs.strip() else None
+    hspec = _spec_from(hs, os.path.join(root, ".hindsightignore"), sel.warnings) \
+        if hs.strip() else None
     candidates: list[str] = []
     tracked = _git_ls(root, ["--stage"]) if os.path.exists(os.path.join(root, ".git")) else None
     if tracked is not None:
@@ -201,13 +228,15 @@ def _walk(root: str, sel: Selection, hspec: pathspec.GitIgnoreSpec | None) -> li
             with os.scandir(full_dir) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as err:
-            sel.warnings.append(f"{full_dir}: cannot list directory: {err.strerror or err}")
+            sel.warnings.append(f"{full_dir}: cannot list directory: {err.strerror or err}; "
+                                "its indexed files are kept")
+            sel.unreadable_dirs.append(rel_dir)
             continue
         gi = next((e for e in entries if e.name == ".gitignore"), None)
         if gi is not None:
             data = _read(gi.path)
             if data:
-                specs.append((rel_dir, _spec_from(data)))
+                specs.append((rel_dir, _spec_from(data, gi.path, sel.warnings)))
         subdirs = []
         for e in entries:
             rel = f"{rel_dir}/{e.name}" if rel_dir else e.name

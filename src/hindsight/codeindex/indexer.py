@@ -25,6 +25,7 @@ from hindsight.codeindex import files as F
 from hindsight.codeindex import modules as M
 from hindsight.codeindex import pool
 from hindsight.codeindex.resolve import FileSyms, Row, Table, resolve_file
+from hindsight.errors import ConfigError
 from hindsight.models import IndexStats, ParseResult
 from hindsight.store.base import CodeStore, FileRow
 
@@ -79,12 +80,13 @@ def parse_many(root: str, items: list[tuple[str, str]], workers: int,
 
 
 def go_module(root: str) -> str:
-    """Module path from ``root/go.mod`` (``""`` when absent or unreadable)."""
+    """Module path from ``root/go.mod`` (``""`` when absent, unreadable or malformed)."""
     try:
         with open(os.path.join(root, "go.mod"), "rb") as fh:
             for line in fh.read().decode("utf-8", "replace").splitlines():
-                if line.startswith("module "):
-                    return line.split(None, 1)[1].strip().strip('"')
+                parts = line.split(None, 1)
+                if len(parts) == 2 and parts[0] == "module":
+                    return parts[1].split("//", 1)[0].strip().strip('"')
     except OSError:
         pass
     return ""
@@ -99,7 +101,8 @@ def rust_crate(root: str) -> str:
             data = tomllib.load(fh)
     except (OSError, ValueError):
         return ""
-    name = data.get("package", {}).get("name", "") if isinstance(data, dict) else ""
+    pkg = data.get("package") if isinstance(data, dict) else None
+    name = pkg.get("name", "") if isinstance(pkg, dict) else ""
     return name.replace("-", "_") if isinstance(name, str) else ""
 
 
@@ -137,7 +140,12 @@ def index(store: CodeStore, root: str, *, full: bool = False,
         saved = store.get_meta("exclude")
         exclude = [p for p in saved.split("\n") if p] if saved else []
     else:
-        store.set_meta({"exclude": "\n".join(exclude)})
+        for p in exclude:
+            why = F.bad_pattern(p) if p else ""
+            if why:
+                raise ConfigError(f"--exclude {p!r}: not a valid gitignore pattern ({why}); "
+                                  "nothing was changed")
+        store.set_meta({"exclude": "\n".join(p for p in exclude if p)})
     if include_untracked is None:
         include_untracked = store.get_meta("include_untracked") == "1"
     else:
@@ -351,6 +359,8 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
                              sel, stats)
     changed, touched = _classify(results, existing, sel, stats)
     present = {p for p in sel.files if p not in sel.skipped}
+    for d in sel.unreadable_dirs:  # cannot see inside: keep what was indexed there
+        present.update(p for p in existing if p.startswith(d + "/") or not d)
     deleted = [p for p in existing if p not in present]
     new_hashes = {r.content_hash for r in changed if r.path not in existing}
     stats.files_renamed = sum(1 for p in deleted if existing[p].content_hash in new_hashes)

@@ -40,6 +40,7 @@ _COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment", "doc_com
 _WS = re.compile(r"\s+")
 _NOTE = re.compile(rb"(?:#|//|/\*|--)\s*@hindsight:\s*(.+?)\s*(?:\*/)?\s*$", re.MULTILINE)
 MAX_SIG = 240
+MAX_NESTING = 48  # definitions nested deeper than this are not recorded as symbols
 MAX_DOC = 1000
 
 
@@ -49,7 +50,7 @@ def _txt(b: bytes | None) -> str:
 
 class _Def:
     __slots__ = ("node", "kind", "name", "start", "end", "receiver", "is_scope", "local",
-                 "parent", "container")
+                 "parent", "container", "depth")
 
     def __init__(self, node: Any, kind: str, name: str, receiver: str, is_scope: bool) -> None:
         self.node = node
@@ -62,6 +63,7 @@ class _Def:
         self.local = ""
         self.parent: _Def | None = None
         self.container: _Def | None = None
+        self.depth = 0
 
 
 def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
@@ -117,6 +119,10 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
     defs.sort(key=lambda d: (d.start, -d.end))
     defs = _dedupe(defs)
     _nest(defs, spec.class_kinds)
+    if any(d.depth > MAX_NESTING for d in defs):
+        # deeper definitions are not symbols (their names would grow with the square of
+        # the depth); their calls belong to the deepest kept ancestor
+        defs = [d for d in defs if d.depth <= MAX_NESTING]
     comments.sort()
     nc = blank_comments(src, comments)
     symbols = [_symbol(path, language, src, d, nc, spec) for d in defs if not d.is_scope]
@@ -192,6 +198,7 @@ def _nest(defs: list[_Def], class_kinds: tuple[str, ...]) -> None:
             stack.pop()
         parent = stack[-1] if stack else None
         d.container = parent
+        d.depth = parent.depth + 1 if parent is not None else 0
         if d.receiver:  # Go method / C++ `T::m`: parent is the receiver type
             rec = d.receiver.replace("::", ".")
             if parent is not None:

@@ -1,13 +1,16 @@
-"""Parse files in worker processes, guarded against grammars that never return.
+"""Parse files in worker processes, guarded against grammars that never return or crash.
 
 A tree-sitter grammar can loop forever on some inputs (seen: tree-sitter-typescript's TSX
 grammar on a 1 KB mangled file), and py-tree-sitter 0.26 has no parse timeout. Parsing
 holds the GIL, so no Python-level watchdog can interrupt it. Each worker therefore arms
 ``faulthandler.dump_traceback_later(timeout, exit=True)`` — a C-level watchdog thread —
-around every file: a file that takes longer than ``timeout`` seconds kills its worker.
-The parent sees ``BrokenProcessPool``, splits the unfinished batches into single files and
-runs them again; a single file that kills its worker again is reported as
-``parse_timeout`` and skipped. Nothing else is lost.
+around every file, and before each file writes the file's path to a marker
+``<scratch>/<pid>.cur``. A file that runs over ``timeout`` seconds (or crashes the
+grammar) kills its worker, and faulthandler leaves a report in ``<scratch>/<pid>.dump``.
+The parent sees the lost work, names the culprit from the marker of the worker that left
+a report, reports it as ``parse_timeout`` and runs everything else again. If no worker
+can be blamed (an unexplained death), the lost files run again one by one, each alone in
+its own process once few suspects remain. Nothing else is lost.
 
 Timeout: ``HINDSIGHT_PARSE_TIMEOUT_S`` (default 20 s; a 2 MiB file parses in < 0.5 s).
 """
@@ -18,6 +21,8 @@ import faulthandler
 import multiprocessing as mp
 import os
 import pickle
+import shutil
+import tempfile
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -28,25 +33,57 @@ from hindsight.models import ParseResult
 
 Progress = Callable[[str, int, int], None]
 Item = tuple[str, str]
+ISOLATE_MAX = 4  # unexplained deaths: at most this many suspects run one per process
 
 
 def parse_timeout_s() -> float:
+    """Per-file parse limit in seconds (``HINDSIGHT_PARSE_TIMEOUT_S``, default 20)."""
     try:
         return max(0.1, float(os.environ.get("HINDSIGHT_PARSE_TIMEOUT_S", "20")))
     except ValueError:
         return 20.0
 
 
-def _job(args: tuple[str, list[Item], float]) -> list[tuple[Any, ...]]:
-    root, items, timeout = args
+def _job(args: tuple[str, list[Item], float, str]) -> list[tuple[Any, ...]]:
+    root, items, timeout, scratch = args
+    pid = os.getpid()
     out = []
-    with open(os.devnull, "w") as sink:
-        for path, lang in items:
-            faulthandler.dump_traceback_later(timeout, exit=True, file=sink)
-            try:
-                out.append(parse_path(root, path, lang).to_wire())
-            finally:
-                faulthandler.cancel_dump_traceback_later()
+    with open(os.path.join(scratch, f"{pid}.dump"), "a") as dump:
+        faulthandler.enable(file=dump)  # a crash in a grammar also leaves a report
+        cur = os.open(os.path.join(scratch, f"{pid}.cur"), os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            for path, lang in items:
+                os.ftruncate(cur, 0)
+                os.pwrite(cur, f"{lang}\0{path}".encode("utf-8", "surrogateescape"), 0)
+                faulthandler.dump_traceback_later(timeout, exit=True, file=dump)
+                try:
+                    out.append(parse_path(root, path, lang).to_wire())
+                finally:
+                    faulthandler.cancel_dump_traceback_later()
+        finally:
+            os.close(cur)
+            faulthandler.disable()
+    return out
+
+
+def _culprits(scratch: str) -> list[Item]:
+    """Files being parsed by workers that died leaving a faulthandler report; their
+    reports are removed so a later round starts clean."""
+    out: list[Item] = []
+    for name in os.listdir(scratch):
+        if not name.endswith(".dump"):
+            continue
+        dump = os.path.join(scratch, name)
+        if os.path.getsize(dump) == 0:
+            continue
+        cur = os.path.join(scratch, name[:-5] + ".cur")
+        try:
+            with open(cur, "rb") as fh:
+                lang, _, path = fh.read().decode("utf-8", "surrogateescape").partition("\0")
+            out.append((path, lang))
+        except OSError:
+            pass
+        os.remove(dump)
     return out
 
 
@@ -57,10 +94,7 @@ def _context() -> Any:
         return mp.get_context("spawn")
 
 
-ISOLATE_MAX = 4  # at most this many suspects left: run each alone to find the culprit
-
-
-def _round(root: str, batches: list[list[Item]], workers: int, timeout: float,
+def _round(root: str, batches: list[list[Item]], workers: int, timeout: float, scratch: str,
            on_done: Callable[[list[ParseResult]], None]) -> list[list[Item]]:
     """Run ``batches`` in one pool; returns the batches lost to a dead worker."""
     broken: list[list[Item]] = []
@@ -68,7 +102,7 @@ def _round(root: str, batches: list[list[Item]], workers: int, timeout: float,
         futs: dict[Future[list[tuple[Any, ...]]], list[Item]] = {}
         for b in batches:
             try:
-                futs[ex.submit(_job, (root, b, timeout))] = b
+                futs[ex.submit(_job, (root, b, timeout, scratch))] = b
             except BrokenProcessPool:
                 broken.append(b)
         for fut in as_completed(futs):
@@ -81,16 +115,58 @@ def _round(root: str, batches: list[list[Item]], workers: int, timeout: float,
     return broken
 
 
-def _forked(root: str, items: list[Item], timeout: float) -> list[ParseResult] | None:
+def run(root: str, batches: list[list[Item]], workers: int,
+        progress: Progress | None = None) -> tuple[list[ParseResult], list[Item]]:
+    """Parse every batch in up to ``workers`` processes. Returns the results and the
+    items given up (over the time limit, or crashing the parser)."""
+    total = sum(len(b) for b in batches)
+    timeout = parse_timeout_s()
+    results: list[ParseResult] = []
+    given_up: list[Item] = []
+
+    def on_done(rs: list[ParseResult]) -> None:
+        results.extend(rs)
+        if progress:
+            progress("parse", len(results), total)
+
+    scratch = tempfile.mkdtemp(prefix="hindsight-parse-")
+    try:
+        pending = [b for b in batches if b]
+        while pending:
+            lost = _round(root, pending, workers, timeout, scratch, on_done)
+            if not lost:
+                break
+            blamed = set(_culprits(scratch))
+            given_up.extend(blamed)
+            pending = [[it for it in b if it not in blamed] for b in lost]
+            pending = [b for b in pending if b]
+            if blamed:
+                continue
+            # an unexplained death: retry file by file, isolating the last suspects
+            suspects = [it for b in pending for it in b]
+            if len(suspects) <= ISOLATE_MAX:
+                for it in suspects:
+                    if _round(root, [[it]], 1, timeout, scratch, on_done):
+                        given_up.append(it)
+                break
+            pending = [[it] for it in suspects]
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return results, given_up
+
+
+def _forked(root: str, items: list[Item], timeout: float, scratch: str
+            ) -> list[ParseResult] | None:
     """Parse ``items`` in one forked child (cheaper than a pool for a few files); ``None``
-    if the child died (a file hit the time limit)."""
+    if the child died."""
     rfd, wfd = os.pipe()
     pid = os.fork()
     if pid == 0:  # child: never returns
         code = 0
         try:
             os.close(rfd)
-            data = pickle.dumps(_job((root, items, timeout)), protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps(_job((root, items, timeout, scratch)),
+                                protocol=pickle.HIGHEST_PROTOCOL)
             with os.fdopen(wfd, "wb") as fh:
                 fh.write(data)
         except BaseException:
@@ -106,55 +182,30 @@ def _forked(root: str, items: list[Item], timeout: float) -> list[ParseResult] |
 
 
 def run_small(root: str, items: list[Item]) -> tuple[list[ParseResult], list[Item]]:
-    """Parse a few files in a forked child; if it dies, each file alone."""
-    timeout = parse_timeout_s()
+    """Parse a few files in a forked child; if it dies, blame the file it was on and run
+    the rest again."""
     if not hasattr(os, "fork"):
         return run(root, [items], 1)
-    got = _forked(root, items, timeout)
-    if got is not None:
-        return got, []
-    results: list[ParseResult] = []
-    timed_out: list[Item] = []
-    for it in items:
-        one = _forked(root, [it], timeout)
-        if one is None:
-            timed_out.append(it)
-        else:
-            results.extend(one)
-    return results, timed_out
-
-
-def run(root: str, batches: list[list[Item]], workers: int,
-        progress: Progress | None = None) -> tuple[list[ParseResult], list[Item]]:
-    """Parse every batch in up to ``workers`` processes. Returns the results and the
-    items that timed out. After a worker dies, the lost batches run again as single
-    files; once few suspects remain (or a round makes no progress), each runs alone in its
-    own process, so only the file that really hangs is given up."""
-    total = sum(len(b) for b in batches)
     timeout = parse_timeout_s()
     results: list[ParseResult] = []
-    timed_out: list[Item] = []
+    given_up: list[Item] = []
+    scratch = tempfile.mkdtemp(prefix="hindsight-parse-")
+    try:
+        todo = list(items)
+        while todo:
+            got = _forked(root, todo, timeout, scratch)
+            if got is not None:
+                results.extend(got)
+                break
+            blamed = set(_culprits(scratch))
+            if not blamed or not blamed <= set(todo):  # unexplained death: isolate
+                res, gu = run(root, [[it] for it in todo], 1)
+                results.extend(res)
+                given_up.extend(gu)
+                break
+            given_up.extend(blamed)
+            todo = [it for it in todo if it not in blamed]
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return results, given_up
 
-    def on_done(rs: list[ParseResult]) -> None:
-        results.extend(rs)
-        if progress:
-            progress("parse", len(results), total)
-
-    pending = [b for b in batches if b]
-    while pending:
-        before = len(results)
-        suspects = [it for b in pending for it in b]
-        if all(len(b) == 1 for b in pending) and len(suspects) <= ISOLATE_MAX:
-            for it in suspects:
-                if _round(root, [[it]], 1, timeout, on_done):
-                    timed_out.append(it)
-            break
-        lost = _round(root, pending, workers, timeout, on_done)
-        pending = [[it] for b in lost for it in b]
-        if pending and len(results) == before and all(len(b) == 1 for b in lost):
-            # no progress at all: isolate every suspect
-            for it in [it for b in pending for it in b]:
-                if _round(root, [[it]], 1, timeout, on_done):
-                    timed_out.append(it)
-            break
-    return results, timed_out

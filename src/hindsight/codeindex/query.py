@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from hindsight.codeindex.decode import normalise
 from hindsight.errors import Ambiguous, NotFound
 from hindsight.models import Symbol
 from hindsight.store.base import StoredEdge
@@ -49,6 +50,8 @@ def find(store: Any, name: str, kind: str | None = None, file: str | None = None
     if "::" in name or not name:
         return "none", []
     short = name.rsplit(".", 1)[-1]
+    if not short:
+        return "none", []
     hits = store.find_prefix(short, kind, file, limit)
     if hits:
         return "prefix", hits
@@ -153,9 +156,10 @@ class Step:
     call_line: int
     snippet: str
     children: list[Step] = field(default_factory=list)
+    seen: bool = False
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "call_line": self.call_line,
+        return {"name": self.name, "call_line": self.call_line, "seen": self.seen,
                 "symbol": self.symbol._asdict() if self.symbol else None,
                 "snippet": self.snippet, "children": [c.as_dict() for c in self.children]}
 
@@ -165,23 +169,26 @@ def snippet(root: str, sym: Symbol, max_lines: int = 8) -> str:
     (``""`` if the file cannot be read)."""
     try:
         with open(os.path.join(root, sym.path), "rb") as fh:
-            text = fh.read().decode("utf-8", "replace")
+            src, _enc = normalise(fh.read())  # the same decoding and lines as the index
     except OSError:
         return ""
-    lines = text.splitlines()
+    lines = src.decode("utf-8", "replace").split("\n")
     end = min(sym.end_line, sym.start_line + max_lines - 1)
     return "\n".join(lines[sym.start_line - 1:end])
 
 
 def trace(store: Any, root: str, spec: str, depth: int = 3, file: str | None = None,
-          max_children: int = 25) -> Step:
+          max_children: int = 25, max_nodes: int = 400) -> Step:
     """The call tree from ``spec`` down to ``depth`` levels, each resolved step with its
-    location and a code snippet. A symbol already on the current path is shown but not
-    expanded again (recursion)."""
+    location and a code snippet. Each symbol is expanded once per trace; later
+    occurrences are marked ``seen`` (this also ends recursion), so the tree grows
+    linearly, and at most ``max_nodes`` resolved steps are listed."""
     start = resolve_one(store, spec, file)[0]
+    expanded: set[str] = {start.qname}
+    budget = [max_nodes]
 
     def expand(sym: Symbol, level: int, path: set[str]) -> list[Step]:
-        if level > depth:
+        if level > depth or budget[0] <= 0:
             return []
         edges = [e for e in store.edges_from([sym.qname]) if e.kind == "call"]
         syms = {s.qname: s for s in store.symbols_by_qname({e.dst for e in edges if e.dst})}
@@ -196,9 +203,13 @@ def trace(store: Any, root: str, spec: str, depth: int = 3, file: str | None = N
             if s is None:
                 out.append(Step(None, e.name, e.line, ""))
                 continue
+            budget[0] -= 1
+            if s.qname in expanded:  # shown (with its callees) earlier in this trace
+                out.append(Step(s, s.qname, e.line, "", seen=True))
+                continue
+            expanded.add(s.qname)
             st = Step(s, s.qname, e.line, snippet(root, s))
-            if s.qname not in path:
-                st.children = expand(s, level + 1, path | {s.qname})
+            st.children = expand(s, level + 1, path | {s.qname})
             out.append(st)
             if len(out) >= max_children:
                 break
@@ -220,7 +231,9 @@ def trace_markdown(step: Step, lang_hint: str = "") -> str:
             return
         where = f"{s.path}:{s.start_line}-{s.end_line}"
         called = f", called at line {st.call_line}" if st.call_line else ""
-        lines.append(f"{pad}- {prefix} `{s.path}::{s.local}` ({s.kind}) — {where}{called}")
+        again = " — expanded above" if st.seen else ""
+        lines.append(f"{pad}- {prefix} `{s.path}::{s.local}` ({s.kind}) — {where}{called}"
+                     f"{again}")
         if st.snippet:
             fence = "````" if "```" in st.snippet else "```"
             lines.append(f"{pad}  {fence}{s.language}")

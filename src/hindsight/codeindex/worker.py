@@ -72,6 +72,16 @@ def parse_path(root: str, path: str, language: str) -> ParseResult:
     return parse_bytes(path, language, raw, st.st_mtime_ns)
 
 
+def _minified(path: str, src: bytes) -> bool:
+    base = path.rsplit("/", 1)[-1]
+    if ".min." in base:
+        return True
+    n = src.count(b"\n") + 1
+    if len(src) > 8192 and len(src) / n > MAX_AVG_LINE:
+        return True
+    return len(src) > MAX_LINE_BYTES and max(map(len, src.split(b"\n"))) > MAX_LINE_BYTES
+
+
 MAX_FILE_BYTES = 2 * 1024 * 1024
 MAX_LINE_BYTES = 20_000
 MAX_AVG_LINE = 400
@@ -83,22 +93,18 @@ def content_skip_reason(path: str, raw: bytes) -> str:
     ``too_large`` above ``MAX_FILE_BYTES`` (2 MiB); ``binary`` when a NUL byte appears in the
     first 8 KiB (UTF-16/32 files with a BOM excepted); ``minified`` for ``*.min.*`` names,
     any line over ``MAX_LINE_BYTES`` (20,000) bytes, or an average line over
-    ``MAX_AVG_LINE`` (400) bytes in a file over 8 KiB (limits in the spirit of ctags' and
+    ``MAX_AVG_LINE`` (400) bytes in a file over 8 KiB, measured after decoding and line-end
+    normalisation (limits in the spirit of ctags' and
     GitHub linguist's generated-file heuristics).
     """
     if len(raw) > MAX_FILE_BYTES:
         return "too_large"
     if looks_binary(raw[:8192]):
         return "binary"
-    base = path.rsplit("/", 1)[-1]
-    if ".min." in base:
-        return "minified"
-    n = raw.count(b"\n") + 1
-    if len(raw) > 8192 and len(raw) / n > MAX_AVG_LINE:
-        return "minified"
-    if len(raw) > MAX_LINE_BYTES and max(map(len, raw.split(b"\n"))) > MAX_LINE_BYTES:
-        return "minified"
-    return ""
+    src = raw
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff") or raw[:4] == b"\x00\x00\xfe\xff" or b"\r" in raw:
+        src = normalise(raw)[0]  # measure lines as the parser will see them
+    return "minified" if _minified(path, src) else ""
 
 
 def parse_batch(root: str, items: list[tuple[str, str]]) -> list[ParseResult]:

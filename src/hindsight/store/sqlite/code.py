@@ -259,7 +259,9 @@ class SqliteCodeStore:
                     ) -> list[Symbol]:
         """Case-insensitive prefix matches on the name."""
         extra, args = self._filters(kind, file)
-        hi = prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\uffff"
+        if not prefix or ord(prefix[-1]) >= 0x10FFFF:
+            return self._syms("s.name COLLATE NOCASE >= ?" + extra, [prefix, *args], limit)
+        hi = prefix[:-1] + chr(ord(prefix[-1]) + 1)
         return self._syms("s.name COLLATE NOCASE >= ? AND s.name COLLATE NOCASE < ?" + extra,
                           [prefix, hi, *args], limit)
 
