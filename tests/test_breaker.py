@@ -113,3 +113,26 @@ def test_encodings_and_line_ends_measured_after_decoding(tmp_path: Path) -> None
     one_bad = "def café():\n    return '\u00e9t\u00e9'  # \xff\n".encode().replace(b"\xc3\xbf",
                                                                                   b"\xff")
     assert [s.name for s in parse_bytes("m.py", "python", one_bad).symbols] == ["café"]
+
+
+def test_corrupt_bank_kind_fifo_dotgit_and_empty(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.py": SRC})
+    assert cli("index", cwd=repo).returncode == 0
+    r = cli("symbols", "alpha", "--kind", "bogus", cwd=repo)
+    assert r.returncode == 2 and "one of" in r.stderr
+    os.mkfifo(repo / "pipe.py")
+    r = cli("debug", "--file", "pipe.py", cwd=repo)
+    assert r.returncode == 6 and "not a regular file" in r.stderr
+    r = cli("index", cwd=repo / ".git")
+    assert r.returncode == 2 and ".git" in r.stderr
+    db = json.loads(cli("init", "--json", cwd=repo).stdout)["database"]
+    Path(db).write_bytes(b"garbage" * 1000)
+    for suffix in ("-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+    r = cli("status", cwd=repo)
+    assert r.returncode == 4 and "move it away" in r.stderr and "Traceback" not in r.stderr
+    untracked = make_repo(tmp_path / "u", {}, commit=False)
+    write(untracked, {"new.py": SRC})
+    r = cli("index", cwd=untracked)
+    assert r.returncode == 0 and "--include-untracked" in r.stderr

@@ -17,6 +17,9 @@ from hindsight.errors import ConfigError, NotFound, NotIndexed, StorageError
 from hindsight.models import IndexStats, Symbol
 
 F = TypeVar("F", bound=Callable[..., Any])
+KINDS = frozenset({"function", "method", "constructor", "class", "interface", "struct", "enum",
+                   "trait", "type", "constant", "module", "namespace", "macro", "object",
+                   "property"})
 
 
 def _storage(fn: F) -> F:
@@ -106,6 +109,8 @@ class Bank:
         :func:`hindsight.codeindex.query.find`. Raises :class:`NotIndexed`."""
         from hindsight.codeindex.query import find
 
+        if kind and kind not in KINDS:
+            raise ConfigError(f"--kind {kind!r}: one of {', '.join(sorted(KINDS))}")
         return find(self._require_index(), name, kind, self.rel(file), limit)
 
     @_storage
@@ -138,8 +143,12 @@ class Bank:
         from hindsight.codeindex.indexer import reparse_one
 
         rel = self.rel(path) or ""
-        if not os.path.isfile(os.path.join(self.root, rel)):
+        full = os.path.join(self.root, rel)
+        if not os.path.lexists(full):
             raise NotFound(f"{path}: no such file under {self.root}")
+        if not os.path.isfile(full) or os.path.islink(full):
+            raise NotFound(f"{path}: not a regular file (symlinks, pipes and devices are "
+                           "never parsed)")
         return reparse_one(self.root, rel)
 
     @_storage

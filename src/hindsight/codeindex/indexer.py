@@ -152,6 +152,10 @@ def index(store: CodeStore, root: str, *, full: bool = False,
         store.set_meta({"include_untracked": "1" if include_untracked else "0"})
     sel = F.select(root, include_untracked, exclude)
     known = _skip_known_timeouts(store, root, sel)
+    if not sel.files:
+        hint = ("; untracked files are indexed only with --include-untracked"
+                if sel.git and not include_untracked else "")
+        sel.warnings.append(f"{root}: no source files to index{hint}")
     stats = IndexStats(full=full)
     stats.warnings.extend(sel.warnings)
     stats.files_seen = len(sel.files)

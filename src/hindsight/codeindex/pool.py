@@ -103,7 +103,8 @@ def _round(root: str, batches: list[list[Item]], workers: int, timeout: float, s
            on_done: Callable[[list[ParseResult]], None]) -> list[list[Item]]:
     """Run ``batches`` in one pool; returns the batches lost to a dead worker."""
     broken: list[list[Item]] = []
-    with ProcessPoolExecutor(max(1, min(workers, len(batches))), mp_context=_context()) as ex:
+    ex = ProcessPoolExecutor(max(1, min(workers, len(batches))), mp_context=_context())
+    try:
         futs: dict[Future[list[tuple[Any, ...]]], list[Item]] = {}
         for b in batches:
             try:
@@ -117,6 +118,13 @@ def _round(root: str, batches: list[list[Item]], workers: int, timeout: float, s
                 broken.append(futs[fut])
                 continue
             on_done([ParseResult.from_wire(w) for w in wires])
+    except BaseException:  # Ctrl-C or an error: do not wait for running batches
+        procs = list(getattr(ex, "_processes", {}).values())  # no public way to stop them
+        ex.shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            p.terminate()
+        raise
+    ex.shutdown(wait=True)
     return broken
 
 

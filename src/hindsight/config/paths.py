@@ -29,6 +29,8 @@ def repo_root(path: str) -> str:
     p = os.path.abspath(path)
     if not os.path.isdir(p):
         raise ConfigError(f"{path}: not a directory")
+    if ".git" in p.split(os.sep):
+        raise ConfigError(f"{path}: inside a .git directory; run from the work tree")
     from hindsight.codeindex.files import git_toplevel
 
     return git_toplevel(p) or p

@@ -91,7 +91,11 @@ def connect(path: str) -> sqlite3.Connection:
         migrate(conn)
         return conn
     except (sqlite3.Error, OSError) as e:
-        raise StorageError(f"{path}: cannot open bank database: {e}") from e
+        hint = ""
+        if isinstance(e, sqlite3.DatabaseError) and "not a database" in str(e) or \
+                "malformed" in str(e):
+            hint = "; the file is damaged: move it away and run `hindsight index` to rebuild"
+        raise StorageError(f"{path}: cannot open bank database: {e}{hint}") from e
 
 
 def migrate(conn: sqlite3.Connection) -> int:
