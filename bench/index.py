@@ -16,7 +16,6 @@ Needs ``ctags`` (Debian package universal-ctags) for the baseline; skipped if mi
 from __future__ import annotations
 
 import argparse
-import ast
 import os
 import random
 import shutil
@@ -32,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, peak_rss_mb, summary_ms, timed, write  # noqa: E402
 
 from hindsight.app import open_bank  # noqa: E402
+from hindsight.codeindex.astref import ast_defs  # noqa: E402
 from hindsight.codeindex.files import select  # noqa: E402
 from hindsight.codeindex.languages import get  # noqa: E402
 from hindsight.codeindex.worker import parse_path  # noqa: E402
@@ -79,23 +79,10 @@ def ast_agreement(root: Path, files: list[tuple[str, str]]) -> dict[str, object]
     for p, lang in files:
         if lang != "python":
             continue
-        try:
-            tree = ast.parse((root / p).read_bytes())
-        except (SyntaxError, ValueError):
+        want = ast_defs((root / p).read_bytes())
+        if want is None:
             skipped += 1
             continue
-        want: Counter[tuple[str, int]] = Counter()
-
-        def walk(node: ast.AST, prefix: str, want: Counter[tuple[str, int]] = want) -> None:
-            for ch in ast.iter_child_nodes(node):
-                if isinstance(ch, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                    q = f"{prefix}.{ch.name}" if prefix else ch.name
-                    want[(q, ch.lineno)] += 1
-                    walk(ch, q)
-                else:
-                    walk(ch, prefix)
-
-        walk(tree, "")
         got = Counter((s.local, s.start_line) for s in parse_path(str(root), p, lang).symbols
                       if s.kind in ("function", "method", "class"))
         agree += sum((want & got).values())

@@ -4,32 +4,16 @@ A sample of files runs here; bench/index.py runs all of them and prints the rate
 
 from __future__ import annotations
 
-import ast
 import os
 import sysconfig
 from collections import Counter
 
 import pytest
 
+from hindsight.codeindex.astref import ast_defs
 from hindsight.codeindex.worker import parse_path
 
 STDLIB = sysconfig.get_paths()["stdlib"]
-
-
-def ast_defs(tree: ast.AST) -> Counter[tuple[str, int]]:
-    out: Counter[tuple[str, int]] = Counter()
-
-    def walk(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                q = f"{prefix}.{child.name}" if prefix else child.name
-                out[(q, child.lineno)] += 1
-                walk(child, q)
-            else:
-                walk(child, prefix)
-
-    walk(tree, "")
-    return out
 
 
 def ours(root: str, rel: str) -> Counter[tuple[str, int]]:
@@ -51,11 +35,9 @@ def compare(rel: str) -> tuple[int, int, list[str]]:
     """(agreeing defs, ast defs, differences) for one file; (0, 0, []) if ast can't parse."""
     with open(os.path.join(STDLIB, rel), "rb") as fh:
         raw = fh.read()
-    try:
-        tree = ast.parse(raw)
-    except (SyntaxError, ValueError):
+    want = ast_defs(raw)
+    if want is None:
         return 0, 0, []
-    want = ast_defs(tree)
     got = ours(STDLIB, rel)
     agree = sum((want & got).values())
     diff = [f"{rel}: missing {k}" for k in (want - got)] + [

@@ -164,18 +164,27 @@ def _decode_path(raw: bytes, sel: Selection) -> str | None:
         return None
 
 
-def _consider(root: str, path: str, hspec: pathspec.GitIgnoreSpec | None, sel: Selection) -> None:
+def _by_name(path: str, hspec: pathspec.GitIgnoreSpec | None, sel: Selection) -> str | None:
+    """The language of ``path`` if its name qualifies (UTF-8, supported, not excluded);
+    otherwise the skip is counted and ``None`` returned."""
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:  # undecodable bytes in a walked name (surrogateescape)
         sel.skip(path.encode("utf-8", "replace").decode("utf-8"), "bad_path_encoding")
-        return
+        return None
     lang = language_for(path)
     if lang is None:
         sel.skip(path, "unsupported", listed=False)
-        return
+        return None
     if hspec is not None and hspec.match_file(path):
         sel.skip(path, "excluded", listed=False)
+        return None
+    return lang
+
+
+def _consider(root: str, path: str, hspec: pathspec.GitIgnoreSpec | None, sel: Selection) -> None:
+    lang = _by_name(path, hspec, sel)
+    if lang is None:
         return
     full = os.path.join(root, path)
     try:
@@ -258,19 +267,9 @@ def _walk(root: str, sel: Selection, hspec: pathspec.GitIgnoreSpec | None) -> li
             if specs and ignored(rel, False):
                 continue
             if is_file:
-                lang = language_for(rel)
-                if lang is None:
-                    sel.skip(rel, "unsupported", listed=False)
-                    continue
-                if hspec is not None and hspec.match_file(rel):
-                    sel.skip(rel, "excluded", listed=False)
-                    continue
-                try:
-                    rel.encode("utf-8")
-                except UnicodeEncodeError:
-                    out.append(rel)  # _consider reports the bad name
-                    continue
-                sel.files[rel] = lang
+                lang = _by_name(rel, hspec, sel)
+                if lang is not None:
+                    sel.files[rel] = lang
                 continue
             out.append(rel)
         stack.extend(reversed(subdirs))
