@@ -124,3 +124,16 @@ def test_paths_flags_and_unresolved_callers(tmp_path: Path) -> None:
     assert r.returncode == 6 and "no such file" in r.stderr
     r = run("trace", "--start", "run", "--json", cwd=repo)
     assert json.loads(r.stdout)["children"][0]["name"] == "lib/b.py::f"
+
+
+def test_status_lists_problem_files(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "p", {"ok.py": "def f():\n    pass\n",
+                                      "bad.py": "def g(:\n    pass\n",
+                                      "blob.py": b"\x00\x01binary"})
+    assert run("index", cwd=repo).returncode == 0
+    r = run("status", "--files", "--json", cwd=repo)
+    got = json.loads(r.stdout)["problem_files"]
+    assert [g["path"] for g in got] == ["bad.py", "blob.py"]
+    assert got[0]["reason"].endswith("line 1") and got[1]["reason"] == "binary"
+    r = run("status", "--files", cwd=repo)
+    assert "blob.py" in r.stdout and r.returncode == 0

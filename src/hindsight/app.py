@@ -152,6 +152,12 @@ class Bank:
         return reparse_one(self.root, rel)
 
     @_storage
+    @_storage
+    def problem_files(self) -> list[tuple[str, str]]:
+        """``(path, reason)`` of every skipped file worth listing and every file with a
+        parse error (reason = the error, e.g. ``syntax error at line 4``)."""
+        return self.code.problem_files()
+
     def status(self) -> dict[str, Any]:
         """Bank id, paths, counts (files, symbols, edges, unresolved share), skipped files by
         reason, indexed commit and the number of files changed since (by stat)."""

@@ -272,13 +272,17 @@ def debug(file: str, repo_root: str | None, json: bool) -> None:
 
 @app.command()
 @repo_root_opt
+@click.option("--files", "files", is_flag=True,
+              help="Also list each skipped file and each file with a parse error.")
 @json_opt
-def status(repo_root: str | None, json: bool) -> None:
+def status(repo_root: str | None, files: bool, json: bool) -> None:
     """Bank, files indexed, symbols, edges, unresolved share, skipped files, indexed commit."""
     with _errors(), _bank(repo_root) as bank:
         st = bank.status()
+        problems = bank.problem_files() if files else []
         if json:
-            out.emit_json(st)
+            out.emit_json(st | ({"problem_files": [{"path": p, "reason": r}
+                                                   for p, r in problems]} if files else {}))
             return
         if not st["indexed"]:
             out.say(f"bank {st['bank']} for {st['root']}: not indexed yet; run "
@@ -294,6 +298,9 @@ def status(repo_root: str | None, json: bool) -> None:
             ["files with parse errors", st["parse_errors"]], ["skipped", skipped],
             ["indexed commit", st["indexed_commit"] or "(none)"],
             ["files changed since", st["changed_since"]]])
+        if files:
+            out.table("skipped files and parse errors", ["file", "reason"],
+                      [[p, r] for p, r in problems])
 
 
 def main() -> None:

@@ -331,6 +331,13 @@ class SqliteCodeStore:
     def skipped(self) -> dict[str, int]:
         return dict(self.conn.execute("SELECT reason, n FROM skip_counts ORDER BY reason"))
 
+    def problem_files(self) -> list[tuple[str, str]]:
+        """``(path, reason)`` for files skipped for a listed reason (binary, minified,
+        symlink…, not "unsupported"/"excluded") and for files with a parse error."""
+        rows = list(self.conn.execute("SELECT path, reason FROM skipped"))
+        rows += list(self.conn.execute("SELECT path, error FROM files WHERE error != ''"))
+        return sorted(rows)
+
     def snapshot(self) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
         """All symbols and edges without row ids, sorted (for equality tests)."""
         syms = sorted(self.conn.execute(
