@@ -137,3 +137,12 @@ def test_status_lists_problem_files(tmp_path: Path) -> None:
     assert got[0]["reason"].endswith("line 1") and got[1]["reason"] == "binary"
     r = run("status", "--files", cwd=repo)
     assert "blob.py" in r.stdout and r.returncode == 0
+
+
+def test_case_insensitive_search_beyond_ascii(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "p", {"e.py": "def getÉtat():\n    pass\n"})
+    assert run("index", cwd=repo).returncode == 0
+    for q, how in (("getÉtat", "exact"), ("getét", "prefix"), ("éta", "substring")):
+        r = run("symbols", q, "--json", cwd=repo)
+        d = json.loads(r.stdout)
+        assert (d["match"], [s["name"] for s in d["symbols"]]) == (how, ["getÉtat"]), q

@@ -70,10 +70,10 @@ class SqliteCodeStore:
 
     def _insert_contents(self, c: sqlite3.Connection, fid: int, r: ParseResult) -> None:
         c.executemany(
-            "INSERT INTO symbols(file_id, name, local, kind, parent, start_line, "
+            "INSERT INTO symbols(file_id, name, local, fold, kind, parent, start_line, "
             "start_col, end_line, end_col, signature, doc, language, ast_hash) "
-            "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            [(fid, s.name, s.local, s.kind, s.parent, s.start_line,
+            "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [(fid, s.name, s.local, s.name.casefold(), s.kind, s.parent, s.start_line,
               s.start_col, s.end_line, s.end_col, s.signature, s.doc, s.language, s.ast_hash)
              for s in r.symbols])
         if r.hindsight_notes:
@@ -252,23 +252,24 @@ class SqliteCodeStore:
             return self._syms("f.path=? AND s.local=?" + extra, [path, local, *args], limit)
         if "." in name:
             return self._syms("s.local=?" + extra, [name, *args], limit)
-        return self._syms("s.name=? COLLATE NOCASE AND s.name=?" + extra, [name, name, *args],
+        return self._syms("s.fold=? AND s.name=?" + extra, [name.casefold(), name, *args],
                           limit)
 
     def find_prefix(self, prefix: str, kind: str | None, file: str | None, limit: int
                     ) -> list[Symbol]:
-        """Case-insensitive prefix matches on the name."""
+        """Case-insensitive (Unicode case folding) prefix matches on the name."""
         extra, args = self._filters(kind, file)
-        if not prefix or ord(prefix[-1]) >= 0x10FFFF:
-            return self._syms("s.name COLLATE NOCASE >= ?" + extra, [prefix, *args], limit)
-        hi = prefix[:-1] + chr(ord(prefix[-1]) + 1)
-        return self._syms("s.name COLLATE NOCASE >= ? AND s.name COLLATE NOCASE < ?" + extra,
-                          [prefix, hi, *args], limit)
+        lo = prefix.casefold()
+        if not lo or ord(lo[-1]) >= 0x10FFFF:
+            return self._syms("s.fold >= ?" + extra, [lo, *args], limit)
+        hi = lo[:-1] + chr(ord(lo[-1]) + 1)
+        return self._syms("s.fold >= ? AND s.fold < ?" + extra, [lo, hi, *args], limit)
 
     def find_substring(self, text: str, kind: str | None, file: str | None, limit: int
                        ) -> list[Symbol]:
+        """Case-insensitive substring matches on the name (a scan)."""
         extra, args = self._filters(kind, file)
-        return self._syms("instr(lower(s.name), ?) > 0" + extra, [text.lower(), *args], limit)
+        return self._syms("instr(s.fold, ?) > 0" + extra, [text.casefold(), *args], limit)
 
     @staticmethod
     def _filters(kind: str | None, file: str | None) -> tuple[str, list[Any]]:

@@ -36,7 +36,7 @@ CREATE TABLE skipped(path TEXT PRIMARY KEY, reason TEXT NOT NULL);
 CREATE TABLE skip_counts(reason TEXT PRIMARY KEY, n INTEGER NOT NULL);
 CREATE TABLE symbols(
   id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, name TEXT NOT NULL, local TEXT NOT NULL,
-  kind TEXT NOT NULL, parent TEXT NOT NULL, start_line INTEGER NOT NULL,
+  fold TEXT NOT NULL, kind TEXT NOT NULL, parent TEXT NOT NULL, start_line INTEGER NOT NULL,
   start_col INTEGER NOT NULL, end_line INTEGER NOT NULL, end_col INTEGER NOT NULL,
   signature TEXT NOT NULL, doc TEXT NOT NULL, language TEXT NOT NULL, ast_hash TEXT NOT NULL);
 -- edges.src is the caller local qualified name (its file is file_id), dst is a full
@@ -52,7 +52,7 @@ CREATE TABLE notes(file_id INTEGER NOT NULL, src TEXT NOT NULL, line INTEGER NOT
 
 # Secondary indexes: dropped before a full rebuild's bulk load and created after it.
 INDEXES: list[tuple[str, str]] = [
-    ("ix_symbols_lname", "symbols(name COLLATE NOCASE)"),
+    ("ix_symbols_fold", "symbols(fold)"),
     ("ix_symbols_local", "symbols(local)"),
     ("ix_symbols_file", "symbols(file_id, local)"),
     ("ix_edges_dst", "edges(dst) WHERE dst != ''"),
