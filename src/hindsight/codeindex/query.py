@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,29 +94,42 @@ def callers(store: Any, spec: str, depth: int = 1, file: str | None = None,
     call is (1-based). Unresolved calls by the same bare name are included only with
     ``include_unresolved`` (they may mean another symbol)."""
     target = resolve_one(store, spec, file)
-    out: list[Hit] = []
-    seen = {target[0].qname}
-    got: set[tuple[str, int]] = set()
-    frontier = [target[0].qname]
-    for d in range(1, depth + 1):
+
+    def step(frontier: list[str], d: int) -> list[tuple[tuple[str, str], Hit, str]]:
         names = [q.rpartition(".")[2].rpartition("::")[2] for q in frontier] \
             if include_unresolved else []
         edges = store.edges_to(frontier, names)
-        srcs = sorted({e.src for e in edges})
-        syms = {s.qname: s for s in store.symbols_by_qname(srcs)}
-        nxt = []
-        for e in sorted(edges, key=lambda e: (e.src, e.line)):
-            if (e.src, d) in got:
+        syms = {s.qname: s for s in store.symbols_by_qname({e.src for e in edges})}
+        return [((e.src, ""), _edge_hit(e, d, e.src, syms, reverse=True), e.src)
+                for e in sorted(edges, key=lambda e: (e.src, e.line))]
+
+    return target[0], _bfs(target[0].qname, depth, step)
+
+
+def _bfs(start: str, depth: int,
+         step: Callable[[list[str], int], list[tuple[tuple[str, str], Hit, str]]]
+         ) -> list[Hit]:
+    """Breadth-first over the call graph from ``start`` to ``depth`` levels. ``step``
+    gives, for one level's frontier, (dedup key, hit, next symbol or "") per edge; a hit
+    is listed once per key and level, a symbol followed once."""
+    out: list[Hit] = []
+    seen = {start}
+    frontier = [start]
+    for d in range(1, depth + 1):
+        nxt: list[str] = []
+        keys: set[tuple[str, str]] = set()
+        for key, hit, follow in step(frontier, d):
+            if key in keys:
                 continue
-            got.add((e.src, d))
-            out.append(_edge_hit(e, d, e.src, syms, reverse=True))
-            if e.src not in seen:
-                seen.add(e.src)
-                nxt.append(e.src)
+            keys.add(key)
+            out.append(hit)
+            if follow and follow not in seen:
+                seen.add(follow)
+                nxt.append(follow)
         frontier = nxt
         if not frontier:
             break
-    return target[0], out
+    return out
 
 
 def callees(store: Any, spec: str, depth: int = 1, file: str | None = None
@@ -124,27 +138,14 @@ def callees(store: Any, spec: str, depth: int = 1, file: str | None = None
     bare name (not followed). Each hit's ``line`` is the callee's definition line when
     resolved, else the call's line."""
     target = resolve_one(store, spec, file)
-    out: list[Hit] = []
-    seen = {target[0].qname}
-    frontier = [target[0].qname]
-    for d in range(1, depth + 1):
+
+    def step(frontier: list[str], d: int) -> list[tuple[tuple[str, str], Hit, str]]:
         edges = store.edges_from(frontier)
         syms = {s.qname: s for s in store.symbols_by_qname({e.dst for e in edges if e.dst})}
-        nxt = []
-        dup: set[tuple[str, str]] = set()
-        for e in edges:
-            key = (e.src, e.dst or "?" + e.name)
-            if key in dup:
-                continue
-            dup.add(key)
-            out.append(_edge_hit(e, d, e.dst, syms, reverse=False))
-            if e.dst and e.dst not in seen and e.dst in syms:
-                seen.add(e.dst)
-                nxt.append(e.dst)
-        frontier = nxt
-        if not frontier:
-            break
-    return target[0], out
+        return [((e.src, e.dst or "?" + e.name), _edge_hit(e, d, e.dst, syms, reverse=False),
+                 e.dst if e.dst in syms else "") for e in edges]
+
+    return target[0], _bfs(target[0].qname, depth, step)
 
 
 @dataclass
