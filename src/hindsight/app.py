@@ -6,6 +6,7 @@ Only this module picks concrete classes (the SQLite store); everything else sees
 from __future__ import annotations
 
 import functools
+import json
 import os
 import sqlite3
 from collections.abc import Callable
@@ -53,6 +54,12 @@ class Bank:
 
         return SqliteCodeStore(self.conn)
 
+    @property
+    def history_store(self) -> Any:
+        from hindsight.store.sqlite.history import SqliteHistoryStore
+
+        return SqliteHistoryStore(self.conn)
+
     def __enter__(self) -> Bank:
         return self
 
@@ -66,7 +73,7 @@ class Bank:
     @_storage
     def index(self, *, full: bool = False, include_untracked: bool | None = None,
               workers: int | None = None, exclude: list[str] | None = None,
-              progress: Any = None) -> IndexStats:
+              progress: Any = None, remember: bool = True) -> IndexStats:
         """Index the repository (incremental unless ``full`` or first time).
 
         ``workers``: parser processes (default: CPU count). ``exclude`` (gitignore-style
@@ -77,7 +84,7 @@ class Bank:
         from hindsight.codeindex.indexer import index
 
         return index(self.code, self.root, full=full, include_untracked=include_untracked,
-                     workers=workers, exclude=exclude, progress=progress)
+                     workers=workers, exclude=exclude, progress=progress, remember=remember)
 
     @_storage
     def is_indexed(self) -> bool:
@@ -152,7 +159,6 @@ class Bank:
         return reparse_one(self.root, rel)
 
     @_storage
-    @_storage
     def problem_files(self) -> list[tuple[str, str]]:
         """``(path, reason)`` of every skipped file worth listing and every file with a
         parse error (reason = the error, e.g. ``syntax error at line 4``)."""
@@ -172,7 +178,178 @@ class Bank:
             "indexed": self.is_indexed(),
         }
         out["changed_since"] = _changed_since(store, self.root) if out["indexed"] else None
+        hs = self.history_store
+        out["history"] = {**hs.history_counts(),
+                          "mode": json.loads(hs.get_meta("history_mode") or '"full"'),
+                          "partial": hs.get_meta("history_partial_kind") or "",
+                          "ingested_at": hs.get_meta("history_ingested_at")}
         return out
+
+
+    # --- history and edit trace (L3) ----------------------------------------------------
+    def _excludes(self) -> list[str]:
+        saved = self.code.get_meta("exclude")
+        return [p for p in saved.split("\n") if p] if saved else []
+
+    @_storage
+    def ingest(self, *, mode: str | None = None, limit: int | None = None,
+               all_: bool = False, huge: int | None = None, workers: int | None = None,
+               progress: Any = None) -> Any:
+        """Ingest git history; see :func:`hindsight.codeindex.history.ingest`. Returns its
+        IngestStats. Raises ConfigError, GitError, StorageError."""
+        from hindsight.codeindex.history import ingest
+
+        return ingest(self.history_store, self.root, mode=mode, limit=limit, all_=all_,
+                      huge=huge, exclude=self._excludes(), workers=workers,
+                      progress=progress)
+
+    @_storage
+    def history(self, symbol: str, file: str | None = None,
+                include_unreachable: bool = False) -> dict[str, Any]:
+        """Commits that touched ``symbol``; see :func:`hindsight.codeindex.historyq.history`."""
+        from hindsight.codeindex.historyq import history
+
+        return history(self._require_index(), self.history_store, symbol, self.rel(file),
+                       include_unreachable)
+
+    @_storage
+    def why(self, file: str, line: int) -> dict[str, Any]:
+        """Blame lifted to the symbol; see :func:`hindsight.codeindex.historyq.why`.
+        ``line`` is 1-based. Raises NotIndexed, NotFound (no such indexed file)."""
+        from hindsight.codeindex.historyq import why
+
+        code = self._require_index()
+        rel = self.rel(file) or ""
+        if rel not in code.load_files() and not os.path.isfile(os.path.join(self.root, rel)):
+            raise NotFound(f"{file}: no such file under {self.root}")
+        if line < 1:
+            raise ConfigError(f"{file}:{line}: lines are 1-based")
+        return why(code, self.history_store, self.root, rel, line)
+
+    @_storage
+    def impact(self, symbol: str, depth: int = 2, file: str | None = None,
+               limit: int = 30, min_support: int = 2) -> dict[str, Any]:
+        """Callers and co-changed symbols/files; see
+        :func:`hindsight.codeindex.historyq.impact`."""
+        from hindsight.codeindex.historyq import impact
+
+        return impact(self._require_index(), self.history_store, symbol, depth,
+                      self.rel(file), limit, min_support)
+
+    @_storage
+    def hotspots(self, days: int = 90, limit: int = 20) -> dict[str, Any]:
+        """Churn and fix-commit ranking; see :func:`hindsight.codeindex.historyq.hotspots`."""
+        from hindsight.codeindex.historyq import hotspots
+
+        return hotspots(self.history_store, days, limit)
+
+    @_storage
+    def record_edit(self, path: str, old_text: str | bytes | None,
+                    new_text: str | bytes | None, *, actor: str = "human",
+                    session: str = "", old_path: str | None = None,
+                    refresh_index: bool = True) -> dict[str, Any]:
+        """Record an edit of ``path`` (absolute, or relative to the root) made by ``actor``
+        (``human`` or an agent name) in ``session``: the code index is refreshed first (when
+        the repository is indexed and ``refresh_index``), then the event is stored with the
+        symbols it touched. Returns the event dict (see :mod:`hindsight.codeindex.trace`).
+        Raises ConfigError (neither text given), StorageError."""
+        from hindsight.codeindex.trace import record_edit
+
+        rel = self._rel_in_root(path)
+        old_rel = self._rel_in_root(old_path) if old_path else ""
+        if refresh_index and self.is_indexed():
+            self.index()
+        return record_edit(self.history_store, self.root, rel, old_text, new_text,
+                           actor=actor, session=session, old_path=old_rel)
+
+    def _rel_in_root(self, path: str) -> str:
+        full = path if os.path.isabs(path) else os.path.join(self.root, path)
+        rel = os.path.relpath(os.path.abspath(full), self.root).replace(os.sep, "/")
+        if rel.startswith(".."):
+            raise ConfigError(f"{path}: outside the repository {self.root}")
+        return rel
+
+    @_storage
+    def trace_log(self, file: str | None = None, symbol: str | None = None,
+                  since: float | None = None, limit: int = 1000) -> list[dict[str, Any]]:
+        """Trace events newest first (``since``: Unix seconds); see
+        :meth:`hindsight.store.sqlite.history.SqliteHistoryStore.trace_events`."""
+        return self.history_store.trace_events(self.rel(file), symbol, since, limit)
+
+
+    def watcher(self, *, actor: str = "human", session: str = "",
+                debounce_s: float = 0.2, on_event: Any = None) -> Any:
+        """A :class:`hindsight.codeindex.watch.Watcher` for this bank (call ``run()``). Its
+        index refreshes include untracked files that git does not ignore (not remembered)."""
+        from hindsight.codeindex.watch import Watcher
+
+        def refresh() -> IndexStats:  # new files count as soon as they are saved
+            return self.index(include_untracked=True, remember=False)
+
+        return Watcher(self.root, self.code, self.history_store, refresh, actor=actor,
+                       session=session, debounce_s=debounce_s, on_event=on_event)
+
+
+def refresh_locked(root: str, event: str) -> None:
+    """Incremental index + history ingest of the repository at ``root``, for git hooks:
+    one run at a time per bank (an exclusive lock on ``HINDSIGHT_HOME/locks/<bank>.lock``);
+    a run that finds the lock taken leaves a ``.again`` mark so that the running one goes
+    round once more. Never raises: every outcome is one JSON line in
+    ``HINDSIGHT_HOME/logs/git-hooks.log``."""
+    import fcntl
+    import time
+    import traceback
+
+    from hindsight.config.paths import hindsight_home
+
+    t0 = time.time()
+    rec: dict[str, Any] = {"ts": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "event": event,
+                           "root": root}
+    try:
+        home = hindsight_home()
+        os.makedirs(os.path.join(home, "locks"), exist_ok=True)
+        bank = open_bank(root)
+        rec["bank"] = bank.bank_id
+        safe = os.path.basename(bank.path).removesuffix(".db")
+        lock_path = os.path.join(home, "locks", safe + ".lock")
+        again = lock_path + ".again"
+        with bank, open(lock_path, "a") as lk:
+            try:
+                fcntl.flock(lk, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                open(again, "w").close()
+                rec["outcome"] = "another run is active; it will go round again"
+                return
+            for _round in range(5):
+                if os.path.exists(again):
+                    os.remove(again)
+                st = bank.index()
+                hs = bank.ingest()
+                rec["outcome"] = "ok"
+                rec["files_parsed"] = st.files_parsed
+                rec["commits"] = hs.ingested
+                rec["unreachable_marked"] = hs.unreachable_marked
+                if not os.path.exists(again):
+                    break
+    except Exception as e:  # noqa: BLE001 - a git hook must never fail; log and go on
+        rec["outcome"] = "error"
+        rec["error"] = f"{type(e).__name__}: {e}"
+        rec["trace"] = traceback.format_exc(limit=3)
+    finally:
+        rec["ms"] = round((time.time() - t0) * 1000)
+        _log_line(rec)
+
+
+def _log_line(rec: dict[str, Any]) -> None:
+    from hindsight.config.paths import hindsight_home
+
+    try:
+        d = os.path.join(hindsight_home(), "logs")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "git-hooks.log"), "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    except OSError:
+        pass
 
 
 def _db_size(path: str) -> int:

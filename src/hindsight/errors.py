@@ -56,3 +56,10 @@ class Ambiguous(HindsightError):
     def __init__(self, message: str, candidates: list[str]) -> None:
         super().__init__(message)
         self.candidates = candidates
+
+
+class GitError(HindsightError):
+    """git is missing, or a git command the operation needs failed (the message names the
+    command and git's own first line of error)."""
+
+    exit_code = 8

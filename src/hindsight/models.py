@@ -142,3 +142,32 @@ class IndexStats:
     seconds: float = 0.0
     full: bool = False
     warnings: list[str] = field(default_factory=list)
+
+
+class SymState(NamedTuple):
+    """A symbol as seen in one version of a file, for comparing versions: local qualified
+    name, kind, ast hash and its 1-based line span in that version."""
+
+    local: str
+    kind: str
+    ast_hash: str
+    start_line: int
+    end_line: int
+
+
+class SymbolChange(NamedTuple):
+    """How one symbol changed between two versions: ``change`` is ``added``, ``modified``,
+    ``moved`` (new file or qualified name; ``old_hash != new_hash`` when also edited) or
+    ``removed``. ``path``/``local`` name the new place (the old one for ``removed``); lines
+    are 1-based in the version after the change (before it for ``removed``)."""
+
+    path: str
+    local: str
+    kind: str
+    change: str
+    old_path: str
+    old_local: str
+    old_hash: str
+    new_hash: str
+    start_line: int
+    end_line: int

@@ -305,6 +305,8 @@ def status(repo_root: str | None, files: bool, json: bool) -> None:
 
 def main() -> None:
     """Console-script entry point."""
+    from hindsight.cli import history as _history  # noqa: F401  (registers its commands)
+
     os.environ.setdefault("PYTHONIOENCODING", "utf-8")
     for arg in sys.argv[1:]:
         try:
@@ -323,3 +325,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+

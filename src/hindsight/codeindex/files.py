@@ -23,6 +23,7 @@ import os
 import stat as _stat
 import subprocess
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pathspec
@@ -79,6 +80,20 @@ def _spec_from(data: bytes, origin: str = "", warnings: list[str] | None = None
             else:
                 good.append(line)
         return pathspec.GitIgnoreSpec.from_lines(good)
+
+
+def excluded_matcher(root: str, exclude: list[str] | None = None
+                     ) -> Callable[[str], bool]:
+    """A predicate telling whether a repository-relative path is excluded by
+    ``.hindsightignore`` or the ``exclude`` patterns (the rules :func:`select` applies by
+    name; ``.gitignore`` is not consulted: history only sees committed paths)."""
+    hs = _read(os.path.join(root, ".hindsightignore")) or b""
+    if exclude:
+        hs += b"\n" + "\n".join(exclude).encode("utf-8")
+    if not hs.strip():
+        return lambda _path: False
+    spec = _spec_from(hs)
+    return spec.match_file
 
 
 def _read(path: str) -> bytes | None:

@@ -124,13 +124,14 @@ def _init_files(paths: Iterable[str]) -> set[str]:
 
 def index(store: CodeStore, root: str, *, full: bool = False,
           include_untracked: bool | None = None, workers: int | None = None,
-          exclude: list[str] | None = None, progress: Progress | None = None) -> IndexStats:
+          exclude: list[str] | None = None, progress: Progress | None = None,
+          remember: bool = True) -> IndexStats:
     """Index repository ``root`` (absolute path) into the bank's code store ``store``.
 
     ``workers``: parser processes (default: CPU count). ``exclude``: gitignore-style
     patterns; ``include_untracked``: also untracked, non-ignored files. Both are stored in
     the bank when given and reused by later runs that pass ``None`` (``exclude=[]`` clears
-    the patterns). Returns :class:`IndexStats`.
+    the patterns) unless ``remember`` is false. Returns :class:`IndexStats`.
     Raises :class:`~hindsight.errors.StorageError` if the database cannot be written;
     bad files never raise (they are counted as skipped or recorded with a parse error).
     """
@@ -148,7 +149,7 @@ def index(store: CodeStore, root: str, *, full: bool = False,
         store.set_meta({"exclude": "\n".join(p for p in exclude if p)})
     if include_untracked is None:
         include_untracked = store.get_meta("include_untracked") == "1"
-    else:
+    elif remember:
         store.set_meta({"include_untracked": "1" if include_untracked else "0"})
     sel = F.select(root, include_untracked, exclude)
     known = _skip_known_timeouts(store, root, sel)

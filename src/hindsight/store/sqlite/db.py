@@ -48,6 +48,47 @@ CREATE TABLE deps(file_id INTEGER NOT NULL, key TEXT NOT NULL);
 CREATE TABLE notes(file_id INTEGER NOT NULL, src TEXT NOT NULL, line INTEGER NOT NULL,
   text TEXT NOT NULL);
 """),
+    ("0002_history", """
+-- git history (L3). Dates are ISO 8601 with the original UTC offset, *_ts Unix seconds.
+-- seq orders commits of equal committer time (higher = newer).
+CREATE TABLE commits(
+  sha TEXT PRIMARY KEY, seq INTEGER NOT NULL, parents TEXT NOT NULL,
+  author_name TEXT NOT NULL, author_email TEXT NOT NULL, author_date TEXT NOT NULL,
+  author_ts INTEGER NOT NULL, committer_date TEXT NOT NULL, committer_ts INTEGER NOT NULL,
+  message TEXT NOT NULL, subject TEXT NOT NULL, n_files INTEGER NOT NULL,
+  huge INTEGER NOT NULL DEFAULT 0, boundary INTEGER NOT NULL DEFAULT 0,
+  expanded INTEGER NOT NULL DEFAULT 0, fix INTEGER NOT NULL DEFAULT 0,
+  reachable INTEGER NOT NULL DEFAULT 1, unreachable_at TEXT NOT NULL DEFAULT '');
+CREATE INDEX ix_commits_order ON commits(committer_ts, seq);
+CREATE TABLE commit_files(
+  sha TEXT NOT NULL, path TEXT NOT NULL, old_path TEXT NOT NULL, status TEXT NOT NULL,
+  added INTEGER NOT NULL, deleted INTEGER NOT NULL);
+CREATE INDEX ix_commit_files_sha ON commit_files(sha);
+CREATE INDEX ix_commit_files_path ON commit_files(path);
+-- change: added | modified | moved | removed. A move keeps where the symbol came from
+-- (old_path, old_local), old_hash/new_hash are ast hashes ('' when absent).
+CREATE TABLE symbol_changes(
+  sha TEXT NOT NULL, path TEXT NOT NULL, local TEXT NOT NULL, kind TEXT NOT NULL,
+  change TEXT NOT NULL, old_path TEXT NOT NULL, old_local TEXT NOT NULL,
+  old_hash TEXT NOT NULL, new_hash TEXT NOT NULL, start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL);
+CREATE INDEX ix_symchanges_sym ON symbol_changes(path, local);
+CREATE INDEX ix_symchanges_sha ON symbol_changes(sha);
+-- live edit trace. ranges: JSON [[old_start, old_count, new_start, new_count], ...]
+CREATE TABLE trace_events(
+  id INTEGER PRIMARY KEY, ts TEXT NOT NULL, ts_unix REAL NOT NULL, path TEXT NOT NULL,
+  old_path TEXT NOT NULL, action TEXT NOT NULL, old_hash TEXT NOT NULL,
+  new_hash TEXT NOT NULL, ranges TEXT NOT NULL, actor TEXT NOT NULL, session TEXT NOT NULL,
+  branch TEXT NOT NULL, head TEXT NOT NULL);
+CREATE INDEX ix_trace_path ON trace_events(path, ts_unix);
+CREATE INDEX ix_trace_ts ON trace_events(ts_unix);
+CREATE TABLE trace_symbols(
+  event_id INTEGER NOT NULL, path TEXT NOT NULL, local TEXT NOT NULL, kind TEXT NOT NULL, change TEXT NOT NULL,
+  old_hash TEXT NOT NULL, new_hash TEXT NOT NULL, start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL);
+CREATE INDEX ix_trace_symbols_event ON trace_symbols(event_id);
+CREATE INDEX ix_trace_symbols_local ON trace_symbols(local);
+"""),
 ]
 
 # Secondary indexes: dropped before a full rebuild's bulk load and created after it.

@@ -1,0 +1,3 @@
+from hindsight.cli.main import main
+
+main()

@@ -1,0 +1,304 @@
+"""History and edit-trace commands: ingest, history, why, impact, hotspots, trace-log,
+watch, hooks install-git/uninstall-git. Registered on the group of :mod:`.main`."""
+
+from __future__ import annotations
+
+import contextlib
+import json as _json
+import re
+import sys
+import time
+from datetime import datetime
+from typing import Any
+
+import click
+
+from hindsight.cli import output as out
+from hindsight.cli.main import (
+    _bank,
+    _errors,
+    _progress_factory,
+    app,
+    file_opt,
+    json_opt,
+    repo_root_opt,
+)
+from hindsight.errors import ConfigError
+
+
+@app.command()
+@repo_root_opt
+@click.option("--mode", type=click.Choice(["full", "message", "none"]), default=None,
+              help="full: commits, files and per-symbol changes; message: commits and files; "
+              "none: no history (remembered; default full).")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Newest commits a first ingest reads (remembered; default 300).")
+@click.option("--all", "all_", is_flag=True, help="Read the whole history.")
+@click.option("--huge-commit", "huge", type=click.IntRange(min=1), default=None,
+              help="A commit touching more files is stored but not expanded per symbol and "
+              "not used for co-change (remembered; default 100).")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Parser processes for full mode (default: CPU count).")
+@json_opt
+def ingest(repo_root: str | None, mode: str | None, limit: int | None, all_: bool,
+           huge: int | None, workers: int | None, json: bool) -> None:
+    """Read git history into the bank (incremental: later runs read only new commits)."""
+    with _errors(), _bank(repo_root) as bank:
+        cb, prog = _progress_factory()
+        kw: dict[str, Any] = {"mode": mode, "limit": limit, "all_": all_, "huge": huge,
+                              "workers": workers}
+        if prog is not None:
+            with prog:
+                st = bank.ingest(progress=cb, **kw)
+        else:
+            st = bank.ingest(**kw)
+        for n in st.notes:
+            out.err(n)
+        if json:
+            out.emit_json(st.as_dict() | {"bank": bank.bank_id})
+            return
+        rate = f", {st.ingested / st.seconds:,.0f} commits/s" if st.seconds and st.ingested \
+            else ""
+        out.say(f"{st.mode} history of {bank.root}: {st.ingested} commits read "
+                f"({st.expanded} expanded per symbol, {st.symbol_changes} symbol changes, "
+                f"{st.huge} huge, {st.boundary} shallow boundary); {st.seconds:.2f}s{rate}"
+                + (f"\nhistory is partial ({st.partial})" if st.partial else ""))
+
+
+def _short(sha: str) -> str:
+    return sha[:10]
+
+
+@app.command()
+@click.argument("symbol")
+@repo_root_opt
+@file_opt
+@click.option("--include-unreachable", is_flag=True,
+              help="Also show commits dropped by a rebase or force-push.")
+@json_opt
+def history(symbol: str, repo_root: str | None, file: str | None, include_unreachable: bool,
+            json: bool) -> None:
+    """Commits that touched SYMBOL, newest first, following it across moves and renames."""
+    with _errors(), _bank(repo_root) as bank:
+        res = bank.history(symbol, file, include_unreachable)
+        if json:
+            out.emit_json(res | {"entries": [e.as_dict() for e in res["entries"]]})
+            return
+        title = f"history of {res['symbol']}" + (" (file level)" if res["level"] == "file"
+                                                  else "")
+        if res["partial"]:
+            title += f" — partial history ({res['partial']})"
+        out.table(title, ["commit", "date", "author", "change", "subject"],
+                  [[_short(e.sha), e.date[:10], e.author, _change(e), e.subject[:70]]
+                   for e in res["entries"]])
+
+
+def _change(e: Any) -> str:
+    if e.change == "moved":
+        return f"moved from {e.old_path}::{e.old_local}"
+    return str(e.change) + ("" if e.reachable else " (unreachable)")
+
+
+_LOC = re.compile(r"^(.*):(\d+)$")
+
+
+@app.command()
+@click.argument("location", metavar="FILE:LINE")
+@repo_root_opt
+@json_opt
+def why(location: str, repo_root: str | None, json: bool) -> None:
+    """The commit that last changed the symbol enclosing FILE:LINE, with its message and
+    the symbol's earlier changes (blame lifted to the symbol)."""
+    with _errors():
+        m = _LOC.match(location)
+        if not m:
+            raise ConfigError(f"{location!r}: expected FILE:LINE (line 1-based)")
+        with _bank(repo_root) as bank:
+            res = bank.why(m.group(1), int(m.group(2)))
+        if json:
+            out.emit_json(res | {"earlier": [e.as_dict() for e in res["earlier"]]})
+            return
+        last = res["last"]
+        head = f"{res['file']}:{res['line']}" + (f" in {res['symbol']}" if res["symbol"]
+                                                 else "")
+        if last is None:
+            out.say(f"{head}: no commit found (uncommitted, or older than the ingested "
+                    "history)")
+        else:
+            msg = "\n".join("    " + ln for ln in last["message"].rstrip().splitlines())
+            out.say(f"{head}\nlast changed by {_short(last['sha'])} ({last['change']}, "
+                    f"{last['author_date']}, {last['author_name']})\n{msg}")
+        if res["earlier"]:
+            out.table("earlier changes", ["commit", "date", "author", "change", "subject"],
+                      [[_short(e.sha), e.date[:10], e.author, _change(e), e.subject[:70]]
+                       for e in res["earlier"]])
+        if res["live"]:
+            out.table("edits since (edit trace)", ["time", "action", "actor", "session"],
+                      [[e["ts"], e["action"], e["actor"], e["session"]] for e in res["live"]])
+
+
+@app.command()
+@click.argument("symbol")
+@repo_root_opt
+@file_opt
+@click.option("--depth", type=click.IntRange(1, 20), default=2, show_default=True,
+              help="Caller levels to follow.")
+@click.option("--limit", type=click.IntRange(min=1), default=30, show_default=True)
+@json_opt
+def impact(symbol: str, repo_root: str | None, file: str | None, depth: int, limit: int,
+           json: bool) -> None:
+    """What may break if SYMBOL changes: callers to --depth and what historically changes
+    together with it, each with its reason."""
+    with _errors(), _bank(repo_root) as bank:
+        res = bank.impact(symbol, depth, file, limit)
+        if json:
+            out.emit_json(res | {"items": [i.as_dict() for i in res["items"]]})
+            return
+        out.table(f"impact of {res['symbol']} ({res['commits']} commits in history)",
+                  ["", "target", "why"],
+                  [[i.kind, i.target, "; ".join(i.reasons)] for i in res["items"]])
+
+
+@app.command()
+@repo_root_opt
+@click.option("--days", type=click.IntRange(min=1), default=90, show_default=True,
+              help="Window before the newest ingested commit.")
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@json_opt
+def hotspots(repo_root: str | None, days: int, limit: int, json: bool) -> None:
+    """Files and symbols ranked by recent churn and fix commits."""
+    with _errors(), _bank(repo_root) as bank:
+        res = bank.hotspots(days, limit)
+        if json:
+            out.emit_json(res)
+            return
+        out.table(f"files since {res['since']}", ["score", "commits", "fixes", "lines", "file"],
+                  [[f["score"], f["commits"], f["fixes"], f["lines"], f["path"]]
+                   for f in res["files"]])
+        out.table("symbols", ["score", "commits", "fixes", "kind", "symbol"],
+                  [[s["score"], s["commits"], s["fixes"], s["kind"], s["qname"]]
+                   for s in res["symbols"]])
+
+
+_REL = re.compile(r"^(\d+)\s*(s|m|h|d|w)$")
+_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_since(text: str, now: float | None = None) -> float:
+    """``--since`` → Unix seconds: an ISO 8601 date or date-time (without an offset it is
+    local time) or a duration back from now (``30m``, ``12h``, ``3d``, ``2w``). Raises
+    ConfigError."""
+    now = time.time() if now is None else now
+    m = _REL.match(text.strip())
+    if m:
+        return now - int(m.group(1)) * _UNIT[m.group(2)]
+    try:
+        dt = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ConfigError(f"--since {text!r}: give an ISO date (2026-11-30, "
+                          "2026-11-30T14:00+01:00) or a duration (30m, 12h, 3d, 2w)") from None
+    return (dt if dt.tzinfo else dt.astimezone()).timestamp()
+
+
+@app.command("trace-log")
+@repo_root_opt
+@file_opt
+@click.option("--symbol", default=None, help="Only events that touched this symbol "
+              "(local qualified name or its last part).")
+@click.option("--since", default=None, metavar="DATE",
+              help="ISO date/time or a duration back from now (30m, 12h, 3d, 2w).")
+@click.option("--limit", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "jsonl"]),
+              default="table", show_default=True)
+@json_opt
+def trace_log(repo_root: str | None, file: str | None, symbol: str | None,
+              since: str | None, limit: int, fmt: str, json: bool) -> None:
+    """Live edit events, newest first (jsonl: one object per line)."""
+    from hindsight.codeindex.trace import event_json
+
+    with _errors(), _bank(repo_root) as bank:
+        events = bank.trace_log(file, symbol, parse_since(since) if since else None, limit)
+        rows = [event_json(e) for e in events]
+        if json or fmt == "json":
+            out.emit_json(rows)
+        elif fmt == "jsonl":
+            for r in rows:
+                sys.stdout.write(_json.dumps(r, ensure_ascii=False) + "\n")
+        else:
+            out.table("edit trace", ["time", "file", "action", "actor", "symbols"],
+                      [[r["ts"], r["file"], r["action"],
+                        r["actor"] + (f" ({r['session']})" if r["session"] else ""),
+                        ", ".join(f"{s['change']} {s['qname'].partition('::')[2]}"
+                                  for s in r["symbols"])[:80]] for r in rows])
+
+
+@app.command()
+@repo_root_opt
+@click.option("--debounce-ms", type=click.IntRange(10, 10_000), default=200,
+              show_default=True, help="Quiet time before a batch of changes is handled.")
+@click.option("--actor", default="human", show_default=True,
+              help="Who makes the edits: human, or an agent name.")
+@click.option("--session", default="", help="The agent's session id, if any.")
+def watch(repo_root: str | None, debounce_ms: int, actor: str, session: str) -> None:
+    """Watch the work tree: refresh the index on every save and record trace events
+    (Ctrl-C to stop)."""
+    import signal
+
+    def on_term(_sig: int, _frm: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+    with _errors(), _bank(repo_root) as bank:
+        if not bank.is_indexed():
+            out.err("indexing first")
+            bank.index()
+
+        def show(ev: dict[str, Any]) -> None:
+            syms = ", ".join(f"{s['change']} {s['local']}" for s in ev["symbols"])
+            sys.stdout.write(f"{ev['ts']} {ev['action']} {ev['path']}"
+                             + (f" ({syms})" if syms else "") + "\n")
+            sys.stdout.flush()
+
+        w = bank.watcher(actor=actor, session=session, debounce_s=debounce_ms / 1000,
+                         on_event=show)
+        with contextlib.suppress(KeyboardInterrupt):
+            w.run(ready=lambda: out.err(f"watching {bank.root} (Ctrl-C to stop)"))
+        out.err(f"stopped; {w.events} events recorded")
+
+
+@app.group()
+def hooks() -> None:
+    """Git hooks that keep the bank current."""
+
+
+@hooks.command("install-git")
+@repo_root_opt
+def install_git(repo_root: str | None) -> None:
+    """Install post-commit/checkout/merge/rewrite hooks (keeps any hook you had)."""
+    from hindsight.codeindex.githooks import install
+
+    with _errors(), _bank(repo_root) as bank:
+        for line in install(bank.root):
+            out.say(line)
+
+
+@hooks.command("uninstall-git")
+@repo_root_opt
+def uninstall_git(repo_root: str | None) -> None:
+    """Remove our git hooks and restore the originals."""
+    from hindsight.codeindex.githooks import uninstall
+
+    with _errors(), _bank(repo_root) as bank:
+        for line in uninstall(bank.root):
+            out.say(line)
+
+
+@hooks.command("run-git", hidden=True)
+@click.argument("event")
+@repo_root_opt
+def run_git(event: str, repo_root: str | None) -> None:
+    """What an installed git hook runs in the background: incremental index and ingest
+    under a per-bank lock. Never fails: errors go to HINDSIGHT_HOME/logs/git-hooks.log."""
+    from hindsight.app import refresh_locked
+
+    refresh_locked(repo_root or ".", event)

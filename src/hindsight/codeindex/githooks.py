@@ -1,0 +1,110 @@
+"""Git hooks that keep a bank current: ``post-commit``, ``post-checkout``, ``post-merge``
+and ``post-rewrite`` start ``hindsight hooks run-git`` in the background (incremental index,
+then history ingest) and return at once.
+
+Installing is idempotent: a hook that is already ours is rewritten in place. A hook the
+user already had is moved to ``<name>.hindsight-orig`` and our script runs it first (with
+the same arguments and stdin) and exits with its status, so it keeps working. Uninstalling
+removes our script and moves the original back. Hooks live where git looks for them
+(``git rev-parse --git-path hooks``: the common git dir of linked worktrees, or
+``core.hooksPath``). ``HINDSIGHT_DISABLE_HOOKS=1`` makes the installed hooks do nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import stat
+import sys
+
+from hindsight.codeindex import gitread as G
+from hindsight.errors import ConfigError
+
+EVENTS = ("post-commit", "post-checkout", "post-merge", "post-rewrite")
+MARKER = "# hindsight-managed git hook"
+ORIG = ".hindsight-orig"
+
+
+def _script(event: str, python: str, root: str) -> str:
+    cmd = (f"{shlex.quote(python)} -m hindsight hooks run-git {event} "
+           f"--repo-root {shlex.quote(root)}")
+    return f"""#!/bin/sh
+{MARKER} (remove with: hindsight hooks uninstall-git)
+status=0
+orig="$0{ORIG}"
+if [ -x "$orig" ]; then
+  "$orig" "$@"
+  status=$?
+fi
+if [ -z "$HINDSIGHT_DISABLE_HOOKS" ]; then
+  ( {cmd} </dev/null >/dev/null 2>&1 & ) >/dev/null 2>&1
+fi
+exit $status
+"""
+
+
+def hooks_dir(root: str) -> str:
+    """Where git runs hooks from for ``root``. Raises GitError outside a repository."""
+    return G.git_path(root, "hooks")
+
+
+def _ours(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return MARKER.encode() in fh.read(4096)
+    except OSError:
+        return False
+
+
+def install(root: str, python: str | None = None) -> list[str]:
+    """Install the hooks for ``root``; returns one line per hook saying what was done.
+    Raises GitError (not a repository) or ConfigError (hooks directory not writable, or a
+    leftover ``*.hindsight-orig`` beside a foreign hook)."""
+    d = hooks_dir(root)
+    python = python or sys.executable
+    done = []
+    try:
+        os.makedirs(d, exist_ok=True)
+        for ev in EVENTS:
+            path = os.path.join(d, ev)
+            orig = path + ORIG
+            if os.path.lexists(path) and not _ours(path):
+                if os.path.lexists(orig):
+                    raise ConfigError(f"{path}: exists and so does {orig}; move one away "
+                                      "and run again")
+                os.rename(path, orig)
+                done.append(f"{ev}: kept your hook as {os.path.basename(orig)}; it still runs")
+            elif os.path.lexists(path):
+                done.append(f"{ev}: already installed (updated)")
+            else:
+                done.append(f"{ev}: installed")
+            tmp = path + ".hindsight-tmp"
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(_script(ev, python, root))
+            os.chmod(tmp, os.stat(tmp).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+            os.replace(tmp, path)
+    except OSError as e:
+        raise ConfigError(f"{d}: cannot install git hooks: {e}") from e
+    return done
+
+
+def uninstall(root: str) -> list[str]:
+    """Remove our hooks and put back any original; returns what was done per hook."""
+    d = hooks_dir(root)
+    done = []
+    try:
+        for ev in EVENTS:
+            path = os.path.join(d, ev)
+            orig = path + ORIG
+            if not _ours(path):
+                done.append(f"{ev}: not installed")
+                continue
+            os.remove(path)
+            if os.path.lexists(orig):
+                os.rename(orig, path)
+                done.append(f"{ev}: removed; your original hook is back")
+            else:
+                done.append(f"{ev}: removed")
+    except OSError as e:
+        raise ConfigError(f"{d}: cannot uninstall git hooks: {e}") from e
+    return done

@@ -1,0 +1,262 @@
+"""Git history ingest (L3): commits, files changed and, in ``full`` mode, the symbols each
+commit added, modified, moved or removed.
+
+Modes: ``message`` (commits and files), ``full`` (plus per-symbol changes), ``none``.
+A first ingest reads the newest ``limit`` commits of HEAD (default 300; ``all_`` for every
+commit), newest first, in chunks that are each committed, so an interrupted ingest resumes
+where it stopped. Later runs read only commits not yet stored (``rev-list HEAD --not`` the
+heads seen last time). When a head seen last time is no longer reachable from any ref (a
+rebase, amend or force-push), every stored commit is checked and the unreachable ones are
+marked (kept for audit, left out of queries). Merges are compared with their first parent;
+a commit touching more than ``huge`` files is stored but not expanded per symbol and does
+not count for co-change (default 100; transactions this large are usually mechanical —
+Zimmermann et al., "Mining Version Histories to Guide Software Changes", ICSE 2004, left
+out large transactions for the same reason). In a shallow clone the boundary commits are
+stored without files (their parents are missing, so a diff would claim they added
+everything) and the history is marked partial.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from hindsight.codeindex import gitread as G
+from hindsight.codeindex.blobparse import Version, parse_versions
+from hindsight.codeindex.files import excluded_matcher
+from hindsight.codeindex.languages import language_for
+from hindsight.codeindex.symdiff import compare_file, pair_moves
+from hindsight.errors import ConfigError, GitError
+from hindsight.models import SymbolChange, SymState
+from hindsight.store.base import HistoryStore
+
+MODES = ("full", "message", "none")
+DEFAULT_LIMIT = 300
+DEFAULT_HUGE = 100
+CHUNK = 100
+SUBMODULE = "160000"
+_FIX = re.compile(r"\b(fix(e[sd])?|bug(fix)?|hotfix|regression|revert(s|ed)?|crash(es)?|"
+                  r"broken)\b", re.I)
+_TRAILER = re.compile(r"^(fixes|closes|resolves)\b", re.I | re.M)
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class IngestStats:
+    """What one ingest run did. ``partial``: ``shallow`` or ``limited`` when older history
+    exists that the bank has not read, else ``""``."""
+
+    mode: str = "full"
+    head: str = ""
+    planned: int = 0
+    ingested: int = 0
+    expanded: int = 0
+    huge: int = 0
+    boundary: int = 0
+    symbol_changes: int = 0
+    unreachable_marked: int = 0
+    restored: int = 0
+    rewritten: bool = False
+    partial: str = ""
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def is_fix(message: str) -> bool:
+    """True for a fix commit: the subject names a fix/bug/revert/regression/crash, or the
+    body has a ``Fixes``/``Closes``/``Resolves`` trailer."""
+    subject = message.split("\n", 1)[0]
+    return bool(_FIX.search(subject) or _TRAILER.search(message))
+
+
+def _setting(store: HistoryStore, key: str, given: Any, default: Any) -> Any:
+    if given is not None:
+        return given
+    raw = store.get_meta(key)
+    return default if raw is None else json.loads(raw)
+
+
+def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
+           limit: int | None = None, all_: bool = False, huge: int | None = None,
+           exclude: list[str] | None = None, workers: int | None = None,
+           progress: Progress | None = None) -> IngestStats:
+    """Ingest the git history of ``root`` into ``store`` (see the module doc). ``mode``,
+    ``limit`` and ``huge`` are remembered by the bank when given. ``exclude``: patterns
+    whose files are not expanded per symbol (they are still listed as changed).
+
+    Raises :class:`ConfigError` for a bad mode or limit, :class:`GitError` when ``root`` is
+    not a git repository or git fails, :class:`StorageError` when the bank cannot be written
+    (chunks already written stay).
+    """
+    t0 = time.perf_counter()
+    mode = _setting(store, "history_mode", mode, "full")
+    if mode not in MODES:
+        raise ConfigError(f"--mode {mode!r}: one of {', '.join(MODES)}")
+    if limit is not None and limit < 1:
+        raise ConfigError(f"--limit {limit}: must be at least 1")
+    if huge is not None and huge < 1:
+        raise ConfigError(f"--huge-commit {huge}: must be at least 1")
+    explicit = all_ or limit is not None
+    limit_v: int | None = None if all_ else _setting(store, "history_limit", limit,
+                                                     DEFAULT_LIMIT)
+    huge_v = int(_setting(store, "history_huge", huge, DEFAULT_HUGE))
+    remember = {"history_mode": mode, "history_huge": huge_v}
+    if explicit:
+        remember["history_limit"] = limit_v
+    store.set_meta({k: json.dumps(v) for k, v in remember.items()})
+    st = IngestStats(mode=mode)
+    if mode == "none":
+        st.notes.append("history mode is 'none': nothing read (hindsight ingest --mode "
+                        "message|full to turn it on)")
+        return st
+    if not G.is_repo(root):
+        raise GitError(f"{root}: not a git repository (or git is missing); history needs git")
+    st.head = G.head(root)
+    if not st.head:
+        st.notes.append("the repository has no commits yet")
+        store.set_meta({"history_ingested_at": _now()})
+        return st
+    old_heads = [h for h in json.loads(store.get_meta("history_heads") or "[]")]
+    live_heads = _check_rewrites(store, root, old_heads, st)
+    plan = G.rev_list(root, [st.head], exclude=[] if explicit else live_heads,
+                      max_count=limit_v)
+    st.planned = len(plan)
+    known = store.known_commits(plan)
+    todo = [s for s in plan if s not in known or
+            (mode == "full" and not known[s][0] and not known[s][1] and not known[s][2])]
+    if mode == "full":  # commits read earlier in message mode get their symbols now
+        queued = set(todo)
+        todo += [s for s in store.unexpanded() if s not in queued]
+    stale = [s for s in plan if s in known and not known[s][3]]
+    if stale:
+        st.restored += store.mark_reachable(G.all_reachable(root), _now())[1]
+    boundary = G.shallow_boundary(root)
+    skip_path = excluded_matcher(root, exclude)
+    seq = store.max_seq() + len(todo) + 1
+    for i in range(0, len(todo), CHUNK):
+        chunk = todo[i:i + CHUNK]
+        _ingest_chunk(store, root, chunk, seq - i, mode, huge_v, boundary, skip_path,
+                      workers, st)
+        if progress:
+            progress("history", min(i + CHUNK, len(todo)), len(todo))
+    heads = [st.head] + [h for h in live_heads if h != st.head]
+    if boundary:
+        st.partial = "shallow"
+        st.notes.append("shallow clone: history before the boundary is not available")
+    elif explicit or not old_heads:
+        older = bool(plan) and bool(G.read_commits(root, [plan[-1]])[0].parents)
+        st.partial = "limited" if limit_v is not None and len(plan) >= limit_v and older \
+            else ""
+    else:
+        st.partial = store.get_meta("history_partial_kind") or ""
+    store.set_meta({"history_heads": json.dumps(heads[:20]), "history_ingested_at": _now(),
+                    "history_partial_kind": st.partial})
+    st.seconds = round(time.perf_counter() - t0, 3)
+    return st
+
+
+def _now() -> str:
+    return datetime.now(UTC).astimezone().isoformat(timespec="seconds")
+
+
+def _check_rewrites(store: HistoryStore, root: str, old_heads: list[str],
+                    st: IngestStats) -> list[str]:
+    """Old heads still reachable; when one is not, mark every unreachable stored commit."""
+    live = [h for h in old_heads if G.exists(root, h) and G.reachable_from_refs(root, h)]
+    if len(live) != len(old_heads):
+        st.rewritten = True
+        gone, back = store.mark_reachable(G.all_reachable(root), _now())
+        st.unreachable_marked += gone
+        st.restored += back
+        if gone:
+            st.notes.append(f"history was rewritten: {gone} stored commit(s) are no longer "
+                            "reachable and were marked unreachable")
+    return live
+
+
+def _ingest_chunk(store: HistoryStore, root: str, shas: list[str], seq_top: int, mode: str,
+                  huge: int, boundary: set[str], skip_path: Callable[[str], bool],
+                  workers: int | None, st: IngestStats) -> None:
+    commits = G.read_commits(root, shas)
+    pairs = [(c.sha, c.parents[0] if c.parents else "") for c in commits
+             if c.sha not in boundary]
+    diffs = G.diff_commits(root, pairs)
+    rows: list[dict[str, Any]] = []
+    files: dict[str, list[tuple[str, str, str, int, int]]] = {}
+    expand: list[tuple[str, list[G.FileChange]]] = []
+    for n, c in enumerate(commits):
+        fcs = diffs.get(c.sha, [])
+        is_boundary = c.sha in boundary
+        is_huge = len(fcs) > huge
+        do_expand = mode == "full" and not is_boundary and not is_huge
+        rows.append({"sha": c.sha, "seq": seq_top - n, "parents": " ".join(c.parents),
+                     "author_name": c.author_name, "author_email": c.author_email,
+                     "author_date": c.author_date, "author_ts": c.author_ts,
+                     "committer_date": c.committer_date, "committer_ts": c.committer_ts,
+                     "message": c.message, "subject": c.message.split("\n", 1)[0].strip(),
+                     "n_files": len(fcs), "huge": int(is_huge), "boundary": int(is_boundary),
+                     "expanded": int(do_expand), "fix": int(is_fix(c.message))})
+        files[c.sha] = [(f.path, f.old_path, f.status, f.added, f.deleted) for f in fcs]
+        st.huge += is_huge
+        st.boundary += is_boundary
+        if do_expand:
+            expand.append((c.sha, fcs))
+    changes = _symbol_changes(root, expand, skip_path, workers) if expand else {}
+    store.write_commits(rows, files, changes)
+    st.ingested += len(rows)
+    st.expanded += len(expand)
+    st.symbol_changes += sum(len(v) for v in changes.values())
+
+
+def _code_files(fcs: list[G.FileChange], skip_path: Callable[[str], bool]
+                ) -> list[tuple[G.FileChange, str, str]]:
+    """The changes worth parsing: (change, old language, new language)."""
+    out = []
+    for f in fcs:
+        if SUBMODULE in (f.old_mode, f.new_mode):
+            continue
+        old = f.old_path or f.path
+        lo = language_for(old) if f.status != "A" and not skip_path(old) else None
+        ln = language_for(f.path) if f.status != "D" and not skip_path(f.path) else None
+        if lo or ln:
+            out.append((f, lo or "", ln or ""))
+    return out
+
+
+def _symbol_changes(root: str, expand: list[tuple[str, list[G.FileChange]]],
+                    skip_path: Callable[[str], bool], workers: int | None
+                    ) -> dict[str, list[SymbolChange]]:
+    wanted: dict[str, tuple[str, str]] = {}  # blob -> (path, language)
+    per_commit: list[tuple[str, list[tuple[G.FileChange, str, str]]]] = []
+    for sha, fcs in expand:
+        code = _code_files(fcs, skip_path)
+        per_commit.append((sha, code))
+        for f, lo, ln in code:
+            if lo and f.old_blob != G.EMPTY_BLOB:
+                wanted.setdefault(f.old_blob, (f.old_path or f.path, lo))
+            if ln and f.new_blob != G.EMPTY_BLOB:
+                wanted.setdefault(f.new_blob, (f.path, ln))
+    blobs = G.read_blobs(root, list(wanted))
+    versions: list[Version] = [(b, wanted[b][0], wanted[b][1], raw) for b, raw in blobs.items()]
+    parsed = parse_versions(versions, workers)
+    out: dict[str, list[SymbolChange]] = {}
+    for sha, code in per_commit:
+        changes: list[SymbolChange] = []
+        for f, lo, ln in code:
+            old: list[SymState] | None = parsed.get(f.old_blob) if lo else None
+            new: list[SymState] | None = parsed.get(f.new_blob) if ln else None
+            if (lo and f.old_blob != G.EMPTY_BLOB and old is None) or \
+                    (ln and f.new_blob != G.EMPTY_BLOB and new is None):
+                continue  # a side could not be parsed (binary, too large, timeout)
+            changes += compare_file(f.old_path or f.path, old if lo else None, f.path,
+                                    new if ln else None)
+        out[sha] = pair_moves(changes)
+    return out

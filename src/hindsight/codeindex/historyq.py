@@ -1,0 +1,307 @@
+"""Questions answered from the git history and the edit trace: ``history`` (the commits
+that touched a symbol, following it across moves and file renames), ``why`` (blame lifted
+to the enclosing symbol), ``impact`` (callers plus what historically changes with it) and
+``hotspots`` (churn and fix commits)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from hindsight.codeindex import gitread as G
+from hindsight.codeindex.query import callers, resolve_one
+from hindsight.errors import Ambiguous, NotFound, NotIndexed
+from hindsight.models import Symbol
+from hindsight.store.base import CodeStore, HistoryStore
+
+DAY = 86_400
+
+
+@dataclass
+class Entry:
+    """One commit in a symbol's history. ``date`` is the author date (ISO 8601 with its UTC
+    offset); ``change`` is added/modified/moved/removed (``file`` when only file-level
+    history exists); ``path``/``local`` name the symbol after the change; ``pure_move``:
+    moved without any change to its content."""
+
+    sha: str
+    date: str
+    author: str
+    subject: str
+    change: str
+    path: str
+    local: str
+    old_path: str = ""
+    old_local: str = ""
+    reachable: bool = True
+    pure_move: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _require_history(hs: HistoryStore) -> None:
+    if hs.commit_count() == 0:
+        raise NotIndexed("no git history in this bank yet; run: hindsight ingest")
+
+
+def _entry(r: dict[str, Any], change: str | None = None) -> Entry:
+    return Entry(r["sha"], r["author_date"], r["author_name"], r["subject"],
+                 change or r["change"], r["path"], r.get("local", ""),
+                 r.get("old_path") or "", r.get("old_local") or "", bool(r["reachable"]),
+                 r.get("change") == "moved" and r.get("old_hash") == r.get("new_hash"))
+
+
+def symbol_entries(hs: HistoryStore, path: str, local: str,
+                   include_unreachable: bool = False) -> list[Entry]:
+    """The history of the symbol now at ``path``/``local``, newest first. A ``moved`` entry
+    continues with the symbol's earlier identity, up to the commit of the move."""
+    out: list[Entry] = []
+    seen: set[tuple[str, str, str]] = set()
+    todo: list[tuple[str, str, tuple[int, int] | None]] = [(path, local, None)]
+    visited: set[tuple[str, str]] = set()
+    rows: list[dict[str, Any]] = []
+    while todo:
+        p, loc, before = todo.pop()
+        if (p, loc) in visited or len(visited) > 50:
+            continue
+        visited.add((p, loc))
+        for r in hs.symbol_changes(p, loc, before, include_unreachable):
+            if r["change"] == "removed" and (p, loc) != (path, local):
+                continue  # the old identity's removal is the move itself
+            key = (r["sha"], r["path"], r["local"])
+            if key in seen:
+                continue
+            seen.add(key)
+            rows.append(r)
+            if r["change"] == "moved" or (r["old_path"] and r["old_path"] != r["path"]):
+                todo.append((r["old_path"], r["old_local"], (r["committer_ts"], r["seq"])))
+            if r["change"] == "added":
+                break  # older entries belong to an earlier symbol of the same name
+    rows.sort(key=lambda r: (r["committer_ts"], r["seq"]), reverse=True)
+    out = [_entry(r) for r in rows]
+    return out
+
+
+def _target(code: CodeStore, hs: HistoryStore, spec: str, file: str | None
+            ) -> tuple[str, str, Symbol | None]:
+    """(path, local, current symbol or None) for a symbol name, qualified name or a
+    ``path::local`` that exists only in history."""
+    try:
+        sym = resolve_one(code, spec, file)[0]
+        return sym.path, sym.local, sym
+    except NotFound:
+        if "::" in spec:
+            p, _, loc = spec.partition("::")
+            if hs.symbol_changes(p, loc, None, True):
+                return p, loc, None
+        cands = [c for c in hs.locals_named(spec.rpartition("::")[2])
+                 if not file or c[0] == file or c[0].startswith(file.rstrip("/") + "/")]
+        if len(cands) == 1:
+            return cands[0][0], cands[0][1], None
+        if len(cands) > 1:
+            raise Ambiguous(f"{spec!r} is not in the index and matches "
+                            f"{len(cands)} symbols in history; give one of them",
+                            [f"{p}::{loc}" for p, loc in cands[:20]]) from None
+        raise
+
+
+def history(code: CodeStore, hs: HistoryStore, spec: str, file: str | None = None,
+            include_unreachable: bool = False) -> dict[str, Any]:
+    """The commits that touched symbol ``spec``, newest first, as ``{"symbol": qname,
+    "level": "symbol"|"file", "partial": ""|"shallow"|"limited", "entries": [Entry…]}``.
+    Without per-symbol history (``message`` mode) the commits touching its file are given
+    with ``level`` = ``file``. Raises NotIndexed (no history), NotFound, Ambiguous."""
+    _require_history(hs)
+    path, local, _sym = _target(code, hs, spec, file)
+    entries = symbol_entries(hs, path, local, include_unreachable)
+    level = "symbol"
+    if not entries and (hs.get_meta("history_mode") or '"full"') == '"message"':
+        level = "file"
+        rows = {r["sha"]: r for p in file_lineage(hs, path)
+                for r in hs.file_commits(p, include_unreachable)}
+        entries = [_entry({**r, "local": ""}, "file") for r in sorted(
+            rows.values(), key=lambda r: (r["committer_ts"], r["seq"]), reverse=True)]
+    return {"symbol": f"{path}::{local}", "level": level,
+            "partial": hs.get_meta("history_partial_kind") or "", "entries": entries}
+
+
+def _enclosing(code: CodeStore, path: str, line: int) -> Symbol | None:
+    best = None
+    for s in code.file_symbols(path):
+        if s.start_line <= line <= s.end_line and (
+                best is None or s.end_line - s.start_line <= best.end_line - best.start_line):
+            best = s
+    return best
+
+
+def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int
+        ) -> dict[str, Any]:
+    """Why is ``path``:``line`` (1-based) the way it is: ``{"file", "line", "symbol"
+    (qname or None), "source": "symbol"|"blame", "last": commit dict or None,
+    "earlier": [Entry…], "live": [trace events on this symbol/file after the last
+    commit]}``. The symbol is the innermost one enclosing the line; without symbol history
+    the line's own ``git blame`` answers. Raises NotIndexed (no history)."""
+    _require_history(hs)
+    sym = _enclosing(code, path, line)
+    out: dict[str, Any] = {"file": path, "line": line, "symbol": sym.qname if sym else None,
+                           "source": "symbol", "last": None, "earlier": [], "live": []}
+    entries = symbol_entries(hs, sym.path, sym.local) if sym else []
+    if entries:
+        # the last change of content; a pure move (same ast hash) does not explain a line
+        pick = next((e for e in entries if not e.pure_move), entries[0])
+        last = hs.commit(pick.sha) or {}
+        out["last"] = {**_commit_view(last), "change": pick.change}
+        out["earlier"] = [e for e in entries if e is not pick]
+    else:
+        out["source"] = "blame"
+        sha = G.blame_line(root, path, line)
+        c = hs.commit(sha) if sha else None
+        if c is not None:
+            out["last"] = {**_commit_view(c), "change": "line"}
+    last_ts = _ts(out["last"]["committer_date"]) if out["last"] else None
+    events = hs.trace_events(path=path, local=sym.local if sym else None,
+                             since_unix=last_ts, limit=20)
+    out["live"] = events
+    return out
+
+
+def _ts(iso: str) -> float | None:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(iso).timestamp()
+    except ValueError:
+        return None
+
+
+def _commit_view(c: dict[str, Any]) -> dict[str, Any]:
+    return {k: c.get(k) for k in ("sha", "author_name", "author_email", "author_date",
+                                  "committer_date", "subject", "message")}
+
+
+@dataclass
+class ImpactItem:
+    """Something that may break: a symbol (``qname``) or a file (``path``) with every
+    reason found (``calls it (depth 1)``, ``changed together in 3 of 4 commits``)."""
+
+    target: str
+    kind: str
+    reasons: list[str] = field(default_factory=list)
+    depth: int = 0
+    cochanges: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
+           file: str | None = None, limit: int = 30, min_support: int = 2
+           ) -> dict[str, Any]:
+    """What may break if ``spec`` changes: its callers to ``depth`` (call graph) and the
+    symbols and files that changed in the same commits (co-change over reachable, non-huge
+    commits; an item needs ``min_support`` shared commits, default 2: one shared commit is
+    no evidence of coupling).
+    Returns ``{"symbol", "commits", "items": [ImpactItem…]}``, callers first (by depth),
+    then by co-change count. Raises NotIndexed, NotFound, Ambiguous."""
+    sym, hits = callers(code, spec, depth, file)
+    items: dict[str, ImpactItem] = {}
+    for h in hits:
+        it = items.setdefault(h.qname, ImpactItem(h.qname, "symbol", depth=h.depth))
+        verb = "inherits from it" if h.via == "inherits" else "calls it"
+        it.reasons.append(f"{verb} (depth {h.depth})")
+    shas: list[str] = []
+    entries: list[Entry] = []
+    if hs.commit_count():
+        entries = symbol_entries(hs, sym.path, sym.local)
+        shas = [e.sha for e in entries] or [r["sha"] for r in hs.file_commits(sym.path)]
+        shas = [s for s in dict.fromkeys(shas) if s not in hs.huge_shas(shas)]
+    n = len(shas)
+    need = min_support
+    own_paths = {sym.path} | {p for e in entries for p in (e.path, e.old_path) if p}
+    own = {(sym.path, sym.local)} | {(e.old_path, e.old_local) for e in entries
+                                     if e.old_path}
+    for path, local, _kind, cnt in hs.cochanged_symbols(shas):
+        q = f"{path}::{local}"
+        if cnt < need or (path, local) in own or any(
+                p == path and (local.startswith(loc + ".") or loc.startswith(local + "."))
+                for p, loc in own):
+            continue
+        it = items.setdefault(q, ImpactItem(q, "symbol"))
+        it.cochanges = cnt
+        it.reasons.append(f"changed together in {cnt} of {n} commits")
+    for path, cnt in hs.cochanged_files(shas):
+        if cnt < need or path in own_paths:
+            continue
+        it = items.setdefault(path, ImpactItem(path, "file"))
+        it.cochanges = cnt
+        it.reasons.append(f"file changed together in {cnt} of {n} commits")
+    ranked = sorted(items.values(), key=lambda i: (i.depth == 0, i.depth, -i.cochanges,
+                                                   i.kind, i.target))
+    return {"symbol": sym.qname, "commits": n, "items": ranked[:limit]}
+
+
+def _canonical(renames: list[tuple[str, str, str, str]]
+               ) -> dict[tuple[str, str], tuple[str, str]]:
+    """Old identity → its newest name, following chains of renames (oldest first)."""
+    nxt = {(op, ol): (np, nl) for op, ol, np, nl in renames if (op, ol) != (np, nl)}
+    out = {}
+    for start in nxt:
+        cur, steps = start, 0
+        while cur in nxt and steps < 100:
+            cur = nxt[cur]
+            steps += 1
+        out[start] = cur
+    return out
+
+
+def file_lineage(hs: HistoryStore, path: str) -> list[str]:
+    """``path`` and the names it had before, newest first (file renames in history)."""
+    prev = {}
+    for op, ol, np, nl in hs.renames():
+        if not ol and not nl:
+            prev[np] = op
+    out = [path]
+    while out[-1] in prev and prev[out[-1]] not in out:
+        out.append(prev[out[-1]])
+    return out
+
+
+def hotspots(hs: HistoryStore, days: int = 90, limit: int = 20) -> dict[str, Any]:
+    """Files and symbols ranked by churn over the ``days`` before the newest ingested
+    commit (not the wall clock, so an old repository still has hotspots): score =
+    commits + fix commits (a fix counts twice), ties by lines changed. A renamed file or
+    moved symbol counts under its newest name. Huge and unreachable commits are left out.
+    Returns ``{"since", "days", "files": [...], "symbols": [...]}``; each file has path,
+    commits, fixes, lines, score; each symbol qname, kind, commits, fixes, score. Raises
+    NotIndexed (no history)."""
+    _require_history(hs)
+    newest = hs.newest_commit_ts() or 0
+    since = newest - days * DAY
+    canon = _canonical(hs.renames())
+    files: dict[str, dict[str, Any]] = {}
+    for f in hs.file_churn(since):
+        path = canon.get((f["path"], ""), (f["path"], ""))[0]
+        agg = files.setdefault(path, {"path": path, "commits": 0, "fixes": 0, "lines": 0})
+        for k in ("commits", "fixes", "lines"):
+            agg[k] += f[k] or 0
+    syms: dict[tuple[str, str], dict[str, Any]] = {}
+    for s in hs.symbol_churn(since):
+        key = canon.get((s["path"], s["local"]), (s["path"], s["local"]))
+        agg = syms.setdefault(key, {"qname": f"{key[0]}::{key[1]}", "path": key[0],
+                                    "local": key[1], "kind": s["kind"], "commits": 0,
+                                    "fixes": 0})
+        agg["commits"] += s["commits"]
+        agg["fixes"] += s["fixes"]
+    flist = list(files.values())
+    for f in flist:
+        f["score"] = f["commits"] + f["fixes"]
+    flist.sort(key=lambda f: (-f["score"], -f["fixes"], -f["lines"], f["path"]))
+    slist = list(syms.values())
+    for s in slist:
+        s["score"] = s["commits"] + s["fixes"]
+    slist.sort(key=lambda s: (-s["score"], -s["fixes"], s["qname"]))
+    from datetime import UTC, datetime
+
+    return {"since": datetime.fromtimestamp(since, UTC).isoformat() if newest else None,
+            "days": days, "files": flist[:limit], "symbols": slist[:limit]}

@@ -1,0 +1,98 @@
+"""Compare the symbols of two versions of files: which were added, modified, moved or
+removed. Used by git history (before/after blobs of a commit) and by the live edit trace.
+
+Identity is the local qualified name within a file; content is the ast hash (comments and
+whitespace do not count, see :mod:`hindsight.codeindex.asthash`). A symbol that disappears
+from one place and appears in another within the same change is a ``moved`` symbol: first
+by equal ast hash, then by an equal simple name found exactly once on each side.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from hindsight.models import SymbolChange, SymState
+
+
+def keyed(states: Iterable[SymState]) -> dict[str, SymState]:
+    """States by local name; a repeated name (overloads, conditional definitions) gets
+    ``#2``, ``#3``… in source order."""
+    out: dict[str, SymState] = {}
+    seen: Counter[str] = Counter()
+    for s in sorted(states, key=lambda s: (s.start_line, s.end_line)):
+        seen[s.local] += 1
+        key = s.local if seen[s.local] == 1 else f"{s.local}#{seen[s.local]}"
+        out[key] = s._replace(local=key)
+    return out
+
+
+def compare_file(old_path: str, old: Iterable[SymState] | None, new_path: str,
+                 new: Iterable[SymState] | None) -> list[SymbolChange]:
+    """Changes from the symbols of ``old_path`` (``None``: the file did not exist) to those
+    of ``new_path`` (``None``: deleted). Same-hash symbols of a renamed file are ``moved``."""
+    o = keyed(old or [])
+    n = keyed(new or [])
+    out: list[SymbolChange] = []
+    for k, s in n.items():
+        before = o.get(k)
+        if before is None:
+            out.append(SymbolChange(new_path, k, s.kind, "added", "", "", "", s.ast_hash,
+                                    s.start_line, s.end_line))
+        elif before.ast_hash != s.ast_hash:
+            out.append(SymbolChange(new_path, k, s.kind,
+                                    "modified" if old_path == new_path else "moved",
+                                    old_path, k, before.ast_hash, s.ast_hash,
+                                    s.start_line, s.end_line))
+        elif old_path != new_path:
+            out.append(SymbolChange(new_path, k, s.kind, "moved", old_path, k,
+                                    before.ast_hash, s.ast_hash, s.start_line, s.end_line))
+    for k, s in o.items():
+        if k not in n:
+            out.append(SymbolChange(old_path, k, s.kind, "removed", old_path, k, s.ast_hash,
+                                    "", s.start_line, s.end_line))
+    return out
+
+
+def _simple(local: str) -> str:
+    return local.rsplit(".", 1)[-1].split("#", 1)[0]
+
+
+def pair_moves(changes: list[SymbolChange]) -> list[SymbolChange]:
+    """Turn a ``removed`` + ``added`` pair of one change set into one ``moved`` entry: equal
+    ast hash first, then an equal simple name that is unique on both sides. Other entries
+    are kept as they are, in order."""
+    removed = [c for c in changes if c.change == "removed"]
+    added = [c for c in changes if c.change == "added"]
+    if not removed or not added:
+        return changes
+    pairs: dict[int, SymbolChange] = {}  # id(added) -> removed
+    used: set[int] = set()
+    by_hash: dict[str, list[SymbolChange]] = {}
+    for r in removed:
+        by_hash.setdefault(r.old_hash, []).append(r)
+    for a in added:
+        cands = [r for r in by_hash.get(a.new_hash, []) if id(r) not in used]
+        if cands:
+            pairs[id(a)] = cands[0]
+            used.add(id(cands[0]))
+    rest_r = Counter(_simple(r.local) for r in removed if id(r) not in used)
+    rest_a = Counter(_simple(a.local) for a in added if id(a) not in pairs)
+    for a in added:
+        if id(a) in pairs:
+            continue
+        nm = _simple(a.local)
+        if rest_r[nm] == 1 and rest_a[nm] == 1:
+            r = next(r for r in removed if id(r) not in used and _simple(r.local) == nm)
+            pairs[id(a)] = r
+            used.add(id(r))
+    out = []
+    for c in changes:
+        if c.change == "removed" and id(c) in used:
+            continue
+        if c.change == "added" and id(c) in pairs:
+            r = pairs[id(c)]
+            c = c._replace(change="moved", old_path=r.old_path, old_local=r.old_local,
+                           old_hash=r.old_hash)
+        out.append(c)
+    return out

@@ -1,0 +1,125 @@
+"""The live edit trace: one event per observed change of a file, with the symbols it
+touched and who made it.
+
+An event holds: ``ts`` (ISO 8601 with the local UTC offset) and ``ts_unix`` (seconds),
+``path`` (repository-relative; ``old_path`` for a rename), ``action`` (create, modify,
+delete, rename), ``old_hash``/``new_hash`` (xxh3-128 of the raw bytes, the identity used by
+the code index; ``""`` when absent), ``ranges`` (unified-diff hunks ``[old_start,
+old_count, new_start, new_count]``, 1-based, as ``diff -U0`` would print them), the symbol
+changes (added/modified/moved/removed with old and new ast hash), ``actor`` (``human`` or
+an agent name), ``session`` (the agent's session id or ``""``), ``branch`` (``""`` when
+detached) and ``head`` (the HEAD commit at the time).
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from datetime import datetime
+from typing import Any
+
+from hindsight.codeindex import gitread as G
+from hindsight.codeindex.blobparse import parse_versions
+from hindsight.codeindex.languages import language_for
+from hindsight.codeindex.symdiff import compare_file, pair_moves
+from hindsight.codeindex.worker import content_hash
+from hindsight.errors import ConfigError, GitError
+from hindsight.models import SymbolChange, SymState
+from hindsight.store.base import HistoryStore
+
+ACTIONS = ("create", "modify", "delete", "rename")
+
+
+def as_bytes(text: str | bytes | None) -> bytes | None:
+    if text is None or isinstance(text, bytes):
+        return text
+    return text.encode("utf-8", "surrogateescape")
+
+
+def hunks(old: bytes | None, new: bytes | None) -> list[list[int]]:
+    """Changed line ranges as unified-diff hunks ``[old_start, old_count, new_start,
+    new_count]`` (1-based; a start names the line before an empty side, like ``diff -U0``)."""
+    a = (old or b"").splitlines()
+    b = (new or b"").splitlines()
+    out = []
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            continue
+        out.append([i1 + 1 if i2 > i1 else i1, i2 - i1, j1 + 1 if j2 > j1 else j1, j2 - j1])
+    return out
+
+
+def _git_state(root: str) -> tuple[str, str]:
+    try:
+        return G.branch(root), G.head(root)
+    except GitError:
+        return "", ""
+
+
+def build_event(root: str, path: str, old: bytes | None, new: bytes | None,
+                old_states: list[SymState] | None, new_states: list[SymState] | None,
+                *, actor: str = "human", session: str = "", old_path: str = "",
+                ts: float | None = None) -> tuple[dict[str, Any], list[SymbolChange]]:
+    """An event and its symbol changes for one file change (nothing stored). ``old`` is
+    ``None`` for a created file, ``new`` ``None`` for a deleted one."""
+    if old is None and new is None:
+        raise ConfigError(f"{path}: an edit needs an old or a new text")
+    if not actor:
+        raise ConfigError("actor must be 'human' or an agent name")
+    action = "create" if old is None else "delete" if new is None else \
+        "rename" if old_path and old_path != path else "modify"
+    when = time.time() if ts is None else ts
+    branch, head = _git_state(root)
+    syms = pair_moves(compare_file(old_path or path, old_states, path, new_states)) \
+        if old_states is not None or new_states is not None else []
+    event = {"ts": datetime.fromtimestamp(when).astimezone().isoformat(timespec="milliseconds"),
+             "ts_unix": when, "path": path, "old_path": old_path if action == "rename" else "",
+             "action": action, "old_hash": content_hash(old) if old is not None else "",
+             "new_hash": content_hash(new) if new is not None else "",
+             "ranges": hunks(old, new), "actor": actor, "session": session,
+             "branch": branch, "head": head}
+    return event, syms
+
+
+def parse_pair(path: str, old_path: str, old: bytes | None, new: bytes | None
+               ) -> tuple[list[SymState] | None, list[SymState] | None]:
+    """Symbols of the two texts (``None`` for an absent side, an unsupported language or a
+    text that could not be parsed)."""
+    versions = []
+    lo = language_for(old_path or path)
+    ln = language_for(path)
+    if old is not None and lo:
+        versions.append(("old", old_path or path, lo, old))
+    if new is not None and ln:
+        versions.append(("new", path, ln, new))
+    got = parse_versions(versions)
+    return got.get("old"), got.get("new")
+
+
+def record_edit(hs: HistoryStore, root: str, path: str, old: str | bytes | None,
+                new: str | bytes | None, *, actor: str = "human", session: str = "",
+                old_path: str = "", ts: float | None = None) -> dict[str, Any]:
+    """Record one edit of ``path`` (repository-relative) from ``old`` to ``new`` text (str
+    is UTF-8 encoded; ``None`` = absent) and return the stored event with its ``id`` and
+    ``symbols``. Symbols are compared by parsing both texts. Raises ConfigError for an edit
+    with neither text, StorageError when the bank cannot be written."""
+    ob, nb = as_bytes(old), as_bytes(new)
+    os_, ns_ = parse_pair(path, old_path, ob, nb)
+    event, syms = build_event(root, path, ob, nb, os_, ns_, actor=actor, session=session,
+                              old_path=old_path, ts=ts)
+    event["id"] = hs.add_trace_event(event, syms)
+    event["symbols"] = [s._asdict() for s in syms]
+    return event
+
+
+def event_json(e: dict[str, Any]) -> dict[str, Any]:
+    """The JSONL form of a stored event: one flat object, symbols as qualified names."""
+    return {"id": e["id"], "ts": e["ts"], "file": e["path"], "old_file": e["old_path"],
+            "action": e["action"], "old_hash": e["old_hash"], "new_hash": e["new_hash"],
+            "ranges": e["ranges"], "actor": e["actor"], "session": e["session"],
+            "branch": e["branch"], "head": e["head"],
+            "symbols": [{"qname": f"{s['path']}::{s['local']}", "kind": s["kind"],
+                         "change": s["change"], "old_hash": s["old_hash"],
+                         "new_hash": s["new_hash"], "start_line": s["start_line"],
+                         "end_line": s["end_line"]} for s in e["symbols"]]}

@@ -1,0 +1,288 @@
+"""SQLite implementation of :class:`hindsight.store.base.HistoryStore` (tables of migration
+``0002_history`` in ``store/sqlite/db.py``)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from hindsight.errors import StorageError
+from hindsight.models import SymbolChange
+
+_CHUNK = 500
+ORDER = "c.committer_ts DESC, c.seq DESC"
+_CHANGE_COLS = ("c.sha, c.author_name, c.author_email, c.author_date, c.committer_ts, c.seq, "
+                "c.subject, c.reachable, s.path, s.local, s.kind, s.change, s.old_path, "
+                "s.old_local, s.old_hash, s.new_hash, s.start_line, s.end_line")
+
+
+def _chunks(items: list[Any]) -> Iterator[list[Any]]:
+    for i in range(0, len(items), _CHUNK):
+        yield items[i:i + _CHUNK]
+
+
+def _dicts(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+
+class SqliteHistoryStore:
+    """Git history and edit trace tables of one bank database."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        c = self.conn
+        try:
+            c.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as e:
+            raise StorageError(f"cannot start a write transaction: {e}") from e
+        try:
+            yield c
+            c.execute("COMMIT")
+        except BaseException as e:
+            c.execute("ROLLBACK")
+            if isinstance(e, sqlite3.Error):
+                raise StorageError(f"write failed, nothing changed: {e}") from e
+            raise
+
+    def get_meta(self, key: str) -> str | None:
+        r = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return r[0] if r else None
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        with self._tx() as c:
+            c.executemany("INSERT OR REPLACE INTO meta VALUES(?, ?)", list(values.items()))
+
+    # --- ingest -----------------------------------------------------------------------
+    def known_commits(self, shas: list[str]) -> dict[str, tuple[int, int, int, int]]:
+        """{sha: (expanded, huge, boundary, reachable)} for the stored ones among ``shas``."""
+        out = {}
+        for ch in _chunks(shas):
+            q = ",".join("?" * len(ch))
+            for r in self.conn.execute(f"SELECT sha, expanded, huge, boundary, reachable FROM "
+                                       f"commits WHERE sha IN ({q})", ch):
+                out[r[0]] = (r[1], r[2], r[3], r[4])
+        return out
+
+    def unexpanded(self) -> list[str]:
+        """Reachable commits stored without symbol changes that could have them (not huge,
+        not a shallow boundary), newest first."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT sha FROM commits c WHERE expanded=0 AND huge=0 AND boundary=0 "
+            f"AND reachable=1 ORDER BY {ORDER}")]
+
+    def max_seq(self) -> int:
+        return int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM commits").fetchone()[0])
+
+    def write_commits(self, commits: list[dict[str, Any]],
+                      files: dict[str, list[tuple[str, str, str, int, int]]],
+                      changes: dict[str, list[SymbolChange]]) -> None:
+        """Store commits (replacing any stored row of the same sha with its files and
+        symbol changes) in one transaction."""
+        with self._tx() as c:
+            shas = [m["sha"] for m in commits]
+            for ch in _chunks(shas):
+                q = ",".join("?" * len(ch))
+                for t in ("commits", "commit_files", "symbol_changes"):
+                    c.execute(f"DELETE FROM {t} WHERE sha IN ({q})", ch)
+            cols = ("sha", "seq", "parents", "author_name", "author_email", "author_date",
+                    "author_ts", "committer_date", "committer_ts", "message", "subject",
+                    "n_files", "huge", "boundary", "expanded", "fix")
+            c.executemany(f"INSERT INTO commits({','.join(cols)}) VALUES "
+                          f"({','.join('?' * len(cols))})",
+                          [tuple(m[k] for k in cols) for m in commits])
+            c.executemany("INSERT INTO commit_files VALUES(?,?,?,?,?,?)",
+                          [(sha, *f) for sha, fs in files.items() for f in fs])
+            c.executemany("INSERT INTO symbol_changes VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                          [(sha, *sc) for sha, scs in changes.items() for sc in scs])
+
+    def mark_reachable(self, reachable: set[str], at: str) -> tuple[int, int]:
+        """Mark stored commits not in ``reachable`` as unreachable (time ``at``) and those
+        in it as reachable again. Returns (newly unreachable, restored)."""
+        rows = self.conn.execute("SELECT sha, reachable FROM commits").fetchall()
+        gone = [s for s, r in rows if r and s not in reachable]
+        back = [s for s, r in rows if not r and s in reachable]
+        with self._tx() as c:
+            c.executemany("UPDATE commits SET reachable=0, unreachable_at=? WHERE sha=?",
+                          [(at, s) for s in gone])
+            c.executemany("UPDATE commits SET reachable=1, unreachable_at='' WHERE sha=?",
+                          [(s,) for s in back])
+        return len(gone), len(back)
+
+    # --- queries ----------------------------------------------------------------------
+    def commit_count(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM commits").fetchone()[0])
+
+    def history_counts(self) -> dict[str, int]:
+        r = self.conn.execute(
+            "SELECT count(*), coalesce(sum(reachable=0),0), coalesce(sum(expanded),0), "
+            "coalesce(sum(huge),0), coalesce(sum(boundary),0) FROM commits").fetchone()
+        n_sc = self.conn.execute("SELECT count(*) FROM symbol_changes").fetchone()[0]
+        n_ev = self.conn.execute("SELECT count(*) FROM trace_events").fetchone()[0]
+        return {"commits": r[0], "unreachable_commits": r[1], "expanded_commits": r[2],
+                "huge_commits": r[3], "boundary_commits": r[4], "symbol_changes": n_sc,
+                "trace_events": n_ev}
+
+    def commit(self, sha: str) -> dict[str, Any] | None:
+        """One stored commit (``sha`` may be a unique prefix of at least 4 hex digits)."""
+        cur = self.conn.execute("SELECT * FROM commits WHERE sha >= ? AND sha < ? LIMIT 2",
+                                (sha, sha + "g"))
+        rows = _dicts(cur)
+        return rows[0] if len(rows) == 1 else None
+
+    def symbol_changes(self, path: str, local: str, before: tuple[int, int] | None = None,
+                       include_unreachable: bool = False) -> list[dict[str, Any]]:
+        """Changes of the symbol at ``path``/``local`` (as named after the change, or as
+        removed), newest first, joined with their commit; only commits ordered at or before
+        ``before`` = (committer_ts, seq) when given."""
+        where = "s.path=? AND s.local=?"
+        args: list[Any] = [path, local]
+        if before is not None:
+            where += " AND (c.committer_ts < ? OR (c.committer_ts = ? AND c.seq <= ?))"
+            args += [before[0], before[0], before[1]]
+        if not include_unreachable:
+            where += " AND c.reachable=1"
+        cur = self.conn.execute(f"SELECT {_CHANGE_COLS} FROM symbol_changes s JOIN commits c "
+                                f"ON c.sha=s.sha WHERE {where} ORDER BY {ORDER}", args)
+        return _dicts(cur)
+
+    def locals_named(self, name: str) -> list[tuple[str, str]]:
+        """(path, local) pairs in the history whose local name is ``name`` or ends with
+        ``.name`` (symbols that may no longer exist)."""
+        rows = self.conn.execute(
+            "SELECT DISTINCT path, local FROM symbol_changes WHERE local=? OR local LIKE ? "
+            "ESCAPE '\\' LIMIT 50", (name, "%." + name.replace("%", "\\%").replace("_", "\\_")))
+        return [(r[0], r[1]) for r in rows]
+
+    def file_commits(self, path: str, include_unreachable: bool = False
+                     ) -> list[dict[str, Any]]:
+        """Commits that touched ``path`` (as new or old path), newest first."""
+        cur = self.conn.execute(
+            "SELECT DISTINCT c.sha, c.author_name, c.author_email, c.author_date, "
+            "c.committer_ts, c.seq, c.subject, c.reachable, f.status, f.path, f.old_path, "
+            "c.huge FROM commit_files f JOIN commits c ON c.sha=f.sha "
+            "WHERE (f.path=? OR f.old_path=?)" + ("" if include_unreachable else
+                                                   " AND c.reachable=1") +
+            f" ORDER BY {ORDER}", (path, path))
+        return _dicts(cur)
+
+    def huge_shas(self, shas: Iterable[str]) -> set[str]:
+        out: set[str] = set()
+        for ch in _chunks(list(shas)):
+            q = ",".join("?" * len(ch))
+            out |= {r[0] for r in self.conn.execute(
+                f"SELECT sha FROM commits WHERE huge=1 AND sha IN ({q})", ch)}
+        return out
+
+    def cochanged_symbols(self, shas: list[str]) -> list[tuple[str, str, str, int]]:
+        """(path, local, kind, number of ``shas`` that changed it), most first."""
+        if not shas:
+            return []
+        q = ",".join("?" * len(shas))
+        return [tuple(r) for r in self.conn.execute(
+            f"SELECT path, local, max(kind), count(DISTINCT sha) n FROM symbol_changes "
+            f"WHERE sha IN ({q}) AND change != 'removed' GROUP BY path, local "
+            f"ORDER BY n DESC, path, local", shas)]
+
+    def cochanged_files(self, shas: list[str]) -> list[tuple[str, int]]:
+        if not shas:
+            return []
+        q = ",".join("?" * len(shas))
+        return [(r[0], r[1]) for r in self.conn.execute(
+            f"SELECT path, count(DISTINCT sha) n FROM commit_files WHERE sha IN ({q}) "
+            f"AND status != 'D' GROUP BY path ORDER BY n DESC, path", shas)]
+
+    def renames(self) -> list[tuple[str, str, str, str]]:
+        """Every rename as (old path, old local, new path, new local), oldest first: file
+        renames (local ``""``) and symbol moves."""
+        files = self.conn.execute(
+            "SELECT f.old_path, '', f.path, '', c.committer_ts, c.seq FROM commit_files f "
+            "JOIN commits c ON c.sha=f.sha WHERE f.status='R' AND c.reachable=1").fetchall()
+        syms = self.conn.execute(
+            "SELECT s.old_path, s.old_local, s.path, s.local, c.committer_ts, c.seq "
+            "FROM symbol_changes s JOIN commits c ON c.sha=s.sha "
+            "WHERE s.change='moved' AND c.reachable=1").fetchall()
+        rows = sorted(files + syms, key=lambda r: (r[4], r[5]))
+        return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+    def newest_commit_ts(self) -> int | None:
+        r = self.conn.execute("SELECT max(committer_ts) FROM commits WHERE reachable=1"
+                              ).fetchone()
+        return r[0]
+
+    def file_churn(self, since_ts: int) -> list[dict[str, Any]]:
+        """Per file over reachable, non-huge commits since ``since_ts``: commits, fix
+        commits, lines added+deleted."""
+        cur = self.conn.execute(
+            "SELECT f.path, count(DISTINCT c.sha) commits, "
+            "count(DISTINCT CASE WHEN c.fix=1 THEN c.sha END) fixes, "
+            "sum(max(f.added,0) + max(f.deleted,0)) lines FROM commit_files f "
+            "JOIN commits c ON c.sha=f.sha WHERE c.reachable=1 AND c.huge=0 "
+            "AND c.committer_ts >= ? GROUP BY f.path", (since_ts,))
+        return _dicts(cur)
+
+    def symbol_churn(self, since_ts: int) -> list[dict[str, Any]]:
+        cur = self.conn.execute(
+            "SELECT s.path, s.local, max(s.kind) kind, count(DISTINCT c.sha) commits, "
+            "count(DISTINCT CASE WHEN c.fix=1 THEN c.sha END) fixes FROM symbol_changes s "
+            "JOIN commits c ON c.sha=s.sha WHERE c.reachable=1 AND c.huge=0 "
+            "AND c.committer_ts >= ? AND s.change IN ('modified','added','moved') "
+            "GROUP BY s.path, s.local", (since_ts,))
+        return _dicts(cur)
+
+    # --- edit trace -------------------------------------------------------------------
+    def add_trace_event(self, event: dict[str, Any], symbols: list[SymbolChange]) -> int:
+        """Store one trace event and its symbol changes in one transaction; returns its id."""
+        with self._tx() as c:
+            cur = c.execute(
+                "INSERT INTO trace_events(ts, ts_unix, path, old_path, action, old_hash, "
+                "new_hash, ranges, actor, session, branch, head) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+                (event["ts"], event["ts_unix"], event["path"], event["old_path"],
+                 event["action"], event["old_hash"], event["new_hash"],
+                 json.dumps(event["ranges"]), event["actor"], event["session"],
+                 event["branch"], event["head"]))
+            eid = int(cur.lastrowid or 0)
+            c.executemany("INSERT INTO trace_symbols VALUES(?,?,?,?,?,?,?,?,?)",
+                          [(eid, s.path, s.local, s.kind, s.change, s.old_hash, s.new_hash,
+                            s.start_line, s.end_line) for s in symbols])
+        return eid
+
+    def trace_events(self, path: str | None = None, local: str | None = None,
+                     since_unix: float | None = None, limit: int = 1000
+                     ) -> list[dict[str, Any]]:
+        """Events newest first with a ``symbols`` list each; filters: file ``path`` (as new
+        or old path), symbol ``local`` name (exact local qualified name or its last part),
+        ``since_unix`` (seconds)."""
+        where: list[str] = ["1=1"]
+        args: list[Any] = []
+        if path:
+            where.append("(e.path=? OR e.old_path=?)")
+            args += [path, path]
+        if since_unix is not None:
+            where.append("e.ts_unix >= ?")
+            args.append(since_unix)
+        if local:
+            where.append("e.id IN (SELECT event_id FROM trace_symbols WHERE local=? OR "
+                         "local LIKE ? ESCAPE '\\')")
+            args += [local, "%." + local.replace("%", "\\%").replace("_", "\\_")]
+        cur = self.conn.execute(f"SELECT * FROM trace_events e WHERE {' AND '.join(where)} "
+                                f"ORDER BY e.ts_unix DESC, e.id DESC LIMIT ?", [*args, limit])
+        events = _dicts(cur)
+        ids = [e["id"] for e in events]
+        syms: dict[int, list[dict[str, Any]]] = {}
+        for ch in _chunks(ids):
+            q = ",".join("?" * len(ch))
+            for s in _dicts(self.conn.execute(
+                    f"SELECT * FROM trace_symbols WHERE event_id IN ({q}) "
+                    f"ORDER BY event_id, rowid", ch)):
+                syms.setdefault(s.pop("event_id"), []).append(s)
+        for e in events:
+            e["ranges"] = json.loads(e["ranges"])
+            e["symbols"] = syms.get(e["id"], [])
+        return events

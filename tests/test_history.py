@@ -1,0 +1,351 @@
+"""Git history ingest and the history/why/impact/hotspots queries on scripted repositories
+with exact expected answers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hindsight.app import open_bank
+from hindsight.errors import GitError, NotIndexed
+from histutil import Repo, fn, git
+
+
+def story(tmp: Path) -> Repo:
+    """f modified in commits 2 and 5 and moved to another file (a.py → c.py, main.py's
+    import follows) in commit 7;
+    g modified in 3 and 6; h (b.py) in 4; docs/f.md changes with f in 1, 2 and 5."""
+    r = Repo(tmp / "story")
+    r.write("a.py", fn("f") + fn("g"))
+    r.write("b.py", fn("h"))
+    r.write("main.py", "from a import f\n\n\ndef run():\n    return f()\n")
+    r.write("docs/f.md", "f v1\n")
+    r.commit("add f, g, h")
+    r.write("a.py", fn("f", "return 2") + fn("g"))
+    r.write("docs/f.md", "f v2\n")
+    r.commit("f returns 2")
+    r.write("a.py", fn("f", "return 2") + fn("g", "return 3"))
+    r.commit("g returns 3")
+    r.write("b.py", fn("h", "return 4"))
+    r.commit("fix h")
+    r.write("a.py", fn("f", "return 5") + fn("g", "return 3"))
+    r.write("docs/f.md", "f v5\n")
+    r.commit("f returns 5")
+    r.write("a.py", fn("f", "return 5") + fn("g", "return 6"))
+    r.commit("g returns 6")
+    r.mv("a.py", "c.py")
+    r.write("main.py", "from c import f\n\n\ndef run():\n    return f()\n")
+    r.commit("rename a.py to c.py")
+    return r
+
+
+def entries(res: dict) -> list[tuple[str, str, str]]:
+    return [(e.sha, e.change, f"{e.path}::{e.local}") for e in res["entries"]]
+
+
+def test_history_follows_moves_exactly(tmp_path: Path) -> None:
+    r = story(tmp_path)
+    with open_bank(str(r.path)) as b:
+        b.index()
+        st = b.ingest()
+        assert (st.ingested, st.expanded, st.partial) == (7, 7, "")
+        res = b.history("f")
+        assert res["symbol"] == "c.py::f"
+        s = r.shas
+        assert entries(res) == [(s[7], "moved", "c.py::f"), (s[5], "modified", "a.py::f"),
+                                (s[2], "modified", "a.py::f"), (s[1], "added", "a.py::f")]
+        e7 = res["entries"][0]
+        assert (e7.old_path, e7.old_local, e7.pure_move) == ("a.py", "f", True)
+        assert e7.date == "2025-06-15T22:06:40+00:00" and e7.author == "Ann Author"
+        assert [e.subject for e in res["entries"]] == [
+            "rename a.py to c.py", "f returns 5", "f returns 2", "add f, g, h"]
+
+
+def test_history_window_of_six_has_exactly_the_three_changes(tmp_path: Path) -> None:
+    r = story(tmp_path)
+    with open_bank(str(r.path)) as b:
+        b.index()
+        st = b.ingest(limit=6)
+        assert (st.ingested, st.partial) == (6, "limited")
+        s = r.shas
+        assert entries(b.history("f")) == [(s[7], "moved", "c.py::f"),
+                                           (s[5], "modified", "a.py::f"),
+                                           (s[2], "modified", "a.py::f")]
+        assert b.history("f")["partial"] == "limited"
+        # a second run reads nothing new; --all fills in the rest
+        assert b.ingest().ingested == 0
+        st = b.ingest(all_=True)
+        assert (st.ingested, st.partial) == (1, "")
+        assert len(b.history("f")["entries"]) == 4
+
+
+def test_why_points_at_the_last_content_change(tmp_path: Path) -> None:
+    r = story(tmp_path)
+    with open_bank(str(r.path)) as b:
+        b.index()
+        b.ingest()
+        s = r.shas
+        res = b.why("c.py", 6)  # "return 6" inside g (lines 5-6)
+        assert res["symbol"] == "c.py::g" and res["source"] == "symbol"
+        assert res["last"]["sha"] == s[6] and res["last"]["message"] == "g returns 6\n"
+        assert [(e.sha, e.change) for e in res["earlier"]] == [
+            (s[7], "moved"), (s[3], "modified"), (s[1], "added")]
+        res = b.why("main.py", 1)  # the import line: no symbol, git blame answers
+        assert (res["symbol"], res["source"], res["last"]["sha"]) == (None, "blame", s[7])
+
+
+def test_impact_lists_callers_and_a_cochanged_file_no_edge_reaches(tmp_path: Path) -> None:
+    r = story(tmp_path)
+    with open_bank(str(r.path)) as b:
+        b.index()
+        b.ingest()
+        res = b.impact("f", depth=2)
+        assert res["symbol"] == "c.py::f" and res["commits"] == 4
+        got = [(i.kind, i.target, i.reasons) for i in res["items"]]
+        assert got == [("symbol", "main.py::run", ["calls it (depth 1)"]),
+                       ("file", "docs/f.md", ["file changed together in 3 of 4 commits"]),
+                       ("file", "main.py", ["file changed together in 2 of 4 commits"])]
+
+
+def test_hotspots_rank_churn_and_fixes(tmp_path: Path) -> None:
+    r = story(tmp_path)
+    with open_bank(str(r.path)) as b:
+        b.index()
+        b.ingest()
+        res = b.hotspots()
+        top = [(f["path"], f["commits"], f["fixes"], f["score"]) for f in res["files"][:3]]
+        # a.py's commits count for c.py, its name now (renames are followed)
+        assert top == [("c.py", 6, 0, 6), ("b.py", 2, 1, 3), ("docs/f.md", 3, 0, 3)]
+        syms = {s["qname"]: (s["commits"], s["fixes"]) for s in res["symbols"]}
+        assert syms["b.py::h"] == (2, 1) and syms["c.py::g"] == (4, 0)
+        assert "a.py::g" not in syms
+
+
+def test_rebase_marks_dropped_commits(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "rb")
+    r.write("a.py", fn("f"))
+    r.commit("one")
+    r.write("a.py", fn("f", "return 2"))
+    r.commit("two")
+    r.write("a.py", fn("f", "return 3"))
+    r.commit("three")
+    r.write("a.py", fn("f", "return 4"))
+    r.commit("four")
+    with open_bank(str(r.path)) as b:
+        b.index()
+        assert b.ingest().ingested == 4
+        git(r.path, "reset", "-q", "--hard", r.shas[2])
+        r.write("a.py", fn("f", "return 30"))
+        new = r.commit("three, rewritten")
+        st = b.ingest()
+        assert (st.rewritten, st.unreachable_marked, st.ingested) == (True, 2, 1)
+        assert [e.sha for e in b.history("f")["entries"]] == [new, r.shas[2], r.shas[1]]
+        every = b.history("f", include_unreachable=True)["entries"]
+        assert [(e.sha, e.reachable) for e in every] == [
+            (new, True), (r.shas[4], False), (r.shas[3], False), (r.shas[2], True),
+            (r.shas[1], True)]
+        assert b.status()["history"]["unreachable_commits"] == 2
+        # going back to the old tip makes them live again
+        git(r.path, "reset", "-q", "--hard", r.shas[4])
+        st = b.ingest()
+        assert (st.restored, b.status()["history"]["unreachable_commits"]) == (2, 1)
+
+
+def test_empty_repository(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "empty")
+    with open_bank(str(r.path)) as b:
+        st = b.ingest()
+        assert (st.ingested, st.head, st.notes) == (0, "", ["the repository has no commits yet"])
+        b.index()
+        with pytest.raises(NotIndexed, match="no git history"):
+            b.history("f")
+
+
+def test_not_a_repository_is_a_clear_error(tmp_path: Path) -> None:
+    d = tmp_path / "plain"
+    d.mkdir()
+    (d / "a.py").write_text(fn("f"))
+    with open_bank(str(d)) as b, pytest.raises(GitError, match="not a git repository"):
+        b.ingest()
+
+
+def test_detached_head(tmp_path: Path) -> None:
+    r = story(tmp_path)
+    git(r.path, "checkout", "-q", "--detach", r.shas[5])
+    with open_bank(str(r.path)) as b:
+        b.index()
+        st = b.ingest()
+        assert (st.head, st.ingested) == (r.shas[5], 5)
+        assert [e.sha for e in b.history("f")["entries"]] == [r.shas[5], r.shas[2], r.shas[1]]
+        ev = b.record_edit("a.py", fn("f", "return 5") + fn("g", "return 3"),
+                           fn("f", "return 9") + fn("g", "return 3"), refresh_index=False)
+        assert (ev["branch"], ev["head"]) == ("", r.shas[5])
+
+
+def test_shallow_clone_never_blames_the_boundary(tmp_path: Path) -> None:
+    r = story(tmp_path)
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "3", f"file://{r.path}", str(clone))
+    with open_bank(str(clone)) as b:
+        b.index()
+        st = b.ingest()
+        assert (st.ingested, st.boundary, st.partial) == (3, 1, "shallow")
+        # commits 5, 6, 7 are in the clone; 5 is the boundary: not expanded, no files
+        c5 = b.history_store.commit(r.shas[5])
+        assert (c5["boundary"], c5["n_files"], c5["expanded"]) == (1, 0, 0)
+        res = b.history("f")
+        assert res["partial"] == "shallow"
+        assert [(e.sha, e.change) for e in res["entries"]] == [(r.shas[7], "moved")]
+        assert b.why("c.py", 2)["last"]["sha"] == r.shas[7]  # never the boundary commit
+
+
+def test_linked_worktree_shares_history(tmp_path: Path) -> None:
+    r = story(tmp_path)
+    wt = tmp_path / "wt"
+    git(r.path, "worktree", "add", "-q", "-b", "side", str(wt))
+    (wt / "extra.py").write_text(fn("x"))
+    git(wt, "add", "-A")
+    git(wt, "commit", "-q", "-m", "side commit", n=20)
+    with open_bank(str(r.path)) as main_b:
+        main_b.index()
+        assert main_b.ingest().ingested == 7
+        main_id = main_b.bank_id
+    with open_bank(str(wt)) as b:
+        assert b.bank_id == main_id
+        b.index()
+        st = b.ingest()
+        assert st.ingested == 1 and b.history_store.commit_count() == 8
+        assert [e.change for e in b.history("x")["entries"]] == ["added"]
+
+
+def test_submodule_is_not_descended_into(tmp_path: Path) -> None:
+    sub = Repo(tmp_path / "sub")
+    sub.write("s.py", fn("inner"))
+    sub.commit("sub one")
+    sub.write("s.py", fn("inner", "return 2"))
+    sub.commit("sub two")
+    r = Repo(tmp_path / "super")
+    r.write("a.py", fn("f"))
+    r.commit("one")
+    git(r.path, "submodule", "add", "-q", f"file://{sub.path}", "vendor/sub", n=2)
+    r.commit("add submodule")
+    with open_bank(str(r.path)) as b:
+        b.index()
+        assert b.ingest().ingested == 2
+        rows = b.conn.execute("SELECT path, status FROM commit_files WHERE sha=? ORDER BY path",
+                              (r.shas[2],)).fetchall()
+        assert rows == [(".gitmodules", "A"), ("vendor/sub", "A")]
+        assert b.conn.execute("SELECT count(*) FROM symbol_changes WHERE path LIKE 'vendor/%'"
+                              ).fetchone()[0] == 0
+
+
+def test_non_ascii_paths_and_offsets(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "uni")
+    r.write("ünï/naïve.py", fn("größe"))
+    r.commit("añadir größe", tz="+0530")
+    r.write("ünï/naïve.py", fn("größe", "return 2"))
+    r.commit("ändern", tz="-0800")
+    with open_bank(str(r.path)) as b:
+        b.index()
+        b.ingest()
+    out = subprocess.run([sys.executable, "-m", "hindsight", "history", "größe", "--json"],
+                         cwd=r.path, capture_output=True, text=True, check=True)
+    data = json.loads(out.stdout)
+    assert data["symbol"] == "ünï/naïve.py::größe"
+    assert [(e["subject"], e["date"]) for e in data["entries"]] == [
+        ("ändern", "2025-06-15T09:06:40-08:00"), ("añadir größe", "2025-06-15T21:36:40+05:30")]
+
+
+def test_merge_commit_diffs_against_first_parent(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "merge")
+    r.write("a.py", fn("f") + fn("g"))
+    r.commit("one")
+    git(r.path, "checkout", "-q", "-b", "side")
+    r.write("a.py", fn("f", "return 2") + fn("g"))
+    r.commit("side changes f")
+    git(r.path, "checkout", "-q", "main")
+    r.write("b.py", fn("h"))
+    r.commit("main adds h")
+    git(r.path, "merge", "-q", "--no-ff", "-m", "merge side", "side", n=9)
+    merge = git(r.path, "rev-parse", "HEAD").strip()
+    with open_bank(str(r.path)) as b:
+        b.index()
+        assert b.ingest().ingested == 4
+        rows = b.conn.execute("SELECT path, local, change FROM symbol_changes WHERE sha=?",
+                              (merge,)).fetchall()
+        assert rows == [("a.py", "f", "modified")]
+        assert [e.subject for e in b.history("f")["entries"]] == [
+            "merge side", "side changes f", "one"]
+
+
+def test_huge_commit_is_recorded_not_expanded(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "huge")
+    r.write("a.py", fn("f"))
+    r.commit("one")
+    for i in range(5):
+        r.write(f"m{i}.py", fn(f"m{i}"))
+    r.write("a.py", fn("f", "return 2"))
+    r.commit("vendor five modules")
+    r.write("a.py", fn("f", "return 3"))
+    r.write("m0.py", fn("m0", "return 3"))
+    r.commit("f and m0")
+    with open_bank(str(r.path)) as b:
+        b.index()
+        st = b.ingest(huge=4)
+        assert (st.ingested, st.huge, st.expanded) == (3, 1, 2)
+        c = b.history_store.commit(r.shas[2])
+        assert (c["huge"], c["n_files"], c["expanded"]) == (1, 6, 0)
+        assert [e.subject for e in b.history("f")["entries"]] == ["f and m0", "one"]
+        # the huge commit does not count as co-change: m0.py shares only one commit with f
+        assert [i.target for i in b.impact("f", min_support=1)["items"]] == ["m0.py",
+                                                                             "m0.py::m0"]
+        assert [i.target for i in b.impact("f")["items"]] == []
+
+
+def test_symbol_moved_between_existing_files_with_an_edit(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "mv")
+    r.write("a.py", fn("helper") + fn("keep"))
+    r.write("b.py", fn("other"))
+    r.commit("one")
+    r.write("a.py", fn("keep"))
+    r.write("b.py", fn("other") + fn("helper", "return 'moved and edited'"))
+    r.commit("move helper to b")
+    with open_bank(str(r.path)) as b:
+        b.index()
+        b.ingest()
+        got = [(e.change, e.path, e.old_path, e.pure_move) for e in b.history("helper")["entries"]]
+        assert got == [("moved", "b.py", "a.py", False), ("added", "a.py", "", False)]
+
+
+def test_message_mode_and_incremental_upgrade(tmp_path: Path) -> None:
+    r = story(tmp_path)
+    with open_bank(str(r.path)) as b:
+        b.index()
+        st = b.ingest(mode="message")
+        assert (st.ingested, st.expanded, st.symbol_changes) == (7, 0, 0)
+        res = b.history("g")
+        assert res["level"] == "file"
+        # the commits that touched a.py or c.py (the rename is followed); not commit 4
+        assert [e.sha for e in res["entries"]] == [r.shas[i] for i in (7, 6, 5, 3, 2, 1)]
+        st = b.ingest(mode="full")
+        assert (st.ingested, st.expanded) == (7, 7)
+        assert b.history("g")["level"] == "symbol"
+        assert b.ingest(mode="none").notes[0].startswith("history mode is 'none'")
+
+
+def test_deleted_symbol_history_by_name(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "del")
+    r.write("a.py", fn("gone") + fn("stay"))
+    r.commit("one")
+    r.write("a.py", fn("stay"))
+    r.commit("remove gone")
+    with open_bank(str(r.path)) as b:
+        b.index()
+        b.ingest()
+        res = b.history("gone")
+        assert [(e.change, e.subject) for e in res["entries"]] == [
+            ("removed", "remove gone"), ("added", "one")]
