@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from histutil import Repo, fn, git
 
 from hindsight.app import open_bank
 from hindsight.errors import GitError, NotIndexed
-from histutil import Repo, fn, git
 
 
 def story(tmp: Path) -> Repo:

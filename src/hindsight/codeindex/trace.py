@@ -41,11 +41,21 @@ def hunks(old: bytes | None, new: bytes | None) -> list[list[int]]:
     new_count]`` (1-based; a start names the line before an empty side, like ``diff -U0``)."""
     a = (old or b"").splitlines()
     b = (new or b"").splitlines()
+    # the common head and tail first: difflib's longest-block matching alone can pair a
+    # repeated line ("return 1", a blank) far from the edit and report a bigger change
+    pre = 0
+    while pre < min(len(a), len(b)) and a[pre] == b[pre]:
+        pre += 1
+    suf = 0
+    while suf < min(len(a), len(b)) - pre and a[-1 - suf] == b[-1 - suf]:
+        suf += 1
     out = []
-    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    sm = difflib.SequenceMatcher(None, a[pre:len(a) - suf], b[pre:len(b) - suf],
+                                 autojunk=False)
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
         if tag == "equal":
             continue
+        i1, i2, j1, j2 = i1 + pre, i2 + pre, j1 + pre, j2 + pre
         out.append([i1 + 1 if i2 > i1 else i1, i2 - i1, j1 + 1 if j2 > j1 else j1, j2 - j1])
     return out
 
