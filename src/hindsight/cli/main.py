@@ -297,10 +297,24 @@ def status(repo_root: str | None, files: bool, json: bool) -> None:
                                      f"{st['unresolved_calls']} ({st['unresolved_share']:.1%})"],
             ["files with parse errors", st["parse_errors"]], ["skipped", skipped],
             ["indexed commit", st["indexed_commit"] or "(none)"],
-            ["files changed since", st["changed_since"]]])
+            ["files changed since", st["changed_since"]],
+            ["history", _history_line(st["history"])],
+            ["trace events", st["history"]["trace_events"]]])
         if files:
             out.table("skipped files and parse errors", ["file", "reason"],
                       [[p, r] for p, r in problems])
+
+
+def _history_line(h: dict[str, Any]) -> str:
+    if not h["commits"]:
+        return "not ingested (hindsight ingest)"
+    parts = [f"{h['commits']} commits ({h['mode']} mode)",
+             f"{h['expanded_commits']} expanded per symbol"]
+    if h["unreachable_commits"]:
+        parts.append(f"{h['unreachable_commits']} unreachable")
+    if h["partial"]:
+        parts.append(f"partial: {h['partial']}")
+    return ", ".join(parts)
 
 
 def main() -> None:

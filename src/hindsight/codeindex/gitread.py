@@ -85,6 +85,22 @@ def is_repo(root: str) -> bool:
         return False
 
 
+def repo_info(root: str) -> tuple[str, str] | None:
+    """(HEAD commit id or ``""`` without commits, absolute path of the ``shallow`` file)
+    in one git call; ``None`` outside a work tree or without git."""
+    try:
+        out = run(root, ["rev-parse", "--is-inside-work-tree", "--git-path", "shallow",
+                         "--verify", "-q", "HEAD^{commit}"], ok=(0, 1))
+    except GitError:
+        return None
+    lines = _dec(out).splitlines()
+    if len(lines) < 2 or lines[0] != "true":
+        return None
+    shallow = lines[1] if os.path.isabs(lines[1]) else os.path.normpath(
+        os.path.join(root, lines[1]))
+    return (lines[2].strip() if len(lines) > 2 else ""), shallow
+
+
 def head(root: str) -> str:
     """HEAD's commit id, or ``""`` in a repository without commits."""
     out = run(root, ["rev-parse", "--verify", "-q", "HEAD^{commit}"], ok=(0, 1))
@@ -104,11 +120,11 @@ def git_path(root: str, name: str) -> str:
     return out if os.path.isabs(out) else os.path.normpath(os.path.join(root, out))
 
 
-def shallow_boundary(root: str) -> set[str]:
+def shallow_boundary(root: str, shallow_file: str | None = None) -> set[str]:
     """Commit ids at the edge of a shallow clone (their parents are missing); empty for a
-    complete clone."""
+    complete clone. ``shallow_file``: its path when already known."""
     try:
-        with open(git_path(root, "shallow"), encoding="ascii") as fh:
+        with open(shallow_file or git_path(root, "shallow"), encoding="ascii") as fh:
             return {ln.strip() for ln in fh if ln.strip()}
     except (OSError, UnicodeDecodeError):
         return set()

@@ -27,7 +27,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from hindsight.codeindex import gitread as G
-from hindsight.codeindex.blobparse import Version, parse_versions
 from hindsight.codeindex.files import excluded_matcher
 from hindsight.codeindex.languages import language_for
 from hindsight.codeindex.symdiff import compare_file, pair_moves
@@ -39,6 +38,7 @@ MODES = ("full", "message", "none")
 DEFAULT_LIMIT = 300
 DEFAULT_HUGE = 100
 CHUNK = 100
+BLOB_CACHE = 5_000  # parsed file versions kept between chunks
 SUBMODULE = "160000"
 _FIX = re.compile(r"\b(fix(e[sd])?|bug(fix)?|hotfix|regression|revert(s|ed)?|crash(es)?|"
                   r"broken)\b", re.I)
@@ -117,9 +117,10 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
         st.notes.append("history mode is 'none': nothing read (hindsight ingest --mode "
                         "message|full to turn it on)")
         return st
-    if not G.is_repo(root):
+    info = G.repo_info(root)
+    if info is None:
         raise GitError(f"{root}: not a git repository (or git is missing); history needs git")
-    st.head = G.head(root)
+    st.head, shallow_file = info
     if not st.head:
         st.notes.append("the repository has no commits yet")
         store.set_meta({"history_ingested_at": _now()})
@@ -138,13 +139,14 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
     stale = [s for s in plan if s in known and not known[s][3]]
     if stale:
         st.restored += store.mark_reachable(G.all_reachable(root), _now())[1]
-    boundary = G.shallow_boundary(root)
+    boundary = G.shallow_boundary(root, shallow_file)
     skip_path = excluded_matcher(root, exclude)
     seq = store.max_seq() + len(todo) + 1
+    blob_cache: dict[str, list[SymState] | None] = {}
     for i in range(0, len(todo), CHUNK):
         chunk = todo[i:i + CHUNK]
         _ingest_chunk(store, root, chunk, seq - i, mode, huge_v, boundary, skip_path,
-                      workers, st)
+                      workers, st, blob_cache)
         if progress:
             progress("history", min(i + CHUNK, len(todo)), len(todo))
     heads = [st.head] + [h for h in live_heads if h != st.head]
@@ -152,9 +154,8 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
         st.partial = "shallow"
         st.notes.append("shallow clone: history before the boundary is not available")
     elif explicit or not old_heads:
-        older = bool(plan) and bool(G.read_commits(root, [plan[-1]])[0].parents)
-        st.partial = "limited" if limit_v is not None and len(plan) >= limit_v and older \
-            else ""
+        st.partial = "limited" if limit_v is not None and len(plan) >= limit_v and \
+            bool(G.read_commits(root, [plan[-1]])[0].parents) else ""
     else:
         st.partial = store.get_meta("history_partial_kind") or ""
     store.set_meta({"history_heads": json.dumps(heads[:20]), "history_ingested_at": _now(),
@@ -184,7 +185,8 @@ def _check_rewrites(store: HistoryStore, root: str, old_heads: list[str],
 
 def _ingest_chunk(store: HistoryStore, root: str, shas: list[str], seq_top: int, mode: str,
                   huge: int, boundary: set[str], skip_path: Callable[[str], bool],
-                  workers: int | None, st: IngestStats) -> None:
+                  workers: int | None, st: IngestStats,
+                  blob_cache: dict[str, list[SymState] | None]) -> None:
     commits = G.read_commits(root, shas)
     pairs = [(c.sha, c.parents[0] if c.parents else "") for c in commits
              if c.sha not in boundary]
@@ -209,7 +211,7 @@ def _ingest_chunk(store: HistoryStore, root: str, shas: list[str], seq_top: int,
         st.boundary += is_boundary
         if do_expand:
             expand.append((c.sha, fcs))
-    changes = _symbol_changes(root, expand, skip_path, workers) if expand else {}
+    changes = _symbol_changes(root, expand, skip_path, workers, blob_cache) if expand else {}
     store.write_commits(rows, files, changes)
     st.ingested += len(rows)
     st.expanded += len(expand)
@@ -232,8 +234,11 @@ def _code_files(fcs: list[G.FileChange], skip_path: Callable[[str], bool]
 
 
 def _symbol_changes(root: str, expand: list[tuple[str, list[G.FileChange]]],
-                    skip_path: Callable[[str], bool], workers: int | None
-                    ) -> dict[str, list[SymbolChange]]:
+                    skip_path: Callable[[str], bool], workers: int | None,
+                    cache: dict[str, list[SymState] | None]) -> dict[str, list[SymbolChange]]:
+    """Symbol changes per commit. ``cache`` (blob → symbols, ``None`` = could not parse)
+    carries parses from one chunk to the next: a file version is the new side of one
+    commit and the old side of the next, and a blob that timed out is not tried again."""
     wanted: dict[str, tuple[str, str]] = {}  # blob -> (path, language)
     per_commit: list[tuple[str, list[tuple[G.FileChange, str, str]]]] = []
     for sha, fcs in expand:
@@ -244,9 +249,15 @@ def _symbol_changes(root: str, expand: list[tuple[str, list[G.FileChange]]],
                 wanted.setdefault(f.old_blob, (f.old_path or f.path, lo))
             if ln and f.new_blob != G.EMPTY_BLOB:
                 wanted.setdefault(f.new_blob, (f.path, ln))
-    blobs = G.read_blobs(root, list(wanted))
+    from hindsight.codeindex.blobparse import Version, parse_versions
+
+    blobs = G.read_blobs(root, [b for b in wanted if b not in cache])
     versions: list[Version] = [(b, wanted[b][0], wanted[b][1], raw) for b, raw in blobs.items()]
     parsed = parse_versions(versions, workers)
+    if len(cache) > BLOB_CACHE:
+        cache.clear()
+    cache.update(parsed)
+    parsed = {b: cache.get(b) for b in wanted}
     out: dict[str, list[SymbolChange]] = {}
     for sha, code in per_commit:
         changes: list[SymbolChange] = []
