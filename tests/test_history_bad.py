@@ -1,0 +1,111 @@
+"""Bad input for history: no git on PATH, odd commit encodings, an interrupted ingest,
+wrong arguments — each a clear error or a complete result, nothing stored lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from histutil import Repo, fn, git
+
+from hindsight.app import open_bank
+from hindsight.codeindex import history as H
+
+CLI = [sys.executable, "-m", "hindsight"]
+
+
+def three(tmp: Path) -> Repo:
+    r = Repo(tmp / "r")
+    for i in range(1, 6):
+        r.write("a.py", fn("f", f"return {i}"))
+        r.commit(f"c{i}")
+    return r
+
+
+def test_missing_git_is_one_clear_line(tmp_path: Path) -> None:
+    r = three(tmp_path)
+    env = {**os.environ, "PATH": str(tmp_path / "nowhere")}
+    p = subprocess.run([*CLI, "ingest"], cwd=r.path, env=env, capture_output=True, text=True)
+    assert p.returncode == 8
+    assert p.stderr.strip().endswith("not a git repository (or git is missing); history "
+                                     "needs git")
+    assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_latin1_commit_message_and_binary_files(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "enc")
+    (r.path / "a.py").write_text(fn("f"))
+    (r.path / "blob.bin").write_bytes(bytes(range(256)) * 4)
+    msg = tmp_path / "msg"
+    msg.write_bytes("Größe geändert\n".encode("latin-1"))
+    git(r.path, "add", "-A")
+    git(r.path, "-c", "i18n.commitEncoding=ISO-8859-1", "commit", "-q", "-F", str(msg), n=1)
+    with open_bank(str(r.path)) as b:
+        b.index()
+        b.ingest()
+        (subject, n_files), = b.conn.execute("SELECT subject, n_files FROM commits").fetchall()
+        assert (subject, n_files) == ("Größe geändert", 2)
+        rows = b.conn.execute("SELECT path, added, deleted FROM commit_files ORDER BY path"
+                              ).fetchall()
+        assert rows == [("a.py", 4, 0), ("blob.bin", -1, -1)]
+
+
+def test_interrupted_ingest_resumes_without_duplicates(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    r = three(tmp_path)
+    monkeypatch.setattr(H, "CHUNK", 2)
+    calls = {"n": 0}
+    real = H._ingest_chunk
+
+    def flaky(*a, **k):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    with open_bank(str(r.path)) as b:
+        b.index()
+        monkeypatch.setattr(H, "_ingest_chunk", flaky)
+        with pytest.raises(KeyboardInterrupt):
+            b.ingest()
+        assert b.history_store.commit_count() == 2  # the first chunk (newest two) stayed
+        monkeypatch.setattr(H, "_ingest_chunk", real)
+        st = b.ingest()
+        assert st.ingested == 3
+        assert b.conn.execute("SELECT count(*), count(DISTINCT sha) FROM commits"
+                              ).fetchone() == (5, 5)
+        assert [e.subject for e in b.history("f")["entries"]] == ["c5", "c4", "c3", "c2",
+                                                                  "c1"]
+
+
+def test_cli_errors_and_json(tmp_path: Path) -> None:
+    r = three(tmp_path)
+    subprocess.run([*CLI, "index"], cwd=r.path, check=True, capture_output=True)
+    p = subprocess.run([*CLI, "history", "f"], cwd=r.path, capture_output=True, text=True)
+    assert p.returncode == 5 and "no git history in this bank yet" in p.stderr
+    p = subprocess.run([*CLI, "ingest", "--json"], cwd=r.path, capture_output=True, text=True,
+                       check=True)
+    data = json.loads(p.stdout)
+    assert (data["ingested"], data["expanded"], data["mode"], data["partial"]) == (5, 5, "full",
+                                                                                   "")
+    for args, code, text in [
+        (["why", "a.py"], 2, "expected FILE:LINE"),
+        (["why", "nope.py:3"], 6, "nope.py: no such file"),
+        (["why", "a.py:0"], 2, "lines are 1-based"),
+        (["history", "nosuch"], 6, "no symbol named 'nosuch'"),
+        (["ingest", "--limit", "0"], 2, "0"),
+        (["impact", "f", "--depth", "0"], 2, "depth"),
+    ]:
+        p = subprocess.run([*CLI, *args], cwd=r.path, capture_output=True, text=True)
+        assert (p.returncode, text in p.stderr) == (code, True), (args, p.stderr)
+    p = subprocess.run([*CLI, "why", "a.py:2", "--json"], cwd=r.path, capture_output=True,
+                       text=True, check=True)
+    res = json.loads(p.stdout)
+    assert (res["symbol"], res["last"]["subject"], len(res["earlier"])) == ("a.py::f", "c5", 4)
+    p = subprocess.run([*CLI, "hotspots", "--json"], cwd=r.path, capture_output=True,
+                       text=True, check=True)
+    assert json.loads(p.stdout)["files"][0]["path"] == "a.py"
