@@ -131,17 +131,23 @@ def shallow_boundary(root: str, shallow_file: str | None = None) -> set[str]:
 
 
 def rev_list(root: str, tips: list[str], exclude: list[str] = (),  # type: ignore[assignment]
-             max_count: int | None = None) -> list[str]:
-    """Commits reachable from ``tips`` and not from ``exclude``, children before parents
-    (``--topo-order``), at most ``max_count``."""
+             max_count: int | None = None) -> list[tuple[str, tuple[str, ...]]]:
+    """(commit, parents) reachable from ``tips`` and not from ``exclude``, children before
+    parents (``--topo-order``), at most ``max_count``. In a shallow clone the boundary
+    commits have no parents."""
     if not tips:
         return []
-    args = ["rev-list", "--topo-order"]
+    args = ["rev-list", "--topo-order", "--parents"]
     if max_count is not None:
         args.append(f"--max-count={max_count}")
     args += ["--stdin"]
     spec = "\n".join([*tips, *("^" + e for e in exclude)]) + "\n"
-    return run(root, args, stdin=spec.encode()).decode().split()
+    out = []
+    for line in run(root, args, stdin=spec.encode()).decode().splitlines():
+        parts = line.split()
+        if parts:
+            out.append((parts[0], tuple(parts[1:])))
+    return out
 
 
 def all_reachable(root: str) -> set[str]:

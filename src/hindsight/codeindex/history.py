@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -37,7 +38,8 @@ from hindsight.store.base import HistoryStore
 MODES = ("full", "message", "none")
 DEFAULT_LIMIT = 300
 DEFAULT_HUGE = 100
-CHUNK = 100
+CHUNK = 100  # commits per transaction in full mode (each one is a resume point)
+CHUNK_MESSAGE = 1_000  # in message mode: fewer git processes, same resumability
 BLOB_CACHE = 5_000  # parsed file versions kept between chunks
 SUBMODULE = "160000"
 _FIX = re.compile(r"\b(fix(e[sd])?|bug(fix)?|hotfix|regression|revert(s|ed)?|crash(es)?|"
@@ -127,8 +129,10 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
         return st
     old_heads = [h for h in json.loads(store.get_meta("history_heads") or "[]")]
     live_heads = _check_rewrites(store, root, old_heads, st)
-    plan = G.rev_list(root, [st.head], exclude=[] if explicit else live_heads,
-                      max_count=limit_v)
+    planned = G.rev_list(root, [st.head], exclude=[] if explicit else live_heads,
+                         max_count=limit_v)
+    parents = dict(planned)
+    plan = [sha for sha, _ in planned]
     st.planned = len(plan)
     known = store.known_commits(plan)
     todo = [s for s in plan if s not in known or
@@ -143,12 +147,13 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
     skip_path = excluded_matcher(root, exclude)
     seq = store.max_seq() + len(todo) + 1
     blob_cache: dict[str, list[SymState] | None] = {}
-    for i in range(0, len(todo), CHUNK):
-        chunk = todo[i:i + CHUNK]
+    size = CHUNK if mode == "full" else CHUNK_MESSAGE
+    for i in range(0, len(todo), size):
+        chunk = todo[i:i + size]
         _ingest_chunk(store, root, chunk, seq - i, mode, huge_v, boundary, skip_path,
-                      workers, st, blob_cache)
+                      workers, st, blob_cache, parents)
         if progress:
-            progress("history", min(i + CHUNK, len(todo)), len(todo))
+            progress("history", min(i + size, len(todo)), len(todo))
     heads = [st.head] + [h for h in live_heads if h != st.head]
     if boundary:
         st.partial = "shallow"
@@ -186,11 +191,29 @@ def _check_rewrites(store: HistoryStore, root: str, old_heads: list[str],
 def _ingest_chunk(store: HistoryStore, root: str, shas: list[str], seq_top: int, mode: str,
                   huge: int, boundary: set[str], skip_path: Callable[[str], bool],
                   workers: int | None, st: IngestStats,
-                  blob_cache: dict[str, list[SymState] | None]) -> None:
-    commits = G.read_commits(root, shas)
-    pairs = [(c.sha, c.parents[0] if c.parents else "") for c in commits
-             if c.sha not in boundary]
-    diffs = G.diff_commits(root, pairs)
+                  blob_cache: dict[str, list[SymState] | None],
+                  parents: dict[str, tuple[str, ...]]) -> None:
+    if all(s in parents for s in shas):  # diff-tree and cat-file run side by side
+        pairs = [(s, parents[s][0] if parents[s] else "") for s in shas if s not in boundary]
+        got: dict[str, Any] = {}
+
+        def diff() -> None:
+            try:
+                got["diffs"] = G.diff_commits(root, pairs)
+            except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+                got["error"] = e
+
+        th = threading.Thread(target=diff, daemon=True)
+        th.start()
+        commits = G.read_commits(root, shas)
+        th.join()
+        if "error" in got:
+            raise got["error"]
+        diffs = got["diffs"]
+    else:
+        commits = G.read_commits(root, shas)
+        diffs = G.diff_commits(root, [(c.sha, c.parents[0] if c.parents else "")
+                                      for c in commits if c.sha not in boundary])
     rows: list[dict[str, Any]] = []
     files: dict[str, list[tuple[str, str, str, int, int]]] = {}
     expand: list[tuple[str, list[G.FileChange]]] = []
