@@ -58,5 +58,55 @@ def index_table(d: dict) -> str:
     return "\n".join(out)
 
 
+def history_table(d: dict) -> str:
+    own, s3, s1 = d["own"], d["synthetic_300"], d.get("synthetic_1000")
+    q, w = d["queries"], d["watch"]
+
+    def ingest_rows(r: dict, label: str) -> list[tuple[str, str, str]]:
+        n = r["n"]
+        return [
+            (f"{label}: ingest {n} commits, `message` mode",
+             f"{r['message']['seconds']:.2f} s = {r['message']['commits_per_s']:,.0f} commits/s"
+             f"; `git log --numstat -M` {r['git_log_numstat_s']:.2f} s",
+             f"≤ 2× git log: {r['message_vs_git_log']:.2f}× "
+             f"{mark(r['message_vs_git_log'] <= 2)}"),
+            (f"{label}: ingest {n} commits, `full` mode (per-symbol changes)",
+             f"{r['full']['seconds']:.2f} s = {r['full']['commits_per_s']:,.0f} commits/s, "
+             f"{r['full']['symbol_changes']:,} symbol changes",
+             f"≥ 50 commits/s {mark(r['full']['commits_per_s'] >= 50)}"),
+        ]
+
+    rows = ingest_rows(own, f"this repository ({own['n']} commits)")
+    rows += ingest_rows(s3, "generated history")
+    if s1:
+        rows += ingest_rows(s1, "generated history")
+    rows += [
+        (f"`history SYMBOL` p50 / p95 (bank of {q['bank_commits']:,} commits, "
+         f"{q['symbols_sampled']} symbols)",
+         f"{q['history']['p50_ms']:.2f} / {q['history']['p95_ms']:.2f} ms",
+         f"p50 ≤ 20 ms {mark(q['history']['p50_ms'] <= 20)}"),
+        ("`why FILE:LINE` p50 / p95", f"{q['why']['p50_ms']:.2f} / {q['why']['p95_ms']:.2f} ms",
+         f"p50 ≤ 20 ms {mark(q['why']['p50_ms'] <= 20)}"),
+        ("`impact SYMBOL --depth 2` p50 / p95",
+         f"{q['impact_depth2']['p50_ms']:.2f} / {q['impact_depth2']['p95_ms']:.2f} ms",
+         f"p50 ≤ 20 ms {mark(q['impact_depth2']['p50_ms'] <= 20)}"),
+        ("`hindsight history` CLI wall p50", f"{q['cli_history']['p50_ms']:.0f} ms", ""),
+        (f"save → event in `trace-log` under `watch` p50 / p95 ({w['edits']} edits, "
+         f"debounce {w['debounce_ms']} ms)",
+         f"{w['visible_in_trace_log']['p50_ms']:.0f} / "
+         f"{w['visible_in_trace_log']['p95_ms']:.0f} ms",
+         f"≤ 1 s {mark(w['visible_in_trace_log']['p95_ms'] <= 1000)}"),
+        ("save → new symbol in `symbols` under `watch` p50 / p95",
+         f"{w['visible_in_symbols']['p50_ms']:.0f} / {w['visible_in_symbols']['p95_ms']:.0f} ms",
+         f"≤ 1 s {mark(w['visible_in_symbols']['p95_ms'] <= 1000)}"),
+    ]
+    out = ["| measure (`python bench/history.py`) | result | target |", "|---|---|---|"]
+    out += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    return "\n".join(out)
+
+
 if __name__ == "__main__":
     print(index_table(json.loads((RES / "index.json").read_text())))
+    if (RES / "history.json").exists():
+        print()
+        print(history_table(json.loads((RES / "history.json").read_text())))

@@ -7,3 +7,5 @@ if ! command -v ctags >/dev/null; then
     echo "bench: could not install universal-ctags; the ctags baseline will be skipped" >&2
 fi
 python bench/index.py "$@"
+python bench/history.py
+python bench/report.py
