@@ -278,7 +278,7 @@ class Bank:
 
 
     def watcher(self, *, actor: str = "human", session: str = "",
-                debounce_s: float = 0.2, on_event: Any = None) -> Any:
+                debounce_s: float = 0.2, on_event: Any = None, on_error: Any = None) -> Any:
         """A :class:`hindsight.codeindex.watch.Watcher` for this bank (call ``run()``). Its
         index refreshes include untracked files that git does not ignore (not remembered)."""
         from hindsight.codeindex.watch import Watcher
@@ -287,7 +287,8 @@ class Bank:
             return self.index(include_untracked=True, remember=False)
 
         return Watcher(self.root, self.code, self.history_store, refresh, actor=actor,
-                       session=session, debounce_s=debounce_s, on_event=on_event)
+                       session=session, debounce_s=debounce_s, on_event=on_event,
+                       on_error=on_error)
 
 
 def refresh_locked(root: str, event: str) -> None:

@@ -260,7 +260,7 @@ def watch(repo_root: str | None, debounce_ms: int, actor: str, session: str) -> 
             sys.stdout.flush()
 
         w = bank.watcher(actor=actor, session=session, debounce_s=debounce_ms / 1000,
-                         on_event=show)
+                         on_event=show, on_error=out.err)
         with contextlib.suppress(KeyboardInterrupt):
             w.run(ready=lambda: out.err(f"watching {bank.root} (Ctrl-C to stop)"))
         out.err(f"stopped; {w.events} events recorded")

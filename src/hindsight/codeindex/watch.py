@@ -22,7 +22,7 @@ from typing import Any
 
 from hindsight.codeindex import gitread as G
 from hindsight.codeindex.trace import build_event
-from hindsight.errors import ConfigError, GitError
+from hindsight.errors import ConfigError, GitError, HindsightError
 from hindsight.models import SymState
 from hindsight.store.base import CodeStore, HistoryStore
 
@@ -41,12 +41,15 @@ class Watcher:
     def __init__(self, root: str, code: CodeStore, hs: HistoryStore,
                  refresh: Callable[[], Any], *, actor: str = "human", session: str = "",
                  debounce_s: float = DEFAULT_DEBOUNCE_S,
-                 on_event: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 on_event: Callable[[dict[str, Any]], None] | None = None,
+                 on_error: Callable[[str], None] | None = None) -> None:
         self.root = os.path.realpath(root)
         self.code, self.hs, self.refresh = code, hs, refresh
         self.actor, self.session = actor, session
         self.debounce_s = debounce_s
         self.on_event = on_event
+        self.on_error = on_error
+        self.errors = 0
         self.queue: queue.Queue[tuple[str, str, str]] = queue.Queue()
         self.cache: dict[str, bytes] = {}
         self.stop = threading.Event()
@@ -182,7 +185,12 @@ class Watcher:
                         last = time.monotonic()
                     except queue.Empty:
                         pass
-                self.handle(batch)
+                try:
+                    self.handle(batch)
+                except (HindsightError, OSError) as e:  # keep watching; the next save retries
+                    self.errors += 1
+                    if self.on_error:
+                        self.on_error(f"could not record {len(batch)} change(s): {e}")
         finally:
             observer.stop()
             observer.join(timeout=5)
