@@ -89,6 +89,9 @@ def query_latency(repo: Path, home: Path, samples: int) -> dict[str, Any]:
             t, _ = timed(b.impact, spec, 2)
             imp.append(t)
         commits = b.history_store.commit_count()
+        counts = b.history_store.history_counts()
+        db_bytes = sum(os.path.getsize(p) for p in (b.path, b.path + "-wal")
+                       if os.path.exists(p))
     cli = []
     env = {**os.environ}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -97,7 +100,8 @@ def query_latency(repo: Path, home: Path, samples: int) -> dict[str, Any]:
                                       f"{path}::{local}", "--json"], cwd=repo, env=env,
                      capture_output=True, check=True)
         cli.append(t)
-    return {"bank_commits": commits, "ingest_all_s": st.seconds, "symbols_sampled": len(picks),
+    return {"bank_commits": commits, "symbol_changes": counts["symbol_changes"],
+            "db_bytes_with_index": db_bytes, "ingest_all_s": st.seconds, "symbols_sampled": len(picks),
             "history_entries_mean": round(sum(sizes) / max(1, len(sizes)), 1),
             "history": summary_ms(hist), "why": summary_ms(why), "impact_depth2": summary_ms(imp),
             "cli_history": summary_ms(cli)}
@@ -169,7 +173,11 @@ def main() -> None:
             print(res[f"synthetic_{n}"], flush=True)
         os.environ["HINDSIGHT_HOME"] = str(tmp / "home-q")
         with open_bank(str(synth)) as b:
-            b.ingest(all_=True, mode="full")
+            t, st = timed(b.ingest, all_=True, mode="full")
+            res["synthetic_all"] = {"commits": st.ingested, "seconds": round(t, 2),
+                                    "commits_per_s": round(st.ingested / t, 1),
+                                    "symbol_changes": st.symbol_changes}
+            print(res["synthetic_all"], flush=True)
         res["queries"] = query_latency(synth, tmp / "home-q", 40 if args.quick else 200)
         print(res["queries"], flush=True)
         res["watch"] = watch_latency(own, tmp / "home-w", 5 if args.quick else 20)
