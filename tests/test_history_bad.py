@@ -14,6 +14,7 @@ from histutil import Repo, fn, git
 
 from hindsight.app import open_bank
 from hindsight.codeindex import history as H
+from hindsight.errors import ConfigError
 
 CLI = [sys.executable, "-m", "hindsight"]
 
@@ -109,3 +110,43 @@ def test_cli_errors_and_json(tmp_path: Path) -> None:
     p = subprocess.run([*CLI, "hotspots", "--json"], cwd=r.path, capture_output=True,
                        text=True, check=True)
     assert json.loads(p.stdout)["files"][0]["path"] == "a.py"
+
+
+def test_outside_git_history_says_git_not_ingest(tmp_path: Path) -> None:
+    d = tmp_path / "plain"
+    d.mkdir()
+    (d / "m.py").write_text(fn("a"))
+    subprocess.run([*CLI, "index"], cwd=d, check=True, capture_output=True)
+    for args in (["history", "a"], ["why", "m.py:1"], ["hotspots"]):
+        p = subprocess.run([*CLI, *args], cwd=d, capture_output=True, text=True)
+        assert p.returncode == 8 and "not a git repository" in p.stderr, (args, p.stderr)
+
+
+def test_why_past_the_end(tmp_path: Path) -> None:
+    r = three(tmp_path)
+    with open_bank(str(r.path)) as b:
+        b.index()
+        b.ingest()
+        with pytest.raises(ConfigError, match=r"a.py:99: past the end of the file \(4 lines\)"):
+            b.why("a.py", 99)
+        assert b.why("a.py", 4)["symbol"] is None  # the blank line after f
+
+
+def test_amended_commit_keeps_its_added_entry_when_asked(tmp_path: Path) -> None:
+    r = three(tmp_path)
+    with open_bank(str(r.path)) as b:
+        b.index()
+        r.write("b.py", fn("fresh"))
+        r.commit("add fresh")
+        b.ingest()
+        old = r.shas[6]
+        r.write("b.py", fn("fresh", "return 'amended'"))
+        git(r.path, "add", "-A")
+        git(r.path, "commit", "-q", "--amend", "-m", "add fresh (amended)", n=7)
+        new = git(r.path, "rev-parse", "HEAD").strip()
+        b.index()
+        assert b.ingest().unreachable_marked == 1
+        assert [(e.sha, e.reachable) for e in b.history("fresh")["entries"]] == [(new, True)]
+        got = b.history("fresh", include_unreachable=True)["entries"]
+        assert [(e.sha, e.change, e.reachable) for e in got] == [(new, "added", True),
+                                                                 (old, "added", False)]

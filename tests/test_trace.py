@@ -106,6 +106,8 @@ def test_watch_subprocess_records_events(tmp_path: Path) -> None:
                             stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stderr is not None and proc.stdout is not None
+        notice = proc.stderr.readline()
+        assert "watch indexes untracked (not ignored) files too" in notice, notice
         line = proc.stderr.readline()
         assert "watching" in line, line
         (r.path / "a.py").write_text(fn("f", "return 7") + fn("g"))

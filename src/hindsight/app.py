@@ -209,8 +209,8 @@ class Bank:
         """Commits that touched ``symbol``; see :func:`hindsight.codeindex.historyq.history`."""
         from hindsight.codeindex.historyq import history
 
-        return history(self._require_index(), self.history_store, symbol, self.rel(file),
-                       include_unreachable)
+        return history(self._require_index(), self.history_store, self.root, symbol,
+                       self.rel(file), include_unreachable)
 
     @_storage
     def why(self, file: str, line: int) -> dict[str, Any]:
@@ -224,6 +224,9 @@ class Bank:
             raise NotFound(f"{file}: no such file under {self.root}")
         if line < 1:
             raise ConfigError(f"{file}:{line}: lines are 1-based")
+        n_lines = _count_lines(os.path.join(self.root, rel))
+        if n_lines is not None and line > n_lines:
+            raise ConfigError(f"{file}:{line}: past the end of the file ({n_lines} lines)")
         return why(code, self.history_store, self.root, rel, line)
 
     @_storage
@@ -241,7 +244,7 @@ class Bank:
         """Churn and fix-commit ranking; see :func:`hindsight.codeindex.historyq.hotspots`."""
         from hindsight.codeindex.historyq import hotspots
 
-        return hotspots(self.history_store, days, limit)
+        return hotspots(self.history_store, self.root, days, limit)
 
     @_storage
     def record_edit(self, path: str, old_text: str | bytes | None,
@@ -280,11 +283,13 @@ class Bank:
     def watcher(self, *, actor: str = "human", session: str = "",
                 debounce_s: float = 0.2, on_event: Any = None, on_error: Any = None) -> Any:
         """A :class:`hindsight.codeindex.watch.Watcher` for this bank (call ``run()``). Its
-        index refreshes include untracked files that git does not ignore (not remembered)."""
+        index refreshes include untracked files that git does not ignore, and the bank
+        remembers that choice (as ``index --include-untracked`` would), so that a later
+        ``index`` does not drop what the watcher saw being created."""
         from hindsight.codeindex.watch import Watcher
 
         def refresh() -> IndexStats:  # new files count as soon as they are saved
-            return self.index(include_untracked=True, remember=False)
+            return self.index(include_untracked=True)
 
         return Watcher(self.root, self.code, self.history_store, refresh, actor=actor,
                        session=session, debounce_s=debounce_s, on_event=on_event,
@@ -321,15 +326,17 @@ def refresh_locked(root: str, event: str) -> None:
                 open(again, "w").close()
                 rec["outcome"] = "another run is active; it will go round again"
                 return
+            totals = {"rounds": 0, "files_parsed": 0, "commits": 0, "unreachable_marked": 0}
             for _round in range(5):
                 if os.path.exists(again):
                     os.remove(again)
                 st = bank.index()
                 hs = bank.ingest()
-                rec["outcome"] = "ok"
-                rec["files_parsed"] = st.files_parsed
-                rec["commits"] = hs.ingested
-                rec["unreachable_marked"] = hs.unreachable_marked
+                totals["rounds"] += 1
+                totals["files_parsed"] += st.files_parsed
+                totals["commits"] += hs.ingested
+                totals["unreachable_marked"] += hs.unreachable_marked
+                rec.update(totals, outcome="ok")
                 if not os.path.exists(again):
                     break
     except Exception as e:  # noqa: BLE001 - a git hook must never fail; log and go on
@@ -351,6 +358,18 @@ def _log_line(rec: dict[str, Any]) -> None:
             fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
     except OSError:
         pass
+
+
+def _count_lines(path: str) -> int | None:
+    """Lines in the file as the index counts them (a last line without newline counts);
+    ``None`` when it cannot be read."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
 def _db_size(path: str) -> int:

@@ -154,7 +154,8 @@ def impact(symbol: str, repo_root: str | None, file: str | None, depth: int, lim
         if json:
             out.emit_json(res | {"items": [i.as_dict() for i in res["items"]]})
             return
-        out.table(f"impact of {res['symbol']} ({res['commits']} commits in history)",
+        n = res["commits"]
+        out.table(f"impact of {res['symbol']} ({n} commit{'' if n == 1 else 's'} in history)",
                   ["", "target", "why"],
                   [[i.kind, i.target, "; ".join(i.reasons)] for i in res["items"]])
 
@@ -249,9 +250,9 @@ def watch(repo_root: str | None, debounce_ms: int, actor: str, session: str) -> 
 
     signal.signal(signal.SIGTERM, on_term)
     with _errors(), _bank(repo_root) as bank:
-        if not bank.is_indexed():
-            out.err("indexing first")
-            bank.index()
+        if bank.code.get_meta("include_untracked") != "1":
+            out.err("watch indexes untracked (not ignored) files too, so that new files are "
+                    "seen; the bank remembers this (hindsight index --tracked-only undoes it)")
 
         def show(ev: dict[str, Any]) -> None:
             syms = ", ".join(f"{s['change']} {s['local']}" for s in ev["symbols"])
@@ -263,7 +264,7 @@ def watch(repo_root: str | None, debounce_ms: int, actor: str, session: str) -> 
                          on_event=show, on_error=out.err)
         with contextlib.suppress(KeyboardInterrupt):
             w.run(ready=lambda: out.err(f"watching {bank.root} (Ctrl-C to stop)"))
-        out.err(f"stopped; {w.events} events recorded")
+        out.err(f"stopped; {w.events} event{'' if w.events == 1 else 's'} recorded")
 
 
 @app.group()

@@ -10,7 +10,7 @@ from typing import Any
 
 from hindsight.codeindex import gitread as G
 from hindsight.codeindex.query import callers, resolve_one
-from hindsight.errors import Ambiguous, NotFound, NotIndexed
+from hindsight.errors import Ambiguous, GitError, NotFound, NotIndexed
 from hindsight.models import Symbol
 from hindsight.store.base import CodeStore, HistoryStore
 
@@ -40,8 +40,11 @@ class Entry:
         return asdict(self)
 
 
-def _require_history(hs: HistoryStore) -> None:
+def _require_history(hs: HistoryStore, root: str) -> None:
     if hs.commit_count() == 0:
+        if not G.is_repo(root):
+            raise GitError(f"{root}: not a git repository (or git is missing); history "
+                           "needs git")
         raise NotIndexed("no git history in this bank yet; run: hindsight ingest")
 
 
@@ -66,9 +69,12 @@ def symbol_entries(hs: HistoryStore, path: str, local: str,
         if (p, loc) in visited or len(visited) > 50:
             continue
         visited.add((p, loc))
+        born = False
         for r in hs.symbol_changes(p, loc, before, include_unreachable):
             if r["change"] == "removed" and (p, loc) != (path, local):
                 continue  # the old identity's removal is the move itself
+            if born and r["reachable"]:
+                continue  # older live entries belong to an earlier symbol of that name
             key = (r["sha"], r["path"], r["local"])
             if key in seen:
                 continue
@@ -76,8 +82,8 @@ def symbol_entries(hs: HistoryStore, path: str, local: str,
             rows.append(r)
             if r["change"] == "moved" or (r["old_path"] and r["old_path"] != r["path"]):
                 todo.append((r["old_path"], r["old_local"], (r["committer_ts"], r["seq"])))
-            if r["change"] == "added":
-                break  # older entries belong to an earlier symbol of the same name
+            if r["change"] == "added" and r["reachable"]:
+                born = True  # (rewritten-away commits may still follow, when asked for)
     rows.sort(key=lambda r: (r["committer_ts"], r["seq"]), reverse=True)
     out = [_entry(r) for r in rows]
     return out
@@ -106,13 +112,14 @@ def _target(code: CodeStore, hs: HistoryStore, spec: str, file: str | None
         raise
 
 
-def history(code: CodeStore, hs: HistoryStore, spec: str, file: str | None = None,
-            include_unreachable: bool = False) -> dict[str, Any]:
+def history(code: CodeStore, hs: HistoryStore, root: str, spec: str,
+            file: str | None = None, include_unreachable: bool = False) -> dict[str, Any]:
     """The commits that touched symbol ``spec``, newest first, as ``{"symbol": qname,
     "level": "symbol"|"file", "partial": ""|"shallow"|"limited", "entries": [Entry…]}``.
     Without per-symbol history (``message`` mode) the commits touching its file are given
-    with ``level`` = ``file``. Raises NotIndexed (no history), NotFound, Ambiguous."""
-    _require_history(hs)
+    with ``level`` = ``file``. Raises NotIndexed (no history), GitError (not a git
+    repository), NotFound, Ambiguous."""
+    _require_history(hs, root)
     path, local, _sym = _target(code, hs, spec, file)
     entries = symbol_entries(hs, path, local, include_unreachable)
     level = "symbol"
@@ -141,8 +148,8 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int
     (qname or None), "source": "symbol"|"blame", "last": commit dict or None,
     "earlier": [Entry…], "live": [trace events on this symbol/file after the last
     commit]}``. The symbol is the innermost one enclosing the line; without symbol history
-    the line's own ``git blame`` answers. Raises NotIndexed (no history)."""
-    _require_history(hs)
+    the line's own ``git blame`` answers. Raises NotIndexed (no history), GitError."""
+    _require_history(hs, root)
     sym = _enclosing(code, path, line)
     out: dict[str, Any] = {"file": path, "line": line, "symbol": sym.qname if sym else None,
                            "source": "symbol", "last": None, "earlier": [], "live": []}
@@ -267,15 +274,16 @@ def file_lineage(hs: HistoryStore, path: str) -> list[str]:
     return out
 
 
-def hotspots(hs: HistoryStore, days: int = 90, limit: int = 20) -> dict[str, Any]:
+def hotspots(hs: HistoryStore, root: str, days: int = 90, limit: int = 20
+             ) -> dict[str, Any]:
     """Files and symbols ranked by churn over the ``days`` before the newest ingested
     commit (not the wall clock, so an old repository still has hotspots): score =
     commits + fix commits (a fix counts twice), ties by lines changed. A renamed file or
     moved symbol counts under its newest name. Huge and unreachable commits are left out.
     Returns ``{"since", "days", "files": [...], "symbols": [...]}``; each file has path,
     commits, fixes, lines, score; each symbol qname, kind, commits, fixes, score. Raises
-    NotIndexed (no history)."""
-    _require_history(hs)
+    NotIndexed (no history), GitError (not a git repository)."""
+    _require_history(hs, root)
     newest = hs.newest_commit_ts() or 0
     since = newest - days * DAY
     canon = _canonical(hs.renames())
