@@ -275,11 +275,40 @@ def test_merge_commit_diffs_against_first_parent(tmp_path: Path) -> None:
     with open_bank(str(r.path)) as b:
         b.index()
         assert b.ingest().ingested == 4
+        # against the first parent, f changed; but the change came with the branch
         rows = b.conn.execute("SELECT path, local, change FROM symbol_changes WHERE sha=?",
                               (merge,)).fetchall()
-        assert rows == [("a.py", "f", "modified")]
-        assert [e.subject for e in b.history("f")["entries"]] == [
-            "merge side", "side changes f", "one"]
+        assert rows == [("a.py", "f", "merged")]
+        files = b.conn.execute("SELECT path FROM commit_files WHERE sha=?", (merge,)).fetchall()
+        assert files == [("a.py",)]
+        assert [(e.subject, e.change) for e in b.history("f")["entries"]] == [
+            ("merge side", "merged"), ("side changes f", "modified"), ("one", "added")]
+        assert b.why("a.py", 2)["last"]["subject"] == "side changes f"  # not the merge
+        # merges repeat their branch: not counted in churn
+        assert {f["path"]: f["commits"] for f in b.hotspots()["files"]}["a.py"] == 2
+
+
+def test_conflict_resolution_is_the_merge_own_change(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "conflict")
+    r.write("a.py", fn("f"))
+    r.commit("one")
+    git(r.path, "checkout", "-q", "-b", "side")
+    r.write("a.py", fn("f", "return 2"))
+    r.commit("side: 2")
+    git(r.path, "checkout", "-q", "main")
+    r.write("a.py", fn("f", "return 3"))
+    r.commit("main: 3")
+    subprocess.run(["git", "-c", "core.hooksPath=", "merge", "-q", "side"], cwd=r.path,
+                   capture_output=True)
+    r.write("a.py", fn("f", "return 5"))
+    merge = r.commit("merge side, resolve f")
+    with open_bank(str(r.path)) as b:
+        b.index()
+        b.ingest()
+        rows = b.conn.execute("SELECT local, change FROM symbol_changes WHERE sha=?",
+                              (merge,)).fetchall()
+        assert rows == [("f", "modified")]
+        assert b.why("a.py", 2)["last"]["sha"] == merge
 
 
 def test_huge_commit_is_recorded_not_expanded(tmp_path: Path) -> None:

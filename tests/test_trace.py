@@ -58,7 +58,7 @@ def test_record_edit_symbols_ranges_actor(tmp_path: Path) -> None:
                                                                      ("k", "moved")}
         with pytest.raises(ConfigError):
             b.record_edit("q.py", None, None)
-        with pytest.raises(ConfigError, match="outside the repository"):
+        with pytest.raises(ConfigError, match="not a file inside the repository"):
             b.record_edit("../elsewhere.py", "", "x = 1\n")
         log = b.trace_log(symbol="k")
         assert [e["action"] for e in log] == ["rename", "modify"]

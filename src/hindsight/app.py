@@ -250,26 +250,36 @@ class Bank:
     def record_edit(self, path: str, old_text: str | bytes | None,
                     new_text: str | bytes | None, *, actor: str = "human",
                     session: str = "", old_path: str | None = None,
-                    refresh_index: bool = True) -> dict[str, Any]:
+                    refresh_index: bool = True) -> dict[str, Any] | None:
         """Record an edit of ``path`` (absolute, or relative to the root) made by ``actor``
         (``human`` or an agent name) in ``session``: the code index is refreshed first (when
         the repository is indexed and ``refresh_index``), then the event is stored with the
-        symbols it touched. Returns the event dict (see :mod:`hindsight.codeindex.trace`).
-        Raises ConfigError (neither text given), StorageError."""
+        symbols it touched. Returns the event dict (see :mod:`hindsight.codeindex.trace`),
+        or ``None`` when the texts are equal (nothing is stored). Raises ConfigError (no
+        text, a path that is not a work-tree file, texts that are not str/bytes/None),
+        StorageError."""
         from hindsight.codeindex.trace import record_edit
 
+        if not isinstance(actor, str) or not isinstance(session or "", str):
+            raise ConfigError("actor and session must be strings")
         rel = self._rel_in_root(path)
         old_rel = self._rel_in_root(old_path) if old_path else ""
         if refresh_index and self.is_indexed():
             self.index()
         return record_edit(self.history_store, self.root, rel, old_text, new_text,
-                           actor=actor, session=session, old_path=old_rel)
+                           actor=actor, session=session or "", old_path=old_rel)
 
     def _rel_in_root(self, path: str) -> str:
+        """A file path (absolute, or relative to the root) as a root-relative path.
+        Raises ConfigError for anything that cannot name a file of the work tree."""
+        if not isinstance(path, str) or not path or "\0" in path:
+            raise ConfigError(f"{path!r}: not a file path")
         full = path if os.path.isabs(path) else os.path.join(self.root, path)
         rel = os.path.relpath(os.path.abspath(full), self.root).replace(os.sep, "/")
-        if rel.startswith(".."):
-            raise ConfigError(f"{path}: outside the repository {self.root}")
+        if rel.startswith("..") or rel == ".":
+            raise ConfigError(f"{path}: not a file inside the repository {self.root}")
+        if rel == ".git" or rel.startswith(".git/"):
+            raise ConfigError(f"{path}: inside .git, not part of the work tree")
         return rel
 
     @_storage

@@ -31,19 +31,21 @@ from hindsight.errors import ConfigError
 @click.option("--mode", type=click.Choice(["full", "message", "none"]), default=None,
               help="full: commits, files and per-symbol changes; message: commits and files; "
               "none: no history (remembered; default full).")
-@click.option("--limit", type=click.IntRange(min=1), default=None,
+@click.option("--limit", type=click.IntRange(1, 100_000_000), default=None,
               help="Newest commits a first ingest reads (remembered; default 300).")
 @click.option("--all", "all_", is_flag=True, help="Read the whole history.")
-@click.option("--huge-commit", "huge", type=click.IntRange(min=1), default=None,
+@click.option("--huge-commit", "huge", type=click.IntRange(1, 100_000_000), default=None,
               help="A commit touching more files is stored but not expanded per symbol and "
               "not used for co-change (remembered; default 100).")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
+@click.option("--workers", type=click.IntRange(1, 64), default=None,
               help="Parser processes for full mode (default: CPU count).")
 @json_opt
 def ingest(repo_root: str | None, mode: str | None, limit: int | None, all_: bool,
            huge: int | None, workers: int | None, json: bool) -> None:
     """Read git history into the bank (incremental: later runs read only new commits)."""
     with _errors(), _bank(repo_root) as bank:
+        if all_ and limit is not None:
+            raise ConfigError("--all and --limit contradict each other; give one")
         cb, prog = _progress_factory()
         kw: dict[str, Any] = {"mode": mode, "limit": limit, "all_": all_, "huge": huge,
                               "workers": workers}
@@ -99,7 +101,7 @@ def _change(e: Any) -> str:
     return str(e.change) + ("" if e.reachable else " (unreachable)")
 
 
-_LOC = re.compile(r"^(.*):(\d+)$")
+_LOC = re.compile(r"^(.*):(\d{1,9})$", re.S)
 
 
 @app.command()
@@ -143,7 +145,7 @@ def why(location: str, repo_root: str | None, json: bool) -> None:
 @file_opt
 @click.option("--depth", type=click.IntRange(1, 20), default=2, show_default=True,
               help="Caller levels to follow.")
-@click.option("--limit", type=click.IntRange(min=1), default=30, show_default=True)
+@click.option("--limit", type=click.IntRange(1, 1_000_000), default=30, show_default=True)
 @json_opt
 def impact(symbol: str, repo_root: str | None, file: str | None, depth: int, limit: int,
            json: bool) -> None:
@@ -162,9 +164,9 @@ def impact(symbol: str, repo_root: str | None, file: str | None, depth: int, lim
 
 @app.command()
 @repo_root_opt
-@click.option("--days", type=click.IntRange(min=1), default=90, show_default=True,
+@click.option("--days", type=click.IntRange(1, 1_000_000), default=90, show_default=True,
               help="Window before the newest ingested commit.")
-@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--limit", type=click.IntRange(1, 1_000_000), default=20, show_default=True)
 @json_opt
 def hotspots(repo_root: str | None, days: int, limit: int, json: bool) -> None:
     """Files and symbols ranked by recent churn and fix commits."""
@@ -181,7 +183,7 @@ def hotspots(repo_root: str | None, days: int, limit: int, json: bool) -> None:
                    for s in res["symbols"]])
 
 
-_REL = re.compile(r"^(\d+)\s*(s|m|h|d|w)$")
+_REL = re.compile(r"^(\d{1,12})\s*(s|m|h|d|w)$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
@@ -192,13 +194,16 @@ def parse_since(text: str, now: float | None = None) -> float:
     now = time.time() if now is None else now
     m = _REL.match(text.strip())
     if m:
-        return now - int(m.group(1)) * _UNIT[m.group(2)]
+        return max(0.0, now - min(int(m.group(1)), 10**6) * _UNIT[m.group(2)])
     try:
         dt = datetime.fromisoformat(text.strip())
     except ValueError:
         raise ConfigError(f"--since {text!r}: give an ISO date (2026-11-30, "
                           "2026-11-30T14:00+01:00) or a duration (30m, 12h, 3d, 2w)") from None
-    return (dt if dt.tzinfo else dt.astimezone()).timestamp()
+    try:
+        return max(0.0, (dt if dt.tzinfo else dt.astimezone()).timestamp())
+    except (ValueError, OverflowError, OSError):  # before the epoch on this platform
+        return 0.0
 
 
 @app.command("trace-log")
@@ -208,7 +213,7 @@ def parse_since(text: str, now: float | None = None) -> float:
               "(local qualified name or its last part).")
 @click.option("--since", default=None, metavar="DATE",
               help="ISO date/time or a duration back from now (30m, 12h, 3d, 2w).")
-@click.option("--limit", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--limit", type=click.IntRange(1, 1_000_000), default=1000, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "jsonl"]),
               default="table", show_default=True)
 @json_opt

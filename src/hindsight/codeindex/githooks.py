@@ -25,9 +25,10 @@ MARKER = "# hindsight-managed git hook"
 ORIG = ".hindsight-orig"
 
 
-def _script(event: str, python: str, root: str) -> str:
-    cmd = (f"{shlex.quote(python)} -m hindsight hooks run-git {event} "
-           f"--repo-root {shlex.quote(root)}")
+def _script(event: str, python: str) -> str:
+    # the repository is found when the hook runs: a shared core.hooksPath or the common
+    # hooks of linked worktrees serve several work trees
+    cmd = f"{shlex.quote(python)} -m hindsight hooks run-git {event} --repo-root \"$root\""
     return f"""#!/bin/sh
 {MARKER} (remove with: hindsight hooks uninstall-git)
 status=0
@@ -36,7 +37,8 @@ if [ -x "$orig" ]; then
   "$orig" "$@"
   status=$?
 fi
-if [ -z "$HINDSIGHT_DISABLE_HOOKS" ]; then
+root="$(git rev-parse --show-toplevel 2>/dev/null)"
+if [ -z "$HINDSIGHT_DISABLE_HOOKS" ] && [ -n "$root" ]; then
   ( {cmd} </dev/null >/dev/null 2>&1 & ) >/dev/null 2>&1
 fi
 exit $status
@@ -80,7 +82,7 @@ def install(root: str, python: str | None = None) -> list[str]:
                 done.append(f"{ev}: installed")
             tmp = path + ".hindsight-tmp"
             with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(_script(ev, python, root))
+                fh.write(_script(ev, python))
             os.chmod(tmp, os.stat(tmp).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
             os.replace(tmp, path)
     except OSError as e:

@@ -221,8 +221,10 @@ def parse_commit(sha: str, raw: bytes) -> CommitInfo:
             encoding = value.decode("ascii", "replace").strip() or "utf-8"
     try:
         message = body.decode(encoding, "replace")
-    except LookupError:
+    except (LookupError, UnicodeError, ValueError):  # unknown or unusable codec name
         message = _dec(body)
+    # some codecs (utf-7…) can still yield lone surrogates, which SQLite cannot store
+    message = message.encode("utf-8", "replace").decode("utf-8")
     an, ae, ad, ats = _person(author)
     _cn, _ce, cd, cts = _person(committer)
     return CommitInfo(sha, tuple(parents), an, ae, ad, ats, cd, cts, message)
@@ -301,7 +303,7 @@ def diff_commits(root: str, pairs: list[tuple[str, str]]) -> dict[str, list[File
             stat = (-1, -1)
             if i < n and b"\t" in toks[i]:
                 stat = _numstat(_dec(toks[i]))
-                i += 3 if toks[i].endswith(b"\t") else 1  # rename: "a\td\t" src dst
+                i += 3 if status in ("R", "C") else 1  # a rename: "a\td\t" src dst
             changes.append(FileChange(status, new, old, stat[0], stat[1], ob, nb, om, nm))
         res[sha] = changes
     return res

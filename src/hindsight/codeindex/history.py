@@ -80,10 +80,16 @@ def is_fix(message: str) -> bool:
 
 
 def _setting(store: HistoryStore, key: str, given: Any, default: Any) -> Any:
+    """``given``, else the value the bank remembers, else ``default`` (also when the stored
+    value is damaged: it is overwritten by this run)."""
     if given is not None:
         return given
     raw = store.get_meta(key)
-    return default if raw is None else json.loads(raw)
+    try:
+        value = default if raw is None else json.loads(raw)
+    except ValueError:
+        return default
+    return value if value is None or isinstance(value, type(default)) else default
 
 
 def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
@@ -127,7 +133,8 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
         st.notes.append("the repository has no commits yet")
         store.set_meta({"history_ingested_at": _now()})
         return st
-    old_heads = [h for h in json.loads(store.get_meta("history_heads") or "[]")]
+    old_heads = [h for h in _setting(store, "history_heads", None, [])
+                 if isinstance(h, str) and len(h) >= 40]
     live_heads = _check_rewrites(store, root, old_heads, st)
     planned = G.rev_list(root, [st.head], exclude=[] if explicit else live_heads,
                          max_count=limit_v)
@@ -137,23 +144,33 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
     known = store.known_commits(plan)
     todo = [s for s in plan if s not in known or
             (mode == "full" and not known[s][0] and not known[s][1] and not known[s][2])]
+    boundary = G.shallow_boundary(root, shallow_file)
+    queued = set(todo)
+    # commits stored as a shallow boundary that now have their parents, and commits stored
+    # as huge under a smaller threshold, are read again
+    todo += [s for s in store.redo_candidates(huge_v) if s not in boundary and s not in queued]
+    queued = set(todo)
     if mode == "full":  # commits read earlier in message mode get their symbols now
-        queued = set(todo)
         todo += [s for s in store.unexpanded() if s not in queued]
     stale = [s for s in plan if s in known and not known[s][3]]
     if stale:
         st.restored += store.mark_reachable(G.all_reachable(root), _now())[1]
-    boundary = G.shallow_boundary(root, shallow_file)
     skip_path = excluded_matcher(root, exclude)
-    seq = store.max_seq() + len(todo) + 1
+    # order among commits of the same second: children above parents. Every commit of the
+    # plan is (re)numbered above all others, so older commits read later (a resumed run,
+    # --all after --limit, an unshallowed clone) still sort below their children.
+    base = store.max_seq() + len(plan) + 1
+    seq_map = {sha: base - i for i, sha in enumerate(plan)}
+    seq_map.update({s: q for s, q in store.seqs([s for s in todo if s not in seq_map]).items()})
     blob_cache: dict[str, list[SymState] | None] = {}
     size = CHUNK if mode == "full" else CHUNK_MESSAGE
     for i in range(0, len(todo), size):
         chunk = todo[i:i + size]
-        _ingest_chunk(store, root, chunk, seq - i, mode, huge_v, boundary, skip_path,
+        _ingest_chunk(store, root, chunk, seq_map, mode, huge_v, boundary, skip_path,
                       workers, st, blob_cache, parents)
         if progress:
             progress("history", min(i + size, len(todo)), len(todo))
+    store.set_seqs({s: seq_map[s] for s in plan if s in known})
     heads = [st.head] + [h for h in live_heads if h != st.head]
     if boundary:
         st.partial = "shallow"
@@ -163,6 +180,10 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
             bool(G.read_commits(root, [plan[-1]])[0].parents) else ""
     else:
         st.partial = store.get_meta("history_partial_kind") or ""
+        if st.partial == "shallow":  # unshallowed since: older commits are still unread
+            st.partial = "limited"
+            st.notes.append("the clone is no longer shallow: hindsight ingest --all reads "
+                            "the older history")
     store.set_meta({"history_heads": json.dumps(heads[:20]), "history_ingested_at": _now(),
                     "history_partial_kind": st.partial})
     st.seconds = round(time.perf_counter() - t0, 3)
@@ -188,41 +209,61 @@ def _check_rewrites(store: HistoryStore, root: str, old_heads: list[str],
     return live
 
 
-def _ingest_chunk(store: HistoryStore, root: str, shas: list[str], seq_top: int, mode: str,
-                  huge: int, boundary: set[str], skip_path: Callable[[str], bool],
+def _diffs(root: str, shas: list[str], parents: dict[str, tuple[str, ...]],
+           boundary: set[str]) -> tuple[list[G.CommitInfo], dict[str, list[G.FileChange]]]:
+    """Commit objects and first-parent diffs; when the parents are known already (from
+    rev-list), diff-tree and cat-file run side by side."""
+    if not all(s in parents for s in shas):
+        commits = G.read_commits(root, shas)
+        return commits, G.diff_commits(root, [(c.sha, c.parents[0] if c.parents else "")
+                                              for c in commits if c.sha not in boundary])
+    pairs = [(s, parents[s][0] if parents[s] else "") for s in shas if s not in boundary]
+    got: dict[str, Any] = {}
+
+    def diff() -> None:
+        try:
+            got["diffs"] = G.diff_commits(root, pairs)
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+            got["error"] = e
+
+    th = threading.Thread(target=diff, daemon=True)
+    th.start()
+    commits = G.read_commits(root, shas)
+    th.join()
+    if "error" in got:
+        raise got["error"]
+    return commits, got["diffs"]
+
+
+def _merge_sides(root: str, merges: list[G.CommitInfo]) -> dict[str, list[dict[str,
+                                                                          G.FileChange]]]:
+    """For each merge: its diff against each parent after the first, by path."""
+    out: dict[str, list[dict[str, G.FileChange]]] = {m.sha: [] for m in merges}
+    for k in range(1, max((len(m.parents) for m in merges), default=1)):
+        pairs = [(m.sha, m.parents[k]) for m in merges if len(m.parents) > k]
+        for sha, fcs in G.diff_commits(root, pairs).items():
+            out[sha].append({f.path: f for f in fcs})
+    return out
+
+
+def _ingest_chunk(store: HistoryStore, root: str, shas: list[str], seq_map: dict[str, int],
+                  mode: str, huge: int, boundary: set[str], skip_path: Callable[[str], bool],
                   workers: int | None, st: IngestStats,
                   blob_cache: dict[str, list[SymState] | None],
                   parents: dict[str, tuple[str, ...]]) -> None:
-    if all(s in parents for s in shas):  # diff-tree and cat-file run side by side
-        pairs = [(s, parents[s][0] if parents[s] else "") for s in shas if s not in boundary]
-        got: dict[str, Any] = {}
-
-        def diff() -> None:
-            try:
-                got["diffs"] = G.diff_commits(root, pairs)
-            except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
-                got["error"] = e
-
-        th = threading.Thread(target=diff, daemon=True)
-        th.start()
-        commits = G.read_commits(root, shas)
-        th.join()
-        if "error" in got:
-            raise got["error"]
-        diffs = got["diffs"]
-    else:
-        commits = G.read_commits(root, shas)
-        diffs = G.diff_commits(root, [(c.sha, c.parents[0] if c.parents else "")
-                                      for c in commits if c.sha not in boundary])
+    commits, diffs = _diffs(root, shas, parents, boundary)
+    merges = [c for c in commits if len(c.parents) > 1 and c.sha not in boundary]
+    sides = _merge_sides(root, merges) if merges else {}
     rows: list[dict[str, Any]] = []
     files: dict[str, list[tuple[str, str, str, int, int]]] = {}
-    expand: list[tuple[str, list[G.FileChange]]] = []
-    for n, c in enumerate(commits):
+    expand: list[tuple[str, list[G.FileChange], list[dict[str, G.FileChange]]]] = []
+    for c in commits:
         fcs = diffs.get(c.sha, [])
+        others = sides.get(c.sha, [])
         is_boundary = c.sha in boundary
         is_huge = len(fcs) > huge
         do_expand = mode == "full" and not is_boundary and not is_huge
-        rows.append({"sha": c.sha, "seq": seq_top - n, "parents": " ".join(c.parents),
+        rows.append({"sha": c.sha, "seq": seq_map[c.sha], "parents": " ".join(c.parents),
                      "author_name": c.author_name, "author_email": c.author_email,
                      "author_date": c.author_date, "author_ts": c.author_ts,
                      "committer_date": c.committer_date, "committer_ts": c.committer_ts,
@@ -233,7 +274,7 @@ def _ingest_chunk(store: HistoryStore, root: str, shas: list[str], seq_top: int,
         st.huge += is_huge
         st.boundary += is_boundary
         if do_expand:
-            expand.append((c.sha, fcs))
+            expand.append((c.sha, fcs, others))
     changes = _symbol_changes(root, expand, skip_path, workers, blob_cache) if expand else {}
     store.write_commits(rows, files, changes)
     st.ingested += len(rows)
@@ -256,22 +297,32 @@ def _code_files(fcs: list[G.FileChange], skip_path: Callable[[str], bool]
     return out
 
 
-def _symbol_changes(root: str, expand: list[tuple[str, list[G.FileChange]]],
+def _symbol_changes(root: str,
+                    expand: list[tuple[str, list[G.FileChange], list[dict[str, G.FileChange]]]],
                     skip_path: Callable[[str], bool], workers: int | None,
                     cache: dict[str, list[SymState] | None]) -> dict[str, list[SymbolChange]]:
-    """Symbol changes per commit. ``cache`` (blob → symbols, ``None`` = could not parse)
-    carries parses from one chunk to the next: a file version is the new side of one
-    commit and the old side of the next, and a blob that timed out is not tried again."""
+    """Symbol changes per commit. A merge is compared with its first parent; a change
+    that does not also differ from every other parent came in with the merged branch
+    (whose own commits hold it) and is recorded as ``merged``; what differs from every
+    parent (a conflict resolution: git's combined diff) keeps its own kind. ``cache`` (blob → symbols, ``None``
+    = could not parse) carries parses from one chunk to the next: a file version is the
+    new side of one commit and the old side of the next, and a blob that timed out is not
+    tried again."""
     wanted: dict[str, tuple[str, str]] = {}  # blob -> (path, language)
-    per_commit: list[tuple[str, list[tuple[G.FileChange, str, str]]]] = []
-    for sha, fcs in expand:
+    per_commit = []
+    for sha, fcs, others in expand:
         code = _code_files(fcs, skip_path)
-        per_commit.append((sha, code))
+        per_commit.append((sha, code, others))
         for f, lo, ln in code:
             if lo and f.old_blob != G.EMPTY_BLOB:
                 wanted.setdefault(f.old_blob, (f.old_path or f.path, lo))
             if ln and f.new_blob != G.EMPTY_BLOB:
                 wanted.setdefault(f.new_blob, (f.path, ln))
+            for o in others:
+                ofc = o.get(f.path)
+                lang = language_for(ofc.old_path or ofc.path) if ofc else None
+                if ofc and lang and ofc.old_blob != G.EMPTY_BLOB:
+                    wanted.setdefault(ofc.old_blob, (ofc.old_path or ofc.path, lang))
     from hindsight.codeindex.blobparse import Version, parse_versions
 
     blobs = G.read_blobs(root, [b for b in wanted if b not in cache])
@@ -282,15 +333,31 @@ def _symbol_changes(root: str, expand: list[tuple[str, list[G.FileChange]]],
     cache.update(parsed)
     parsed = {b: cache.get(b) for b in wanted}
     out: dict[str, list[SymbolChange]] = {}
-    for sha, code in per_commit:
+    for sha, code, others in per_commit:
         changes: list[SymbolChange] = []
         for f, lo, ln in code:
-            old: list[SymState] | None = parsed.get(f.old_blob) if lo else None
-            new: list[SymState] | None = parsed.get(f.new_blob) if ln else None
-            if (lo and f.old_blob != G.EMPTY_BLOB and old is None) or \
-                    (ln and f.new_blob != G.EMPTY_BLOB and new is None):
-                continue  # a side could not be parsed (binary, too large, timeout)
-            changes += compare_file(f.old_path or f.path, old if lo else None, f.path,
-                                    new if ln else None)
+            mine = _file_changes(parsed, f, lo, ln)
+            own = {(c.path, c.local) for c in mine}
+            for o in others:
+                ofc = o.get(f.path)
+                lang = language_for(ofc.old_path or ofc.path) if ofc else None
+                theirs = _file_changes(parsed, ofc, lang or "", ln) if ofc else []
+                own &= {(c.path, c.local) for c in theirs}
+            if others:
+                mine = [c if (c.path, c.local) in own else c._replace(change="merged")
+                        for c in mine]
+            changes += mine
         out[sha] = pair_moves(changes)
     return out
+
+
+def _file_changes(parsed: dict[str, list[SymState] | None], f: G.FileChange, lo: str,
+                  ln: str) -> list[SymbolChange]:
+    """Symbol changes of one file change; none when a side could not be parsed."""
+    old = parsed.get(f.old_blob) if lo else None
+    new = parsed.get(f.new_blob) if ln else None
+    if (lo and f.old_blob != G.EMPTY_BLOB and old is None) or \
+            (ln and f.new_blob != G.EMPTY_BLOB and new is None):
+        return []  # binary, too large, minified, or the parser gave up
+    return compare_file(f.old_path or f.path, old if lo else None, f.path,
+                        new if ln else None)

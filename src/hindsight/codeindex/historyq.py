@@ -20,8 +20,8 @@ DAY = 86_400
 @dataclass
 class Entry:
     """One commit in a symbol's history. ``date`` is the author date (ISO 8601 with its UTC
-    offset); ``change`` is added/modified/moved/removed (``file`` when only file-level
-    history exists); ``path``/``local`` name the symbol after the change; ``pure_move``:
+    offset); ``change`` is added/modified/moved/removed, ``merged`` (a merge brought in a
+    change made on its branch) or ``file`` (only file-level history exists); ``path``/``local`` name the symbol after the change; ``pure_move``:
     moved without any change to its content."""
 
     sha: str
@@ -116,14 +116,15 @@ def history(code: CodeStore, hs: HistoryStore, root: str, spec: str,
             file: str | None = None, include_unreachable: bool = False) -> dict[str, Any]:
     """The commits that touched symbol ``spec``, newest first, as ``{"symbol": qname,
     "level": "symbol"|"file", "partial": ""|"shallow"|"limited", "entries": [Entry…]}``.
-    Without per-symbol history (``message`` mode) the commits touching its file are given
+    Without per-symbol history (``message`` or ``none`` mode) the commits touching its file
+    are given
     with ``level`` = ``file``. Raises NotIndexed (no history), GitError (not a git
     repository), NotFound, Ambiguous."""
     _require_history(hs, root)
     path, local, _sym = _target(code, hs, spec, file)
     entries = symbol_entries(hs, path, local, include_unreachable)
     level = "symbol"
-    if not entries and (hs.get_meta("history_mode") or '"full"') == '"message"':
+    if not entries and (hs.get_meta("history_mode") or '"full"') != '"full"':
         level = "file"
         rows = {r["sha"]: r for p in file_lineage(hs, path)
                 for r in hs.file_commits(p, include_unreachable)}
@@ -155,8 +156,10 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int
                            "source": "symbol", "last": None, "earlier": [], "live": []}
     entries = symbol_entries(hs, sym.path, sym.local) if sym else []
     if entries:
-        # the last change of content; a pure move (same ast hash) does not explain a line
-        pick = next((e for e in entries if not e.pure_move), entries[0])
+        # the last change of content: a pure move (same ast hash) does not explain a line,
+        # and a merge only brought in what its branch's commits did
+        pick = next((e for e in entries if not e.pure_move and e.change != "merged"),
+                    entries[0])
         last = hs.commit(pick.sha) or {}
         out["last"] = {**_commit_view(last), "change": pick.change}
         out["earlier"] = [e for e in entries if e is not pick]
@@ -206,8 +209,8 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
            file: str | None = None, limit: int = 30, min_support: int = 2
            ) -> dict[str, Any]:
     """What may break if ``spec`` changes: its callers to ``depth`` (call graph) and the
-    symbols and files that changed in the same commits (co-change over reachable, non-huge
-    commits; an item needs ``min_support`` shared commits, default 2: one shared commit is
+    symbols and files that changed in the same commits (co-change over reachable, non-huge,
+    non-merge commits; an item needs ``min_support`` shared commits, default 2: one shared commit is
     no evidence of coupling).
     Returns ``{"symbol", "commits", "items": [ImpactItem…]}``, callers first (by depth),
     then by co-change count. Raises NotIndexed, NotFound, Ambiguous."""
@@ -222,7 +225,8 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
     if hs.commit_count():
         entries = symbol_entries(hs, sym.path, sym.local)
         shas = [e.sha for e in entries] or [r["sha"] for r in hs.file_commits(sym.path)]
-        shas = [s for s in dict.fromkeys(shas) if s not in hs.huge_shas(shas)]
+        noise = hs.noise_shas(shas)
+        shas = [s for s in dict.fromkeys(shas) if s not in noise]
     n = len(shas)
     need = min_support
     own_paths = {sym.path} | {p for e in entries for p in (e.path, e.old_path) if p}
@@ -250,16 +254,21 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
 
 def _canonical(renames: list[tuple[str, str, str, str]]
                ) -> dict[tuple[str, str], tuple[str, str]]:
-    """Old identity → its newest name, following chains of renames (oldest first)."""
-    nxt = {(op, ol): (np, nl) for op, ol, np, nl in renames if (op, ol) != (np, nl)}
-    out = {}
-    for start in nxt:
-        cur, steps = start, 0
-        while cur in nxt and steps < 100:
-            cur = nxt[cur]
-            steps += 1
-        out[start] = cur
-    return out
+    """Every old identity → the name it has after the last rename (renames oldest first;
+    a rename back to an earlier name, x → y → x, ends at x)."""
+    final: dict[tuple[str, str], tuple[str, str]] = {}
+    members: dict[tuple[str, str], set[tuple[str, str]]] = {}
+    for op, ol, np, nl in renames:
+        old, new = (op, ol), (np, nl)
+        if old == new:
+            continue
+        group = members.pop(old, set()) | {old}
+        for m in group:
+            final[m] = new
+        members.setdefault(new, set()).update(group)
+        if new in final:  # the new name had been renamed away before: it is live again
+            del final[new]
+    return final
 
 
 def file_lineage(hs: HistoryStore, path: str) -> list[str]:
@@ -285,7 +294,7 @@ def hotspots(hs: HistoryStore, root: str, days: int = 90, limit: int = 20
     NotIndexed (no history), GitError (not a git repository)."""
     _require_history(hs, root)
     newest = hs.newest_commit_ts() or 0
-    since = newest - days * DAY
+    since = max(0, newest - days * DAY)
     canon = _canonical(hs.renames())
     files: dict[str, dict[str, Any]] = {}
     for f in hs.file_churn(since):

@@ -30,10 +30,14 @@ from hindsight.store.base import HistoryStore
 ACTIONS = ("create", "modify", "delete", "rename")
 
 
-def as_bytes(text: str | bytes | None) -> bytes | None:
+def as_bytes(text: str | bytes | None, what: str = "text") -> bytes | None:
+    """``text`` as bytes (str is UTF-8; lone surrogates are kept as their code units).
+    Raises ConfigError for any other type."""
     if text is None or isinstance(text, bytes):
         return text
-    return text.encode("utf-8", "surrogateescape")
+    if isinstance(text, str):
+        return text.encode("utf-8", "surrogatepass")
+    raise ConfigError(f"{what} must be str, bytes or None, not {type(text).__name__}")
 
 
 def hunks(old: bytes | None, new: bytes | None) -> list[list[int]]:
@@ -109,12 +113,14 @@ def parse_pair(path: str, old_path: str, old: bytes | None, new: bytes | None
 
 def record_edit(hs: HistoryStore, root: str, path: str, old: str | bytes | None,
                 new: str | bytes | None, *, actor: str = "human", session: str = "",
-                old_path: str = "", ts: float | None = None) -> dict[str, Any]:
+                old_path: str = "", ts: float | None = None) -> dict[str, Any] | None:
     """Record one edit of ``path`` (repository-relative) from ``old`` to ``new`` text (str
     is UTF-8 encoded; ``None`` = absent) and return the stored event with its ``id`` and
-    ``symbols``. Symbols are compared by parsing both texts. Raises ConfigError for an edit
+    ``symbols`` (``None``, and nothing stored, when the two texts are equal). Symbols are compared by parsing both texts. Raises ConfigError for an edit
     with neither text, StorageError when the bank cannot be written."""
-    ob, nb = as_bytes(old), as_bytes(new)
+    ob, nb = as_bytes(old, "old text"), as_bytes(new, "new text")
+    if ob is not None and ob == nb and not (old_path and old_path != path):
+        return None  # nothing changed: no event
     os_, ns_ = parse_pair(path, old_path, ob, nb)
     event, syms = build_event(root, path, ob, nb, os_, ns_, actor=actor, session=session,
                               old_path=old_path, ts=ts)

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hindsight.codeindex import gitread as G
+from hindsight.codeindex.languages import language_for
 from hindsight.codeindex.trace import build_event
 from hindsight.errors import ConfigError, GitError, HindsightError
 from hindsight.models import SymState
@@ -28,6 +29,8 @@ from hindsight.store.base import CodeStore, HistoryStore
 
 CACHE_BYTES = 256 * 1024 * 1024
 DEFAULT_DEBOUNCE_S = 0.2
+RETRY_S = 2.0  # a batch that failed (e.g. the bank stayed locked) is tried again after this
+MAX_TRIES = 5
 
 
 def _states(code: CodeStore, path: str) -> list[SymState]:
@@ -105,7 +108,10 @@ class Watcher:
             return None
 
     def handle(self, batch: list[tuple[str, str, str]]) -> list[dict[str, Any]]:
-        """Refresh the index and record the events of one debounced batch."""
+        """Refresh the index and record the events of one debounced batch. A batch with
+        no file of a supported language is ignored without touching the index."""
+        if not any(language_for(p) for _k, src, dest in batch for p in (src, dest) if p):
+            return []
         before = self.code.load_files()
         moves: list[tuple[str, str]] = []
         paths: list[str] = []
@@ -172,12 +178,16 @@ class Watcher:
         try:
             if ready:
                 ready()
+            retry: list[tuple[str, str, str]] = []
+            tries = 0
             while not self.stop.is_set():
                 try:
-                    first = self.queue.get(timeout=0.1)
+                    first = self.queue.get(timeout=RETRY_S if retry else 0.1)
+                    batch = [*retry, first]
                 except queue.Empty:
-                    continue
-                batch = [first]
+                    if not retry:
+                        continue
+                    batch = retry
                 last = time.monotonic()
                 while time.monotonic() - last < self.debounce_s:
                     try:
@@ -187,10 +197,17 @@ class Watcher:
                         pass
                 try:
                     self.handle(batch)
-                except (HindsightError, OSError) as e:  # keep watching; the next save retries
+                    retry, tries = [], 0
+                except (HindsightError, OSError) as e:  # keep watching, try the batch again
                     self.errors += 1
+                    tries += 1
+                    retry = batch if tries < MAX_TRIES else []
                     if self.on_error:
-                        self.on_error(f"could not record {len(batch)} change(s): {e}")
+                        again = f"; trying again in {RETRY_S:.0f} s" if retry else \
+                            "; given up on these changes"
+                        self.on_error(f"could not record {len(batch)} change(s): {e}{again}")
+                    if not retry:
+                        tries = 0
         finally:
             observer.stop()
             observer.join(timeout=5)

@@ -77,6 +77,26 @@ class SqliteHistoryStore:
             "SELECT sha FROM commits c WHERE expanded=0 AND huge=0 AND boundary=0 "
             f"AND reachable=1 ORDER BY {ORDER}")]
 
+    def redo_candidates(self, huge: int) -> list[str]:
+        """Stored commits worth reading again: shallow boundaries (the caller drops those
+        still at the boundary) and huge commits within the current ``huge`` limit."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT sha FROM commits WHERE reachable=1 AND (boundary=1 OR "
+            "(huge=1 AND n_files <= ?))", (huge,))]
+
+    def seqs(self, shas: list[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for ch in _chunks(shas):
+            q = ",".join("?" * len(ch))
+            out.update({r[0]: r[1] for r in self.conn.execute(
+                f"SELECT sha, seq FROM commits WHERE sha IN ({q})", ch)})
+        return out
+
+    def set_seqs(self, seqs: dict[str, int]) -> None:
+        with self._tx() as c:
+            c.executemany("UPDATE commits SET seq=? WHERE sha=?",
+                          [(q, s) for s, q in seqs.items()])
+
     def max_seq(self) -> int:
         return int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM commits").fetchone()[0])
 
@@ -172,12 +192,15 @@ class SqliteHistoryStore:
             f" ORDER BY {ORDER}", (path, path))
         return _dicts(cur)
 
-    def huge_shas(self, shas: Iterable[str]) -> set[str]:
+    def noise_shas(self, shas: Iterable[str]) -> set[str]:
+        """The huge commits and merges among ``shas`` (left out of co-change and churn:
+        a merge repeats its branch's commits)."""
         out: set[str] = set()
         for ch in _chunks(list(shas)):
             q = ",".join("?" * len(ch))
             out |= {r[0] for r in self.conn.execute(
-                f"SELECT sha FROM commits WHERE huge=1 AND sha IN ({q})", ch)}
+                f"SELECT sha FROM commits WHERE (huge=1 OR instr(parents, ' ') > 0) "
+                f"AND sha IN ({q})", ch)}
         return out
 
     def cochanged_symbols(self, shas: list[str]) -> list[tuple[str, str, str, int]]:
@@ -217,14 +240,15 @@ class SqliteHistoryStore:
         return r[0]
 
     def file_churn(self, since_ts: int) -> list[dict[str, Any]]:
-        """Per file over reachable, non-huge commits since ``since_ts``: commits, fix
+        """Per file over reachable, non-huge, non-merge commits since ``since_ts``: commits, fix
         commits, lines added+deleted."""
         cur = self.conn.execute(
             "SELECT f.path, count(DISTINCT c.sha) commits, "
             "count(DISTINCT CASE WHEN c.fix=1 THEN c.sha END) fixes, "
             "sum(max(f.added,0) + max(f.deleted,0)) lines FROM commit_files f "
             "JOIN commits c ON c.sha=f.sha WHERE c.reachable=1 AND c.huge=0 "
-            "AND c.committer_ts >= ? GROUP BY f.path", (since_ts,))
+            "AND instr(c.parents, ' ') = 0 AND c.committer_ts >= ? GROUP BY f.path",
+            (since_ts,))
         return _dicts(cur)
 
     def symbol_churn(self, since_ts: int) -> list[dict[str, Any]]:
@@ -232,7 +256,8 @@ class SqliteHistoryStore:
             "SELECT s.path, s.local, max(s.kind) kind, count(DISTINCT c.sha) commits, "
             "count(DISTINCT CASE WHEN c.fix=1 THEN c.sha END) fixes FROM symbol_changes s "
             "JOIN commits c ON c.sha=s.sha WHERE c.reachable=1 AND c.huge=0 "
-            "AND c.committer_ts >= ? AND s.change IN ('modified','added','moved') "
+            "AND instr(c.parents, ' ') = 0 AND c.committer_ts >= ? "
+            "AND s.change IN ('modified','added','moved') "
             "GROUP BY s.path, s.local", (since_ts,))
         return _dicts(cur)
 
