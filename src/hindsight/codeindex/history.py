@@ -177,7 +177,7 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
         st.notes.append("shallow clone: history before the boundary is not available")
     elif explicit or not old_heads:
         st.partial = "limited" if limit_v is not None and len(plan) >= limit_v and \
-            bool(G.read_commits(root, [plan[-1]])[0].parents) else ""
+            bool(parents.get(plan[-1])) else ""
     else:
         st.partial = store.get_meta("history_partial_kind") or ""
         if st.partial == "shallow":  # unshallowed since: older commits are still unread
