@@ -378,3 +378,26 @@ def test_deleted_symbol_history_by_name(tmp_path: Path) -> None:
         res = b.history("gone")
         assert [(e.change, e.subject) for e in res["entries"]] == [
             ("removed", "remove gone"), ("added", "one")]
+
+
+def test_comment_only_edit_is_found_by_line_overlap(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "cm")
+    r.write("a.py", "def f():\n    # old note\n    return 1\n\n\ndef g():\n    return 2\n")
+    r.commit("one")
+    r.write("a.py", "def f():\n    # new note\n    return 1\n\n\ndef g():\n    return 2\n")
+    r.commit("reword the note in f")
+    r.write("a.py", "def f():\n    # new note\n    return 1\n\n\n\ndef g():\n    return 2\n")
+    r.commit("blank line between f and g")
+    with open_bank(str(r.path)) as b:
+        b.index()
+        b.ingest()
+        got = [(e.subject, e.change) for e in b.history("f")["entries"]]
+        assert got == [("reword the note in f", "modified"), ("one", "added")]
+        assert [e.subject for e in b.history("g")["entries"]] == ["one"]
+        assert b.why("a.py", 2)["last"]["subject"] == "reword the note in f"
+        ev = b.record_edit("a.py", "def f():\n    # x\n    return 1\n",
+                           "def f():\n    # y\n    return 1\n", refresh_index=False)
+        assert ev is not None
+        (s,) = ev["symbols"]
+        assert (s["local"], s["change"], s["old_hash"] == s["new_hash"]) == ("f", "modified",
+                                                                            True)

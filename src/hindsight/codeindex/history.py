@@ -30,7 +30,7 @@ from typing import Any
 from hindsight.codeindex import gitread as G
 from hindsight.codeindex.files import excluded_matcher
 from hindsight.codeindex.languages import language_for
-from hindsight.codeindex.symdiff import compare_file, pair_moves
+from hindsight.codeindex.symdiff import compare_file, hunks, pair_moves, touched_lines
 from hindsight.errors import ConfigError, GitError
 from hindsight.models import SymbolChange, SymState
 from hindsight.store.base import HistoryStore
@@ -325,8 +325,9 @@ def _symbol_changes(root: str,
                     wanted.setdefault(ofc.old_blob, (ofc.old_path or ofc.path, lang))
     from hindsight.codeindex.blobparse import Version, parse_versions
 
-    blobs = G.read_blobs(root, [b for b in wanted if b not in cache])
-    versions: list[Version] = [(b, wanted[b][0], wanted[b][1], raw) for b, raw in blobs.items()]
+    raw = G.read_blobs(root, list(wanted))  # cheap; parsing is what the cache saves
+    versions: list[Version] = [(b, wanted[b][0], wanted[b][1], raw[b]) for b in wanted
+                               if b in raw and b not in cache]
     parsed = parse_versions(versions, workers)
     if len(cache) > BLOB_CACHE:
         cache.clear()
@@ -336,12 +337,12 @@ def _symbol_changes(root: str,
     for sha, code, others in per_commit:
         changes: list[SymbolChange] = []
         for f, lo, ln in code:
-            mine = _file_changes(parsed, f, lo, ln)
+            mine = _file_changes(parsed, raw, f, lo, ln)
             own = {(c.path, c.local) for c in mine}
             for o in others:
                 ofc = o.get(f.path)
                 lang = language_for(ofc.old_path or ofc.path) if ofc else None
-                theirs = _file_changes(parsed, ofc, lang or "", ln) if ofc else []
+                theirs = _file_changes(parsed, raw, ofc, lang or "", ln) if ofc else []
                 own &= {(c.path, c.local) for c in theirs}
             if others:
                 mine = [c if (c.path, c.local) in own else c._replace(change="merged")
@@ -351,13 +352,16 @@ def _symbol_changes(root: str,
     return out
 
 
-def _file_changes(parsed: dict[str, list[SymState] | None], f: G.FileChange, lo: str,
-                  ln: str) -> list[SymbolChange]:
+def _file_changes(parsed: dict[str, list[SymState] | None], raw: dict[str, bytes],
+                  f: G.FileChange, lo: str, ln: str) -> list[SymbolChange]:
     """Symbol changes of one file change; none when a side could not be parsed."""
     old = parsed.get(f.old_blob) if lo else None
     new = parsed.get(f.new_blob) if ln else None
     if (lo and f.old_blob != G.EMPTY_BLOB and old is None) or \
             (ln and f.new_blob != G.EMPTY_BLOB and new is None):
         return []  # binary, too large, minified, or the parser gave up
+    touched = None
+    if old is not None and new is not None and not f.old_path:
+        touched = touched_lines(hunks(raw.get(f.old_blob, b""), raw.get(f.new_blob, b"")))
     return compare_file(f.old_path or f.path, old if lo else None, f.path,
-                        new if ln else None)
+                        new if ln else None, touched)

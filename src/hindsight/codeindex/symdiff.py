@@ -9,6 +9,7 @@ by equal ast hash, then by an equal simple name found exactly once on each side.
 
 from __future__ import annotations
 
+import difflib
 from collections import Counter
 from collections.abc import Iterable
 
@@ -27,10 +28,50 @@ def keyed(states: Iterable[SymState]) -> dict[str, SymState]:
     return out
 
 
+def hunks(old: bytes | None, new: bytes | None) -> list[list[int]]:
+    """Changed line ranges as unified-diff hunks ``[old_start, old_count, new_start,
+    new_count]`` (1-based; a start names the line before an empty side, like ``diff -U0``)."""
+    a = (old or b"").splitlines()
+    b = (new or b"").splitlines()
+    # the common head and tail first: difflib's longest-block matching alone can pair a
+    # repeated line ("return 1", a blank) far from the edit and report a bigger change
+    pre = 0
+    while pre < min(len(a), len(b)) and a[pre] == b[pre]:
+        pre += 1
+    suf = 0
+    while suf < min(len(a), len(b)) - pre and a[-1 - suf] == b[-1 - suf]:
+        suf += 1
+    out = []
+    sm = difflib.SequenceMatcher(None, a[pre:len(a) - suf], b[pre:len(b) - suf],
+                                 autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            continue
+        i1, i2, j1, j2 = i1 + pre, i2 + pre, j1 + pre, j2 + pre
+        out.append([i1 + 1 if i2 > i1 else i1, i2 - i1, j1 + 1 if j2 > j1 else j1, j2 - j1])
+    return out
+
+
+def touched_lines(hunks: Iterable[list[int]]) -> list[tuple[float, float]]:
+    """New-side line spans (1-based, inclusive) touched by unified-diff ``hunks``
+    (``[old_start, old_count, new_start, new_count]``). A pure deletion after line ``j`` is
+    the point ``j + 0.5``: it touches a symbol only if the symbol spans both ``j`` and
+    ``j + 1``."""
+    return [(ns, ns + nc - 1) if nc else (ns + 0.5, ns + 0.5) for _os, _oc, ns, nc in hunks]
+
+
+def _overlaps(s: SymState, spans: list[tuple[float, float]]) -> bool:
+    return any(a <= s.end_line and b >= s.start_line for a, b in spans)
+
+
 def compare_file(old_path: str, old: Iterable[SymState] | None, new_path: str,
-                 new: Iterable[SymState] | None) -> list[SymbolChange]:
+                 new: Iterable[SymState] | None,
+                 touched: list[tuple[float, float]] | None = None) -> list[SymbolChange]:
     """Changes from the symbols of ``old_path`` (``None``: the file did not exist) to those
-    of ``new_path`` (``None``: deleted). Same-hash symbols of a renamed file are ``moved``."""
+    of ``new_path`` (``None``: deleted). Same-hash symbols of a renamed file are ``moved``.
+    ``touched``: new-side line spans that changed (:func:`touched_lines`); a symbol whose
+    ast hash is unchanged but whose lines were edited (a comment) is ``modified`` with
+    equal old and new hash — the ast hash decides for the rest, line overlap for these."""
     o = keyed(old or [])
     n = keyed(new or [])
     out: list[SymbolChange] = []
@@ -39,6 +80,10 @@ def compare_file(old_path: str, old: Iterable[SymState] | None, new_path: str,
         if before is None:
             out.append(SymbolChange(new_path, k, s.kind, "added", "", "", "", s.ast_hash,
                                     s.start_line, s.end_line))
+        elif before.ast_hash == s.ast_hash and old_path == new_path and touched and \
+                _overlaps(s, touched):
+            out.append(SymbolChange(new_path, k, s.kind, "modified", old_path, k,
+                                    before.ast_hash, s.ast_hash, s.start_line, s.end_line))
         elif before.ast_hash != s.ast_hash:
             out.append(SymbolChange(new_path, k, s.kind,
                                     "modified" if old_path == new_path else "moved",

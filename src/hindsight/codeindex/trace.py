@@ -13,7 +13,6 @@ detached) and ``head`` (the HEAD commit at the time).
 
 from __future__ import annotations
 
-import difflib
 import time
 from datetime import datetime
 from typing import Any
@@ -21,7 +20,7 @@ from typing import Any
 from hindsight.codeindex import gitread as G
 from hindsight.codeindex.blobparse import parse_versions
 from hindsight.codeindex.languages import language_for
-from hindsight.codeindex.symdiff import compare_file, pair_moves
+from hindsight.codeindex.symdiff import compare_file, hunks, pair_moves, touched_lines
 from hindsight.codeindex.worker import content_hash
 from hindsight.errors import ConfigError, GitError
 from hindsight.models import SymbolChange, SymState
@@ -38,30 +37,6 @@ def as_bytes(text: str | bytes | None, what: str = "text") -> bytes | None:
     if isinstance(text, str):
         return text.encode("utf-8", "surrogatepass")
     raise ConfigError(f"{what} must be str, bytes or None, not {type(text).__name__}")
-
-
-def hunks(old: bytes | None, new: bytes | None) -> list[list[int]]:
-    """Changed line ranges as unified-diff hunks ``[old_start, old_count, new_start,
-    new_count]`` (1-based; a start names the line before an empty side, like ``diff -U0``)."""
-    a = (old or b"").splitlines()
-    b = (new or b"").splitlines()
-    # the common head and tail first: difflib's longest-block matching alone can pair a
-    # repeated line ("return 1", a blank) far from the edit and report a bigger change
-    pre = 0
-    while pre < min(len(a), len(b)) and a[pre] == b[pre]:
-        pre += 1
-    suf = 0
-    while suf < min(len(a), len(b)) - pre and a[-1 - suf] == b[-1 - suf]:
-        suf += 1
-    out = []
-    sm = difflib.SequenceMatcher(None, a[pre:len(a) - suf], b[pre:len(b) - suf],
-                                 autojunk=False)
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
-        if tag == "equal":
-            continue
-        i1, i2, j1, j2 = i1 + pre, i2 + pre, j1 + pre, j2 + pre
-        out.append([i1 + 1 if i2 > i1 else i1, i2 - i1, j1 + 1 if j2 > j1 else j1, j2 - j1])
-    return out
 
 
 def _git_state(root: str) -> tuple[str, str]:
@@ -85,13 +60,16 @@ def build_event(root: str, path: str, old: bytes | None, new: bytes | None,
         "rename" if old_path and old_path != path else "modify"
     when = time.time() if ts is None else ts
     branch, head = _git_state(root)
-    syms = pair_moves(compare_file(old_path or path, old_states, path, new_states)) \
+    ranges = hunks(old, new)
+    touched = touched_lines(ranges) if old is not None and new is not None and not old_path \
+        else None
+    syms = pair_moves(compare_file(old_path or path, old_states, path, new_states, touched)) \
         if old_states is not None or new_states is not None else []
     event = {"ts": datetime.fromtimestamp(when).astimezone().isoformat(timespec="milliseconds"),
              "ts_unix": when, "path": path, "old_path": old_path if action == "rename" else "",
              "action": action, "old_hash": content_hash(old) if old is not None else "",
              "new_hash": content_hash(new) if new is not None else "",
-             "ranges": hunks(old, new), "actor": actor, "session": session,
+             "ranges": ranges, "actor": actor, "session": session,
              "branch": branch, "head": head}
     return event, syms
 
