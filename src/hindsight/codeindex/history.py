@@ -30,7 +30,7 @@ from typing import Any
 from hindsight.codeindex import gitread as G
 from hindsight.codeindex.files import excluded_matcher
 from hindsight.codeindex.languages import language_for
-from hindsight.codeindex.symdiff import compare_file, hunks, pair_moves, touched_lines
+from hindsight.codeindex.symdiff import compare_file, pair_moves
 from hindsight.errors import ConfigError, GitError
 from hindsight.models import SymbolChange, SymState
 from hindsight.store.base import HistoryStore
@@ -360,8 +360,9 @@ def _file_changes(parsed: dict[str, list[SymState] | None], raw: dict[str, bytes
     if (lo and f.old_blob != G.EMPTY_BLOB and old is None) or \
             (ln and f.new_blob != G.EMPTY_BLOB and new is None):
         return []  # binary, too large, minified, or the parser gave up
-    touched = None
+    ol = nl = None
     if old is not None and new is not None and not f.old_path:
-        touched = touched_lines(hunks(raw.get(f.old_blob, b""), raw.get(f.new_blob, b"")))
+        ol = raw.get(f.old_blob, b"").splitlines()
+        nl = raw.get(f.new_blob, b"").splitlines()
     return compare_file(f.old_path or f.path, old if lo else None, f.path,
-                        new if ln else None, touched)
+                        new if ln else None, ol, nl)

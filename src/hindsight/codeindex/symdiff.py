@@ -52,26 +52,14 @@ def hunks(old: bytes | None, new: bytes | None) -> list[list[int]]:
     return out
 
 
-def touched_lines(hunks: Iterable[list[int]]) -> list[tuple[float, float]]:
-    """New-side line spans (1-based, inclusive) touched by unified-diff ``hunks``
-    (``[old_start, old_count, new_start, new_count]``). A pure deletion after line ``j`` is
-    the point ``j + 0.5``: it touches a symbol only if the symbol spans both ``j`` and
-    ``j + 1``."""
-    return [(ns, ns + nc - 1) if nc else (ns + 0.5, ns + 0.5) for _os, _oc, ns, nc in hunks]
-
-
-def _overlaps(s: SymState, spans: list[tuple[float, float]]) -> bool:
-    return any(a <= s.end_line and b >= s.start_line for a, b in spans)
-
-
 def compare_file(old_path: str, old: Iterable[SymState] | None, new_path: str,
-                 new: Iterable[SymState] | None,
-                 touched: list[tuple[float, float]] | None = None) -> list[SymbolChange]:
+                 new: Iterable[SymState] | None, old_lines: list[bytes] | None = None,
+                 new_lines: list[bytes] | None = None) -> list[SymbolChange]:
     """Changes from the symbols of ``old_path`` (``None``: the file did not exist) to those
     of ``new_path`` (``None``: deleted). Same-hash symbols of a renamed file are ``moved``.
-    ``touched``: new-side line spans that changed (:func:`touched_lines`); a symbol whose
-    ast hash is unchanged but whose lines were edited (a comment) is ``modified`` with
-    equal old and new hash — the ast hash decides for the rest, line overlap for these."""
+    With both versions' lines (``bytes.splitlines()``), a symbol of the same file whose ast
+    hash is unchanged but whose text is not (a comment edit) is ``modified`` with equal
+    old and new hash: the ast hash decides first, the symbol's own lines for the rest."""
     o = keyed(old or [])
     n = keyed(new or [])
     out: list[SymbolChange] = []
@@ -80,8 +68,10 @@ def compare_file(old_path: str, old: Iterable[SymState] | None, new_path: str,
         if before is None:
             out.append(SymbolChange(new_path, k, s.kind, "added", "", "", "", s.ast_hash,
                                     s.start_line, s.end_line))
-        elif before.ast_hash == s.ast_hash and old_path == new_path and touched and \
-                _overlaps(s, touched):
+        elif before.ast_hash == s.ast_hash and old_path == new_path and \
+                old_lines is not None and new_lines is not None and \
+                old_lines[before.start_line - 1:before.end_line] != \
+                new_lines[s.start_line - 1:s.end_line]:
             out.append(SymbolChange(new_path, k, s.kind, "modified", old_path, k,
                                     before.ast_hash, s.ast_hash, s.start_line, s.end_line))
         elif before.ast_hash != s.ast_hash:

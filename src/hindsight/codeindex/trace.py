@@ -20,7 +20,7 @@ from typing import Any
 from hindsight.codeindex import gitread as G
 from hindsight.codeindex.blobparse import parse_versions
 from hindsight.codeindex.languages import language_for
-from hindsight.codeindex.symdiff import compare_file, hunks, pair_moves, touched_lines
+from hindsight.codeindex.symdiff import compare_file, hunks, pair_moves
 from hindsight.codeindex.worker import content_hash
 from hindsight.errors import ConfigError, GitError
 from hindsight.models import SymbolChange, SymState
@@ -61,9 +61,10 @@ def build_event(root: str, path: str, old: bytes | None, new: bytes | None,
     when = time.time() if ts is None else ts
     branch, head = _git_state(root)
     ranges = hunks(old, new)
-    touched = touched_lines(ranges) if old is not None and new is not None and not old_path \
-        else None
-    syms = pair_moves(compare_file(old_path or path, old_states, path, new_states, touched)) \
+    same_file = old is not None and new is not None and not old_path
+    syms = pair_moves(compare_file(old_path or path, old_states, path, new_states,
+                                   old.splitlines() if same_file and old else None,
+                                   new.splitlines() if same_file and new else None)) \
         if old_states is not None or new_states is not None else []
     event = {"ts": datetime.fromtimestamp(when).astimezone().isoformat(timespec="milliseconds"),
              "ts_unix": when, "path": path, "old_path": old_path if action == "rename" else "",
