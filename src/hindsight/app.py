@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from hindsight.config.paths import bank_file, bank_id_for, repo_root
-from hindsight.errors import ConfigError, NotFound, NotIndexed, StorageError
+from hindsight.errors import BankNotFound, ConfigError, NotFound, NotIndexed, StorageError
 from hindsight.models import IndexStats, Symbol
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -47,6 +47,8 @@ class Bank:
     root: str
     path: str
     conn: sqlite3.Connection
+    _mem: Any = None
+    _embedder: Any = None
 
     @property
     def code(self) -> Any:
@@ -306,6 +308,164 @@ class Bank:
                        on_error=on_error)
 
 
+    # --- experience memory ------------------------------------------------------------
+    @property
+    def memory_store(self) -> Any:
+        if self._mem is None:
+            from hindsight.store.sqlite.memory import SqliteMemoryStore
+
+            self._mem = SqliteMemoryStore(self.conn)
+        return self._mem
+
+    @property
+    def embedder(self) -> Any:
+        """The embedding provider: ``HINDSIGHT_EMBEDDER`` = ``minilm`` (default: local
+        all-MiniLM-L6-v2, ONNX int8) or ``hashing`` (feature hashing; tests, or no model)."""
+        if self._embedder is None:
+            name = os.environ.get("HINDSIGHT_EMBEDDER", "minilm")
+            if name == "hashing":
+                from hindsight.providers.hashing import HashingEmbedder
+
+                self._embedder = HashingEmbedder()
+            elif name == "minilm":
+                from hindsight.providers.local_minilm import MiniLMEmbedder
+
+                self._embedder = MiniLMEmbedder()
+            else:
+                raise ConfigError(f"HINDSIGHT_EMBEDDER={name!r}: minilm or hashing")
+        return self._embedder
+
+    def _resolve_anchors(self, files: list[str], symbols: list[str]
+                         ) -> list[tuple[str, str, str]]:
+        out: list[tuple[str, str, str]] = []
+        for f in files:
+            out.append((self._rel_in_root(f), "", ""))
+        for spec in symbols:
+            from hindsight.codeindex.query import resolve_one
+
+            sym = resolve_one(self._require_index(), spec)[0]
+            out.append((sym.path, sym.local, sym.ast_hash))
+        return out
+
+    @_storage
+    def retain(self, text: str, *, kind: str = "", tags: list[str] | None = None,
+               files: list[str] | None = None, symbols: list[str] | None = None,
+               outcome: str = "", supersedes: int | None = None, source: str = "api",
+               **fields: Any) -> Any:
+        """Retain one memory; see :mod:`hindsight.memory.retain`. ``files`` (root-relative
+        or absolute) and ``symbols`` (names as for ``symbols``) become anchors with the
+        symbol's ast hash now. Returns a :class:`~hindsight.memory.retain.Retained`.
+        Raises ConfigError, NotFound/Ambiguous (symbol), ProviderError, StorageError."""
+        from hindsight.memory.retain import Item, retain
+
+        item = Item(text=text, kind=kind, tags=list(tags or []), outcome=outcome,
+                    supersedes=supersedes, source=source,
+                    anchors=self._resolve_anchors(list(files or []), list(symbols or [])),
+                    **fields)
+        return retain(self.memory_store, self.embedder, [item])[0]
+
+    @_storage
+    def retain_batch(self, items: list[Any], embed: bool = True) -> list[Any]:
+        """Retain many :class:`~hindsight.memory.retain.Item` at once: written (and
+        searchable) first, embedded after."""
+        from hindsight.memory.retain import retain
+
+        return retain(self.memory_store, self.embedder, items, batch=True, embed=embed)
+
+    def _neighbours(self, text: str, files: list[str], syms: list[tuple[str, str]]
+                    ) -> tuple[list[str], list[tuple[str, str]], list[tuple[str, str]]]:
+        """Files and symbols named in ``text`` and the call-graph neighbours of all of
+        them, for the anchor channel (empty without a code index)."""
+        if not self.is_indexed():
+            return [], [], []
+        import re
+
+        code = self.code
+        known = code.load_files()
+        extra_f = [w for w in re.findall(r"[\w./-]+\.\w+", text) if w in known]
+        extra_s: list[tuple[str, str]] = []
+        for w in re.findall(r"[A-Za-z_][\w.:/]*[\w]", text)[:40]:
+            if not ("_" in w or "." in w or "::" in w or re.search(r"[a-z][A-Z]", w)):
+                continue
+            hits = code.find_symbols(w.rpartition("::")[2] if "::" in w else w, None,
+                                     w.partition("::")[0] if "::" in w else None, 5)
+            extra_s += [(h.path, h.local) for h in hits[:3]]
+        near: list[tuple[str, str]] = []
+        from hindsight.codeindex.query import callees, callers
+
+        for p, loc in (syms + extra_s)[:10]:
+            for fn in (callers, callees):
+                try:
+                    _t, hits = fn(code, f"{p}::{loc}", 1)
+                except Exception:  # noqa: BLE001 - a neighbour lookup must not fail recall
+                    continue
+                near += [(h.symbol.path, h.symbol.local) for h in hits if h.symbol]
+        return extra_f, extra_s, near
+
+    @_storage
+    def recall(self, text: str, **kw: Any) -> dict[str, Any]:
+        """Recall memories for ``text``; keyword arguments are the fields of
+        :class:`hindsight.memory.recall.Query` (``files`` root-relative, ``symbols`` as
+        names). An empty bank answers at once with no hits. Raises ConfigError,
+        ProviderError, StorageError."""
+        from hindsight.memory.recall import Query, recall
+
+        touch = kw.pop("touch", True)
+        files = [self._rel_in_root(f) for f in kw.pop("files", []) or []]
+        syms = [(p, s) for p, s, _h in self._resolve_anchors([], kw.pop("symbols", []) or [])]
+        q = Query(text=text, files=files, symbols=syms, **kw)
+        store = self.memory_store
+        if store.count() == 0:
+            return {"hits": [], "channels": {}, "tokens": 0, "ms": 0.0}
+        res = recall(store, self.embedder, q, self._neighbours)
+        if touch and res["hits"]:
+            from hindsight.memory.clock import now_ts
+
+            store.touch([h["id"] for h in res["hits"]], now_ts())
+        return res
+
+    @_storage
+    def forget(self, mid: int, reason: str) -> dict[str, Any]:
+        from hindsight.memory.lifecycle import forget
+
+        return forget(self.memory_store, mid, reason)
+
+    @_storage
+    def restore(self, mid: int) -> dict[str, Any]:
+        from hindsight.memory.lifecycle import restore
+
+        return restore(self.memory_store, mid)
+
+    @_storage
+    def gc(self, **kw: Any) -> dict[str, Any]:
+        from hindsight.memory.lifecycle import gc
+
+        return gc(self.memory_store, **kw)
+
+    @_storage
+    def memory(self, mid: int) -> dict[str, Any]:
+        """One memory with its anchors and audit history. Raises NotFound."""
+        row = self.memory_store.get([mid]).get(mid)
+        if row is None:
+            raise NotFound(f"no memory {mid}")
+        row["history"] = self.memory_store.audit(mid)
+        return row
+
+    @_storage
+    def memories(self, *, status: str = "active", kind: str | None = None,
+                 stale: bool = False, limit: int = 100) -> list[dict[str, Any]]:
+        where, args = ["1=1"], []
+        if status != "all":
+            where.append("status=?")
+            args.append(status)
+        if kind:
+            where.append("kind=?")
+            args.append(kind)
+        if stale:
+            where.append("stale=1")
+        return self.memory_store.listing(" AND ".join(where), args, limit)
+
+
 def refresh_locked(root: str, event: str) -> None:
     """Incremental index + history ingest of the repository at ``root``, for git hooks:
     one run at a time per bank (an exclusive lock on ``HINDSIGHT_HOME/locks/<bank>.lock``);
@@ -399,7 +559,8 @@ def _changed_since(store: Any, root: str) -> int:
     return n
 
 
-def open_bank(path: str = ".", *, repo_root_path: str | None = None) -> Bank:
+def open_bank(path: str = ".", *, repo_root_path: str | None = None,
+              create: bool = True) -> Bank:
     """Open (creating if needed) the bank of the repository containing ``path``.
 
     The repository root is ``repo_root_path`` when given (used as is, even inside another
@@ -424,6 +585,9 @@ def open_bank(path: str = ".", *, repo_root_path: str | None = None) -> Bank:
         raise ConfigError(f"{shown}: repository path is not valid UTF-8") from None
     bank_id = bank_id_for(root)
     db = bank_file(bank_id)
+    if not create and not os.path.exists(db):
+        raise BankNotFound(f"no bank for {root} (expected {db}); nothing was retained or "
+                           "indexed there yet")
     conn = connect(db)
     try:
         if conn.execute("SELECT count(*) FROM meta WHERE key='bank_id'").fetchone()[0] == 0:

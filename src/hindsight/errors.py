@@ -63,3 +63,9 @@ class GitError(HindsightError):
     command and git's own first line of error)."""
 
     exit_code = 8
+
+
+class ProviderError(HindsightError):
+    """An embedding model, reranker or LLM could not be loaded or called."""
+
+    exit_code = 9

@@ -89,6 +89,38 @@ CREATE TABLE trace_symbols(
 CREATE INDEX ix_trace_symbols_event ON trace_symbols(event_id);
 CREATE INDEX ix_trace_symbols_local ON trace_symbols(local);
 """),
+    ("0003_memory", """
+-- experience memory. Times: ISO 8601 with UTC offset plus Unix seconds (*_ts).
+CREATE TABLE memories(
+  id INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL UNIQUE, text TEXT NOT NULL,
+  kind TEXT NOT NULL, scene TEXT NOT NULL DEFAULT '', problem TEXT NOT NULL DEFAULT '',
+  solution TEXT NOT NULL DEFAULT '', outcome TEXT NOT NULL DEFAULT '',
+  tags TEXT NOT NULL DEFAULT '[]', context TEXT NOT NULL DEFAULT '',
+  source TEXT NOT NULL DEFAULT 'api', session TEXT NOT NULL DEFAULT '',
+  agent TEXT NOT NULL DEFAULT '', commit_sha TEXT NOT NULL DEFAULT '',
+  ref TEXT NOT NULL DEFAULT '', occurred_at TEXT NOT NULL, occurred_ts REAL NOT NULL,
+  created_at TEXT NOT NULL, created_ts REAL NOT NULL, access_count INTEGER NOT NULL DEFAULT 0,
+  last_accessed_ts REAL NOT NULL, confidence REAL NOT NULL DEFAULT 1.0,
+  status TEXT NOT NULL DEFAULT 'active', status_reason TEXT NOT NULL DEFAULT '',
+  status_at TEXT NOT NULL DEFAULT '', superseded_by INTEGER,
+  visibility TEXT NOT NULL DEFAULT 'team', owner TEXT NOT NULL DEFAULT '',
+  stale INTEGER NOT NULL DEFAULT 0, stale_reason TEXT NOT NULL DEFAULT '',
+  model TEXT NOT NULL DEFAULT '', vector BLOB);
+CREATE INDEX ix_memories_status ON memories(status, kind);
+CREATE INDEX ix_memories_occurred ON memories(occurred_ts);
+CREATE TABLE memory_anchors(
+  memory_id INTEGER NOT NULL, path TEXT NOT NULL, symbol TEXT NOT NULL DEFAULT '',
+  ast_hash TEXT NOT NULL DEFAULT '', stale INTEGER NOT NULL DEFAULT 0,
+  reason TEXT NOT NULL DEFAULT '');
+CREATE INDEX ix_anchor_mem ON memory_anchors(memory_id);
+CREATE INDEX ix_anchor_path ON memory_anchors(path, symbol);
+CREATE VIRTUAL TABLE memory_fts USING fts5(body, context,
+  tokenize = 'porter unicode61 remove_diacritics 2');
+CREATE TABLE memory_audit(
+  id INTEGER PRIMARY KEY, memory_id INTEGER NOT NULL, at TEXT NOT NULL,
+  action TEXT NOT NULL, detail TEXT NOT NULL DEFAULT '');
+CREATE INDEX ix_audit_mem ON memory_audit(memory_id);
+"""),
 ]
 
 # Secondary indexes: dropped before a full rebuild's bulk load and created after it.

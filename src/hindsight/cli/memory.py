@@ -1,0 +1,207 @@
+"""Memory commands: retain, recall, forget, memories, show, gc, reembed, reflect.
+Registered on the group of :mod:`.main`."""
+
+from __future__ import annotations
+
+import json as _json
+import sys
+from typing import Any
+
+import click
+
+from hindsight.cli import output as out
+from hindsight.cli.main import _bank, _errors, app, json_opt, repo_root_opt
+from hindsight.errors import ConfigError
+
+KIND = click.Choice(["experience", "decision", "convention", "fact", "lesson", "conversation"])
+
+
+def _item(d: dict[str, Any], n: int) -> Any:
+    from hindsight.memory.retain import Item
+
+    if not isinstance(d, dict) or not isinstance(d.get("text"), str):
+        raise ConfigError(f"stdin line {n}: expected a JSON object with a \"text\" string")
+    known = set(Item.__dataclass_fields__)
+    bad = sorted(set(d) - known)
+    if bad:
+        raise ConfigError(f"stdin line {n}: unknown field(s) {', '.join(bad)}")
+    d = dict(d)
+    d["anchors"] = [tuple(a) for a in d.get("anchors", [])]
+    return Item(**d)
+
+
+@app.command()
+@click.argument("text")
+@repo_root_opt
+@click.option("--kind", type=KIND, default=None, help="Default: from the text.")
+@click.option("--tag", "tags", multiple=True, help="Repeatable.")
+@click.option("--file", "files", multiple=True, metavar="F", help="Anchor to a file.")
+@click.option("--symbol", "symbols", multiple=True, metavar="S", help="Anchor to a symbol.")
+@click.option("--outcome", type=click.Choice(["success", "failure", "partial"]), default=None)
+@click.option("--supersedes", type=click.IntRange(min=1), default=None, metavar="ID")
+@click.option("--source", type=click.Choice(["human", "api", "conversation", "commit", "tool"]),
+              default="human", show_default=True)
+@click.option("--session", default="", help="Session id (provenance).")
+@click.option("--agent", default="", help="Agent name (provenance).")
+@json_opt
+def retain(text: str, repo_root: str | None, kind: str | None, tags: tuple[str, ...],
+           files: tuple[str, ...], symbols: tuple[str, ...], outcome: str | None,
+           supersedes: int | None, source: str, session: str, agent: str, json: bool) -> None:
+    """Remember TEXT (secrets are redacted first). TEXT '-' reads JSONL items from stdin
+    (fields as in the Python Item: text, kind, tags, outcome, source, session, agent,
+    occurred, context, anchors…) and retains them as one batch."""
+    with _errors(), _bank(repo_root) as bank:
+        if text == "-":
+            items = []
+            for n, line in enumerate(sys.stdin, 1):
+                if not line.strip():
+                    continue
+                try:
+                    items.append(_item(_json.loads(line), n))
+                except ValueError as e:
+                    raise ConfigError(f"stdin line {n}: not JSON ({e})") from None
+            res = bank.retain_batch(items)
+            data = [r.as_dict() for r in res]
+            if json:
+                out.emit_json(data)
+            else:
+                created = sum(r.action == "created" for r in res)
+                out.say(f"{len(res)} items: {created} created, {len(res) - created} duplicates")
+            return
+        r = bank.retain(text, kind=kind or "", tags=list(tags), files=list(files),
+                        symbols=list(symbols), outcome=outcome or "", supersedes=supersedes,
+                        source=source, session=session, agent=agent)
+        if json:
+            out.emit_json(r.as_dict())
+        else:
+            red = f" (redacted: {', '.join(sorted(set(r.redacted)))})" if r.redacted else ""
+            out.say(f"memory {r.id}: {r.action}{red}")
+
+
+def _short(text: str, n: int = 90) -> str:
+    t = " ".join(text.split())
+    return t if len(t) <= n else t[:n - 1] + "…"
+
+
+@app.command()
+@click.argument("query")
+@repo_root_opt
+@click.option("--scene", default="", help="What you are doing (added to the query).")
+@click.option("--file", "files", multiple=True, metavar="F")
+@click.option("--symbol", "symbols", multiple=True, metavar="S")
+@click.option("--kind", "kinds", multiple=True, type=KIND)
+@click.option("--tag", "tags", multiple=True)
+@click.option("--since", default=None, help="ISO date or phrase (yesterday, last week…).")
+@click.option("--until", default=None)
+@click.option("-k", "k", type=click.IntRange(1, 1000), default=10, show_default=True)
+@click.option("--budget", type=click.IntRange(1, 10_000_000), default=None,
+              help="Token budget for the returned texts (≈ 4 characters per token).")
+@click.option("--rerank", is_flag=True, help="Re-score the top hits with the embedding model.")
+@click.option("--explain", is_flag=True, help="Each channel's rank and score per hit.")
+@json_opt
+def recall(query: str, repo_root: str | None, scene: str, files: tuple[str, ...],
+           symbols: tuple[str, ...], kinds: tuple[str, ...], tags: tuple[str, ...],
+           since: str | None, until: str | None, k: int, budget: int | None, rerank: bool,
+           explain: bool, json: bool) -> None:
+    """Memories relevant to QUERY (hybrid: BM25, vectors, anchors, recency, lessons)."""
+    from hindsight.app import open_bank
+    from hindsight.memory.clock import parse_range
+
+    with _errors():
+        s = parse_range(since)[0] if since else None
+        u = parse_range(until)[1] if until else None
+        with open_bank(".", repo_root_path=repo_root, create=False) as bank:
+            res = bank.recall(query, scene=scene, files=list(files), symbols=list(symbols),
+                              kinds=list(kinds), tags=list(tags), since=s, until=u, k=k,
+                              budget=budget, rerank=rerank)
+        if json:
+            if not explain:
+                for h in res["hits"]:
+                    h.pop("explain", None)
+            out.emit_json(res)
+            return
+        cols = ["id", "kind", "when", "memory"] + (["channels"] if explain else [])
+        rows = []
+        for h in res["hits"]:
+            flag = " [stale]" if h["stale"] else ""
+            row = [h["id"], h["kind"], h["occurred_at"][:10], _short(h["text"]) + flag]
+            if explain:
+                row.append(" ".join(f"{n}#{v['rank']}" for n, v in h["explain"].items()))
+            rows.append(row)
+        out.table(f"{len(rows)} memories ({res['ms']:.0f} ms)", cols, rows)
+
+
+@app.command()
+@click.argument("mid", metavar="ID", type=click.IntRange(min=1))
+@repo_root_opt
+@click.option("--reason", default="", help="Why (kept in the audit log).")
+@click.option("--restore", is_flag=True, help="Make it active again.")
+@json_opt
+def forget(mid: int, repo_root: str | None, reason: str, restore: bool, json: bool) -> None:
+    """Forget memory ID (soft delete with an audit row), or --restore it."""
+    with _errors(), _bank(repo_root) as bank:
+        res = bank.restore(mid) if restore else bank.forget(mid, reason)
+        out.emit_json(res) if json else out.say(f"memory {mid}: {res['was']} → {res['status']}")
+
+
+@app.command()
+@repo_root_opt
+@click.option("--status", type=click.Choice(["active", "archived", "forgotten", "superseded",
+                                             "all"]), default="active", show_default=True)
+@click.option("--kind", type=KIND, default=None)
+@click.option("--stale", is_flag=True, help="Only memories whose anchors changed.")
+@click.option("--limit", type=click.IntRange(1, 1_000_000), default=100, show_default=True)
+@json_opt
+def memories(repo_root: str | None, status: str, kind: str | None, stale: bool, limit: int,
+             json: bool) -> None:
+    """List memories, newest first."""
+    with _errors(), _bank(repo_root) as bank:
+        rows = bank.memories(status=status, kind=kind, stale=stale, limit=limit)
+        if json:
+            out.emit_json(rows)
+            return
+        out.table(f"{len(rows)} memories", ["id", "kind", "status", "when", "memory"],
+                  [[r["id"], r["kind"], r["status"] + (" stale" if r["stale"] else ""),
+                    r["occurred_at"][:10], _short(r["text"])] for r in rows])
+
+
+@app.command()
+@click.argument("mid", metavar="ID", type=click.IntRange(min=1))
+@repo_root_opt
+@json_opt
+def show(mid: int, repo_root: str | None, json: bool) -> None:
+    """One memory with its anchors and history."""
+    with _errors(), _bank(repo_root) as bank:
+        m = bank.memory(mid)
+        if json:
+            out.emit_json(m)
+            return
+        out.say(f"memory {m['id']} ({m['kind']}, {m['status']}"
+                + (", stale: " + m["stale_reason"] if m["stale"] else "") + ")\n" + m["text"])
+        out.table("anchors", ["file", "symbol", "stale"],
+                  [[a["path"], a["symbol"], a["reason"] if a["stale"] else ""]
+                   for a in m["anchors"]])
+        out.table("history", ["at", "action", "detail"],
+                  [[h["at"], h["action"], h["detail"]] for h in m["history"]])
+
+
+@app.command()
+@repo_root_opt
+@click.option("--archive-days", type=click.IntRange(1, 100_000), default=90, show_default=True)
+@click.option("--capacity", type=click.IntRange(1, 100_000_000), default=10_000,
+              show_default=True)
+@click.option("--dry-run", is_flag=True)
+@json_opt
+def gc(repo_root: str | None, archive_days: int, capacity: int, dry_run: bool,
+       json: bool) -> None:
+    """Archive memories not recalled for --archive-days, then the least active beyond
+    --capacity."""
+    with _errors(), _bank(repo_root) as bank:
+        res = bank.gc(archive_days=archive_days, capacity=capacity, dry_run=dry_run)
+        if json:
+            out.emit_json(res)
+            return
+        verb = "would archive" if dry_run else "archived"
+        out.say(f"{verb} {len(res['archived_idle'])} idle and "
+                f"{len(res['archived_over_capacity'])} over capacity; "
+                f"{res['active_after']} active")

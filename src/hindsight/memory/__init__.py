@@ -1,0 +1,1 @@
+"""Experience memory: retain, recall, forget, reflect."""

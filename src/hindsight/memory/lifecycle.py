@@ -1,0 +1,58 @@
+"""forget / restore and the lifecycle that keeps a bank small: archive what has not been
+recalled for ``ARCHIVE_DAYS`` (90), and archive the least active beyond ``CAPACITY``
+(10,000 active memories). Archived memories leave default recall and can be restored.
+Defaults are the seed's numbers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hindsight.errors import ConfigError, NotFound
+from hindsight.memory.clock import iso, now_ts
+from hindsight.memory.recall import activity
+
+ARCHIVE_DAYS = 90
+CAPACITY = 10_000
+
+
+def forget(store: Any, mid: int, reason: str) -> dict[str, Any]:
+    """Soft-delete memory ``mid`` (kept with an audit row). Raises NotFound, ConfigError
+    (no reason)."""
+    if not reason.strip():
+        raise ConfigError("forget needs --reason (it is kept in the audit log)")
+    row = store.get([mid]).get(mid)
+    if row is None:
+        raise NotFound(f"no memory {mid}")
+    store.set_status(mid, "forgotten", reason, iso(now_ts()))
+    return {"id": mid, "status": "forgotten", "was": row["status"]}
+
+
+def restore(store: Any, mid: int) -> dict[str, Any]:
+    """Make a forgotten, archived or superseded memory active again. Raises NotFound."""
+    row = store.get([mid]).get(mid)
+    if row is None:
+        raise NotFound(f"no memory {mid}")
+    store.set_status(mid, "active", "restored", iso(now_ts()))
+    return {"id": mid, "status": "active", "was": row["status"]}
+
+
+def gc(store: Any, archive_days: int = ARCHIVE_DAYS, capacity: int = CAPACITY,
+       dry_run: bool = False) -> dict[str, Any]:
+    """Archive memories not recalled for ``archive_days``, then the least active beyond
+    ``capacity``. Returns what was (or, with ``dry_run``, would be) archived."""
+    now = now_ts()
+    rows = store.activity_rows()
+    cutoff = now - archive_days * 86400
+    idle = sorted(i for i, last, _c, _conf in rows if last < cutoff)
+    rest = [(i, activity(last, c, conf, now)) for i, last, c, conf in rows if last >= cutoff]
+    over: list[int] = []
+    if len(rest) > capacity:
+        rest.sort(key=lambda x: (x[1], x[0]))
+        over = sorted(i for i, _a in rest[:len(rest) - capacity])
+    if not dry_run:
+        if idle:
+            store.archive_many(idle, f"not recalled for {archive_days} days", iso(now))
+        if over:
+            store.archive_many(over, f"over capacity ({capacity} active)", iso(now))
+    return {"archived_idle": idle, "archived_over_capacity": over,
+            "active_after": len(rows) - len(idle) - len(over), "dry_run": dry_run}

@@ -1,0 +1,211 @@
+"""retain: redact, structure, fingerprint, embed and store memories.
+
+Order of work for each item: secrets are redacted first (:mod:`.redact`), then the text is
+structured (:mod:`.extract`), fingerprinted (xxh3-128 of the casefolded, whitespace-collapsed
+text with its kind and anchors: an exact duplicate never makes a second row — the
+fingerprint column is UNIQUE, which also holds under concurrent writers), written (rows and
+full-text in one transaction, so the text is searchable at once) and embedded. A single
+retain also looks for a near duplicate first: cosine ≥ ``near_dup`` (default 0.85) with the
+same anchors merges into the existing memory (its access count is bumped) instead of adding
+one. Batches skip that check (they are imports) and embed after writing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import xxhash
+
+from hindsight.errors import ConfigError
+from hindsight.memory import extract
+from hindsight.memory.clock import iso, now_ts
+from hindsight.memory.redact import redact
+from hindsight.memory.textindex import index_text
+
+NEAR_DUP = 0.85
+SOURCES = ("conversation", "commit", "tool", "human", "api", "code_comment", "import")
+VISIBILITY = ("private", "team", "public")
+_WS = re.compile(r"\s+")
+
+
+@dataclass
+class Item:
+    """One memory to retain. ``anchors``: (path, symbol local name or "", ast hash or "").
+    ``occurred``: ISO 8601 (default now). ``context``: neighbouring text indexed with it
+    (for conversation turns: the turns around it) but not part of the memory."""
+
+    text: str
+    kind: str = ""
+    tags: list[str] = field(default_factory=list)
+    outcome: str = ""
+    source: str = "api"
+    session: str = ""
+    agent: str = ""
+    commit_sha: str = ""
+    ref: str = ""
+    occurred: str = ""
+    context: str = ""
+    anchors: list[tuple[str, str, str]] = field(default_factory=list)
+    visibility: str = "team"
+    owner: str = ""
+    confidence: float = 1.0
+    supersedes: int | None = None
+
+
+def fingerprint(text: str, kind: str, anchors: list[tuple[str, str, str]]) -> str:
+    norm = _WS.sub(" ", text.casefold()).strip()
+    anc = "|".join(sorted(f"{p}::{s}" for p, s, _h in anchors))
+    return xxhash.xxh3_128_hexdigest(f"{kind}\0{norm}\0{anc}".encode())
+
+
+def prepare(item: Item, now: float) -> tuple[dict[str, Any], list[str]]:
+    """The row for ``item`` (redacted, structured) and the secret kinds redacted. Raises
+    ConfigError for an empty text or a bad kind/outcome/source/visibility/date."""
+    from datetime import datetime
+
+    text, found = redact(item.text)
+    if not text.strip():
+        raise ConfigError("a memory needs some text")
+    ctx, found_ctx = redact(item.context)
+    kind = item.kind or ("conversation" if item.source == "conversation" else
+                         extract.classify(text))
+    if kind not in extract.KINDS:
+        raise ConfigError(f"kind {kind!r}: one of {', '.join(extract.KINDS)}")
+    if item.source not in SOURCES:
+        raise ConfigError(f"source {item.source!r}: one of {', '.join(SOURCES)}")
+    if item.visibility not in VISIBILITY:
+        raise ConfigError(f"visibility {item.visibility!r}: one of {', '.join(VISIBILITY)}")
+    u = extract.unit(text) if kind in ("experience", "lesson") else \
+        {"scene": "", "problem": "", "solution": "", "outcome": ""}
+    outcome = item.outcome or u["outcome"] or (extract.outcome_of(text)
+                                               if kind in ("experience", "lesson") else "")
+    if outcome and outcome not in extract.OUTCOMES:
+        raise ConfigError(f"outcome {outcome!r}: one of {', '.join(extract.OUTCOMES)}")
+    if item.occurred:
+        try:
+            dt = datetime.fromisoformat(item.occurred)
+        except ValueError:
+            raise ConfigError(f"occurred {item.occurred!r}: not an ISO 8601 date") from None
+        occ_ts = (dt if dt.tzinfo else dt.astimezone()).timestamp()
+    else:
+        occ_ts = now
+    tags = sorted({redact(t)[0].strip() for t in item.tags if t.strip()})
+    row = {"fingerprint": fingerprint(text, kind, item.anchors), "text": text, "kind": kind,
+           "scene": u["scene"], "problem": u["problem"], "solution": u["solution"],
+           "outcome": outcome, "tags": _json(tags), "context": ctx, "source": item.source,
+           "session": item.session, "agent": item.agent, "commit_sha": item.commit_sha,
+           "ref": item.ref, "occurred_at": iso(occ_ts), "occurred_ts": occ_ts,
+           "created_at": iso(now), "created_ts": now, "last_accessed_ts": now,
+           "confidence": item.confidence, "visibility": item.visibility, "owner": item.owner}
+    return row, found + found_ctx
+
+
+def _json(v: Any) -> str:
+    import json
+
+    return json.dumps(v, ensure_ascii=False)
+
+
+def _fts(row: dict[str, Any]) -> tuple[str, str]:
+    tags = " ".join(__import__("json").loads(row["tags"]))
+    body = " ".join(x for x in (row["text"], row["scene"], row["problem"], row["solution"],
+                                tags) if x)
+    return index_text(body), index_text(row["context"])
+
+
+@dataclass
+class Retained:
+    """Result per item: ``id``; ``action`` created / duplicate / merged; ``redacted``:
+    kinds of secrets removed."""
+
+    id: int
+    action: str
+    redacted: list[str]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "action": self.action, "redacted": self.redacted}
+
+
+def retain(store: Any, embedder: Any, items: list[Item], *, batch: bool = False,
+           near_dup: float = NEAR_DUP, embed: bool = True) -> list[Retained]:
+    """Retain ``items``; see the module doc. ``batch``: write all first, embed after, no
+    near-duplicate check. Raises ConfigError (bad item: nothing of the batch is written),
+    ProviderError (the embedder failed: rows stay, vectors are missing; ``reembed`` fills
+    them), StorageError."""
+    import numpy as np
+
+    now = now_ts()
+    prepared = [prepare(it, now) for it in items]
+    for it in items:  # check before anything is written
+        if it.supersedes is not None and not store.get([it.supersedes]):
+            raise ConfigError(f"--supersedes {it.supersedes}: no such memory")
+    vecs = None
+    if not batch and embed and embedder is not None:
+        vecs = embedder.embed_batch([r["text"] for r, _ in prepared])
+        out: list[Retained] = []
+        ids, mat = store.matrix(embedder.model_id)
+        for (row, found), it, v in zip(prepared, items, vecs, strict=True):
+            same = store.by_fingerprint(row["fingerprint"])
+            dup = None if same is not None else _near(store, ids, mat, v, it.anchors,
+                                                      near_dup)
+            if dup is not None:
+                store.merge_into(dup, iso(now), f"near-duplicate of: {row['text'][:200]}")
+                out.append(Retained(dup, "merged", found))
+                continue
+            (mid, new), = store.insert([row], [it.anchors], [_fts(row)], iso(now))
+            if new:
+                store.set_vectors([(mid, np.asarray(v, dtype=np.float32).tobytes())],
+                                  embedder.model_id)
+            out.append(Retained(mid, "created" if new else "duplicate", found))
+            _supersede(store, it, mid, now)
+        return out
+    res = store.insert([r for r, _ in prepared], [it.anchors for it in items],
+                       [_fts(r) for r, _ in prepared], iso(now))
+    out = [Retained(mid, "created" if new else "duplicate", f)
+           for (mid, new), (_r, f) in zip(res, prepared, strict=True)]
+    for it, r in zip(items, out, strict=True):
+        _supersede(store, it, r.id, now)
+    if embed and embedder is not None:
+        todo = [(r.id, row["text"]) for r, (row, _f) in zip(out, prepared, strict=True)
+                if r.action == "created"]
+        embed_missing(store, embedder, todo)
+    return out
+
+
+def embed_missing(store: Any, embedder: Any, todo: list[tuple[int, str]],
+                  chunk: int = 256) -> int:
+    """Embed ``(id, text)`` pairs in chunks and store the vectors; returns how many."""
+    import numpy as np
+
+    for i in range(0, len(todo), chunk):
+        part = todo[i:i + chunk]
+        vecs = embedder.embed_batch([t for _, t in part])
+        store.set_vectors([(mid, np.asarray(v, dtype=np.float32).tobytes())
+                           for (mid, _), v in zip(part, vecs, strict=True)], embedder.model_id)
+    return len(todo)
+
+
+def _near(store: Any, ids: Any, mat: Any, v: Any, anchors: list[tuple[str, str, str]],
+          threshold: float) -> int | None:
+    if len(ids) == 0:
+        return None
+    sims = mat @ v
+    best = int(sims.argmax())
+    if float(sims[best]) < threshold:
+        return None
+    mid = int(ids[best])
+    have = store.get([mid]).get(mid, {}).get("anchors", [])
+    if sorted((a["path"], a["symbol"]) for a in have) != sorted((p, s) for p, s, _ in anchors):
+        return None
+    return mid
+
+
+def _supersede(store: Any, it: Item, mid: int, now: float) -> None:
+    if it.supersedes is None:
+        return
+    old = store.get([it.supersedes]).get(it.supersedes)
+    if old is None:
+        raise ConfigError(f"--supersedes {it.supersedes}: no such memory")
+    store.set_status(it.supersedes, "superseded", f"superseded by {mid}", iso(now), mid)

@@ -1,0 +1,68 @@
+"""Text → full-text tokens, shared by indexing and querying so both sides agree.
+
+- Words are lower-cased; identifiers are also split into their parts: ``parseConfigFile``
+  gives ``parseconfigfile parse config file``, ``MAX_RETRY_COUNT`` gives ``max_retry_count``'s
+  parts, ``os.path.join`` gives ``os path join``. SQLite's ``porter`` tokenizer then stems
+  each word (``failing`` → ``fail``).
+- CJK (Han, kana, Hangul) has no spaces: each run becomes its overlapping character
+  bigrams (a one-character run stays itself), the usual n-gram approach for CJK search,
+  so a two-character term is one token and a four-character term a phrase of three.
+- Queries are built from these tokens only, each one quoted: any user text (``pre-edit``,
+  ``don't``, ``a/b``, ``"unbalanced``, ``OR``, empty) is a safe FTS5 query.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+(?:[_'][^\W_]+)*", re.U)
+_CJK_RUN = re.compile(rf"^[{_CJK}]+$")
+_HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def _cjk(run: str) -> list[str]:
+    return [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
+
+
+def tokens(text: str) -> list[str]:
+    """Index tokens of ``text`` in order (see the module doc)."""
+    out: list[str] = []
+    for m in _TOKEN.finditer(text):
+        w = m.group(0)
+        if _CJK_RUN.match(w):
+            out += _cjk(w)
+            continue
+        w = w.replace("'", "")
+        low = w.lower()
+        out.append(low)
+        parts = [p.lower() for seg in w.split("_") for p in _HUMP.findall(seg)]
+        if len(parts) > 1:
+            out += parts
+    return out
+
+
+def index_text(text: str) -> str:
+    """The string stored in the FTS table for ``text``."""
+    return " ".join(tokens(text))
+
+
+def match_query(text: str) -> str:
+    """An FTS5 MATCH expression for ``text``: its tokens OR-ed, a CJK run as a phrase of
+    its bigrams; ``""`` when the text has no token."""
+    terms: list[str] = []
+    seen: set[str] = set()
+    for m in _TOKEN.finditer(text):
+        w = m.group(0)
+        if _CJK_RUN.match(w):
+            t = '"' + " ".join(_cjk(w)) + '"'
+            if t not in seen:
+                seen.add(t)
+                terms.append(t)
+            continue
+        for t in tokens(w):
+            q = f'"{t}"'
+            if q not in seen:
+                seen.add(q)
+                terms.append(q)
+    return " OR ".join(terms)

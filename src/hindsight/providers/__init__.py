@@ -1,0 +1,1 @@
+"""Model providers: embedders (and later rerankers and LLMs) behind small contracts."""

@@ -1,0 +1,256 @@
+"""SQLite implementation of :class:`hindsight.store.base.MemoryStore` (migration
+``0003_memory``): memory rows with their vector (float32 blob), anchors, an FTS5 table
+(``porter unicode61``, fed with :mod:`hindsight.memory.textindex` tokens) and an audit log."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from hindsight.errors import StorageError
+
+_CHUNK = 500
+
+
+def _dicts(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+
+class SqliteMemoryStore:
+    """Memory tables of one bank database."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self._matrix: tuple[tuple[int, int, int, str], Any, Any] | None = None
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        c = self.conn
+        try:
+            c.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as e:
+            raise StorageError(f"cannot start a write transaction: {e}") from e
+        try:
+            yield c
+            c.execute("COMMIT")
+        except BaseException as e:
+            c.execute("ROLLBACK")
+            if isinstance(e, sqlite3.Error):
+                raise StorageError(f"write failed, nothing changed: {e}") from e
+            raise
+
+    def get_meta(self, key: str) -> str | None:
+        r = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return r[0] if r else None
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        with self._tx() as c:
+            c.executemany("INSERT OR REPLACE INTO meta VALUES(?, ?)", list(values.items()))
+
+    # --- writes -----------------------------------------------------------------------
+    def insert(self, rows: list[dict[str, Any]], anchors: list[list[tuple[str, str, str]]],
+               fts: list[tuple[str, str]], at: str) -> list[tuple[int, bool]]:
+        """Insert memories in one transaction. A row whose fingerprint exists is not
+        inserted: the existing memory's access count is bumped instead. Returns (id, new)
+        per row."""
+        out: list[tuple[int, bool]] = []
+        with self._tx() as c:
+            for row, anc, (body, ctx) in zip(rows, anchors, fts, strict=True):
+                cols = list(row)
+                cur = c.execute(f"INSERT OR IGNORE INTO memories({','.join(cols)}) VALUES "
+                                f"({','.join('?' * len(cols))})", [row[k] for k in cols])
+                if cur.rowcount == 1:
+                    mid = int(cur.lastrowid or 0)
+                    c.execute("INSERT INTO memory_fts(rowid, body, context) VALUES(?,?,?)",
+                              (mid, body, ctx))
+                    c.executemany("INSERT INTO memory_anchors(memory_id, path, symbol, "
+                                  "ast_hash) VALUES(?,?,?,?)", [(mid, *a) for a in anc])
+                    c.execute("INSERT INTO memory_audit(memory_id, at, action) VALUES(?,?,?)",
+                              (mid, at, "retain"))
+                    out.append((mid, True))
+                else:
+                    mid = c.execute("SELECT id FROM memories WHERE fingerprint=?",
+                                    (row["fingerprint"],)).fetchone()[0]
+                    c.execute("UPDATE memories SET access_count=access_count+1 WHERE id=?",
+                              (mid,))
+                    c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) "
+                              "VALUES(?,?,?,?)", (mid, at, "duplicate", "exact"))
+                    out.append((mid, False))
+        return out
+
+    def merge_into(self, mid: int, at: str, detail: str) -> None:
+        with self._tx() as c:
+            c.execute("UPDATE memories SET access_count=access_count+1 WHERE id=?", (mid,))
+            c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) VALUES(?,?,?,?)",
+                      (mid, at, "merge", detail))
+
+    def set_status(self, mid: int, status: str, reason: str, at: str,
+                   superseded_by: int | None = None) -> None:
+        with self._tx() as c:
+            c.execute("UPDATE memories SET status=?, status_reason=?, status_at=?, "
+                      "superseded_by=? WHERE id=?", (status, reason, at, superseded_by, mid))
+            c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) VALUES(?,?,?,?)",
+                      (mid, at, status, reason))
+
+    def set_vectors(self, items: list[tuple[int, bytes]], model: str) -> None:
+        with self._tx() as c:
+            c.executemany("UPDATE memories SET vector=?, model=? WHERE id=?",
+                          [(v, model, i) for i, v in items])
+
+    def touch(self, ids: list[int], ts: float) -> None:
+        """Count a recall of each memory (access count, last accessed)."""
+        if not ids:
+            return
+        with self._tx() as c:
+            c.executemany("UPDATE memories SET access_count=access_count+1, "
+                          "last_accessed_ts=? WHERE id=?", [(ts, i) for i in ids])
+
+    def archive_many(self, ids: list[int], reason: str, at: str) -> None:
+        with self._tx() as c:
+            c.executemany("UPDATE memories SET status='archived', status_reason=?, status_at=? "
+                          "WHERE id=?", [(reason, at, i) for i in ids])
+            c.executemany("INSERT INTO memory_audit(memory_id, at, action, detail) "
+                          "VALUES(?,?,?,?)", [(i, at, "archived", reason) for i in ids])
+
+    def mark_stale(self, items: list[tuple[int, str, str, str]], at: str) -> None:
+        """(memory id, path, symbol, reason) anchors to flag stale."""
+        with self._tx() as c:
+            for mid, path, sym, reason in items:
+                c.execute("UPDATE memory_anchors SET stale=1, reason=? WHERE memory_id=? AND "
+                          "path=? AND symbol=?", (reason, mid, path, sym))
+                c.execute("UPDATE memories SET stale=1, stale_reason=? WHERE id=?",
+                          (reason, mid))
+                c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) "
+                          "VALUES(?,?,?,?)", (mid, at, "stale", reason))
+
+    # --- reads ------------------------------------------------------------------------
+    def count(self, status: str | None = "active") -> int:
+        if status is None:
+            return int(self.conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+        return int(self.conn.execute("SELECT count(*) FROM memories WHERE status=?",
+                                     (status,)).fetchone()[0])
+
+    def get(self, ids: list[int]) -> dict[int, dict[str, Any]]:
+        out: dict[int, dict[str, Any]] = {}
+        for i in range(0, len(ids), _CHUNK):
+            ch = ids[i:i + _CHUNK]
+            q = ",".join("?" * len(ch))
+            for r in _dicts(self.conn.execute(
+                    f"SELECT * FROM memories WHERE id IN ({q})", ch)):
+                r.pop("vector", None)
+                r["tags"] = json.loads(r["tags"])
+                out[r["id"]] = r
+            for a in _dicts(self.conn.execute(
+                    f"SELECT * FROM memory_anchors WHERE memory_id IN ({q})", ch)):
+                out[a.pop("memory_id")].setdefault("anchors", []).append(a)
+        for r in out.values():
+            r.setdefault("anchors", [])
+        return out
+
+    def adjacent(self, ids: list[int]) -> dict[int, list[int]]:
+        """For conversation memories among ``ids``: the active memories of the same
+        session stored right before and after each (id order is turn order)."""
+        out: dict[int, list[int]] = {}
+        for i in ids:
+            r = self.conn.execute("SELECT session FROM memories WHERE id=? AND "
+                                  "kind='conversation' AND session != ''", (i,)).fetchone()
+            if r is None:
+                continue
+            prev = self.conn.execute(
+                "SELECT max(id) FROM memories WHERE id < ? AND session=? AND "
+                "kind='conversation' AND status='active'", (i, r[0])).fetchone()[0]
+            nxt = self.conn.execute(
+                "SELECT min(id) FROM memories WHERE id > ? AND session=? AND "
+                "kind='conversation' AND status='active'", (i, r[0])).fetchone()[0]
+            out[i] = [x for x in (prev, nxt) if x is not None]
+        return out
+
+    def by_fingerprint(self, fp: str) -> int | None:
+        r = self.conn.execute("SELECT id FROM memories WHERE fingerprint=?", (fp,)).fetchone()
+        return r[0] if r else None
+
+    def audit(self, mid: int) -> list[dict[str, Any]]:
+        return _dicts(self.conn.execute(
+            "SELECT at, action, detail FROM memory_audit WHERE memory_id=? ORDER BY id", (mid,)))
+
+    def fts(self, match: str, limit: int, weights: tuple[float, float]
+            ) -> list[tuple[int, float]]:
+        """(id, bm25 score, lower is better as in SQLite) for active memories."""
+        if not match:
+            return []
+        try:
+            rows = self.conn.execute(
+                "SELECT f.rowid, bm25(memory_fts, ?, ?) s FROM memory_fts f JOIN memories m "
+                "ON m.id=f.rowid WHERE memory_fts MATCH ? AND m.status='active' "
+                "ORDER BY s LIMIT ?", (weights[0], weights[1], match, limit)).fetchall()
+        except sqlite3.OperationalError as e:  # a query we built is always valid; be safe
+            raise StorageError(f"full-text query failed: {e}") from e
+        return [(r[0], r[1]) for r in rows]
+
+    def matrix(self, model: str) -> tuple[Any, Any]:
+        """(ids, vectors) of active memories embedded with ``model``: int64 array and a
+        float32 matrix (rows unit length). Cached until the memories change."""
+        import numpy as np
+
+        key_row = self.conn.execute(
+            "SELECT count(*), coalesce(max(id),0), coalesce(sum(length(vector)),0) "
+            "FROM memories WHERE status='active'").fetchone()
+        key = (key_row[0], key_row[1], key_row[2], model)
+        if self._matrix is not None and self._matrix[0] == key:
+            return self._matrix[1], self._matrix[2]
+        rows = self.conn.execute("SELECT id, vector FROM memories WHERE status='active' AND "
+                                 "model=? AND vector IS NOT NULL ORDER BY id",
+                                 (model,)).fetchall()
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(
+            len(rows), -1) if rows else np.zeros((0, 1), dtype=np.float32)
+        self._matrix = (key, ids, mat)
+        return ids, mat
+
+    def anchored(self, paths: list[str], symbols: list[tuple[str, str]]) -> list[tuple[int,
+                                                                                      str, str]]:
+        """(memory id, path, symbol) of active memories anchored to one of ``paths`` (any
+        symbol in it) or ``symbols`` ((path, local) pairs)."""
+        out: list[tuple[int, str, str]] = []
+        for p in paths:
+            out += [(r[0], r[1], r[2]) for r in self.conn.execute(
+                "SELECT a.memory_id, a.path, a.symbol FROM memory_anchors a JOIN memories m "
+                "ON m.id=a.memory_id WHERE a.path=? AND m.status='active'", (p,))]
+        for p, s in symbols:
+            out += [(r[0], r[1], r[2]) for r in self.conn.execute(
+                "SELECT a.memory_id, a.path, a.symbol FROM memory_anchors a JOIN memories m "
+                "ON m.id=a.memory_id WHERE a.path=? AND a.symbol=? AND m.status='active'",
+                (p, s))]
+        return out
+
+    def anchors_all(self) -> list[tuple[int, str, str, str, int]]:
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT a.memory_id, a.path, a.symbol, a.ast_hash, a.stale FROM memory_anchors a "
+            "JOIN memories m ON m.id=a.memory_id WHERE m.status IN ('active','archived')")]
+
+    def repoint(self, mid: int, old: tuple[str, str], new: tuple[str, str], at: str) -> None:
+        with self._tx() as c:
+            c.execute("UPDATE memory_anchors SET path=?, symbol=? WHERE memory_id=? AND path=? "
+                      "AND symbol=?", (*new, mid, *old))
+            c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) VALUES(?,?,?,?)",
+                      (mid, at, "repointed", f"{old[0]}::{old[1]} -> {new[0]}::{new[1]}"))
+
+    def listing(self, where: str, args: list[Any], limit: int) -> list[dict[str, Any]]:
+        cur = self.conn.execute(f"SELECT id FROM memories m WHERE {where} "
+                                f"ORDER BY occurred_ts DESC, id DESC LIMIT ?", [*args, limit])
+        ids = [r[0] for r in cur.fetchall()]
+        got = self.get(ids)
+        return [got[i] for i in ids if i in got]
+
+    def activity_rows(self) -> list[tuple[int, float, int, float]]:
+        """(id, last accessed ts, access count, confidence) of active memories."""
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT id, last_accessed_ts, access_count, confidence FROM memories "
+            "WHERE status='active'")]
+
+    def export_rows(self) -> Iterator[dict[str, Any]]:
+        yield from _dicts(self.conn.execute("SELECT * FROM memories ORDER BY id"))
