@@ -28,11 +28,14 @@ def forget(store: Any, mid: int, reason: str) -> dict[str, Any]:
 
 
 def restore(store: Any, mid: int) -> dict[str, Any]:
-    """Make a forgotten, archived or superseded memory active again. Raises NotFound."""
+    """Make a forgotten, archived or superseded memory active again (this counts as an
+    access). Raises NotFound."""
     row = store.get([mid]).get(mid)
     if row is None:
         raise NotFound(f"no memory {mid}")
-    store.set_status(mid, "active", "restored", iso(now_ts()))
+    now = now_ts()
+    store.set_status(mid, "active", "restored", iso(now))
+    store.touch([mid], now)  # a restore is an access: gc must not archive it straight away
     return {"id": mid, "status": "active", "was": row["status"]}
 
 

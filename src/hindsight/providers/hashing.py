@@ -26,7 +26,7 @@ class HashingEmbedder:
         for i, t in enumerate(texts):
             words = _WORD.findall(t.lower())
             for feat in words + [a + " " + b for a, b in zip(words, words[1:], strict=False)]:
-                h = xxhash.xxh3_64_intdigest(feat)
+                h = xxhash.xxh3_64_intdigest(feat.encode("utf-8", "surrogatepass"))
                 out[i, h % self.dim] += 1.0 if (h >> 63) & 1 else -1.0
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         norms[norms == 0] = 1.0

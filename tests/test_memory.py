@@ -1,0 +1,215 @@
+"""Experience memory with exact expected values: redaction (raw database bytes), exact and
+near duplicates (also two processes at once), supersede, hard query strings, CJK, time
+filters under three time zones with a frozen clock, empty and unknown banks, gc."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hindsight.app import open_bank
+from hindsight.errors import BankNotFound, ConfigError
+
+CLI = [sys.executable, "-m", "hindsight"]
+
+SECRETS = {
+    "github": "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+    "aws": "AKIAIOSFODNN7EXAMPLE",
+    "openai": "sk-proj-" + "x9Y8w7V6u5T4s3R2q1P0o9N8m7L6k5J4",
+    "url": "hunter2-very-secret",
+    "env": "s3cr3t-value-123",
+    "pem": "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+}
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HINDSIGHT_EMBEDDER", "hashing")
+    d = tmp_path / "repo"
+    d.mkdir()
+    return d
+
+
+def test_secrets_never_reach_the_database_file(repo: Path) -> None:
+    text = (f"deploy with token {SECRETS['github']} and key {SECRETS['aws']}; "
+            f"client uses {SECRETS['openai']}; db at postgres://app:{SECRETS['url']}@db/x\n"
+            f"DATABASE_PASSWORD={SECRETS['env']}\n"
+            f"-----BEGIN RSA PRIVATE KEY-----\n{SECRETS['pem']}\n-----END RSA PRIVATE KEY-----\n"
+            f"Authorization: Bearer {SECRETS['jwt']}")
+    with open_bank(str(repo)) as b:
+        r = b.retain(text, tags=[f"tag {SECRETS['aws']}"])
+        assert sorted(set(r.redacted)) == ["aws_access_key", "env_secret", "github_token",
+                                           "jwt", "private_key", "url_password", "api_key"
+                                           ] or sorted(set(r.redacted)) == sorted(
+            {"aws_access_key", "env_secret", "github_token", "jwt", "private_key",
+             "url_password", "api_key"})
+        m = b.memory(r.id)
+        assert "[REDACTED:github_token]" in m["text"] and "postgres://app:[REDACTED" in m["text"]
+        path = b.path
+    raw = b"".join(Path(p).read_bytes() for p in (path, path + "-wal") if os.path.exists(p))
+    for name, secret in SECRETS.items():
+        assert secret.encode() not in raw, name
+    assert b"DATABASE_PASSWORD=" in raw  # the label stays, the value goes
+
+
+def test_exact_duplicate_and_near_duplicate(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HINDSIGHT_EMBEDDER", "minilm")
+    with open_bank(str(repo)) as b:
+        a = b.retain("We decided to run the hooks detached so that the agent never waits")
+        again = b.retain("We decided to run the hooks detached so that the agent never waits")
+        spaced = b.retain("we decided to run  the hooks detached so that the agent never waits")
+        near = b.retain("We decided to run hooks detached, so the agent never has to wait")
+        other = b.retain("The parser uses tree-sitter grammars from PyPI wheels")
+        assert [x.action for x in (a, again, spaced, near, other)] == [
+            "created", "duplicate", "duplicate", "merged", "created"]
+        assert a.id == again.id == spaced.id == near.id != other.id
+        m = b.memory(a.id)
+        assert m["access_count"] == 3
+        assert [h["action"] for h in m["history"]] == ["retain", "duplicate", "duplicate",
+                                                       "merge"]
+        assert b.memory_store.count() == 2
+
+
+def test_two_processes_retaining_the_same_text_make_one_row(repo: Path) -> None:
+    code = ("import sys; from hindsight.app import open_bank\n"
+            "b = open_bank(sys.argv[1]); print(b.retain('same text from two writers').action)")
+    env = {**os.environ, "HINDSIGHT_EMBEDDER": "hashing"}
+    with open_bank(str(repo)):
+        pass  # create the bank first so both writers migrate nothing
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(repo)], env=env,
+                              stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = sorted(p.communicate(timeout=60)[0].strip() for p in procs)
+    assert outs == ["created", "duplicate"]
+    with open_bank(str(repo)) as b:
+        assert b.memory_store.count() == 1
+
+
+def test_supersede_keeps_the_old_one_out_of_recall(repo: Path) -> None:
+    with open_bank(str(repo)) as b:
+        old = b.retain("Use port 8080 for the dev server", kind="convention")
+        new = b.retain("Use port 9090 for the dev server", kind="convention",
+                       supersedes=old.id)
+        hits = b.recall("dev server port")["hits"]
+        assert [h["id"] for h in hits] == [new.id]
+        m = b.memory(old.id)
+        assert (m["status"], m["superseded_by"]) == ("superseded", new.id)
+        with pytest.raises(ConfigError, match="no such memory"):
+            b.retain("x y z", supersedes=999)
+
+
+HARD = ["pre-edit", "don't", "a/b", '"unbalanced', "OR", "", "AND NOT", "(", "*", "col:val",
+        "NEAR(a b)", "'; DROP TABLE memories; --", "\\", "🙂"]
+
+
+def test_hard_query_strings_are_safe(repo: Path) -> None:
+    with open_bank(str(repo)) as b:
+        ids = {
+            "pre": b.retain("Run the pre-edit hook before every write").id,
+            "dont": b.retain("Don't commit generated files").id,
+            "ab": b.retain("Compare a/b test results weekly").id,
+            "or": b.retain("Use OR-tools for the scheduler").id,
+        }
+        for q in HARD:
+            res = b.recall(q, channels=("bm25",))
+            assert isinstance(res["hits"], list), q
+        assert [h["id"] for h in b.recall("pre-edit", channels=("bm25",))["hits"]] == [ids["pre"]]
+        assert [h["id"] for h in b.recall("don't", channels=("bm25",))["hits"]] == [ids["dont"]]
+        assert [h["id"] for h in b.recall("a/b", channels=("bm25",))["hits"]][0] == ids["ab"]
+        assert [h["id"] for h in b.recall("OR", channels=("bm25",))["hits"]] == [ids["or"]]
+        assert b.recall("", channels=("bm25",))["hits"] == []
+
+
+def test_cjk_four_and_two_character_terms(repo: Path) -> None:
+    with open_bank(str(repo)) as b:
+        ml = b.retain("我们决定使用机器学习模型来排序结果").id
+        db = b.retain("数据库连接池的大小是二十").id
+        b.retain("The cache is warmed at start-up")
+        assert [h["id"] for h in b.recall("机器学习", channels=("bm25",))["hits"]] == [ml]
+        assert [h["id"] for h in b.recall("数据", channels=("bm25",))["hits"]] == [db]
+        assert b.recall("学机", channels=("bm25",))["hits"] == []  # not adjacent in the text
+
+
+def test_identifier_parts_and_stemming(repo: Path) -> None:
+    with open_bank(str(repo)) as b:
+        m = b.retain("parseConfigFile fails when MAX_RETRY_COUNT is zero").id
+        for q in ("parse config", "retry count", "failing", "parseconfigfile"):
+            assert [h["id"] for h in b.recall(q, channels=("bm25",))["hits"]] == [m], q
+
+
+@pytest.mark.parametrize("tz", ["UTC", "America/Los_Angeles", "Asia/Tokyo"])
+def test_time_filters_with_a_frozen_clock(repo: Path, tz: str) -> None:
+    env = {**os.environ, "TZ": tz, "HINDSIGHT_EMBEDDER": "hashing",
+           "HINDSIGHT_NOW": "2026-03-18T12:00:00"}  # a Wednesday, local time
+    items = [("alpha note from last week", "2026-03-10T09:00:00"),  # Tuesday of last week
+             ("beta note from yesterday", "2026-03-17T23:30:00"),
+             ("gamma note from today", "2026-03-18T08:00:00"),
+             ("delta note from last month", "2026-02-20T10:00:00")]
+    lines = "\n".join(json.dumps({"text": t, "occurred": o, "kind": "fact"}) for t, o in items)
+    subprocess.run([*CLI, "retain", "-"], input=lines, cwd=repo, env=env, text=True,
+                   check=True, capture_output=True)
+
+    def texts(*args: str) -> list[str]:
+        p = subprocess.run([*CLI, "recall", "note", "--json", *args], cwd=repo, env=env,
+                           text=True, capture_output=True, check=True)
+        return sorted(h["text"].split()[0] for h in json.loads(p.stdout)["hits"])
+
+    assert texts("--since", "last week", "--until", "last week") == ["alpha"]
+    assert texts("--since", "yesterday", "--until", "yesterday") == ["beta"]
+    assert texts("--since", "today") == ["gamma"]
+    assert texts("--since", "last month", "--until", "last month") == ["delta"]
+    assert texts("--since", "2026-03-17") == ["beta", "gamma"]
+    assert texts() == ["alpha", "beta", "delta", "gamma"]
+
+
+def test_empty_and_unknown_bank(repo: Path, tmp_path: Path) -> None:
+    with open_bank(str(repo)) as b:
+        res = b.recall("anything at all")
+        assert res == {"hits": [], "channels": {}, "tokens": 0, "ms": 0.0}
+    other = tmp_path / "never"
+    other.mkdir()
+    with pytest.raises(BankNotFound):
+        open_bank(str(other), create=False)
+    p = subprocess.run([*CLI, "recall", "x"], cwd=other, capture_output=True, text=True)
+    assert p.returncode == 3 and "no bank for" in p.stderr
+
+
+def test_forget_restore_and_gc(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HINDSIGHT_NOW", "2026-01-01T00:00:00+00:00")
+    with open_bank(str(repo)) as b:
+        ids = [b.retain(f"memory number {w}", kind="fact").id
+               for w in ("one", "two", "three", "four")]
+        with pytest.raises(ConfigError, match="needs --reason"):
+            b.forget(ids[0], "")
+        b.forget(ids[0], "wrong")
+        assert ids[0] not in {h["id"] for h in b.recall("memory number one")["hits"]}
+        b.restore(ids[0])
+        monkeypatch.setenv("HINDSIGHT_NOW", "2026-03-01T00:00:00+00:00")
+        b.recall("number two", k=1)  # touches memory two only
+        monkeypatch.setenv("HINDSIGHT_NOW", "2026-04-15T00:00:00+00:00")  # 104 days later
+        res = b.gc()
+        assert res["archived_idle"] == [ids[0], ids[2], ids[3]]
+        assert (res["archived_over_capacity"], res["active_after"]) == ([], 1)
+        assert [m["id"] for m in b.memories(status="archived")] == [ids[3], ids[2], ids[0]]
+        b.restore(ids[2])  # a restore counts as an access (else gc would archive it again)
+        res = b.gc(capacity=1)
+        # memory two was last used 45 days ago: less active than the one just restored
+        assert (res["archived_idle"], res["archived_over_capacity"]) == ([], [ids[1]])
+        assert [m["id"] for m in b.memories()] == [ids[2]]
+
+
+def test_budget_kind_and_tag_filters(repo: Path) -> None:
+    with open_bank(str(repo)) as b:
+        long = b.retain("cache " + "word " * 100, kind="fact").id
+        short = b.retain("cache short", kind="lesson", tags=["perf"]).id
+        assert [h["id"] for h in b.recall("cache", budget=10)["hits"]] == [short]
+        assert [h["id"] for h in b.recall("cache", kinds=["fact"])["hits"]] == [long]
+        assert [h["id"] for h in b.recall("cache", tags=["perf"])["hits"]] == [short]
+        res = b.recall("cache")
+        assert {h["id"] for h in res["hits"]} == {long, short}
+        assert set(res["hits"][0]["explain"]) >= {"bm25"}
