@@ -85,8 +85,23 @@ class Bank:
         """
         from hindsight.codeindex.indexer import index
 
-        return index(self.code, self.root, full=full, include_untracked=include_untracked,
-                     workers=workers, exclude=exclude, progress=progress, remember=remember)
+        st = index(self.code, self.root, full=full, include_untracked=include_untracked,
+                   workers=workers, exclude=exclude, progress=progress, remember=remember)
+        self._after_index(st)
+        return st
+
+    def _after_index(self, st: IndexStats) -> None:
+        """Memories follow the code: anchors are checked, ``@hindsight:`` comments synced.
+        A failure here is a warning on the stats, never a failed index."""
+        from hindsight.errors import HindsightError
+        from hindsight.memory.anchors import check_anchors, sync_comments
+
+        try:
+            check_anchors(self.memory_store, self.code)
+            if self.code.notes() or self.memory_store.count(None):
+                sync_comments(self.memory_store, self.code, self.embedder)
+        except HindsightError as e:
+            st.warnings.append(f"memories not updated after indexing: {e}")
 
     @_storage
     def is_indexed(self) -> bool:

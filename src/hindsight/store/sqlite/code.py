@@ -326,6 +326,18 @@ class SqliteCodeStore:
                     "ORDER BY e.line, e.rowid", [path, *ch])]
         return out
 
+    def notes(self) -> list[tuple[str, str, int, str]]:
+        """Every ``@hindsight:`` comment: (path, enclosing local name or "", line, text)."""
+        return [(r[0], r[1], r[2], r[3]) for r in self.conn.execute(
+            "SELECT f.path, n.src, n.line, n.text FROM notes n JOIN files f ON f.id=n.file_id "
+            "ORDER BY f.path, n.line")]
+
+    def symbols_with_hash(self, ast_hash: str, local: str) -> list[Symbol]:
+        """Symbols whose ast hash is ``ast_hash`` and whose local name ends like ``local``'s
+        last part (used to follow a moved or renamed anchor)."""
+        last = local.rpartition(".")[2]
+        return self._syms("s.ast_hash=? AND (s.name=? OR s.local=?)", [ast_hash, last, local])
+
     def file_symbols(self, path: str) -> list[Symbol]:
         return self._syms("f.path=?", [path], 100000)
 
