@@ -213,3 +213,45 @@ def test_budget_kind_and_tag_filters(repo: Path) -> None:
         res = b.recall("cache")
         assert {h["id"] for h in res["hits"]} == {long, short}
         assert set(res["hits"][0]["explain"]) >= {"bm25"}
+
+
+def test_export_import_round_trip(repo: Path, tmp_path: Path) -> None:
+    (repo / "a.py").write_text("def f():\n    return 1\n")
+    with open_bank(str(repo)) as b:
+        b.index()
+        one = b.retain("f must stay pure; token ghp_" + "z" * 36, symbols=["f"], tags=["x"])
+        two = b.retain("Use port 9090", kind="convention", supersedes=None)
+        b.retain("Use port 9191", kind="convention", supersedes=two.id)
+        b.forget(one.id, "test")
+        first = list(b.export_memories())
+    other = tmp_path / "other"
+    other.mkdir()
+    with open_bank(str(other)) as b2:
+        assert b2.import_memories(first) == {"imported": 3, "skipped": 0}
+        assert b2.import_memories(first) == {"imported": 0, "skipped": 3}
+        second = list(b2.export_memories())
+        assert [json.loads(x) for x in second] == [json.loads(x) for x in first]
+        assert [h["text"] for h in b2.recall("port")["hits"]] == ["Use port 9191"]
+    bad = subprocess.run([*CLI, "import", "-"], input="{not json\n", cwd=other, text=True,
+                         capture_output=True)
+    assert bad.returncode == 2 and "import line 1" in bad.stderr
+
+
+def test_reflect_and_reembed(repo: Path) -> None:
+    with open_bank(str(repo)) as b:
+        a = b.retain("Decided: retries use exponential backoff", kind="decision").id
+        c = b.retain("Lesson: fixed sleep between retries failed under load", kind="lesson").id
+        res = b.reflect("how do retries work")
+        assert set(res["by_kind"]) == {"decision", "lesson"}
+        assert res["by_kind"]["decision"][0].startswith(f"[#{a} ")
+        assert res["by_kind"]["lesson"][0].startswith(f"[#{c} ")
+        assert b.reembed()["embedded"] == 0  # all vectors are from the current model
+    os.environ["HINDSIGHT_EMBEDDER"] = "minilm"  # a model change: every vector is redone
+    try:
+        with open_bank(str(repo)) as b:
+            first = b.reembed()
+            assert (first["model"], first["embedded"]) == ("all-MiniLM-L6-v2-onnx-int8", 2)
+            assert b.reembed()["embedded"] == 0
+            assert b.recall("backoff", k=1)["hits"][0]["id"] == a
+    finally:
+        os.environ["HINDSIGHT_EMBEDDER"] = "hashing"

@@ -466,6 +466,51 @@ class Bank:
         row["history"] = self.memory_store.audit(mid)
         return row
 
+    def export_memories(self) -> Any:
+        """Yield the bank's memories as JSONL lines (see :mod:`hindsight.memory.transfer`);
+        sqlite errors surface while iterating."""
+        from hindsight.memory.transfer import export_lines
+
+        yield from export_lines(self.memory_store)
+
+    @_storage
+    def import_memories(self, lines: Any) -> dict[str, int]:
+        from hindsight.memory.transfer import import_lines
+
+        return import_lines(self.memory_store, lines)
+
+    @_storage
+    def reembed(self) -> dict[str, Any]:
+        """Embed every memory that has no vector from the current model (after a model
+        change, or when embedding failed); records the model in ``meta``."""
+        import time as _time
+
+        from hindsight.memory.retain import embed_missing
+
+        t0 = _time.perf_counter()
+        todo = self.memory_store.missing_vectors(self.embedder.model_id)
+        n = embed_missing(self.memory_store, self.embedder, todo)
+        self.memory_store.set_meta({"embedding_model": self.embedder.model_id})
+        return {"model": self.embedder.model_id, "embedded": n,
+                "seconds": round(_time.perf_counter() - t0, 3)}
+
+    @_storage
+    def reflect(self, question: str, k: int = 20) -> dict[str, Any]:
+        """A digest of the best evidence for ``question`` (no LLM): the top ``k`` memories
+        grouped by kind and by anchor, each line with its id and date."""
+        res = self.recall(question, k=k, touch=False)
+        by_kind: dict[str, list[str]] = {}
+        by_anchor: dict[str, list[str]] = {}
+        for h in res["hits"]:
+            line = f"[#{h['id']} {h['occurred_at'][:10]}] {' '.join(h['text'].split())}" + (
+                " (stale)" if h["stale"] else "")
+            by_kind.setdefault(h["kind"], []).append(line)
+            for a in h["anchors"]:
+                key = a["path"] + (f"::{a['symbol']}" if a["symbol"] else "")
+                by_anchor.setdefault(key, []).append(f"#{h['id']}")
+        return {"question": question, "by_kind": by_kind, "by_anchor": by_anchor,
+                "memories": len(res["hits"])}
+
     @_storage
     def memories(self, *, status: str = "active", kind: str | None = None,
                  stale: bool = False, limit: int = 100) -> list[dict[str, Any]]:

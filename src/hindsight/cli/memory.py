@@ -205,3 +205,79 @@ def gc(repo_root: str | None, archive_days: int, capacity: int, dry_run: bool,
         out.say(f"{verb} {len(res['archived_idle'])} idle and "
                 f"{len(res['archived_over_capacity'])} over capacity; "
                 f"{res['active_after']} active")
+
+
+@app.command("export")
+@repo_root_opt
+@click.option("--out", "out_path", default="-", metavar="FILE", help="Default: stdout.")
+def export_cmd(repo_root: str | None, out_path: str) -> None:
+    """Write every memory (vectors, anchors, history included) as JSONL."""
+    with _errors(), _bank(repo_root) as bank:
+        fh = sys.stdout if out_path == "-" else open(out_path, "w", encoding="utf-8")  # noqa: SIM115
+        try:
+            n = 0
+            for line in bank.export_memories():
+                fh.write(line + "\n")
+                n += 1
+        finally:
+            if fh is not sys.stdout:
+                fh.close()
+        if out_path != "-":
+            out.err(f"{n} memories written to {out_path}")
+
+
+@app.command("import")
+@click.argument("path", metavar="FILE")
+@repo_root_opt
+@json_opt
+def import_cmd(path: str, repo_root: str | None, json: bool) -> None:
+    """Read memories exported by `hindsight export` (FILE, or - for stdin)."""
+    with _errors(), _bank(repo_root) as bank:
+        try:
+            fh = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+        except OSError as e:
+            raise ConfigError(f"{path}: {e.strerror}") from None
+        with fh:
+            res = bank.import_memories(fh)
+        out.emit_json(res) if json else out.say(
+            f"{res['imported']} imported, {res['skipped']} already present")
+
+
+@app.command()
+@repo_root_opt
+@json_opt
+def reembed(repo_root: str | None, json: bool) -> None:
+    """Embed the memories that have no vector from the current model."""
+    with _errors(), _bank(repo_root) as bank:
+        res = bank.reembed()
+        out.emit_json(res) if json else out.say(
+            f"{res['embedded']} memories embedded with {res['model']} in {res['seconds']} s")
+
+
+@app.command()
+@click.argument("question")
+@repo_root_opt
+@click.option("-k", "k", type=click.IntRange(1, 200), default=20, show_default=True)
+@json_opt
+def reflect(question: str, repo_root: str | None, k: int, json: bool) -> None:
+    """A digest of the best evidence for QUESTION, grouped by kind and by anchor (each line
+    with its memory id and date)."""
+    from hindsight.app import open_bank
+
+    with _errors(), open_bank(".", repo_root_path=repo_root, create=False) as bank:
+        res = bank.reflect(question, k)
+        if json:
+            out.emit_json(res)
+            return
+        if not res["memories"]:
+            out.say("nothing relevant in memory")
+            return
+        lines = [f"# {question}", ""]
+        for kind, items in res["by_kind"].items():
+            lines.append(f"## {kind}")
+            lines += [f"- {x}" for x in items]
+            lines.append("")
+        if res["by_anchor"]:
+            lines.append("## by anchor")
+            lines += [f"- {a}: {', '.join(ids)}" for a, ids in res["by_anchor"].items()]
+        out.say("\n".join(lines))

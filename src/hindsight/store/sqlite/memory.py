@@ -253,4 +253,62 @@ class SqliteMemoryStore:
             "WHERE status='active'")]
 
     def export_rows(self) -> Iterator[dict[str, Any]]:
-        yield from _dicts(self.conn.execute("SELECT * FROM memories ORDER BY id"))
+        yield from _dicts(self.conn.execute("SELECT id FROM memories ORDER BY id"))
+
+    def export_full(self, ids: list[int]) -> list[dict[str, Any]]:
+        q = ",".join("?" * len(ids))
+        return _dicts(self.conn.execute(f"SELECT * FROM memories WHERE id IN ({q})", ids))
+
+    def import_rows(self, rows: list[dict[str, Any]], index_text: Any) -> dict[str, int]:
+        """Insert exported rows (see :mod:`hindsight.memory.transfer`) in one transaction."""
+        import base64
+
+        cols = [r[1] for r in self.conn.execute("PRAGMA table_info(memories)") if r[1] != "id"]
+        idmap: dict[int, int] = {}
+        imported = skipped = 0
+        with self._tx() as c:
+            for d in rows:
+                vals = []
+                for k in cols:
+                    v = d.get(k)
+                    if k == "vector" and v is not None:
+                        v = base64.b64decode(v)
+                    elif k == "tags":
+                        v = json.dumps(v or [], ensure_ascii=False)
+                    elif k == "superseded_by":
+                        v = None
+                    vals.append(v)
+                cur = c.execute(f"INSERT OR IGNORE INTO memories({','.join(cols)}) VALUES "
+                                f"({','.join('?' * len(cols))})", vals)
+                if cur.rowcount != 1:
+                    skipped += 1
+                    continue
+                mid = int(cur.lastrowid or 0)
+                if isinstance(d.get("id"), int):
+                    idmap[d["id"]] = mid
+                tags = " ".join(d.get("tags") or [])
+                body = " ".join(x for x in (d["text"], d.get("scene", ""), d.get("problem", ""),
+                                            d.get("solution", ""), tags) if x)
+                c.execute("INSERT INTO memory_fts(rowid, body, context) VALUES(?,?,?)",
+                          (mid, index_text(body), index_text(d.get("context", ""))))
+                c.executemany("INSERT INTO memory_anchors(memory_id, path, symbol, ast_hash, "
+                              "stale, reason) VALUES(?,?,?,?,?,?)",
+                              [(mid, a["path"], a.get("symbol", ""), a.get("ast_hash", ""),
+                                a.get("stale", 0), a.get("reason", ""))
+                               for a in d.get("anchors", [])])
+                c.executemany("INSERT INTO memory_audit(memory_id, at, action, detail) "
+                              "VALUES(?,?,?,?)", [(mid, h["at"], h["action"], h["detail"])
+                                                  for h in d.get("history", [])])
+                imported += 1
+            for d in rows:
+                old, sup = d.get("id"), d.get("superseded_by")
+                if old in idmap and sup in idmap:
+                    c.execute("UPDATE memories SET superseded_by=? WHERE id=?",
+                              (idmap[sup], idmap[old]))
+        return {"imported": imported, "skipped": skipped}
+
+    def missing_vectors(self, model: str) -> list[tuple[int, str]]:
+        """(id, text) of memories without a vector from ``model``."""
+        return [(r[0], r[1]) for r in self.conn.execute(
+            "SELECT id, text FROM memories WHERE vector IS NULL OR model != ? ORDER BY id",
+            (model,))]
