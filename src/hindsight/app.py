@@ -430,7 +430,7 @@ class Bank:
         syms = [(p, s) for p, s, _h in self._resolve_anchors([], kw.pop("symbols", []) or [])]
         q = Query(text=text, files=files, symbols=syms, **kw)
         store = self.memory_store
-        if store.count() == 0:
+        if not store.has_active():
             return {"hits": [], "channels": {}, "tokens": 0, "ms": 0.0}
         res = recall(store, self.embedder, q, self._neighbours)
         if touch and res["hits"]:

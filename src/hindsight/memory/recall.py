@@ -37,7 +37,7 @@ WEIGHTS = {"bm25": 1.0, "dense": 0.6, "anchor": 1.0, "recency": 0.1, "lesson": 0
            "adjacent": 0.2}
 ADJACENT_FROM = 20  # the top fused hits whose neighbouring turns are added
 CONTEXT_WEIGHT = 0.35
-CANDIDATES = 200
+CANDIDATES = 100
 RERANK_TOP = 30
 RERANK_MIX = 0.5
 DECAY = 0.05  # activity = confidence · exp(−DECAY · days since last access) + 0.1 · accesses
@@ -185,6 +185,8 @@ def _rerank(store: Any, embedder: Any, qvec: Any, order: list[int], fused: dict[
 
 
 def _keep(r: dict[str, Any], q: Query) -> bool:
+    if r["status"] != "active":
+        return False
     if q.kinds and r["kind"] not in q.kinds:
         return False
     if q.tags and not set(q.tags) <= set(r["tags"]):

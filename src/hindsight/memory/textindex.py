@@ -47,11 +47,25 @@ def index_text(text: str) -> str:
     return " ".join(tokens(text))
 
 
+# English function words, left out of queries (not of the index) when a query has other
+# words: under BM25 they weigh almost nothing, yet a query holding them must score nearly
+# every row (measured: 13.5 ms → 1.2 ms for one query on 10,000 memories).
+STOPWORDS = frozenset("""a an the and or but if then so of to in on at by for with from as is
+are was were be been being am do does did has have had having it its this that these those
+i me my we our you your he him his she her they them their what which who whom whose when
+where why how not no nor too very can will just should would could there here than about
+into over under again also any all each both some such only own same s t don dont""".split())
+
+
 def match_query(text: str) -> str:
-    """An FTS5 MATCH expression for ``text``: its tokens OR-ed, a CJK run as a phrase of
-    its bigrams; ``""`` when the text has no token."""
+    """An FTS5 MATCH expression for ``text``: its tokens OR-ed (function words dropped when
+    others remain), a CJK run as a phrase of its bigrams; ``""`` when the text has no
+    token."""
     terms: list[str] = []
     seen: set[str] = set()
+    words = [t for m in _TOKEN.finditer(text) if not _CJK_RUN.match(m.group(0))
+             for t in tokens(m.group(0))]
+    drop = STOPWORDS if any(w not in STOPWORDS for w in words) else frozenset()
     for m in _TOKEN.finditer(text):
         w = m.group(0)
         if _CJK_RUN.match(w):
@@ -62,6 +76,8 @@ def match_query(text: str) -> str:
             continue
         for t in tokens(w):
             q = f'"{t}"'
+            if t in drop:
+                continue
             if q not in seen:
                 seen.add(q)
                 terms.append(q)

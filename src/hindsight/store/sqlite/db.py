@@ -108,6 +108,7 @@ CREATE TABLE memories(
   model TEXT NOT NULL DEFAULT '', vector BLOB);
 CREATE INDEX ix_memories_status ON memories(status, kind);
 CREATE INDEX ix_memories_occurred ON memories(occurred_ts);
+CREATE INDEX ix_memories_session ON memories(session, id) WHERE session != '';
 CREATE TABLE memory_anchors(
   memory_id INTEGER NOT NULL, path TEXT NOT NULL, symbol TEXT NOT NULL DEFAULT '',
   ast_hash TEXT NOT NULL DEFAULT '', stale INTEGER NOT NULL DEFAULT 0,

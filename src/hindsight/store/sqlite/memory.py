@@ -25,7 +25,7 @@ class SqliteMemoryStore:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
-        self._matrix: tuple[tuple[int, int, int, str], Any, Any] | None = None
+        self._cache: dict[str, Any] | None = None
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -90,6 +90,7 @@ class SqliteMemoryStore:
 
     def set_status(self, mid: int, status: str, reason: str, at: str,
                    superseded_by: int | None = None) -> None:
+        self._cache = None
         with self._tx() as c:
             c.execute("UPDATE memories SET status=?, status_reason=?, status_at=?, "
                       "superseded_by=? WHERE id=?", (status, reason, at, superseded_by, mid))
@@ -100,6 +101,10 @@ class SqliteMemoryStore:
         with self._tx() as c:
             c.executemany("UPDATE memories SET vector=?, model=? WHERE id=?",
                           [(v, model, i) for i, v in items])
+        active = {r[0] for r in self.conn.execute(
+            f"SELECT id FROM memories WHERE status='active' AND id IN "
+            f"({','.join('?' * len(items))})", [i for i, _ in items])} if items else set()
+        self._append([(i, v) for i, v in items if i in active], model)
 
     def touch(self, ids: list[int], ts: float) -> None:
         """Count a recall of each memory (access count, last accessed)."""
@@ -110,6 +115,7 @@ class SqliteMemoryStore:
                           "last_accessed_ts=? WHERE id=?", [(ts, i) for i in ids])
 
     def archive_many(self, ids: list[int], reason: str, at: str) -> None:
+        self._cache = None
         with self._tx() as c:
             c.executemany("UPDATE memories SET status='archived', status_reason=?, status_at=? "
                           "WHERE id=?", [(reason, at, i) for i in ids])
@@ -128,6 +134,10 @@ class SqliteMemoryStore:
                           "VALUES(?,?,?,?)", (mid, at, "stale", reason))
 
     # --- reads ------------------------------------------------------------------------
+    def has_active(self) -> bool:
+        return self.conn.execute("SELECT 1 FROM memories WHERE status='active' LIMIT 1"
+                                 ).fetchone() is not None
+
     def count(self, status: str | None = "active") -> int:
         if status is None:
             return int(self.conn.execute("SELECT count(*) FROM memories").fetchone()[0])
@@ -140,8 +150,7 @@ class SqliteMemoryStore:
             ch = ids[i:i + _CHUNK]
             q = ",".join("?" * len(ch))
             for r in _dicts(self.conn.execute(
-                    f"SELECT * FROM memories WHERE id IN ({q})", ch)):
-                r.pop("vector", None)
+                    f"SELECT {self._cols()} FROM memories WHERE id IN ({q})", ch)):
                 r["tags"] = json.loads(r["tags"])
                 out[r["id"]] = r
             for a in _dicts(self.conn.execute(
@@ -155,19 +164,26 @@ class SqliteMemoryStore:
         """For conversation memories among ``ids``: the active memories of the same
         session stored right before and after each (id order is turn order)."""
         out: dict[int, list[int]] = {}
-        for i in ids:
-            r = self.conn.execute("SELECT session FROM memories WHERE id=? AND "
-                                  "kind='conversation' AND session != ''", (i,)).fetchone()
-            if r is None:
-                continue
+        if not ids:
+            return out
+        q = ",".join("?" * len(ids))
+        for i, sess in self.conn.execute(
+                f"SELECT id, session FROM memories WHERE id IN ({q}) AND "
+                f"kind='conversation' AND session != ''", ids).fetchall():
             prev = self.conn.execute(
-                "SELECT max(id) FROM memories WHERE id < ? AND session=? AND "
-                "kind='conversation' AND status='active'", (i, r[0])).fetchone()[0]
+                "SELECT id FROM memories WHERE session=? AND id < ? AND session != '' "
+                "AND status='active' ORDER BY id DESC LIMIT 1", (sess, i)).fetchone()
             nxt = self.conn.execute(
-                "SELECT min(id) FROM memories WHERE id > ? AND session=? AND "
-                "kind='conversation' AND status='active'", (i, r[0])).fetchone()[0]
-            out[i] = [x for x in (prev, nxt) if x is not None]
+                "SELECT id FROM memories WHERE session=? AND id > ? AND session != '' "
+                "AND status='active' ORDER BY id LIMIT 1", (sess, i)).fetchone()
+            out[i] = [x[0] for x in (prev, nxt) if x is not None]
         return out
+
+    def _cols(self) -> str:
+        if not hasattr(self, "_colnames"):
+            self._colnames = ", ".join(r[1] for r in self.conn.execute(
+                "PRAGMA table_info(memories)") if r[1] != "vector")
+        return self._colnames
 
     def by_fingerprint(self, fp: str) -> int | None:
         r = self.conn.execute("SELECT id FROM memories WHERE fingerprint=?", (fp,)).fetchone()
@@ -179,37 +195,64 @@ class SqliteMemoryStore:
 
     def fts(self, match: str, limit: int, weights: tuple[float, float]
             ) -> list[tuple[int, float]]:
-        """(id, bm25 score, lower is better as in SQLite) for active memories."""
+        """(id, bm25 score, lower is better as in SQLite), any status."""
         if not match:
             return []
-        try:
+        try:  # statuses are checked by the caller: a join here costs a lookup per match
             rows = self.conn.execute(
-                "SELECT f.rowid, bm25(memory_fts, ?, ?) s FROM memory_fts f JOIN memories m "
-                "ON m.id=f.rowid WHERE memory_fts MATCH ? AND m.status='active' "
-                "ORDER BY s LIMIT ?", (weights[0], weights[1], match, limit)).fetchall()
+                "SELECT rowid, bm25(memory_fts, ?, ?) s FROM memory_fts WHERE memory_fts "
+                "MATCH ? ORDER BY s LIMIT ?", (weights[0], weights[1], match, limit)).fetchall()
         except sqlite3.OperationalError as e:  # a query we built is always valid; be safe
             raise StorageError(f"full-text query failed: {e}") from e
         return [(r[0], r[1]) for r in rows]
 
     def matrix(self, model: str) -> tuple[Any, Any]:
         """(ids, vectors) of active memories embedded with ``model``: int64 array and a
-        float32 matrix (rows unit length). Cached until the memories change."""
+        float32 matrix (rows unit length). Kept in memory: reloaded only when another
+        connection wrote (``PRAGMA data_version``) or this one changed statuses; vectors
+        this connection adds are appended in place (spare capacity doubles)."""
         import numpy as np
 
-        key_row = self.conn.execute(
-            "SELECT count(*), coalesce(max(id),0), coalesce(sum(length(vector)),0) "
-            "FROM memories WHERE status='active'").fetchone()
-        key = (key_row[0], key_row[1], key_row[2], model)
-        if self._matrix is not None and self._matrix[0] == key:
-            return self._matrix[1], self._matrix[2]
+        dv = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        c = self._cache
+        if c is not None and c["model"] == model and c["dv"] == dv:
+            return c["ids"][:c["n"]], c["mat"][:c["n"]]
         rows = self.conn.execute("SELECT id, vector FROM memories WHERE status='active' AND "
                                  "model=? AND vector IS NOT NULL ORDER BY id",
                                  (model,)).fetchall()
-        ids = np.array([r[0] for r in rows], dtype=np.int64)
-        mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(
-            len(rows), -1) if rows else np.zeros((0, 1), dtype=np.float32)
-        self._matrix = (key, ids, mat)
-        return ids, mat
+        n = len(rows)
+        dim = len(rows[0][1]) // 4 if rows else 1
+        cap = max(64, n * 2)
+        ids = np.zeros(cap, dtype=np.int64)
+        mat = np.zeros((cap, dim), dtype=np.float32)
+        if rows:
+            ids[:n] = [r[0] for r in rows]
+            mat[:n] = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32
+                                    ).reshape(n, dim)
+        self._cache = {"model": model, "dv": dv, "ids": ids, "mat": mat, "n": n}
+        return ids[:n], mat[:n]
+
+    def _append(self, items: list[tuple[int, bytes]], model: str) -> None:
+        """Add freshly embedded vectors to the cached matrix (or drop the cache)."""
+        import numpy as np
+
+        c = self._cache
+        if c is None or c["model"] != model:
+            self._cache = None
+            return
+        known = set(c["ids"][:c["n"]].tolist()) if len(items) > 1 else None
+        for mid, blob in items:
+            v = np.frombuffer(blob, dtype=np.float32)
+            if v.shape[0] != c["mat"].shape[1] or (known is not None and mid in known) or \
+                    (known is None and mid in c["ids"][:c["n"]]):
+                self._cache = None
+                return
+            if c["n"] == len(c["ids"]):
+                c["ids"] = np.concatenate([c["ids"], np.zeros_like(c["ids"])])
+                c["mat"] = np.concatenate([c["mat"], np.zeros_like(c["mat"])])
+            c["ids"][c["n"]] = mid
+            c["mat"][c["n"]] = v
+            c["n"] += 1
 
     def anchored(self, paths: list[str], symbols: list[tuple[str, str]]) -> list[tuple[int,
                                                                                       str, str]]:
@@ -261,6 +304,7 @@ class SqliteMemoryStore:
 
     def import_rows(self, rows: list[dict[str, Any]], index_text: Any) -> dict[str, int]:
         """Insert exported rows (see :mod:`hindsight.memory.transfer`) in one transaction."""
+        self._cache = None
         import base64
 
         cols = [r[1] for r in self.conn.execute("PRAGMA table_info(memories)") if r[1] != "id"]
