@@ -33,8 +33,9 @@ from hindsight.app import open_bank  # noqa: E402
 from hindsight.memory.retain import Item  # noqa: E402
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo_dev.json"
-WORDS = ("cache index parser retry hook session config deploy branch merge test flaky lock "
-         "database queue worker timeout schema token memory").split()
+WORDS = ["cache", "index", "parser", "retry", "hook", "session", "config", "deploy", "branch",
+         "merge", "test", "flaky", "lock", "database", "queue", "worker", "timeout", "schema",
+         "token", "memory"]
 
 
 def base_texts(path: Path) -> list[str]:

@@ -54,7 +54,7 @@ STOPWORDS = frozenset("""a an the and or but if then so of to in on at by for wi
 are was were be been being am do does did has have had having it its this that these those
 i me my we our you your he him his she her they them their what which who whom whose when
 where why how not no nor too very can will just should would could there here than about
-into over under again also any all each both some such only own same s t don dont""".split())
+into over under again also any all each both some such only own same s t don dont""".split())  # noqa: SIM905
 
 
 def match_query(text: str) -> str:
