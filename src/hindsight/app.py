@@ -333,9 +333,18 @@ class Bank:
         return self._mem
 
     @property
+    def llm(self) -> Any:
+        """The optional OpenAI-compatible LLM (``HINDSIGHT_LLM_URL``), or None."""
+        from hindsight.providers.openai_compat import OpenAICompatLLM
+
+        return OpenAICompatLLM.from_env()
+
+    @property
     def embedder(self) -> Any:
         """The embedding provider: ``HINDSIGHT_EMBEDDER`` = ``minilm`` (default: local
-        all-MiniLM-L6-v2, ONNX int8) or ``hashing`` (feature hashing; tests, or no model)."""
+        all-MiniLM-L6-v2, ONNX int8), ``hashing`` (feature hashing; tests, or no model) or
+        ``openai`` (an OpenAI-compatible endpoint, see
+        :mod:`hindsight.providers.openai_compat`)."""
         if self._embedder is None:
             name = os.environ.get("HINDSIGHT_EMBEDDER", "minilm")
             if name == "hashing":
@@ -346,8 +355,12 @@ class Bank:
                 from hindsight.providers.local_minilm import MiniLMEmbedder
 
                 self._embedder = MiniLMEmbedder()
+            elif name == "openai":
+                from hindsight.providers.openai_compat import OpenAICompatEmbedder
+
+                self._embedder = OpenAICompatEmbedder.from_env()
             else:
-                raise ConfigError(f"HINDSIGHT_EMBEDDER={name!r}: minilm or hashing")
+                raise ConfigError(f"HINDSIGHT_EMBEDDER={name!r}: minilm, hashing or openai")
         return self._embedder
 
     def _resolve_anchors(self, files: list[str], symbols: list[str]
@@ -377,7 +390,7 @@ class Bank:
                     supersedes=supersedes, source=source,
                     anchors=self._resolve_anchors(list(files or []), list(symbols or [])),
                     **fields)
-        return retain(self.memory_store, self.embedder, [item])[0]
+        return retain(self.memory_store, self.embedder, [item], llm=self.llm)[0]
 
     @_storage
     def retain_batch(self, items: list[Any], embed: bool = True) -> list[Any]:
@@ -496,8 +509,10 @@ class Bank:
 
     @_storage
     def reflect(self, question: str, k: int = 20) -> dict[str, Any]:
-        """A digest of the best evidence for ``question`` (no LLM): the top ``k`` memories
-        grouped by kind and by anchor, each line with its id and date."""
+        """A digest of the best evidence for ``question``: the top ``k`` memories grouped by
+        kind and by anchor, each line with its id and date; with an LLM configured also a
+        synthesised ``answer`` citing memory ids (``None`` and a ``fallback`` reason when
+        there is no LLM, it failed, timed out or cited notes it was not given)."""
         res = self.recall(question, k=k, touch=False)
         by_kind: dict[str, list[str]] = {}
         by_anchor: dict[str, list[str]] = {}
@@ -508,8 +523,15 @@ class Bank:
             for a in h["anchors"]:
                 key = a["path"] + (f"::{a['symbol']}" if a["symbol"] else "")
                 by_anchor.setdefault(key, []).append(f"#{h['id']}")
-        return {"question": question, "by_kind": by_kind, "by_anchor": by_anchor,
-                "memories": len(res["hits"])}
+        out: dict[str, Any] = {"question": question, "by_kind": by_kind,
+                               "by_anchor": by_anchor, "memories": len(res["hits"]),
+                               "answer": None, "fallback": "no llm configured"}
+        llm = self.llm
+        if llm is not None and res["hits"]:
+            from hindsight.memory.llm import answer
+
+            out["answer"], out["fallback"] = answer(llm, question, res["hits"], llm.timeout)
+        return out
 
     @_storage
     def memories(self, *, status: str = "active", kind: str | None = None,

@@ -273,6 +273,8 @@ def reflect(question: str, repo_root: str | None, k: int, json: bool) -> None:
             out.say("nothing relevant in memory")
             return
         lines = [f"# {question}", ""]
+        if res["answer"]:
+            lines += [res["answer"], "", "## evidence"]
         for kind, items in res["by_kind"].items():
             lines.append(f"## {kind}")
             lines += [f"- {x}" for x in items]

@@ -60,7 +60,7 @@ def fingerprint(text: str, kind: str, anchors: list[tuple[str, str, str]]) -> st
     return xxhash.xxh3_128_hexdigest(f"{kind}\0{norm}\0{anc}".encode())
 
 
-def prepare(item: Item, now: float) -> tuple[dict[str, Any], list[str]]:
+def prepare(item: Item, now: float, llm: Any = None) -> tuple[dict[str, Any], list[str]]:
     """The row for ``item`` (redacted, structured) and the secret kinds redacted. Raises
     ConfigError for an empty text or a bad kind/outcome/source/visibility/date."""
     from datetime import datetime
@@ -69,6 +69,15 @@ def prepare(item: Item, now: float) -> tuple[dict[str, Any], list[str]]:
     if not text.strip():
         raise ConfigError("a memory needs some text")
     ctx, found_ctx = redact(item.context)
+    llm_unit, why = (None, "no llm configured")
+    if llm is not None and item.source != "conversation":
+        from hindsight.memory.llm import structure
+
+        llm_unit, why = structure(llm, text, llm.timeout)  # sees only the redacted text
+    if llm_unit is not None:
+        item = Item(**{**item.__dict__, "kind": item.kind or llm_unit["kind"],
+                       "outcome": item.outcome or llm_unit["outcome"],
+                       "tags": [*item.tags, *llm_unit["tags"]]})
     kind = item.kind or ("conversation" if item.source == "conversation" else
                          extract.classify(text))
     if kind not in extract.KINDS:
@@ -79,6 +88,8 @@ def prepare(item: Item, now: float) -> tuple[dict[str, Any], list[str]]:
         raise ConfigError(f"visibility {item.visibility!r}: one of {', '.join(VISIBILITY)}")
     u = extract.unit(text) if kind in ("experience", "lesson") else \
         {"scene": "", "problem": "", "solution": "", "outcome": ""}
+    if llm_unit is not None:
+        u = {k: llm_unit[k] or u[k] for k in ("scene", "problem", "solution", "outcome")}
     outcome = item.outcome or u["outcome"] or (extract.outcome_of(text)
                                                if kind in ("experience", "lesson") else "")
     if outcome and outcome not in extract.OUTCOMES:
@@ -99,6 +110,7 @@ def prepare(item: Item, now: float) -> tuple[dict[str, Any], list[str]]:
            "ref": item.ref, "occurred_at": iso(occ_ts), "occurred_ts": occ_ts,
            "created_at": iso(now), "created_ts": now, "last_accessed_ts": now,
            "confidence": item.confidence, "visibility": item.visibility, "owner": item.owner}
+    row["_structured"] = "llm" if llm_unit is not None else f"rules ({why})"
     return row, found + found_ctx
 
 
@@ -123,13 +135,16 @@ class Retained:
     id: int
     action: str
     redacted: list[str]
+    structured: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "action": self.action, "redacted": self.redacted}
+        return {"id": self.id, "action": self.action, "redacted": self.redacted,
+                "structured": self.structured}
 
 
 def retain(store: Any, embedder: Any, items: list[Item], *, batch: bool = False,
-           near_dup: float = NEAR_DUP, embed: bool = True) -> list[Retained]:
+           near_dup: float = NEAR_DUP, embed: bool = True, llm: Any = None
+           ) -> list[Retained]:
     """Retain ``items``; see the module doc. ``batch``: write all first, embed after, no
     near-duplicate check. Raises ConfigError (bad item: nothing of the batch is written),
     ProviderError (the embedder failed: rows stay, vectors are missing; ``reembed`` fills
@@ -137,7 +152,8 @@ def retain(store: Any, embedder: Any, items: list[Item], *, batch: bool = False,
     import numpy as np
 
     now = now_ts()
-    prepared = [prepare(it, now) for it in items]
+    prepared = [prepare(it, now, None if batch else llm) for it in items]
+    structured = [row.pop("_structured") for row, _f in prepared]
     for it in items:  # check before anything is written
         if it.supersedes is not None and not store.get([it.supersedes]):
             raise ConfigError(f"--supersedes {it.supersedes}: no such memory")
@@ -152,13 +168,14 @@ def retain(store: Any, embedder: Any, items: list[Item], *, batch: bool = False,
                                                       near_dup)
             if dup is not None:
                 store.merge_into(dup, iso(now), f"near-duplicate of: {row['text'][:200]}")
-                out.append(Retained(dup, "merged", found))
+                out.append(Retained(dup, "merged", found, structured[len(out)]))
                 continue
             (mid, new), = store.insert([row], [it.anchors], [_fts(row)], iso(now))
             if new:
                 store.set_vectors([(mid, np.asarray(v, dtype=np.float32).tobytes())],
                                   embedder.model_id)
-            out.append(Retained(mid, "created" if new else "duplicate", found))
+            out.append(Retained(mid, "created" if new else "duplicate", found,
+                                structured[len(out)]))
             _supersede(store, it, mid, now)
         return out
     res = store.insert([r for r, _ in prepared], [it.anchors for it in items],
