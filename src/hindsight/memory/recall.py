@@ -34,8 +34,10 @@ from hindsight.memory.textindex import match_query
 
 RRF_K = 60
 WEIGHTS = {"bm25": 1.0, "dense": 0.6, "anchor": 1.0, "recency": 0.1, "lesson": 0.2,
-           "adjacent": 0.2}
-ADJACENT_FROM = 20  # the top fused hits whose neighbouring turns are added
+           "adjacent": 0.2, "prf": 0.5}
+ADJACENT_FROM = 20
+PRF_DOCS = 5
+PRF_TERMS = 8  # the top fused hits whose neighbouring turns are added
 CONTEXT_WEIGHT = 0.35
 CANDIDATES = 100
 RERANK_TOP = 30
@@ -62,7 +64,8 @@ class Query:
     include_stale: bool = True
     weights: dict[str, float] | None = None
     context_weight: float = -1.0  # < 0: CONTEXT_WEIGHT
-    channels: tuple[str, ...] = ("bm25", "dense", "anchor", "recency", "lesson", "adjacent")
+    channels: tuple[str, ...] = ("bm25", "dense", "anchor", "recency", "lesson", "adjacent",
+                                 "prf")
 
 
 def activity(last_ts: float, count: int, confidence: float, now: float) -> float:
@@ -96,6 +99,8 @@ def recall(store: Any, embedder: Any, q: Query, neighbours: Any = None,
         got = store.fts(match_query(text), CANDIDATES, (1.0, cw))
         lists["bm25"] = [i for i, _ in got]
         raw["bm25"] = {i: -s for i, s in got}
+    if "prf" in q.channels and lists.get("bm25"):
+        lists["prf"] = _prf(store, text, lists["bm25"], cw)
     qvec = None
     if embedder is not None and text.strip() and ("dense" in q.channels or q.rerank):
         ids, mat = store.matrix(embedder.model_id)
@@ -112,7 +117,7 @@ def recall(store: Any, embedder: Any, q: Query, neighbours: Any = None,
                 raw["dense"] = {int(ids[j]): float(sims[j]) for j in top}
     if "anchor" in q.channels:
         lists["anchor"] = _anchor_channel(store, q, neighbours)
-    pool = list(dict.fromkeys(i for name in ("bm25", "dense", "anchor") for i in
+    pool = list(dict.fromkeys(i for name in ("bm25", "dense", "anchor", "prf") for i in
                               lists.get(name, [])))
     rows = store.get(pool)
     pool = [i for i in pool if i in rows and _keep(rows[i], q)]
@@ -182,6 +187,26 @@ def _rerank(store: Any, embedder: Any, qvec: Any, order: list[int], fused: dict[
     n = len(top)
     score = {i: (1 - RERANK_MIX) * (1 - r / n) + RERANK_MIX * cos[i] for r, i in enumerate(top)}
     return sorted(top, key=lambda i: -score[i]) + order[RERANK_TOP:]
+
+
+def _prf(store: Any, text: str, top: list[int], cw: float) -> list[int]:
+    """Pseudo-relevance feedback (Rocchio; RM3 in spirit): words that recur in the best
+    ``PRF_DOCS`` BM25 hits and are not in the query expand it for a second BM25 pass."""
+    from collections import Counter
+
+    from hindsight.memory.textindex import STOPWORDS, match_query, tokens
+
+    qwords = set(tokens(text))
+    rows = store.get(top[:PRF_DOCS])
+    df: Counter[str] = Counter()
+    for r in rows.values():
+        df.update({t for t in tokens(r["text"]) if t not in STOPWORDS and t not in qwords
+                   and len(t) > 2 and not t.isdigit()})
+    extra = [t for t, n in df.most_common(PRF_TERMS) if n >= 2]
+    if not extra:
+        return []
+    got = store.fts(match_query(text + " " + " ".join(extra)), CANDIDATES, (1.0, cw))
+    return [i for i, _ in got]
 
 
 def _keep(r: dict[str, Any], q: Query) -> bool:
