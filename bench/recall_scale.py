@@ -5,8 +5,8 @@ query with the local model) with and without the embedding rerank, single retain
 p50/p95 (redaction, structuring, embedding, duplicate checks, write), batch retain
 throughput (text searchable) and database bytes per memory.
 
-Texts: conversation turns from the LoCoMo file when present (else generated sentences),
-each made unique. Up to ``--embed-cap`` (default 10,000) distinct texts are embedded with the
+Texts: two random conversation turns from the LoCoMo file (else generated sentences) and a
+unique identifier per memory. Up to ``--embed-cap`` (default 10,000) distinct texts are embedded with the
 local MiniLM; beyond that the stored vectors repeat those with small noise — a search costs
 the same whatever the numbers are, and embedding 100,000 texts would take ≈ 7 minutes here.
 
@@ -56,8 +56,9 @@ def run_size(n: int, texts: list[str], queries: list[str], embed_cap: int,
     root.mkdir()
     rnd = random.Random(n)
     with open_bank(str(root), repo_root_path=str(root)) as b:
-        items = [Item(text=f"{texts[i % len(texts)]} (note {i})", kind="fact", source="import")
-                 for i in range(n)]
+        # two random turns per memory and a unique identifier: diverse, like a real bank
+        items = [Item(text=f"{rnd.choice(texts)} {rnd.choice(texts)} (ref{i:06d})", kind="fact",
+                      source="import") for i in range(n)]
         t0 = time.perf_counter()
         res = b.retain_batch(items, embed=False)
         batch_s = time.perf_counter() - t0

@@ -37,7 +37,9 @@ WEIGHTS = {"bm25": 1.0, "dense": 0.6, "anchor": 1.0, "recency": 0.1, "lesson": 0
            "adjacent": 0.2, "prf": 0.5}
 ADJACENT_FROM = 20
 PRF_DOCS = 5
-PRF_TERMS = 8  # the top fused hits whose neighbouring turns are added
+PRF_TERMS = 8
+PRF_MAX_MEMORIES = 20_000  # a second full-text pass costs as much as the first; beyond
+# this size it is skipped to keep recall fast (README: recall_scale)  # the top fused hits whose neighbouring turns are added
 CONTEXT_WEIGHT = 0.35
 CANDIDATES = 100
 RERANK_TOP = 30
@@ -99,7 +101,7 @@ def recall(store: Any, embedder: Any, q: Query, neighbours: Any = None,
         got = store.fts(match_query(text), CANDIDATES, (1.0, cw))
         lists["bm25"] = [i for i, _ in got]
         raw["bm25"] = {i: -s for i, s in got}
-    if "prf" in q.channels and lists.get("bm25"):
+    if "prf" in q.channels and lists.get("bm25") and store.active_count() <= PRF_MAX_MEMORIES:
         lists["prf"] = _prf(store, text, lists["bm25"], cw)
     qvec = None
     if embedder is not None and text.strip() and ("dense" in q.channels or q.rerank):

@@ -29,6 +29,7 @@ class SqliteMemoryStore:
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
+        self._writes = getattr(self, "_writes", 0) + 1
         c = self.conn
         try:
             c.execute("BEGIN IMMEDIATE")
@@ -137,6 +138,14 @@ class SqliteMemoryStore:
     def has_active(self) -> bool:
         return self.conn.execute("SELECT 1 FROM memories WHERE status='active' LIMIT 1"
                                  ).fetchone() is not None
+
+    def active_count(self) -> int:
+        """Active memories, cached until this or another connection writes."""
+        key = (self.conn.execute("PRAGMA data_version").fetchone()[0],
+               getattr(self, "_writes", 0))
+        if getattr(self, "_count_key", None) != key:
+            self._count_key, self._count = key, self.count()
+        return int(self._count)
 
     def count(self, status: str | None = "active") -> int:
         if status is None:
