@@ -255,3 +255,14 @@ def test_reflect_and_reembed(repo: Path) -> None:
             assert b.recall("backoff", k=1)["hits"][0]["id"] == a
     finally:
         os.environ["HINDSIGHT_EMBEDDER"] = "hashing"
+
+
+def test_private_memories_are_seen_only_by_their_owner(repo: Path) -> None:
+    with open_bank(str(repo)) as b:
+        mine = b.retain("scratch notes about the flaky parser", visibility="private",
+                        agent="codex", owner="codex").id
+        team = b.retain("the parser is flaky on CRLF input").id
+        assert [h["id"] for h in b.recall("parser flaky")["hits"]] == [team]
+        got = {h["id"] for h in b.recall("parser flaky", agent="codex")["hits"]}
+        assert got == {mine, team}
+        assert [h["id"] for h in b.recall("parser flaky", agent="claude")["hits"]] == [team]

@@ -43,10 +43,13 @@ def _item(d: dict[str, Any], n: int) -> Any:
               default="human", show_default=True)
 @click.option("--session", default="", help="Session id (provenance).")
 @click.option("--agent", default="", help="Agent name (provenance).")
+@click.option("--visibility", type=click.Choice(["team", "public", "private"]), default="team",
+              show_default=True, help="private: seen only by --agent (the owner).")
 @json_opt
 def retain(text: str, repo_root: str | None, kind: str | None, tags: tuple[str, ...],
            files: tuple[str, ...], symbols: tuple[str, ...], outcome: str | None,
-           supersedes: int | None, source: str, session: str, agent: str, json: bool) -> None:
+           supersedes: int | None, source: str, session: str, agent: str, visibility: str,
+           json: bool) -> None:
     """Remember TEXT (secrets are redacted first). TEXT '-' reads JSONL items from stdin
     (fields as in the Python Item: text, kind, tags, outcome, source, session, agent,
     occurred, context, anchors…) and retains them as one batch."""
@@ -70,7 +73,8 @@ def retain(text: str, repo_root: str | None, kind: str | None, tags: tuple[str, 
             return
         r = bank.retain(text, kind=kind or "", tags=list(tags), files=list(files),
                         symbols=list(symbols), outcome=outcome or "", supersedes=supersedes,
-                        source=source, session=session, agent=agent)
+                        source=source, session=session, agent=agent,
+                        visibility=visibility, owner=agent if visibility == "private" else "")
         if json:
             out.emit_json(r.as_dict())
         else:
@@ -98,11 +102,12 @@ def _short(text: str, n: int = 90) -> str:
               help="Token budget for the returned texts (≈ 4 characters per token).")
 @click.option("--rerank", is_flag=True, help="Re-score the top hits with the embedding model.")
 @click.option("--explain", is_flag=True, help="Each channel's rank and score per hit.")
+@click.option("--agent", default="", help="Also see this agent's private memories.")
 @json_opt
 def recall(query: str, repo_root: str | None, scene: str, files: tuple[str, ...],
            symbols: tuple[str, ...], kinds: tuple[str, ...], tags: tuple[str, ...],
            since: str | None, until: str | None, k: int, budget: int | None, rerank: bool,
-           explain: bool, json: bool) -> None:
+           explain: bool, agent: str, json: bool) -> None:
     """Memories relevant to QUERY (hybrid: BM25, vectors, anchors, recency, lessons)."""
     from hindsight.app import open_bank
     from hindsight.memory.clock import parse_range
@@ -113,7 +118,7 @@ def recall(query: str, repo_root: str | None, scene: str, files: tuple[str, ...]
         with open_bank(".", repo_root_path=repo_root, create=False) as bank:
             res = bank.recall(query, scene=scene, files=list(files), symbols=list(symbols),
                               kinds=list(kinds), tags=list(tags), since=s, until=u, k=k,
-                              budget=budget, rerank=rerank)
+                              budget=budget, rerank=rerank, agent=agent)
         if json:
             if not explain:
                 for h in res["hits"]:

@@ -66,6 +66,7 @@ class Query:
     include_stale: bool = True
     weights: dict[str, float] | None = None
     context_weight: float = -1.0  # < 0: CONTEXT_WEIGHT
+    agent: str = ""  # private memories are seen only by their owner
     channels: tuple[str, ...] = ("bm25", "dense", "anchor", "recency", "lesson", "adjacent",
                                  "prf")
 
@@ -213,6 +214,8 @@ def _prf(store: Any, text: str, top: list[int], cw: float) -> list[int]:
 
 def _keep(r: dict[str, Any], q: Query) -> bool:
     if r["status"] != "active":
+        return False
+    if r["visibility"] == "private" and r["owner"] != q.agent:
         return False
     if q.kinds and r["kind"] not in q.kinds:
         return False
