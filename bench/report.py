@@ -112,8 +112,54 @@ def history_table(d: dict) -> str:
     return "\n".join(out)
 
 
+def locomo_table(d: dict) -> str:
+    ks = (1, 5, 10, 20, 50)
+    rows = []
+    for mode, label in (("hindsight", "hindsight (fused channels)"),
+                        ("bm25_only", "BM25 over turns only (baseline)"),
+                        ("dense_only", "dense MiniLM only (baseline)")):
+        a = d[mode]["all"]
+        cats = " / ".join(f"{d[mode][c]['recall@10']:.3f}" for c in ("1", "2", "3", "4"))
+        rows.append(f"| {label} | " + " / ".join(f"{a[f'recall@{k}']:.3f}" for k in ks)
+                    + f" | {cats} | {a['hit@10']:.3f} | {a['session_hit@10']:.3f} | "
+                    f"{d[mode]['latency']['p50_ms']:.1f} / {d[mode]['latency']['p95_ms']:.1f} |")
+    head = ["| `python bench/recall_locomo.py` | recall@1/5/10/20/50 | recall@10 cat 1/2/3/4 "
+            "| hit@10 | session hit@10 | latency p50 / p95 ms |", "|---|---|---|---|---|---|"]
+    a = d["hindsight"]["all"]["recall@10"]
+    foot = (f"\nTarget recall@10 ≥ 0.85: {a:.3f} {mark(a >= 0.85)}. Retain: "
+            f"{d['retain_items_per_s']:,.0f} turns/s searchable; every vector after "
+            f"{d['seconds_until_all_vectors']:.1f} s ({d['embed_items_per_s']:.0f} "
+            f"embeddings/s); {d['items']:,} turns, {d['hindsight']['questions']} questions.")
+    return "\n".join(head + rows) + "\n" + foot
+
+
+def scale_table(d: dict) -> str:
+    out = ["| `python bench/recall_scale.py` | recall p50 / p95 | with rerank p50 / p95 | "
+           "retain one p50 / p95 | batch, searchable | bytes / memory |",
+           "|---|---|---|---|---|---|"]
+    for r in d["sizes"]:
+        out.append(f"| {r['memories']:,} memories | {r['recall']['p50_ms']:.0f} / "
+                   f"{r['recall']['p95_ms']:.0f} ms | {r['recall_rerank']['p50_ms']:.0f} / "
+                   f"{r['recall_rerank']['p95_ms']:.0f} ms | {r['retain_single']['p50_ms']:.0f} / "
+                   f"{r['retain_single']['p95_ms']:.0f} ms | {r['batch_searchable_per_s']:,.0f}/s "
+                   f"| {r['db_bytes_per_memory']:,} |")
+    big = d["sizes"][-1]
+    out.append(f"\nTargets at {big['memories']:,}: recall p95 ≤ 50 ms "
+               f"{mark(big['recall']['p95_ms'] <= 50)}, with rerank ≤ 150 ms "
+               f"{mark(big['recall_rerank']['p95_ms'] <= 150)}; retain one ≤ 50 ms p95 "
+               f"{mark(max(r['retain_single']['p95_ms'] for r in d['sizes']) <= 50)}; batch ≥ 200/s "
+               f"{mark(min(r['batch_searchable_per_s'] for r in d['sizes']) >= 200)}.")
+    return "\n".join(out)
+
+
 if __name__ == "__main__":
     print(index_table(json.loads((RES / "index.json").read_text())))
     if (RES / "history.json").exists():
         print()
         print(history_table(json.loads((RES / "history.json").read_text())))
+    if (RES / "recall_locomo.json").exists():
+        print()
+        print(locomo_table(json.loads((RES / "recall_locomo.json").read_text())))
+    if (RES / "recall_scale.json").exists():
+        print()
+        print(scale_table(json.loads((RES / "recall_scale.json").read_text())))

@@ -8,4 +8,6 @@ if ! command -v ctags >/dev/null; then
 fi
 python bench/index.py "$@"
 python bench/history.py
+python bench/recall_locomo.py
+python bench/recall_scale.py
 python bench/report.py

@@ -19,3 +19,8 @@ hindsight history src/hindsight/codeindex/query.py::callers
 hindsight why src/hindsight/codeindex/indexer.py:140
 hindsight impact src/hindsight/codeindex/query.py::resolve_one --depth 2
 hindsight hotspots --limit 5
+# experience memory (L4): retain, recall, reflect on this checkout's bank
+hindsight retain "We decided to set busy_timeout before WAL so hooks never see 'database is locked'" --symbol src/hindsight/store/sqlite/db.py::connect
+hindsight retain "Lesson: parsing blobs in-process hung on a TSX file; always parse in guarded workers" --kind lesson --outcome failure
+hindsight recall "database is locked" --explain
+hindsight reflect "how do we parse safely?"
