@@ -79,6 +79,15 @@ MODES = {
     "bm25_only": {"channels": ("bm25",), "rerank": False, "context_weight": 0.0},
     "dense_only": {"channels": ("dense",), "rerank": False},
 }
+ALL = ("bm25", "dense", "anchor", "recency", "lesson", "adjacent", "prf")
+ABLATION = {  # --ablation: each channel's contribution, measured in the same run
+    "bm25_with_context": {"channels": ("bm25",)},
+    "bm25_dense_plain_rrf": {"channels": ("bm25", "dense"), "weights": {"dense": 1.0}},
+    "without_dense": {"channels": tuple(c for c in ALL if c != "dense")},
+    "without_prf": {"channels": tuple(c for c in ALL if c != "prf")},
+    "without_adjacent": {"channels": tuple(c for c in ALL if c != "adjacent")},
+    "with_rerank": {"rerank": True},
+}
 
 
 def evaluate(data: list[dict[str, Any]], work: Path) -> dict[str, Any]:
@@ -142,7 +151,11 @@ def main() -> None:
     ap.add_argument("--data", default=str(DEFAULT), help="a LoCoMo-format JSON file")
     ap.add_argument("--limit-conversations", type=int, default=None)
     ap.add_argument("--out", default="recall_locomo")
+    ap.add_argument("--ablation", action="store_true",
+                    help="also measure each channel's contribution")
     args = ap.parse_args()
+    if args.ablation:
+        MODES.update(ABLATION)
     data = json.loads(Path(args.data).read_text())
     if isinstance(data, dict):
         data = [data]
@@ -155,7 +168,7 @@ def main() -> None:
         res["peak_rss_mb"] = peak_rss_mb()
         for mode in MODES:
             a = res[mode]["all"]
-            print(f"{mode:11s} recall@1/5/10/20/50 " +
+            print(f"{mode:21s} recall@1/5/10/20/50 " +
                   " ".join(f"{a[f'recall@{k}']:.3f}" for k in KS) +
                   f"  hit@10 {a['hit@10']:.3f}  p50 {res[mode]['latency']['p50_ms']:.1f} ms")
         print(f"retain {res['retain_items_per_s']} items/s searchable; all vectors after "

@@ -16,8 +16,8 @@ Channels, each a ranked list of memory ids:
 Fusion is weighted reciprocal-rank fusion (Cormack, Clarke & Büttcher, SIGIR 2009,
 k = 60): score = Σ_c w_c / (k + rank_c). The weights follow each channel's measured
 strength (README, bench/recall_locomo.py): a weak channel with full weight pulls good hits
-down. An optional rerank (off by default: on LoCoMo dev it lowered recall@10 from 0.737 to
-0.722) re-scores the top ``RERANK_TOP`` by cosine with the query — the local embedding
+down. An optional rerank (off by default: on LoCoMo dev it lowered recall@10 from 0.774 to
+0.765) re-scores the top ``RERANK_TOP`` by cosine with the query — the local embedding
 model is the default scorer, as no cross-encoder with bundled weights exists on PyPI —
 within ``time_ms``.
 """
