@@ -200,6 +200,10 @@ class Bank:
                           "mode": json.loads(hs.get_meta("history_mode") or '"full"'),
                           "partial": hs.get_meta("history_partial_kind") or "",
                           "ingested_at": hs.get_meta("history_ingested_at")}
+        out["memories"] = {st: n for st, n in self.conn.execute(
+            "SELECT status, count(*) FROM memories GROUP BY status")}
+        out["memories"]["stale"] = self.conn.execute(
+            "SELECT count(*) FROM memories WHERE stale=1 AND status='active'").fetchone()[0]
         return out
 
 

@@ -299,7 +299,9 @@ def status(repo_root: str | None, files: bool, json: bool) -> None:
             ["indexed commit", st["indexed_commit"] or "(none)"],
             ["files changed since", st["changed_since"]],
             ["history", _history_line(st["history"])],
-            ["trace events", st["history"]["trace_events"]]])
+            ["trace events", st["history"]["trace_events"]],
+            ["memories", ", ".join(f"{k} {v}" for k, v in sorted(st["memories"].items()))
+             or "none"]])
         if files:
             out.table("skipped files and parse errors", ["file", "reason"],
                       [[p, r] for p, r in problems])
