@@ -266,3 +266,47 @@ def test_private_memories_are_seen_only_by_their_owner(repo: Path) -> None:
         got = {h["id"] for h in b.recall("parser flaky", agent="codex")["hits"]}
         assert got == {mine, team}
         assert [h["id"] for h in b.recall("parser flaky", agent="claude")["hits"]] == [team]
+
+
+def test_regressions_from_a_new_user_run(repo: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "HINDSIGHT_EMBEDDER": "hashing"}
+    (repo / "app").mkdir()
+    (repo / "app" / "db.py").write_text("def connect():\n    return 1\n")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    with open_bank(str(repo)) as b:
+        b.index()
+        r = b.retain("set it like this: DB_SECRET=thirdsecret55 in the env")
+        assert "thirdsecret55" not in b.memory(r.id)["text"]
+        a = b.retain("mine", visibility="private", agent="a1", owner="a1")
+        c = b.retain("mine", visibility="private", agent="a2", owner="a2")
+        assert a.id != c.id and (a.action, c.action) == ("created", "created")
+        with pytest.raises(ConfigError, match="needs its owner"):
+            b.retain("orphan", visibility="private")
+    # --file relative to a subdirectory, from the CLI
+    p = subprocess.run([*CLI, "retain", "db pool is tiny", "--file", "db.py", "--json"],
+                       cwd=repo / "app", env=env, capture_output=True, text=True, check=True)
+    mid = json.loads(p.stdout)["id"]
+    with open_bank(str(repo)) as b:
+        assert [(x["path"], x["symbol"]) for x in b.memory(mid)["anchors"]] == [("app/db.py", "")]
+    p = subprocess.run([*CLI, "retain", "x", "--file", "nosuch.py"], cwd=repo, env=env,
+                       capture_output=True, text=True)
+    assert p.returncode == 6 and "no such file" in p.stderr
+    # JSONL anchors in every shape show/export print, and a bad one is one line
+    lines = "\n".join(json.dumps(d) for d in [
+        {"text": "one", "anchors": [{"path": "app/db.py", "symbol": "connect"}]},
+        {"text": "two", "anchors": ["app/db.py"]},
+        {"text": "three", "anchors": [["app/db.py", "connect"]]}])
+    p = subprocess.run([*CLI, "retain", "-", "--json"], input=lines, cwd=repo, env=env,
+                       capture_output=True, text=True, check=True)
+    assert [x["action"] for x in json.loads(p.stdout)] == ["created"] * 3
+    p = subprocess.run([*CLI, "retain", "-"], input='{"text": "x", "anchors": [7]}\n',
+                       cwd=repo, env=env, capture_output=True, text=True)
+    assert p.returncode == 2 and "an anchor is" in p.stderr and "Traceback" not in p.stderr
+    # read-only commands never create a bank
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for args in (["memories"], ["gc", "--dry-run"], ["show", "1"], ["export"]):
+        p = subprocess.run([*CLI, *args], cwd=empty, env=env, capture_output=True, text=True)
+        assert p.returncode == 3, (args, p.stderr)
+    p = subprocess.run([*CLI, "recall", "x"], cwd=empty, env=env, capture_output=True, text=True)
+    assert p.returncode == 3

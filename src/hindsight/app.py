@@ -290,6 +290,12 @@ class Bank:
         return record_edit(self.history_store, self.root, rel, old_text, new_text,
                            actor=actor, session=session or "", old_path=old_rel)
 
+    def _user_file(self, path: str) -> str:
+        """A file named by a user: relative to the current directory when it exists there,
+        else to the root (as ``--file`` everywhere); must be inside the root."""
+        rel = self.rel(path) or ""
+        return self._rel_in_root(rel) if rel else self._rel_in_root(path)
+
     def _rel_in_root(self, path: str) -> str:
         """A file path (absolute, or relative to the root) as a root-relative path.
         Raises ConfigError for anything that cannot name a file of the work tree."""
@@ -371,7 +377,10 @@ class Bank:
                          ) -> list[tuple[str, str, str]]:
         out: list[tuple[str, str, str]] = []
         for f in files:
-            out.append((self._rel_in_root(f), "", ""))
+            rel = self._user_file(f)
+            if not os.path.exists(os.path.join(self.root, rel)):
+                raise NotFound(f"{f}: no such file under {self.root}")
+            out.append((rel, "", ""))
         for spec in symbols:
             from hindsight.codeindex.query import resolve_one
 
@@ -390,6 +399,8 @@ class Bank:
         Raises ConfigError, NotFound/Ambiguous (symbol), ProviderError, StorageError."""
         from hindsight.memory.retain import Item, retain
 
+        if fields.get("visibility") == "private" and not fields.get("owner"):
+            raise ConfigError("a private memory needs its owner: --agent NAME")
         item = Item(text=text, kind=kind, tags=list(tags or []), outcome=outcome,
                     supersedes=supersedes, source=source,
                     anchors=self._resolve_anchors(list(files or []), list(symbols or [])),
@@ -443,7 +454,7 @@ class Bank:
         from hindsight.memory.recall import Query, recall
 
         touch = kw.pop("touch", True)
-        files = [self._rel_in_root(f) for f in kw.pop("files", []) or []]
+        files = [self._user_file(f) for f in kw.pop("files", []) or []]
         syms = [(p, s) for p, s, _h in self._resolve_anchors([], kw.pop("symbols", []) or [])]
         q = Query(text=text, files=files, symbols=syms, **kw)
         store = self.memory_store

@@ -13,6 +13,13 @@ from hindsight.cli import output as out
 from hindsight.cli.main import _bank, _errors, app, json_opt, repo_root_opt
 from hindsight.errors import ConfigError
 
+
+def _existing(repo_root: str | None) -> Any:
+    """The bank of the repository, which must exist (exit 3 otherwise)."""
+    from hindsight.app import open_bank
+
+    return open_bank(".", repo_root_path=repo_root, create=False)
+
 KIND = click.Choice(["experience", "decision", "convention", "fact", "lesson", "conversation"])
 
 
@@ -26,8 +33,23 @@ def _item(d: dict[str, Any], n: int) -> Any:
     if bad:
         raise ConfigError(f"stdin line {n}: unknown field(s) {', '.join(bad)}")
     d = dict(d)
-    d["anchors"] = [tuple(a) for a in d.get("anchors", [])]
+    d["anchors"] = [_anchor(a, n) for a in (d.get("anchors") or [])]
     return Item(**d)
+
+
+def _anchor(a: Any, n: int) -> tuple[str, str, str]:
+    """An anchor given as "path", [path, symbol?, hash?] or {"path", "symbol", "ast_hash"}
+    (the shape `show --json` and `export` print)."""
+    if isinstance(a, str):
+        a = [a]
+    if isinstance(a, dict):
+        a = [a.get("path"), a.get("symbol", ""), a.get("ast_hash", "")]
+    if isinstance(a, list | tuple) and 1 <= len(a) <= 3 and all(
+            isinstance(x, str) for x in a) and a[0]:
+        parts = [*a, "", ""][:3]
+        return parts[0], parts[1], parts[2]
+    raise ConfigError(f"stdin line {n}: an anchor is \"path\", [path, symbol, ast_hash] or "
+                      f"{{\"path\": …, \"symbol\": …}}, not {a!r}")
 
 
 @app.command()
@@ -144,7 +166,7 @@ def recall(query: str, repo_root: str | None, scene: str, files: tuple[str, ...]
 @json_opt
 def forget(mid: int, repo_root: str | None, reason: str, restore: bool, json: bool) -> None:
     """Forget memory ID (soft delete with an audit row), or --restore it."""
-    with _errors(), _bank(repo_root) as bank:
+    with _errors(), _existing(repo_root) as bank:
         res = bank.restore(mid) if restore else bank.forget(mid, reason)
         out.emit_json(res) if json else out.say(f"memory {mid}: {res['was']} → {res['status']}")
 
@@ -160,7 +182,7 @@ def forget(mid: int, repo_root: str | None, reason: str, restore: bool, json: bo
 def memories(repo_root: str | None, status: str, kind: str | None, stale: bool, limit: int,
              json: bool) -> None:
     """List memories, newest first."""
-    with _errors(), _bank(repo_root) as bank:
+    with _errors(), _existing(repo_root) as bank:
         rows = bank.memories(status=status, kind=kind, stale=stale, limit=limit)
         if json:
             out.emit_json(rows)
@@ -176,7 +198,7 @@ def memories(repo_root: str | None, status: str, kind: str | None, stale: bool, 
 @json_opt
 def show(mid: int, repo_root: str | None, json: bool) -> None:
     """One memory with its anchors and history."""
-    with _errors(), _bank(repo_root) as bank:
+    with _errors(), _existing(repo_root) as bank:
         m = bank.memory(mid)
         if json:
             out.emit_json(m)
@@ -201,7 +223,7 @@ def gc(repo_root: str | None, archive_days: int, capacity: int, dry_run: bool,
        json: bool) -> None:
     """Archive memories not recalled for --archive-days, then the least active beyond
     --capacity."""
-    with _errors(), _bank(repo_root) as bank:
+    with _errors(), _existing(repo_root) as bank:
         res = bank.gc(archive_days=archive_days, capacity=capacity, dry_run=dry_run)
         if json:
             out.emit_json(res)
@@ -217,7 +239,7 @@ def gc(repo_root: str | None, archive_days: int, capacity: int, dry_run: bool,
 @click.option("--out", "out_path", default="-", metavar="FILE", help="Default: stdout.")
 def export_cmd(repo_root: str | None, out_path: str) -> None:
     """Write every memory (vectors, anchors, history included) as JSONL."""
-    with _errors(), _bank(repo_root) as bank:
+    with _errors(), _existing(repo_root) as bank:
         fh = sys.stdout if out_path == "-" else open(out_path, "w", encoding="utf-8")  # noqa: SIM115
         try:
             n = 0
@@ -253,7 +275,7 @@ def import_cmd(path: str, repo_root: str | None, json: bool) -> None:
 @json_opt
 def reembed(repo_root: str | None, json: bool) -> None:
     """Embed the memories that have no vector from the current model."""
-    with _errors(), _bank(repo_root) as bank:
+    with _errors(), _existing(repo_root) as bank:
         res = bank.reembed()
         out.emit_json(res) if json else out.say(
             f"{res['embedded']} memories embedded with {res['model']} in {res['seconds']} s")

@@ -33,6 +33,8 @@ from hindsight.memory.clock import now_ts
 from hindsight.memory.textindex import match_query
 
 RRF_K = 60
+DENSE_MIN = 0.15  # below this cosine a memory is not a dense candidate (unrelated text
+# scores 0-0.15 with MiniLM): without a floor every memory of a small bank is a candidate
 WEIGHTS = {"bm25": 1.0, "dense": 0.6, "anchor": 1.0, "recency": 0.1, "lesson": 0.2,
            "adjacent": 0.2, "prf": 0.5}
 ADJACENT_FROM = 20
@@ -67,6 +69,7 @@ class Query:
     weights: dict[str, float] | None = None
     context_weight: float = -1.0  # < 0: CONTEXT_WEIGHT
     agent: str = ""  # private memories are seen only by their owner
+    dense_min: float = DENSE_MIN
     channels: tuple[str, ...] = ("bm25", "dense", "anchor", "recency", "lesson", "adjacent",
                                  "prf")
 
@@ -116,6 +119,7 @@ def recall(store: Any, embedder: Any, q: Query, neighbours: Any = None,
                 top = np.argpartition(-sims, min(CANDIDATES, len(sims) - 1))[:CANDIDATES] \
                     if len(sims) > CANDIDATES else np.arange(len(sims))
                 top = top[np.argsort(-sims[top])]
+                top = top[sims[top] >= q.dense_min]
                 lists["dense"] = [int(ids[j]) for j in top]
                 raw["dense"] = {int(ids[j]): float(sims[j]) for j in top}
     if "anchor" in q.channels:

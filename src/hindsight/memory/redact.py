@@ -5,7 +5,8 @@ token shapes: the providers' documentation (GitHub token prefixes ``ghp_``/``gho
 ``ghs_``/``ghr_``/``github_pat_``; AWS access key ids ``AKIA``/``ASIA``; Slack ``xox?-``;
 Stripe ``sk_live_``/``rk_live_``; Google ``AIza``; OpenAI/Anthropic ``sk-``), RFC 7519 (JWT),
 RFC 3986 (``user:password@`` in URLs), PEM armour (RFC 7468) for private keys, and the
-usual ``.env`` convention (``NAME_WITH_SECRET=value``).
+usual ``.env`` convention (a name ending in SECRET, TOKEN, PASSWORD, API_KEY, ACCESS_KEY,
+PRIVATE_KEY or CREDENTIAL, then ``=`` or ``:`` and the value, anywhere in the text).
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
     ("bearer_token", re.compile(r"(?i)(?<=\bbearer )[A-Za-z0-9._~+/-]{16,}=*"), 0),
     ("url_password", re.compile(r"(?<=://)([^/\s:@]+):(?!\[REDACTED)([^/\s@]+)(?=@)"), 2),
     ("env_secret", re.compile(
-        r"(?im)^(?:\s*export\s+)?\s*[A-Za-z0-9_.-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PWD|API_?KEY|"
-        r"PRIVATE_?KEY|ACCESS_?KEY|CREDENTIALS?|AUTH)[A-Za-z0-9_.-]*\s*[=:]\s*"
+        r"(?i)(?<![A-Za-z0-9])[A-Za-z0-9_.-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PWD|API_?KEY|"
+        r"PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL)S?(?![A-Za-z0-9])\s*[=:]\s*"
         r"(['\"]?)(?!\[REDACTED)([^\s'\"]{4,})\1"), 2),
     ("password", re.compile(
         r"(?i)\b(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key)\b\s*(?:is|=|:)\s*"

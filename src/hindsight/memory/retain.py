@@ -54,10 +54,15 @@ class Item:
     supersedes: int | None = None
 
 
-def fingerprint(text: str, kind: str, anchors: list[tuple[str, str, str]]) -> str:
+def fingerprint(text: str, kind: str, anchors: list[tuple[str, str, str]],
+                scope: str = "") -> str:
+    """xxh3-128 of the casefolded, whitespace-collapsed text with its kind, anchors and
+    scope (``private:<owner>`` for private memories: two agents' private notes never
+    collapse into one)."""
     norm = _WS.sub(" ", text.casefold()).strip()
     anc = "|".join(sorted(f"{p}::{s}" for p, s, _h in anchors))
-    return xxhash.xxh3_128_hexdigest(f"{kind}\0{norm}\0{anc}".encode())
+    return xxhash.xxh3_128_hexdigest(f"{kind}\0{norm}\0{anc}\0{scope}".encode(
+        "utf-8", "surrogatepass"))
 
 
 def prepare(item: Item, now: float, llm: Any = None) -> tuple[dict[str, Any], list[str]]:
@@ -103,7 +108,9 @@ def prepare(item: Item, now: float, llm: Any = None) -> tuple[dict[str, Any], li
     else:
         occ_ts = now
     tags = sorted({redact(t)[0].strip() for t in item.tags if t.strip()})
-    row = {"fingerprint": fingerprint(text, kind, item.anchors), "text": text, "kind": kind,
+    scope = f"private:{item.owner}" if item.visibility == "private" else ""
+    row = {"fingerprint": fingerprint(text, kind, item.anchors, scope), "text": text,
+           "kind": kind,
            "scene": u["scene"], "problem": u["problem"], "solution": u["solution"],
            "outcome": outcome, "tags": _json(tags), "context": ctx, "source": item.source,
            "session": item.session, "agent": item.agent, "commit_sha": item.commit_sha,
@@ -165,7 +172,7 @@ def retain(store: Any, embedder: Any, items: list[Item], *, batch: bool = False,
         for (row, found), it, v in zip(prepared, items, vecs, strict=True):
             same = store.by_fingerprint(row["fingerprint"])
             dup = None if same is not None else _near(store, ids, mat, v, it.anchors,
-                                                      near_dup)
+                                                      near_dup, it.visibility, it.owner)
             if dup is not None:
                 store.merge_into(dup, iso(now), f"near-duplicate of: {row['text'][:200]}")
                 out.append(Retained(dup, "merged", found, structured[len(out)]))
@@ -205,7 +212,7 @@ def embed_missing(store: Any, embedder: Any, todo: list[tuple[int, str]],
 
 
 def _near(store: Any, ids: Any, mat: Any, v: Any, anchors: list[tuple[str, str, str]],
-          threshold: float) -> int | None:
+          threshold: float, it_vis: str = "team", it_owner: str = "") -> int | None:
     if len(ids) == 0:
         return None
     sims = mat @ v
@@ -213,8 +220,11 @@ def _near(store: Any, ids: Any, mat: Any, v: Any, anchors: list[tuple[str, str, 
     if float(sims[best]) < threshold:
         return None
     mid = int(ids[best])
-    have = store.get([mid]).get(mid, {}).get("anchors", [])
+    row = store.get([mid]).get(mid, {})
+    have = row.get("anchors", [])
     if sorted((a["path"], a["symbol"]) for a in have) != sorted((p, s) for p, s, _ in anchors):
+        return None
+    if (row.get("visibility"), row.get("owner")) != (it_vis, it_owner):
         return None
     return mid
 
