@@ -32,9 +32,19 @@ def _item(d: dict[str, Any], n: int) -> Any:
     bad = sorted(set(d) - known)
     if bad:
         raise ConfigError(f"stdin line {n}: unknown field(s) {', '.join(bad)}")
+    from hindsight.memory.retain import check_item
+
     d = dict(d)
-    d["anchors"] = [_anchor(a, n) for a in (d.get("anchors") or [])]
-    return Item(**d)
+    anchors = d.get("anchors") or []
+    if not isinstance(anchors, list):
+        raise ConfigError(f"stdin line {n}: anchors must be a list")
+    d["anchors"] = [_anchor(a, n) for a in anchors]
+    item = Item(**d)
+    try:
+        check_item(item)
+    except ConfigError as e:
+        raise ConfigError(f"stdin line {n}: {e}") from None
+    return item
 
 
 def _anchor(a: Any, n: int) -> tuple[str, str, str]:
@@ -83,7 +93,9 @@ def retain(text: str, repo_root: str | None, kind: str | None, tags: tuple[str, 
                     continue
                 try:
                     items.append(_item(_json.loads(line), n))
-                except ValueError as e:
+                except (ValueError, RecursionError) as e:
+                    if isinstance(e, ConfigError):
+                        raise
                     raise ConfigError(f"stdin line {n}: not JSON ({e})") from None
             res = bank.retain_batch(items)
             data = [r.as_dict() for r in res]
@@ -159,7 +171,7 @@ def recall(query: str, repo_root: str | None, scene: str, files: tuple[str, ...]
 
 
 @app.command()
-@click.argument("mid", metavar="ID", type=click.IntRange(min=1))
+@click.argument("mid", metavar="ID", type=click.IntRange(1, 2**62))
 @repo_root_opt
 @click.option("--reason", default="", help="Why (kept in the audit log).")
 @click.option("--restore", is_flag=True, help="Make it active again.")
@@ -193,7 +205,7 @@ def memories(repo_root: str | None, status: str, kind: str | None, stale: bool, 
 
 
 @app.command()
-@click.argument("mid", metavar="ID", type=click.IntRange(min=1))
+@click.argument("mid", metavar="ID", type=click.IntRange(1, 2**62))
 @repo_root_opt
 @json_opt
 def show(mid: int, repo_root: str | None, json: bool) -> None:

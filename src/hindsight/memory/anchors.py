@@ -25,38 +25,48 @@ ABOVE = 3  # a comment this many lines above a definition belongs to it
 
 def check_anchors(mem: Any, code: Any) -> dict[str, int]:
     """Flag or re-point anchors; returns counts {stale, repointed}."""
-    rows = [r for r in mem.anchors_all() if not r[4]]
+    rows = mem.anchors_all()
     if not rows:
-        return {"stale": 0, "repointed": 0}
+        return {"stale": 0, "repointed": 0, "fresh": 0}
     files = code.load_files()
     stale: list[tuple[int, str, str, str]] = []
+    fresh: list[tuple[int, str, str]] = []
     repointed = 0
     now = iso(now_ts())
-    for mid, path, sym, h, _s in rows:
+    for mid, path, sym, h, was_stale in rows:
         if not sym:
-            if path not in files:
+            if path not in files and not was_stale:
                 stale.append((mid, path, sym, "file deleted or renamed"))
+            elif path in files and was_stale:
+                fresh.append((mid, path, sym))
             continue
         found = code.symbols_by_qname([f"{path}::{sym}"])
         if found:
-            if h and all(s.ast_hash != h for s in found):
+            same = not h or any(s.ast_hash == h for s in found)
+            if not same and not was_stale:
                 stale.append((mid, path, sym, "symbol changed"))
+            elif same and was_stale:
+                fresh.append((mid, path, sym))  # the edit was undone
             continue
         cands = code.symbols_with_hash(h, sym) if h else []
-        if len(cands) == 1:
+        if len(cands) == 1:  # moved or renamed, content unchanged
             mem.repoint(mid, (path, sym), (cands[0].path, cands[0].local), now)
             repointed += 1
             continue
-        stale.append((mid, path, sym, "symbol removed" if path in files
-                      else "file deleted or renamed"))
+        if not was_stale:
+            stale.append((mid, path, sym, "symbol removed" if path in files
+                          else "file deleted or renamed"))
     if stale:
         mem.mark_stale(stale, now)
-    return {"stale": len(stale), "repointed": repointed}
+    if fresh:
+        mem.clear_stale(fresh, now)
+    return {"stale": len(stale), "repointed": repointed, "fresh": len(fresh)}
 
 
 def sync_comments(mem: Any, code: Any, embedder: Any) -> dict[str, int]:
     """Make ``@hindsight:`` comments memories; returns counts {added, retired}."""
     from hindsight.memory.retain import Item, fingerprint, retain
+    from hindsight.redact import clean
 
     notes = code.notes()
     current = mem.listing("source='code_comment' AND status='active'", [], 1_000_000)
@@ -64,7 +74,10 @@ def sync_comments(mem: Any, code: Any, embedder: Any) -> dict[str, int]:
         return {"added": 0, "retired": 0}
     items: list[Item] = []
     by_file: dict[str, list[Any]] = {}
-    for path, src, line, text in notes:
+    for path, src, line, raw_text in notes:
+        text = clean(raw_text).strip()
+        if not text:
+            continue  # "# @hindsight:" with nothing after it
         owner = src
         if not owner:
             syms = by_file.setdefault(path, code.file_symbols(path))

@@ -19,9 +19,10 @@ def now_ts() -> float:
     if frozen:
         try:
             dt = datetime.fromisoformat(frozen)
-        except ValueError:
-            raise ConfigError(f"HINDSIGHT_NOW={frozen!r}: not an ISO 8601 date-time") from None
-        return (dt if dt.tzinfo else dt.astimezone()).timestamp()
+            return (dt if dt.tzinfo else dt.astimezone()).timestamp()
+        except (ValueError, OverflowError, OSError):
+            raise ConfigError(f"HINDSIGHT_NOW={frozen!r}: not an ISO 8601 date-time "
+                              "from 1970 to 9998") from None
     return time.time()
 
 
@@ -46,6 +47,15 @@ def parse_range(text: str, now: float | None = None) -> tuple[float, float]:
     ``last week`` (weeks start on Monday, ISO 8601), ``this month`` / ``last month``,
     ``N days ago`` (that whole day), ``last N days`` (from N×24 h ago to now). Raises
     ConfigError for anything else."""
+    try:
+        return _parse_range(text, now)
+    except (OverflowError, OSError, ValueError) as e:
+        if isinstance(e, ConfigError):
+            raise
+        raise ConfigError(f"{text!r}: out of the supported range (1970 to 9998)") from None
+
+
+def _parse_range(text: str, now: float | None) -> tuple[float, float]:
     t = text.strip().lower()
     n = now_ts() if now is None else now
     cur = datetime.fromtimestamp(n).astimezone()
@@ -82,6 +92,8 @@ def parse_range(text: str, now: float | None = None) -> tuple[float, float]:
                           "this/last week, this/last month, 3 days ago, last 7 days)") from None
     if dt.tzinfo is None:
         dt = dt.astimezone()
+    if dt.year < 1970:  # nothing is older than the epoch here: since it = everything
+        return 0.0, 0.0
     if len(text.strip()) <= 10:  # a date: the whole day
         return dt.timestamp(), (dt + timedelta(days=1)).timestamp()
     return dt.timestamp(), dt.timestamp() + 1

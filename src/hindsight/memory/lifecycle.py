@@ -23,7 +23,9 @@ def forget(store: Any, mid: int, reason: str) -> dict[str, Any]:
     row = store.get([mid]).get(mid)
     if row is None:
         raise NotFound(f"no memory {mid}")
-    store.set_status(mid, "forgotten", reason, iso(now_ts()))
+    from hindsight.redact import clean
+
+    store.set_status(mid, "forgotten", clean(reason), iso(now_ts()))
     return {"id": mid, "status": "forgotten", "was": row["status"]}
 
 

@@ -21,8 +21,8 @@ import xxhash
 from hindsight.errors import ConfigError
 from hindsight.memory import extract
 from hindsight.memory.clock import iso, now_ts
-from hindsight.memory.redact import redact
 from hindsight.memory.textindex import index_text
+from hindsight.redact import clean, redact
 
 NEAR_DUP = 0.85
 SOURCES = ("conversation", "commit", "tool", "human", "api", "code_comment", "import")
@@ -54,6 +54,32 @@ class Item:
     supersedes: int | None = None
 
 
+_STR_FIELDS = ("text", "kind", "outcome", "source", "session", "agent", "commit_sha", "ref",
+               "occurred", "context", "visibility", "owner")
+
+
+def check_item(item: Item) -> None:
+    """Raises ConfigError for a field of the wrong type or out of range (JSONL input)."""
+    import math
+
+    for f in _STR_FIELDS:
+        if not isinstance(getattr(item, f), str):
+            raise ConfigError(f"{f}: must be a string")
+    if not isinstance(item.tags, list) or not all(isinstance(t, str) for t in item.tags):
+        raise ConfigError("tags: must be a list of strings")
+    c = item.confidence
+    if isinstance(c, bool) or not isinstance(c, int | float) or not math.isfinite(c) or \
+            not 0 <= c <= 1:
+        raise ConfigError("confidence: must be a number from 0 to 1")
+    if item.supersedes is not None and (isinstance(item.supersedes, bool) or
+                                        not isinstance(item.supersedes, int) or
+                                        not 0 < item.supersedes < 2**62):
+        raise ConfigError("supersedes: must be a memory id")
+    for a in item.anchors:
+        if not (isinstance(a, tuple) and len(a) == 3 and all(isinstance(x, str) for x in a)):
+            raise ConfigError(f"anchor {a!r}: must be (path, symbol, ast_hash) strings")
+
+
 def fingerprint(text: str, kind: str, anchors: list[tuple[str, str, str]],
                 scope: str = "") -> str:
     """xxh3-128 of the casefolded, whitespace-collapsed text with its kind, anchors and
@@ -70,6 +96,7 @@ def prepare(item: Item, now: float, llm: Any = None) -> tuple[dict[str, Any], li
     ConfigError for an empty text or a bad kind/outcome/source/visibility/date."""
     from datetime import datetime
 
+    check_item(item)
     text, found = redact(item.text)
     if not text.strip():
         raise ConfigError("a memory needs some text")
@@ -102,21 +129,26 @@ def prepare(item: Item, now: float, llm: Any = None) -> tuple[dict[str, Any], li
     if item.occurred:
         try:
             dt = datetime.fromisoformat(item.occurred)
-        except ValueError:
-            raise ConfigError(f"occurred {item.occurred!r}: not an ISO 8601 date") from None
-        occ_ts = (dt if dt.tzinfo else dt.astimezone()).timestamp()
+            occ_ts = (dt if dt.tzinfo else dt.astimezone()).timestamp()
+        except (ValueError, TypeError, OverflowError, OSError):
+            raise ConfigError(f"occurred {item.occurred!r}: not an ISO 8601 date "
+                              "(1970 or later)") from None
     else:
         occ_ts = now
     tags = sorted({redact(t)[0].strip() for t in item.tags if t.strip()})
-    scope = f"private:{item.owner}" if item.visibility == "private" else ""
-    row = {"fingerprint": fingerprint(text, kind, item.anchors, scope), "text": text,
+    anchors = [(clean(p), clean(sym), h) for p, sym, h in item.anchors]
+    owner = clean(item.owner)
+    scope = f"private:{owner}" if item.visibility == "private" else ""
+    row = {"fingerprint": fingerprint(text, kind, anchors, scope), "text": text,
            "kind": kind,
            "scene": u["scene"], "problem": u["problem"], "solution": u["solution"],
            "outcome": outcome, "tags": _json(tags), "context": ctx, "source": item.source,
-           "session": item.session, "agent": item.agent, "commit_sha": item.commit_sha,
-           "ref": item.ref, "occurred_at": iso(occ_ts), "occurred_ts": occ_ts,
+           "session": clean(item.session), "agent": clean(item.agent),
+           "commit_sha": clean(item.commit_sha), "ref": clean(item.ref),
+           "occurred_at": iso(occ_ts), "occurred_ts": occ_ts,
            "created_at": iso(now), "created_ts": now, "last_accessed_ts": now,
-           "confidence": item.confidence, "visibility": item.visibility, "owner": item.owner}
+           "confidence": item.confidence, "visibility": item.visibility, "owner": owner,
+           "_anchors": anchors}
     row["_structured"] = "llm" if llm_unit is not None else f"rules ({why})"
     return row, found + found_ctx
 
@@ -161,9 +193,15 @@ def retain(store: Any, embedder: Any, items: list[Item], *, batch: bool = False,
     now = now_ts()
     prepared = [prepare(it, now, None if batch else llm) for it in items]
     structured = [row.pop("_structured") for row, _f in prepared]
+    anchors = [row.pop("_anchors") for row, _f in prepared]
     for it in items:  # check before anything is written
-        if it.supersedes is not None and not store.get([it.supersedes]):
-            raise ConfigError(f"--supersedes {it.supersedes}: no such memory")
+        if it.supersedes is not None:
+            old = store.get([it.supersedes]).get(it.supersedes)
+            if old is None:
+                raise ConfigError(f"--supersedes {it.supersedes}: no such memory")
+            if old["status"] != "active":
+                raise ConfigError(f"--supersedes {it.supersedes}: that memory is "
+                                  f"{old['status']}, not active")
     vecs = None
     if not batch and embed and embedder is not None:
         vecs = embedder.embed_batch([r["text"] for r, _ in prepared])
@@ -171,13 +209,14 @@ def retain(store: Any, embedder: Any, items: list[Item], *, batch: bool = False,
         ids, mat = store.matrix(embedder.model_id)
         for (row, found), it, v in zip(prepared, items, vecs, strict=True):
             same = store.by_fingerprint(row["fingerprint"])
-            dup = None if same is not None else _near(store, ids, mat, v, it.anchors,
-                                                      near_dup, it.visibility, it.owner)
+            dup = None if same is not None else _near(store, ids, mat, v, anchors[len(out)],
+                                                      near_dup, it.visibility, row["owner"],
+                                                      row["text"])
             if dup is not None:
                 store.merge_into(dup, iso(now), f"near-duplicate of: {row['text'][:200]}")
                 out.append(Retained(dup, "merged", found, structured[len(out)]))
                 continue
-            (mid, new), = store.insert([row], [it.anchors], [_fts(row)], iso(now))
+            (mid, new), = store.insert([row], [anchors[len(out)]], [_fts(row)], iso(now))
             if new:
                 store.set_vectors([(mid, np.asarray(v, dtype=np.float32).tobytes())],
                                   embedder.model_id)
@@ -185,7 +224,7 @@ def retain(store: Any, embedder: Any, items: list[Item], *, batch: bool = False,
                                 structured[len(out)]))
             _supersede(store, it, mid, now)
         return out
-    res = store.insert([r for r, _ in prepared], [it.anchors for it in items],
+    res = store.insert([r for r, _ in prepared], anchors,
                        [_fts(r) for r, _ in prepared], iso(now))
     out = [Retained(mid, "created" if new else "duplicate", f)
            for (mid, new), (_r, f) in zip(res, prepared, strict=True)]
@@ -211,8 +250,26 @@ def embed_missing(store: Any, embedder: Any, todo: list[tuple[int, str]],
     return len(todo)
 
 
+_POLARITY = frozenset(["not", "no", "never", "none", "nothing", "dont", "didnt", "doesnt",
+                       "isnt", "wasnt", "cant", "cannot", "wont", "without", "fail", "failed",
+                       "fails", "failure", "always", "must", "avoid"])
+
+
+def _lexically_close(a: str, b: str) -> bool:
+    """Near duplicates must also share most words and every negation/polarity word: an
+    embedding puts "X fixed it" and "X did not fix it" close together."""
+    from hindsight.memory.textindex import tokens
+
+    ta, tb = set(tokens(a)), set(tokens(b))
+    if (ta & _POLARITY) != (tb & _POLARITY):
+        return False
+    union = ta | tb
+    return not union or len(ta & tb) / len(union) >= 0.6
+
+
 def _near(store: Any, ids: Any, mat: Any, v: Any, anchors: list[tuple[str, str, str]],
-          threshold: float, it_vis: str = "team", it_owner: str = "") -> int | None:
+          threshold: float, it_vis: str = "team", it_owner: str = "", text: str = ""
+          ) -> int | None:
     if len(ids) == 0:
         return None
     sims = mat @ v
@@ -226,13 +283,14 @@ def _near(store: Any, ids: Any, mat: Any, v: Any, anchors: list[tuple[str, str, 
         return None
     if (row.get("visibility"), row.get("owner")) != (it_vis, it_owner):
         return None
+    if text and not _lexically_close(text, row.get("text", "")):
+        return None
     return mid
 
 
 def _supersede(store: Any, it: Item, mid: int, now: float) -> None:
     if it.supersedes is None:
         return
-    old = store.get([it.supersedes]).get(it.supersedes)
-    if old is None:
-        raise ConfigError(f"--supersedes {it.supersedes}: no such memory")
+    if it.supersedes == mid:
+        raise ConfigError(f"memory {mid} cannot supersede itself (the text is the same)")
     store.set_status(it.supersedes, "superseded", f"superseded by {mid}", iso(now), mid)

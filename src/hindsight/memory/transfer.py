@@ -47,10 +47,76 @@ def import_lines(mem: Any, lines: Iterable[str]) -> dict[str, int]:
             continue
         try:
             d = json.loads(line)
-            if not isinstance(d, dict) or not isinstance(d.get("text"), str) or \
-                    not d.get("fingerprint"):
-                raise ValueError("not an exported memory")
-        except ValueError as e:
+            rows.append(_checked(d))
+        except (ValueError, TypeError, KeyError, RecursionError) as e:
             raise ConfigError(f"import line {n}: {e}") from None
-        rows.append(d)
     return mem.import_rows(rows, index_text)
+
+
+_TEXT = ("text", "kind", "scene", "problem", "solution", "outcome", "context", "source",
+         "session", "agent", "commit_sha", "ref", "occurred_at", "created_at", "status",
+         "status_reason", "status_at", "visibility", "owner", "stale_reason", "model")
+_NUM = ("occurred_ts", "created_ts", "last_accessed_ts", "confidence")
+_STATUS = ("active", "archived", "forgotten", "superseded")
+
+
+def _checked(d: Any) -> dict[str, Any]:
+    """An exported row, validated, with every string redacted again (an export may come
+    from elsewhere or have been edited) and its fingerprint recomputed from its content.
+    Raises ValueError/TypeError/KeyError naming the problem."""
+    import math
+
+    from hindsight.memory.extract import KINDS
+    from hindsight.memory.retain import fingerprint
+    from hindsight.redact import clean
+
+    if not isinstance(d, dict):
+        raise ValueError("not a JSON object")
+    for k in ("text", "kind", "occurred_at", "created_at"):
+        if not isinstance(d.get(k), str) or not d[k]:
+            raise ValueError(f"{k} is missing or not a string")
+    for k in _TEXT:
+        if d.get(k) is None:
+            d[k] = ""
+        if not isinstance(d[k], str):
+            raise ValueError(f"{k} must be a string")
+        d[k] = clean(d[k])
+    if d["kind"] not in KINDS or d["status"] not in _STATUS:
+        raise ValueError(f"kind {d['kind']!r} / status {d['status']!r} unknown")
+    for k in _NUM:
+        v = d.get(k)
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            raise ValueError(f"{k} must be a number")
+    if not 0 <= d["confidence"] <= 1:
+        raise ValueError("confidence must be between 0 and 1")
+    for k in ("access_count", "stale"):
+        if not isinstance(d.get(k, 0), int):
+            raise ValueError(f"{k} must be an integer")
+    tags = d.get("tags") or []
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise ValueError("tags must be a list of strings")
+    d["tags"] = [clean(t) for t in tags]
+    anchors = d.get("anchors") or []
+    if not isinstance(anchors, list):
+        raise ValueError("anchors must be a list")
+    for a in anchors:
+        if not isinstance(a, dict) or not isinstance(a.get("path"), str):
+            raise ValueError("an anchor needs a path")
+        a["path"], a["symbol"] = clean(a["path"]), clean(str(a.get("symbol") or ""))
+        a["ast_hash"] = str(a.get("ast_hash") or "")
+    for h in d.get("history") or []:
+        if not isinstance(h, dict) or not all(isinstance(h.get(k), str)
+                                              for k in ("at", "action")):
+            raise ValueError("a history row needs at and action")
+        h["detail"] = clean(str(h.get("detail") or ""))
+    vec = d.get("vector")
+    if vec is not None:
+        raw = base64.b64decode(vec, validate=True)
+        if not raw or len(raw) % 4:
+            raise ValueError("vector is not float32 data")
+        d["_dim"] = len(raw) // 4
+    scope = f"private:{d['owner']}" if d["visibility"] == "private" else ""
+    d["fingerprint"] = fingerprint(d["text"], d["kind"],
+                                   [(a["path"], a["symbol"], a["ast_hash"]) for a in anchors],
+                                   scope)
+    return d

@@ -21,10 +21,11 @@ from hindsight.errors import ProviderError
 
 
 def _post(url: str, body: dict[str, Any], key: str, timeout: float) -> dict[str, Any]:
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json",
-                                          **({"Authorization": f"Bearer {key}"} if key else {})})
     try:
+        req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json",
+                                              **({"Authorization": f"Bearer {key}"}
+                                                 if key else {})})
         with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 - user's URL
             data = json.loads(resp.read().decode("utf-8"))
     except (urllib.error.URLError, OSError, ValueError, TimeoutError) as e:
@@ -84,7 +85,12 @@ class OpenAICompatLLM:
         base = os.environ.get("HINDSIGHT_LLM_URL", "")
         if not base:
             return None
-        timeout = float(os.environ.get("HINDSIGHT_LLM_TIMEOUT_S", "10") or 10)
+        try:
+            timeout = float(os.environ.get("HINDSIGHT_LLM_TIMEOUT_S", "10") or 10)
+        except ValueError:
+            raise ProviderError("HINDSIGHT_LLM_TIMEOUT_S: not a number of seconds") from None
+        if not timeout > 0:
+            raise ProviderError("HINDSIGHT_LLM_TIMEOUT_S: must be above 0")
         return cls(base, os.environ.get("HINDSIGHT_LLM_MODEL", ""),
                    os.environ.get("HINDSIGHT_LLM_API_KEY", ""), timeout)
 

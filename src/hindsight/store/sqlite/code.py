@@ -9,6 +9,7 @@ from typing import Any
 
 from hindsight.errors import StorageError
 from hindsight.models import ParseResult, Symbol
+from hindsight.redact import clean
 from hindsight.store.base import EdgeMap, FileRow, StoredEdge
 from hindsight.store.sqlite.db import create_indexes, drop_indexes
 
@@ -74,11 +75,12 @@ class SqliteCodeStore:
             "start_col, end_line, end_col, signature, doc, language, ast_hash) "
             "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             [(fid, s.name, s.local, s.name.casefold(), s.kind, s.parent, s.start_line,
-              s.start_col, s.end_line, s.end_col, s.signature, s.doc, s.language, s.ast_hash)
+              s.start_col, s.end_line, s.end_col, clean(s.signature), clean(s.doc), s.language,
+              s.ast_hash)
              for s in r.symbols])
         if r.hindsight_notes:
             c.executemany("INSERT INTO notes VALUES(?,?,?,?)",
-                          [(fid, src, line, text)
+                          [(fid, src, line, clean(text))
                            for src, line, text in r.hindsight_notes])
 
     @staticmethod

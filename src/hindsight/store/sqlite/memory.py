@@ -74,12 +74,19 @@ class SqliteMemoryStore:
                               (mid, at, "retain"))
                     out.append((mid, True))
                 else:
-                    mid = c.execute("SELECT id FROM memories WHERE fingerprint=?",
-                                    (row["fingerprint"],)).fetchone()[0]
+                    mid, status = c.execute("SELECT id, status FROM memories WHERE "
+                                            "fingerprint=?", (row["fingerprint"],)).fetchone()
                     c.execute("UPDATE memories SET access_count=access_count+1 WHERE id=?",
                               (mid,))
                     c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) "
                               "VALUES(?,?,?,?)", (mid, at, "duplicate", "exact"))
+                    if status != "active":  # retained again: it is current again
+                        self._cache = None
+                        c.execute("UPDATE memories SET status='active', status_reason='', "
+                                  "status_at=?, superseded_by=NULL WHERE id=?", (at, mid))
+                        c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) "
+                                  "VALUES(?,?,?,?)", (mid, at, "active",
+                                                      f"retained again (was {status})"))
                     out.append((mid, False))
         return out
 
@@ -284,10 +291,26 @@ class SqliteMemoryStore:
             "SELECT a.memory_id, a.path, a.symbol, a.ast_hash, a.stale FROM memory_anchors a "
             "JOIN memories m ON m.id=a.memory_id WHERE m.status IN ('active','archived')")]
 
+    def clear_stale(self, items: list[tuple[int, str, str]], at: str) -> None:
+        """Anchors (memory id, path, symbol) that match the code again; a memory whose
+        anchors are all fresh is no longer stale."""
+        with self._tx() as c:
+            for mid, path, sym in items:
+                c.execute("UPDATE memory_anchors SET stale=0, reason='' WHERE memory_id=? AND "
+                          "path=? AND symbol=?", (mid, path, sym))
+                if not c.execute("SELECT 1 FROM memory_anchors WHERE memory_id=? AND stale=1",
+                                 (mid,)).fetchone():
+                    c.execute("UPDATE memories SET stale=0, stale_reason='' WHERE id=?", (mid,))
+                c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) "
+                          "VALUES(?,?,?,?)", (mid, at, "fresh", f"{path}::{sym} matches again"))
+
     def repoint(self, mid: int, old: tuple[str, str], new: tuple[str, str], at: str) -> None:
         with self._tx() as c:
-            c.execute("UPDATE memory_anchors SET path=?, symbol=? WHERE memory_id=? AND path=? "
-                      "AND symbol=?", (*new, mid, *old))
+            c.execute("UPDATE memory_anchors SET path=?, symbol=?, stale=0, reason='' WHERE "
+                      "memory_id=? AND path=? AND symbol=?", (*new, mid, *old))
+            if not c.execute("SELECT 1 FROM memory_anchors WHERE memory_id=? AND stale=1",
+                             (mid,)).fetchone():
+                c.execute("UPDATE memories SET stale=0, stale_reason='' WHERE id=?", (mid,))
             c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) VALUES(?,?,?,?)",
                       (mid, at, "repointed", f"{old[0]}::{old[1]} -> {new[0]}::{new[1]}"))
 
@@ -319,8 +342,13 @@ class SqliteMemoryStore:
         cols = [r[1] for r in self.conn.execute("PRAGMA table_info(memories)") if r[1] != "id"]
         idmap: dict[int, int] = {}
         imported = skipped = 0
+        dims = {r[0]: len(r[1]) // 4 for r in self.conn.execute(
+            "SELECT model, vector FROM memories WHERE vector IS NOT NULL GROUP BY model")}
         with self._tx() as c:
             for d in rows:
+                if d.get("_dim") and dims.setdefault(d.get("model", ""), d["_dim"]) != d["_dim"]:
+                    d["vector"] = None  # another size for this model: re-embed instead
+                    d["model"] = ""
                 vals = []
                 for k in cols:
                     v = d.get(k)
