@@ -170,7 +170,7 @@ def test_time_filters_with_a_frozen_clock(repo: Path, tz: str) -> None:
 def test_empty_and_unknown_bank(repo: Path, tmp_path: Path) -> None:
     with open_bank(str(repo)) as b:
         res = b.recall("anything at all")
-        assert res == {"hits": [], "channels": {}, "tokens": 0, "ms": 0.0}
+        assert res == {"hits": [], "channels": {}, "reranked_by": "", "tokens": 0, "ms": 0.0}
     other = tmp_path / "never"
     other.mkdir()
     with pytest.raises(BankNotFound):

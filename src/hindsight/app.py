@@ -459,8 +459,13 @@ class Bank:
         q = Query(text=text, files=files, symbols=syms, **kw)
         store = self.memory_store
         if not store.has_active():
-            return {"hits": [], "channels": {}, "tokens": 0, "ms": 0.0}
-        res = recall(store, self.embedder, q, self._neighbours)
+            return {"hits": [], "channels": {}, "reranked_by": "", "tokens": 0, "ms": 0.0}
+        reranker = None
+        if q.rerank:
+            from hindsight.providers.local_reranker import OnnxCrossEncoder
+
+            reranker = OnnxCrossEncoder.from_env()
+        res = recall(store, self.embedder, q, self._neighbours, reranker=reranker)
         if touch and res["hits"]:
             from hindsight.memory.clock import now_ts
 

@@ -90,7 +90,7 @@ def _rank(ids: list[int]) -> dict[int, int]:
 
 
 def recall(store: Any, embedder: Any, q: Query, neighbours: Any = None,
-           time_ms: float = 150.0) -> dict[str, Any]:
+           time_ms: float = 150.0, reranker: Any = None) -> dict[str, Any]:
     """Run ``q``. ``neighbours(files, symbols)`` → (path, local) call-graph neighbours (or
     None). Returns ``{"hits": [...], "channels": {name: n candidates}, "ms": …}``; each hit
     has the memory's fields plus ``score`` and ``explain`` (per channel: rank, raw score)."""
@@ -149,9 +149,14 @@ def recall(store: Any, embedder: Any, q: Query, neighbours: Any = None,
         lists["adjacent"] = [n for n in extra if n in rows]
     fused = _fuse(lists, weights)
     order = sorted(fused, key=lambda i: (-fused[i], i))
-    if q.rerank and qvec is not None and order and \
-            (time.perf_counter() - t0) * 1000 < time_ms:
-        order = _rerank(store, embedder, qvec, order, fused)
+    reranked_by = ""
+    if q.rerank and order and (time.perf_counter() - t0) * 1000 < time_ms:
+        if reranker is not None:
+            order = _cross_rerank(reranker, text, order, rows)
+            reranked_by = reranker.model_id
+        elif qvec is not None:
+            order = _rerank(store, embedder, qvec, order, fused)
+            reranked_by = embedder.model_id
     ranks = {n: _rank(v) for n, v in lists.items()}
     hits: list[dict[str, Any]] = []
     used = 0
@@ -169,7 +174,8 @@ def recall(store: Any, embedder: Any, q: Query, neighbours: Any = None,
                         for n in lists if i in ranks[n]}
         hits.append(r)
     return {"hits": hits, "channels": {n: len(v) for n, v in lists.items()},
-            "tokens": used, "ms": round((time.perf_counter() - t0) * 1000, 3)}
+            "reranked_by": reranked_by, "tokens": used,
+            "ms": round((time.perf_counter() - t0) * 1000, 3)}
 
 
 def _fuse(lists: dict[str, list[int]], weights: dict[str, float]) -> dict[int, float]:
@@ -214,6 +220,15 @@ def _prf(store: Any, text: str, top: list[int], cw: float) -> list[int]:
         return []
     got = store.fts(match_query(text + " " + " ".join(extra)), CANDIDATES, (1.0, cw))
     return [i for i, _ in got]
+
+
+def _cross_rerank(reranker: Any, text: str, order: list[int], rows: dict[int, Any]
+                  ) -> list[int]:
+    """Order the top ``RERANK_TOP`` by the cross-encoder's score for (query, memory)."""
+    top = order[:RERANK_TOP]
+    scores = reranker.score(text, [rows[i]["text"] for i in top])
+    ranked = [i for _s, i in sorted(zip((-float(x) for x in scores), top, strict=True))]
+    return ranked + order[RERANK_TOP:]
 
 
 def _keep(r: dict[str, Any], q: Query) -> bool:
