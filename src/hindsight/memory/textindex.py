@@ -58,9 +58,13 @@ into over under again also any all each both some such only own same s t don don
 
 
 def match_query(text: str) -> str:
-    """An FTS5 MATCH expression for ``text``: its tokens OR-ed (function words dropped when
-    others remain), a CJK run as a phrase of its bigrams; ``""`` when the text has no
-    token."""
+    """See :func:`match_terms`; the terms joined with ``OR``."""
+    return " OR ".join(match_terms(text))
+
+
+def match_terms(text: str) -> list[str]:
+    """The quoted FTS5 terms of ``text``: its tokens (function words dropped when others
+    remain), a CJK run as a phrase of its bigrams; ``[]`` when the text has no token."""
     terms: list[str] = []
     seen: set[str] = set()
     words = [t for m in _TOKEN.finditer(text) if not _CJK_RUN.match(m.group(0))
@@ -81,4 +85,4 @@ def match_query(text: str) -> str:
             if q not in seen:
                 seen.add(q)
                 terms.append(q)
-    return " OR ".join(terms)
+    return terms

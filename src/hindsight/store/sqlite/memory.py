@@ -222,6 +222,18 @@ class SqliteMemoryStore:
             raise StorageError(f"full-text query failed: {e}") from e
         return [(r[0], r[1]) for r in rows]
 
+    def term_rows(self, terms: list[str]) -> dict[str, int]:
+        """How many memories hold each quoted FTS term (any status)."""
+        out = {}
+        for t in terms:
+            try:
+                out[t] = int(self.conn.execute(
+                    "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?", (t,)
+                ).fetchone()[0])
+            except sqlite3.OperationalError:
+                out[t] = 0
+        return out
+
     def matrix(self, model: str) -> tuple[Any, Any]:
         """(ids, vectors) of active memories embedded with ``model``: int64 array and a
         float32 matrix (rows unit length). Kept in memory: reloaded only when another
