@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from hindsight.errors import StorageError
 from hindsight.models import ParseResult, Symbol
 from hindsight.redact import clean
 from hindsight.store.base import EdgeMap, FileRow, StoredEdge
-from hindsight.store.sqlite.db import create_indexes, drop_indexes
+from hindsight.store.sqlite.db import create_indexes, drop_indexes, transaction
 
 _SYM_COLS = ("f.path, s.name, s.local, s.kind, s.parent, s.start_line, s.start_col, "
              "s.end_line, s.end_col, s.signature, s.doc, s.language, s.ast_hash")
@@ -29,21 +27,8 @@ class SqliteCodeStore:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        c = self.conn
-        try:
-            c.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as e:
-            raise StorageError(f"cannot start a write transaction: {e}") from e
-        try:
-            yield c
-            c.execute("COMMIT")
-        except BaseException as e:
-            c.execute("ROLLBACK")
-            if isinstance(e, sqlite3.Error):
-                raise StorageError(f"write failed, nothing changed: {e}") from e
-            raise
+    def _tx(self) -> Any:
+        return transaction(self.conn)
 
     # --- indexing ---------------------------------------------------------------------
     def load_files(self) -> dict[str, FileRow]:

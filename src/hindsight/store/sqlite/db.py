@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from hindsight.errors import StorageError
@@ -139,6 +141,25 @@ INDEXES: list[tuple[str, str]] = [
     ("ix_files_dir", "files(dir)"),
     ("ix_files_package", "files(package)"),
 ]
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction (``BEGIN IMMEDIATE``: the write lock is taken up front, so a
+    busy bank waits ``busy_timeout`` instead of failing half-way). Commits on success; on
+    any error rolls back, so nothing changes, and sqlite errors become StorageError."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error as e:
+        raise StorageError(f"cannot start a write transaction: {e}") from e
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException as e:
+        conn.execute("ROLLBACK")
+        if isinstance(e, sqlite3.Error):
+            raise StorageError(f"write failed, nothing changed: {e}") from e
+        raise
 
 
 def now_iso() -> str:

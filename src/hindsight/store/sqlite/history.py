@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from hindsight.errors import StorageError
 from hindsight.models import SymbolChange
+from hindsight.store.sqlite.db import transaction
 
 _CHUNK = 500
 ORDER = "c.committer_ts DESC, c.seq DESC"
@@ -35,21 +34,8 @@ class SqliteHistoryStore:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        c = self.conn
-        try:
-            c.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as e:
-            raise StorageError(f"cannot start a write transaction: {e}") from e
-        try:
-            yield c
-            c.execute("COMMIT")
-        except BaseException as e:
-            c.execute("ROLLBACK")
-            if isinstance(e, sqlite3.Error):
-                raise StorageError(f"write failed, nothing changed: {e}") from e
-            raise
+    def _tx(self) -> Any:
+        return transaction(self.conn)
 
     def get_meta(self, key: str) -> str | None:
         r = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from hindsight.errors import StorageError
+from hindsight.store.sqlite.db import transaction
 
 _CHUNK = 500
 
@@ -27,22 +27,9 @@ class SqliteMemoryStore:
         self.conn = conn
         self._cache: dict[str, Any] | None = None
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
+    def _tx(self) -> Any:
         self._writes = getattr(self, "_writes", 0) + 1
-        c = self.conn
-        try:
-            c.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as e:
-            raise StorageError(f"cannot start a write transaction: {e}") from e
-        try:
-            yield c
-            c.execute("COMMIT")
-        except BaseException as e:
-            c.execute("ROLLBACK")
-            if isinstance(e, sqlite3.Error):
-                raise StorageError(f"write failed, nothing changed: {e}") from e
-            raise
+        return transaction(self.conn)
 
     def get_meta(self, key: str) -> str | None:
         r = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
