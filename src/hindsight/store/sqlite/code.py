@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from hindsight.models import ParseResult, Symbol
 from hindsight.redact import clean
 from hindsight.store.base import EdgeMap, FileRow, StoredEdge
-from hindsight.store.sqlite.db import create_indexes, drop_indexes, transaction
+from hindsight.store.sqlite.db import (
+    chunks,
+    create_indexes,
+    drop_indexes,
+    transaction,
+)
 
 _SYM_COLS = ("f.path, s.name, s.local, s.kind, s.parent, s.start_line, s.start_col, "
              "s.end_line, s.end_col, s.signature, s.doc, s.language, s.ast_hash")
-_CHUNK = 500
 
-
-def _chunks(items: list[Any]) -> Iterator[list[Any]]:
-    for i in range(0, len(items), _CHUNK):
-        yield items[i:i + _CHUNK]
 
 
 class SqliteCodeStore:
@@ -114,7 +114,7 @@ class SqliteCodeStore:
             gone += [old[r.path] for r in changed if r.path in old]
             rerun = [id_of[p] for p in edges if p in id_of and p not in modules]
             before = self._file_counts(c, gone + rerun)
-            for ids in _chunks(gone):
+            for ids in chunks(gone):
                 q = ",".join("?" * len(ids))
                 for t in ("symbols", "edges", "deps", "notes"):
                     c.execute(f"DELETE FROM {t} WHERE file_id IN ({q})", ids)
@@ -143,7 +143,7 @@ class SqliteCodeStore:
     @staticmethod
     def _file_counts(c: sqlite3.Connection, ids: list[int]) -> dict[str, int]:
         out = dict.fromkeys(SqliteCodeStore._COUNT_KEYS, 0)
-        for ch in _chunks(sorted(set(ids))):
+        for ch in chunks(sorted(set(ids))):
             q = ",".join("?" * len(ch))
             out["symbols"] += c.execute(f"SELECT count(*) FROM symbols WHERE file_id IN ({q})",
                                         ch).fetchone()[0]
@@ -187,7 +187,7 @@ class SqliteCodeStore:
 
     def dependents(self, keys: Iterable[str]) -> set[str]:
         out: set[str] = set()
-        for ks in _chunks(sorted(set(keys))):
+        for ks in chunks(sorted(set(keys))):
             q = ",".join("?" * len(ks))
             out.update(r[0] for r in self.conn.execute(
                 f"SELECT DISTINCT f.path FROM deps d JOIN files f ON f.id=d.file_id "
@@ -280,7 +280,7 @@ class SqliteCodeStore:
     def symbols_by_qname(self, qnames: Iterable[str]) -> list[Symbol]:
         out: list[Symbol] = []
         for path, locals_ in self._by_path(qnames).items():
-            for ch in _chunks(locals_):
+            for ch in chunks(locals_):
                 out += self._syms(f"f.path=? AND s.local IN ({','.join('?' * len(ch))})",
                                   [path, *ch], 100000)
         return out
@@ -292,11 +292,11 @@ class SqliteCodeStore:
         """Call/inherits edges whose ``dst`` is one of ``qnames``, plus unresolved call edges
         whose bare name is one of ``names``."""
         out: list[StoredEdge] = []
-        for ch in _chunks(qnames):
+        for ch in chunks(qnames):
             out += [StoredEdge(*r) for r in self.conn.execute(
                 self._EDGE_SQL + f"e.dst IN ({','.join('?' * len(ch))}) AND e.dst != '' "
                 "AND e.kind IN ('call', 'inherits')", ch)]
-        for ch in _chunks(names):
+        for ch in chunks(names):
             out += [StoredEdge(*r) for r in self.conn.execute(
                 self._EDGE_SQL + f"e.name IN ({','.join('?' * len(ch))}) AND e.dst='' "
                 "AND e.kind='call'", ch)]
@@ -306,7 +306,7 @@ class SqliteCodeStore:
         """Call/inherits edges whose caller is one of ``qnames``, in line order per caller."""
         out: list[StoredEdge] = []
         for path, locals_ in self._by_path(qnames).items():
-            for ch in _chunks(locals_):
+            for ch in chunks(locals_):
                 out += [StoredEdge(*r) for r in self.conn.execute(
                     self._EDGE_SQL + "e.file_id=(SELECT id FROM files WHERE path=?) AND "
                     f"e.src IN ({','.join('?' * len(ch))}) AND e.kind IN ('call', 'inherits') "

@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from typing import Any
 
 from hindsight.errors import StorageError
 
@@ -160,6 +161,18 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         if isinstance(e, sqlite3.Error):
             raise StorageError(f"write failed, nothing changed: {e}") from e
         raise
+
+
+def rows_as_dicts(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
+    """The rows of ``cur`` as dicts keyed by column name."""
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+
+def chunks(items: list[Any], size: int = 500) -> Iterator[list[Any]]:
+    """``items`` in slices of ``size`` (SQLite limits the parameters of one statement)."""
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
 
 
 def now_iso() -> str:

@@ -5,27 +5,18 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from hindsight.models import SymbolChange
-from hindsight.store.sqlite.db import transaction
+from hindsight.store.sqlite.db import chunks, rows_as_dicts, transaction
 
-_CHUNK = 500
 ORDER = "c.committer_ts DESC, c.seq DESC"
 _CHANGE_COLS = ("c.sha, c.author_name, c.author_email, c.author_date, c.committer_ts, c.seq, "
                 "c.subject, c.reachable, s.path, s.local, s.kind, s.change, s.old_path, "
                 "s.old_local, s.old_hash, s.new_hash, s.start_line, s.end_line")
 
 
-def _chunks(items: list[Any]) -> Iterator[list[Any]]:
-    for i in range(0, len(items), _CHUNK):
-        yield items[i:i + _CHUNK]
-
-
-def _dicts(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
 
 
 class SqliteHistoryStore:
@@ -49,7 +40,7 @@ class SqliteHistoryStore:
     def known_commits(self, shas: list[str]) -> dict[str, tuple[int, int, int, int]]:
         """{sha: (expanded, huge, boundary, reachable)} for the stored ones among ``shas``."""
         out = {}
-        for ch in _chunks(shas):
+        for ch in chunks(shas):
             q = ",".join("?" * len(ch))
             for r in self.conn.execute(f"SELECT sha, expanded, huge, boundary, reachable FROM "
                                        f"commits WHERE sha IN ({q})", ch):
@@ -72,7 +63,7 @@ class SqliteHistoryStore:
 
     def seqs(self, shas: list[str]) -> dict[str, int]:
         out: dict[str, int] = {}
-        for ch in _chunks(shas):
+        for ch in chunks(shas):
             q = ",".join("?" * len(ch))
             out.update({r[0]: r[1] for r in self.conn.execute(
                 f"SELECT sha, seq FROM commits WHERE sha IN ({q})", ch)})
@@ -93,7 +84,7 @@ class SqliteHistoryStore:
         symbol changes) in one transaction."""
         with self._tx() as c:
             shas = [m["sha"] for m in commits]
-            for ch in _chunks(shas):
+            for ch in chunks(shas):
                 q = ",".join("?" * len(ch))
                 for t in ("commits", "commit_files", "symbol_changes"):
                     c.execute(f"DELETE FROM {t} WHERE sha IN ({q})", ch)
@@ -139,7 +130,7 @@ class SqliteHistoryStore:
         """One stored commit (``sha`` may be a unique prefix of at least 4 hex digits)."""
         cur = self.conn.execute("SELECT * FROM commits WHERE sha >= ? AND sha < ? LIMIT 2",
                                 (sha, sha + "g"))
-        rows = _dicts(cur)
+        rows = rows_as_dicts(cur)
         return rows[0] if len(rows) == 1 else None
 
     def symbol_changes(self, path: str, local: str, before: tuple[int, int] | None = None,
@@ -156,7 +147,7 @@ class SqliteHistoryStore:
             where += " AND c.reachable=1"
         cur = self.conn.execute(f"SELECT {_CHANGE_COLS} FROM symbol_changes s JOIN commits c "
                                 f"ON c.sha=s.sha WHERE {where} ORDER BY {ORDER}", args)
-        return _dicts(cur)
+        return rows_as_dicts(cur)
 
     def locals_named(self, name: str) -> list[tuple[str, str]]:
         """(path, local) pairs in the history whose local name is ``name`` or ends with
@@ -176,13 +167,13 @@ class SqliteHistoryStore:
             "WHERE (f.path=? OR f.old_path=?)" + ("" if include_unreachable else
                                                    " AND c.reachable=1") +
             f" ORDER BY {ORDER}", (path, path))
-        return _dicts(cur)
+        return rows_as_dicts(cur)
 
     def noise_shas(self, shas: Iterable[str]) -> set[str]:
         """The huge commits and merges among ``shas`` (left out of co-change and churn:
         a merge repeats its branch's commits)."""
         out: set[str] = set()
-        for ch in _chunks(list(shas)):
+        for ch in chunks(list(shas)):
             q = ",".join("?" * len(ch))
             out |= {r[0] for r in self.conn.execute(
                 f"SELECT sha FROM commits WHERE (huge=1 OR instr(parents, ' ') > 0) "
@@ -235,7 +226,7 @@ class SqliteHistoryStore:
             "JOIN commits c ON c.sha=f.sha WHERE c.reachable=1 AND c.huge=0 "
             "AND instr(c.parents, ' ') = 0 AND c.committer_ts >= ? GROUP BY f.path",
             (since_ts,))
-        return _dicts(cur)
+        return rows_as_dicts(cur)
 
     def symbol_churn(self, since_ts: int) -> list[dict[str, Any]]:
         cur = self.conn.execute(
@@ -245,7 +236,7 @@ class SqliteHistoryStore:
             "AND instr(c.parents, ' ') = 0 AND c.committer_ts >= ? "
             "AND s.change IN ('modified','added','moved') "
             "GROUP BY s.path, s.local", (since_ts,))
-        return _dicts(cur)
+        return rows_as_dicts(cur)
 
     # --- edit trace -------------------------------------------------------------------
     def add_trace_event(self, event: dict[str, Any], symbols: list[SymbolChange]) -> int:
@@ -284,12 +275,12 @@ class SqliteHistoryStore:
             args += [local, "%." + local.replace("%", "\\%").replace("_", "\\_")]
         cur = self.conn.execute(f"SELECT * FROM trace_events e WHERE {' AND '.join(where)} "
                                 f"ORDER BY e.ts_unix DESC, e.id DESC LIMIT ?", [*args, limit])
-        events = _dicts(cur)
+        events = rows_as_dicts(cur)
         ids = [e["id"] for e in events]
         syms: dict[int, list[dict[str, Any]]] = {}
-        for ch in _chunks(ids):
+        for ch in chunks(ids):
             q = ",".join("?" * len(ch))
-            for s in _dicts(self.conn.execute(
+            for s in rows_as_dicts(self.conn.execute(
                     f"SELECT * FROM trace_symbols WHERE event_id IN ({q}) "
                     f"ORDER BY event_id, rowid", ch)):
                 syms.setdefault(s.pop("event_id"), []).append(s)

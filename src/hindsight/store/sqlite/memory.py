@@ -10,14 +10,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from hindsight.errors import StorageError
-from hindsight.store.sqlite.db import transaction
+from hindsight.store.sqlite.db import rows_as_dicts, transaction
 
 _CHUNK = 500
 
-
-def _dicts(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
 
 
 class SqliteMemoryStore:
@@ -152,11 +148,11 @@ class SqliteMemoryStore:
         for i in range(0, len(ids), _CHUNK):
             ch = ids[i:i + _CHUNK]
             q = ",".join("?" * len(ch))
-            for r in _dicts(self.conn.execute(
+            for r in rows_as_dicts(self.conn.execute(
                     f"SELECT {self._cols()} FROM memories WHERE id IN ({q})", ch)):
                 r["tags"] = json.loads(r["tags"])
                 out[r["id"]] = r
-            for a in _dicts(self.conn.execute(
+            for a in rows_as_dicts(self.conn.execute(
                     f"SELECT * FROM memory_anchors WHERE memory_id IN ({q})", ch)):
                 out[a.pop("memory_id")].setdefault("anchors", []).append(a)
         for r in out.values():
@@ -193,7 +189,7 @@ class SqliteMemoryStore:
         return r[0] if r else None
 
     def audit(self, mid: int) -> list[dict[str, Any]]:
-        return _dicts(self.conn.execute(
+        return rows_as_dicts(self.conn.execute(
             "SELECT at, action, detail FROM memory_audit WHERE memory_id=? ORDER BY id", (mid,)))
 
     def fts(self, match: str, limit: int, weights: tuple[float, float]
@@ -327,11 +323,11 @@ class SqliteMemoryStore:
             "WHERE status='active'")]
 
     def export_rows(self) -> Iterator[dict[str, Any]]:
-        yield from _dicts(self.conn.execute("SELECT id FROM memories ORDER BY id"))
+        yield from rows_as_dicts(self.conn.execute("SELECT id FROM memories ORDER BY id"))
 
     def export_full(self, ids: list[int]) -> list[dict[str, Any]]:
         q = ",".join("?" * len(ids))
-        return _dicts(self.conn.execute(f"SELECT * FROM memories WHERE id IN ({q})", ids))
+        return rows_as_dicts(self.conn.execute(f"SELECT * FROM memories WHERE id IN ({q})", ids))
 
     def import_rows(self, rows: list[dict[str, Any]], index_text: Any) -> dict[str, int]:
         """Insert exported rows (see :mod:`hindsight.memory.transfer`) in one transaction."""
