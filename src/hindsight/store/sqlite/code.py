@@ -9,26 +9,15 @@ from typing import Any
 from hindsight.models import ParseResult, Symbol
 from hindsight.redact import clean
 from hindsight.store.base import EdgeMap, FileRow, StoredEdge
-from hindsight.store.sqlite.db import (
-    chunks,
-    create_indexes,
-    drop_indexes,
-    transaction,
-)
+from hindsight.store.sqlite.db import SqliteStore, chunks, create_indexes, drop_indexes
 
 _SYM_COLS = ("f.path, s.name, s.local, s.kind, s.parent, s.start_line, s.start_col, "
              "s.end_line, s.end_col, s.signature, s.doc, s.language, s.ast_hash")
 
 
 
-class SqliteCodeStore:
+class SqliteCodeStore(SqliteStore):
     """Code index tables of one bank database (see ``store/sqlite/db.py`` for the schema)."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def _tx(self) -> Any:
-        return transaction(self.conn)
 
     # --- indexing ---------------------------------------------------------------------
     def load_files(self) -> dict[str, FileRow]:
@@ -36,14 +25,6 @@ class SqliteCodeStore:
             "SELECT id, path, language, size, mtime_ns, content_hash, lines, module, package, "
             "error FROM files")
         return {r[1]: FileRow(*r) for r in rows}
-
-    def set_meta(self, values: dict[str, str]) -> None:
-        with self._tx() as c:
-            c.executemany("INSERT OR REPLACE INTO meta VALUES(?, ?)", list(values.items()))
-
-    def get_meta(self, key: str) -> str | None:
-        r = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-        return r[0] if r else None
 
     def _insert_file(self, c: sqlite3.Connection, r: ParseResult, module: str) -> int:
         d = r.path.rpartition("/")[0]

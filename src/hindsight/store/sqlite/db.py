@@ -163,6 +163,25 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         raise
 
 
+class SqliteStore:
+    """What every SQLite store of a bank shares: the connection, write transactions and
+    the ``meta`` key-value table."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def _tx(self) -> Any:
+        return transaction(self.conn)
+
+    def get_meta(self, key: str) -> str | None:
+        r = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return r[0] if r else None
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        with self._tx() as c:
+            c.executemany("INSERT OR REPLACE INTO meta VALUES(?, ?)", list(values.items()))
+
+
 def rows_as_dicts(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
     """The rows of ``cur`` as dicts keyed by column name."""
     names = [d[0] for d in cur.description]

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
 from hindsight.models import SymbolChange
-from hindsight.store.sqlite.db import chunks, rows_as_dicts, transaction
+from hindsight.store.sqlite.db import SqliteStore, chunks, rows_as_dicts
 
 ORDER = "c.committer_ts DESC, c.seq DESC"
 _CHANGE_COLS = ("c.sha, c.author_name, c.author_email, c.author_date, c.committer_ts, c.seq, "
@@ -19,22 +18,8 @@ _CHANGE_COLS = ("c.sha, c.author_name, c.author_email, c.author_date, c.committe
 
 
 
-class SqliteHistoryStore:
+class SqliteHistoryStore(SqliteStore):
     """Git history and edit trace tables of one bank database."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def _tx(self) -> Any:
-        return transaction(self.conn)
-
-    def get_meta(self, key: str) -> str | None:
-        r = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-        return r[0] if r else None
-
-    def set_meta(self, values: dict[str, str]) -> None:
-        with self._tx() as c:
-            c.executemany("INSERT OR REPLACE INTO meta VALUES(?, ?)", list(values.items()))
 
     # --- ingest -----------------------------------------------------------------------
     def known_commits(self, shas: list[str]) -> dict[str, tuple[int, int, int, int]]:

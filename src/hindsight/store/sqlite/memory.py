@@ -10,30 +10,22 @@ from collections.abc import Iterator
 from typing import Any
 
 from hindsight.errors import StorageError
-from hindsight.store.sqlite.db import rows_as_dicts, transaction
+from hindsight.store.sqlite.db import SqliteStore, rows_as_dicts
 
 _CHUNK = 500
 
 
 
-class SqliteMemoryStore:
+class SqliteMemoryStore(SqliteStore):
     """Memory tables of one bank database."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
+        super().__init__(conn)
         self._cache: dict[str, Any] | None = None
 
     def _tx(self) -> Any:
         self._writes = getattr(self, "_writes", 0) + 1
-        return transaction(self.conn)
-
-    def get_meta(self, key: str) -> str | None:
-        r = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-        return r[0] if r else None
-
-    def set_meta(self, values: dict[str, str]) -> None:
-        with self._tx() as c:
-            c.executemany("INSERT OR REPLACE INTO meta VALUES(?, ?)", list(values.items()))
+        return super()._tx()
 
     # --- writes -----------------------------------------------------------------------
     def insert(self, rows: list[dict[str, Any]], anchors: list[list[tuple[str, str, str]]],
