@@ -18,6 +18,17 @@ from hindsight.errors import ConfigError
 CLI = [sys.executable, "-m", "hindsight"]
 
 
+def ingested_repo(path: Path, file: str) -> Repo:
+    """A one-commit repository with ``file`` defining ``a()``, indexed and ingested through
+    the CLI as a user would."""
+    r = Repo(path)
+    r.write(file, fn("a"))
+    r.commit("c1")
+    for cmd in ("index", "ingest"):
+        subprocess.run([*CLI, cmd], cwd=r.path, check=True, capture_output=True)
+    return r
+
+
 def test_odd_commit_encodings_are_read(tmp_path: Path) -> None:
     r = Repo(tmp_path / "enc")
     r.write("a.py", fn("a"))
@@ -123,11 +134,7 @@ def test_hooks_find_their_repository_when_run(tmp_path: Path) -> None:
 
 
 def test_numbers_and_dates_out_of_range_are_one_line(tmp_path: Path) -> None:
-    r = Repo(tmp_path / "n")
-    r.write("a.py", fn("a"))
-    r.commit("c1")
-    subprocess.run([*CLI, "index"], cwd=r.path, check=True, capture_output=True)
-    subprocess.run([*CLI, "ingest"], cwd=r.path, check=True, capture_output=True)
+    r = ingested_repo(tmp_path / "n", "a.py")
     ok = subprocess.run([*CLI, "hotspots", "--days", "999999", "--json"], cwd=r.path,
                         capture_output=True, text=True)
     assert ok.returncode == 0 and json.loads(ok.stdout)["files"][0]["path"] == "a.py"
@@ -142,11 +149,7 @@ def test_numbers_and_dates_out_of_range_are_one_line(tmp_path: Path) -> None:
 
 
 def test_why_file_name_with_newline(tmp_path: Path) -> None:
-    r = Repo(tmp_path / "nl")
-    r.write("new\nline.py", fn("a"))
-    r.commit("c1")
-    subprocess.run([*CLI, "index"], cwd=r.path, check=True, capture_output=True)
-    subprocess.run([*CLI, "ingest"], cwd=r.path, check=True, capture_output=True)
+    r = ingested_repo(tmp_path / "nl", "new\nline.py")
     p = subprocess.run([*CLI, "why", "new\nline.py:2", "--json"], cwd=r.path,
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
