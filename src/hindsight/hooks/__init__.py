@@ -1,0 +1,1 @@
+"""Agent integrations: Claude Code and Codex hooks, transcripts, install."""

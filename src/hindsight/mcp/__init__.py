@@ -1,0 +1,1 @@
+"""The MCP server (official ``mcp`` SDK)."""
