@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from hindsight.app_history import HistoryMixin, refresh_locked  # noqa: F401
 from hindsight.app_memory import MemoryMixin
 from hindsight.appbase import _storage
-from hindsight.config.paths import bank_file, bank_id_for, repo_root
+from hindsight.config.paths import bank_file, repo_root
 from hindsight.errors import BankNotFound, ConfigError, NotFound, NotIndexed, StorageError
 from hindsight.models import IndexStats, Symbol
 
@@ -38,6 +38,7 @@ class Bank(HistoryMixin, MemoryMixin):
     conn: sqlite3.Connection
     _mem: Any = None
     _embedder: Any = None
+    resolution: Any = None
 
     @property
     def code(self) -> Any:
@@ -214,19 +215,25 @@ def _changed_since(store: Any, root: str) -> int:
 
 
 def open_bank(path: str = ".", *, repo_root_path: str | None = None,
-              create: bool = True) -> Bank:
+              create: bool = True, harness: str = "cli", resolution: Any = None) -> Bank:
     """Open (creating if needed) the bank of the repository containing ``path``.
 
     The repository root is ``repo_root_path`` when given (used as is, even inside another
     repository), else the git work tree top containing ``path`` (or ``path`` outside git);
     git file selection applies when the root has a ``.git``; otherwise the directory is
-    walked with the same ignore rules. The bank id
-    and file follow :mod:`hindsight.config.paths`. Raises :class:`ConfigError` for a path
-    that is not a directory and :class:`StorageError` when the database cannot be opened.
+    walked with the same ignore rules. The bank id comes from the layered config and
+    :func:`hindsight.config.banks.resolve` (``resolution`` when already resolved); the file
+    is ``$HINDSIGHT_HOME/banks/<id>.db``. Raises :class:`ConfigError` for a path that is not
+    a directory, an invalid config, or a repository that has no bank (``disabled``,
+    ``optInOnly``); :class:`BankNotFound` when ``create`` is false and the bank does not
+    exist; :class:`StorageError` when the database cannot be opened.
     """
+    from hindsight.config.banks import resolve
     from hindsight.store.sqlite.db import connect
 
-    if repo_root_path is not None:
+    if resolution is not None:
+        root = resolution.root
+    elif repo_root_path is not None:
         root = os.path.abspath(repo_root_path)
         if not os.path.isdir(root):
             raise ConfigError(f"{repo_root_path}: not a directory")
@@ -237,7 +244,10 @@ def open_bank(path: str = ".", *, repo_root_path: str | None = None,
     except UnicodeEncodeError:
         shown = root.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         raise ConfigError(f"{shown}: repository path is not valid UTF-8") from None
-    bank_id = bank_id_for(root)
+    res = resolution or resolve(root, harness, root=root)
+    if res.bank_id is None:
+        raise ConfigError(f"{root}: no bank ({res.reason})")
+    bank_id = res.bank_id
     db = bank_file(bank_id)
     if not create and not os.path.exists(db):
         raise BankNotFound(f"no bank for {root} (expected {db}); nothing was retained or "
@@ -250,4 +260,6 @@ def open_bank(path: str = ".", *, repo_root_path: str | None = None,
     except sqlite3.Error as e:
         conn.close()
         raise StorageError(f"{db}: {e}") from e
-    return Bank(bank_id, root, db, conn)
+    bank = Bank(bank_id, res.root, db, conn)
+    bank.resolution = res
+    return bank

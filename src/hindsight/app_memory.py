@@ -53,7 +53,9 @@ class MemoryMixin:
         ``openai`` (an OpenAI-compatible endpoint, see
         :mod:`hindsight.providers.openai_compat`)."""
         if self._embedder is None:
-            name = os.environ.get("HINDSIGHT_EMBEDDER", "minilm")
+            res = getattr(self, "resolution", None)
+            name = (res.settings["embedder"] if res is not None and res.settings is not None
+                    else os.environ.get("HINDSIGHT_EMBEDDER", "minilm"))
             if name == "hashing":
                 from hindsight.providers.hashing import HashingEmbedder
 
@@ -67,7 +69,8 @@ class MemoryMixin:
 
                 self._embedder = OpenAICompatEmbedder.from_env()
             else:
-                raise ConfigError(f"HINDSIGHT_EMBEDDER={name!r}: minilm, hashing or openai")
+                raise ConfigError(f"embedder {name!r} (HINDSIGHT_EMBEDDER or config): minilm, "
+                                  "hashing or openai")
         return self._embedder
 
     def _resolve_anchors(self, files: list[str], symbols: list[str]

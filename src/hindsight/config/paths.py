@@ -1,18 +1,14 @@
 """Where banks live and how a repository maps to a bank id.
 
 * ``HINDSIGHT_HOME`` (default ``~/.hindsight``) holds ``banks/<bank-file>.db``.
-* Bank id (issue #2; the full rules come with the agent-integration issue):
-  ``coding-agent::<main worktree dir name>-<first 8 hex of sha1(main worktree path)>``.
-  The main worktree is found with ``git rev-parse --git-common-dir`` so linked worktrees
-  share their repository's bank; outside git the directory itself is used.
+* Bank ids are resolved by :mod:`hindsight.config.banks` (layered config, template
+  ``coding-agent::{gitProject}``, name clashes disambiguated).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-import subprocess
 
 from hindsight.errors import ConfigError
 
@@ -34,29 +30,6 @@ def repo_root(path: str) -> str:
     from hindsight.codeindex.files import git_toplevel
 
     return git_toplevel(p) or p
-
-
-def main_worktree(root: str) -> str:
-    """The main worktree of ``root`` (itself unless ``root`` is a linked worktree)."""
-    try:
-        out = subprocess.run(["git", "-C", root, "rev-parse", "--path-format=absolute",
-                              "--git-common-dir"], capture_output=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return root
-    if out.returncode != 0:
-        return root
-    common = os.fsdecode(out.stdout.strip())
-    if os.path.basename(common) == ".git":
-        return os.path.dirname(common)
-    return root
-
-
-def bank_id_for(root: str) -> str:
-    """Bank id for repository ``root`` (absolute path)."""
-    main = main_worktree(root) if os.path.exists(os.path.join(root, ".git")) else root
-    name = os.path.basename(main.rstrip("/")) or "root"
-    digest = hashlib.sha1(os.fsencode(main)).hexdigest()[:8]
-    return f"coding-agent::{name}-{digest}"
 
 
 def bank_file(bank_id: str) -> str:

@@ -1,0 +1,230 @@
+"""Which bank a working directory belongs to (issue #5).
+
+Order: ``disabled`` → ``optInOnly``/``optInPaths`` → ``mapPathToBank`` (longest absolute
+path prefix wins) → explicit ``bankId`` → ``bankTemplate`` (default
+``coding-agent::{gitProject}``).
+
+Placeholders: ``{gitProject}`` the main worktree's directory name (found with ``git
+rev-parse --git-common-dir``, so every linked worktree maps to its main repository's bank),
+``{project}`` the working directory's name, ``{harness}``, ``{user}`` (``$USER``),
+``{channel}`` (setting ``channel`` / ``$HINDSIGHT_CHANNEL``).
+
+Two repositories with the same directory name must not share a bank by accident: the
+registry ``$HINDSIGHT_HOME/registry.json`` records which main worktree owns each template
+bank id; a second repository whose template gives an id owned by another path gets
+``<id>-<first 8 hex of sha1(main worktree path)>``. The registry also remembers every
+worktree seen, so a linked worktree whose directory was deleted still resolves to its
+repository's bank; one never seen is looked up in the known repositories'
+``.git/worktrees/*/gitdir`` files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import hashlib
+import json
+import os
+import string
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from typing import Any
+
+from hindsight.config.paths import hindsight_home
+from hindsight.config.settings import Settings, load
+from hindsight.errors import ConfigError
+
+PLACEHOLDERS = ("gitProject", "project", "harness", "user", "channel")
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """``bank_id`` is None when the directory is inert (``reason`` says why). ``root`` is
+    the work tree to index (a linked worktree's own top), ``main`` its main worktree,
+    ``how`` the rule that decided (``disabled``, ``optInOnly``, ``mapPathToBank <prefix>``,
+    ``bankId``, ``template <template>``, ``template <template> (name clash: …)``)."""
+
+    bank_id: str | None
+    root: str
+    main: str
+    how: str
+    reason: str = ""
+    settings: Settings | None = None
+
+
+def _git(cwd: str, *args: str) -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", cwd, *args], capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return os.fsdecode(out.stdout.strip()) if out.returncode == 0 else None
+
+
+def locate(path: str) -> tuple[str, str]:
+    """``(root, main)`` for an existing directory: the git work tree top and the main
+    worktree (both ``path`` itself outside git). One ``git`` call."""
+    out = _git(path, "rev-parse", "--path-format=absolute", "--show-toplevel",
+               "--git-common-dir")
+    if not out:
+        return path, path
+    lines = out.splitlines()
+    if len(lines) < 2:
+        return path, path
+    top, common = lines[0], lines[1]
+    main = os.path.dirname(common) if os.path.basename(common) == ".git" else top
+    return top, main
+
+
+def _registry_path() -> str:
+    return os.path.join(hindsight_home(), "registry.json")
+
+
+def read_registry() -> dict[str, Any]:
+    """``{"banks": {bank_id: main}, "roots": {root: [bank_id, main]}}``; empty when the file
+    is missing or unreadable (it is a cache of what was seen, never the only copy)."""
+    try:
+        with open(_registry_path(), encoding="utf-8") as f:
+            data = json.load(f)
+        if isinstance(data, dict):
+            return {"banks": dict(data.get("banks") or {}), "roots": dict(data.get("roots") or {})}
+    except (OSError, ValueError):
+        pass
+    return {"banks": {}, "roots": {}}
+
+
+@contextlib.contextmanager
+def _registry_lock() -> Any:
+    import fcntl
+
+    os.makedirs(hindsight_home(), exist_ok=True)
+    with open(_registry_path() + ".lock", "a") as lk:
+        fcntl.flock(lk, fcntl.LOCK_EX)
+        yield
+
+
+def _register(bank_id: str, main: str, root: str, claim: bool) -> str:
+    """Record ``root`` → ``bank_id``; with ``claim``, take ``bank_id`` for ``main`` unless
+    another main owns it (then the disambiguated id is returned and recorded)."""
+    with _registry_lock():
+        reg = read_registry()
+        if claim:
+            owner = reg["banks"].get(bank_id)
+            if owner is not None and owner != main:
+                bank_id = f"{bank_id}-{hashlib.sha1(os.fsencode(main)).hexdigest()[:8]}"
+            reg["banks"].setdefault(bank_id, main)
+        if reg["roots"].get(root) == [bank_id, main] and (not claim or reg["banks"].get(bank_id)):
+            return bank_id
+        reg["roots"][root] = [bank_id, main]
+        fd, tmp = tempfile.mkstemp(dir=hindsight_home(), prefix=".registry-")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(reg, f, indent=1, sort_keys=True)
+        os.replace(tmp, _registry_path())
+    return bank_id
+
+
+def _under(path: str, prefix: str) -> bool:
+    prefix = prefix.rstrip(os.sep) or os.sep
+    return path == prefix or path.startswith(prefix if prefix == os.sep else prefix + os.sep)
+
+
+def _norm(p: str) -> str:
+    return os.path.abspath(os.path.expanduser(p))
+
+
+def _deleted(path: str) -> tuple[str, str] | None:
+    """``(root, main)`` for a directory that no longer exists, from the registry or from the
+    known repositories' worktree metadata."""
+    reg = read_registry()
+    known = [r for r in reg["roots"] if _under(path, r)]
+    if known:
+        root = max(known, key=len)
+        return root, reg["roots"][root][1]
+    for main in sorted(set(reg["banks"].values()) | {v[1] for v in reg["roots"].values()}):
+        wt_dir = os.path.join(main, ".git", "worktrees")
+        try:
+            names = os.listdir(wt_dir)
+        except OSError:
+            continue
+        for name in names:
+            try:
+                with open(os.path.join(wt_dir, name, "gitdir"), encoding="utf-8") as f:
+                    wt = os.path.dirname(f.read().strip())
+            except OSError:
+                continue
+            if _under(path, wt):
+                return wt, main
+    return None
+
+
+def project_dir(cwd: str, env: Any = None) -> str:
+    """The directory to resolve: ``cwd``, unless ``CLAUDE_PROJECT_DIR`` is set and ``cwd`` is
+    outside it and outside any git work tree (a temporary directory the agent moved to)."""
+    env = os.environ if env is None else env
+    cwd = _norm(cwd)
+    proj = env.get("CLAUDE_PROJECT_DIR")
+    if (proj and os.path.isdir(proj) and not _under(cwd, _norm(proj))
+            and (not os.path.isdir(cwd) or _git(cwd, "rev-parse", "--show-toplevel") is None)):
+        return _norm(proj)
+    return cwd
+
+
+def _template(settings: Settings, main: str, cwd: str, harness: str) -> str:
+    tpl = settings["bankTemplate"]
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(tpl) if f is not None]
+    except ValueError as e:
+        raise ConfigError(f"bankTemplate {tpl!r}: {e}") from None
+    bad = [f for f in fields if f not in PLACEHOLDERS]
+    if bad:
+        raise ConfigError(f"bankTemplate {tpl!r}: unknown placeholder {{{bad[0]}}} (known: "
+                          + ", ".join("{" + p + "}" for p in PLACEHOLDERS) + ")")
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = "user"
+    return tpl.format(gitProject=os.path.basename(main.rstrip(os.sep)) or "root",
+                      project=os.path.basename(cwd.rstrip(os.sep)) or "root",
+                      harness=harness or "cli", user=user, channel=settings["channel"])
+
+
+def resolve(cwd: str, harness: str = "cli", *, settings: Settings | None = None,
+            env: Any = None, root: str | None = None) -> Resolution:
+    """Resolve the bank of ``cwd`` for ``harness`` (see the module docstring for the order).
+
+    ``root`` forces the work tree (used as is, even inside another repository; its main
+    worktree is looked up only when it has its own ``.git``). The returned settings include
+    the ``banks.<id>`` layer. Raises :class:`ConfigError` for
+    an invalid config, an invalid template, or a directory that does not exist and is not
+    a known (deleted) worktree."""
+    s = settings if settings is not None else load(harness, env=env)
+    cwd = _norm(root) if root is not None else project_dir(cwd, env)
+    if s["disabled"]:
+        return Resolution(None, cwd, cwd, "disabled", "disabled in config", s)
+    if root is not None:
+        main = locate(cwd)[1] if os.path.exists(os.path.join(cwd, ".git")) else cwd
+        root = cwd
+    elif os.path.isdir(cwd):
+        root, main = locate(cwd)
+    else:
+        found = _deleted(cwd)
+        if found is None:
+            raise ConfigError(f"{cwd}: directory does not exist and is not a known worktree")
+        root, main = found
+    if s["optInOnly"] and not any(_under(p, _norm(o)) for p in (root, main)
+                                  for o in s["optInPaths"]):
+        return Resolution(None, root, main, "optInOnly", "not under optInPaths", s)
+    hits = [k for k in s["mapPathToBank"] if _under(cwd, _norm(k)) or _under(root, _norm(k))]
+    if hits:
+        best = max(hits, key=lambda k: len(_norm(k)))
+        bank_id = _register(s["mapPathToBank"][best], main, root, claim=False)
+        return Resolution(bank_id, root, main, f"mapPathToBank {best}", "", s.for_bank(bank_id))
+    if s["bankId"]:
+        bank_id = _register(s["bankId"], main, root, claim=False)
+        return Resolution(bank_id, root, main, "bankId", "", s.for_bank(bank_id))
+    want = _template(s, main, cwd, harness)
+    bank_id = _register(want, main, root, claim=True)
+    how = f"template {s['bankTemplate']}"
+    if bank_id != want:
+        how += f" (name clash: {want} belongs to another repository)"
+    return Resolution(bank_id, root, main, how, "", s.for_bank(bank_id))
