@@ -1,3 +1,3 @@
-from hindsight.cli.main import main
+from hindsight.entry import main
 
 main()

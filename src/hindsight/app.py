@@ -194,6 +194,13 @@ class Bank(HistoryMixin, MemoryMixin):
             "SELECT status, count(*) FROM memories GROUP BY status")}
         out["memories"]["stale"] = self.conn.execute(
             "SELECT count(*) FROM memories WHERE stale=1 AND status='active'").fetchone()[0]
+        res = self.resolution
+        out["resolved_by"] = res.how if res is not None else ""
+        try:
+            out["seed"] = json.loads(store.get_meta("seed_state") or "{}")
+        except ValueError:
+            out["seed"] = {}
+        out["fresh"] = out["changed_since"] == 0 if out["indexed"] else False
         return out
 
 

@@ -276,7 +276,8 @@ def debug(file: str, repo_root: str | None, json: bool) -> None:
               help="Also list each skipped file and each file with a parse error.")
 @json_opt
 def status(repo_root: str | None, files: bool, json: bool) -> None:
-    """Bank, files indexed, symbols, edges, unresolved share, skipped files, indexed commit."""
+    """Bank id and how it was resolved, seeding state, index freshness, counts (files,
+    symbols, edges, unresolved share, skipped files, history, memories)."""
     with _errors(), _bank(repo_root) as bank:
         st = bank.status()
         problems = bank.problem_files() if files else []
@@ -284,12 +285,20 @@ def status(repo_root: str | None, files: bool, json: bool) -> None:
             out.emit_json(st | ({"problem_files": [{"path": p, "reason": r}
                                                    for p, r in problems]} if files else {}))
             return
+        seed = st["seed"]
+        seed_line = (f"{seed.get('state', '?')} (started {seed.get('started', '')}, finished "
+                     f"{seed.get('finished') or '-'})" + (f"; errors: {'; '.join(seed['errors'])}"
+                                                          if seed.get("errors") else "")
+                     if seed else "never seeded (starts with the first agent session)")
         if not st["indexed"]:
-            out.say(f"bank {st['bank']} for {st['root']}: not indexed yet; run "
-                                f"`hindsight index --repo-root {st['root']}`")
+            out.say(f"bank {st['bank']} for {st['root']} ({st['resolved_by']}): not indexed "
+                    f"yet; run `hindsight index --repo-root {st['root']}`\nseeding: {seed_line}")
             return
         skipped = ", ".join(f"{k} {v}" for k, v in st["skipped"].items()) or "none"
         out.table(f"bank {st['bank']}", ["", ""], [
+            ["resolved by", st["resolved_by"]], ["seeding", seed_line],
+            ["index fresh", "yes" if st["fresh"] else f"no ({st['changed_since']} files "
+                                                        "changed)"],
             ["root", st["root"]], ["database", f"{st['database']} "
                                    f"({st['database_bytes'] / 1e6:.1f} MB)"],
             ["files", st["files"]], ["lines", st["lines"]], ["symbols", st["symbols"]],
@@ -322,6 +331,7 @@ def _history_line(h: dict[str, Any]) -> str:
 def main() -> None:
     """Console-script entry point."""
     from hindsight.cli import history as _history  # noqa: F401  (registers its commands)
+    from hindsight.cli import config_cmd as _config  # noqa: F401
     from hindsight.cli import memory as _memory  # noqa: F401
 
     os.environ.setdefault("PYTHONIOENCODING", "utf-8")
@@ -333,7 +343,8 @@ def main() -> None:
             out.err(f"argument {shown!r} is not valid UTF-8")
             sys.exit(2)
     try:
-        os.getcwd()
+        if sys.argv[1:2] != ["hook"]:  # hooks handle a vanished directory themselves
+            os.getcwd()
     except OSError as e:
         out.err(f"the current directory is gone ({e.strerror}); cd somewhere else")
         sys.exit(2)

@@ -1,0 +1,154 @@
+"""Click commands of the agent integration: ``hindsight hook <event>`` (run by the agent)
+and ``hindsight import claude-code|codex``."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+HARNESS = click.option("--harness", default="claude-code", show_default=True,
+                       type=click.Choice(["claude-code", "codex"]),
+                       help="Which agent sent the payload.")
+
+
+def _truthy(v: str | None) -> bool:
+    return (v or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _hook(event: str) -> click.Command:
+    @click.command(event, help=f"Run the {event} hook: JSON payload on stdin; always exits 0.")
+    @HARNESS
+    def cmd(harness: str) -> None:
+        from hindsight.hooks import handlers
+        from hindsight.hooks.runtime import Diag, guarded, read_stdin
+
+        if _truthy(os.environ.get("HINDSIGHT_DISABLE_HOOKS")):
+            d = Diag(event, harness)
+            d.set(skipped="HINDSIGHT_DISABLE_HOOKS")
+            d.write()
+            sys.exit(0)
+        data = read_stdin()
+        fn = {"session-start": handlers.session_start,
+              "user-prompt-submit": handlers.user_prompt_submit}.get(event, handlers.writeback)
+
+        def run(diag: Any) -> str:
+            if "_warning" in data:
+                diag.set(warning=data["_warning"])
+            ev = handlers.Event.from_payload(event, harness, data)
+            diag.set(session=ev.session)
+            return fn(ev, diag)
+
+        sys.exit(guarded(event, harness, run))
+
+    return cmd
+
+
+@click.group("hook")
+def hook() -> None:
+    """Agent lifecycle hooks (installed by `hindsight install claude-code`)."""
+
+
+for _e in ("session-start", "user-prompt-submit", "stop", "pre-compact", "session-end"):
+    hook.add_command(_hook(_e))
+
+
+@hook.command("_seed", hidden=True)
+@click.option("--cwd", required=True)
+@HARNESS
+def _seed(cwd: str, harness: str) -> None:
+    """Seed or refresh the bank of CWD (detached worker of session-start)."""
+    from hindsight.app import open_bank
+    from hindsight.config.banks import resolve
+    from hindsight.hooks.runtime import Diag
+    from hindsight.hooks.seed import seed
+
+    d = Diag("seed", harness)
+    try:
+        res = resolve(cwd, harness, root=cwd)
+        d.set(bank=res.bank_id)
+        if res.bank_id is not None:
+            with open_bank(cwd, resolution=res) as bank:
+                d.set(result=seed(bank, res.settings))
+    except Exception as e:  # noqa: BLE001 - a detached worker logs and ends
+        d.set(error=f"{type(e).__name__}: {e}"[:500])
+    d.write()
+
+
+@hook.command("_drain", hidden=True)
+@click.option("--bank", "bank_id", required=True)
+def _drain(bank_id: str) -> None:
+    """Process queued write-back jobs of BANK (detached worker of stop hooks)."""
+    from hindsight.hooks.handlers import drain
+
+    drain(bank_id)
+
+
+def _import_report(r: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        import json
+
+        click.echo(json.dumps(r, indent=2))
+        return
+    click.echo(f"{r['files']} transcripts read, {r['retained']} memories retained, "
+               f"{r['duplicates']} already there")
+    for e in r["errors"][:20]:
+        click.echo(f"warning: {e}", err=True)
+
+
+@click.group("import")
+def import_() -> None:
+    """Import earlier agent sessions into this repository's bank (idempotent)."""
+
+
+def _bank(harness: str) -> Any:
+    from hindsight.app import open_bank
+
+    return open_bank(".", harness=harness)
+
+
+def _errors(fn: Any) -> Any:
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*a: Any, **kw: Any) -> Any:
+        from hindsight.errors import HindsightError
+
+        try:
+            return fn(*a, **kw)
+        except HindsightError as e:
+            click.echo(f"error: {e}", err=True)
+            sys.exit(e.exit_code)
+
+    return wrapper
+
+
+@import_.command("claude-code")
+@click.option("--project", default=None, metavar="PATH",
+              help="Project directory whose transcripts to read (default: this repository).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+@_errors
+def import_claude_cmd(project: str | None, as_json: bool) -> None:
+    """Read Claude Code transcripts (~/.claude/projects/<project>/*.jsonl)."""
+    from hindsight.hooks.seed import import_claude
+
+    with _bank("claude-code") as bank:
+        _import_report(import_claude(bank, project), as_json)
+
+
+@import_.command("codex")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+@_errors
+def import_codex_cmd(as_json: bool) -> None:
+    """Read Codex rollouts ($CODEX_HOME/sessions) whose directory is this repository."""
+    from hindsight.hooks.seed import import_codex
+
+    with _bank("codex") as bank:
+        _import_report(import_codex(bank), as_json)
+
+
+def commands() -> list[click.Command]:
+    """The click commands this package adds to ``hindsight``."""
+    return [hook, import_]

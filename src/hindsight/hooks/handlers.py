@@ -1,0 +1,228 @@
+"""The hook events, normalised from the agent's payload (Claude Code's hook contract:
+../shared/AGENT_FORMATS.md §2 and code.claude.com/docs/en/hooks).
+
+Input fields read: ``session_id``, ``transcript_path``, ``cwd``, ``prompt``
+(UserPromptSubmit), ``source`` (SessionStart). Output: for SessionStart and
+UserPromptSubmit, ``{"hookSpecificOutput": {"hookEventName": <Event>, "additionalContext":
+<text>}}`` on stdout, or nothing at all; the other events print nothing. Exit code is always
+0 (:func:`hindsight.hooks.runtime.guarded`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from hindsight.hooks.runtime import Diag, file_lock, spawn
+
+EVENT_NAMES = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit",
+               "stop": "Stop", "pre-compact": "PreCompact", "session-end": "SessionEnd",
+               "subagent-stop": "SubagentStop"}
+WRITEBACK = ("stop", "pre-compact", "session-end")
+
+
+@dataclass
+class Event:
+    """One hook call, whatever the agent: ``name`` (our event name), ``harness``,
+    ``session``, ``transcript``, ``cwd``, ``prompt``, ``source``."""
+
+    name: str
+    harness: str
+    session: str = ""
+    transcript: str = ""
+    cwd: str = ""
+    prompt: str = ""
+    source: str = ""
+
+    @classmethod
+    def from_payload(cls, name: str, harness: str, data: dict[str, Any]) -> Event:
+        def s(key: str) -> str:
+            v = data.get(key)
+            return v if isinstance(v, str) else ""
+
+        return cls(name, harness, s("session_id"), s("transcript_path"),
+                   s("cwd") or os.getcwd(), s("prompt"), s("source"))
+
+
+def _json_out(event: str, text: str) -> str:
+    return json.dumps({"hookSpecificOutput": {"hookEventName": EVENT_NAMES[event],
+                                              "additionalContext": text}},
+                      ensure_ascii=False) + "\n"
+
+
+def _resolve(ev: Event, diag: Diag) -> Any:
+    """The resolution, or None (inert: diag says why)."""
+    from hindsight.config.banks import resolve
+
+    res = resolve(ev.cwd, ev.harness)
+    diag.mark("resolve")
+    diag.set(bank=res.bank_id, how=res.how)
+    if res.bank_id is None:
+        diag.set(skipped=res.reason)
+        return None
+    if res.settings["disableHooks"]:
+        diag.set(skipped="disableHooks")
+        return None
+    if res.settings["diagFile"]:
+        diag.path = res.settings["diagFile"]
+    return res
+
+
+def _open(res: Any, create: bool) -> Any:
+    from hindsight.app import open_bank
+
+    return open_bank(res.root, resolution=res, create=create)
+
+
+def session_start(ev: Event, diag: Diag) -> str:
+    from hindsight.hooks.briefing import TOOLS_GUIDE, fenced, session_briefing
+    from hindsight.hooks.seed import seed_state
+
+    res = _resolve(ev, diag)
+    if res is None:
+        return ""
+    with _open(res, True) as bank:
+        st = seed_state(bank)
+        if res.settings["seed"]:
+            diag.set(seeding="first" if st.get("state") != "synced" else "refresh",
+                     seed_pid=spawn(["hook", "_seed", "--cwd", res.root, "--harness",
+                                     ev.harness], "seed.log"))
+        if ev.session and ev.source in ("clear", "compact", "startup"):
+            bank.memory_store.set_meta({f"injected:{ev.session}": "[]"})
+        text = session_briefing(bank, max_chars=int(res.settings["briefingMaxChars"]),
+                                agent=ev.harness)
+        diag.mark("briefing")
+    if not text and st.get("state") != "synced":
+        text = fenced("session-briefing", "This repository's bank is being seeded in the "
+                      "background (code index, git history, earlier sessions); nothing is "
+                      f"remembered yet.\n{TOOLS_GUIDE}")
+    diag.set(injected=text)
+    return _json_out("session-start", text) if text else ""
+
+
+def user_prompt_submit(ev: Event, diag: Diag) -> str:
+    from hindsight.errors import BankNotFound
+    from hindsight.hooks.briefing import prompt_memories
+
+    res = _resolve(ev, diag)
+    if res is None or not ev.prompt.strip():
+        return ""
+    try:
+        bank = _open(res, False)
+    except BankNotFound:
+        diag.set(skipped="no bank yet")
+        return ""
+    with bank:
+        store = bank.memory_store
+        key = f"injected:{ev.session}"
+        try:
+            seen = set(json.loads(store.get_meta(key) or "[]")) if ev.session else set()
+        except ValueError:
+            seen = set()
+        s = res.settings
+        text, ids, rels = prompt_memories(bank, ev.prompt,
+                                          threshold=float(s["recallThreshold"]),
+                                          limit=int(s["recallLimit"]),
+                                          max_chars=int(s["recallMaxChars"]), exclude=seen,
+                                          agent=ev.harness)
+        diag.mark("recall")
+        if ids and ev.session:
+            store.set_meta({key: json.dumps(sorted(seen | set(ids)))})
+    diag.set(injected=text, memory_ids=ids, relevance=rels)
+    return _json_out("user-prompt-submit", text) if text else ""
+
+
+def _spool_dir(bank_id: str) -> str:
+    from hindsight.config.paths import hindsight_home
+
+    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in bank_id)
+    return os.path.join(hindsight_home(), "spool", safe)
+
+
+def writeback(ev: Event, diag: Diag) -> str:
+    """stop / pre-compact / session-end: queue the transcript for write-back and start
+    the drain (detached, unless ``hookSync``). Prints nothing."""
+    res = _resolve(ev, diag)
+    if res is None or not res.settings["retainTranscripts"]:
+        return ""
+    if not ev.transcript:
+        diag.set(skipped="no transcript_path")
+        return ""
+    d = _spool_dir(res.bank_id)
+    os.makedirs(d, exist_ok=True)
+    job = {"event": ev.name, "harness": ev.harness, "session": ev.session,
+           "transcript": ev.transcript, "cwd": res.root}
+    name = os.path.join(d, f"{time.time_ns():020d}-{os.getpid()}.json")
+    with open(name + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(job, f)
+    os.replace(name + ".tmp", name)
+    diag.mark("spooled")
+    if res.settings["hookSync"]:
+        diag.set(drained=drain(res.bank_id, wait_s=20.0))
+    else:
+        diag.set(drain_pid=spawn(["hook", "_drain", "--bank", res.bank_id], "drain.log"))
+    return ""
+
+
+def _run_job(path: str, banks: dict[str, Any]) -> dict[str, Any]:
+    from hindsight.config.banks import resolve
+    from hindsight.hooks.codex import read_codex
+    from hindsight.hooks.transcripts import read_claude
+    from hindsight.hooks.writeback import retain_transcript
+
+    with open(path, encoding="utf-8") as f:
+        job = json.load(f)
+    if job["cwd"] not in banks:
+        res = resolve(job["cwd"], job["harness"], root=job["cwd"])
+        banks[job["cwd"]] = _open(res, True)
+    reader = read_codex if job["harness"] == "codex" else read_claude
+    return retain_transcript(banks[job["cwd"]], job["transcript"], reader, job["harness"],
+                             session=job.get("session", ""))
+
+
+def drain(bank_id: str, wait_s: float = 0.0) -> int:
+    """Process the spooled write-back jobs of ``bank_id`` under the lock ``drain-<bank>``
+    (one drainer at a time; a job queued while another process drains is picked up by its
+    re-scan). Writes one diagnostic line per job. Returns the number of jobs processed."""
+    d, done = _spool_dir(bank_id), 0
+    while True:
+        with file_lock(f"drain-{bank_id}", wait_s=wait_s) as held:
+            if not held:
+                return done
+            banks: dict[str, Any] = {}
+            try:
+                done += _drain_once(d, banks)
+            finally:
+                for b in banks.values():
+                    b.close()
+        if not _jobs(d):
+            return done
+
+
+def _jobs(d: str) -> list[str]:
+    try:
+        return sorted(os.path.join(d, n) for n in os.listdir(d) if n.endswith(".json"))
+    except FileNotFoundError:
+        return []
+
+
+def _drain_once(d: str, banks: dict[str, Any]) -> int:
+    n = 0
+    for path in _jobs(d):
+        diag = Diag("drain", "")
+        try:
+            diag.set(result=_run_job(path, banks))
+        except FileNotFoundError as e:
+            diag.set(error=f"transcript not found: {e.filename}")
+        except Exception as e:  # noqa: BLE001 - one job must not stop the queue
+            diag.set(error=f"{os.path.basename(path)}: {type(e).__name__}: {e}"[:500])
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        diag.write()
+        n += 1
+    return n

@@ -1,0 +1,168 @@
+"""What every hook shares: the diagnostics log, the time budget, locks and detached workers.
+
+A hook never breaks the agent: :func:`guarded` runs the handler in a thread, waits at most
+the event's budget, prints only what the handler returned (when it finished in time),
+appends one JSONL diagnostic line and exits 0 whatever happened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from typing import Any, TextIO
+
+# Seconds a hook may take before it gives up and prints nothing; each is below the timeout
+# written by ``hindsight install claude-code`` (hooks/install.py) for the same event.
+BUDGET_S = {"session-start": 8.0, "user-prompt-submit": 2.0, "stop": 25.0,
+            "pre-compact": 25.0, "session-end": 25.0, "subagent-stop": 25.0}
+
+
+def diag_file() -> str:
+    """``$HINDSIGHT_DIAG_FILE`` (setting ``diagFile``), else
+    ``$TMPDIR/hindsight-hooks.log``."""
+    return os.environ.get("HINDSIGHT_DIAG_FILE") or os.path.join(tempfile.gettempdir(),
+                                                                 "hindsight-hooks.log")
+
+
+def write_diag(record: dict[str, Any], path: str | None = None) -> None:
+    """Append ``record`` as one JSON line (one ``write`` on an ``O_APPEND`` descriptor, so
+    lines of concurrent hooks do not interleave). Never raises."""
+    line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8",
+                                                                               "replace")
+    try:
+        fd = os.open(path or diag_file(), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+class Diag:
+    """The diagnostic record of one hook run: ``event``, ``harness``, ``bank``, ``session``,
+    ``ms`` (named timings in ms), ``injected`` (the exact text injected), ``error``."""
+
+    def __init__(self, event: str, harness: str) -> None:
+        self.t0 = time.perf_counter()
+        self.rec: dict[str, Any] = {"ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                                    "event": event, "harness": harness, "bank": None,
+                                    "session": "", "pid": os.getpid(), "ms": {},
+                                    "injected": "", "error": ""}
+        self.path: str | None = None
+
+    def mark(self, name: str) -> None:
+        self.rec["ms"][name] = round((time.perf_counter() - self.t0) * 1000, 1)
+
+    def set(self, **kw: Any) -> None:
+        self.rec.update(kw)
+
+    def write(self) -> None:
+        self.mark("total")
+        write_diag(self.rec, self.path)
+
+
+def guarded(event: str, harness: str, handler: Callable[[Diag], str],
+            out: TextIO | None = None) -> int:
+    """Run ``handler(diag)`` within ``BUDGET_S[event]``; print its output (if any, and only
+    if it finished in time); write the diagnostic line; return 0 always."""
+    diag = Diag(event, harness)
+    result: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            result["out"] = handler(diag)
+        except BaseException as e:  # noqa: BLE001 - a hook must never fail the agent
+            result["error"] = f"{type(e).__name__}: {e}".splitlines()[0][:500]
+            result["trace"] = traceback.format_exc(limit=6)[-2000:]
+
+    th = threading.Thread(target=run, daemon=True)
+    th.start()
+    th.join(BUDGET_S.get(event, 10.0))
+    if th.is_alive():
+        diag.set(error=f"timeout after {BUDGET_S.get(event, 10.0)} s; nothing printed",
+                 injected="")
+        diag.write()
+        sys.stdout.flush()
+        os._exit(0)  # the worker thread may hold a lock or a slow query: leave now
+    if "error" in result:
+        diag.set(error=result["error"], trace=result["trace"], injected="")
+    text = result.get("out") or ""
+    if text:
+        stream = out or sys.stdout
+        try:
+            stream.write(text)
+            stream.flush()
+        except (OSError, ValueError) as e:
+            diag.set(error=f"stdout: {e}")
+    diag.write()
+    return 0
+
+
+@contextlib.contextmanager
+def file_lock(name: str, *, wait_s: float = 0.0) -> Iterator[bool]:
+    """An exclusive ``flock`` on ``$HINDSIGHT_HOME/locks/<name>.lock``. Yields True when
+    held; False when another process holds it and ``wait_s`` passed (0: don't wait)."""
+    import fcntl
+
+    from hindsight.config.paths import hindsight_home
+
+    d = os.path.join(hindsight_home(), "locks")
+    os.makedirs(d, exist_ok=True)
+    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
+    with open(os.path.join(d, safe + ".lock"), "a") as f:
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    yield False
+                    return
+                time.sleep(0.05)
+        try:
+            yield True
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def spawn(args: list[str], log_name: str = "hooks-worker.log") -> int:
+    """Start ``python -m hindsight <args>`` detached (own session, no stdin, output appended
+    to ``$HINDSIGHT_HOME/logs/<log_name>``); returns its pid. Raises OSError when the process
+    cannot be started."""
+    from hindsight.config.paths import hindsight_home
+
+    logs = os.path.join(hindsight_home(), "logs")
+    os.makedirs(logs, exist_ok=True)
+    with open(os.path.join(logs, log_name), "ab") as log:
+        p = subprocess.Popen([sys.executable, "-m", "hindsight", *args],
+                             stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                             start_new_session=True, close_fds=True)
+    return p.pid
+
+
+def read_stdin(limit: int = 64 << 20) -> dict[str, Any]:
+    """The hook payload: stdin parsed as a JSON object; ``{}`` when stdin is empty, a tty,
+    not JSON, or not an object (the caller logs ``warning``)."""
+    try:
+        if sys.stdin is None or sys.stdin.isatty():
+            return {}
+        raw = sys.stdin.buffer.read(limit)
+    except (OSError, ValueError):
+        return {}
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw.decode("utf-8", "replace"))
+    except ValueError:
+        return {"_warning": "stdin is not valid JSON"}
+    return data if isinstance(data, dict) else {"_warning": "stdin is not a JSON object"}

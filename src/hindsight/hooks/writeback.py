@@ -1,0 +1,160 @@
+"""Write a session back into its bank: transcript turns → conversation memories, extracted
+experiences and edit-trace events (issue #5, stop / pre-compact / session-end, imports).
+
+Each transcript is read from the byte offset where the previous read ended (bank meta
+``transcript:<path>``), so a retry reads nothing new; memories are also deduplicated by
+fingerprint, so even a lost offset stores nothing twice. Conversation memories are one per
+exchange: a human prompt with the assistant's text and one compact line per tool call.
+Compaction summaries are not stored (they restate turns already stored).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from typing import Any
+
+MAX_EXCHANGE = 4000  # characters of one conversation memory
+MAX_ACTIONS = 25  # action lines kept per exchange
+
+
+def exchanges(turns: list[Any]) -> list[tuple[str, str]]:
+    """``[(text, timestamp)]``: one per human prompt and what followed it, at most
+    :data:`MAX_EXCHANGE` characters each."""
+    out: list[tuple[str, str]] = []
+    cur: dict[str, Any] | None = None
+
+    def flush() -> None:
+        if cur and (cur["user"] or cur["assistant"]):
+            parts = []
+            if cur["user"]:
+                parts.append("User: " + "\n".join(cur["user"]))
+            if cur["assistant"]:
+                parts.append("Assistant: " + "\n".join(cur["assistant"]))
+            if cur["actions"]:
+                acts = cur["actions"][:MAX_ACTIONS]
+                more = len(cur["actions"]) - len(acts)
+                parts.append("Actions: " + "; ".join(acts) + (f"; … {more} more" if more else ""))
+            text = "\n".join(parts)
+            if len(text) > MAX_EXCHANGE:
+                text = text[:MAX_EXCHANGE - 1] + "…"
+            out.append((text, cur["ts"]))
+
+    for t in turns:
+        if t.role == "summary":
+            continue
+        if t.role == "user" or cur is None:
+            flush()
+            cur = {"user": [], "assistant": [], "actions": [], "ts": t.timestamp}
+        if t.role == "user":
+            cur["user"].append(t.text)
+        elif t.role == "assistant":
+            cur["assistant"].append(t.text)
+        elif t.role == "action":
+            cur["actions"].append(t.text + (" (failed)" if t.error else ""))
+    flush()
+    return out
+
+
+def _rel(root: str, path: str) -> str | None:
+    p = os.path.realpath(path if os.path.isabs(path) else os.path.join(root, path))
+    r = os.path.realpath(root)
+    return os.path.relpath(p, r) if p.startswith(r + os.sep) else None
+
+
+def _head_text(root: str, rel: str) -> bytes | None:
+    try:
+        p = subprocess.run(["git", "-C", root, "show", f"HEAD:{rel}"], capture_output=True,
+                           timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return p.stdout if p.returncode == 0 else None
+
+
+def record_session_edits(bank: Any, turns: list[Any], session: str, agent: str,
+                         warn: Callable[[str], None]) -> int:
+    """Edit-trace events for the files the agent edited (actor ``agent``, this session):
+    the change from the file at HEAD to the file now, once per file content (bank meta
+    ``edit:<session>:<path>`` holds the content hash recorded last). Returns the number of
+    events stored."""
+    import xxhash
+
+    files = list(dict.fromkeys(f for t in turns for f in t.files))
+    rels = [r for r in (_rel(bank.root, f) for f in files) if r]
+    if not rels:
+        return 0
+    if bank.is_indexed():
+        bank.index()
+    store, n = bank.memory_store, 0
+    for rel in rels:
+        try:
+            with open(os.path.join(bank.root, rel), "rb") as f:
+                new: bytes | None = f.read()
+        except FileNotFoundError:
+            new = None
+        except OSError as e:
+            warn(f"{rel}: {e.strerror}")
+            continue
+        key = f"edit:{session}:{rel}"
+        digest = xxhash.xxh3_64_hexdigest(new) if new is not None else "deleted"
+        if store.get_meta(key) == digest:
+            continue
+        try:
+            ev = bank.record_edit(rel, _head_text(bank.root, rel), new, actor=agent,
+                                  session=session, refresh_index=False)
+        except Exception as e:  # noqa: BLE001 - one file must not stop the rest
+            warn(f"{rel}: {e}")
+            continue
+        store.set_meta({key: digest})
+        n += ev is not None
+    return n
+
+
+def _items(bank: Any, res: Any, agent: str) -> tuple[list[Any], list[Any]]:
+    """(conversation items, experience items) of a read."""
+    from hindsight.hooks.experience import extract
+    from hindsight.memory.retain import Item
+
+    conv = [Item(text=text, kind="conversation", source="conversation",
+                  session=res.session_id, agent=agent, occurred=ts)
+             for text, ts in exchanges(res.turns)]
+    items = []
+    for e in extract(res.turns):
+        rels = [r for r in (_rel(bank.root, f) for f in e.files) if r]
+        anchors = bank._resolve_anchors(rels, []) if rels else []
+        items.append(Item(text=e.text, kind=e.kind, outcome=e.outcome, source="conversation",
+                          session=res.session_id, agent=agent, anchors=anchors,
+                          tags=[f"session:{res.session_id[:8]}"] if res.session_id else []))
+    return conv, items
+
+
+def retain_transcript(bank: Any, path: str, reader: Callable[..., Any], agent: str,
+                      *, session: str = "", edits: bool = True) -> dict[str, Any]:
+    """Read ``path`` with ``reader(path, offset)`` from the stored offset and retain what is
+    new. Returns ``{"path", "from", "to", "turns", "retained", "duplicates", "edits",
+    "warnings"}``. Raises FileNotFoundError (no transcript) and StorageError."""
+    store = bank.memory_store
+    key = f"transcript:{os.path.abspath(path)}"
+    state = json.loads(store.get_meta(key) or "{}")
+    start = int(state.get("offset", 0))
+    if start > os.path.getsize(path):
+        start = 0  # the file was rewritten
+    res = reader(path, start)
+    if session and not res.session_id:
+        res.session_id = session
+    warnings = list(res.warnings)
+    from hindsight.memory.retain import retain
+
+    conv, exps = _items(bank, res, agent)
+    retained = bank.retain_batch(conv) if conv else []
+    if exps:  # one by one: a convention said again in a later session merges into the first
+        retained += retain(store, bank.embedder, exps)
+    n_new = sum(1 for r in retained if r.action == "created")
+    n_edits = record_session_edits(bank, res.turns, res.session_id, agent, warnings.append) \
+        if edits else 0
+    store.set_meta({key: json.dumps({"offset": res.offset, "session": res.session_id})})
+    return {"path": path, "from": start, "to": res.offset, "turns": len(res.turns),
+            "retained": n_new, "duplicates": len(retained) - n_new, "edits": n_edits,
+            "warnings": warnings[:20]}
