@@ -119,7 +119,7 @@ def _errors(fn: Any) -> Any:
         try:
             return fn(*a, **kw)
         except HindsightError as e:
-            click.echo(f"error: {e}", err=True)
+            click.echo(f"hindsight: {e}", err=True)
             sys.exit(e.exit_code)
 
     return wrapper
