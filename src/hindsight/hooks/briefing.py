@@ -83,9 +83,10 @@ def _section(title: str, lines: list[str]) -> str:
     return f"## {title}\n" + "\n".join(lines) if lines else ""
 
 
-def session_briefing(bank: Any, *, max_chars: int = 8000, agent: str = "") -> str:
-    """The session briefing for ``bank``, at most ``max_chars`` characters, or ``""`` when
-    the bank has nothing worth saying. Sections: conventions and decisions; open lessons
+def session_briefing(bank: Any, *, max_chars: int = 8000, agent: str = ""
+                     ) -> tuple[str, list[int]]:
+    """``(text, memory ids shown)``: the session briefing for ``bank``, at most ``max_chars``
+    characters, or ``("", [])`` when the bank has nothing worth saying. Sections: conventions and decisions; open lessons
     about files changed on this branch; recent failures and what fixed them; stale
     memories; a one-line guide to the MCP tools."""
     seen: set[int] = set()
@@ -122,10 +123,10 @@ def session_briefing(bank: Any, *, max_chars: int = 8000, agent: str = "") -> st
              _section("Stale memories (their code changed; re-check or forget them)", stale)]
     body = "\n\n".join(p for p in parts if p)
     if not body:
-        return ""
+        return "", []
     body += f"\n\n{TOOLS_GUIDE}"
-    text = fenced("session-briefing", body)
-    return _cap(text, max_chars)
+    text = _cap(fenced("session-briefing", body), max_chars)
+    return text, sorted(i for i in seen if f"- #{i} " in text)
 
 
 def _cap(text: str, max_chars: int) -> str:
@@ -169,13 +170,15 @@ def prompt_memories(bank: Any, prompt: str, *, threshold: float, limit: int,
     store = bank.memory_store
     if not prompt.strip() or not store.has_active():
         return "", [], []
-    terms = list(dict.fromkeys(match_terms(prompt)))[:40]
+    quoted = list(dict.fromkeys(match_terms(prompt)))[:40]
+    terms = [t.strip('"') for t in quoted]
     if not terms:
         return "", [], []
     q = Query(text=prompt, k=max(20, limit * 4), kinds=list(INJECT_KINDS), agent=agent,
               channels=("bm25", "anchor", "recency", "lesson"))
     res = recall(store, None, q, bank._neighbours)
-    df, n = store.term_rows(terms), max(1, store.active_count())
+    rows = store.term_rows(quoted)
+    df, n = {t.strip('"'): v for t, v in rows.items()}, max(1, store.active_count())
     picked: list[tuple[dict[str, Any], float]] = []
     for h in res["hits"]:
         if h["id"] in exclude or not _visible(h, agent):

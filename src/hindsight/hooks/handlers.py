@@ -84,21 +84,27 @@ def session_start(ev: Event, diag: Diag) -> str:
     res = _resolve(ev, diag)
     if res is None:
         return ""
+    seeding = False
     with _open(res, True) as bank:
         st = seed_state(bank)
         if res.settings["seed"]:
-            diag.set(seeding="first" if st.get("state") != "synced" else "refresh",
+            seeding = st.get("state") != "synced"
+            diag.set(seeding="first" if seeding else "refresh",
                      seed_pid=spawn(["hook", "_seed", "--cwd", res.root, "--harness",
                                      ev.harness], "seed.log"))
-        if ev.session and ev.source in ("clear", "compact", "startup"):
-            bank.memory_store.set_meta({f"injected:{ev.session}": "[]"})
-        text = session_briefing(bank, max_chars=int(res.settings["briefingMaxChars"]),
-                                agent=ev.harness)
+        text, ids = session_briefing(bank, max_chars=int(res.settings["briefingMaxChars"]),
+                                     agent=ev.harness)
+        if ev.session:  # what the briefing showed is not injected again on a prompt
+            key = f"injected:{ev.session}"
+            keep = json.loads(bank.memory_store.get_meta(key) or "[]") \
+                if ev.source == "resume" else []
+            bank.memory_store.set_meta({key: json.dumps(sorted(set(keep) | set(ids)))})
         diag.mark("briefing")
-    if not text and st.get("state") != "synced":
+    if not text and seeding:
         text = fenced("session-briefing", "This repository's bank is being seeded in the "
                       "background (code index, git history, earlier sessions); nothing is "
                       f"remembered yet.\n{TOOLS_GUIDE}")
+    diag.set(memory_ids=ids)
     diag.set(injected=text)
     return _json_out("session-start", text) if text else ""
 

@@ -121,11 +121,15 @@ def _items(bank: Any, res: Any, agent: str) -> tuple[list[Any], list[Any]]:
                   session=res.session_id, agent=agent, occurred=ts)
              for text, ts in exchanges(res.turns)]
     items = []
+    last = next((t.timestamp for t in reversed(res.turns) if t.timestamp), "")
     for e in extract(res.turns):
+        probe = e.text.removeprefix("User correction: ")[:60]
+        when = next((t.timestamp for t in res.turns
+                     if t.role == "user" and t.timestamp and probe in t.text), last)
         rels = [r for r in (_rel(bank.root, f) for f in e.files) if r]
         anchors = bank._resolve_anchors(rels, []) if rels else []
         items.append(Item(text=e.text, kind=e.kind, outcome=e.outcome, source="conversation",
-                          session=res.session_id, agent=agent, anchors=anchors,
+                          session=res.session_id, agent=agent, anchors=anchors, occurred=when,
                           tags=[f"session:{res.session_id[:8]}"] if res.session_id else []))
     return conv, items
 

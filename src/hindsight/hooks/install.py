@@ -1,0 +1,497 @@
+"""Register hindsight with coding agents by editing their config files, and undo it.
+
+Where each agent reads what (documentation pages):
+
+* Claude Code hooks: ``settings.json`` -- user ``~/.claude/settings.json``, project
+  ``<project>/.claude/settings.json``; ``{"hooks": {"<Event>": [{"matcher": "...", "hooks":
+  [{"type": "command", "command": "...", "timeout": <seconds>}]}]}}``, matcher optional for
+  events without one (https://code.claude.com/docs/en/settings, …/docs/en/hooks).
+  ``CLAUDE_CONFIG_DIR`` replaces ``~/.claude``, and ``.claude.json`` moves into it too
+  (https://code.claude.com/docs/en/claude-directory; anthropics/claude-code#24479).
+* Claude Code MCP: user scope = top-level ``mcpServers`` of ``~/.claude.json``; project
+  scope = ``<project>/.mcp.json`` ``{"mcpServers": {"<name>": {"type": "stdio", "command":
+  …, "args": […]}}}`` (https://code.claude.com/docs/en/mcp, installation scopes).
+* Codex CLI: ``$CODEX_HOME/config.toml`` (default ``~/.codex``) ``[mcp_servers.<name>]``
+  ``command``/``args`` (https://developers.openai.com/codex/mcp, …/codex/config-reference);
+  lifecycle hooks in ``hooks.json`` next to a config layer, same event -> matcher group ->
+  handler shape, timeout in seconds, on by default, reviewed by the user in ``/hooks``
+  (https://developers.openai.com/codex/hooks). ``notify`` is deprecated in favour of these
+  hooks (openai/codex PR #20524) and never written.
+
+A run parses all its files before writing any (invalid JSON/TOML raises ConfigError and
+changes nothing). A file that changes first gets a backup
+``<file>.hindsight-backup-<UTC yyyymmddThhmmss>`` (never overwriting one); the first install
+keeps ``<file>.hindsight-orig``, whose bytes come back when an uninstall leaves the file
+semantically equal to it; a file that held only our entries is deleted (no backup).
+Writes are atomic (temp file + ``os.replace``) and keep the file's mode.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import sys
+import tempfile
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import tomlkit
+from tomlkit.exceptions import ParseError
+
+from hindsight.errors import ConfigError
+
+# agent event -> (our event name, matcher or None, timeout in seconds)
+CLAUDE_EVENTS: dict[str, tuple[str, str | None, int]] = {
+    "SessionStart": ("session-start", "startup|resume|clear|compact", 10),
+    "UserPromptSubmit": ("user-prompt-submit", None, 5),
+    "Stop": ("stop", None, 30),
+    "PreCompact": ("pre-compact", None, 30),
+    "SessionEnd": ("session-end", None, 30),
+}
+# Codex: only the turn-complete and session-end write-back, run as ``hook <e> --harness codex``
+CODEX_EVENTS: dict[str, tuple[str, str | None, int]] = {
+    "Stop": ("stop", None, 30),
+    "SessionEnd": ("session-end", None, 30),
+}
+MCP_NAME = "hindsight"
+MCP_ARGS = ("-m", "hindsight", "mcp")
+BACKUP_INFIX = ".hindsight-backup-"
+ORIG_SUFFIX = ".hindsight-orig"
+
+# A mutator maps (document, path) to (document, [(action, entry)]), action one of
+# added / updated / removed (the file changes) or present / conflict (it does not).
+Changes = list[tuple[str, str]]
+Mutator = Callable[[Any, str], tuple[Any, Changes]]
+
+
+def _python() -> str:
+    return sys.executable or "python3"
+
+
+def hook_command(event: str, harness: str | None = None) -> str:
+    """The shell command an agent runs for ``event`` (e.g. ``"session-start"``):
+    ``"<python> -m hindsight hook <event>"`` with the running interpreter shell-quoted, so it
+    works without the venv on PATH; ``harness`` (e.g. ``"codex"``) appends
+    ``--harness <harness>`` (the hook command's default is claude-code)."""
+    cmd = f"{shlex.quote(_python())} -m hindsight hook {event}"
+    return f"{cmd} --harness {harness}" if harness else cmd
+
+
+def is_our_command(command: object) -> bool:
+    """True for a hook command hindsight installed (``… -m hindsight hook …`` or
+    ``hindsight hook …``)."""
+    return isinstance(command, str) and (
+        " -m hindsight hook " in command or command.startswith("hindsight hook "))
+
+
+def _is_our_mcp(entry: object) -> bool:
+    if not isinstance(entry, dict):
+        return False
+    args = entry.get("args")
+    words = [str(a) for a in args] if isinstance(args, list) else []
+    return words[-3:] == list(MCP_ARGS) or (
+        os.path.basename(str(entry.get("command", ""))) == "hindsight" and words[:1] == ["mcp"])
+
+
+def _plain(value: Any) -> Any:
+    return value.unwrap() if hasattr(value, "unwrap") else value
+
+
+@dataclass(frozen=True)
+class _Format:
+    parse: Callable[[str, str], Any]  # (text, path) -> document; raises ConfigError
+    dump: Callable[[Any], str]
+
+
+def _parse_json(text: str, path: str) -> Any:
+    if not text.strip():
+        return {}
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(
+            f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    if not isinstance(doc, dict):
+        raise ConfigError(f"{path}: expected a JSON object at the top level")
+    return doc
+
+
+def _parse_toml(text: str, path: str) -> Any:
+    try:
+        return tomlkit.parse(text)
+    except ParseError as e:
+        msg = str(e).split(" at line ")[0]
+        raise ConfigError(
+            f"{path}: invalid TOML at line {e.line} column {e.col}: {msg}") from None
+
+
+JSON = _Format(_parse_json, lambda d: json.dumps(d, indent=2, ensure_ascii=False) + "\n")
+TOML = _Format(_parse_toml, tomlkit.dumps)
+
+
+def _sub(doc: Any, key: str, path: str, kind: type) -> Any:
+    value = doc.get(key)
+    if value is not None and not isinstance(value, kind):
+        raise ConfigError(f"{path}: expected {'an object' if kind is dict else 'a list'} at "
+                          f"{key!r}, found {type(value).__name__}")
+    return value
+
+
+def _strip_hooks(groups: list[Any]) -> int:
+    """Remove our handlers from an event's matcher groups in place, dropping the groups we
+    emptied. Returns how many handlers were removed."""
+    removed, kept = 0, []
+    for group in groups:
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(handlers, list):
+            kept.append(group)
+            continue
+        rest = [h for h in handlers
+                if not (isinstance(h, dict) and is_our_command(h.get("command")))]
+        removed += len(handlers) - len(rest)
+        if rest and len(rest) < len(handlers):
+            group["hooks"] = rest
+        if rest:
+            kept.append(group)
+    groups[:] = kept
+    return removed
+
+
+def _has_exactly(groups: list[Any], handler: dict[str, Any], matcher: str | None) -> bool:
+    found = [(g, h) for g in groups if isinstance(g, dict) and isinstance(g.get("hooks"), list)
+             for h in g["hooks"] if isinstance(h, dict) and is_our_command(h.get("command"))]
+    return len(found) == 1 and found[0][1] == handler and found[0][0].get("matcher") == matcher
+
+
+def _add_hooks(spec: dict[str, tuple[str, str | None, int]], harness: str | None) -> Mutator:
+    def mutate(doc: dict[str, Any], path: str) -> tuple[Any, Changes]:
+        hooks = _sub(doc, "hooks", path, dict)
+        if hooks is None:
+            hooks = doc["hooks"] = {}
+        out = []
+        for event, (name, matcher, timeout) in spec.items():
+            groups = _sub(hooks, event, path, list)
+            want = {"type": "command", "command": hook_command(name, harness), "timeout": timeout}
+            if groups and _has_exactly(groups, want, matcher):
+                out.append(("present", f"hooks.{event}"))
+                continue
+            old = _strip_hooks(groups) if groups else 0
+            group: dict[str, Any] = {"matcher": matcher} if matcher else {}
+            group["hooks"] = [want]
+            hooks.setdefault(event, []).append(group)
+            out.append(("updated" if old else "added", f"hooks.{event}"))
+        return doc, out
+    return mutate
+
+
+def _remove_hooks(doc: dict[str, Any], path: str) -> tuple[Any, Changes]:
+    hooks = _sub(doc, "hooks", path, dict)
+    out = []
+    for event in list(hooks or {}):
+        groups = hooks[event]
+        if isinstance(groups, list) and _strip_hooks(groups):
+            out.append(("removed", f"hooks.{event}"))
+            if not groups:
+                del hooks[event]
+    if out and not hooks:
+        del doc["hooks"]
+    return doc, out
+
+
+def _server_state(servers: Any, want: dict[str, Any], label: str) -> tuple[str, str] | None:
+    """``("present"|"conflict", label)`` when nothing may be written, else None."""
+    cur = _plain(servers.get(MCP_NAME)) if servers is not None else None
+    if cur == want:
+        return ("present", label)
+    if cur is not None and not _is_our_mcp(cur):
+        return ("conflict", label)
+    return None
+
+
+def _remove_server(key: str) -> Mutator:
+    def mutate(doc: Any, path: str) -> tuple[Any, Changes]:
+        servers = _sub(doc, key, path, dict)
+        if not servers or not _is_our_mcp(_plain(servers.get(MCP_NAME))):
+            return doc, []
+        del servers[MCP_NAME]
+        if _plain(servers) == {}:
+            del doc[key]
+        return doc, [("removed", f"{key}.{MCP_NAME}")]
+    return mutate
+
+
+def _add_mcp_json(doc: dict[str, Any], path: str) -> tuple[Any, Changes]:
+    label = f"mcpServers.{MCP_NAME}"
+    want = {"type": "stdio", "command": _python(), "args": list(MCP_ARGS)}
+    state = _server_state(_sub(doc, "mcpServers", path, dict), want, label)
+    if state:
+        return doc, [state]
+    doc, old = _remove_server("mcpServers")(doc, path)
+    doc.setdefault("mcpServers", {})[MCP_NAME] = want
+    return doc, [("updated" if old else "added", label)]
+
+
+def _add_mcp_toml(doc: Any, path: str) -> tuple[Any, Changes]:
+    label = f"mcp_servers.{MCP_NAME}"
+    want = {"command": _python(), "args": list(MCP_ARGS)}
+    state = _server_state(_sub(doc, "mcp_servers", path, dict), want, label)
+    if state:
+        return doc, [state]
+    doc, old = _remove_server("mcp_servers")(doc, path)
+    # our table goes at the end, as text: the user's layout and comments stay as they are
+    text = tomlkit.dumps(doc)
+    sep = "\n" * max(0, 2 - (len(text) - len(text.rstrip("\n")))) if text.strip() else ""
+    new_text = f"{text}{sep}[{label}]\n{tomlkit.dumps(want)}"
+    try:
+        ok = tomllib.loads(new_text).get("mcp_servers", {}).get(MCP_NAME) == want
+    except tomllib.TOMLDecodeError:
+        ok = False
+    if not ok:  # e.g. an inline ``mcp_servers = {…}`` cannot be extended by a [header]
+        raise ConfigError(f"{path}: cannot add [{label}] where 'mcp_servers' is written "
+                          "as it is in this file; add it by hand")
+    return _parse_toml(new_text, path), [("updated" if old else "added", label)]
+
+
+@dataclass
+class _Plan:
+    path: str
+    fmt: _Format
+    original: bytes | None
+    doc: Any
+    changes: Changes
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+
+
+def _decode(data: bytes, path: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
+
+
+def _plan(path: str, fmt: _Format, mutate: Mutator) -> _Plan:
+    if os.path.islink(path):  # edit the file a dotfiles symlink points to, keep the link
+        path = os.path.realpath(path)
+    original = _read(path)
+    doc = fmt.parse("" if original is None else _decode(original, path), path)
+    doc, changes = mutate(doc, path)
+    return _Plan(path, fmt, original, doc, changes)
+
+
+def _mode(path: str) -> int:
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+def _atomic_write(path: str, data: bytes, mode: int) -> None:
+    folder = os.path.dirname(path) or "."
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _write_new(path: str, data: bytes, mode: int) -> bool:
+    """Create ``path`` holding ``data``; False (nothing written) if it already exists."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    return True
+
+
+def _backup(path: str, data: bytes, mode: int) -> str:
+    base = f"{path}{BACKUP_INFIX}{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}"
+    n = 0
+    while not _write_new(candidate := f"{base}-{n}" if n else base, data, mode):
+        n += 1
+    return candidate
+
+
+def _same_as(plan: _Plan, pristine: bytes) -> bool:
+    try:
+        return bool(_plain(plan.fmt.parse(_decode(pristine, plan.path), plan.path))
+                    == _plain(plan.doc))
+    except ConfigError:
+        return False
+
+
+def _commit(plan: _Plan, install: bool) -> dict[str, Any]:
+    """Write one planned file; returns ``{"path", "status", "backup", "changes"}``, status
+    one of created / changed / restored / deleted / unchanged."""
+    result: dict[str, Any] = {"path": plan.path, "status": "unchanged", "backup": None,
+                              "changes": [{"action": a, "entry": e} for a, e in plan.changes]}
+    if not any(a in ("added", "updated", "removed") for a, _ in plan.changes):
+        return result
+    mode, orig = _mode(plan.path), plan.path + ORIG_SUFFIX
+    pristine = None if install else _read(orig)
+    ours_only = not install and pristine is None and not _plain(plan.doc)
+    if plan.original is not None and not ours_only:  # a file of only our entries: no backup
+        result["backup"] = _backup(plan.path, plan.original, mode)
+    new = plan.fmt.dump(plan.doc).encode()
+    if install:
+        if plan.original is not None:
+            _write_new(orig, plan.original, mode)  # the first install's copy is kept
+        _atomic_write(plan.path, new, mode)
+        result["status"] = "created" if plan.original is None else "changed"
+        return result
+    if pristine is not None and _same_as(plan, pristine):
+        _atomic_write(plan.path, pristine, mode)
+        result["status"] = "restored"
+    elif ours_only:
+        os.unlink(plan.path)  # we created it, and nothing but our entries was in it
+        result["status"] = "deleted"
+    else:
+        _atomic_write(plan.path, new, mode)
+        result["status"] = "changed"
+    if pristine is not None:
+        os.unlink(orig)
+    return result
+
+
+def _run(action: str, agent: str, scope: str | None,
+         edits: list[tuple[str, _Format, Mutator]]) -> dict[str, Any]:
+    """Plan every edit (all files parsed first), then write them; returns the report."""
+    plans = [_plan(path, fmt, mutate) for path, fmt, mutate in edits]
+    try:
+        files = [_commit(p, action == "install") for p in plans]
+    except OSError as e:
+        raise ConfigError(f"{e.filename or 'config file'}: cannot write: {e.strerror}") from None
+
+    def entries(*actions: str) -> list[str]:
+        return [f"{f['path']}: {c['entry']}" for f in files for c in f["changes"]
+                if c["action"] in actions]
+
+    return {"action": action, "agent": agent, "scope": scope, "files": files,
+            "changed": [f["path"] for f in files if f["status"] != "unchanged"],
+            "backups": [f["backup"] for f in files if f["backup"]],
+            "added": entries("added", "updated"), "removed": entries("removed"),
+            "already_present": entries("present"),
+            "notes": [f"{e}: a different server of that name is configured; left untouched"
+                      for e in entries("conflict")]}
+
+
+def claude_code_paths(scope: str, project: str | None = None, *, config_dir: str | None = None,
+                      home: str | None = None) -> tuple[str, str]:
+    """``(settings.json, MCP file)`` that Claude Code reads for ``scope``.
+
+    ``"user"``: ``<dir>/settings.json`` and ``<dir>/.claude.json`` when a config dir is
+    given (``config_dir``, else ``$CLAUDE_CONFIG_DIR``), otherwise
+    ``<home>/.claude/settings.json`` and ``<home>/.claude.json`` (home defaults to ``~``).
+    ``"project"``: ``<project>/.claude/settings.json`` and ``<project>/.mcp.json`` (project
+    defaults to the current directory). Raises ConfigError for any other scope."""
+    if scope == "project":
+        root = os.path.abspath(project or os.getcwd())
+        return os.path.join(root, ".claude", "settings.json"), os.path.join(root, ".mcp.json")
+    if scope != "user":
+        raise ConfigError(f"unknown scope {scope!r} (expected 'user' or 'project')")
+    cfg = config_dir or os.environ.get("CLAUDE_CONFIG_DIR")
+    if cfg:
+        cfg = os.path.abspath(os.path.expanduser(cfg))
+        return os.path.join(cfg, "settings.json"), os.path.join(cfg, ".claude.json")
+    home = home or os.path.expanduser("~")
+    return os.path.join(home, ".claude", "settings.json"), os.path.join(home, ".claude.json")
+
+
+def install_claude_code(scope: str = "user", project: str | None = None, *,
+                        config_dir: str | None = None, home: str | None = None
+                        ) -> dict[str, Any]:
+    """Add our hooks (SessionStart, UserPromptSubmit, Stop, PreCompact, SessionEnd) to the
+    scope's ``settings.json`` and the ``hindsight`` stdio MCP server to its MCP file (see
+    :func:`claude_code_paths`). Idempotent: an older entry of ours is replaced, never doubled.
+
+    Returns ``{"action", "agent", "scope", "files": [{"path", "status", "backup", "changes":
+    [{"action", "entry"}]}], "changed": [path], "backups": [path], "added": ["path: entry"],
+    "removed": [...], "already_present": [...], "notes": [str]}``. Raises ConfigError
+    (nothing written) for invalid JSON, an unexpected structure or an unreadable file."""
+    settings, mcp = claude_code_paths(scope, project, config_dir=config_dir, home=home)
+    return _run("install", "claude-code", scope, [
+        (settings, JSON, _add_hooks(CLAUDE_EVENTS, None)), (mcp, JSON, _add_mcp_json)])
+
+
+def uninstall_claude_code(scope: str = "user", project: str | None = None, *,
+                          config_dir: str | None = None, home: str | None = None
+                          ) -> dict[str, Any]:
+    """Remove only our hook handlers and MCP server entry from the scope's files: a file
+    left semantically equal to its pristine copy gets its original bytes back, a file we
+    created that is now empty is deleted, anything else is written as 2-space JSON in its
+    key order. Same report and errors as :func:`install_claude_code`."""
+    settings, mcp = claude_code_paths(scope, project, config_dir=config_dir, home=home)
+    return _run("uninstall", "claude-code", scope, [
+        (settings, JSON, _remove_hooks), (mcp, JSON, _remove_server("mcpServers"))])
+
+
+def codex_home_dir(codex_home: str | None = None) -> str:
+    """``codex_home``, else ``$CODEX_HOME``, else ``~/.codex`` (absolute)."""
+    return os.path.abspath(os.path.expanduser(
+        codex_home or os.environ.get("CODEX_HOME") or os.path.join("~", ".codex")))
+
+
+def _codex_notes(config_path: str) -> list[str]:
+    data = _read(config_path)
+    try:
+        conf = tomllib.loads(_decode(data, config_path)) if data else {}
+    except (tomllib.TOMLDecodeError, ConfigError):
+        return []
+    features = conf.get("features")
+    off = isinstance(features, dict) and False in (features.get("hooks"),
+                                                   features.get("codex_hooks"))
+    return [f"{config_path}: {note}" for cond, note in (
+        (conf.get("notify"), "your 'notify' program was left as it is"),
+        (off, "hooks are off in [features]: our Stop/SessionEnd hooks will not run"),
+        (isinstance(conf.get("hooks"), dict),
+         "has inline [hooks] too; Codex warns when a layer also has hooks.json")) if cond]
+
+
+def install_codex(*, codex_home: str | None = None) -> dict[str, Any]:
+    """Add ``[mcp_servers.hindsight]`` to ``<codex home>/config.toml`` (tomlkit, the rest of
+    the file kept byte for byte) and our Stop and SessionEnd hooks (``… hook <event>
+    --harness codex``) to ``<codex home>/hooks.json``; codex home per :func:`codex_home_dir`.
+    Same report as :func:`install_claude_code` (scope None), plus notes about an existing
+    ``notify`` (left alone) or hooks switched off. Raises ConfigError, having written
+    nothing, for invalid TOML/JSON."""
+    home = codex_home_dir(codex_home)
+    config = os.path.join(home, "config.toml")
+    report = _run("install", "codex", None, [
+        (config, TOML, _add_mcp_toml),
+        (os.path.join(home, "hooks.json"), JSON, _add_hooks(CODEX_EVENTS, "codex"))])
+    report["notes"].extend(_codex_notes(config))
+    return report
+
+
+def uninstall_codex(*, codex_home: str | None = None) -> dict[str, Any]:
+    """Remove our ``[mcp_servers.hindsight]`` and hooks from the codex home; same restore
+    rules, report and errors as :func:`uninstall_claude_code`."""
+    home = codex_home_dir(codex_home)
+    return _run("uninstall", "codex", None, [
+        (os.path.join(home, "config.toml"), TOML, _remove_server("mcp_servers")),
+        (os.path.join(home, "hooks.json"), JSON, _remove_hooks)])

@@ -1,0 +1,150 @@
+"""``hindsight install|uninstall claude-code|codex``: click commands over
+:mod:`hindsight.hooks.install`.
+
+:func:`commands` returns the ``install`` and ``uninstall`` groups for the main CLI to
+register. For a standalone run: ``python -m hindsight.hooks.install_cmd install claude-code``.
+Errors (:class:`hindsight.errors.HindsightError`) print one line on stderr and exit with the
+error's ``exit_code`` (2 for a config file that cannot be parsed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from hindsight.errors import HindsightError
+
+_AGENTS = {"claude-code": "Claude Code", "codex": "Codex"}
+
+
+def _restart_hint(report: dict[str, Any]) -> str:
+    if report["agent"] == "codex":
+        return ("Restart Codex; new hooks wait for your review in /hooks, and Codex runs "
+                "them only once trusted.")
+    hint = "Restart Claude Code (running sessions keep their old hooks and MCP servers)."
+    if report["scope"] == "project" and report["action"] == "install":
+        hint += " Claude Code asks once to approve the project's .mcp.json server."
+    return hint
+
+
+def _summary(report: dict[str, Any]) -> str:
+    """A few lines for people: what each file went through, backups, what to restart."""
+    agent = _AGENTS[report["agent"]]
+    scope = f" ({report['scope']} scope)" if report["scope"] else ""
+    verb = "Installed" if report["action"] == "install" else "Uninstalled"
+    if not report["changed"]:
+        state = "already installed" if report["action"] == "install" else "not installed"
+        lines = [f"hindsight is {state} for {agent}{scope}: nothing changed."]
+    else:
+        lines = [f"{verb} hindsight for {agent}{scope}:"]
+    for f in report["files"]:
+        entries = ", ".join(c["entry"] for c in f["changes"]) or "no hindsight entries"
+        lines.append(f"  {f['status']:<9} {f['path']}  [{entries}]")
+        if f["backup"]:
+            lines.append(f"            backup: {f['backup']}")
+    lines += [f"  note: {n}" for n in report["notes"]]
+    if report["changed"]:
+        lines.append(_restart_hint(report))
+    return "\n".join(lines)
+
+
+def _execute(fn: Callable[[], dict[str, Any]], as_json: bool) -> None:
+    try:
+        report = fn()
+    except HindsightError as e:
+        sys.stderr.write(f"hindsight: {e}\n")
+        sys.exit(e.exit_code)
+    if as_json:
+        sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
+    else:
+        sys.stdout.write(_summary(report) + "\n")
+
+
+_json_opt = click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+_scope_opt = click.option("--scope", type=click.Choice(["user", "project"]), default="user",
+                          show_default=True,
+                          help="user: ~/.claude (or $CLAUDE_CONFIG_DIR); project: "
+                               "<project>/.claude/settings.json and <project>/.mcp.json.")
+_project_opt = click.option("--project", "project", default=None, metavar="PATH",
+                            type=click.Path(file_okay=False),
+                            help="Project directory for --scope project (default: cwd).")
+
+
+def _install_group() -> click.Group:
+    @click.group("install")
+    def group() -> None:
+        """Register hindsight's hooks and MCP server with a coding agent."""
+
+    @group.command("claude-code")
+    @_scope_opt
+    @_project_opt
+    @_json_opt
+    def claude_code(scope: str, project: str | None, as_json: bool) -> None:
+        """Add hindsight's hooks and MCP server to Claude Code's settings (idempotent;
+        backups are written next to each changed file)."""
+        from hindsight.hooks.install import install_claude_code
+
+        _execute(lambda: install_claude_code(scope, project or os.getcwd()), as_json)
+
+    @group.command("codex")
+    @_json_opt
+    def codex(as_json: bool) -> None:
+        """Add hindsight's MCP server and Stop/SessionEnd hooks to Codex ($CODEX_HOME)."""
+        from hindsight.hooks.install import install_codex
+
+        _execute(install_codex, as_json)
+
+    return group
+
+
+def _uninstall_group() -> click.Group:
+    @click.group("uninstall")
+    def group() -> None:
+        """Remove hindsight's hooks and MCP server from a coding agent's settings."""
+
+    @group.command("claude-code")
+    @_scope_opt
+    @_project_opt
+    @_json_opt
+    def claude_code(scope: str, project: str | None, as_json: bool) -> None:
+        """Remove only hindsight's entries; a file unchanged since install gets its
+        original bytes back."""
+        from hindsight.hooks.install import uninstall_claude_code
+
+        _execute(lambda: uninstall_claude_code(scope, project or os.getcwd()), as_json)
+
+    @group.command("codex")
+    @_json_opt
+    def codex(as_json: bool) -> None:
+        """Remove hindsight's MCP server and hooks from Codex ($CODEX_HOME)."""
+        from hindsight.hooks.install import uninstall_codex
+
+        _execute(uninstall_codex, as_json)
+
+    return group
+
+
+def commands() -> list[click.Command]:
+    """The ``install`` and ``uninstall`` click groups, each with ``claude-code``
+    (``--scope user|project``, ``--project PATH``, ``--json``) and ``codex`` (``--json``)."""
+    return [_install_group(), _uninstall_group()]
+
+
+def main() -> None:
+    """Standalone entry: a click group holding :func:`commands`."""
+    @click.group()
+    def cli() -> None:
+        """hindsight agent integration."""
+
+    for command in commands():
+        cli.add_command(command)
+    cli()
+
+
+if __name__ == "__main__":
+    main()
