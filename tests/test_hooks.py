@@ -209,9 +209,11 @@ def test_empty_and_missing_transcripts_and_gone_cwd(env: dict[str, str], repo: R
         r = hook("stop", {"session_id": "s", "transcript_path": tp, "cwd": str(repo.path)},
                  env)
         assert (r.returncode, r.stdout) == (0, "")
-    assert diag(env)[-1]["result"] if "result" in diag(env)[-1] else True
-    errors = [d.get("error", "") for d in diag(env) if d["event"] == "drain"]
-    assert errors[-1] == f"transcript not found: {tmp_path / 'missing.jsonl'}"
+    drains = [d for d in diag(env) if d["event"] == "drain"]
+    assert drains[0]["result"] == {"path": str(empty), "from": 0, "to": 0, "turns": 0,
+                                   "retained": 0, "duplicates": 0, "edits": 0,
+                                   "warnings": []}
+    assert drains[1]["error"] == f"transcript not found: {tmp_path / 'missing.jsonl'}"
     r = hook("session-start", start("s", tmp_path / "deleted-dir"), env)
     assert (r.returncode, r.stdout) == (0, "")
     assert "does not exist" in diag(env)[-1]["error"]

@@ -17,6 +17,8 @@ FORBIDDEN = {
     "store": ["hindsight.cli", "hindsight.app", "hindsight.codeindex", "hindsight.memory"],
     "config": ["hindsight.cli", "hindsight.app", "hindsight.store", "hindsight.memory"],
     "cli": ["hindsight.store.sqlite", "hindsight.mcp", "hindsight.hooks", "hindsight.server"],
+    "mcp": ["hindsight.cli", "hindsight.hooks", "hindsight.server", "hindsight.store.sqlite"],
+    "hooks": ["hindsight.cli", "hindsight.mcp", "hindsight.server", "hindsight.store.sqlite"],
     "models.py": ["hindsight.store", "hindsight.codeindex", "hindsight.app", "hindsight.cli"],
     "errors.py": ["hindsight."],
 }
@@ -46,7 +48,9 @@ def test_import_arrows() -> None:
 
 
 def test_nothing_heavy_at_import_time() -> None:
-    code = ("import sys, hindsight, hindsight.cli.main, hindsight.app;"
-            "print(sorted(m for m in sys.modules if m.startswith(('tree_sitter', 'pathspec', 'xxhash'))))")
+    code = ("import sys, hindsight, hindsight.cli.main, hindsight.app, hindsight.entry,"
+            " hindsight.hooks.command, hindsight.hooks.install_cmd, hindsight.mcp.command;"
+            "print(sorted(m for m in sys.modules if m.startswith(('tree_sitter', 'pathspec', 'xxhash',"
+            " 'mcp', 'numpy', 'tomlkit'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -54,7 +54,7 @@ class MemoryMixin:
         :mod:`hindsight.providers.openai_compat`)."""
         if self._embedder is None:
             res = getattr(self, "resolution", None)
-            name = (res.settings["embedder"] if res is not None and res.settings is not None
+            name = (res.settings["embedder"] if res is not None
                     else os.environ.get("HINDSIGHT_EMBEDDER", "minilm"))
             if name == "hashing":
                 from hindsight.providers.hashing import HashingEmbedder

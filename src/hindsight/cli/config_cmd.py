@@ -29,12 +29,11 @@ def show(harness: str, cwd: str, json: bool) -> None:
     with _errors():
         res = resolve(os.path.abspath(cwd), harness)
         s = res.settings
-        assert s is not None
+        values = {k: {"value": v, "source": s.sources[k]} for k, v in s.values.items()}
         data = {"config_file": s.path, "config_file_exists": os.path.exists(s.path),
                 "harness": harness, "bank": res.bank_id, "resolved_by": res.how,
                 "inert_reason": res.reason, "root": res.root,
-                "values": {k: {"value": v, "source": s.sources[k]}
-                           for k, v in s.values.items()}}
+                "values": values}
         if json:
             out.emit_json(data)
             return
@@ -42,4 +41,4 @@ def show(harness: str, cwd: str, json: bool) -> None:
                                            " (not present: defaults and environment)"))
         out.say(f"bank {res.bank_id or '(none: ' + res.reason + ')'} via {res.how}")
         out.table("settings", ["field", "value", "from"],
-                  [[k, repr(v["value"]), v["source"]] for k, v in data["values"].items()])
+                  [[k, repr(v["value"]), v["source"]] for k, v in values.items()])

@@ -330,8 +330,8 @@ def _history_line(h: dict[str, Any]) -> str:
 
 def main() -> None:
     """Console-script entry point."""
-    from hindsight.cli import history as _history  # noqa: F401  (registers its commands)
     from hindsight.cli import config_cmd as _config  # noqa: F401
+    from hindsight.cli import history as _history  # noqa: F401  (registers its commands)
     from hindsight.cli import memory as _memory  # noqa: F401
 
     os.environ.setdefault("PYTHONIOENCODING", "utf-8")

@@ -49,8 +49,8 @@ class Resolution:
     root: str
     main: str
     how: str
-    reason: str = ""
-    settings: Settings | None = None
+    reason: str
+    settings: Settings
 
 
 def _git(cwd: str, *args: str) -> str | None:

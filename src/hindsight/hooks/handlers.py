@@ -10,6 +10,7 @@ UserPromptSubmit, ``{"hookSpecificOutput": {"hookEventName": <Event>, "additiona
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -225,10 +226,8 @@ def _drain_once(d: str, banks: dict[str, Any]) -> int:
             diag.set(error=f"transcript not found: {e.filename}")
         except Exception as e:  # noqa: BLE001 - one job must not stop the queue
             diag.set(error=f"{os.path.basename(path)}: {type(e).__name__}: {e}"[:500])
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
-        except FileNotFoundError:
-            pass
         diag.write()
         n += 1
     return n
