@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quick start, command 1: install hindsight into .venv, index this checkout and the Python
-# standard library, then show symbol and call-graph queries on both.
+# standard library, then show symbol and call-graph queries on both, history, memory, and
+# the agent integration (Claude Code hooks, MCP server) on this checkout.
 source "$(dirname "$0")/_venv.sh" "."
 set -x
 hindsight index
@@ -24,3 +25,16 @@ hindsight retain "We decided to set busy_timeout before WAL so hooks never see '
 hindsight retain "Lesson: parsing blobs in-process hung on a TSX file; always parse in guarded workers" --kind lesson --outcome failure
 hindsight recall "database is locked" --explain
 hindsight reflect "how do we parse safely?"
+# agents (L5): install into a throwaway Claude Code config dir (your own ~/.claude is not
+# touched), then run the hooks Claude Code would run, on this checkout
+export CLAUDE_CONFIG_DIR="$(mktemp -d)" HINDSIGHT_HOOK_SYNC=1
+hindsight install claude-code
+hindsight config show --harness claude-code
+echo '{"session_id":"demo-1","cwd":"'"$PWD"'","source":"startup"}' | hindsight hook session-start
+echo '{"session_id":"demo-1","cwd":"'"$PWD"'","transcript_path":"'"$PWD"'/tests/fixtures/transcripts/claude_session.jsonl"}' | hindsight hook stop
+echo '{"session_id":"demo-2","cwd":"'"$PWD"'","source":"startup"}' | hindsight hook session-start | python -c 'import json,sys; print(json.load(sys.stdin)["hookSpecificOutput"]["additionalContext"])'
+echo '{"session_id":"demo-3","cwd":"'"$PWD"'","prompt":"why was busy_timeout set before WAL?"}' | hindsight hook user-prompt-submit
+tail -n 2 "${TMPDIR:-/tmp}/hindsight-hooks.log" | cut -c1-300
+python scripts/mcp_demo.py
+hindsight uninstall claude-code
+hindsight status

@@ -210,6 +210,7 @@ def test_empty_and_missing_transcripts_and_gone_cwd(env: dict[str, str], repo: R
                  env)
         assert (r.returncode, r.stdout) == (0, "")
     drains = [d for d in diag(env) if d["event"] == "drain"]
+    assert set(drains[0]["result"].pop("ms")) == {"searchable", "embedded"}
     assert drains[0]["result"] == {"path": str(empty), "from": 0, "to": 0, "turns": 0,
                                    "retained": 0, "duplicates": 0, "edits": 0,
                                    "warnings": []}

@@ -6,7 +6,16 @@ from __future__ import annotations
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point. ``hook EVENT`` takes a fast path that does not load the
+    CLI (see :mod:`hindsight.hooks.fast`)."""
+    import sys
+
+    if sys.argv[1:2] == ["hook"]:
+        from hindsight.hooks.fast import fast_main
+
+        rc = fast_main(sys.argv[2:])
+        if rc is not None:
+            sys.exit(rc)
     from hindsight.cli.main import app
     from hindsight.cli.main import main as cli_main
     from hindsight.hooks.command import commands as hook_commands

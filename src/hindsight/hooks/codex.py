@@ -12,14 +12,13 @@ twice, as a ``response_item`` ``message`` and as an ``event_msg`` ``user_message
 gives a turn only when no ``response_item`` message of the same role with the same text
 (whitespace-normalised) is in the same read or in the 64 KiB before it — so rollouts that
 only carry events still yield their prompts. An event stays pending (like an unanswered
-call) until a ``response_item`` message, a turn_context or a compacted line follows, so
-that a pair is never split across two reads. Standard library only; nothing happens at
-import time.
+call) until a ``response_item`` message, another message event, a turn_context or a
+compacted line follows, so that a pair is never split across two reads. Standard library
+only; nothing happens at import time.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import glob
 import json
 import os
@@ -30,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hindsight.hooks.transcripts import (
+    Proto,
     ReadResult,
     Turn,
     TurnSink,
@@ -107,7 +107,7 @@ def _s(obj: dict[str, Any], key: str) -> str:
 
 def _line(obj: dict[str, Any], payload: dict[str, Any], start: int, st: _State) -> None:
     kind = obj.get("type")
-    proto = Turn("user", "", _s(obj, "timestamp"))
+    stamp = _s(obj, "timestamp")
     if kind == "session_meta":
         st.session_id = st.session_id or _s(payload, "id")
         st.cwd = _s(payload, "cwd") or st.cwd
@@ -118,26 +118,37 @@ def _line(obj: dict[str, Any], payload: dict[str, Any], start: int, st: _State) 
         st.sink.expire()
     elif kind == "compacted":
         st.sink.expire()
-        _add(st, dataclasses.replace(proto, role="summary"), _s(payload, "message"), start)
+        _add(st, ("summary", stamp, ""), _s(payload, "message"), start)
     elif kind == "response_item":
-        _response_item(payload, proto, start, st)
-    elif kind == "event_msg" and payload.get("type") in ("user_message", "agent_message"):
-        if payload.get("kind") not in (None, "plain"):
-            return
-        role = "user" if payload.get("type") == "user_message" else "assistant"
-        if role == "user":
-            st.sink.expire()
-        text = _message(role, _s(payload, "message"))
-        event_id = f"event@{start}"
-        if text and (role, _norm(text)) not in st.items and _add(st, dataclasses.replace(proto, role=role), text, start, event_id):
-            st.events[len(st.sink.turns) - 1] = (role, _norm(text))
-            st.event_ids.append(event_id)
+        _response_item(payload, stamp, start, st)
+    elif (kind == "event_msg" and payload.get("type") in ("user_message", "agent_message")
+          and payload.get("kind") in (None, "plain")):
+        _event(payload, stamp, start, st)
 
 
-def _add(st: _State, proto: Turn, text: str, start: int, call_id: str = "") -> bool:
+def _event(payload: dict[str, Any], stamp: str, start: int, st: _State) -> None:
+    role = "user" if payload.get("type") == "user_message" else "assistant"
+    if role == "user":
+        st.sink.expire()
+    _settle_events(st)
+    text = _message(role, _s(payload, "message"))
+    key, event_id = (role, _norm(text)), f"event@{start}"
+    if key not in st.items and _add(st, (role, stamp, ""), text, start,
+                                    event_id):
+        st.events[len(st.sink.turns) - 1] = key
+        st.event_ids.append(event_id)
+
+
+def _settle_events(st: _State) -> None:
+    for event_id in st.event_ids:
+        st.sink.resolve(event_id, "")
+    st.event_ids.clear()
+
+
+def _add(st: _State, proto: Proto, text: str, start: int, call_id: str = "") -> bool:
     text = clean_text(text, st.max_text)
     if text:
-        st.sink.add(dataclasses.replace(proto, text=text), start, call_id)
+        st.sink.add(Turn(proto[0], text, proto[1], proto[2]), start, call_id)
     return bool(text)
 
 
@@ -151,7 +162,7 @@ def _message(role: str, text: str) -> str:
     return text.strip()
 
 
-def _response_item(payload: dict[str, Any], proto: Turn, start: int, st: _State) -> None:
+def _response_item(payload: dict[str, Any], stamp: str, start: int, st: _State) -> None:
     kind = payload.get("type")
     if kind == "message":
         role = payload.get("role")
@@ -159,15 +170,13 @@ def _response_item(payload: dict[str, Any], proto: Turn, start: int, st: _State)
             st.sink.expire()
         if role not in ("user", "assistant"):
             return
-        for event_id in st.event_ids:
-            st.sink.resolve(event_id, "")
-        st.event_ids.clear()
+        _settle_events(st)
         text = _content_text(role, payload.get("content"))
-        if _add(st, dataclasses.replace(proto, role=role), text, start):
+        if _add(st, (role, stamp, ""), text, start):
             st.items.add((role, _norm(text)))
     elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
         call_id = _s(payload, "call_id") or _s(payload, "id")
-        turn = codex_action(payload, st.cwd, proto)
+        turn = codex_action(payload, st.cwd, ("action", stamp, ""))
         st.sink.add(turn, start, call_id)
     elif kind in ("function_call_output", "custom_tool_call_output"):
         call_id = _s(payload, "call_id")
@@ -212,7 +221,7 @@ def _shell_text(command: Any) -> str:
     return shlex.join(command)
 
 
-def codex_action(payload: dict[str, Any], cwd: str, proto: Turn) -> Turn:
+def codex_action(payload: dict[str, Any], cwd: str, proto: Proto) -> Turn:
     """The action turn of a ``function_call``/``custom_tool_call``/``local_shell_call``
     payload: ``Shell: <command>``, ``apply_patch: <files relative to cwd>`` (``files`` from the
     patch's ``*** Update File:``/``*** Add File:``/``*** Move to:`` lines, joined to ``cwd``
@@ -238,10 +247,9 @@ def codex_action(payload: dict[str, Any], cwd: str, proto: Turn) -> Turn:
     return tool_action(name, args, cwd, proto)
 
 
-def _action(proto: Turn, tool: str, target: str, files: tuple[str, ...]) -> Turn:
+def _action(proto: Proto, tool: str, target: str, files: tuple[str, ...]) -> Turn:
     text = f"{tool}: {target}" if target else tool
-    return dataclasses.replace(proto, role="action", text=text, tool=tool, target=target,
-                               files=files)
+    return Turn("action", text, proto[1], proto[2], tool, target, "", files)
 
 
 def _patch_files(patch: str, cwd: str) -> tuple[str, ...]:

@@ -3,45 +3,23 @@ and ``hindsight import claude-code|codex``."""
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
 import click
+
+from hindsight.hooks.fast import EVENTS, run_event
 
 HARNESS = click.option("--harness", default="claude-code", show_default=True,
                        type=click.Choice(["claude-code", "codex"]),
                        help="Which agent sent the payload.")
 
 
-def _truthy(v: str | None) -> bool:
-    return (v or "").strip().lower() in ("1", "true", "yes", "on")
-
-
 def _hook(event: str) -> click.Command:
     @click.command(event, help=f"Run the {event} hook: JSON payload on stdin; always exits 0.")
     @HARNESS
     def cmd(harness: str) -> None:
-        from hindsight.hooks import handlers
-        from hindsight.hooks.runtime import Diag, guarded, read_stdin
-
-        if _truthy(os.environ.get("HINDSIGHT_DISABLE_HOOKS")):
-            d = Diag(event, harness)
-            d.set(skipped="HINDSIGHT_DISABLE_HOOKS")
-            d.write()
-            sys.exit(0)
-        data = read_stdin()
-        fn = {"session-start": handlers.session_start,
-              "user-prompt-submit": handlers.user_prompt_submit}.get(event, handlers.writeback)
-
-        def run(diag: Any) -> str:
-            if "_warning" in data:
-                diag.set(warning=data["_warning"])
-            ev = handlers.Event.from_payload(event, harness, data)
-            diag.set(session=ev.session)
-            return fn(ev, diag)
-
-        sys.exit(guarded(event, harness, run))
+        sys.exit(run_event(event, harness))
 
     return cmd
 
@@ -51,7 +29,7 @@ def hook() -> None:
     """Agent lifecycle hooks (installed by `hindsight install claude-code`)."""
 
 
-for _e in ("session-start", "user-prompt-submit", "stop", "pre-compact", "session-end"):
+for _e in EVENTS:
     hook.add_command(_hook(_e))
 
 

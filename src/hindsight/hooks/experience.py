@@ -31,7 +31,7 @@ _DECISION = re.compile(r"""(?ix)
   | \b(?:the\s+|our\s+)?decision\s+(?:is|was)\b | ^decision:
 """)
 _CONVENTION = re.compile(r"""(?ix)
-    ^(?:please\s+|and\s+|also\s+|so\s+)?(?:always|never)\b
+    ^(?:please\s+|and\s+|also\s+|so\s+)?(?:always|never)\b(?!\s+mind\b)
   | \bwe\s+(?:should\s+|must\s+)?(?:always|never)\s+\w+
   | \b(?:must|should)\s+(?:always|never)\b
   | \bwe\s+(?:use|prefer)\s+\S.*?\bfor\b
@@ -40,6 +40,11 @@ _CONVENTION = re.compile(r"""(?ix)
   | \bby\s+convention\b
   | \bprefer\s+\S+(?:\s+\S+)?\s+(?:over|to)\s+\S
 """)
+# Cheap prefilters (lower-case substrings every match of the regex above contains).
+_CORRECTION_WORDS = ("no", "wrong", "don", "instead", "that", "stop", "said", "told")
+_STATEMENT_WORDS = ("let", "decid", "chose", "agreed", "settled", "go with", "decision",
+                    "always", "never", "we use", "prefer", "now on", "forward", "convention",
+                    "rule", "standard", "style")
 _CODE_BLOCK = re.compile(r"```.*?(?:```|\Z)", re.S)
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _LONG_FORMS = frozenset({"-m", "run", "exec"})
@@ -48,7 +53,7 @@ _LONG_FORMS = frozenset({"-m", "run", "exec"})
 @dataclass(frozen=True)
 class Experience:
     """One extracted item: ``kind`` ∈ "convention", "decision", "lesson", "experience";
-    ``text`` (≤ ~1000 chars); ``files`` involved (as in :attr:`Turn.files`); ``outcome``
+    ``text`` (≤ 1,200 chars); ``files`` involved (as in :attr:`Turn.files`); ``outcome``
     "success"/"failure" for kind "experience", else ""."""
 
     kind: str
@@ -91,10 +96,12 @@ def _corrections(turns: list[Turn]) -> list[tuple[int, int, Experience]]:
         if turn.role != "user" or i == 0 or turns[i - 1].role not in ("assistant", "action"):
             continue
         prose = _CODE_BLOCK.sub(" ", turn.text)
-        if not _CORRECTION.search(prose):
+        low = prose.lower()
+        if not any(w in low for w in _CORRECTION_WORDS) or not _CORRECTION.search(prose):
             continue
         files: list[str] = []
-        for prev in reversed(turns[:i]):
+        for j in range(i - 1, -1, -1):
+            prev = turns[j]
             if prev.role == "user":
                 break
             if prev.role == "action" and not prev.error:
@@ -106,12 +113,13 @@ def _corrections(turns: list[Turn]) -> list[tuple[int, int, Experience]]:
 
 def _statements(turns: list[Turn]) -> list[tuple[int, int, Experience]]:
     """Each sentence of a user prompt (code blocks removed; split after ``.!?`` + space and
-    at newlines; questions ending in ``?`` skipped) that states a decision — "let's go
-    with/use/stick with/switch to", "we decided/chose/agreed/settled on", "we'll go with",
-    "I decided", "the decision is" — → "decision"; else one that states a convention —
-    starting with "always"/"never", "we (should/must) always/never …", "must/should
-    always/never", "we use/prefer X for Y", "from now on", "going forward", "our convention
-    / rule / standard / style is", "by convention", "prefer X over/to Y" → "convention".
+    at newlines; questions ending in ``?`` and sentences under 3 words skipped) that states
+    a decision — "let's go with/use/stick with/switch to", "we decided/chose/agreed/settled
+    on", "we'll go with", "I decided", "the decision is" — → "decision"; else one that
+    states a convention — starting with "always"/"never" (not "never mind"), "we
+    (should/must) always/never …", "must/should always/never", "we use/prefer X for Y",
+    "from now on", "going forward", "our convention / rule / standard / style is", "by
+    convention", "prefer X over/to Y" → "convention".
     The text is the sentence (whitespace collapsed, ≤ 400 chars)."""
     out = []
     for i, turn in enumerate(turns):
@@ -120,7 +128,9 @@ def _statements(turns: list[Turn]) -> list[tuple[int, int, Experience]]:
         sentences = _SENTENCE_SPLIT.split(_CODE_BLOCK.sub("\n", turn.text))
         for n, raw in enumerate(sentences, 1):
             sentence = one_line(raw, 400)
-            if not sentence or sentence.endswith("?"):
+            low = sentence.lower()
+            if (sentence.endswith("?") or len(low.split()) < 3
+                    or not any(w in low for w in _STATEMENT_WORDS)):
                 continue
             if _DECISION.search(sentence):
                 out.append((i, n, Experience("decision", sentence)))
@@ -150,11 +160,11 @@ def _error_fixes(turns: list[Turn]) -> list[tuple[int, int, Experience]]:
     ≤ 200 chars>). Outcome: success``. No success and ≥ 2 failures → outcome "failure",
     ``Problem: <tool> <target> failed N times: <first error>. No fix found in the session.
     Outcome: failure``. A success without edits (a plain rerun) yields nothing. Failures
-    already in a chain start none."""
+    already in a chain, and failed edits (actions with ``files``), start none."""
     out: list[tuple[int, int, Experience]] = []
     used: set[int] = set()
     for i, turn in enumerate(turns):
-        if turn.role == "action" and turn.error and i not in used:
+        if turn.role == "action" and turn.error and not turn.files and i not in used:
             exp, chain = _follow(turns, i)
             used.update(chain)
             if exp is not None:
@@ -195,5 +205,6 @@ def _follow(turns: list[Turn], first: int) -> tuple[Experience | None, list[int]
 def _success(failed: Turn, files: list[str], shown: list[str], note: str) -> Experience:
     why = f" ({one_line(note, 200)})" if note.strip() else ""
     text = (f"Problem: {failed.tool} {failed.target} failed: {failed.error.rstrip('.')}. "
-            f"Solution: edited {', '.join(dict.fromkeys(shown))}{why}. Outcome: success")
+            f"Solution: edited {one_line(', '.join(dict.fromkeys(shown)), 300)}{why}. "
+            "Outcome: success")
     return Experience("experience", text, tuple(dict.fromkeys(files)), "success")

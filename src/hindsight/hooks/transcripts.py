@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import os
 import re
@@ -21,6 +20,7 @@ TARGET_CAP = 200
 ERROR_CAP = 300
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 _BAD = object()  # marker of a line that is not valid JSON
+Proto = tuple[str, str, str]  # (role, timestamp, uuid) of the turns a line will give
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,10 @@ class Turn:
     target: str = ""
     error: str = ""
     files: tuple[str, ...] = ()
+
+    def evolve(self, **changes: Any) -> Turn:
+        """A copy with ``changes`` (a fast ``dataclasses.replace``)."""
+        return Turn(**{**self.__dict__, **changes})
 
 
 @dataclass
@@ -101,10 +105,9 @@ def _parse(raw: bytes, first: bool) -> Any:
 
 
 class TurnSink:
-    """Turns with the byte offset of their line. Tool calls stay *pending* until their
-    result (which may set ``error``) or :meth:`expire`; :meth:`finish` leaves the line of the
-    first pending call and all after it for the next read, so that a later result still
-    reaches its action and every turn is emitted exactly once."""
+    """Turns with their line's byte offset. Calls stay *pending* until their result (may set
+    ``error``) or :meth:`expire`; :meth:`finish` leaves the first pending call's line and all
+    after it for the next read: a later result still reaches its action, no turn repeats."""
 
     def __init__(self) -> None:
         self.turns: list[Turn] = []
@@ -122,7 +125,7 @@ class TurnSink:
         """Close the call ``call_id``; a non-empty ``error`` is stored on its action."""
         idx = self.pending.pop(call_id, None)
         if idx is not None and error:
-            self.turns[idx] = dataclasses.replace(self.turns[idx], error=error)
+            self.turns[idx] = self.turns[idx].evolve(error=error)
 
     def expire(self) -> None:
         """Forget pending calls: their results will not come."""
@@ -146,6 +149,7 @@ _TAGS_RE = "|".join(re.escape(t) for t in _DROP_TAGS)
 _DROP_BLOCK = re.compile(rf"<({_TAGS_RE})(?:\s[^>]*)?>.*?</\1\s*>", re.S)
 _DROP_OPEN = re.compile(rf"<(?:{_TAGS_RE})(?:\s[^>]*)?>.*", re.S)
 _INTERRUPTED = re.compile(r"\[Request interrupted by user[^\]]*\]")
+_NON_ALNUM = re.compile(r"[^A-Za-z0-9]")
 _B64 = re.compile(r"data:[\w.+-]+/[\w.+-]+;base64,[A-Za-z0-9+/=]*"
                   r"|(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{256,}={0,2}")
 
@@ -153,7 +157,8 @@ _B64 = re.compile(r"data:[\w.+-]+/[\w.+-]+;base64,[A-Za-z0-9+/=]*"
 def clean_text(text: str, max_text: int) -> str:
     """Replace base64 payloads (data URIs, runs of ≥ 256 base64 chars) by ``[binary]``,
     strip, and cap at ``max_text`` chars with ``… [truncated N chars]``."""
-    if len(text) >= 256 or "base64," in text:
+    long_word = len(text) >= 256 and max(map(len, text.split()), default=0) >= 256
+    if long_word or "base64," in text:
         text = _B64.sub("[binary]", text)
     text = text.strip()
     if len(text) > max_text:
@@ -167,9 +172,7 @@ def clean_user_text(text: str) -> str:
     command and local command wrappers, hook output, ``[Request interrupted by user…]``."""
     if "<" in text:
         text = _DROP_OPEN.sub("", _DROP_BLOCK.sub("", text))
-    if "[Request interrupted" in text:
-        text = _INTERRUPTED.sub("", text)
-    return text.strip()
+    return (_INTERRUPTED.sub("", text) if "[Request interrupted" in text else text).strip()
 
 
 def one_line(text: str, cap: int = TARGET_CAP) -> str:
@@ -201,10 +204,10 @@ def command_words(command: str) -> list[str]:
 
 _EXIT_CODE = re.compile(r"^(?:Exit code:?|Process exited with code) (-?\d+)", re.M)
 _TRACEBACK = "Traceback (most recent call last)"
-_EXC_LINE = re.compile(r"^[ \t]*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)"
-                       r"\b(?::.*)?$", re.M)
+_EXC_LINE = re.compile(r"[ \t]*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)"
+                       r"\b(?::.*)?$")
 _SIGNAL_LINE = re.compile(r"^[ \t]*(?:FAILED\b|(?:error|fatal)(?:\[\w+\])?:|npm ERR!|E {2,}\S)"
-                          r".*$|^[^\n]*?:\d+(?::\d+)?: (?:fatal )?error:.*$", re.M)
+                          r".*$|^[^\n:]*:\d+(?::\d+)?: (?:fatal )?error:.*$", re.M)
 _META_LINE = re.compile(r"^(?:Exit code|Wall time|Output|Chunk ID|Process exited with code|"
                         r"Original token count)\b")
 
@@ -215,9 +218,9 @@ def error_line(text: str, code: int | None = None) -> str:
     first non-empty line that is not shell metadata; else ``exit code N`` or ``error``."""
     text = text.replace("<tool_use_error>", "").replace("</tool_use_error>", "")
     if _TRACEBACK in text:
-        found = _EXC_LINE.findall(text[text.index(_TRACEBACK):])
-        if found:
-            return one_line(found[-1], ERROR_CAP)
+        for line in reversed(text[text.index(_TRACEBACK):].splitlines()):
+            if _EXC_LINE.match(line):
+                return one_line(line, ERROR_CAP)
     m = _SIGNAL_LINE.search(text)
     if m:
         return one_line(m.group(0), ERROR_CAP)
@@ -305,14 +308,14 @@ def _claude_line(obj: dict[str, Any], start: int, st: _State) -> None:
         return
     if uuid:
         st.seen_uuids.add(uuid)
-    kind, proto = obj.get("type"), Turn("user", "", _str(obj, "timestamp"), uuid)
+    kind, stamp = obj.get("type"), _str(obj, "timestamp")
     msg = obj["message"] if isinstance(obj.get("message"), dict) else {}
     if kind == "summary":
-        _add_text(st, dataclasses.replace(proto, role="summary"), _str(obj, "summary"), start)
+        _add_text(st, ("summary", stamp, uuid), _str(obj, "summary"), start)
     elif kind == "user":
-        _claude_user(obj, _blocks(msg.get("content")), proto, start, st)
+        _claude_user(obj, _blocks(msg.get("content")), (stamp, uuid), start, st)
     elif kind == "assistant" and msg.get("model") != "<synthetic>":
-        _claude_assistant(msg, dataclasses.replace(proto, role="assistant"), start, st)
+        _claude_assistant(msg, ("assistant", stamp, uuid), start, st)
 
 
 def _blocks(content: Any) -> list[Any]:
@@ -321,24 +324,24 @@ def _blocks(content: Any) -> list[Any]:
     return content if isinstance(content, list) else []
 
 
-def _claude_user(obj: dict[str, Any], blocks: list[Any], proto: Turn, start: int,
+def _claude_user(obj: dict[str, Any], blocks: list[Any], meta: tuple[str, str], start: int,
                  st: _State) -> None:
     if obj.get("isCompactSummary") is True:
-        _add_text(st, dataclasses.replace(proto, role="summary"), _blocks_text(blocks, False), start)
+        _add_text(st, ("summary", *meta), _blocks_text(blocks, False), start)
         return
     for block in blocks:
         if isinstance(block, dict) and block.get("type") == "tool_result":
             _claude_result(block, st)
     if obj.get("isMeta") is True:
         return
-    if _add_text(st, proto, _blocks_text(blocks, clean=True), start):
+    if _add_text(st, ("user", *meta), _blocks_text(blocks, clean=True), start):
         st.sink.expire()
 
 
-def _add_text(st: _State, proto: Turn, text: str, start: int) -> bool:
+def _add_text(st: _State, proto: Proto, text: str, start: int) -> bool:
     text = clean_text(text, st.max_text)
     if text:
-        st.sink.add(dataclasses.replace(proto, text=text), start)
+        st.sink.add(Turn(proto[0], text, proto[1], proto[2]), start)
     return bool(text)
 
 
@@ -377,7 +380,7 @@ def _claude_result(block: dict[str, Any], st: _State) -> None:
         st.sink.resolve(call_id, error_line(output[:20_000]) if flagged else "")
 
 
-def _claude_assistant(msg: dict[str, Any], proto: Turn, start: int, st: _State) -> None:
+def _claude_assistant(msg: dict[str, Any], proto: Proto, start: int, st: _State) -> None:
     msg_id = _str(msg, "id")
     if st.sink.pending and msg_id != st.pending_msg:
         st.sink.expire()
@@ -386,7 +389,7 @@ def _claude_assistant(msg: dict[str, Any], proto: Turn, start: int, st: _State) 
         if kind == "text" and isinstance(block.get("text"), str):
             text = clean_text(block["text"], st.max_text)
             if text and _first_time(st, (msg_id, "t:" + text)):
-                st.sink.add(dataclasses.replace(proto, text=text), start)
+                st.sink.add(Turn("assistant", text, proto[1], proto[2]), start)
         elif kind == "tool_use":
             call_id = _str(block, "id")
             if _first_time(st, (msg_id, "u:" + call_id) if call_id else ("", "")):
@@ -406,7 +409,7 @@ TARGET_KEYS = ("command", "file_path", "notebook_path", "pattern", "path", "url"
 _PATH_KEYS = frozenset({"file_path", "notebook_path", "path"})
 
 
-def tool_action(name: str, tool_input: Any, cwd: str, proto: Turn) -> Turn:
+def tool_action(name: str, tool_input: Any, cwd: str, proto: Proto) -> Turn:
     """The action turn of a ``tool_use`` (``name``, ``tool_input``). Target: the first
     non-empty string among :data:`TARGET_KEYS` (``pattern`` + `` in <path>`` when a path is
     given), else the input as compact JSON; paths shown relative to ``cwd``. ``files``: the
@@ -431,8 +434,7 @@ def tool_action(name: str, tool_input: Any, cwd: str, proto: Turn) -> Turn:
         files = (edited,) if isinstance(edited, str) and edited else ()
     name = name or "tool"
     text = f"{name}: {target}" if target else name
-    return dataclasses.replace(proto, role="action", text=text, tool=name, target=target,
-                               files=files)
+    return Turn("action", text, proto[1], proto[2], name, target, "", files)
 
 
 def _js_hash36(text: str) -> str:
@@ -446,9 +448,6 @@ def _js_hash36(text: str) -> str:
         h, r = divmod(h, 36)
         out = "0123456789abcdefghijklmnopqrstuvwxyz"[r] + out
     return out or "0"
-
-
-_NON_ALNUM = re.compile(r"[^A-Za-z0-9]")
 
 
 def project_dir_name(cwd: str) -> str:

@@ -18,6 +18,11 @@ from typing import Any
 
 MAX_EXCHANGE = 4000  # characters of one conversation memory
 MAX_ACTIONS = 25  # action lines kept per exchange
+# A conversation memory's vector is of its first characters only (the prompt and the start
+# of the answer, about 150 word pieces): embedding whole 4,000-character exchanges at the
+# model's 256-token limit made a 2 MB transcript take 19 s on 2 cores (bench/hooks.py); the
+# full text stays in the full-text index.
+EMBED_CHARS = 600
 
 
 def exchanges(turns: list[Any]) -> list[tuple[str, str]]:
@@ -137,8 +142,11 @@ def _items(bank: Any, res: Any, agent: str) -> tuple[list[Any], list[Any]]:
 def retain_transcript(bank: Any, path: str, reader: Callable[..., Any], agent: str,
                       *, session: str = "", edits: bool = True) -> dict[str, Any]:
     """Read ``path`` with ``reader(path, offset)`` from the stored offset and retain what is
-    new. Returns ``{"path", "from", "to", "turns", "retained", "duplicates", "edits",
-    "warnings"}``. Raises FileNotFoundError (no transcript) and StorageError."""
+    new: conversation memories are written (searchable) first, then experiences, edits and
+    the new offset, and the conversation vectors last. Returns ``{"path", "from", "to",
+    "turns", "retained", "duplicates", "edits", "warnings", "ms": {"searchable",
+    "embedded"}}`` (byte offsets; ms since the read). Raises FileNotFoundError (no
+    transcript) and StorageError."""
     store = bank.memory_store
     key = f"transcript:{os.path.abspath(path)}"
     state = json.loads(store.get_meta(key) or "{}")
@@ -149,16 +157,26 @@ def retain_transcript(bank: Any, path: str, reader: Callable[..., Any], agent: s
     if session and not res.session_id:
         res.session_id = session
     warnings = list(res.warnings)
-    from hindsight.memory.retain import retain
+    import time
 
+    from hindsight.memory.retain import embed_missing, retain
+
+    t0 = time.perf_counter()
     conv, exps = _items(bank, res, agent)
-    retained = bank.retain_batch(conv) if conv else []
+    retained = bank.retain_batch(conv, embed=False) if conv else []
     if exps:  # one by one: a convention said again in a later session merges into the first
         retained += retain(store, bank.embedder, exps)
     n_new = sum(1 for r in retained if r.action == "created")
     n_edits = record_session_edits(bank, res.turns, res.session_id, agent, warnings.append) \
         if edits else 0
     store.set_meta({key: json.dumps({"offset": res.offset, "session": res.session_id})})
+    searchable = time.perf_counter() - t0
+    new_ids = [r.id for r in retained[:len(conv)] if r.action == "created"]
+    rows = store.get(new_ids)
+    embed_missing(store, bank.embedder, [(i, rows[i]["text"][:EMBED_CHARS]) for i in new_ids
+                                         if i in rows])
+    ms = {"searchable": round(searchable * 1000), "embedded": round(
+        (time.perf_counter() - t0) * 1000)}
     return {"path": path, "from": start, "to": res.offset, "turns": len(res.turns),
             "retained": n_new, "duplicates": len(retained) - n_new, "edits": n_edits,
-            "warnings": warnings[:20]}
+            "warnings": warnings[:20], "ms": ms}

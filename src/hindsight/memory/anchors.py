@@ -77,7 +77,7 @@ def sync_comments(mem: Any, code: Any, embedder: Any) -> dict[str, int]:
     for path, src, line, raw_text in notes:
         text = clean(raw_text).strip()
         if not text:
-            continue  # "# @hindsight:" with nothing after it
+            continue  # the marker with nothing after it
         owner = src
         if not owner:
             syms = by_file.setdefault(path, code.file_symbols(path))

@@ -1,0 +1,186 @@
+"""Hook latency (issue #5): wall time of each `hindsight hook <event>` as a subprocess,
+process start included, on a warm bank with 10,000 memories and an indexed repository
+(a clone of this repository), plus the stop hook's background work on a 2 MB transcript.
+
+Baseline: the bare interpreter start (`python -c pass`), the floor any Python hook pays;
+the ratio says how much hindsight adds on top.
+
+    python bench/hooks.py [--memories 10000] [--runs 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from ccfixture import Transcript  # noqa: E402
+from common import machine, summary_ms, write  # noqa: E402
+from recall_scale import DEFAULT, base_texts  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CODE_PROMPTS = ["why does the drain lock the spool directory", "fix the flaky retry in the "
+                "parser worker", "add a timeout to the git hooks", "rename the recall channel "
+                "weights", "the session briefing is too long, cap it", "where is redaction of "
+                "aws keys done", "speed up the symbol index for large repositories",
+                "make ingest resume after a crash", "update the config loader for harnesses",
+                "the mcp server should return partial results"]
+KINDS = ["convention", "decision", "lesson", "experience"]
+
+
+def hook(event: str, payload: dict[str, Any], env: dict[str, str]) -> tuple[float, str]:
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "hindsight", "hook", event],
+                       input=json.dumps(payload), capture_output=True, text=True, env=env,
+                       timeout=120)
+    return time.perf_counter() - t0, r.stdout
+
+
+def build(work: Path, n: int, env: dict[str, str]) -> Path:
+    from hindsight.app import open_bank
+    from hindsight.memory.retain import Item
+
+    repo = work / "hindsight-clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(repo)], check=True)
+    texts = base_texts(DEFAULT)
+    rnd = random.Random(5)
+    os.environ.update(env)
+    with open_bank(str(repo), harness="claude-code") as b:
+        b.index()
+        b.ingest(limit=300)
+        items = []
+        for i in range(n):
+            if i % 5 == 0:
+                words = " ".join(rnd.sample(CODE_PROMPTS, 2))
+                items.append(Item(text=f"{rnd.choice(['Always', 'Never', 'We decided to'])} "
+                                  f"{words} ({i})", kind=KINDS[i % 4], source="import",
+                                  outcome="success" if KINDS[i % 4] == "experience" else ""))
+            else:
+                items.append(Item(text=f"{rnd.choice(texts)} {rnd.choice(texts)} ({i})",
+                                  kind="conversation", source="import"))
+        b.retain_batch(items, embed=False)
+        b.memory_store.set_meta({"seed_state": json.dumps({"state": "synced"})})
+    return repo
+
+
+def big_transcript(path: Path, cwd: str, target: int = 2 << 20) -> Path:
+    t = Transcript(path, "big-session", cwd)
+    texts = base_texts(DEFAULT)
+    rnd = random.Random(9)
+    i = 0
+    while True:
+        t.user(f"{rnd.choice(texts)} (prompt {i})")
+        t.tool("Bash", {"command": f"pytest -q tests/test_{i % 40}.py"}, "x" * 1500)
+        t.say(f"{rnd.choice(texts)} {rnd.choice(texts)}")
+        i += 1
+        if i % 50 == 0 and sum(len(json.dumps(x)) for x in t.lines) > target:
+            break
+    return t.write()
+
+
+def wait_drain(diag: Path, transcript: str, timeout: float = 120) -> dict[str, Any] | None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if diag.exists():
+            for line in diag.read_text().splitlines():
+                d = json.loads(line)
+                if d["event"] == "drain" and d.get("result", {}).get("path") == transcript:
+                    return d
+        time.sleep(0.05)
+    return None
+
+
+def measure(repo: Path, env: dict[str, str], runs: int, work: Path) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    t = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        t.append(time.perf_counter() - t0)
+    out["python_start"] = summary_ms(t)
+    lat, sizes = [], []
+    for i in range(runs):
+        s, o = hook("session-start", {"session_id": f"b{i}", "cwd": str(repo),
+                                      "source": "startup"}, env)
+        lat.append(s)
+        sizes.append(len(json.loads(o)["hookSpecificOutput"]["additionalContext"]) if o else 0)
+    time.sleep(3)  # let the detached refreshes finish
+    out["session-start"] = {**summary_ms(lat), "briefing_chars": max(sizes)}
+    texts = base_texts(DEFAULT)
+    prompts = CODE_PROMPTS + [texts[i * 7] for i in range(max(0, runs - len(CODE_PROMPTS)))]
+    lat, injected = [], 0
+    for i, p in enumerate(prompts[:runs]):
+        s, o = hook("user-prompt-submit", {"session_id": f"p{i}", "cwd": str(repo),
+                                           "prompt": p}, env)
+        lat.append(s)
+        injected += bool(o)
+    out["user-prompt-submit"] = {**summary_ms(lat), "prompts_with_injection": injected}
+    diag = Path(env["HINDSIGHT_DIAG_FILE"])
+    for event in ("stop", "pre-compact", "session-end"):
+        lat = []
+        for i in range(max(5, runs // 3)):
+            tr = Transcript(work / "t" / f"{event}-{i}.jsonl", f"{event}-{i}", str(repo))
+            tr.user(f"small session {i} about the parser")
+            tr.say("ok")
+            path = tr.write()
+            s, _ = hook(event, {"session_id": f"{event}-{i}", "transcript_path": str(path),
+                                "cwd": str(repo)}, env)
+            lat.append(s)
+            wait_drain(diag, str(path))
+        out[event] = summary_ms(lat)
+    big = big_transcript(work / "t" / "big.jsonl", str(repo))
+    t0 = time.perf_counter()
+    s, _ = hook("stop", {"session_id": "big-session", "transcript_path": str(big),
+                         "cwd": str(repo)}, env)
+    d = wait_drain(diag, str(big))
+    done = time.perf_counter() - t0
+    out["stop_2mb"] = {"transcript_bytes": big.stat().st_size, "return_ms": round(s * 1000, 1),
+                       "background_done_s": round(done, 2),
+                       "memories_retained": d["result"]["retained"] if d else None,
+                       "drain_searchable_s": d["result"]["ms"]["searchable"] / 1000 if d
+                       else None,
+                       "drain_embedded_s": d["result"]["ms"]["embedded"] / 1000 if d else None}
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--memories", type=int, default=10_000)
+    ap.add_argument("--runs", type=int, default=30)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="hs-bench-hooks-") as tmp:
+        work = Path(tmp)
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith("HINDSIGHT_")},
+               "HINDSIGHT_HOME": str(work / "home"), "HINDSIGHT_DIAG_FILE": str(work / "d.log"),
+               "HINDSIGHT_EMBEDDER": "minilm", "CLAUDE_CONFIG_DIR": str(work / "claude")}
+        t0 = time.perf_counter()
+        repo = build(work, args.memories, env)
+        setup_s = time.perf_counter() - t0
+        res = measure(repo, env, args.runs, work)
+    targets = {"user-prompt-submit": 300, "session-start": 1000, "stop": 500}
+    for ev, lim in targets.items():
+        res[ev]["target_p95_ms"] = lim
+        res[ev]["met"] = res[ev]["p95_ms"] <= lim
+    res["stop_2mb"]["target_s"] = 10
+    res["stop_2mb"]["met"] = (res["stop_2mb"]["background_done_s"] or 99) <= 10
+    base = res["python_start"]["p50_ms"]
+    for ev in ("session-start", "user-prompt-submit", "stop", "pre-compact", "session-end"):
+        res[ev]["x_python_start_p50"] = round(res[ev]["p50_ms"] / base, 2)
+    data = {"machine": machine(), "memories": args.memories, "runs": args.runs,
+            "setup_s": round(setup_s, 1), "results": res}
+    path = write("hooks", data)
+    print(json.dumps(res, indent=2))
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
