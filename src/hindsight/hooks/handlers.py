@@ -187,7 +187,8 @@ def _run_job(path: str, banks: dict[str, Any]) -> dict[str, Any]:
         banks[job["cwd"]] = _open(res, True)
     reader = read_codex if job["harness"] == "codex" else read_claude
     return retain_transcript(banks[job["cwd"]], job["transcript"], reader, job["harness"],
-                             session=job.get("session", ""))
+                             session=job.get("session", ""),
+                             final=job["event"] == "session-end")
 
 
 def drain(bank_id: str, wait_s: float = 0.0) -> int:

@@ -74,7 +74,7 @@ def _import(bank: Any, paths: list[str], reader: Any, agent: str) -> dict[str, A
     out: dict[str, Any] = {"files": 0, "retained": 0, "duplicates": 0, "errors": []}
     for path in paths:
         try:
-            r = retain_transcript(bank, path, reader, agent, edits=False)
+            r = retain_transcript(bank, path, reader, agent, edits=False, final=True)
         except Exception as e:  # noqa: BLE001 - one transcript must not stop the rest
             out["errors"].append(f"{path}: {type(e).__name__}: {e}")
             continue

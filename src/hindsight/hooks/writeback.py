@@ -18,11 +18,11 @@ from typing import Any
 
 MAX_EXCHANGE = 4000  # characters of one conversation memory
 MAX_ACTIONS = 25  # action lines kept per exchange
-# A conversation memory's vector is of its first characters only (the prompt and the start
-# of the answer, about 150 word pieces): embedding whole 4,000-character exchanges at the
-# model's 256-token limit made a 2 MB transcript take 19 s on 2 cores (bench/hooks.py); the
-# full text stays in the full-text index.
-EMBED_CHARS = 600
+# A conversation memory's vector is of its first characters only (mostly the human prompt,
+# about 60-75 word pieces): on 2 cores the int8 MiniLM embeds ≈ 22 such exchanges/s at 600
+# characters and ≈ 52/s at 300, so a 2 MB transcript (410 exchanges, bench/hooks.py) took
+# 15-19 s before; the full text stays in the full-text index.
+EMBED_CHARS = 300
 
 
 def exchanges(turns: list[Any]) -> list[tuple[str, str]]:
@@ -140,20 +140,22 @@ def _items(bank: Any, res: Any, agent: str) -> tuple[list[Any], list[Any]]:
 
 
 def retain_transcript(bank: Any, path: str, reader: Callable[..., Any], agent: str,
-                      *, session: str = "", edits: bool = True) -> dict[str, Any]:
+                      *, session: str = "", edits: bool = True, final: bool = False
+                      ) -> dict[str, Any]:
     """Read ``path`` with ``reader(path, offset)`` from the stored offset and retain what is
     new: conversation memories are written (searchable) first, then experiences, edits and
     the new offset, and the conversation vectors last. Returns ``{"path", "from", "to",
     "turns", "retained", "duplicates", "edits", "warnings", "ms": {"searchable",
     "embedded"}}`` (byte offsets; ms since the read). Raises FileNotFoundError (no
-    transcript) and StorageError."""
+    transcript) and StorageError. ``final``: the session has ended (session-end, imports),
+    so a tool call still waiting for its result is read too."""
     store = bank.memory_store
     key = f"transcript:{os.path.abspath(path)}"
     state = json.loads(store.get_meta(key) or "{}")
     start = int(state.get("offset", 0))
     if start > os.path.getsize(path):
         start = 0  # the file was rewritten
-    res = reader(path, start)
+    res = reader(path, start, final=final)
     if session and not res.session_id:
         res.session_id = session
     warnings = list(res.warnings)
