@@ -78,7 +78,8 @@ def _import_report(r: dict[str, Any], as_json: bool) -> None:
 
 @click.group("import")
 def import_() -> None:
-    """Import earlier agent sessions into this repository's bank (idempotent)."""
+    """Import earlier agent sessions into this repository's bank (idempotent), or, as
+    `hindsight import FILE`, memories exported by `hindsight export`."""
 
 
 def _bank(harness: str) -> Any:
