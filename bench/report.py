@@ -152,6 +152,31 @@ def scale_table(d: dict) -> str:
     return "\n".join(out)
 
 
+def hooks_table(d: dict) -> str:
+    r = d["results"]
+    base = r["python_start"]
+    out = ["| `python bench/hooks.py` (subprocess wall, process start included) | p50 / p95 "
+           "| × `python -c pass` p50 | target |", "|---|---|---|---|",
+           f"| `python -c pass` (baseline: the floor of any Python hook) | "
+           f"{base['p50_ms']:.0f} / {base['p95_ms']:.0f} ms | 1.0 | |"]
+    for ev in ("session-start", "user-prompt-submit", "stop", "pre-compact", "session-end"):
+        x = r[ev]
+        tgt = (f"p95 ≤ {x['target_p95_ms']:,} ms {mark(x['met'])}" if "target_p95_ms" in x
+               else "")
+        extra = (f" (briefing ≤ {x['briefing_chars']:,} chars)" if ev == "session-start" else
+                 f" ({x['prompts_with_injection']} of {x['n']} prompts got memories)"
+                 if ev == "user-prompt-submit" else "")
+        out.append(f"| `hook {ev}`{extra} | {x['p50_ms']:.0f} / {x['p95_ms']:.0f} ms | "
+                   f"{x['x_python_start_p50']:.1f} | {tgt} |")
+    b = r["stop_2mb"]
+    out.append(f"| `hook stop` on a {b['transcript_bytes'] / 2**20:.1f} MB transcript: returns "
+               f"/ searchable / all done (embedded) | {b['return_ms']:.0f} ms / "
+               f"{b['drain_searchable_s']:.1f} s / {b['background_done_s']:.1f} s "
+               f"({b['memories_retained']} memories) | | ≤ 500 ms / – / ≤ 10 s "
+               f"{mark(b['met'] and b['return_ms'] <= 500)} |")
+    return "\n".join(out)
+
+
 if __name__ == "__main__":
     print(index_table(json.loads((RES / "index.json").read_text())))
     if (RES / "history.json").exists():
@@ -163,3 +188,6 @@ if __name__ == "__main__":
     if (RES / "recall_scale.json").exists():
         print()
         print(scale_table(json.loads((RES / "recall_scale.json").read_text())))
+    if (RES / "hooks.json").exists():
+        print()
+        print(hooks_table(json.loads((RES / "hooks.json").read_text())))

@@ -10,4 +10,5 @@ python bench/index.py "$@"
 python bench/history.py
 python bench/recall_locomo.py
 python bench/recall_scale.py
+python bench/hooks.py
 python bench/report.py
