@@ -303,3 +303,42 @@ def test_session_edits_go_to_the_trace(env: dict[str, str], repo: Repo,
     assert (ev["file"], ev["actor"], ev["session"]) == ("pay.py", "claude-code", "sess-77")
     assert [(s["qname"], s["change"]) for s in ev["symbols"]] == [("pay.py::charge",
                                                                    "modified")]
+
+
+def test_cold_bank_is_seeded_once_in_the_background(env: dict[str, str], repo: Repo,
+                                                    tmp_path: Path) -> None:
+    from hindsight.hooks.transcripts import project_dir_name
+
+    e = {**env, "HINDSIGHT_SEED": "1"}
+    earlier = Transcript(tmp_path / "claude" / "projects" / project_dir_name(str(repo.path))
+                         / "old-session.jsonl", "old-session", str(repo.path))
+    earlier.user("We decided to round refunds down to the cent.")
+    earlier.say("Noted.")
+    earlier.write()
+    procs = [subprocess.Popen([sys.executable, "-m", "hindsight", "hook", "session-start"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=e, text=True)
+             for _ in range(2)]
+    outs = [p.communicate(json.dumps(start(f"s{i}", repo.path)), timeout=60)[0]
+            for i, p in enumerate(procs)]
+    assert [p.returncode for p in procs] == [0, 0]
+    for o in outs:  # cold bank: told seeding runs (or, if it already ran, its result)
+        ctx = json.loads(o)["hookSpecificOutput"]["additionalContext"]
+        assert "being seeded in the background" in ctx or "round refunds down" in ctx
+    deadline = time.time() + 90
+    seeds: list[dict[str, Any]] = []
+    while time.time() < deadline and len(seeds) < 2:
+        seeds = [d for d in diag(env) if d["event"] == "seed"]
+        time.sleep(0.2)
+    assert len(seeds) == 2
+    done = [d["result"] for d in seeds if d["result"]]
+    assert len([r for r in done if r["first"]]) == 1  # never seeded twice
+    first = next(r for r in done if r["first"])
+    assert first["state"] == "synced" and first["errors"] == []
+    assert first["steps"]["index"]["result"]["symbols"] == 2
+    assert first["steps"]["ingest"]["result"]["commits"] == 1
+    assert first["steps"]["import-claude-code"]["result"]["retained"] == 2
+    st = json.loads(cli(["status", "--json"], env, repo.path))
+    assert st["seed"]["state"] == "synced" and st["indexed"] and st["fresh"]
+    r = hook("session-start", start("s9", repo.path), env)
+    assert "round refunds down to the cent" in json.loads(r.stdout)["hookSpecificOutput"][
+        "additionalContext"]
