@@ -19,12 +19,11 @@ from hypothesis import strategies as st
 
 from hindsight.hooks.codex import codex_rollouts, read_codex, rollout_cwd
 from hindsight.hooks.experience import Experience, extract
+from hindsight.hooks.locations import claude_transcripts, project_dir_name
 from hindsight.hooks.transcripts import (
     FENCE_TAG,
     ReadResult,
     Turn,
-    claude_transcripts,
-    project_dir_name,
     read_claude,
 )
 

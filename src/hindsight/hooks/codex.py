@@ -28,13 +28,14 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from hindsight.hooks.locations import by_mtime
 from hindsight.hooks.transcripts import (
     Proto,
     ReadResult,
+    ReadState,
     Turn,
     TurnSink,
     block_text,
-    by_mtime,
     clean_text,
     clean_user_text,
     error_line,
@@ -56,12 +57,7 @@ _PATCH_FILE = re.compile(r"^\*\*\* (?:Update File|Add File|Move to): (.+?)\s*$",
 
 
 @dataclass
-class _State:
-    max_text: int
-    sink: TurnSink = field(default_factory=TurnSink)
-    session_id: str = ""
-    cwd: str = ""
-    git_branch: str = ""
+class _State(ReadState):
     items: set[tuple[str, str]] = field(default_factory=set)  # (role, text) of messages
     events: dict[int, tuple[str, str]] = field(default_factory=dict)  # turn index → key
     event_ids: list[str] = field(default_factory=list)  # pending ids of event turns

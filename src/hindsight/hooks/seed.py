@@ -38,7 +38,8 @@ def import_claude(bank: Any, project: str | None = None, *, config_dir: str | No
                   ) -> dict[str, Any]:
     """Retain the Claude Code transcripts of ``project`` (default: the bank's root and its
     main worktree). Idempotent. Returns ``{"files", "retained", "duplicates", "errors"}``."""
-    from hindsight.hooks.transcripts import claude_transcripts, read_claude
+    from hindsight.hooks.locations import claude_transcripts
+    from hindsight.hooks.transcripts import read_claude
 
     projects = [project] if project else list(dict.fromkeys(
         [bank.root, getattr(bank.resolution, "main", bank.root) or bank.root]))
