@@ -125,6 +125,11 @@ def test_bad_env_values(home: Path, var: str, raw: str, message: str) -> None:
     assert str(e.value).startswith(f"env {var}") and message in str(e.value)
 
 
+def test_env_name_without_underscores_also_works(home: Path) -> None:
+    s = load("", env={"HINDSIGHT_RECALLLIMIT": "2"})
+    assert (s["recallLimit"], s.sources["recallLimit"]) == (2, "env HINDSIGHT_RECALLLIMIT")
+
+
 def test_env_disable_hooks_and_bools(home: Path) -> None:
     assert load("", env={"HINDSIGHT_DISABLE_HOOKS": "1"})["disableHooks"] is True
     assert load("", env={"HINDSIGHT_DISABLE_HOOKS": "off"})["disableHooks"] is False

@@ -303,6 +303,13 @@ def test_session_edits_go_to_the_trace(env: dict[str, str], repo: Repo,
     assert (ev["file"], ev["actor"], ev["session"]) == ("pay.py", "claude-code", "sess-77")
     assert [(s["qname"], s["change"]) for s in ev["symbols"]] == [("pay.py::charge",
                                                                    "modified")]
+    con = sqlite3.connect(db_file(env))  # the exchange is anchored to the file it edited
+    try:
+        assert con.execute("SELECT m.kind, a.path, a.symbol FROM memory_anchors a JOIN "
+                           "memories m ON m.id=a.memory_id").fetchall() == [
+            ("conversation", "pay.py", "")]
+    finally:
+        con.close()
 
 
 def test_cold_bank_is_seeded_once_in_the_background(env: dict[str, str], repo: Repo,

@@ -278,7 +278,9 @@ def debug(file: str, repo_root: str | None, json: bool) -> None:
 def status(repo_root: str | None, files: bool, json: bool) -> None:
     """Bank id and how it was resolved, seeding state, index freshness, counts (files,
     symbols, edges, unresolved share, skipped files, history, memories)."""
-    with _errors(), _bank(repo_root) as bank:
+    from hindsight.app import open_bank
+
+    with _errors(), open_bank(".", repo_root_path=repo_root, create=False) as bank:
         st = bank.status()
         problems = bank.problem_files() if files else []
         if json:

@@ -1,8 +1,8 @@
 """Layered settings from one JSON file, field by field; later layers win (issue #5):
 
 1. built-in defaults (:data:`FIELDS`);
-2. environment variables ``HINDSIGHT_<FIELD_IN_CAPS>`` (``disableHooks`` →
-   ``HINDSIGHT_DISABLE_HOOKS``);
+2. environment variables ``HINDSIGHT_<FIELD_IN_CAPS>``, words split by ``_``
+   (``disableHooks`` → ``HINDSIGHT_DISABLE_HOOKS``; ``HINDSIGHT_DISABLEHOOKS`` works too);
 3. the top level of the file (``$HINDSIGHT_CONFIG``, default ``$HINDSIGHT_HOME/config.json``,
    i.e. ``~/.hindsight/config.json``);
 4. ``harnesses.<name>`` of the file (``claude-code``, ``codex``, ``mcp``, ``cli``);
@@ -140,9 +140,9 @@ def _check_layer(obj: Any, where: str, problems: list[str], *, top: bool = False
     return out
 
 
-def _parse_env(name: str, raw: str) -> Any:
+def _parse_env(name: str, raw: str, where: str = "") -> Any:
     tag = FIELDS[name][0]
-    where = env_name(name)
+    where = where or env_name(name)
     if tag == "bool":
         low = raw.strip().lower()
         if low in ("1", "true", "yes", "on"):
@@ -221,9 +221,11 @@ def load(harness: str = "", *, bank_id: str = "", env: Any = None) -> Settings:
               for k, (_, d, _) in FIELDS.items()}
     sources = dict.fromkeys(FIELDS, "default")
     for k in FIELDS:
-        raw = env.get(env_name(k))
-        if raw is not None:
-            values[k], sources[k] = _parse_env(k, raw), f"env {env_name(k)}"
+        for name in (env_name(k), "HINDSIGHT_" + k.upper()):  # RECALL_LIMIT or RECALLLIMIT
+            raw = env.get(name)
+            if raw is not None:
+                values[k], sources[k] = _parse_env(k, raw, name), f"env {name}"
+                break
     data = read_file(path)
     problems = validate(data)
     if problems:

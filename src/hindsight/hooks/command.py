@@ -72,6 +72,8 @@ def _import_report(r: dict[str, Any], as_json: bool) -> None:
         return
     click.echo(f"{r['files']} transcripts read, {r['retained']} memories retained, "
                f"{r['duplicates']} already there")
+    if not r["files"]:
+        click.echo(f"(looked in {', '.join(r.get('looked_in', []))})")
     for e in r["errors"][:20]:
         click.echo(f"warning: {e}", err=True)
 

@@ -24,6 +24,8 @@ _AGENTS = {"claude-code": "Claude Code", "codex": "Codex"}
 
 def _restart_hint(report: dict[str, Any]) -> str:
     if report["agent"] == "codex":
+        if report["action"] != "install":
+            return "Restart Codex."
         return ("Restart Codex; new hooks wait for your review in /hooks, and Codex runs "
                 "them only once trusted.")
     hint = "Restart Claude Code (running sessions keep their old hooks and MCP servers)."

@@ -37,21 +37,28 @@ def _save(bank: Any, state: dict[str, Any]) -> None:
 def import_claude(bank: Any, project: str | None = None, *, config_dir: str | None = None
                   ) -> dict[str, Any]:
     """Retain the Claude Code transcripts of ``project`` (default: the bank's root and its
-    main worktree). Idempotent. Returns ``{"files", "retained", "duplicates", "errors"}``."""
+    main worktree). Idempotent. Returns ``{"files", "retained", "duplicates", "errors",
+    "looked_in"}``."""
     from hindsight.hooks.locations import claude_transcripts
     from hindsight.hooks.transcripts import read_claude
 
     projects = [project] if project else list(dict.fromkeys(
         [bank.root, getattr(bank.resolution, "main", bank.root) or bank.root]))
+    from hindsight.hooks.locations import project_dir_name
+
     paths: list[str] = []
     for p in projects:
         paths += claude_transcripts(os.path.abspath(p), config_dir)
-    return _import(bank, paths, read_claude, "claude-code")
+    base = config_dir or os.environ.get("CLAUDE_CONFIG_DIR") or os.path.expanduser("~/.claude")
+    out = _import(bank, paths, read_claude, "claude-code")
+    out["looked_in"] = [os.path.join(base, "projects", project_dir_name(os.path.abspath(p)))
+                        for p in projects]
+    return out
 
 
 def import_codex(bank: Any, *, codex_home: str | None = None) -> dict[str, Any]:
     """Retain the Codex rollouts whose working directory resolves to this bank.
-    Idempotent. Returns ``{"files", "retained", "duplicates", "errors"}``."""
+    Idempotent. Returns ``{"files", "retained", "duplicates", "errors", "looked_in"}``."""
     from hindsight.config.banks import resolve
     from hindsight.hooks.codex import codex_rollouts, read_codex, rollout_cwd
 
@@ -66,6 +73,8 @@ def import_codex(bank: Any, *, codex_home: str | None = None) -> dict[str, Any]:
             errors.append(f"{path}: {e}")
     out = _import(bank, mine, read_codex, "codex")
     out["errors"] = errors + out["errors"]
+    home = codex_home or os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")
+    out["looked_in"] = [os.path.join(home, "sessions")]
     return out
 
 

@@ -25,10 +25,10 @@ MAX_ACTIONS = 25  # action lines kept per exchange
 EMBED_CHARS = 300
 
 
-def exchanges(turns: list[Any]) -> list[tuple[str, str]]:
-    """``[(text, timestamp)]``: one per human prompt and what followed it, at most
-    :data:`MAX_EXCHANGE` characters each."""
-    out: list[tuple[str, str]] = []
+def exchanges(turns: list[Any]) -> list[tuple[str, str, list[str]]]:
+    """``[(text, timestamp, files edited)]``: one per human prompt and what followed it, at
+    most :data:`MAX_EXCHANGE` characters each."""
+    out: list[tuple[str, str, list[str]]] = []
     cur: dict[str, Any] | None = None
 
     def flush() -> None:
@@ -45,20 +45,22 @@ def exchanges(turns: list[Any]) -> list[tuple[str, str]]:
             text = "\n".join(parts)
             if len(text) > MAX_EXCHANGE:
                 text = text[:MAX_EXCHANGE - 1] + "…"
-            out.append((text, cur["ts"]))
+            out.append((text, cur["ts"], list(dict.fromkeys(cur["files"]))))
 
     for t in turns:
         if t.role == "summary":
             continue
         if t.role == "user" or cur is None:
             flush()
-            cur = {"user": [], "assistant": [], "actions": [], "ts": t.timestamp}
+            cur = {"user": [], "assistant": [], "actions": [], "files": [],
+                   "ts": t.timestamp}
         if t.role == "user":
             cur["user"].append(t.text)
         elif t.role == "assistant":
             cur["assistant"].append(t.text)
         elif t.role == "action":
             cur["actions"].append(t.text + (" (failed)" if t.error else ""))
+            cur["files"] += list(t.files)
     flush()
     return out
 
@@ -117,24 +119,31 @@ def record_session_edits(bank: Any, turns: list[Any], session: str, agent: str,
     return n
 
 
+def _anchors(bank: Any, files: Any) -> list[tuple[str, str, str]]:
+    """File anchors (path, "", "") for the files under the root that still exist."""
+    rels = [r for r in (_rel(bank.root, f) for f in files) if r]
+    return [(r, "", "") for r in dict.fromkeys(rels)
+            if os.path.isfile(os.path.join(bank.root, r))]
+
+
 def _items(bank: Any, res: Any, agent: str) -> tuple[list[Any], list[Any]]:
     """(conversation items, experience items) of a read."""
     from hindsight.hooks.experience import extract
     from hindsight.memory.retain import Item
 
     conv = [Item(text=text, kind="conversation", source="conversation",
-                  session=res.session_id, agent=agent, occurred=ts)
-             for text, ts in exchanges(res.turns)]
+                 session=res.session_id, agent=agent, occurred=ts,
+                 anchors=_anchors(bank, files))
+            for text, ts, files in exchanges(res.turns)]
     items = []
     last = next((t.timestamp for t in reversed(res.turns) if t.timestamp), "")
     for e in extract(res.turns):
         probe = e.text.removeprefix("User correction: ")[:60]
         when = next((t.timestamp for t in res.turns
                      if t.role == "user" and t.timestamp and probe in t.text), last)
-        rels = [r for r in (_rel(bank.root, f) for f in e.files) if r]
-        anchors = bank._resolve_anchors(rels, []) if rels else []
         items.append(Item(text=e.text, kind=e.kind, outcome=e.outcome, source="conversation",
-                          session=res.session_id, agent=agent, anchors=anchors, occurred=when,
+                          session=res.session_id, agent=agent,
+                          anchors=_anchors(bank, e.files), occurred=when,
                           tags=[f"session:{res.session_id[:8]}"] if res.session_id else []))
     return conv, items
 

@@ -94,7 +94,8 @@ DESCRIPTIONS = {
 # descriptions and JSON-schema bounds for the tools' parameters ("tool.param" wins)
 _ONE = {"minLength": 1}
 PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
-    "text": ("retain: one self-contained statement; recall: what you do or look for.", _ONE),
+    "text": ("The memory: one self-contained statement.", _ONE),
+    "recall.text": ("What you are doing or looking for, in your own words.", _ONE),
     "question": ("The question to answer from memory.", _ONE),
     "kind": ("decision, convention, lesson, fact or experience (default: from the text).", {}),
     "search_symbols.kind": ("Only this kind: function, method, class, interface, ...", {}),
