@@ -37,4 +37,5 @@ echo '{"session_id":"demo-3","cwd":"'"$PWD"'","prompt":"why was busy_timeout set
 tail -n 2 "${TMPDIR:-/tmp}/hindsight-hooks.log" | cut -c1-300
 python scripts/mcp_demo.py
 hindsight uninstall claude-code
+rm -rf "$CLAUDE_CONFIG_DIR"
 hindsight status
