@@ -26,6 +26,9 @@ TOOLS_GUIDE = ("MCP tools (server `hindsight`): recall before changing unfamilia
                "for what the code's history says.")
 _FENCE_RE = re.compile(r"<(/?)(\s*)(hindsight-memory)", re.IGNORECASE)
 INJECT_KINDS = ("convention", "decision", "lesson", "experience", "fact")
+# Only the start of a prompt is searched: a pasted 100,000-word prompt kept the regular
+# expressions (which hold the GIL) busy past the hook's time budget.
+PROMPT_CHARS = 2000
 
 
 def fence_safe(text: str) -> str:
@@ -168,6 +171,7 @@ def prompt_memories(bank: Any, prompt: str, *, threshold: float, limit: int,
     from hindsight.memory.textindex import match_terms
 
     store = bank.memory_store
+    prompt = prompt[:PROMPT_CHARS]
     if not prompt.strip() or not store.has_active():
         return "", [], []
     quoted = list(dict.fromkeys(match_terms(prompt)))[:40]
