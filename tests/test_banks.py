@@ -138,3 +138,47 @@ def test_placeholders(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     config(home, {"bankTemplate": "x::{nope}"})
     with pytest.raises(ConfigError, match=r"unknown placeholder \{nope\}"):
         resolve(str(r.path), "codex")
+
+
+def test_similar_names_never_share_a_bank_file(home: Path, tmp_path: Path) -> None:
+    from hindsight.app import open_bank
+
+    names = ["foo bar", "foo_bar", "проект", "данные"]
+    ids, files = [], []
+    for n in names:
+        r = repo(tmp_path / n)
+        with open_bank(str(r.path)) as b:
+            b.retain(f"memory of {n}", kind="fact")
+            ids.append(b.bank_id)
+            files.append(b.path)
+    assert ids == [f"coding-agent::{n}" for n in names]
+    assert len(set(files)) == 4
+    for n, f in zip(names, files, strict=True):
+        with open_bank(str(tmp_path / n)) as b:
+            assert b.path == f
+            assert [m["text"] for m in b.memories()] == [f"memory of {n}"]
+
+
+def test_corrupt_registry_keeps_ownership(home: Path, tmp_path: Path) -> None:
+    a = repo(tmp_path / "a" / "proj")
+    b = repo(tmp_path / "b" / "proj")
+    ra = resolve(str(a.path), "claude-code")
+    (home / "registry.json").write_text('{"banks": {')
+    rb = resolve(str(b.path), "claude-code")  # B first after the registry was lost
+    assert ra.bank_id == "coding-agent::proj" and rb.bank_id != ra.bank_id
+    assert resolve(str(a.path), "claude-code").bank_id == ra.bank_id
+
+
+def test_moved_repository_keeps_its_bank(home: Path, tmp_path: Path) -> None:
+    a = repo(tmp_path / "old" / "proj")
+    assert resolve(str(a.path), "cli").bank_id == "coding-agent::proj"
+    moved = tmp_path / "new" / "proj"
+    moved.parent.mkdir()
+    a.path.rename(moved)
+    assert resolve(str(moved), "cli").bank_id == "coding-agent::proj"
+
+
+def test_cwd_inside_dot_git_is_its_work_tree(home: Path, tmp_path: Path) -> None:
+    r = repo(tmp_path / "shop")
+    got = resolve(str(r.path / ".git" / "objects"), "claude-code")
+    assert (got.bank_id, got.root) == ("coding-agent::shop", str(r.path))

@@ -178,3 +178,23 @@ def test_nothing_is_read_from_the_repository(home: Path, tmp_path: Path) -> None
     assert data["bank"] is None and data["inert_reason"] == "not under optInPaths"
     assert data["values"]["bankId"]["value"] is None
     assert data["values"]["diagFile"]["value"] == ""
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ('{"recallThreshold": NaN}', "recallThreshold: nan is out of range (0 to 1)"),
+    ({"recallLimit": -1}, "recallLimit: -1 is out of range (0 to 50)"),
+    ({"briefingMaxChars": 5}, "briefingMaxChars: 5 is out of range (500 to 20000)"),
+    ({"recallMaxChars": 100_000_000}, "recallMaxChars: 100000000 is out of range"),
+    ({"embedder": "bogus"}, "embedder: 'bogus': one of minilm, hashing, openai"),
+    ({"bankTemplate": ""}, "bankTemplate: must not be empty"),
+    ({"bankTemplate": "{gitProject!r:>99}"}, "placeholders take no conversion or format"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+])
+def test_values_out_of_range(home: Path, data: object, message: str) -> None:
+    write(home, data)
+    with pytest.raises(ConfigError) as e:
+        load("", env={})
+    assert message in str(e.value)
+    with pytest.raises(ConfigError, match="out of range"):
+        write(home, {})
+        load("", env={"HINDSIGHT_RECALL_THRESHOLD": "2"})

@@ -150,3 +150,19 @@ def test_amended_commit_keeps_its_added_entry_when_asked(tmp_path: Path) -> None
         got = b.history("fresh", include_unreachable=True)["entries"]
         assert [(e.sha, e.change, e.reachable) for e in got] == [(new, "added", True),
                                                                  (old, "added", False)]
+
+
+def test_secrets_in_commit_messages_are_redacted(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "repo")
+    r.write("a.py", fn("a"))
+    key, token = "AKIAIOSFODNN7EXAMPLE", "ghp_" + "x1Y2z3" * 6
+    r.commit(f"add creds {key}\n\nsee https://u:hunter3pass@example.com/ and {token}")
+    with open_bank(str(r.path)) as b:
+        b.index()
+        b.ingest()
+        entry = b.history("a")["entries"][0]
+        raw = Path(b.path).read_bytes() + (Path(b.path + "-wal").read_bytes()
+                                           if Path(b.path + "-wal").exists() else b"")
+    assert entry.subject == "add creds [REDACTED:aws_access_key]"
+    for secret in (key, token, "hunter3pass"):
+        assert secret.encode() not in raw

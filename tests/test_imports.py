@@ -45,7 +45,8 @@ def run(args: list[str], env: dict[str, str], cwd: Path, stdin: str = ""
 
 
 def rows(env: dict[str, str]) -> list[tuple[str, str, str]]:
-    con = sqlite3.connect(Path(env["HINDSIGHT_HOME"]) / "banks" / "coding-agent_proj.db")
+    con = sqlite3.connect(next((Path(env["HINDSIGHT_HOME"]) / "banks").glob(
+        "coding-agent_proj-*.db")))
     try:
         return list(con.execute("SELECT kind, agent, text FROM memories ORDER BY id"))
     finally:

@@ -261,12 +261,17 @@ def open_bank(path: str = ".", *, repo_root_path: str | None = None,
                            "indexed there yet")
     conn = connect(db)
     try:
-        if conn.execute("SELECT count(*) FROM meta WHERE key='bank_id'").fetchone()[0] == 0:
+        stored = conn.execute("SELECT value FROM meta WHERE key='bank_id'").fetchone()
+        if stored is None:
             conn.execute("INSERT OR IGNORE INTO meta VALUES('bank_id', ?)", (bank_id,))
             conn.execute("INSERT OR IGNORE INTO meta VALUES('repo_root', ?)", (root,))
     except sqlite3.Error as e:
         conn.close()
         raise StorageError(f"{db}: {e}") from e
+    if stored is not None and stored[0] != bank_id:
+        conn.close()
+        raise StorageError(f"{db} holds bank {stored[0]!r}, not {bank_id!r}; refusing to mix "
+                           "two banks in one file")
     bank = Bank(bank_id, res.root, db, conn)
     bank.resolution = res
     return bank

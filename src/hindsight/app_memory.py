@@ -11,6 +11,11 @@ from hindsight.appbase import _storage
 from hindsight.errors import ConfigError, NotFound
 from hindsight.models import IndexStats
 
+# Only the start of a long query is used: the file-name pattern in ``_neighbours`` is
+# quadratic on one long token, and a 100,000-character query froze recall for minutes.
+QUERY_CHARS = 10_000
+NEIGHBOUR_CHARS = 2_000
+
 
 class MemoryMixin:
     """retain, recall, forget, gc, reflect, export/import, reembed."""
@@ -123,6 +128,7 @@ class MemoryMixin:
             return [], [], []
         import re
 
+        text = text[:NEIGHBOUR_CHARS]
         code = self.code
         known = code.load_files()
         extra_f = [w for w in re.findall(r"[\w./-]+\.\w+", text) if w in known]
@@ -149,10 +155,12 @@ class MemoryMixin:
     def recall(self, text: str, **kw: Any) -> dict[str, Any]:
         """Recall memories for ``text``; keyword arguments are the fields of
         :class:`hindsight.memory.recall.Query` (``files`` root-relative, ``symbols`` as
-        names). An empty bank answers at once with no hits. Raises ConfigError,
-        ProviderError, StorageError."""
+        names); only the first ``QUERY_CHARS`` (10,000) characters of ``text`` are used.
+        An empty bank answers at once with no hits. Raises ConfigError, ProviderError,
+        StorageError."""
         from hindsight.memory.recall import Query, recall
 
+        text = text[:QUERY_CHARS]
         touch = kw.pop("touch", True)
         files = [self._user_file(f) for f in kw.pop("files", []) or []]
         syms = [(p, s) for p, s, _h in self._resolve_anchors([], kw.pop("symbols", []) or [])]

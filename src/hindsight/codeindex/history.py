@@ -33,6 +33,7 @@ from hindsight.codeindex.languages import language_for
 from hindsight.codeindex.symdiff import compare_file, pair_moves
 from hindsight.errors import ConfigError, GitError
 from hindsight.models import SymbolChange, SymState
+from hindsight.redact import clean
 from hindsight.store.base import HistoryStore
 
 MODES = ("full", "message", "none")
@@ -263,11 +264,12 @@ def _ingest_chunk(store: HistoryStore, root: str, shas: list[str], seq_map: dict
         is_boundary = c.sha in boundary
         is_huge = len(fcs) > huge
         do_expand = mode == "full" and not is_boundary and not is_huge
+        message = clean(c.message)  # secrets are redacted before anything is written
         rows.append({"sha": c.sha, "seq": seq_map[c.sha], "parents": " ".join(c.parents),
                      "author_name": c.author_name, "author_email": c.author_email,
                      "author_date": c.author_date, "author_ts": c.author_ts,
                      "committer_date": c.committer_date, "committer_ts": c.committer_ts,
-                     "message": c.message, "subject": c.message.split("\n", 1)[0].strip(),
+                     "message": message, "subject": message.split("\n", 1)[0].strip(),
                      "n_files": len(fcs), "huge": int(is_huge), "boundary": int(is_boundary),
                      "expanded": int(do_expand), "fix": int(is_fix(c.message))})
         files[c.sha] = [(f.path, f.old_path, f.status, f.added, f.deleted) for f in fcs]

@@ -31,7 +31,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any
 
-from hindsight.config.paths import hindsight_home
+from hindsight.config.paths import bank_file, hindsight_home
 from hindsight.config.settings import Settings, load
 from hindsight.errors import ConfigError
 
@@ -82,15 +82,34 @@ def _registry_path() -> str:
 
 def read_registry() -> dict[str, Any]:
     """``{"banks": {bank_id: main}, "roots": {root: [bank_id, main]}}``; empty when the file
-    is missing or unreadable (it is a cache of what was seen, never the only copy)."""
+    is missing or unreadable. It is not the only record of who owns a bank id: each bank
+    file has an ``.owner`` file beside it (:func:`owner_of`)."""
     try:
         with open(_registry_path(), encoding="utf-8") as f:
             data = json.load(f)
         if isinstance(data, dict):
             return {"banks": dict(data.get("banks") or {}), "roots": dict(data.get("roots") or {})}
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         pass
     return {"banks": {}, "roots": {}}
+
+
+def owner_of(bank_id: str) -> str | None:
+    """The main worktree recorded beside the bank's file (``<bank file>.owner``), or None."""
+    try:
+        with open(bank_file(bank_id) + ".owner", encoding="utf-8") as f:
+            v = f.read().strip()
+        return v or None
+    except OSError:
+        return None
+
+
+def _write_owner(bank_id: str, main: str) -> None:
+    path = bank_file(bank_id) + ".owner"
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write(main + "\n")
+    os.replace(path + ".tmp", path)
 
 
 @contextlib.contextmanager
@@ -103,23 +122,39 @@ def _registry_lock() -> Any:
         yield
 
 
+def _claim(reg: dict[str, Any], bank_id: str, main: str) -> str:
+    """The id ``main`` gets for template id ``bank_id``: itself unless another repository
+    that still exists owns it (by the registry or the ``.owner`` file), else the id with 8
+    hex of sha1(main). A repository that was moved or deleted leaves its id to the next."""
+    owner = reg["banks"].get(bank_id) or owner_of(bank_id)
+    if owner is not None and owner != main and os.path.isdir(owner):
+        return f"{bank_id}-{hashlib.sha1(os.fsencode(main)).hexdigest()[:8]}"
+    return bank_id
+
+
 def _register(bank_id: str, main: str, root: str, claim: bool) -> str:
-    """Record ``root`` → ``bank_id``; with ``claim``, take ``bank_id`` for ``main`` unless
-    another main owns it (then the disambiguated id is returned and recorded)."""
-    with _registry_lock():
-        reg = read_registry()
-        if claim:
-            owner = reg["banks"].get(bank_id)
-            if owner is not None and owner != main:
-                bank_id = f"{bank_id}-{hashlib.sha1(os.fsencode(main)).hexdigest()[:8]}"
-            reg["banks"].setdefault(bank_id, main)
-        if reg["roots"].get(root) == [bank_id, main] and (not claim or reg["banks"].get(bank_id)):
-            return bank_id
-        reg["roots"][root] = [bank_id, main]
-        fd, tmp = tempfile.mkstemp(dir=hindsight_home(), prefix=".registry-")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(reg, f, indent=1, sort_keys=True)
-        os.replace(tmp, _registry_path())
+    """Record ``root`` → ``bank_id``; with ``claim``, take ``bank_id`` for ``main`` (see
+    :func:`_claim`). A home that cannot be written (read-only) records nothing."""
+    try:
+        with _registry_lock():
+            reg = read_registry()
+            if claim:
+                bank_id = _claim(reg, bank_id, main)
+                if reg["banks"].get(bank_id) != main:
+                    reg["banks"][bank_id] = main
+                    _write_owner(bank_id, main)
+                elif owner_of(bank_id) != main:
+                    _write_owner(bank_id, main)
+            if reg["roots"].get(root) == [bank_id, main] and (
+                    not claim or reg["banks"].get(bank_id) == main):
+                return bank_id
+            reg["roots"][root] = [bank_id, main]
+            fd, tmp = tempfile.mkstemp(dir=hindsight_home(), prefix=".registry-")
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(reg, f, indent=1, sort_keys=True)
+            os.replace(tmp, _registry_path())
+    except OSError:
+        return _claim(read_registry(), bank_id, main) if claim else bank_id
     return bank_id
 
 
@@ -158,10 +193,14 @@ def _deleted(path: str) -> tuple[str, str] | None:
 
 
 def project_dir(cwd: str, env: Any = None) -> str:
-    """The directory to resolve: ``cwd``, unless ``CLAUDE_PROJECT_DIR`` is set and ``cwd`` is
-    outside it and outside any git work tree (a temporary directory the agent moved to)."""
+    """The directory to resolve: ``cwd`` (cut before a ``.git`` component: inside ``.git``
+    means its work tree), unless ``CLAUDE_PROJECT_DIR`` is set and ``cwd`` is outside it and
+    outside any git work tree (a temporary directory the agent moved to)."""
     env = os.environ if env is None else env
     cwd = _norm(cwd)
+    parts = cwd.split(os.sep)
+    if ".git" in parts:
+        cwd = os.sep.join(parts[:parts.index(".git")]) or os.sep
     proj = env.get("CLAUDE_PROJECT_DIR")
     if (proj and os.path.isdir(proj) and not _under(cwd, _norm(proj))
             and (not os.path.isdir(cwd) or _git(cwd, "rev-parse", "--show-toplevel") is None)):

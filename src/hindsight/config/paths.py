@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 
@@ -16,7 +17,7 @@ from hindsight.errors import ConfigError
 def hindsight_home() -> str:
     """Absolute path of ``HINDSIGHT_HOME`` (default ``~/.hindsight``); not created here."""
     home = os.environ.get("HINDSIGHT_HOME") or os.path.join(os.path.expanduser("~"), ".hindsight")
-    return os.path.abspath(home)
+    return os.path.abspath(os.path.expanduser(home))
 
 
 def repo_root(path: str) -> str:
@@ -33,6 +34,11 @@ def repo_root(path: str) -> str:
 
 
 def bank_file(bank_id: str) -> str:
-    """Database path of ``bank_id`` under ``HINDSIGHT_HOME/banks``."""
+    """Database path of ``bank_id`` under ``HINDSIGHT_HOME/banks``: the id with every run of
+    other characters than ``A-Za-z0-9._-`` made ``_``, then, when that changed anything,
+    ``-`` and 8 hex of sha1(id), so that two ids never share a file (``foo bar`` and
+    ``foo_bar``; ids in other scripts)."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", bank_id)
+    if safe != bank_id:
+        safe += "-" + hashlib.sha1(bank_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return os.path.join(hindsight_home(), "banks", safe + ".db")

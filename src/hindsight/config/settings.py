@@ -52,6 +52,11 @@ FIELDS: dict[str, tuple[str, Any, str]] = {
     "hookSync": ("bool", False, "Run the stop hooks' work in the foreground (debugging)."),
     "diagFile": ("str", "", "Hook diagnostics JSONL (default $TMPDIR/hindsight-hooks.log)."),
 }
+# Allowed ranges (inclusive) and values; checked wherever a value comes from.
+LIMITS: dict[str, tuple[float, float]] = {
+    "briefingMaxChars": (500, 20_000), "recallMaxChars": (200, 20_000),
+    "recallLimit": (0, 50), "recallThreshold": (0.0, 1.0), "seedHistoryLimit": (0, 1_000_000)}
+CHOICES = {"embedder": ("minilm", "hashing", "openai")}
 # Fields that decide which bank is used cannot be set per bank.
 RESOLUTION_FIELDS = ("bankId", "bankTemplate", "mapPathToBank", "optInOnly", "optInPaths")
 _TYPE_NAMES = {"bool": "boolean", "int": "integer", "float": "number", "str": "string",
@@ -114,6 +119,29 @@ def _type_ok(tag: str, v: Any) -> bool:
     return isinstance(v, dict) and all(isinstance(x, str) for x in v.values())
 
 
+def value_problem(name: str, v: Any) -> str | None:
+    """Why ``v`` (already of the right type) is not allowed for ``name``, or None."""
+    import math
+    import string
+
+    if name in LIMITS:
+        lo, hi = LIMITS[name]
+        if not math.isfinite(v) or not lo <= v <= hi:
+            return f"{v!r} is out of range ({lo:g} to {hi:g})"
+    if name in CHOICES and v not in CHOICES[name]:
+        return f"{v!r}: one of {', '.join(CHOICES[name])}"
+    if name == "bankTemplate":
+        if not v.strip():
+            return "must not be empty"
+        try:
+            parts = list(string.Formatter().parse(v))
+        except ValueError as e:
+            return f"{v!r}: {e}"
+        if any(conv or spec for _, f, spec, conv in parts if f is not None):
+            return f"{v!r}: placeholders take no conversion or format spec"
+    return None
+
+
 def _jtype(v: Any) -> str:
     return {bool: "boolean", int: "integer", float: "number", str: "string", list: "list",
             dict: "object", type(None): "null"}.get(type(v), type(v).__name__)
@@ -135,6 +163,8 @@ def _check_layer(obj: Any, where: str, problems: list[str], *, top: bool = False
             problems.append(f"{path}: decides which bank is used, so it cannot be set per bank")
         elif not _type_ok(FIELDS[k][0], v):
             problems.append(f"{path}: expected {_TYPE_NAMES[FIELDS[k][0]]}, got {_jtype(v)}")
+        elif (why := value_problem(k, v)) is not None:
+            problems.append(f"{path}: {why}")
         else:
             out[k] = float(v) if FIELDS[k][0] == "float" else v
     return out
@@ -185,6 +215,8 @@ def read_file(path: str) -> dict[str, Any]:
     except json.JSONDecodeError as e:
         raise ConfigError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: "
                           f"{e.msg}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a JSON object at the top level, got {_jtype(data)}")
     return data
@@ -225,6 +257,9 @@ def load(harness: str = "", *, bank_id: str = "", env: Any = None) -> Settings:
             raw = env.get(name)
             if raw is not None:
                 values[k], sources[k] = _parse_env(k, raw, name), f"env {name}"
+                why = value_problem(k, values[k])
+                if why is not None:
+                    raise ConfigError(f"env {name}: {why}")
                 break
     data = read_file(path)
     problems = validate(data)

@@ -24,7 +24,7 @@ TOOLS_GUIDE = ("MCP tools (server `hindsight`): recall before changing unfamilia
                "the user refers to past work; retain when the user states a convention or "
                "decision or a failure's fix becomes clear; why/symbol_history/impact/callers "
                "for what the code's history says.")
-_FENCE_RE = re.compile(r"<(/?)(\s*)(hindsight-memory)", re.IGNORECASE)
+_ZERO_WIDTH = re.compile("[\u200b-\u200f\u2060\ufeff]")
 INJECT_KINDS = ("convention", "decision", "lesson", "experience", "fact")
 # Only the start of a prompt is searched: a pasted 100,000-word prompt kept the regular
 # expressions (which hold the GIL) busy past the hook's time budget.
@@ -32,8 +32,10 @@ PROMPT_CHARS = 2000
 
 
 def fence_safe(text: str) -> str:
-    """``text`` with every fence tag neutralised (``<`` → ``&lt;``)."""
-    return _FENCE_RE.sub(lambda m: "&lt;" + m.group(1) + m.group(2) + m.group(3), text)
+    """``text`` with no way to open or close a tag: every ``<`` (and its full-width form
+    ``＜``) becomes ``&lt;`` and zero-width characters are removed, so no variant of
+    ``</hindsight-memory>`` survives."""
+    return _ZERO_WIDTH.sub("", text).replace("<", "&lt;").replace("\uff1c", "&lt;")
 
 
 def fenced(kind: str, body: str) -> str:
@@ -54,9 +56,10 @@ def _item(row: dict[str, Any], cap: int = 400) -> str:
     date = (row.get("occurred_at") or "")[:10]
     anchors = sorted({a["path"] + (f"::{a['symbol']}" if a.get("symbol") else "")
                       for a in row.get("anchors") or []})
-    where = f" [{', '.join(anchors[:3])}]" if anchors else ""
+    where = f" [{fence_safe(', '.join(anchors[:3]))}]" if anchors else ""
     stale = " (STALE: code changed since)" if row.get("stale") else ""
-    return f"- #{row['id']} {row['kind']} {date}{where}{stale}: {_one_line(row['text'], cap)}"
+    return (f"- #{row['id']} {fence_safe(row['kind'])} {fence_safe(date)}{where}{stale}: "
+            f"{_one_line(row['text'], cap)}")
 
 
 def branch_files(root: str) -> list[str]:

@@ -25,11 +25,11 @@ def run_event(event: str, harness: str) -> int:
         d.set(skipped="HINDSIGHT_DISABLE_HOOKS")
         d.write()
         return 0
-    data = read_stdin()
     fn = {"session-start": handlers.session_start,
           "user-prompt-submit": handlers.user_prompt_submit}.get(event, handlers.writeback)
 
     def run(diag: Any) -> str:
+        data = read_stdin()  # inside the budget: an agent may leave stdin open
         if "_warning" in data:
             diag.set(warning=data["_warning"])
         ev = handlers.Event.from_payload(event, harness, data)
@@ -41,8 +41,25 @@ def run_event(event: str, harness: str) -> int:
 
 def fast_main(args: list[str]) -> int | None:
     """``hook EVENT [--harness NAME]`` without loading the CLI (the agent waits on every
-    hook, and click plus the CLI's modules cost ≈ 80 ms to import). Returns None when
-    ``args`` are anything else, so that the full CLI answers (help, errors)."""
+    hook, and click plus the CLI's modules cost ≈ 80 ms to import). Returns None for help
+    and the internal workers (the full CLI answers); any other argument list is a hook the
+    agent ran with arguments we do not know: it is logged and exits 0, since an agent reads
+    exit code 2 as "block" (Claude Code erases the prompt)."""
+    if not args or args[0] in ("-h", "--help") or args[0].startswith("_") or "-h" in args \
+            or "--help" in args:
+        return None
+    rc = _parse(args)
+    if rc is None:
+        from hindsight.hooks.runtime import Diag
+
+        d = Diag(args[0][:40], "")
+        d.set(error=f"unknown hook arguments: {' '.join(args)[:200]}; nothing done")
+        d.write()
+        return 0
+    return rc
+
+
+def _parse(args: list[str]) -> int | None:
     if len(args) == 1:
         harness = "claude-code"
     elif len(args) == 3 and args[1] == "--harness" and args[2] in ("claude-code", "codex"):

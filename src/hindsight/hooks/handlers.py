@@ -88,6 +88,8 @@ def session_start(ev: Event, diag: Diag) -> str:
     seeding = False
     with _open(res, True) as bank:
         st = seed_state(bank)
+        if has_jobs(res.bank_id):  # write-back left over from an earlier session
+            diag.set(drain_pid=spawn(["hook", "_drain", "--bank", res.bank_id], "drain.log"))
         if res.settings["seed"]:
             seeding = st.get("state") != "synced"
             diag.set(seeding="first" if seeding else "refresh",
@@ -191,23 +193,36 @@ def _run_job(path: str, banks: dict[str, Any]) -> dict[str, Any]:
                              final=job["event"] == "session-end")
 
 
+MAX_ATTEMPTS = 3  # a job failing for a passing reason (a locked bank) is retried
+
+
 def drain(bank_id: str, wait_s: float = 0.0) -> int:
     """Process the spooled write-back jobs of ``bank_id`` under the lock ``drain-<bank>``
     (one drainer at a time; a job queued while another process drains is picked up by its
-    re-scan). Writes one diagnostic line per job. Returns the number of jobs processed."""
+    re-scan). Writes one diagnostic line per job. A job that fails for a reason that may
+    pass (storage, provider, I/O) stays queued for the next drain (started by the next
+    stop or session-start), up to :data:`MAX_ATTEMPTS` tries; one that cannot succeed (no
+    transcript, not a regular file, a bad setting) is dropped. The transcript's offset only
+    moves on success, so nothing is skipped either way. Returns the jobs processed."""
     d, done = _spool_dir(bank_id), 0
+    kept: set[str] = set()
     while True:
         with file_lock(f"drain-{bank_id}", wait_s=wait_s) as held:
             if not held:
                 return done
             banks: dict[str, Any] = {}
             try:
-                done += _drain_once(d, banks)
+                done += _drain_once(d, banks, kept)
             finally:
                 for b in banks.values():
                     b.close()
-        if not _jobs(d):
+        if not [j for j in _jobs(d) if j not in kept]:
             return done
+
+
+def has_jobs(bank_id: str) -> bool:
+    """Whether write-back jobs of ``bank_id`` are waiting."""
+    return bool(_jobs(_spool_dir(bank_id)))
 
 
 def _jobs(d: str) -> list[str]:
@@ -217,18 +232,48 @@ def _jobs(d: str) -> list[str]:
         return []
 
 
-def _drain_once(d: str, banks: dict[str, Any]) -> int:
+def _retry(path: str) -> bool:
+    """Count one more attempt in the job file; False when it has had its tries."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            job = json.load(f)
+        job["attempts"] = int(job.get("attempts", 0)) + 1
+        if job["attempts"] >= MAX_ATTEMPTS:
+            return False
+        with open(path + ".tmp", "w", encoding="utf-8") as f:
+            json.dump(job, f)
+        os.replace(path + ".tmp", path)
+        return True
+    except (OSError, ValueError, TypeError):
+        return False
+
+
+def _drain_once(d: str, banks: dict[str, Any], kept: set[str]) -> int:
+    from hindsight.errors import ConfigError, ProviderError, StorageError
+
     n = 0
     for path in _jobs(d):
+        if path in kept:
+            continue
         diag = Diag("drain", "")
+        keep = False
         try:
             diag.set(result=_run_job(path, banks))
         except FileNotFoundError as e:
             diag.set(error=f"transcript not found: {e.filename}")
+        except ConfigError as e:
+            diag.set(error=f"{os.path.basename(path)}: {e}"[:500])
+        except (StorageError, ProviderError, OSError) as e:
+            keep = _retry(path)
+            diag.set(error=f"{os.path.basename(path)}: {type(e).__name__}: {e}"[:500],
+                     retry=keep)
         except Exception as e:  # noqa: BLE001 - one job must not stop the queue
             diag.set(error=f"{os.path.basename(path)}: {type(e).__name__}: {e}"[:500])
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
+        if keep:
+            kept.add(path)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
         diag.write()
         n += 1
     return n

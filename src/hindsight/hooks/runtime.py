@@ -38,7 +38,9 @@ def write_diag(record: dict[str, Any], path: str | None = None) -> None:
     line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8",
                                                                                "replace")
     try:
-        fd = os.open(path or diag_file(), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        target = path or diag_file()
+        os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, line)
         finally:
@@ -97,10 +99,13 @@ def guarded(event: str, harness: str, handler: Callable[[Diag], str],
         diag.set(error=result["error"], trace=result["trace"], injected="")
     text = result.get("out") or ""
     if text:
-        stream = out or sys.stdout
         try:
-            stream.write(text)
-            stream.flush()
+            if out is not None:
+                out.write(text)
+                out.flush()
+            else:  # UTF-8 whatever the locale: the agent reads JSON
+                sys.stdout.buffer.write(text.encode("utf-8"))
+                sys.stdout.buffer.flush()
         except (OSError, ValueError) as e:
             diag.set(error=f"stdout: {e}")
     diag.write()
@@ -163,6 +168,6 @@ def read_stdin(limit: int = 64 << 20) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(raw.decode("utf-8", "replace"))
-    except ValueError:
-        return {"_warning": "stdin is not valid JSON"}
+    except (ValueError, RecursionError):
+        return {"_warning": "stdin is not valid JSON (or nested too deeply)"}
     return data if isinstance(data, dict) else {"_warning": "stdin is not a JSON object"}

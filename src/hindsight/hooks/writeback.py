@@ -119,6 +119,18 @@ def record_session_edits(bank: Any, turns: list[Any], session: str, agent: str,
     return n
 
 
+def _when(ts: str) -> str:
+    """``ts`` when it is an ISO 8601 time, else ``""`` (retain then uses now): one bad
+    timestamp must not stop the session from being stored."""
+    from datetime import datetime
+
+    try:
+        datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except (ValueError, TypeError):
+        return ""
+    return ts
+
+
 def _anchors(bank: Any, files: Any) -> list[tuple[str, str, str]]:
     """File anchors (path, "", "") for the files under the root that still exist."""
     rels = [r for r in (_rel(bank.root, f) for f in files) if r]
@@ -132,7 +144,7 @@ def _items(bank: Any, res: Any, agent: str) -> tuple[list[Any], list[Any]]:
     from hindsight.memory.retain import Item
 
     conv = [Item(text=text, kind="conversation", source="conversation",
-                 session=res.session_id, agent=agent, occurred=ts,
+                 session=res.session_id, agent=agent, occurred=_when(ts),
                  anchors=_anchors(bank, files))
             for text, ts, files in exchanges(res.turns)]
     items = []
@@ -143,7 +155,7 @@ def _items(bank: Any, res: Any, agent: str) -> tuple[list[Any], list[Any]]:
                      if t.role == "user" and t.timestamp and probe in t.text), last)
         items.append(Item(text=e.text, kind=e.kind, outcome=e.outcome, source="conversation",
                           session=res.session_id, agent=agent,
-                          anchors=_anchors(bank, e.files), occurred=when,
+                          anchors=_anchors(bank, e.files), occurred=_when(when),
                           tags=[f"session:{res.session_id[:8]}"] if res.session_id else []))
     return conv, items
 
@@ -158,6 +170,13 @@ def retain_transcript(bank: Any, path: str, reader: Callable[..., Any], agent: s
     "embedded"}}`` (byte offsets; ms since the read). Raises FileNotFoundError (no
     transcript) and StorageError. ``final``: the session has ended (session-end, imports),
     so a tool call still waiting for its result is read too."""
+    import stat
+
+    from hindsight.errors import ConfigError
+
+    st = os.stat(path)  # FileNotFoundError for a missing transcript
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"{path}: not a regular file")
     store = bank.memory_store
     key = f"transcript:{os.path.abspath(path)}"
     state = json.loads(store.get_meta(key) or "{}")
