@@ -148,6 +148,8 @@ async def _check_memory_tools(c: Any) -> None:
 async def _check_errors(c: Any) -> None:
     assert "text must not be empty" in await err(c, "recall", text="  ")
     assert "k=0: must be from 1 to 100" in await err(c, "recall", text="x", k=0)
+    assert "text: 20,001 characters, at most 20,000" in await err(c, "retain",
+                                                                 text="y" * 20_001)
     assert "k=101" in await err(c, "recall", text="x", k=101)
     assert "depth=11: must be from 1 to 10" in await err(c, "callers", symbol="leaf", depth=11)
     assert "line=0: must be at least 1" in await err(c, "why", file="pkg/core.py", line=0)
