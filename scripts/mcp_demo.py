@@ -18,7 +18,7 @@ async def main() -> None:
         tools = await c.list_tools()
         print("tools:", ", ".join(t.name for t in tools.tools))
         for name, args in (("search_symbols", {"name": "open_bank"}),
-                           ("callers", {"symbol": "resolve", "depth": 1}),
+                           ("callers", {"symbol": "resolve_file", "depth": 1}),
                            ("recall", {"text": "database is locked", "k": 2})):
             res = await c.call_tool(name, args)
             text = res.content[0].text if res.content else ""
