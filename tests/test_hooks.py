@@ -449,3 +449,15 @@ def test_locked_bank_keeps_the_job_for_the_next_drain(env: dict[str, str], repo:
     r = hook("stop", payload, e)  # the next stop drains both; nothing twice
     assert memories(env) == [("conversation", "User: remember the ledger rule\nAssistant: ok")]
     assert not list((Path(env["HINDSIGHT_HOME"]) / "spool").rglob("*.json"))
+
+
+def test_disabled_in_config_writes_nothing(env: dict[str, str], repo: Repo,
+                                           tmp_path: Path) -> None:
+    home = Path(env["HINDSIGHT_HOME"])
+    home.mkdir(parents=True)
+    (home / "config.json").write_text('{"harnesses": {"claude-code": {"disableHooks": true}}}')
+    for event in ("session-start", "user-prompt-submit", "stop"):
+        r = hook(event, start("s", repo.path), env)
+        assert (r.returncode, r.stdout) == (0, "")
+    assert sorted(p.name for p in home.iterdir()) == ["config.json"]
+    assert [d["skipped"] for d in diag(env)] == ["disableHooks"] * 3

@@ -57,8 +57,13 @@ def _json_out(event: str, text: str) -> str:
 def _resolve(ev: Event, diag: Diag) -> Any:
     """The resolution, or None (inert: diag says why)."""
     from hindsight.config.banks import resolve
+    from hindsight.config.settings import load
 
-    res = resolve(ev.cwd, ev.harness)
+    settings = load(ev.harness)
+    if settings["disableHooks"] or settings["disabled"]:  # before anything is written
+        diag.set(skipped="disableHooks" if settings["disableHooks"] else "disabled")
+        return None
+    res = resolve(ev.cwd, ev.harness, settings=settings)
     diag.mark("resolve")
     diag.set(bank=res.bank_id, how=res.how)
     if res.bank_id is None:
