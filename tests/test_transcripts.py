@@ -662,3 +662,24 @@ def _timed(p: Path) -> float:
     t0 = time.perf_counter()
     read_claude(str(p))
     return time.perf_counter() - t0
+
+
+def test_codex_image_prompt_is_not_doubled(tmp_path: Path) -> None:
+    lines = [
+        {"timestamp": "2025-10-03T10:00:00Z", "type": "session_meta",
+         "payload": {"id": "x", "cwd": "/p"}},
+        {"timestamp": "2025-10-03T10:00:01Z", "type": "response_item", "payload": {
+            "type": "message", "role": "user", "content": [
+                {"type": "input_text", "text": "look at this"},
+                {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgoAA"}]}},
+        {"timestamp": "2025-10-03T10:00:01Z", "type": "event_msg", "payload": {
+            "type": "user_message", "message": "look at this",
+            "images": ["data:image/png;base64,iVBORw0KGgoAA"]}},
+        {"timestamp": "2025-10-03T10:00:02Z", "type": "response_item", "payload": {
+            "type": "message", "role": "assistant",
+            "content": [{"type": "output_text", "text": "a cat"}]}}]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    got = read_codex(str(path), final=True)
+    assert [(t.role, t.text) for t in got.turns] == [("user", "look at this\n\n[image]"),
+                                                     ("assistant", "a cat")]

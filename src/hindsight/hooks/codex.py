@@ -149,7 +149,9 @@ def _add(st: _State, proto: Proto, text: str, start: int, call_id: str = "") -> 
 
 
 def _norm(text: str) -> str:
-    return " ".join(text.split())
+    """The key two copies of one message share: whitespace and the placeholders of
+    attachments (only the ``response_item`` copy carries ``[image]``) do not count."""
+    return " ".join(text.replace("[image]", " ").replace("[binary]", " ").split())
 
 
 def _message(role: str, text: str) -> str:
