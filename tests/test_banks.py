@@ -182,3 +182,23 @@ def test_cwd_inside_dot_git_is_its_work_tree(home: Path, tmp_path: Path) -> None
     r = repo(tmp_path / "shop")
     got = resolve(str(r.path / ".git" / "objects"), "claude-code")
     assert (got.bank_id, got.root) == ("coding-agent::shop", str(r.path))
+
+
+def test_a_new_repository_does_not_inherit_a_deleted_ones_bank(home: Path,
+                                                               tmp_path: Path) -> None:
+    old = repo(tmp_path / "c" / "uniq")
+    assert resolve(str(old.path), "cli").bank_id == "coding-agent::uniq"
+    shutil.rmtree(old.path)
+    new = Repo(tmp_path / "d" / "uniq")
+    new.write("other.py", fn("other"))
+    new.commit("unrelated history")
+    got = resolve(str(new.path), "cli").bank_id
+    assert got is not None and got.startswith("coding-agent::uniq-")
+
+
+def test_path_with_a_newline(home: Path, tmp_path: Path) -> None:
+    plain = repo(tmp_path / "nl")
+    odd = repo(tmp_path / "nl\nrepo")
+    assert resolve(str(plain.path), "cli").bank_id == "coding-agent::nl"
+    got = resolve(str(odd.path), "cli")
+    assert (got.root, got.bank_id) == (str(odd.path), "coding-agent::nl\nrepo")

@@ -220,7 +220,7 @@ def test_empty_and_missing_transcripts_and_gone_cwd(env: dict[str, str], repo: R
         assert (r.returncode, r.stdout) == (0, "")
     drains = [d for d in diag(env) if d["event"] == "drain"]
     assert set(drains[0]["result"].pop("ms")) == {"searchable", "embedded"}
-    assert drains[0]["result"] == {"path": str(empty), "from": 0, "to": 0, "turns": 0,
+    assert drains[0]["result"] == {"bank": "coding-agent::shop", "path": str(empty), "from": 0, "to": 0, "turns": 0,
                                    "retained": 0, "duplicates": 0, "edits": 0,
                                    "warnings": []}
     assert drains[1]["error"] == f"transcript not found: {tmp_path / 'missing.jsonl'}"
@@ -461,3 +461,56 @@ def test_disabled_in_config_writes_nothing(env: dict[str, str], repo: Repo,
         assert (r.returncode, r.stdout) == (0, "")
     assert sorted(p.name for p in home.iterdir()) == ["config.json"]
     assert [d["skipped"] for d in diag(env)] == ["disableHooks"] * 3
+
+
+def test_write_back_lands_in_the_bank_the_hook_resolved(env: dict[str, str], repo: Repo,
+                                                         tmp_path: Path) -> None:
+    sub = repo.path / "svc"
+    sub.mkdir()
+    home = Path(env["HINDSIGHT_HOME"])
+    home.mkdir(parents=True)
+    (home / "config.json").write_text(json.dumps({"mapPathToBank": {str(sub): "team::svc"}}))
+    t = Transcript(tmp_path / "t" / "s1.jsonl", "s1", str(sub))
+    t.user("We decided to version the svc API in the URL path.")
+    t.say("ok")
+    r = hook("stop", {"session_id": "s1", "transcript_path": str(t.write()),
+                      "cwd": str(sub)}, env)
+    assert r.returncode == 0
+    drain = [d for d in diag(env) if d["event"] == "drain"][-1]
+    assert (drain["result"]["bank"], drain["error"]) == ("team::svc", "")
+    r = hook("session-start", start("s2", sub), env)
+    assert "version the svc API in the URL path" in r.stdout
+
+
+def test_out_of_range_timestamp_does_not_poison_the_session(env: dict[str, str], repo: Repo,
+                                                            tmp_path: Path) -> None:
+    t = Transcript(tmp_path / "t" / "s1.jsonl", "s1", str(repo.path))
+    t.user("a prompt from year one", timestamp="0001-01-01T00:00:00+01:00")
+    t.say("ok")
+    r = hook("stop", {"session_id": "s1", "transcript_path": str(t.write()),
+                      "cwd": str(repo.path)}, env)
+    assert r.returncode == 0
+    assert memories(env) == [("conversation", "User: a prompt from year one\nAssistant: ok")]
+
+
+def test_closed_stdout_and_rewritten_transcript(env: dict[str, str], repo: Repo,
+                                                tmp_path: Path) -> None:
+    r = subprocess.run(["bash", "-c", f"{sys.executable} -m hindsight hook session-start >&-"],
+                       input=json.dumps(start("s", repo.path)), text=True, env=env,
+                       capture_output=False, timeout=60)
+    assert r.returncode == 0
+    t = Transcript(tmp_path / "t" / "s1.jsonl", "s1", str(repo.path))
+    t.user("the first version of the session")
+    t.say("ok")
+    path = t.write()
+    payload = {"session_id": "s1", "transcript_path": str(path), "cwd": str(repo.path)}
+    assert hook("stop", payload, env).returncode == 0
+    t2 = Transcript(path, "s1", str(repo.path))  # rewritten, longer, other content
+    t2.user("a rewritten session about storks and their long migrations")
+    t2.say("interesting")
+    t2.write()
+    assert hook("stop", payload, env).returncode == 0
+    assert [x[1] for x in memories(env)] == [
+        "User: the first version of the session\nAssistant: ok",
+        "User: a rewritten session about storks and their long migrations\n"
+        "Assistant: interesting"]

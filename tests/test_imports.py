@@ -127,3 +127,29 @@ def test_import_outside_a_bank_is_a_clear_error(env: dict[str, str], tmp_path: P
     r = run(["import", "codex"], env, tmp_path)
     assert r.returncode == 2
     assert r.stderr.strip() == f"hindsight: {tmp_path}: no bank (disabled in config)"
+
+
+def test_import_skips_another_projects_sessions_in_a_shared_folder(
+        env: dict[str, str], tmp_path: Path) -> None:
+    mine = Repo(tmp_path / "foo-bar")
+    mine.write("a.py", fn("a"))
+    mine.commit("init")
+    d = tmp_path / "claude" / "projects" / project_dir_name(str(mine.path))
+    other = Transcript(d / "o.jsonl", "o", str(tmp_path / "foo bar"))  # same folder name
+    other.user("SECRET-PLAN of the other project")
+    other.write()
+    ours = Transcript(d / "m.jsonl", "m", str(mine.path))
+    ours.user("our own prompt")
+    ours.write()
+    r = run(["import", "claude-code", "--json"], env, mine.path)
+    out = json.loads(r.stdout)
+    assert (out["files"], out["retained"]) == (1, 1)
+    assert out["errors"][0].endswith(f"ran in {tmp_path / 'foo bar'}, not in this project; "
+                                     "skipped")
+    con = sqlite3.connect(next((Path(env["HINDSIGHT_HOME"]) / "banks").glob(
+        "coding-agent_foo-bar*.db")))
+    try:
+        assert [r[0] for r in con.execute("SELECT text FROM memories")] == [
+            "User: our own prompt"]
+    finally:
+        con.close()

@@ -149,3 +149,21 @@ def test_bad_llm_settings_fall_back(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     with open_bank(str(tmp_path)) as b:
         r = b.retain("We decided to pin numpy")
         assert r.structured.startswith("rules (llm error")
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("curl -H 'X-Api-Key: abcd1234efgh5678' https://x", "abcd1234efgh5678"),
+    ("api-key: zzzzyyyyxxxx9", "zzzzyyyyxxxx9"),
+    ("Authorization: token 0123456789abcdef0123456789abcdef01234567",
+     "0123456789abcdef0123456789abcdef01234567"),
+    ("deploy --password hunter22x --force", "hunter22x"),
+    ("cli --token=tok_998877665544", "tok_998877665544"),
+    ("docker login -p s3cr3tpw registry.example.com", "s3cr3tpw"),
+    ("export model token hf_abcdefghijklmnopqrstuvwxyz0123456789", "hf_abcdefghijklmnop"),
+    ("passphrase: correcthorse", "correcthorse"),
+])
+def test_more_secret_shapes_are_redacted(text: str, secret: str) -> None:
+    from hindsight.redact import redact
+
+    out, kinds = redact(text)
+    assert secret not in out and kinds

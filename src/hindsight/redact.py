@@ -12,7 +12,9 @@ RFC 3986 (``user:password@`` in URLs, the password may contain ``@`` or ``/``), 
 armour for private keys (PEM and PGP), the ``.env`` convention (a name ending in SECRET,
 TOKEN, PASSWORD, PASS, API_KEY, ACCESS_KEY, PRIVATE_KEY or CREDENTIAL, then ``=`` or
 ``:`` and the value — quoted values may hold spaces — anywhere in the text, JSON keys
-included), ``password … is X`` in prose and ``mysql -pX``. Lone surrogates (which SQLite
+included; ``-`` or ``_`` inside ``API-KEY``), ``password … is X`` in prose, ``mysql -pX``,
+``docker login -p X``, command-line flags (``--password X``, ``--token=X``), HTTP
+``Authorization:`` headers, and Hugging Face ``hf_`` tokens. Lone surrogates (which SQLite
 cannot store) become U+FFFD.
 """
 
@@ -20,8 +22,8 @@ from __future__ import annotations
 
 import re
 
-_NAME = (r"[A-Za-z0-9_.-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|API_?KEY|PRIVATE_?KEY|"
-         r"ACCESS_?KEY|CREDENTIAL)S?")
+_NAME = (r"[A-Za-z0-9_.-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|PASS|PWD|API[_-]?KEY|"
+         r"PRIVATE[_-]?KEY|ACCESS[_-]?KEY|CREDENTIAL)S?")
 _NOT_DONE = r"(?!\[REDACTED)"
 
 _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
@@ -53,6 +55,13 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
         r"(?i)\b(?:password|passwd|passphrase|pwd)\b(?:\s+\w+){0,4}?\s+(?:is|was|=|:)\s+"
         + _NOT_DONE + r"(['\"]?)([^\s'\",;]{6,})\1"), 2),
     ("password", re.compile(r"(?i)\bmysql\b[^\n]*?\s-p" + _NOT_DONE + r"(\S{3,})"), 1),
+    ("password", re.compile(r"(?i)\bdocker\s+login\b[^\n]*?\s(?:-p|--password)[=\s]\s*"
+                            + _NOT_DONE + r"(\S{3,})"), 1),
+    ("password", re.compile(r"(?i)(?<![\w-])--(?:password|passwd|pass|passphrase|token|"
+                            r"api-?key|secret)[=\s]\s*" + _NOT_DONE + r"([^\s'\"]{3,})"), 1),
+    ("auth_header", re.compile(r"(?i)\bauthorization\s*[:=]\s*(?:token|bearer|basic|"
+                               r"digest)?\s*" + _NOT_DONE + r"([^\s'\"]{8,})"), 1),
+    ("hf_token", re.compile(r"\bhf_[A-Za-z0-9]{30,}"), 0),
     ("password", re.compile(r"(?i)\b(?:set|export)\s+PGPASSWORD\s+(?:to\s+)?" + _NOT_DONE +
                             r"(\S{3,})"), 1),
 ]
@@ -77,6 +86,7 @@ def _sub_group(text: str, kind: str, pat: re.Pattern[str], group: int, found: li
 # every pattern above needs one of these: texts without any skip the full pass (indexing
 # runs this over every docstring)
 _TRIGGER = re.compile(r"(?i)secret|token|pass|pwd|key|credential|private|://|ghp_|gho_|ghu_|"
+                      r"login|authorization|hf_|"
                       r"ghs_|ghr_|github_pat|glpat|npm_|akia|asia|xox|[rs]k_|aiza|sk-|eyj|"
                       r"bearer|basic|mysql")
 

@@ -54,11 +54,12 @@ class Resolution:
 
 
 def _git(cwd: str, *args: str) -> str | None:
+    """git's output without its final newline (a path may hold other newlines)."""
     try:
         out = subprocess.run(["git", "-C", cwd, *args], capture_output=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return None
-    return os.fsdecode(out.stdout.strip()) if out.returncode == 0 else None
+    return os.fsdecode(out.stdout.removesuffix(b"\n")) if out.returncode == 0 else None
 
 
 def locate(path: str) -> tuple[str, str]:
@@ -68,10 +69,14 @@ def locate(path: str) -> tuple[str, str]:
                "--git-common-dir")
     if not out:
         return path, path
-    lines = out.splitlines()
-    if len(lines) < 2:
-        return path, path
-    top, common = lines[0], lines[1]
+    lines = out.split("\n")
+    if len(lines) != 2:  # a path holding a newline: ask one question at a time
+        top = _git(path, "rev-parse", "--path-format=absolute", "--show-toplevel") or ""
+        common = _git(path, "rev-parse", "--path-format=absolute", "--git-common-dir") or ""
+        if not top or not common:
+            return path, path
+    else:
+        top, common = lines
     main = os.path.dirname(common) if os.path.basename(common) == ".git" else top
     return top, main
 
@@ -94,21 +99,31 @@ def read_registry() -> dict[str, Any]:
     return {"banks": {}, "roots": {}}
 
 
-def owner_of(bank_id: str) -> str | None:
-    """The main worktree recorded beside the bank's file (``<bank file>.owner``), or None."""
+def _owner_record(bank_id: str) -> list[str]:
     try:
         with open(bank_file(bank_id) + ".owner", encoding="utf-8") as f:
-            v = f.read().strip()
-        return v or None
-    except OSError:
-        return None
+            return f.read().split("\n")
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def owner_of(bank_id: str) -> str | None:
+    """The main worktree recorded beside the bank's file (``<bank file>.owner``: the path,
+    then the repository's first commit), or None."""
+    rec = _owner_record(bank_id)
+    return rec[0] or None if rec else None
+
+
+def _root_commit(main: str) -> str:
+    out = _git(main, "rev-list", "--max-parents=0", "HEAD")
+    return out.split("\n")[0] if out else ""
 
 
 def _write_owner(bank_id: str, main: str) -> None:
     path = bank_file(bank_id) + ".owner"
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path + ".tmp", "w", encoding="utf-8") as f:
-        f.write(main + "\n")
+        f.write(f"{main}\n{_root_commit(main)}\n")
     os.replace(path + ".tmp", path)
 
 
@@ -123,32 +138,40 @@ def _registry_lock() -> Any:
 
 
 def _claim(reg: dict[str, Any], bank_id: str, main: str) -> str:
-    """The id ``main`` gets for template id ``bank_id``: itself unless another repository
-    that still exists owns it (by the registry or the ``.owner`` file), else the id with 8
-    hex of sha1(main). A repository that was moved or deleted leaves its id to the next."""
-    owner = reg["banks"].get(bank_id) or owner_of(bank_id)
-    if owner is not None and owner != main and os.path.isdir(owner):
-        return f"{bank_id}-{hashlib.sha1(os.fsencode(main)).hexdigest()[:8]}"
-    return bank_id
+    """The id ``main`` gets for template id ``bank_id``: itself when nobody owns it (the
+    ``.owner`` file first, then the registry) or ``main`` does, or when the owner's
+    directory is gone and ``main`` has the same first commit (the repository was moved);
+    else the id with 8 hex of sha1(main), so that a new repository never inherits the
+    memories of a deleted one that had the same name."""
+    owner = owner_of(bank_id) or reg["banks"].get(bank_id)
+    if owner is None or owner == main:
+        return bank_id
+    if not os.path.isdir(owner):
+        rec = _owner_record(bank_id)
+        first = rec[1] if len(rec) > 1 else ""
+        if first and first == _root_commit(main):
+            return bank_id
+    return f"{bank_id}-{hashlib.sha1(os.fsencode(main)).hexdigest()[:8]}"
 
 
-def _register(bank_id: str, main: str, root: str, claim: bool) -> str:
-    """Record ``root`` → ``bank_id``; with ``claim``, take ``bank_id`` for ``main`` (see
+def _register(bank_id: str, main: str, root: str, claim: bool, git: bool = True) -> str:
+    """Record ``root`` → ``bank_id`` (only for a git work tree: the roots are how a deleted
+    worktree is found again); with ``claim``, take ``bank_id`` for ``main`` (see
     :func:`_claim`). A home that cannot be written (read-only) records nothing."""
     try:
         with _registry_lock():
             reg = read_registry()
+            changed = False
             if claim:
                 bank_id = _claim(reg, bank_id, main)
                 if reg["banks"].get(bank_id) != main:
-                    reg["banks"][bank_id] = main
+                    reg["banks"][bank_id], changed = main, True
+                if owner_of(bank_id) != main:
                     _write_owner(bank_id, main)
-                elif owner_of(bank_id) != main:
-                    _write_owner(bank_id, main)
-            if reg["roots"].get(root) == [bank_id, main] and (
-                    not claim or reg["banks"].get(bank_id) == main):
+            if git and reg["roots"].get(root) != [bank_id, main]:
+                reg["roots"][root], changed = [bank_id, main], True
+            if not changed:
                 return bank_id
-            reg["roots"][root] = [bank_id, main]
             fd, tmp = tempfile.mkstemp(dir=hindsight_home(), prefix=".registry-")
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump(reg, f, indent=1, sort_keys=True)
@@ -250,19 +273,21 @@ def resolve(cwd: str, harness: str = "cli", *, settings: Settings | None = None,
         if found is None:
             raise ConfigError(f"{cwd}: directory does not exist and is not a known worktree")
         root, main = found
+    git = os.path.exists(os.path.join(root, ".git"))
     if s["optInOnly"] and not any(_under(p, _norm(o)) for p in (root, main)
                                   for o in s["optInPaths"]):
         return Resolution(None, root, main, "optInOnly", "not under optInPaths", s)
-    hits = [k for k in s["mapPathToBank"] if _under(cwd, _norm(k)) or _under(root, _norm(k))]
+    hits = [k for k in s["mapPathToBank"] if k and any(_under(p, _norm(k))
+                                                       for p in (cwd, root, main))]
     if hits:
         best = max(hits, key=lambda k: len(_norm(k)))
-        bank_id = _register(s["mapPathToBank"][best], main, root, claim=False)
+        bank_id = _register(s["mapPathToBank"][best], main, root, claim=False, git=git)
         return Resolution(bank_id, root, main, f"mapPathToBank {best}", "", s.for_bank(bank_id))
     if s["bankId"]:
-        bank_id = _register(s["bankId"], main, root, claim=False)
+        bank_id = _register(s["bankId"], main, root, claim=False, git=git)
         return Resolution(bank_id, root, main, "bankId", "", s.for_bank(bank_id))
     want = _template(s, main, cwd, harness)
-    bank_id = _register(want, main, root, claim=True)
+    bank_id = _register(want, main, root, claim=True, git=git)
     how = f"template {s['bankTemplate']}"
     if bank_id != want:
         how += f" (name clash: {want} belongs to another repository)"

@@ -33,6 +33,12 @@ def repo_root(path: str) -> str:
     return git_toplevel(p) or p
 
 
+def bank_key(bank_id: str) -> str:
+    """The file-name form of ``bank_id`` (the bank file's name without ``.db``), for the
+    bank's locks and spool: as injective as :func:`bank_file`."""
+    return os.path.basename(bank_file(bank_id))[:-3]
+
+
 def bank_file(bank_id: str) -> str:
     """Database path of ``bank_id`` under ``HINDSIGHT_HOME/banks``: the id with every run of
     other characters than ``A-Za-z0-9._-`` made ``_``, then, when that changed anything,

@@ -45,10 +45,10 @@ def _seed(cwd: str, harness: str) -> None:
 
     d = Diag("seed", harness)
     try:
-        res = resolve(cwd, harness, root=cwd)
+        res = resolve(cwd, harness)  # as the hook that started this worker resolved it
         d.set(bank=res.bank_id)
         if res.bank_id is not None:
-            with open_bank(cwd, resolution=res) as bank:
+            with open_bank(res.root, resolution=res) as bank:
                 d.set(result=seed(bank, res.settings))
     except Exception as e:  # noqa: BLE001 - a detached worker logs and ends
         d.set(error=f"{type(e).__name__}: {e}"[:500])

@@ -44,8 +44,13 @@ class Event:
             v = data.get(key)
             return v if isinstance(v, str) else ""
 
-        return cls(name, harness, s("session_id"), s("transcript_path"),
-                   s("cwd") or os.getcwd(), s("prompt"), s("source"))
+        return cls(name, harness, _text(s("session_id")), s("transcript_path"),
+                   s("cwd") or os.getcwd(), _text(s("prompt")), s("source"))
+
+
+def _text(v: str) -> str:
+    """``v`` with lone surrogates (valid in JSON, not in UTF-8 or SQLite) replaced."""
+    return v.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
 def _json_out(event: str, text: str) -> str:
@@ -84,7 +89,7 @@ def _open(res: Any, create: bool) -> Any:
 
 
 def session_start(ev: Event, diag: Diag) -> str:
-    from hindsight.hooks.briefing import TOOLS_GUIDE, fenced, session_briefing
+    from hindsight.hooks.briefing import TOOLS_GUIDE, _cap, fenced, session_briefing
     from hindsight.hooks.seed import seed_state
 
     res = _resolve(ev, diag)
@@ -95,10 +100,11 @@ def session_start(ev: Event, diag: Diag) -> str:
         st = seed_state(bank)
         if has_jobs(res.bank_id):  # write-back left over from an earlier session
             diag.set(drain_pid=spawn(["hook", "_drain", "--bank", res.bank_id], "drain.log"))
-        if res.settings["seed"]:
+        if res.settings["seed"] and os.path.exists(os.path.join(res.root, ".git")):
+            # a git repository only: a session in ~ or /usr must not index that tree
             seeding = st.get("state") != "synced"
             diag.set(seeding="first" if seeding else "refresh",
-                     seed_pid=spawn(["hook", "_seed", "--cwd", res.root, "--harness",
+                     seed_pid=spawn(["hook", "_seed", "--cwd", ev.cwd, "--harness",
                                      ev.harness], "seed.log"))
         text, ids = session_briefing(bank, max_chars=int(res.settings["briefingMaxChars"]),
                                      agent=ev.harness)
@@ -109,9 +115,10 @@ def session_start(ev: Event, diag: Diag) -> str:
             bank.memory_store.set_meta({key: json.dumps(sorted(set(keep) | set(ids)))})
         diag.mark("briefing")
     if not text and seeding:
-        text = fenced("session-briefing", "This repository's bank is being seeded in the "
-                      "background (code index, git history, earlier sessions); nothing is "
-                      f"remembered yet.\n{TOOLS_GUIDE}")
+        text = _cap(fenced("session-briefing", "This repository's bank is being seeded in "
+                           "the background (code index, git history, earlier sessions); "
+                           f"nothing is remembered yet.\n{TOOLS_GUIDE}"),
+                    int(res.settings["briefingMaxChars"]))
     diag.set(memory_ids=ids)
     diag.set(injected=text)
     return _json_out("session-start", text) if text else ""
@@ -150,10 +157,9 @@ def user_prompt_submit(ev: Event, diag: Diag) -> str:
 
 
 def _spool_dir(bank_id: str) -> str:
-    from hindsight.config.paths import hindsight_home
+    from hindsight.config.paths import bank_key, hindsight_home
 
-    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in bank_id)
-    return os.path.join(hindsight_home(), "spool", safe)
+    return os.path.join(hindsight_home(), "spool", bank_key(bank_id))
 
 
 def writeback(ev: Event, diag: Diag) -> str:
@@ -168,7 +174,8 @@ def writeback(ev: Event, diag: Diag) -> str:
     d = _spool_dir(res.bank_id)
     os.makedirs(d, exist_ok=True)
     job = {"event": ev.name, "harness": ev.harness, "session": ev.session,
-           "transcript": ev.transcript, "cwd": res.root}
+           "transcript": ev.transcript, "cwd": ev.cwd, "bank": res.bank_id,
+           "project_dir": os.environ.get("CLAUDE_PROJECT_DIR", "")}
     name = os.path.join(d, f"{time.time_ns():020d}-{os.getpid()}.json")
     with open(name + ".tmp", "w", encoding="utf-8") as f:
         json.dump(job, f)
@@ -181,7 +188,7 @@ def writeback(ev: Event, diag: Diag) -> str:
     return ""
 
 
-def _run_job(path: str, banks: dict[str, Any]) -> dict[str, Any]:
+def _run_job(path: str, banks: dict[Any, Any]) -> dict[str, Any]:
     from hindsight.config.banks import resolve
     from hindsight.hooks.codex import read_codex
     from hindsight.hooks.transcripts import read_claude
@@ -189,13 +196,20 @@ def _run_job(path: str, banks: dict[str, Any]) -> dict[str, Any]:
 
     with open(path, encoding="utf-8") as f:
         job = json.load(f)
-    if job["cwd"] not in banks:
-        res = resolve(job["cwd"], job["harness"], root=job["cwd"])
-        banks[job["cwd"]] = _open(res, True)
+    key = (job["cwd"], job.get("project_dir", ""))
+    if key not in banks:  # resolved as the hook resolved it (same cwd, same project dir)
+        env = {**os.environ, "CLAUDE_PROJECT_DIR": job.get("project_dir", "")}
+        res = resolve(job["cwd"], job["harness"], env=env)
+        if job.get("bank") and res.bank_id != job["bank"]:
+            from hindsight.errors import ConfigError
+
+            raise ConfigError(f"{job['cwd']} now resolves to {res.bank_id}, not "
+                              f"{job['bank']} as when the hook ran (config changed?)")
+        banks[key] = _open(res, True)
     reader = read_codex if job["harness"] == "codex" else read_claude
-    return retain_transcript(banks[job["cwd"]], job["transcript"], reader, job["harness"],
-                             session=job.get("session", ""),
-                             final=job["event"] == "session-end")
+    out = retain_transcript(banks[key], job["transcript"], reader, job["harness"],
+                            session=job.get("session", ""), final=job["event"] == "session-end")
+    return {"bank": banks[key].bank_id, **out}
 
 
 MAX_ATTEMPTS = 3  # a job failing for a passing reason (a locked bank) is retried
@@ -212,10 +226,12 @@ def drain(bank_id: str, wait_s: float = 0.0) -> int:
     d, done = _spool_dir(bank_id), 0
     kept: set[str] = set()
     while True:
-        with file_lock(f"drain-{bank_id}", wait_s=wait_s) as held:
+        from hindsight.config.paths import bank_key
+
+        with file_lock(f"drain-{bank_key(bank_id)}", wait_s=wait_s) as held:
             if not held:
                 return done
-            banks: dict[str, Any] = {}
+            banks: dict[Any, Any] = {}
             try:
                 done += _drain_once(d, banks, kept)
             finally:
@@ -253,7 +269,7 @@ def _retry(path: str) -> bool:
         return False
 
 
-def _drain_once(d: str, banks: dict[str, Any], kept: set[str]) -> int:
+def _drain_once(d: str, banks: dict[Any, Any], kept: set[str]) -> int:
     from hindsight.errors import ConfigError, ProviderError, StorageError
 
     n = 0
@@ -263,7 +279,8 @@ def _drain_once(d: str, banks: dict[str, Any], kept: set[str]) -> int:
         diag = Diag("drain", "")
         keep = False
         try:
-            diag.set(result=_run_job(path, banks))
+            result = _run_job(path, banks)
+            diag.set(result=result, bank=result["bank"])
         except FileNotFoundError as e:
             diag.set(error=f"transcript not found: {e.filename}")
         except ConfigError as e:

@@ -93,7 +93,8 @@ def guarded(event: str, harness: str, handler: Callable[[Diag], str],
         diag.set(error=f"timeout after {BUDGET_S.get(event, 10.0)} s; nothing printed",
                  injected="")
         diag.write()
-        sys.stdout.flush()
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
         os._exit(0)  # the worker thread may hold a lock or a slow query: leave now
     if "error" in result:
         diag.set(error=result["error"], trace=result["trace"], injected="")
@@ -103,10 +104,12 @@ def guarded(event: str, harness: str, handler: Callable[[Diag], str],
             if out is not None:
                 out.write(text)
                 out.flush()
-            else:  # UTF-8 whatever the locale: the agent reads JSON
+            elif sys.stdout is not None:  # UTF-8 whatever the locale: the agent reads JSON
                 sys.stdout.buffer.write(text.encode("utf-8"))
                 sys.stdout.buffer.flush()
-        except (OSError, ValueError) as e:
+            else:
+                diag.set(error="stdout is closed; nothing printed")
+        except (OSError, ValueError, AttributeError) as e:
             diag.set(error=f"stdout: {e}")
     diag.write()
     return 0

@@ -39,21 +39,50 @@ def import_claude(bank: Any, project: str | None = None, *, config_dir: str | No
     """Retain the Claude Code transcripts of ``project`` (default: the bank's root and its
     main worktree). Idempotent. Returns ``{"files", "retained", "duplicates", "errors",
     "looked_in"}``."""
-    from hindsight.hooks.locations import claude_transcripts
+    from hindsight.hooks.locations import claude_transcripts, project_dir_name
     from hindsight.hooks.transcripts import read_claude
 
-    projects = [project] if project else list(dict.fromkeys(
-        [bank.root, getattr(bank.resolution, "main", bank.root) or bank.root]))
-    from hindsight.hooks.locations import project_dir_name
-
+    projects = [os.path.abspath(p) for p in ([project] if project else list(dict.fromkeys(
+        [bank.root, getattr(bank.resolution, "main", bank.root) or bank.root])))]
     paths: list[str] = []
+    skipped: list[str] = []
     for p in projects:
-        paths += claude_transcripts(os.path.abspath(p), config_dir)
+        for t in claude_transcripts(p, config_dir):
+            # Claude Code's folder name is not unique ("a b", "a-b" and "a_b" share one):
+            # keep only sessions whose own working directory is this project
+            cwd = transcript_cwd(t)
+            if cwd and any(cwd == q or cwd.startswith(q.rstrip(os.sep) + os.sep)
+                           for q in projects):
+                paths.append(t)
+            else:
+                skipped.append(f"{t}: its session ran in {cwd or 'an unknown directory'}, "
+                               "not in this project; skipped")
     base = config_dir or os.environ.get("CLAUDE_CONFIG_DIR") or os.path.expanduser("~/.claude")
     out = _import(bank, paths, read_claude, "claude-code")
+    out["errors"] = skipped + out["errors"]
     out["looked_in"] = [os.path.join(base, "projects", project_dir_name(os.path.abspath(p)))
                         for p in projects]
     return out
+
+
+def transcript_cwd(path: str, limit: int = 1 << 20) -> str:
+    """The first ``cwd`` recorded in the first ``limit`` bytes of a Claude Code transcript,
+    or ``""``."""
+    import json
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(limit)
+    except OSError:
+        return ""
+    for line in head.split(b"\n"):
+        try:
+            obj = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("cwd"), str) and obj["cwd"]:
+            return str(obj["cwd"])
+    return ""
 
 
 def import_codex(bank: Any, *, codex_home: str | None = None) -> dict[str, Any]:
@@ -110,7 +139,9 @@ def _step(state: dict[str, Any], name: str, fn: Any) -> None:
 def seed(bank: Any, settings: Any) -> dict[str, Any] | None:
     """Seed or refresh ``bank`` now (blocking). Returns the final state, or ``None`` when
     another process holds the seeding lock."""
-    with file_lock(f"seed-{bank.bank_id}") as held:
+    from hindsight.config.paths import bank_key
+
+    with file_lock(f"seed-{bank_key(bank.bank_id)}") as held:
         if not held:
             return None
         first = seed_state(bank).get("state") != "synced"

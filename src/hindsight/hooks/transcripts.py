@@ -17,6 +17,7 @@ TARGET_CAP = 200
 ERROR_CAP = 300
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 _BAD = object()  # marker of a line that is not valid JSON
+READ_CAP = 32 << 20  # bytes read from a transcript per call
 Proto = tuple[str, str, str]  # (role, timestamp, uuid) of the turns a line will give
 
 
@@ -63,12 +64,16 @@ def scan_jsonl(path: str, offset: int) -> tuple[list[tuple[int, int, Any]], int,
     ``[0, size]`` → ``base``): ``items`` = ``(start, end, obj)`` byte spans in file order,
     ``obj`` a dict or None (blank, non-object, corrupt). A last line without newline, or a
     last line that is not valid JSON (it may be completed later), is not returned; corrupt
-    lines before it get a warning. Raises FileNotFoundError/OSError if unreadable."""
+    lines before it get a warning. At most :data:`READ_CAP` bytes are read per call (the
+    rest waits for the next read); one line longer than that is skipped with a warning.
+    Raises FileNotFoundError/OSError if unreadable."""
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         base = max(0, min(int(offset), size))
         f.seek(base)
-        data = f.read()
+        data = f.read(READ_CAP)
+        if len(data) == READ_CAP and b"\n" not in data:
+            return _skip_long_line(f, path, base)
     raw_items: list[tuple[int, int, Any]] = []
     pos = 0
     while (nl := data.find(b"\n", pos)) >= 0:
@@ -79,6 +84,21 @@ def scan_jsonl(path: str, offset: int) -> tuple[list[tuple[int, int, Any]], int,
     warnings = [f"{path}:line {n}: invalid JSON"
                 for n, item in enumerate(raw_items, 1) if item[2] is _BAD]
     return [(s, e, None if o is _BAD else o) for s, e, o in raw_items], base, warnings
+
+
+def _skip_long_line(f: Any, path: str, base: int
+                    ) -> tuple[list[tuple[int, int, Any]], int, list[str]]:
+    """One line longer than :data:`READ_CAP` from ``base``: skipped once it is complete."""
+    pos = base + READ_CAP
+    while chunk := f.read(1 << 20):
+        nl = chunk.find(b"\n")
+        if nl >= 0:
+            end = pos + nl + 1
+            return [(base, end, None)], base, [
+                f"{path}: a line of {end - base:,} bytes at byte {base:,} skipped (over "
+                f"{READ_CAP:,})"]
+        pos += len(chunk)
+    return [], base, []
 
 
 def lookbehind(path: str, base: int, window: int = 65_536) -> list[dict[str, Any]]:

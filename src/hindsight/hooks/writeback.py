@@ -119,14 +119,27 @@ def record_session_edits(bank: Any, turns: list[Any], session: str, agent: str,
     return n
 
 
+def _head(path: str, upto: int) -> str:
+    """xxh3 of the file's first ``min(upto, 4096)`` bytes: tells a transcript that was
+    rewritten from one that was appended to."""
+    import xxhash
+
+    try:
+        with open(path, "rb") as f:
+            return xxhash.xxh3_64_hexdigest(f.read(min(upto, 4096)))
+    except OSError:
+        return ""
+
+
 def _when(ts: str) -> str:
     """``ts`` when it is an ISO 8601 time, else ``""`` (retain then uses now): one bad
     timestamp must not stop the session from being stored."""
     from datetime import datetime
 
     try:
-        datetime.fromisoformat(ts.replace("Z", "+00:00"))
-    except (ValueError, TypeError):
+        dt = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+        datetime.fromtimestamp(dt.timestamp()).astimezone()  # what retain stores
+    except (ValueError, TypeError, OverflowError, OSError):
         return ""
     return ts
 
@@ -181,11 +194,12 @@ def retain_transcript(bank: Any, path: str, reader: Callable[..., Any], agent: s
     key = f"transcript:{os.path.abspath(path)}"
     state = json.loads(store.get_meta(key) or "{}")
     start = int(state.get("offset", 0))
-    if start > os.path.getsize(path):
-        start = 0  # the file was rewritten
+    if start > st.st_size or (start and state.get("head") != _head(path, start)):
+        start = 0  # the file was rewritten (shorter, or longer with other content)
     res = reader(path, start, final=final)
     if session and not res.session_id:
         res.session_id = session
+    res.session_id = res.session_id.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
     warnings = list(res.warnings)
     import time
 
@@ -199,7 +213,8 @@ def retain_transcript(bank: Any, path: str, reader: Callable[..., Any], agent: s
     n_new = sum(1 for r in retained if r.action == "created")
     n_edits = record_session_edits(bank, res.turns, res.session_id, agent, warnings.append) \
         if edits else 0
-    store.set_meta({key: json.dumps({"offset": res.offset, "session": res.session_id})})
+    store.set_meta({key: json.dumps({"offset": res.offset, "session": res.session_id,
+                                     "head": _head(path, res.offset)})})
     searchable = time.perf_counter() - t0
     new_ids = [r.id for r in retained[:len(conv)] if r.action == "created"]
     rows = store.get(new_ids)
