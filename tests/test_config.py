@@ -188,6 +188,10 @@ def test_nothing_is_read_from_the_repository(home: Path, tmp_path: Path) -> None
     ({"embedder": "bogus"}, "embedder: 'bogus': one of minilm, hashing, openai"),
     ({"bankTemplate": ""}, "bankTemplate: must not be empty"),
     ({"bankTemplate": "{gitProject!r:>99}"}, "placeholders take no conversion or format"),
+    ({"bankTemplate": "x::{gitProject[0]}"}, "unknown placeholder {gitProject[0]}"),
+    ({"bankId": "  "}, "bankId: must not be empty"),
+    ({"optInPaths": [""]}, "optInPaths: paths must not be empty"),
+    ({"mapPathToBank": {"": "b"}}, "mapPathToBank: paths and bank ids must not be empty"),
     ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
 ])
 def test_values_out_of_range(home: Path, data: object, message: str) -> None:

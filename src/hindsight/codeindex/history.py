@@ -266,7 +266,7 @@ def _ingest_chunk(store: HistoryStore, root: str, shas: list[str], seq_map: dict
         do_expand = mode == "full" and not is_boundary and not is_huge
         message = clean(c.message)  # secrets are redacted before anything is written
         rows.append({"sha": c.sha, "seq": seq_map[c.sha], "parents": " ".join(c.parents),
-                     "author_name": c.author_name, "author_email": c.author_email,
+                     "author_name": clean(c.author_name), "author_email": c.author_email,
                      "author_date": c.author_date, "author_ts": c.author_ts,
                      "committer_date": c.committer_date, "committer_ts": c.committer_ts,
                      "message": message, "subject": message.split("\n", 1)[0].strip(),

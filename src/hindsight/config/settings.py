@@ -130,6 +130,12 @@ def value_problem(name: str, v: Any) -> str | None:
             return f"{v!r} is out of range ({lo:g} to {hi:g})"
     if name in CHOICES and v not in CHOICES[name]:
         return f"{v!r}: one of {', '.join(CHOICES[name])}"
+    if name == "bankId" and v is not None and not v.strip():
+        return "must not be empty (use null for none)"
+    if name == "optInPaths" and any(not p.strip() for p in v):
+        return "paths must not be empty"
+    if name == "mapPathToBank" and any(not k.strip() or not b.strip() for k, b in v.items()):
+        return "paths and bank ids must not be empty"
     if name == "bankTemplate":
         if not v.strip():
             return "must not be empty"
@@ -139,6 +145,10 @@ def value_problem(name: str, v: Any) -> str | None:
             return f"{v!r}: {e}"
         if any(conv or spec for _, f, spec, conv in parts if f is not None):
             return f"{v!r}: placeholders take no conversion or format spec"
+        known = ("gitProject", "project", "harness", "user", "channel")
+        bad = [f for _, f, _, _ in parts if f is not None and f not in known]
+        if bad:
+            return f"{v!r}: unknown placeholder {{{bad[0]}}}"
     return None
 
 

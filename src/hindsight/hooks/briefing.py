@@ -32,10 +32,11 @@ PROMPT_CHARS = 2000
 
 
 def fence_safe(text: str) -> str:
-    """``text`` with no way to open or close a tag: every ``<`` (and its full-width form
-    ``＜``) becomes ``&lt;`` and zero-width characters are removed, so no variant of
-    ``</hindsight-memory>`` survives."""
-    return _ZERO_WIDTH.sub("", text).replace("<", "&lt;").replace("\uff1c", "&lt;")
+    """``text`` with no way to open or close a tag: every ``<`` (and its full-width and
+    small forms ``＜`` ``﹤``, which NFKC folds to ``<``) becomes ``&lt;`` and zero-width
+    characters are removed, so no variant of ``</hindsight-memory>`` survives."""
+    return (_ZERO_WIDTH.sub("", text).replace("<", "&lt;").replace("\uff1c", "&lt;")
+            .replace("\ufe64", "&lt;"))
 
 
 def fenced(kind: str, body: str) -> str:
