@@ -18,11 +18,12 @@ from typing import Any
 
 MAX_EXCHANGE = 4000  # characters of one conversation memory
 MAX_ACTIONS = 25  # action lines kept per exchange
-# A conversation memory's vector is of its first characters only (mostly the human prompt,
-# about 60-75 word pieces): on 2 cores the int8 MiniLM embeds ≈ 22 such exchanges/s at 600
-# characters and ≈ 52/s at 300, so a 2 MB transcript (410 exchanges, bench/hooks.py) took
-# 15-19 s before; the full text stays in the full-text index.
-EMBED_CHARS = 300
+# A conversation memory's vector is of its first characters only (the start of the human
+# prompt, about 45-50 word pieces): on 2 cores the int8 MiniLM embeds ≈ 22 such exchanges/s
+# at 600 characters, ≈ 50/s at 300 and ≈ 87/s at 200, and a 2 MB transcript (410
+# exchanges, bench/hooks.py) must be done within 10 s; the full text stays in the
+# full-text index.
+EMBED_CHARS = 200
 
 
 def exchanges(turns: list[Any]) -> list[tuple[str, str, list[str]]]:
