@@ -9,16 +9,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from ccjsonl import asst_line, user_line, write_lines
 
 from hindsight.hooks.codex import codex_rollouts, read_codex, rollout_cwd
-from hindsight.hooks.experience import Experience, extract
 from hindsight.hooks.locations import claude_transcripts, project_dir_name
 from hindsight.hooks.transcripts import (
     FENCE_TAG,
@@ -37,9 +34,6 @@ ROLLOUT = (FIX / "codex" / "sessions" / "2025" / "10" / "03"
 CWD = "/home/dev/proj"
 FORBIDDEN = ("SHOULD-NOT-APPEAR", "AKIAIOSFODNN7EXAMPLE", "ghp_", "iVBORw0KGgo", "signature",
              "gAAAA", "c2lnbmF0dXJl")
-SETTINGS = settings(max_examples=150, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                           HealthCheck.too_slow])
 
 
 def pairs(res: ReadResult) -> list[tuple[str, str]]:
@@ -467,219 +461,4 @@ def test_codex_calls(tmp_path: Path, name: str, args: dict[str, Any], output: An
 
 # ------------------------------------------------------------------------- experience
 
-SESSION_EXPERIENCES = [
-    Experience("experience",
-               f"Problem: Bash .venv/bin/pytest -q tests/test_app.py failed: {IMPORT_ERROR}. "
-               "Solution: edited src/app.py (The function `parse` is missing from src/app.py; "
-               "I'll add it.). Outcome: success",
-               ("/home/dev/proj/src/app.py",), "success"),
-    Experience("convention", "Always use pathlib, never os.path, in this repo."),
-    Experience("lesson", "User correction: No, don't use os.path there; use pathlib instead.",
-               ("/home/dev/proj/src/cli.py",)),
-    Experience("experience",
-               "Problem: Bash cd /home/dev/proj && ruff check src failed 2 times: "
-               "src/cli.py:3:1: F401 [*] `os` imported but unused. No fix found in the "
-               "session. Outcome: failure", (), "failure"),
-]
-CODEX_EXPERIENCES = [
-    Experience("decision", "We decided to keep bcrypt for hashing."),
-    Experience("experience",
-               f"Problem: Shell pytest -q tests/test_login.py failed: {LOGIN_FAILED}. "
-               "Solution: edited src/auth.py (The password check compares the wrong field; "
-               "I'll fix src/auth.py.). Outcome: success",
-               ("/home/dev/proj/src/auth.py",), "success"),
-]
-
-
-def test_extract_from_fixtures() -> None:
-    assert extract(read_claude(str(SESSION)).turns) == SESSION_EXPERIENCES
-    assert extract(read_claude(str(SPECIAL)).turns) == [
-        Experience("convention", "From now on, we use ruff for linting.")]
-    assert extract(read_codex(str(ROLLOUT)).turns) == CODEX_EXPERIENCES
-    assert extract(read_claude(str(CORRUPT)).turns) == []
-    turns = read_claude(str(SESSION)).turns
-    assert extract(list(turns)) == extract(turns) == SESSION_EXPERIENCES  # stable
-
-
-def act(target: str, error: str = "", tool: str = "Bash",
-        files: tuple[str, ...] = ()) -> Turn:
-    return Turn("action", f"{tool}: {target}", tool=tool, target=target, error=error,
-                files=files)
-
-
-def test_extract_rules() -> None:
-    user, said = Turn("user", "Please never commit to main."), Turn("assistant", "ok")
-    edit = act("src/a.py", tool="Edit", files=("/r/src/a.py",))
-    # a rerun without edits, a single failure, a fix beyond the window: nothing
-    assert extract([act("pytest -q", "E1"), act("pytest -q")]) == []
-    assert extract([act("pytest -q", "E1"), edit]) == []
-    assert extract([act("pytest -q", "E1"), *[said] * 15, edit, act("pytest -q")]) == []
-    got = extract([act("python -m pytest a", "E1."), said, edit, act("python -m pytest b")])
-    assert got == [Experience("experience", "Problem: Bash python -m pytest a failed: E1. "
-                              "Solution: edited src/a.py (ok). Outcome: success",
-                              ("/r/src/a.py",), "success")]
-    assert extract([act("python -m mypy", "E1"), edit, act("python -m pytest")]) == []
-    failed_edit = act("src/a.py", "String not found", tool="Edit", files=("/r/src/a.py",))
-    assert extract([failed_edit, act("b", tool="Write", files=("/r/b",)),
-                    act("src/a.py", tool="Edit", files=("/r/src/a.py",))]) == []
-    # statements: first prompt, repeats, questions and code blocks
-    assert extract([user]) == [Experience("convention", "Please never commit to main.")]
-    assert extract([user, said, user]) == extract([user])
-    assert extract([Turn("user", "Should we always use tabs?\n```\n# always use x\n```")]) == []
-    assert extract([Turn("user", "Let's go with SQLite.\nWe use pytest for tests")]) == [
-        Experience("decision", "Let's go with SQLite."),
-        Experience("convention", "We use pytest for tests")]
-    # corrections need a preceding assistant/action turn
-    assert extract([Turn("user", "Don't touch the tests.")]) == []
-    assert extract([said, Turn("user", "Stop adding comments; I said keep it short")]) == [
-        Experience("lesson", "User correction: Stop adding comments; I said keep it short")]
-    assert extract([Turn("summary", "Always use X."), said, Turn("assistant", "never do Y")]) == []
-    assert extract([said, Turn("user", "Never mind, go on with it.")]) == []
-
-
 # ------------------------------------------------------------------------- properties
-
-
-def user_line(n: int, content: Any, **extra: Any) -> str:
-    row = {"parentUuid": None, "isSidechain": False, "type": "user", "cwd": CWD,
-           "sessionId": "s-1", "gitBranch": "main", "uuid": f"u-{n}",
-           "timestamp": "2025-10-02T10:00:00.000Z",
-           "message": {"role": "user", "content": content}, **extra}
-    return json.dumps(row) + "\n"
-
-
-def asst_line(n: int, msg_id: str, blocks: list[Any], **extra: Any) -> str:
-    row = {"parentUuid": None, "isSidechain": False, "type": "assistant", "cwd": CWD,
-           "sessionId": "s-1", "uuid": f"u-{n}", "timestamp": "2025-10-02T10:00:00.000Z",
-           "message": {"id": msg_id, "role": "assistant", "model": "m", "content": blocks},
-           **extra}
-    return json.dumps(row) + "\n"
-
-
-def write_lines(path: Path, lines: list[str]) -> Path:
-    path.write_text("".join(lines))
-    return path
-
-
-def _line_pool(n: int, kind: int) -> list[str]:
-    call = {"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": f"c {n}"}}
-    result = {"type": "tool_result", "tool_use_id": f"t{n}", "content": "Exit code 1\nerr"}
-    pool = [
-        [user_line(n, f"prompt {n}")],
-        [asst_line(n, f"m{n}", [{"type": "text", "text": f"answer {n}"}])],
-        [asst_line(n, f"m{n}", [call]), user_line(n + 1, [{**result, "is_error": True}])],
-        [asst_line(n, f"m{n}", [call]), user_line(n + 1, [{**result, "content": "fine"}])],
-        [asst_line(n, f"m{n}", [call])],
-        [user_line(n, "side", isSidechain=True)],
-        [user_line(n, "<system-reminder>m</system-reminder>", isMeta=True)],
-        [json.dumps({"type": "summary", "summary": f"s {n}"}) + "\n"],
-        ['{"broken": \n'],
-        [asst_line(n, "m-same", [{"type": "text", "text": "repeated"}])],
-        [user_line(n, [{"type": "text", "text": f"x {n}"}], isCompactSummary=True)],
-    ]
-    return pool[kind % len(pool)]
-
-
-def _transcript(kinds: list[int]) -> list[str]:
-    lines: list[str] = []
-    for i, kind in enumerate(kinds):
-        lines += _line_pool(10 * i, kind)
-    return lines
-
-
-def _split_read(reader: Any, tmp: Path, lines: list[str], k: int) -> list[Turn]:
-    p = write_lines(tmp, lines[:k])
-    first = reader(str(p))
-    with p.open("a") as f:
-        f.write("".join(lines[k:]))
-    second = reader(str(p), first.offset)
-    return list(first.turns) + list(second.turns)
-
-
-@SETTINGS
-@given(st.binary(max_size=3000))
-def test_arbitrary_bytes_never_raise(tmp_path: Path, data: bytes) -> None:
-    p = tmp_path / "junk.jsonl"
-    p.write_bytes(data)
-    for reader in (read_claude, read_codex):
-        res = reader(str(p))
-        assert 0 <= res.offset <= len(data)
-        again = reader(str(p), res.offset)
-        assert res.offset <= again.offset <= len(data)
-
-
-@SETTINGS
-@given(st.lists(st.sampled_from([b"{", b"}", b'"type":', b'"user"', b'"assistant"', b"\n",
-                                 b'"message":', b'"content":', b"[", b"]", b",", b"null",
-                                 b'{"type":"text","text":"a"}', b'"tool_use"', b"\xff",
-                                 b'"payload":', b'"response_item"', b"1"]), max_size=80))
-def test_json_like_bytes_never_raise(tmp_path: Path, parts: list[bytes]) -> None:
-    data = b"".join(parts)
-    p = tmp_path / "junk.jsonl"
-    p.write_bytes(data)
-    for reader in (read_claude, read_codex):
-        assert 0 <= reader(str(p)).offset <= len(data)
-
-
-@SETTINGS
-@given(st.lists(st.integers(0, 10), max_size=25), st.data())
-def test_split_reads_equal_whole_read(tmp_path: Path, kinds: list[int],
-                                      data: st.DataObject) -> None:
-    lines = _transcript(kinds)
-    k = data.draw(st.integers(0, len(lines)))
-    whole = read_claude(str(write_lines(tmp_path / "whole.jsonl", lines)))
-    assert _split_read(read_claude, tmp_path / "split.jsonl", lines, k) == whole.turns
-
-
-@pytest.mark.parametrize("path", [SESSION, SPECIAL, CORRUPT, ROLLOUT])
-def test_fixture_split_at_every_line(tmp_path: Path, path: Path) -> None:
-    reader = read_codex if path == ROLLOUT else read_claude
-    lines = path.read_text().splitlines(keepends=True)
-    whole = reader(str(path)).turns
-    for k in range(len(lines) + 1):
-        assert _split_read(reader, tmp_path / f"s{k}.jsonl", lines, k) == whole, k
-
-
-def test_two_megabyte_transcript_is_fast(tmp_path: Path) -> None:
-    lines: list[str] = []
-    n = 0
-    while sum(map(len, lines)) < 2_000_000:
-        n += 1
-        call = {"type": "tool_use", "id": f"t{n}", "name": "Bash",
-                "input": {"command": f"pytest -q tests/test_{n}.py"}}
-        lines += [user_line(4 * n, f"Please fix bug {n}. " * 20),
-                  asst_line(4 * n + 1, f"m{n}", [{"type": "text", "text": "Looking. " * 80}]),
-                  asst_line(4 * n + 2, f"m{n}", [call]),
-                  user_line(4 * n + 3, [{"type": "tool_result", "tool_use_id": f"t{n}",
-                                         "content": "ok\n" * 600}])]
-    p = write_lines(tmp_path / "big.jsonl", lines)
-    assert p.stat().st_size >= 2_000_000
-    best = min(_timed(p) for _ in range(3))
-    assert best < 1.0, best  # typically ~40 ms; generous bound for a shared machine
-
-
-def _timed(p: Path) -> float:
-    t0 = time.perf_counter()
-    read_claude(str(p))
-    return time.perf_counter() - t0
-
-
-def test_codex_image_prompt_is_not_doubled(tmp_path: Path) -> None:
-    lines = [
-        {"timestamp": "2025-10-03T10:00:00Z", "type": "session_meta",
-         "payload": {"id": "x", "cwd": "/p"}},
-        {"timestamp": "2025-10-03T10:00:01Z", "type": "response_item", "payload": {
-            "type": "message", "role": "user", "content": [
-                {"type": "input_text", "text": "look at this"},
-                {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgoAA"}]}},
-        {"timestamp": "2025-10-03T10:00:01Z", "type": "event_msg", "payload": {
-            "type": "user_message", "message": "look at this",
-            "images": ["data:image/png;base64,iVBORw0KGgoAA"]}},
-        {"timestamp": "2025-10-03T10:00:02Z", "type": "response_item", "payload": {
-            "type": "message", "role": "assistant",
-            "content": [{"type": "output_text", "text": "a cat"}]}}]
-    path = tmp_path / "rollout.jsonl"
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    got = read_codex(str(path), final=True)
-    assert [(t.role, t.text) for t in got.turns] == [("user", "look at this\n\n[image]"),
-                                                     ("assistant", "a cat")]
