@@ -190,3 +190,23 @@ def test_closed_stdout_and_rewritten_transcript(env: dict[str, str], repo: Repo,
         "User: the first version of the session\nAssistant: ok",
         "User: a rewritten session about storks and their long migrations\n"
         "Assistant: interesting"]
+
+
+def test_briefing_and_recall_while_another_process_writes(env: dict[str, str], repo: Repo
+                                                          ) -> None:
+    cli(["retain", "Refunds are always idempotent", "--kind", "convention"], env, repo.path)
+    con = sqlite3.connect(db_file(env), timeout=0)
+    con.execute("BEGIN IMMEDIATE")  # a writer (a first seeding) holds the lock
+    try:
+        t0 = time.time()
+        r = hook("session-start", start("s", repo.path), env)
+        text = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert "Refunds are always idempotent" in text
+        r = hook("user-prompt-submit", {"session_id": "s2", "cwd": str(repo.path),
+                                        "prompt": "are refunds idempotent?"}, env)
+        assert "Refunds are always idempotent" in r.stdout
+        assert time.time() - t0 < 6
+    finally:
+        con.rollback()
+        con.close()
+    assert diag(env)[-1]["skipped_write"].startswith("injected ids: ")

@@ -208,7 +208,13 @@ def prompt_memories(bank: Any, prompt: str, *, threshold: float, limit: int,
         rels.append(round(rel, 3))
     if not lines:
         return "", [], []
+    import contextlib
+    import sqlite3
+
+    from hindsight.errors import StorageError
     from hindsight.memory.clock import now_ts
 
-    bank.memory_store.touch(ids, now_ts())
+    # access counts are bookkeeping: skipped while another process writes
+    with contextlib.suppress(StorageError, sqlite3.OperationalError):
+        bank.memory_store.touch(ids, now_ts())
     return fenced("recalled", "\n".join(lines)), ids, rels

@@ -88,6 +88,23 @@ def _open(res: Any, create: bool) -> Any:
     return open_bank(res.root, resolution=res, create=create)
 
 
+READ_HOOK_BUSY_MS = 250  # session-start and prompt hooks wait this long for a writer
+
+
+def _best_effort(diag: Diag, what: str, fn: Any, *args: Any) -> None:
+    """Run a bookkeeping write that the answer does not depend on; while another process
+    holds the bank's write lock (a first seeding indexes in one long transaction) it is
+    skipped after ``READ_HOOK_BUSY_MS`` instead of holding up the agent."""
+    import sqlite3
+
+    from hindsight.errors import StorageError
+
+    try:
+        fn(*args)
+    except (StorageError, sqlite3.OperationalError) as e:
+        diag.set(skipped_write=f"{what}: {e}"[:200])
+
+
 def session_start(ev: Event, diag: Diag) -> str:
     from hindsight.hooks.briefing import TOOLS_GUIDE, _cap, fenced, session_briefing
     from hindsight.hooks.seed import seed_state
@@ -97,6 +114,7 @@ def session_start(ev: Event, diag: Diag) -> str:
         return ""
     seeding = False
     with _open(res, True) as bank:
+        bank.conn.execute(f"PRAGMA busy_timeout={READ_HOOK_BUSY_MS}")
         st = seed_state(bank)
         if has_jobs(res.bank_id):  # write-back left over from an earlier session
             diag.set(drain_pid=spawn(["hook", "_drain", "--bank", res.bank_id], "drain.log"))
@@ -112,7 +130,8 @@ def session_start(ev: Event, diag: Diag) -> str:
             key = f"injected:{ev.session}"
             keep = json.loads(bank.memory_store.get_meta(key) or "[]") \
                 if ev.source == "resume" else []
-            bank.memory_store.set_meta({key: json.dumps(sorted(set(keep) | set(ids)))})
+            _best_effort(diag, "injected ids", bank.memory_store.set_meta,
+                         {key: json.dumps(sorted(set(keep) | set(ids)))})
         diag.mark("briefing")
     if not text and seeding:
         text = _cap(fenced("session-briefing", "This repository's bank is being seeded in "
@@ -137,6 +156,7 @@ def user_prompt_submit(ev: Event, diag: Diag) -> str:
         diag.set(skipped="no bank yet")
         return ""
     with bank:
+        bank.conn.execute(f"PRAGMA busy_timeout={READ_HOOK_BUSY_MS}")
         store = bank.memory_store
         key = f"injected:{ev.session}"
         try:
@@ -151,7 +171,8 @@ def user_prompt_submit(ev: Event, diag: Diag) -> str:
                                           agent=ev.harness)
         diag.mark("recall")
         if ids and ev.session:
-            store.set_meta({key: json.dumps(sorted(seen | set(ids)))})
+            _best_effort(diag, "injected ids", store.set_meta,
+                         {key: json.dumps(sorted(seen | set(ids)))})
     diag.set(injected=text, memory_ids=ids, relevance=rels)
     return _json_out("user-prompt-submit", text) if text else ""
 
