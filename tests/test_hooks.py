@@ -299,3 +299,18 @@ def test_cold_bank_is_seeded_once_in_the_background(env: dict[str, str], repo: R
     r = hook("session-start", start("s9", repo.path), env)
     assert "round refunds down to the cent" in json.loads(r.stdout)["hookSpecificOutput"][
         "additionalContext"]
+
+
+def test_singular_and_plural_forms_match(env: dict[str, str], repo: Repo) -> None:
+    from hindsight.hooks.briefing import forms
+
+    assert [forms(w) for w in ("makefile", "makefiles", "index", "indexes", "class", "bus",
+                               "api", "v2")] == [
+        ("makefile", "makefiles"), ("makefiles", "makefile"), ("index", "indexes"),
+        ("indexes", "index", "indexe"), ("class", "classes"), ("bus",), ("api",), ("v2",)]
+    cli(["retain", "Always use tabs in Makefiles, never spaces", "--kind", "convention"], env,
+        repo.path)
+    r = hook("user-prompt-submit", {"session_id": "s", "cwd": str(repo.path),
+                                    "prompt": "how should I indent the Makefile?"}, env)
+    text = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Always use tabs in Makefiles, never spaces" in text

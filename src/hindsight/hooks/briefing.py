@@ -160,8 +160,23 @@ def relevance(store: Any, prompt_terms: list[str], row: dict[str, Any],
                                         for a in row.get("anchors") or [])])))
     idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in prompt_terms}
     total = sum(idf.values())
-    got = sum(v for t, v in idf.items() if t in hay)
+    got = sum(v for t, v in idf.items() if any(f in hay for f in forms(t)))
     return got / total if total else 0.0
+
+
+def forms(term: str) -> tuple[str, ...]:
+    """``term`` and its plain English singular/plural (``makefile`` ↔ ``makefiles``,
+    ``index`` → ``indexes``): the full-text index does not stem, and a prompt seldom uses
+    the number a memory used. Words of 3 characters or fewer are left alone."""
+    if len(term) <= 3 or not term.isalpha():
+        return (term,)
+    if term.endswith(("ses", "xes", "zes", "ches", "shes")):
+        return term, term[:-2], term[:-1]
+    if term.endswith("s") and not term.endswith("ss"):
+        return term, term[:-1]
+    if term.endswith(("s", "x", "z", "ch", "sh")):
+        return term, term + "es"
+    return term, term + "s"
 
 
 def prompt_memories(bank: Any, prompt: str, *, threshold: float, limit: int,
@@ -182,8 +197,9 @@ def prompt_memories(bank: Any, prompt: str, *, threshold: float, limit: int,
     terms = [t.strip('"') for t in quoted]
     if not terms:
         return "", [], []
-    q = Query(text=prompt, k=max(20, limit * 4), kinds=list(INJECT_KINDS), agent=agent,
-              channels=("bm25", "anchor", "recency", "lesson"))
+    extra = " ".join(f for t in terms for f in forms(t)[1:])
+    q = Query(text=f"{prompt} {extra}", k=max(20, limit * 4), kinds=list(INJECT_KINDS),
+              agent=agent, channels=("bm25", "anchor", "recency", "lesson"))
     res = recall(store, None, q, bank._neighbours)
     rows = store.term_rows(quoted)
     df, n = {t.strip('"'): v for t, v in rows.items()}, max(1, store.active_count())
