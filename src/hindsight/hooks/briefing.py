@@ -197,12 +197,13 @@ def prompt_memories(bank: Any, prompt: str, *, threshold: float, limit: int,
     terms = [t.strip('"') for t in quoted]
     if not terms:
         return "", [], []
-    extra = " ".join(f for t in terms for f in forms(t)[1:])
+    rows = store.term_rows(quoted)
+    df, n = {t.strip('"'): v for t, v in rows.items()}, max(1, store.active_count())
+    # the other number of a word no memory uses as written (a longer query costs time)
+    extra = " ".join(f for t in terms if not df.get(t) for f in forms(t)[1:])
     q = Query(text=f"{prompt} {extra}", k=max(20, limit * 4), kinds=list(INJECT_KINDS),
               agent=agent, channels=("bm25", "anchor", "recency", "lesson"))
     res = recall(store, None, q, bank._neighbours)
-    rows = store.term_rows(quoted)
-    df, n = {t.strip('"'): v for t, v in rows.items()}, max(1, store.active_count())
     picked: list[tuple[dict[str, Any], float]] = []
     for h in res["hits"]:
         if h["id"] in exclude or not _visible(h, agent):
