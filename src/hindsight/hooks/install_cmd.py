@@ -77,56 +77,41 @@ _project_opt = click.option("--project", "project", default=None, metavar="PATH"
                             help="Project directory for --scope project (default: cwd).")
 
 
-def _install_group() -> click.Group:
-    @click.group("install")
-    def group() -> None:
-        """Register hindsight's hooks and MCP server with a coding agent."""
+# verb -> (group help, claude-code help, codex help)
+_HELP = {
+    "install": ("Register hindsight's hooks and MCP server with a coding agent.",
+                "Add hindsight's hooks and MCP server to Claude Code's settings (idempotent; "
+                "backups are written next to each changed file).",
+                "Add hindsight's MCP server and Stop/SessionEnd hooks to Codex ($CODEX_HOME)."),
+    "uninstall": ("Remove hindsight's hooks and MCP server from a coding agent's settings.",
+                  "Remove only hindsight's entries; a file unchanged since install gets its "
+                  "original bytes back.",
+                  "Remove hindsight's MCP server and hooks from Codex ($CODEX_HOME)."),
+}
 
-    @group.command("claude-code")
+
+def _group(verb: str) -> click.Group:
+    """``install`` or ``uninstall``: the same two subcommands calling
+    ``<verb>_claude_code`` / ``<verb>_codex`` of :mod:`hindsight.hooks.install`."""
+    group_help, cc_help, codex_help = _HELP[verb]
+    group = click.Group(verb, help=group_help)
+
+    @group.command("claude-code", help=cc_help)
     @_scope_opt
     @_project_opt
     @_json_opt
     def claude_code(scope: str, project: str | None, as_json: bool) -> None:
-        """Add hindsight's hooks and MCP server to Claude Code's settings (idempotent;
-        backups are written next to each changed file)."""
-        from hindsight.hooks.install import install_claude_code
+        from hindsight.hooks import install
 
-        _execute(lambda: install_claude_code(scope, project or os.getcwd()), as_json)
+        fn = getattr(install, f"{verb}_claude_code")
+        _execute(lambda: fn(scope, project or os.getcwd()), as_json)
 
-    @group.command("codex")
+    @group.command("codex", help=codex_help)
     @_json_opt
     def codex(as_json: bool) -> None:
-        """Add hindsight's MCP server and Stop/SessionEnd hooks to Codex ($CODEX_HOME)."""
-        from hindsight.hooks.install import install_codex
+        from hindsight.hooks import install
 
-        _execute(install_codex, as_json)
-
-    return group
-
-
-def _uninstall_group() -> click.Group:
-    @click.group("uninstall")
-    def group() -> None:
-        """Remove hindsight's hooks and MCP server from a coding agent's settings."""
-
-    @group.command("claude-code")
-    @_scope_opt
-    @_project_opt
-    @_json_opt
-    def claude_code(scope: str, project: str | None, as_json: bool) -> None:
-        """Remove only hindsight's entries; a file unchanged since install gets its
-        original bytes back."""
-        from hindsight.hooks.install import uninstall_claude_code
-
-        _execute(lambda: uninstall_claude_code(scope, project or os.getcwd()), as_json)
-
-    @group.command("codex")
-    @_json_opt
-    def codex(as_json: bool) -> None:
-        """Remove hindsight's MCP server and hooks from Codex ($CODEX_HOME)."""
-        from hindsight.hooks.install import uninstall_codex
-
-        _execute(uninstall_codex, as_json)
+        _execute(getattr(install, f"{verb}_codex"), as_json)
 
     return group
 
@@ -134,7 +119,7 @@ def _uninstall_group() -> click.Group:
 def commands() -> list[click.Command]:
     """The ``install`` and ``uninstall`` click groups, each with ``claude-code``
     (``--scope user|project``, ``--project PATH``, ``--json``) and ``codex`` (``--json``)."""
-    return [_install_group(), _uninstall_group()]
+    return [_group("install"), _group("uninstall")]
 
 
 def main() -> None:
