@@ -302,7 +302,7 @@ def test_cold_bank_is_seeded_once_in_the_background(env: dict[str, str], repo: R
 
 
 def test_singular_and_plural_forms_match(env: dict[str, str], repo: Repo) -> None:
-    from hindsight.hooks.briefing import forms
+    from hindsight.memory.textindex import forms
 
     assert [forms(w) for w in ("makefile", "makefiles", "index", "indexes", "class", "bus",
                                "api", "v2")] == [

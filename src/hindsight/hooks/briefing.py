@@ -151,7 +151,7 @@ def relevance(store: Any, prompt_terms: list[str], row: dict[str, Any],
     anchors): Σ idf(t) over matched terms / Σ idf(t) over all terms, idf(t) = ln(1 + N / (1 +
     df(t))) as in BM25's IDF (Robertson & Zaragoza 2009) without the negative part. In
     [0, 1]; 0 when the prompt has no search terms."""
-    from hindsight.memory.textindex import tokens
+    from hindsight.memory.textindex import forms, tokens
 
     if not prompt_terms:
         return 0.0
@@ -164,21 +164,6 @@ def relevance(store: Any, prompt_terms: list[str], row: dict[str, Any],
     return got / total if total else 0.0
 
 
-def forms(term: str) -> tuple[str, ...]:
-    """``term`` and its plain English singular/plural (``makefile`` ↔ ``makefiles``,
-    ``index`` → ``indexes``): the full-text index does not stem, and a prompt seldom uses
-    the number a memory used. Words of 3 characters or fewer are left alone."""
-    if len(term) <= 3 or not term.isalpha():
-        return (term,)
-    if term.endswith(("ses", "xes", "zes", "ches", "shes")):
-        return term, term[:-2], term[:-1]
-    if term.endswith("s") and not term.endswith("ss"):
-        return term, term[:-1]
-    if term.endswith(("s", "x", "z", "ch", "sh")):
-        return term, term + "es"
-    return term, term + "s"
-
-
 def prompt_memories(bank: Any, prompt: str, *, threshold: float, limit: int,
                     max_chars: int, exclude: set[int], agent: str = ""
                     ) -> tuple[str, list[int], list[float]]:
@@ -187,7 +172,7 @@ def prompt_memories(bank: Any, prompt: str, *, threshold: float, limit: int,
     memories of :data:`INJECT_KINDS` with :func:`relevance` ≥ ``threshold`` that are not
     in ``exclude`` (already injected this session). ``("", [], [])`` when none is."""
     from hindsight.memory.recall import Query, recall
-    from hindsight.memory.textindex import match_terms
+    from hindsight.memory.textindex import forms, match_terms
 
     store = bank.memory_store
     prompt = prompt[:PROMPT_CHARS]

@@ -86,3 +86,18 @@ def match_terms(text: str) -> list[str]:
                 seen.add(q)
                 terms.append(q)
     return terms
+
+
+def forms(term: str) -> tuple[str, ...]:
+    """``term`` and its plain English singular/plural (``makefile`` ↔ ``makefiles``,
+    ``index`` → ``indexes``): the full-text index does not stem, and a prompt seldom uses
+    the number a memory used. Words of 3 characters or fewer are left alone."""
+    if len(term) <= 3 or not term.isalpha():
+        return (term,)
+    if term.endswith(("ses", "xes", "zes", "ches", "shes")):
+        return term, term[:-2], term[:-1]
+    if term.endswith("s") and not term.endswith("ss"):
+        return term, term[:-1]
+    if term.endswith(("s", "x", "z", "ch", "sh")):
+        return term, term + "es"
+    return term, term + "s"
