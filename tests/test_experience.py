@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hindsight.hooks.codex import read_codex
-from hindsight.hooks.experience import Experience, extract
-from hindsight.hooks.transcripts import Turn, read_claude
+from hindsight.sessions.codex import read_codex
+from hindsight.sessions.experience import Experience, extract
+from hindsight.sessions.transcripts import Turn, read_claude
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "transcripts"
 SESSION = FIX / "claude_session.jsonl"

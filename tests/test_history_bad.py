@@ -13,8 +13,8 @@ import pytest
 from histutil import Repo, fn, git
 
 from hindsight.app import open_bank
-from hindsight.codeindex import history as H
 from hindsight.errors import ConfigError
+from hindsight.history import ingest as H
 
 CLI = [sys.executable, "-m", "hindsight"]
 

@@ -264,7 +264,7 @@ def test_session_edits_go_to_the_trace(env: dict[str, str], repo: Repo,
 
 def test_cold_bank_is_seeded_once_in_the_background(env: dict[str, str], repo: Repo,
                                                     tmp_path: Path) -> None:
-    from hindsight.hooks.locations import project_dir_name
+    from hindsight.sessions.locations import project_dir_name
 
     e = {**env, "HINDSIGHT_SEED": "1"}
     earlier = Transcript(tmp_path / "claude" / "projects" / project_dir_name(str(repo.path))

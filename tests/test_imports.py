@@ -13,7 +13,7 @@ import pytest
 from ccfixture import Transcript
 from histutil import Repo, fn
 
-from hindsight.hooks.locations import project_dir_name
+from hindsight.sessions.locations import project_dir_name
 
 FIX = Path(__file__).parent / "fixtures" / "transcripts"
 ROLLOUT = next((FIX / "codex").rglob("rollout-*.jsonl"))

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from ccjsonl import asst_line, user_line, write_lines
 
-from hindsight.hooks.codex import codex_rollouts, read_codex, rollout_cwd
-from hindsight.hooks.locations import claude_transcripts, project_dir_name
-from hindsight.hooks.transcripts import (
+from hindsight.sessions.codex import codex_rollouts, read_codex, rollout_cwd
+from hindsight.sessions.locations import claude_transcripts, project_dir_name
+from hindsight.sessions.transcripts import (
     FENCE_TAG,
     ReadResult,
     Turn,

@@ -13,8 +13,8 @@ from ccjsonl import asst_line, user_line, write_lines
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hindsight.hooks.codex import read_codex
-from hindsight.hooks.transcripts import Turn, read_claude
+from hindsight.sessions.codex import read_codex
+from hindsight.sessions.transcripts import Turn, read_claude
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "transcripts"
 SESSION = FIX / "claude_session.jsonl"

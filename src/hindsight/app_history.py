@@ -37,9 +37,9 @@ class HistoryMixin:
     def ingest(self, *, mode: str | None = None, limit: int | None = None,
                all_: bool = False, huge: int | None = None, workers: int | None = None,
                progress: Any = None) -> Any:
-        """Ingest git history; see :func:`hindsight.codeindex.history.ingest`. Returns its
+        """Ingest git history; see :func:`hindsight.history.ingest.ingest`. Returns its
         IngestStats. Raises ConfigError, GitError, StorageError."""
-        from hindsight.codeindex.history import ingest
+        from hindsight.history.ingest import ingest
 
         return ingest(self.history_store, self.root, mode=mode, limit=limit, all_=all_,
                       huge=huge, exclude=self._excludes(), workers=workers,
@@ -48,17 +48,17 @@ class HistoryMixin:
     @_storage
     def history(self, symbol: str, file: str | None = None,
                 include_unreachable: bool = False) -> dict[str, Any]:
-        """Commits that touched ``symbol``; see :func:`hindsight.codeindex.historyq.history`."""
-        from hindsight.codeindex.historyq import history
+        """Commits that touched ``symbol``; see :func:`hindsight.history.queries.history`."""
+        from hindsight.history.queries import history
 
         return history(self._require_index(), self.history_store, self.root, symbol,
                        self.rel(file), include_unreachable)
 
     @_storage
     def why(self, file: str, line: int) -> dict[str, Any]:
-        """Blame lifted to the symbol; see :func:`hindsight.codeindex.historyq.why`.
+        """Blame lifted to the symbol; see :func:`hindsight.history.queries.why`.
         ``line`` is 1-based. Raises NotIndexed, NotFound (no such indexed file)."""
-        from hindsight.codeindex.historyq import why
+        from hindsight.history.queries import why
 
         code = self._require_index()
         rel = self.rel(file) or ""
@@ -75,16 +75,16 @@ class HistoryMixin:
     def impact(self, symbol: str, depth: int = 2, file: str | None = None,
                limit: int = 30, min_support: int = 2) -> dict[str, Any]:
         """Callers and co-changed symbols/files; see
-        :func:`hindsight.codeindex.historyq.impact`."""
-        from hindsight.codeindex.historyq import impact
+        :func:`hindsight.history.queries.impact`."""
+        from hindsight.history.queries import impact
 
         return impact(self._require_index(), self.history_store, symbol, depth,
                       self.rel(file), limit, min_support)
 
     @_storage
     def hotspots(self, days: int = 90, limit: int = 20) -> dict[str, Any]:
-        """Churn and fix-commit ranking; see :func:`hindsight.codeindex.historyq.hotspots`."""
-        from hindsight.codeindex.historyq import hotspots
+        """Churn and fix-commit ranking; see :func:`hindsight.history.queries.hotspots`."""
+        from hindsight.history.queries import hotspots
 
         return hotspots(self.history_store, self.root, days, limit)
 
@@ -96,11 +96,11 @@ class HistoryMixin:
         """Record an edit of ``path`` (absolute, or relative to the root) made by ``actor``
         (``human`` or an agent name) in ``session``: the code index is refreshed first (when
         the repository is indexed and ``refresh_index``), then the event is stored with the
-        symbols it touched. Returns the event dict (see :mod:`hindsight.codeindex.trace`),
+        symbols it touched. Returns the event dict (see :mod:`hindsight.history.edits`),
         or ``None`` when the texts are equal (nothing is stored). Raises ConfigError (no
         text, a path that is not a work-tree file, texts that are not str/bytes/None),
         StorageError."""
-        from hindsight.codeindex.trace import record_edit
+        from hindsight.history.edits import record_edit
 
         if not isinstance(actor, str) or not isinstance(session or "", str):
             raise ConfigError("actor and session must be strings")
@@ -140,11 +140,11 @@ class HistoryMixin:
 
     def watcher(self, *, actor: str = "human", session: str = "",
                 debounce_s: float = 0.2, on_event: Any = None, on_error: Any = None) -> Any:
-        """A :class:`hindsight.codeindex.watch.Watcher` for this bank (call ``run()``). Its
+        """A :class:`hindsight.history.watch.Watcher` for this bank (call ``run()``). Its
         index refreshes include untracked files that git does not ignore, and the bank
         remembers that choice (as ``index --include-untracked`` would), so that a later
         ``index`` does not drop what the watcher saw being created."""
-        from hindsight.codeindex.watch import Watcher
+        from hindsight.history.watch import Watcher
 
         def refresh() -> IndexStats:  # new files count as soon as they are saved
             return self.index(include_untracked=True)

@@ -220,7 +220,7 @@ def parse_since(text: str, now: float | None = None) -> float:
 def trace_log(repo_root: str | None, file: str | None, symbol: str | None,
               since: str | None, limit: int, fmt: str, json: bool) -> None:
     """Live edit events, newest first (jsonl: one object per line)."""
-    from hindsight.codeindex.trace import event_json
+    from hindsight.history.edits import event_json
 
     with _errors(), _bank(repo_root) as bank:
         events = bank.trace_log(file, symbol, parse_since(since) if since else None, limit)
@@ -281,7 +281,7 @@ def hooks() -> None:
 @repo_root_opt
 def install_git(repo_root: str | None) -> None:
     """Install post-commit/checkout/merge/rewrite hooks (keeps any hook you had)."""
-    from hindsight.codeindex.githooks import install
+    from hindsight.history.githooks import install
 
     with _errors(), _bank(repo_root) as bank:
         for line in install(bank.root):
@@ -292,7 +292,7 @@ def install_git(repo_root: str | None) -> None:
 @repo_root_opt
 def uninstall_git(repo_root: str | None) -> None:
     """Remove our git hooks and restore the originals."""
-    from hindsight.codeindex.githooks import uninstall
+    from hindsight.history.githooks import uninstall
 
     with _errors(), _bank(repo_root) as bank:
         for line in uninstall(bank.root):

@@ -104,18 +104,6 @@ def _read(path: str) -> bytes | None:
         return None
 
 
-def git_toplevel(path: str) -> str | None:
-    """Top of the git work tree containing ``path``, or ``None`` (not a repo, or no git)."""
-    try:
-        out = subprocess.run(["git", "-C", path, "rev-parse", "--show-toplevel"],
-                             capture_output=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if out.returncode != 0:
-        return None
-    return os.fsdecode(out.stdout.strip()) or None
-
-
 def _git_ls(root: str, args: list[str]) -> bytes | None:
     try:
         out = subprocess.run(["git", "-C", root, "-c", "core.quotepath=off", "ls-files", "-z",

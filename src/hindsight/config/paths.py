@@ -1,15 +1,28 @@
-"""Where banks live and how a repository maps to a bank id.
+"""The one owner of the state directory and of repository location.
 
-* ``HINDSIGHT_HOME`` (default ``~/.hindsight``) holds ``banks/<bank-file>.db``.
-* Bank ids are resolved by :mod:`hindsight.config.banks` (layered config, template
-  ``coding-agent::{gitProject}``, name clashes disambiguated).
+``$HINDSIGHT_HOME`` (default ``~/.hindsight``) holds, and only this module joins its paths:
+
+* ``banks/<bank-file>.db`` (one SQLite file per bank, :func:`bank_file`) and its ``.owner``;
+* ``locks/<name>.lock`` (``flock`` files, :func:`file_lock`; a bank's index writers all use
+  :func:`index_lock_name`);
+* ``logs/`` (``hooks.jsonl`` hook diagnostics, ``git-hooks.log``, ``index.jsonl``, worker
+  output), created ``0700``;
+* ``spool/<bank-key>/`` (write-back jobs waiting for the bank);
+* ``registry.json`` (which repository owns which bank id) and ``config.json`` (settings).
+
+Bank ids are resolved by :mod:`hindsight.config.banks`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from hindsight.errors import ConfigError
 
@@ -20,16 +33,111 @@ def hindsight_home() -> str:
     return os.path.abspath(os.path.expanduser(home))
 
 
+@dataclass(frozen=True)
+class Home:
+    """The state directory ``root`` and the places inside it (absolute paths, not created
+    until asked for with :meth:`ensure`)."""
+
+    root: str
+
+    @classmethod
+    def current(cls) -> Home:
+        """The home of this process (``$HINDSIGHT_HOME``, default ``~/.hindsight``)."""
+        return cls(hindsight_home())
+
+    @property
+    def banks(self) -> str:
+        return os.path.join(self.root, "banks")
+
+    @property
+    def locks(self) -> str:
+        return os.path.join(self.root, "locks")
+
+    @property
+    def logs(self) -> str:
+        return os.path.join(self.root, "logs")
+
+    @property
+    def spool(self) -> str:
+        return os.path.join(self.root, "spool")
+
+    @property
+    def registry(self) -> str:
+        return os.path.join(self.root, "registry.json")
+
+    @property
+    def config(self) -> str:
+        return os.path.join(self.root, "config.json")
+
+    def log_file(self, name: str) -> str:
+        """``logs/<name>``, with ``logs/`` created (mode 0700) if missing."""
+        return os.path.join(self.ensure(self.logs, private=True), name)
+
+    def spool_dir(self, bank_id: str) -> str:
+        """``spool/<bank key>`` of ``bank_id`` (not created)."""
+        return os.path.join(self.spool, bank_key(bank_id))
+
+    @staticmethod
+    def ensure(path: str, private: bool = False) -> str:
+        """Create directory ``path`` (and parents) when missing; ``private``: mode 0700.
+        Returns ``path``. Raises OSError when it cannot be created."""
+        os.makedirs(path, mode=0o700 if private else 0o777, exist_ok=True)
+        return path
+
+
+def index_lock_name(bank_id: str) -> str:
+    """The name of the lock every index writer of ``bank_id`` takes (code index, history
+    ingest, seeding, the git refresh, the watcher, the CLI): one pass at a time."""
+    return f"index-{bank_key(bank_id)}"
+
+
+@contextlib.contextmanager
+def file_lock(name: str, *, wait_s: float = 0.0) -> Iterator[bool]:
+    """An exclusive ``flock`` on ``$HINDSIGHT_HOME/locks/<name>.lock``. Yields True when
+    held; False when another process holds it and ``wait_s`` seconds passed (0: don't
+    wait). Raises OSError when the lock file cannot be created."""
+    import fcntl
+
+    home = Home.current()
+    d = home.ensure(home.locks)
+    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
+    with open(os.path.join(d, safe + ".lock"), "a") as f:
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    yield False
+                    return
+                time.sleep(0.05)
+        try:
+            yield True
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def git_toplevel(path: str) -> str | None:
+    """Top of the git work tree containing ``path``, or ``None`` (not a repo, or no git)."""
+    try:
+        out = subprocess.run(["git", "-C", path, "rev-parse", "--show-toplevel"],
+                             capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return os.fsdecode(out.stdout.strip()) or None
+
+
 def repo_root(path: str) -> str:
     """Absolute root of the repository containing ``path``: the git work tree top, or
     ``path`` itself outside git. Raises :class:`ConfigError` if ``path`` is not a directory."""
     p = os.path.abspath(path)
     if not os.path.isdir(p):
-        raise ConfigError(f"{path}: not a directory")
+        raise ConfigError(f"{path}: not a directory", path=path)
     if ".git" in p.split(os.sep):
-        raise ConfigError(f"{path}: inside a .git directory; run from the work tree")
-    from hindsight.codeindex.files import git_toplevel
-
+        raise ConfigError(f"{path}: inside a .git directory; run from the work tree", path=path)
     return git_toplevel(p) or p
 
 
@@ -47,4 +155,4 @@ def bank_file(bank_id: str) -> str:
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", bank_id)
     if safe != bank_id:
         safe += "-" + hashlib.sha1(bank_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    return os.path.join(hindsight_home(), "banks", safe + ".db")
+    return os.path.join(Home.current().banks, safe + ".db")

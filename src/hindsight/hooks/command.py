@@ -41,7 +41,7 @@ def _seed(cwd: str, harness: str) -> None:
     from hindsight.app import open_bank
     from hindsight.config.banks import resolve
     from hindsight.hooks.runtime import Diag
-    from hindsight.hooks.seed import seed
+    from hindsight.sessions.seed import seed
 
     d = Diag("seed", harness)
     try:
@@ -113,7 +113,7 @@ def _errors(fn: Any) -> Any:
 @_errors
 def import_claude_cmd(project: str | None, as_json: bool) -> None:
     """Read Claude Code transcripts (~/.claude/projects/<project>/*.jsonl)."""
-    from hindsight.hooks.seed import import_claude
+    from hindsight.sessions.seed import import_claude
 
     with _bank("claude-code") as bank:
         _import_report(import_claude(bank, project), as_json)
@@ -124,7 +124,7 @@ def import_claude_cmd(project: str | None, as_json: bool) -> None:
 @_errors
 def import_codex_cmd(as_json: bool) -> None:
     """Read Codex rollouts ($CODEX_HOME/sessions) whose directory is this repository."""
-    from hindsight.hooks.seed import import_codex
+    from hindsight.sessions.seed import import_codex
 
     with _bank("codex") as bank:
         _import_report(import_codex(bank), as_json)

@@ -17,7 +17,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from hindsight.hooks.runtime import Diag, file_lock, spawn
+from hindsight.config.paths import file_lock
+from hindsight.hooks.runtime import Diag, spawn
 
 EVENT_NAMES = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit",
                "stop": "Stop", "pre-compact": "PreCompact", "session-end": "SessionEnd",
@@ -106,8 +107,8 @@ def _best_effort(diag: Diag, what: str, fn: Any, *args: Any) -> None:
 
 
 def session_start(ev: Event, diag: Diag) -> str:
-    from hindsight.hooks.briefing import TOOLS_GUIDE, _cap, fenced, session_briefing
-    from hindsight.hooks.seed import seed_state
+    from hindsight.sessions.briefing import TOOLS_GUIDE, _cap, fenced, session_briefing
+    from hindsight.sessions.seed import seed_state
 
     res = _resolve(ev, diag)
     if res is None:
@@ -145,7 +146,7 @@ def session_start(ev: Event, diag: Diag) -> str:
 
 def user_prompt_submit(ev: Event, diag: Diag) -> str:
     from hindsight.errors import BankNotFound
-    from hindsight.hooks.briefing import prompt_memories
+    from hindsight.sessions.briefing import prompt_memories
 
     res = _resolve(ev, diag)
     if res is None or not ev.prompt.strip():
@@ -211,9 +212,9 @@ def writeback(ev: Event, diag: Diag) -> str:
 
 def _run_job(path: str, banks: dict[Any, Any]) -> dict[str, Any]:
     from hindsight.config.banks import resolve
-    from hindsight.hooks.codex import read_codex
-    from hindsight.hooks.transcripts import read_claude
-    from hindsight.hooks.writeback import retain_transcript
+    from hindsight.sessions.codex import read_codex
+    from hindsight.sessions.transcripts import read_claude
+    from hindsight.sessions.writeback import retain_transcript
 
     with open(path, encoding="utf-8") as f:
         job = json.load(f)

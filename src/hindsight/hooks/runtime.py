@@ -16,7 +16,7 @@ import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TextIO
 
 # Seconds a hook may take before it gives up and prints nothing; each is below the timeout
@@ -113,34 +113,6 @@ def guarded(event: str, harness: str, handler: Callable[[Diag], str],
             diag.set(error=f"stdout: {e}")
     diag.write()
     return 0
-
-
-@contextlib.contextmanager
-def file_lock(name: str, *, wait_s: float = 0.0) -> Iterator[bool]:
-    """An exclusive ``flock`` on ``$HINDSIGHT_HOME/locks/<name>.lock``. Yields True when
-    held; False when another process holds it and ``wait_s`` passed (0: don't wait)."""
-    import fcntl
-
-    from hindsight.config.paths import hindsight_home
-
-    d = os.path.join(hindsight_home(), "locks")
-    os.makedirs(d, exist_ok=True)
-    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
-    with open(os.path.join(d, safe + ".lock"), "a") as f:
-        deadline = time.monotonic() + wait_s
-        while True:
-            try:
-                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    yield False
-                    return
-                time.sleep(0.05)
-        try:
-            yield True
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def spawn(args: list[str], log_name: str = "hooks-worker.log") -> int:

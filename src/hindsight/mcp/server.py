@@ -26,7 +26,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from hindsight.errors import Ambiguous, ConfigError, HindsightError, NotFound
+from hindsight.errors import Ambiguous, Busy, ConfigError, HindsightError, NotFound
 from hindsight.mcp.descriptions import (
     DESCRIPTIONS,
     INSTRUCTIONS,
@@ -49,10 +49,6 @@ _HIT_FIELDS = ("id", "kind", "text", "outcome", "tags", "source", "occurred_at",
 # wording of bank errors written for the command line, as an MCP client sees its arguments
 _CLI_WORDS = {" (or --file)": " (or pass file)", "--kind ": "kind ",
               "forget needs --reason": "forget needs a reason"}
-
-
-class Busy(HindsightError):
-    """The bank stayed busy with an earlier call for the whole deadline."""
 
 
 class Deadline:

@@ -1,7 +1,7 @@
 """Readers of Claude Code session transcripts (JSONL): :func:`read_claude` turns the lines of
 ``~/.claude/projects/<project_dir_name(cwd)>/<id>.jsonl`` after a byte offset into
 :class:`Turn` values. The line scanner and text helpers are shared with
-:mod:`hindsight.hooks.codex`. Standard library only; nothing happens at import time."""
+:mod:`hindsight.sessions.codex`. Standard library only; nothing happens at import time."""
 
 from __future__ import annotations
 

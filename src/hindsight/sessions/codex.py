@@ -3,7 +3,7 @@
 A rollout is ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl``; each line is
 ``{"timestamp", "type", "payload"}`` with ``type`` ∈ session_meta, turn_context,
 response_item, event_msg, compacted (newer kinds are ignored). :func:`read_codex` maps the
-items onto the same :class:`~hindsight.hooks.transcripts.Turn` values as the Claude Code
+items onto the same :class:`~hindsight.sessions.transcripts.Turn` values as the Claude Code
 reader, with the same rules (see ``/work/shared/AGENT_FORMATS.md``).
 
 ``event_msg`` vs ``response_item``: Codex records a user prompt and an assistant message
@@ -28,8 +28,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from hindsight.hooks.locations import by_mtime
-from hindsight.hooks.transcripts import (
+from hindsight.sessions.locations import by_mtime
+from hindsight.sessions.transcripts import (
     Proto,
     ReadResult,
     ReadState,
@@ -75,10 +75,10 @@ def read_codex(path: str, offset: int = 0, *, max_text: int = 8000,
     "action" (``Shell: <command>`` — a ``bash -lc`` wrapper is unwrapped —, ``apply_patch:
     <files>``, else ``<name>: <target>``); their outputs only set the action's ``error``
     (exit code ≠ 0 in the output or its metadata, ``success: false``, or the error text
-    signals of :func:`~hindsight.hooks.transcripts.shell_error` for shell and apply_patch);
+    signals of :func:`~hindsight.sessions.transcripts.shell_error` for shell and apply_patch);
     ``reasoning`` dropped. ``compacted`` → "summary". ``event_msg``: see the module doc.
     Offsets, truncated/corrupt lines, pending calls and ``final`` behave as in
-    :func:`~hindsight.hooks.transcripts.read_claude` (a call stays pending until its
+    :func:`~hindsight.sessions.transcripts.read_claude` (a call stays pending until its
     output, the next user message, turn_context or compacted line). Never raises on bad
     content; raises FileNotFoundError when ``path`` does not exist.
     """
@@ -263,7 +263,7 @@ def output_error(output: Any, action: Turn) -> str:
     ``output``: a string (possibly the JSON ``{"output": str, "metadata": {"exit_code":
     int}}``), a ``{"content", "success"}`` object, or a list of text items. An exit code in
     the metadata decides; else ``success: false`` or, for Shell and apply_patch, the rules
-    of :func:`~hindsight.hooks.transcripts.shell_error`.
+    of :func:`~hindsight.sessions.transcripts.shell_error`.
     """
     success = None
     if isinstance(output, dict):

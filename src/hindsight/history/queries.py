@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from hindsight.codeindex import gitread as G
 from hindsight.codeindex.query import callers, resolve_one
 from hindsight.errors import Ambiguous, GitError, NotFound, NotIndexed
+from hindsight.history import gitread as G
 from hindsight.models import Symbol
 from hindsight.store.base import CodeStore, HistoryStore
 

@@ -154,8 +154,8 @@ def _anchors(bank: Any, files: Any) -> list[tuple[str, str, str]]:
 
 def _items(bank: Any, res: Any, agent: str) -> tuple[list[Any], list[Any]]:
     """(conversation items, experience items) of a read."""
-    from hindsight.hooks.experience import extract
     from hindsight.memory.retain import Item
+    from hindsight.sessions.experience import extract
 
     conv = [Item(text=text, kind="conversation", source="conversation",
                  session=res.session_id, agent=agent, occurred=_when(ts),

@@ -20,10 +20,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from hindsight.codeindex import gitread as G
 from hindsight.codeindex.languages import language_for
-from hindsight.codeindex.trace import build_event
 from hindsight.errors import ConfigError, GitError, HindsightError
+from hindsight.history import gitread as G
+from hindsight.history.edits import build_event
 from hindsight.models import SymState
 from hindsight.store.base import CodeStore, HistoryStore
 

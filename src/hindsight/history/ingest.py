@@ -27,11 +27,11 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from hindsight.codeindex import gitread as G
 from hindsight.codeindex.files import excluded_matcher
 from hindsight.codeindex.languages import language_for
-from hindsight.codeindex.symdiff import compare_file, pair_moves
 from hindsight.errors import ConfigError, GitError
+from hindsight.history import gitread as G
+from hindsight.history.symdiff import compare_file, pair_moves
 from hindsight.models import SymbolChange, SymState
 from hindsight.redact import clean
 from hindsight.store.base import HistoryStore
@@ -325,7 +325,7 @@ def _symbol_changes(root: str,
                 lang = language_for(ofc.old_path or ofc.path) if ofc else None
                 if ofc and lang and ofc.old_blob != G.EMPTY_BLOB:
                     wanted.setdefault(ofc.old_blob, (ofc.old_path or ofc.path, lang))
-    from hindsight.codeindex.blobparse import Version, parse_versions
+    from hindsight.history.blobparse import Version, parse_versions
 
     raw = G.read_blobs(root, list(wanted))  # cheap; parsing is what the cache saves
     versions: list[Version] = [(b, wanted[b][0], wanted[b][1], raw[b]) for b in wanted

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from hindsight.hooks.transcripts import Turn, command_words, one_line
+from hindsight.sessions.transcripts import Turn, command_words, one_line
 
 WINDOW = 15  # turns after a failure (or a repeated failure) in which the fix must come
 _CORRECTION = re.compile(r"""(?ix)

@@ -17,8 +17,8 @@ import shlex
 import stat
 import sys
 
-from hindsight.codeindex import gitread as G
 from hindsight.errors import ConfigError
+from hindsight.history import gitread as G
 
 EVENTS = ("post-commit", "post-checkout", "post-merge", "post-rewrite")
 MARKER = "# hindsight-managed git hook"

@@ -17,12 +17,12 @@ import time
 from datetime import datetime
 from typing import Any
 
-from hindsight.codeindex import gitread as G
-from hindsight.codeindex.blobparse import parse_versions
 from hindsight.codeindex.languages import language_for
-from hindsight.codeindex.symdiff import compare_file, hunks, pair_moves
 from hindsight.codeindex.worker import content_hash
 from hindsight.errors import ConfigError, GitError
+from hindsight.history import gitread as G
+from hindsight.history.blobparse import parse_versions
+from hindsight.history.symdiff import compare_file, hunks, pair_moves
 from hindsight.models import SymbolChange, SymState
 from hindsight.store.base import HistoryStore
 

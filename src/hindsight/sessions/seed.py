@@ -15,7 +15,7 @@ import os
 import time
 from typing import Any
 
-from hindsight.hooks.runtime import file_lock
+from hindsight.config.paths import file_lock
 
 
 def _now() -> str:
@@ -39,8 +39,8 @@ def import_claude(bank: Any, project: str | None = None, *, config_dir: str | No
     """Retain the Claude Code transcripts of ``project`` (default: the bank's root and its
     main worktree). Idempotent. Returns ``{"files", "retained", "duplicates", "errors",
     "looked_in"}``."""
-    from hindsight.hooks.locations import claude_transcripts, project_dir_name
-    from hindsight.hooks.transcripts import read_claude
+    from hindsight.sessions.locations import claude_transcripts, project_dir_name
+    from hindsight.sessions.transcripts import read_claude
 
     projects = [os.path.abspath(p) for p in ([project] if project else list(dict.fromkeys(
         [bank.root, getattr(bank.resolution, "main", bank.root) or bank.root])))]
@@ -89,7 +89,7 @@ def import_codex(bank: Any, *, codex_home: str | None = None) -> dict[str, Any]:
     """Retain the Codex rollouts whose working directory resolves to this bank.
     Idempotent. Returns ``{"files", "retained", "duplicates", "errors", "looked_in"}``."""
     from hindsight.config.banks import resolve
-    from hindsight.hooks.codex import codex_rollouts, read_codex, rollout_cwd
+    from hindsight.sessions.codex import codex_rollouts, read_codex, rollout_cwd
 
     mine: list[str] = []
     errors: list[str] = []
@@ -108,7 +108,7 @@ def import_codex(bank: Any, *, codex_home: str | None = None) -> dict[str, Any]:
 
 
 def _import(bank: Any, paths: list[str], reader: Any, agent: str) -> dict[str, Any]:
-    from hindsight.hooks.writeback import retain_transcript
+    from hindsight.sessions.writeback import retain_transcript
 
     out: dict[str, Any] = {"files": 0, "retained": 0, "duplicates": 0, "errors": []}
     for path in paths:
