@@ -70,9 +70,9 @@ def query_latency(repo: Path, home: Path, samples: int) -> dict[str, Any]:
     os.environ["HINDSIGHT_HOME"] = str(home)
     rnd = random.Random(3)
     with open_bank(str(repo)) as b:
-        b.index()
-        st = b.ingest()
-        rows = b.conn.execute("SELECT DISTINCT s.path, s.local FROM symbol_changes s JOIN files "
+        b.code.index()
+        st = b.history.ingest()
+        rows = b.stores.raw.execute("SELECT DISTINCT s.path, s.local FROM symbol_changes s JOIN files "
                               "f ON f.path=s.path JOIN symbols y ON y.file_id=f.id AND "
                               "y.local=s.local").fetchall()
         rnd.shuffle(rows)
@@ -88,8 +88,8 @@ def query_latency(repo: Path, home: Path, samples: int) -> dict[str, Any]:
             why.append(t)
             t, _ = timed(b.impact, spec, 2)
             imp.append(t)
-        commits = b.history_store.commit_count()
-        counts = b.history_store.history_counts()
+        commits = b.stores.history.commit_count()
+        counts = b.stores.history.history_counts()
         db_bytes = sum(os.path.getsize(p) for p in (b.path, b.path + "-wal")
                        if os.path.exists(p))
     cli = []
@@ -112,14 +112,14 @@ def watch_latency(repo: Path, home: Path, edits: int) -> dict[str, Any]:
     index (another connection, as another process would see it)."""
     os.environ["HINDSIGHT_HOME"] = str(home)
     bank = open_bank(str(repo))
-    bank.index()
-    w = bank.watcher()
+    bank.code.index()
+    w = bank.history.watcher()
     ready = threading.Event()
     th = threading.Thread(target=w.run, kwargs={"ready": ready.set}, daemon=True)
     th.start()
     ready.wait(30)
     time.sleep(0.3)
-    target = next(p for p in sorted(bank.code.load_files()) if p.endswith(".py"))
+    target = next(p for p in sorted(bank.stores.code.load_files()) if p.endswith(".py"))
     lat_trace, lat_sym = [], []
     with open_bank(str(repo)) as reader:
         for i in range(edits):

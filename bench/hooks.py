@@ -55,8 +55,8 @@ def build(work: Path, n: int, env: dict[str, str]) -> Path:
     rnd = random.Random(5)
     os.environ.update(env)
     with open_bank(str(repo), harness="claude-code") as b:
-        b.index()
-        b.ingest(limit=300)
+        b.code.index()
+        b.history.ingest(limit=300)
         items = []
         for i in range(n):
             if i % 5 == 0:
@@ -67,8 +67,8 @@ def build(work: Path, n: int, env: dict[str, str]) -> Path:
             else:
                 items.append(Item(text=f"{rnd.choice(texts)} {rnd.choice(texts)} ({i})",
                                   kind="conversation", source="import"))
-        b.retain_batch(items, embed=False)
-        b.memory_store.set_meta({"seed_state": json.dumps({"state": "synced"})})
+        b.memory.retain_batch(items, embed=False)
+        b.stores.memory.set_meta({"seed_state": json.dumps({"state": "synced"})})
     return repo
 
 

@@ -36,7 +36,7 @@ from hindsight.codeindex.files import select  # noqa: E402
 from hindsight.codeindex.languages import get  # noqa: E402
 from hindsight.codeindex.worker import parse_path  # noqa: E402
 
-HS = [sys.executable, "-m", "hindsight.cli.main"]
+HS = [sys.executable, "-m", "hindsight"]
 # CLI timings as a user sees them: byte-code caches allowed (some sandboxes disable them).
 CLI_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 

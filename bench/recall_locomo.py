@@ -100,12 +100,12 @@ def evaluate(data: list[dict[str, Any]], work: Path) -> dict[str, Any]:
         items = turns_of(conv.get("conversation", {}))
         with open_bank(str(root), repo_root_path=str(root)) as b:
             t0 = time.perf_counter()
-            res = b.retain_batch(items, embed=False)
+            res = b.memory.retain_batch(items, embed=False)
             retain_s += time.perf_counter() - t0
             t0 = time.perf_counter()
             from hindsight.memory.retain import embed_missing
 
-            embed_missing(b.memory_store, b.embedder,
+            embed_missing(b.stores.memory, b.memory.embedder,
                           [(r.id, it.text) for r, it in zip(res, items, strict=True)])
             embed_s += time.perf_counter() - t0
             n_items += len(items)
@@ -118,7 +118,7 @@ def evaluate(data: list[dict[str, Any]], work: Path) -> dict[str, Any]:
                 ev_sessions = {e.split(":")[0] for e in ev}
                 for mode, kw in MODES.items():
                     t0 = time.perf_counter()
-                    out = b.recall(str(qa["question"]), k=max(KS), touch=False, **kw)
+                    out = b.memory.recall(str(qa["question"]), k=max(KS), touch=False, **kw)
                     per[mode]["latency"].append(time.perf_counter() - t0)
                     refs = [ref_of.get(h["id"], h["ref"]) for h in out["hits"]]
                     per[mode]["questions"].append({

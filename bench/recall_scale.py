@@ -60,9 +60,9 @@ def run_size(n: int, texts: list[str], queries: list[str], embed_cap: int,
         items = [Item(text=f"{rnd.choice(texts)} {rnd.choice(texts)} (ref{i:06d})", kind="fact",
                       source="import") for i in range(n)]
         t0 = time.perf_counter()
-        res = b.retain_batch(items, embed=False)
+        res = b.memory.retain_batch(items, embed=False)
         batch_s = time.perf_counter() - t0
-        emb = b.embedder
+        emb = b.memory.embedder
         uniq = min(n, embed_cap)
         t0 = time.perf_counter()
         base = emb.embed_batch([it.text for it in items[:uniq]])
@@ -74,18 +74,18 @@ def run_size(n: int, texts: list[str], queries: list[str], embed_cap: int,
                 v = v + np.random.default_rng(i).normal(0, 0.01, v.shape).astype(np.float32)
                 v = v / np.linalg.norm(v)
             vecs.append((r.id, np.asarray(v, dtype=np.float32).tobytes()))
-        b.memory_store.set_vectors(vecs, emb.model_id)
-        b.recall("warm up", touch=False)
+        b.stores.memory.set_vectors(vecs, emb.model_id)
+        b.memory.recall("warm up", touch=False)
         lat = {"plain": [], "rerank": []}
         for q in queries:
             for mode in ("plain", "rerank"):
                 t0 = time.perf_counter()
-                b.recall(q, k=10, rerank=mode == "rerank", touch=False)
+                b.memory.recall(q, k=10, rerank=mode == "rerank", touch=False)
                 lat[mode].append(time.perf_counter() - t0)
         single = []
         for i in range(30):
             t0 = time.perf_counter()
-            b.retain(f"{rnd.choice(texts)} single retain {i} {rnd.random()}", kind="fact")
+            b.memory.retain(f"{rnd.choice(texts)} single retain {i} {rnd.random()}", kind="fact")
             single.append(time.perf_counter() - t0)
         db = sum(os.path.getsize(p) for p in (b.path, b.path + "-wal") if os.path.exists(p))
     return {"memories": n, "recall": summary_ms(lat["plain"]),

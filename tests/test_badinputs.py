@@ -55,10 +55,10 @@ def test_syntax_error_keeps_parsable_parts() -> None:
 def test_syntax_error_recorded_in_index(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"ok.py": SRC, "broken.py": "def x(:\n  pass\ndef y():\n  pass\n"})
     with open_bank(repo_root_path=str(repo)) as bank:
-        st = bank.index()
+        st = bank.code.index()
         assert st.parse_errors == 1
         assert bank.status()["parse_errors"] == 1
-        assert [s.name for s in bank.symbols("y")[1]] == ["y"]
+        assert [s.name for s in bank.code.symbols("y")[1]] == ["y"]
 
 
 def test_symlinks_binary_minified_submodule_nonascii(tmp_path: Path) -> None:
@@ -83,8 +83,8 @@ def test_symlinks_binary_minified_submodule_nonascii(tmp_path: Path) -> None:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "all")
     with open_bank(repo_root_path=str(repo)) as bank:
-        st = bank.index(workers=2)
-        files = set(bank.code.load_files())
+        st = bank.code.index(workers=2)
+        files = set(bank.stores.code.load_files())
     assert files == {"a.py", "d\u00e9j\u00e0/\u00fcber.py", "\u65e5\u672c/x.go"}
     assert st.skipped["binary"] == 1
     assert st.skipped["minified"] == 2
@@ -112,7 +112,7 @@ def test_walk_without_git_same_rules(tmp_path: Path) -> None:
 def test_empty_repo_detached_head_and_not_git(tmp_path: Path) -> None:
     empty = make_repo(tmp_path / "empty", {}, commit=False)
     with open_bank(repo_root_path=str(empty)) as bank:
-        st = bank.index()
+        st = bank.code.index()
         assert st.files_parsed == 0 and st.symbols == 0
         assert bank.status()["indexed_commit"] == ""
     repo = make_repo(tmp_path / "det", {"a.py": SRC})
@@ -121,25 +121,25 @@ def test_empty_repo_detached_head_and_not_git(tmp_path: Path) -> None:
     git(repo, "commit", "-q", "-m", "two")
     git(repo, "checkout", "-q", "--detach", "HEAD~1")
     with open_bank(repo_root_path=str(repo)) as bank:
-        bank.index()
-        assert sorted(bank.code.load_files()) == ["a.py"]
+        bank.code.index()
+        assert sorted(bank.stores.code.load_files()) == ["a.py"]
         head = git(repo, "rev-parse", "HEAD").strip()
         assert bank.status()["indexed_commit"] == head
     plain = tmp_path / "plain"
     write(plain, {"x.py": SRC})
     with open_bank(repo_root_path=str(plain)) as bank:
-        assert bank.index().files_parsed == 1
-        assert [s.name for s in bank.symbols("alpha")[1]] == ["alpha"]
+        assert bank.code.index().files_parsed == 1
+        assert [s.name for s in bank.code.symbols("alpha")[1]] == ["alpha"]
 
 
 def test_untracked_only_with_flag(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"a.py": SRC, ".gitignore": "ignored.py\n"})
     write(repo, {"new.py": "def fresh():\n    pass\n", "ignored.py": SRC})
     with open_bank(repo_root_path=str(repo)) as bank:
-        bank.index()
-        assert sorted(bank.code.load_files()) == ["a.py"]
-        bank.index(include_untracked=True)
-        assert sorted(bank.code.load_files()) == ["a.py", "new.py"]
+        bank.code.index()
+        assert sorted(bank.stores.code.load_files()) == ["a.py"]
+        bank.code.index(include_untracked=True)
+        assert sorted(bank.stores.code.load_files()) == ["a.py", "new.py"]
 
 
 def test_missing_git_binary_falls_back_to_walk(tmp_path: Path) -> None:
@@ -160,7 +160,7 @@ def test_unreadable_file_keeps_indexed_version(tmp_path: Path, monkeypatch: obje
 
     repo = make_repo(tmp_path / "r", {"a.py": SRC, "b.py": "def other():\n    pass\n"})
     with open_bank(repo_root_path=str(repo)) as bank:
-        bank.index(workers=1)
+        bank.code.index(workers=1)
         write(repo, {"a.py": SRC + "\n\ndef gamma():\n    pass\n", "b.py": "def b2():\n    pass\n"})
         real_open = builtins.open
 
@@ -170,13 +170,13 @@ def test_unreadable_file_keeps_indexed_version(tmp_path: Path, monkeypatch: obje
             return real_open(file, *a, **k)  # type: ignore[call-overload]
 
         monkeypatch.setattr(builtins, "open", fake_open)  # type: ignore[attr-defined]
-        st = bank.index(workers=1)
+        st = bank.code.index(workers=1)
         monkeypatch.undo()  # type: ignore[attr-defined]
         assert any("a.py: unreadable" in w for w in st.warnings)
-        assert [s.name for s in bank.symbols("alpha")[1]] == ["alpha"]  # kept
-        assert [s.name for s in bank.symbols("b2")[1]] == ["b2"]  # the rest went on
-        st = bank.index(workers=1)
-        assert [s.name for s in bank.symbols("gamma")[1]] == ["gamma"]
+        assert [s.name for s in bank.code.symbols("alpha")[1]] == ["alpha"]  # kept
+        assert [s.name for s in bank.code.symbols("b2")[1]] == ["b2"]  # the rest went on
+        st = bank.code.index(workers=1)
+        assert [s.name for s in bank.code.symbols("gamma")[1]] == ["gamma"]
 
 
 def test_grammar_that_never_returns_is_skipped(tmp_path: Path, monkeypatch: object) -> None:
@@ -188,15 +188,15 @@ def test_grammar_that_never_returns_is_skipped(tmp_path: Path, monkeypatch: obje
     repo = make_repo(tmp_path / "r", {"a.py": SRC, "ui/hang.tsx": hang,
                                       "ui/ok.tsx": "export function Ok() { return 1; }\n"})
     with open_bank(repo_root_path=str(repo)) as bank:
-        st = bank.index()
+        st = bank.code.index()
         assert st.skipped["parse_timeout"] == 1
         assert any("ui/hang.tsx: parsing took over 3s" in w for w in st.warnings)
-        assert sorted(bank.code.load_files()) == ["a.py", "ui/ok.tsx"]
+        assert sorted(bank.stores.code.load_files()) == ["a.py", "ui/ok.tsx"]
         t = time.perf_counter()
-        st = bank.index()  # unchanged: not parsed (and not waited for) again
+        st = bank.code.index()  # unchanged: not parsed (and not waited for) again
         assert time.perf_counter() - t < 1.5
         assert st.skipped["parse_timeout"] == 1
-        st = bank.index(full=True)
+        st = bank.code.index(full=True)
         assert st.skipped["parse_timeout"] == 1 and st.files_parsed == 2
 
 
@@ -212,7 +212,7 @@ def test_hang_among_many_files_in_parallel(tmp_path: Path, monkeypatch: object) 
     files["z/hang.tsx"] = hang
     repo = make_repo(tmp_path / "r", files)
     with open_bank(repo_root_path=str(repo)) as bank:
-        st = bank.index(workers=2)
+        st = bank.code.index(workers=2)
         assert st.skipped["parse_timeout"] == 1
-        assert len(bank.code.load_files()) == 40
+        assert len(bank.stores.code.load_files()) == 40
         assert st.symbols == 40

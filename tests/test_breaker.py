@@ -17,7 +17,7 @@ SRC = "def alpha():\n    return 1\n"
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "hindsight.cli.main", *args], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "hindsight", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -34,8 +34,8 @@ def test_bad_ignore_patterns(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     write(plain, {"a.py": SRC, ".gitignore": "[z-a]\n!\n*.tmp.py\n", "x.tmp.py": SRC})
     with open_bank(repo_root_path=str(plain)) as bank:
-        st = bank.index()
-        assert sorted(bank.code.load_files()) == ["a.py"]
+        st = bank.code.index()
+        assert sorted(bank.stores.code.load_files()) == ["a.py"]
         assert sum("bad pattern" in w for w in st.warnings) == 2
 
 
@@ -43,7 +43,7 @@ def test_odd_cargo_and_go_mod(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"Cargo.toml": 'package = "x"\n', "go.mod": "module \n",
                                       "src/lib.rs": "pub fn f() {}\n", "m.go": "package m\n"})
     with open_bank(repo_root_path=str(repo)) as bank:
-        assert bank.index().files_parsed == 2
+        assert bank.code.index().files_parsed == 2
 
 
 def test_deep_nesting_is_bounded() -> None:
@@ -63,8 +63,8 @@ def test_trace_grows_linearly(tmp_path: Path) -> None:
                                     if j < 60) + f"\n\ndef f{i}():\n{body}"
     repo = make_repo(tmp_path / "r", files)
     with open_bank(repo_root_path=str(repo)) as bank:
-        bank.index()
-        tree = bank.trace("f0", depth=20)
+        bank.code.index()
+        tree = bank.code.trace("f0", depth=20)
     seen = 0
     stack = [tree]
     while stack:
@@ -93,7 +93,7 @@ def test_odd_query_arguments(tmp_path: Path) -> None:
     assert cli("index", cwd=repo).returncode == 0
     r = cli("symbols", "\U0010ffff", cwd=repo)
     assert r.returncode == 6 and "Traceback" not in r.stderr
-    r = subprocess.run([sys.executable, "-m", "hindsight.cli.main", "symbols",
+    r = subprocess.run([sys.executable, "-m", "hindsight", "symbols",
                         os.fsdecode(b"\xff")], cwd=repo, capture_output=True, timeout=60)
     assert r.returncode == 2 and b"not valid UTF-8" in r.stderr
     r = cli("symbols", ".", cwd=repo)

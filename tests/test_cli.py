@@ -21,7 +21,7 @@ REPO = {
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "hindsight.cli.main", *args], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "hindsight", *args], cwd=cwd,
                           capture_output=True, text=True, env=os.environ.copy(), timeout=120)
 
 
@@ -93,7 +93,7 @@ def test_locked_database_is_a_clear_error(tmp_path: Path) -> None:
     conn = sqlite3.connect(db)
     conn.execute("BEGIN EXCLUSIVE")
     env = {**os.environ, "HINDSIGHT_BUSY_TIMEOUT_MS": "200"}
-    r = subprocess.run([sys.executable, "-m", "hindsight.cli.main", "index", "--full"], cwd=repo,
+    r = subprocess.run([sys.executable, "-m", "hindsight", "index", "--full"], cwd=repo,
                        capture_output=True, text=True, env=env, timeout=120)
     conn.rollback()
     conn.close()

@@ -20,8 +20,8 @@ CASES = sorted(p.name for p in (HERE / "fixtures" / "golden").iterdir() if p.is_
 
 def dump(root: Path) -> dict[str, list[str]]:
     with open_bank(repo_root_path=str(root)) as bank:
-        bank.index(full=True, workers=1)
-        syms, edges = bank.code.snapshot()
+        bank.code.index(full=True, workers=1)
+        syms, edges = bank.stores.code.snapshot()
     return {
         "symbols": sorted(f"{s[3]} {s[4]} {s[6]}-{s[8]}" for s in syms),
         "edges": sorted(

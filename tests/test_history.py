@@ -50,10 +50,10 @@ def entries(res: dict) -> list[tuple[str, str, str]]:
 def test_history_follows_moves_exactly(tmp_path: Path) -> None:
     r = story(tmp_path)
     with open_bank(str(r.path)) as b:
-        b.index()
-        st = b.ingest()
+        b.code.index()
+        st = b.history.ingest()
         assert (st.ingested, st.expanded, st.partial) == (7, 7, "")
-        res = b.history("f")
+        res = b.history.history("f")
         assert res["symbol"] == "c.py::f"
         s = r.shas
         assert entries(res) == [(s[7], "moved", "c.py::f"), (s[5], "modified", "a.py::f"),
@@ -68,42 +68,42 @@ def test_history_follows_moves_exactly(tmp_path: Path) -> None:
 def test_history_window_of_six_has_exactly_the_three_changes(tmp_path: Path) -> None:
     r = story(tmp_path)
     with open_bank(str(r.path)) as b:
-        b.index()
-        st = b.ingest(limit=6)
+        b.code.index()
+        st = b.history.ingest(limit=6)
         assert (st.ingested, st.partial) == (6, "limited")
         s = r.shas
-        assert entries(b.history("f")) == [(s[7], "moved", "c.py::f"),
+        assert entries(b.history.history("f")) == [(s[7], "moved", "c.py::f"),
                                            (s[5], "modified", "a.py::f"),
                                            (s[2], "modified", "a.py::f")]
-        assert b.history("f")["partial"] == "limited"
+        assert b.history.history("f")["partial"] == "limited"
         # a second run reads nothing new; --all fills in the rest
-        assert b.ingest().ingested == 0
-        st = b.ingest(all_=True)
+        assert b.history.ingest().ingested == 0
+        st = b.history.ingest(all_=True)
         assert (st.ingested, st.partial) == (1, "")
-        assert len(b.history("f")["entries"]) == 4
+        assert len(b.history.history("f")["entries"]) == 4
 
 
 def test_why_points_at_the_last_content_change(tmp_path: Path) -> None:
     r = story(tmp_path)
     with open_bank(str(r.path)) as b:
-        b.index()
-        b.ingest()
+        b.code.index()
+        b.history.ingest()
         s = r.shas
-        res = b.why("c.py", 6)  # "return 6" inside g (lines 5-6)
+        res = b.history.why("c.py", 6)  # "return 6" inside g (lines 5-6)
         assert res["symbol"] == "c.py::g" and res["source"] == "symbol"
         assert res["last"]["sha"] == s[6] and res["last"]["message"] == "g returns 6\n"
         assert [(e.sha, e.change) for e in res["earlier"]] == [
             (s[7], "moved"), (s[3], "modified"), (s[1], "added")]
-        res = b.why("main.py", 1)  # the import line: no symbol, git blame answers
+        res = b.history.why("main.py", 1)  # the import line: no symbol, git blame answers
         assert (res["symbol"], res["source"], res["last"]["sha"]) == (None, "blame", s[7])
 
 
 def test_impact_lists_callers_and_a_cochanged_file_no_edge_reaches(tmp_path: Path) -> None:
     r = story(tmp_path)
     with open_bank(str(r.path)) as b:
-        b.index()
-        b.ingest()
-        res = b.impact("f", depth=2)
+        b.code.index()
+        b.history.ingest()
+        res = b.history.impact("f", depth=2)
         assert res["symbol"] == "c.py::f" and res["commits"] == 4
         got = [(i.kind, i.target, i.reasons) for i in res["items"]]
         assert got == [("symbol", "main.py::run", ["calls it (depth 1)"]),
@@ -114,9 +114,9 @@ def test_impact_lists_callers_and_a_cochanged_file_no_edge_reaches(tmp_path: Pat
 def test_hotspots_rank_churn_and_fixes(tmp_path: Path) -> None:
     r = story(tmp_path)
     with open_bank(str(r.path)) as b:
-        b.index()
-        b.ingest()
-        res = b.hotspots()
+        b.code.index()
+        b.history.ingest()
+        res = b.history.hotspots()
         top = [(f["path"], f["commits"], f["fixes"], f["score"]) for f in res["files"][:3]]
         # a.py's commits count for c.py, its name now (renames are followed)
         assert top == [("c.py", 6, 0, 6), ("b.py", 2, 1, 3), ("docs/f.md", 3, 0, 3)]
@@ -136,33 +136,33 @@ def test_rebase_marks_dropped_commits(tmp_path: Path) -> None:
     r.write("a.py", fn("f", "return 4"))
     r.commit("four")
     with open_bank(str(r.path)) as b:
-        b.index()
-        assert b.ingest().ingested == 4
+        b.code.index()
+        assert b.history.ingest().ingested == 4
         git(r.path, "reset", "-q", "--hard", r.shas[2])
         r.write("a.py", fn("f", "return 30"))
         new = r.commit("three, rewritten")
-        st = b.ingest()
+        st = b.history.ingest()
         assert (st.rewritten, st.unreachable_marked, st.ingested) == (True, 2, 1)
-        assert [e.sha for e in b.history("f")["entries"]] == [new, r.shas[2], r.shas[1]]
-        every = b.history("f", include_unreachable=True)["entries"]
+        assert [e.sha for e in b.history.history("f")["entries"]] == [new, r.shas[2], r.shas[1]]
+        every = b.history.history("f", include_unreachable=True)["entries"]
         assert [(e.sha, e.reachable) for e in every] == [
             (new, True), (r.shas[4], False), (r.shas[3], False), (r.shas[2], True),
             (r.shas[1], True)]
         assert b.status()["history"]["unreachable_commits"] == 2
         # going back to the old tip makes them live again
         git(r.path, "reset", "-q", "--hard", r.shas[4])
-        st = b.ingest()
+        st = b.history.ingest()
         assert (st.restored, b.status()["history"]["unreachable_commits"]) == (2, 1)
 
 
 def test_empty_repository(tmp_path: Path) -> None:
     r = Repo(tmp_path / "empty")
     with open_bank(str(r.path)) as b:
-        st = b.ingest()
+        st = b.history.ingest()
         assert (st.ingested, st.head, st.notes) == (0, "", ["the repository has no commits yet"])
-        b.index()
+        b.code.index()
         with pytest.raises(NotIndexed, match="no git history"):
-            b.history("f")
+            b.history.history("f")
 
 
 def test_not_a_repository_is_a_clear_error(tmp_path: Path) -> None:
@@ -170,18 +170,18 @@ def test_not_a_repository_is_a_clear_error(tmp_path: Path) -> None:
     d.mkdir()
     (d / "a.py").write_text(fn("f"))
     with open_bank(str(d)) as b, pytest.raises(GitError, match="not a git repository"):
-        b.ingest()
+        b.history.ingest()
 
 
 def test_detached_head(tmp_path: Path) -> None:
     r = story(tmp_path)
     git(r.path, "checkout", "-q", "--detach", r.shas[5])
     with open_bank(str(r.path)) as b:
-        b.index()
-        st = b.ingest()
+        b.code.index()
+        st = b.history.ingest()
         assert (st.head, st.ingested) == (r.shas[5], 5)
-        assert [e.sha for e in b.history("f")["entries"]] == [r.shas[5], r.shas[2], r.shas[1]]
-        ev = b.record_edit("a.py", fn("f", "return 5") + fn("g", "return 3"),
+        assert [e.sha for e in b.history.history("f")["entries"]] == [r.shas[5], r.shas[2], r.shas[1]]
+        ev = b.history.record_edit("a.py", fn("f", "return 5") + fn("g", "return 3"),
                            fn("f", "return 9") + fn("g", "return 3"), refresh_index=False)
         assert (ev["branch"], ev["head"]) == ("", r.shas[5])
 
@@ -191,16 +191,16 @@ def test_shallow_clone_never_blames_the_boundary(tmp_path: Path) -> None:
     clone = tmp_path / "shallow"
     git(tmp_path, "clone", "-q", "--depth", "3", f"file://{r.path}", str(clone))
     with open_bank(str(clone)) as b:
-        b.index()
-        st = b.ingest()
+        b.code.index()
+        st = b.history.ingest()
         assert (st.ingested, st.boundary, st.partial) == (3, 1, "shallow")
         # commits 5, 6, 7 are in the clone; 5 is the boundary: not expanded, no files
-        c5 = b.history_store.commit(r.shas[5])
+        c5 = b.stores.history.commit(r.shas[5])
         assert (c5["boundary"], c5["n_files"], c5["expanded"]) == (1, 0, 0)
-        res = b.history("f")
+        res = b.history.history("f")
         assert res["partial"] == "shallow"
         assert [(e.sha, e.change) for e in res["entries"]] == [(r.shas[7], "moved")]
-        assert b.why("c.py", 2)["last"]["sha"] == r.shas[7]  # never the boundary commit
+        assert b.history.why("c.py", 2)["last"]["sha"] == r.shas[7]  # never the boundary commit
 
 
 def test_linked_worktree_shares_history(tmp_path: Path) -> None:
@@ -216,10 +216,10 @@ def test_linked_worktree_shares_history(tmp_path: Path) -> None:
         main_id = main_b.bank_id
     with open_bank(str(wt)) as b:
         assert b.bank_id == main_id
-        b.index()
-        st = b.ingest()
-        assert st.ingested == 1 and b.history_store.commit_count() == 8
-        assert [e.change for e in b.history("x")["entries"]] == ["added"]
+        b.code.index()
+        st = b.history.ingest()
+        assert st.ingested == 1 and b.stores.history.commit_count() == 8
+        assert [e.change for e in b.history.history("x")["entries"]] == ["added"]
 
 
 def test_submodule_is_not_descended_into(tmp_path: Path) -> None:
@@ -234,12 +234,12 @@ def test_submodule_is_not_descended_into(tmp_path: Path) -> None:
     git(r.path, "submodule", "add", "-q", f"file://{sub.path}", "vendor/sub", n=2)
     r.commit("add submodule")
     with open_bank(str(r.path)) as b:
-        b.index()
-        assert b.ingest().ingested == 2
-        rows = b.conn.execute("SELECT path, status FROM commit_files WHERE sha=? ORDER BY path",
+        b.code.index()
+        assert b.history.ingest().ingested == 2
+        rows = b.stores.raw.execute("SELECT path, status FROM commit_files WHERE sha=? ORDER BY path",
                               (r.shas[2],)).fetchall()
         assert rows == [(".gitmodules", "A"), ("vendor/sub", "A")]
-        assert b.conn.execute("SELECT count(*) FROM symbol_changes WHERE path LIKE 'vendor/%'"
+        assert b.stores.raw.execute("SELECT count(*) FROM symbol_changes WHERE path LIKE 'vendor/%'"
                               ).fetchone()[0] == 0
 
 
@@ -250,8 +250,8 @@ def test_non_ascii_paths_and_offsets(tmp_path: Path) -> None:
     r.write("ünï/naïve.py", fn("größe", "return 2"))
     r.commit("ändern", tz="-0800")
     with open_bank(str(r.path)) as b:
-        b.index()
-        b.ingest()
+        b.code.index()
+        b.history.ingest()
     out = subprocess.run([sys.executable, "-m", "hindsight", "history", "größe", "--json"],
                          cwd=r.path, capture_output=True, text=True, check=True)
     data = json.loads(out.stdout)
@@ -273,19 +273,19 @@ def test_merge_commit_diffs_against_first_parent(tmp_path: Path) -> None:
     git(r.path, "merge", "-q", "--no-ff", "-m", "merge side", "side", n=9)
     merge = git(r.path, "rev-parse", "HEAD").strip()
     with open_bank(str(r.path)) as b:
-        b.index()
-        assert b.ingest().ingested == 4
+        b.code.index()
+        assert b.history.ingest().ingested == 4
         # against the first parent, f changed; but the change came with the branch
-        rows = b.conn.execute("SELECT path, local, change FROM symbol_changes WHERE sha=?",
+        rows = b.stores.raw.execute("SELECT path, local, change FROM symbol_changes WHERE sha=?",
                               (merge,)).fetchall()
         assert rows == [("a.py", "f", "merged")]
-        files = b.conn.execute("SELECT path FROM commit_files WHERE sha=?", (merge,)).fetchall()
+        files = b.stores.raw.execute("SELECT path FROM commit_files WHERE sha=?", (merge,)).fetchall()
         assert files == [("a.py",)]
-        assert [(e.subject, e.change) for e in b.history("f")["entries"]] == [
+        assert [(e.subject, e.change) for e in b.history.history("f")["entries"]] == [
             ("merge side", "merged"), ("side changes f", "modified"), ("one", "added")]
-        assert b.why("a.py", 2)["last"]["subject"] == "side changes f"  # not the merge
+        assert b.history.why("a.py", 2)["last"]["subject"] == "side changes f"  # not the merge
         # merges repeat their branch: not counted in churn
-        assert {f["path"]: f["commits"] for f in b.hotspots()["files"]}["a.py"] == 2
+        assert {f["path"]: f["commits"] for f in b.history.hotspots()["files"]}["a.py"] == 2
 
 
 def test_conflict_resolution_is_the_merge_own_change(tmp_path: Path) -> None:
@@ -303,12 +303,12 @@ def test_conflict_resolution_is_the_merge_own_change(tmp_path: Path) -> None:
     r.write("a.py", fn("f", "return 5"))
     merge = r.commit("merge side, resolve f")
     with open_bank(str(r.path)) as b:
-        b.index()
-        b.ingest()
-        rows = b.conn.execute("SELECT local, change FROM symbol_changes WHERE sha=?",
+        b.code.index()
+        b.history.ingest()
+        rows = b.stores.raw.execute("SELECT local, change FROM symbol_changes WHERE sha=?",
                               (merge,)).fetchall()
         assert rows == [("f", "modified")]
-        assert b.why("a.py", 2)["last"]["sha"] == merge
+        assert b.history.why("a.py", 2)["last"]["sha"] == merge
 
 
 def test_huge_commit_is_recorded_not_expanded(tmp_path: Path) -> None:
@@ -323,16 +323,16 @@ def test_huge_commit_is_recorded_not_expanded(tmp_path: Path) -> None:
     r.write("m0.py", fn("m0", "return 3"))
     r.commit("f and m0")
     with open_bank(str(r.path)) as b:
-        b.index()
-        st = b.ingest(huge=4)
+        b.code.index()
+        st = b.history.ingest(huge=4)
         assert (st.ingested, st.huge, st.expanded) == (3, 1, 2)
-        c = b.history_store.commit(r.shas[2])
+        c = b.stores.history.commit(r.shas[2])
         assert (c["huge"], c["n_files"], c["expanded"]) == (1, 6, 0)
-        assert [e.subject for e in b.history("f")["entries"]] == ["f and m0", "one"]
+        assert [e.subject for e in b.history.history("f")["entries"]] == ["f and m0", "one"]
         # the huge commit does not count as co-change: m0.py shares only one commit with f
-        assert [i.target for i in b.impact("f", min_support=1)["items"]] == ["m0.py",
+        assert [i.target for i in b.history.impact("f", min_support=1)["items"]] == ["m0.py",
                                                                              "m0.py::m0"]
-        assert [i.target for i in b.impact("f")["items"]] == []
+        assert [i.target for i in b.history.impact("f")["items"]] == []
 
 
 def test_symbol_moved_between_existing_files_with_an_edit(tmp_path: Path) -> None:
@@ -344,26 +344,26 @@ def test_symbol_moved_between_existing_files_with_an_edit(tmp_path: Path) -> Non
     r.write("b.py", fn("other") + fn("helper", "return 'moved and edited'"))
     r.commit("move helper to b")
     with open_bank(str(r.path)) as b:
-        b.index()
-        b.ingest()
-        got = [(e.change, e.path, e.old_path, e.pure_move) for e in b.history("helper")["entries"]]
+        b.code.index()
+        b.history.ingest()
+        got = [(e.change, e.path, e.old_path, e.pure_move) for e in b.history.history("helper")["entries"]]
         assert got == [("moved", "b.py", "a.py", False), ("added", "a.py", "", False)]
 
 
 def test_message_mode_and_incremental_upgrade(tmp_path: Path) -> None:
     r = story(tmp_path)
     with open_bank(str(r.path)) as b:
-        b.index()
-        st = b.ingest(mode="message")
+        b.code.index()
+        st = b.history.ingest(mode="message")
         assert (st.ingested, st.expanded, st.symbol_changes) == (7, 0, 0)
-        res = b.history("g")
+        res = b.history.history("g")
         assert res["level"] == "file"
         # the commits that touched a.py or c.py (the rename is followed); not commit 4
         assert [e.sha for e in res["entries"]] == [r.shas[i] for i in (7, 6, 5, 3, 2, 1)]
-        st = b.ingest(mode="full")
+        st = b.history.ingest(mode="full")
         assert (st.ingested, st.expanded) == (7, 7)
-        assert b.history("g")["level"] == "symbol"
-        assert b.ingest(mode="none").notes[0].startswith("history mode is 'none'")
+        assert b.history.history("g")["level"] == "symbol"
+        assert b.history.ingest(mode="none").notes[0].startswith("history mode is 'none'")
 
 
 def test_deleted_symbol_history_by_name(tmp_path: Path) -> None:
@@ -373,9 +373,9 @@ def test_deleted_symbol_history_by_name(tmp_path: Path) -> None:
     r.write("a.py", fn("stay"))
     r.commit("remove gone")
     with open_bank(str(r.path)) as b:
-        b.index()
-        b.ingest()
-        res = b.history("gone")
+        b.code.index()
+        b.history.ingest()
+        res = b.history.history("gone")
         assert [(e.change, e.subject) for e in res["entries"]] == [
             ("removed", "remove gone"), ("added", "one")]
 
@@ -389,13 +389,13 @@ def test_comment_only_edit_is_found_by_line_overlap(tmp_path: Path) -> None:
     r.write("a.py", "def f():\n    # new note\n    return 1\n\n\n\ndef g():\n    return 2\n")
     r.commit("blank line between f and g")
     with open_bank(str(r.path)) as b:
-        b.index()
-        b.ingest()
-        got = [(e.subject, e.change) for e in b.history("f")["entries"]]
+        b.code.index()
+        b.history.ingest()
+        got = [(e.subject, e.change) for e in b.history.history("f")["entries"]]
         assert got == [("reword the note in f", "modified"), ("one", "added")]
-        assert [e.subject for e in b.history("g")["entries"]] == ["one"]
-        assert b.why("a.py", 2)["last"]["subject"] == "reword the note in f"
-        ev = b.record_edit("a.py", "def f():\n    # x\n    return 1\n",
+        assert [e.subject for e in b.history.history("g")["entries"]] == ["one"]
+        assert b.history.why("a.py", 2)["last"]["subject"] == "reword the note in f"
+        ev = b.history.record_edit("a.py", "def f():\n    # x\n    return 1\n",
                            "def f():\n    # y\n    return 1\n", refresh_index=False)
         assert ev is not None
         (s,) = ev["symbols"]

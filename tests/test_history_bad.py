@@ -46,11 +46,11 @@ def test_latin1_commit_message_and_binary_files(tmp_path: Path) -> None:
     git(r.path, "add", "-A")
     git(r.path, "-c", "i18n.commitEncoding=ISO-8859-1", "commit", "-q", "-F", str(msg), n=1)
     with open_bank(str(r.path)) as b:
-        b.index()
-        b.ingest()
-        (subject, n_files), = b.conn.execute("SELECT subject, n_files FROM commits").fetchall()
+        b.code.index()
+        b.history.ingest()
+        (subject, n_files), = b.stores.raw.execute("SELECT subject, n_files FROM commits").fetchall()
         assert (subject, n_files) == ("Größe geändert", 2)
-        rows = b.conn.execute("SELECT path, added, deleted FROM commit_files ORDER BY path"
+        rows = b.stores.raw.execute("SELECT path, added, deleted FROM commit_files ORDER BY path"
                               ).fetchall()
         assert rows == [("a.py", 4, 0), ("blob.bin", -1, -1)]
 
@@ -69,17 +69,17 @@ def test_interrupted_ingest_resumes_without_duplicates(tmp_path: Path,
         return real(*a, **k)
 
     with open_bank(str(r.path)) as b:
-        b.index()
+        b.code.index()
         monkeypatch.setattr(H, "_ingest_chunk", flaky)
         with pytest.raises(KeyboardInterrupt):
-            b.ingest()
-        assert b.history_store.commit_count() == 2  # the first chunk (newest two) stayed
+            b.history.ingest()
+        assert b.stores.history.commit_count() == 2  # the first chunk (newest two) stayed
         monkeypatch.setattr(H, "_ingest_chunk", real)
-        st = b.ingest()
+        st = b.history.ingest()
         assert st.ingested == 3
-        assert b.conn.execute("SELECT count(*), count(DISTINCT sha) FROM commits"
+        assert b.stores.raw.execute("SELECT count(*), count(DISTINCT sha) FROM commits"
                               ).fetchone() == (5, 5)
-        assert [e.subject for e in b.history("f")["entries"]] == ["c5", "c4", "c3", "c2",
+        assert [e.subject for e in b.history.history("f")["entries"]] == ["c5", "c4", "c3", "c2",
                                                                   "c1"]
 
 
@@ -125,29 +125,29 @@ def test_outside_git_history_says_git_not_ingest(tmp_path: Path) -> None:
 def test_why_past_the_end(tmp_path: Path) -> None:
     r = three(tmp_path)
     with open_bank(str(r.path)) as b:
-        b.index()
-        b.ingest()
+        b.code.index()
+        b.history.ingest()
         with pytest.raises(ConfigError, match=r"a.py:99: past the end of the file \(4 lines\)"):
-            b.why("a.py", 99)
-        assert b.why("a.py", 4)["symbol"] is None  # the blank line after f
+            b.history.why("a.py", 99)
+        assert b.history.why("a.py", 4)["symbol"] is None  # the blank line after f
 
 
 def test_amended_commit_keeps_its_added_entry_when_asked(tmp_path: Path) -> None:
     r = three(tmp_path)
     with open_bank(str(r.path)) as b:
-        b.index()
+        b.code.index()
         r.write("b.py", fn("fresh"))
         r.commit("add fresh")
-        b.ingest()
+        b.history.ingest()
         old = r.shas[6]
         r.write("b.py", fn("fresh", "return 'amended'"))
         git(r.path, "add", "-A")
         git(r.path, "commit", "-q", "--amend", "-m", "add fresh (amended)", n=7)
         new = git(r.path, "rev-parse", "HEAD").strip()
-        b.index()
-        assert b.ingest().unreachable_marked == 1
-        assert [(e.sha, e.reachable) for e in b.history("fresh")["entries"]] == [(new, True)]
-        got = b.history("fresh", include_unreachable=True)["entries"]
+        b.code.index()
+        assert b.history.ingest().unreachable_marked == 1
+        assert [(e.sha, e.reachable) for e in b.history.history("fresh")["entries"]] == [(new, True)]
+        got = b.history.history("fresh", include_unreachable=True)["entries"]
         assert [(e.sha, e.change, e.reachable) for e in got] == [(new, "added", True),
                                                                  (old, "added", False)]
 
@@ -158,9 +158,9 @@ def test_secrets_in_commit_messages_are_redacted(tmp_path: Path) -> None:
     key, token = "AKIAIOSFODNN7EXAMPLE", "ghp_" + "x1Y2z3" * 6
     r.commit(f"add creds {key}\n\nsee https://u:hunter3pass@example.com/ and {token}")
     with open_bank(str(r.path)) as b:
-        b.index()
-        b.ingest()
-        entry = b.history("a")["entries"][0]
+        b.code.index()
+        b.history.ingest()
+        entry = b.history.history("a")["entries"][0]
         raw = Path(b.path).read_bytes() + (Path(b.path + "-wal").read_bytes()
                                            if Path(b.path + "-wal").exists() else b"")
     assert entry.subject == "add creds [REDACTED:aws_access_key]"

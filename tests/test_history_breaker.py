@@ -37,9 +37,9 @@ def test_odd_commit_encodings_are_read(tmp_path: Path) -> None:
         git(r.path, "-c", f"i18n.commitEncoding={enc}", "commit", "-q", "--allow-empty",
             "-m", "hello +2D0- world", n=i)
     with open_bank(str(r.path)) as b:
-        st = b.ingest()
+        st = b.history.ingest()
         assert st.ingested == 4
-        subjects = [s for (s,) in b.conn.execute("SELECT subject FROM commits")]
+        subjects = [s for (s,) in b.stores.raw.execute("SELECT subject FROM commits")]
         assert len(subjects) == 4 and all(isinstance(s, str) for s in subjects)
 
 
@@ -52,11 +52,11 @@ def test_file_name_ending_in_tab_does_not_shift_other_commits(tmp_path: Path) ->
     r.commit("c2")
     r.commit("c3")
     with open_bank(str(r.path)) as b:
-        b.index()
-        b.ingest()
-        assert [(e.subject, e.change) for e in b.history("a")["entries"]] == [
+        b.code.index()
+        b.history.ingest()
+        assert [(e.subject, e.change) for e in b.history.history("a")["entries"]] == [
             ("c2", "modified"), ("c1", "added")]
-        rows = b.conn.execute("SELECT path, added FROM commit_files WHERE sha=? ORDER BY path",
+        rows = b.stores.raw.execute("SELECT path, added FROM commit_files WHERE sha=? ORDER BY path",
                               (r.shas[2],)).fetchall()
         assert rows == [("a.py", 1), ("notes\t", 1)]
 
@@ -69,12 +69,12 @@ def test_same_second_commits_read_in_two_runs_keep_their_order(tmp_path: Path) -
         git(r.path, "commit", "-q", "-m", f"c{i}", n=0)  # all in the same second
         r.shas[i] = git(r.path, "rev-parse", "HEAD").strip()
     with open_bank(str(r.path)) as b:
-        b.index()
-        b.ingest(limit=2)
-        b.ingest(all_=True)
-        assert [e.subject for e in b.history("a")["entries"]] == [f"c{i}" for i in
+        b.code.index()
+        b.history.ingest(limit=2)
+        b.history.ingest(all_=True)
+        assert [e.subject for e in b.history.history("a")["entries"]] == [f"c{i}" for i in
                                                                  range(6, 0, -1)]
-        assert b.why("a.py", 2)["last"]["subject"] == "c6"
+        assert b.history.why("a.py", 2)["last"]["subject"] == "c6"
 
 
 def test_unshallow_then_all_fills_the_boundary(tmp_path: Path) -> None:
@@ -85,12 +85,12 @@ def test_unshallow_then_all_fills_the_boundary(tmp_path: Path) -> None:
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", "--depth", "2", f"file://{r.path}", str(clone))
     with open_bank(str(clone)) as b:
-        b.index()
-        assert b.ingest().partial == "shallow"
+        b.code.index()
+        assert b.history.ingest().partial == "shallow"
         git(clone, "fetch", "-q", "--unshallow")
-        st = b.ingest(all_=True)
+        st = b.history.ingest(all_=True)
         assert st.partial == ""
-        assert [e.subject for e in b.history("a")["entries"]] == [
+        assert [e.subject for e in b.history.history("a")["entries"]] == [
             "c5", "c4", "c3", "c2", "c1"]
         assert b.status()["history"]["boundary_commits"] == 0
 
@@ -101,11 +101,11 @@ def test_raising_the_huge_limit_expands_old_huge_commits(tmp_path: Path) -> None
         r.write(f"m{i}.py", fn(f"m{i}"))
     r.commit("four files")
     with open_bank(str(r.path)) as b:
-        b.index()
-        assert b.ingest(huge=2).huge == 1
-        st = b.ingest(huge=10)
+        b.code.index()
+        assert b.history.ingest(huge=2).huge == 1
+        st = b.history.ingest(huge=10)
         assert (st.ingested, st.expanded, st.huge) == (1, 1, 0)
-        assert [e.change for e in b.history("m0")["entries"]] == ["added"]
+        assert [e.change for e in b.history.history("m0")["entries"]] == ["added"]
 
 
 def test_hooks_find_their_repository_when_run(tmp_path: Path) -> None:
@@ -163,16 +163,16 @@ def test_record_edit_refuses_non_files_and_bad_types(tmp_path: Path) -> None:
     with open_bank(str(r.path)) as b:
         for path in (".", "", b.root, ".git/config", "a\0b.py"):
             with pytest.raises(ConfigError):
-                b.record_edit(path, "a", "b", refresh_index=False)
+                b.history.record_edit(path, "a", "b", refresh_index=False)
         with pytest.raises(ConfigError):
-            b.record_edit(None, "a", "b")  # type: ignore[arg-type]
+            b.history.record_edit(None, "a", "b")  # type: ignore[arg-type]
         with pytest.raises(ConfigError):
-            b.record_edit("a.py", 1, "b")  # type: ignore[arg-type]
-        assert b.record_edit("a.py", "same", "same", refresh_index=False) is None
-        ev = b.record_edit("a.py", "x = '\ud800'\n", "x = 1\n", session=None,  # type: ignore[arg-type]
+            b.history.record_edit("a.py", 1, "b")  # type: ignore[arg-type]
+        assert b.history.record_edit("a.py", "same", "same", refresh_index=False) is None
+        ev = b.history.record_edit("a.py", "x = '\ud800'\n", "x = 1\n", session=None,  # type: ignore[arg-type]
                            refresh_index=False)
         assert ev is not None and ev["session"] == ""
-        assert len(b.trace_log()) == 1
+        assert len(b.history.trace_log()) == 1
 
 
 def test_rename_there_and_back_counts_under_the_current_name(tmp_path: Path) -> None:
@@ -186,9 +186,9 @@ def test_rename_there_and_back_counts_under_the_current_name(tmp_path: Path) -> 
     r.mv("y.py", "x.py")
     r.commit("back to x")
     with open_bank(str(r.path)) as b:
-        b.index()
-        b.ingest()
-        res = b.hotspots()
+        b.code.index()
+        b.history.ingest()
+        res = b.history.hotspots()
         assert [(f["path"], f["commits"]) for f in res["files"]] == [("x.py", 4)]
         assert [(s["qname"], s["commits"]) for s in res["symbols"]] == [("x.py::a", 4)]
 
@@ -209,9 +209,9 @@ def test_impact_on_a_long_history_is_fast(tmp_path: Path) -> None:
                    check=True)
     git(r.path, "checkout", "-q", "-f", "main")
     with open_bank(str(r.path)) as b:
-        b.index()
-        b.ingest(mode="message", all_=True)
+        b.code.index()
+        b.history.ingest(mode="message", all_=True)
         t = time.perf_counter()
-        res = b.impact("hot")
+        res = b.history.impact("hot")
         assert res["commits"] == 1500
         assert time.perf_counter() - t < 5  # was minutes; typically ~0.05 s

@@ -29,14 +29,14 @@ BASE = {
 
 
 def snapshot(bank: object) -> tuple[list[object], list[object]]:
-    return bank.code.snapshot()  # type: ignore[attr-defined]
+    return bank.stores.code.snapshot()  # type: ignore[attr-defined]
 
 
 def check_equal(repo: Path) -> None:
     with open_bank(repo_root_path=str(repo)) as bank:
-        bank.index(workers=1)
+        bank.code.index(workers=1)
         inc = snapshot(bank)
-        bank.index(full=True, workers=1)
+        bank.code.index(full=True, workers=1)
         full = snapshot(bank)
     assert inc[0] == full[0], "symbols differ"
     assert inc[1] == full[1], "edges differ"
@@ -44,20 +44,20 @@ def check_equal(repo: Path) -> None:
 
 def edges_of(repo: Path, src: str) -> list[tuple[str, str]]:
     with open_bank(repo_root_path=str(repo)) as bank:
-        return sorted((e[3], e[7]) for e in bank.code.snapshot()[1] if e[1] == src
+        return sorted((e[3], e[7]) for e in bank.stores.code.snapshot()[1] if e[1] == src
                       and e[2] == "call")
 
 
 def test_callee_file_edit_reresolves_unchanged_callers(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", BASE)
     with open_bank(repo_root_path=str(repo)) as bank:
-        bank.index(workers=1)
+        bank.code.index(workers=1)
     assert ("helper", "app/util.py::helper") in edges_of(repo, "app/main.py::Service.run")
     assert ("later", "") in edges_of(repo, "app/main.py::Service.run")
     # only the callee's file changes: helper disappears
     write(repo, {"app/util.py": "def helper2(x):\n    return x\n\n\ndef target():\n    return 2\n"})
     with open_bank(repo_root_path=str(repo)) as bank:
-        st = bank.index(workers=1)
+        st = bank.code.index(workers=1)
     assert st.files_parsed == 1 and st.files_reresolved >= 1
     run = edges_of(repo, "app/main.py::Service.run")
     assert ("helper", "") in run and ("target", "app/util.py::target") in run
@@ -66,7 +66,7 @@ def test_callee_file_edit_reresolves_unchanged_callers(tmp_path: Path) -> None:
     write(repo, {"app/extra.py": "def later():\n    return 3\n"})
     git(repo, "add", "-A")
     with open_bank(repo_root_path=str(repo)) as bank:
-        bank.index(workers=1)
+        bank.code.index(workers=1)
     assert ("later", "app/extra.py::later") in edges_of(repo, "app/main.py::Service.run")
     check_equal(repo)
     # the base class (another file) changes: self.hook() must follow
@@ -82,10 +82,10 @@ def test_callee_file_edit_reresolves_unchanged_callers(tmp_path: Path) -> None:
 def test_delete_rename_and_package_change(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", BASE)
     with open_bank(repo_root_path=str(repo)) as bank:
-        bank.index(workers=1)
+        bank.code.index(workers=1)
     git(repo, "mv", "app/util.py", "app/tools.py")
     with open_bank(repo_root_path=str(repo)) as bank:
-        st = bank.index(workers=1)
+        st = bank.code.index(workers=1)
     assert st.files_renamed == 1
     check_equal(repo)
     os.remove(repo / "app/base.py")
@@ -100,12 +100,12 @@ def test_delete_rename_and_package_change(tmp_path: Path) -> None:
 def test_noop_reindex_reads_nothing(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", BASE)
     with open_bank(repo_root_path=str(repo)) as bank:
-        bank.index(workers=1)
-        st = bank.index(workers=1)
+        bank.code.index(workers=1)
+        st = bank.code.index(workers=1)
     assert st.files_parsed == 0 and st.files_reresolved == 0
     os.utime(repo / "app/util.py")  # touched, same content: read, not re-indexed
     with open_bank(repo_root_path=str(repo)) as bank:
-        st = bank.index(workers=1)
+        st = bank.code.index(workers=1)
     assert st.files_parsed == 0
 
 
@@ -131,7 +131,7 @@ def test_random_edits_equal_rebuild(tmp_path_factory: object, edits: list[tuple[
     base = tmp_path_factory.mktemp("prop")  # type: ignore[attr-defined]
     repo = make_repo(base / "r", BASE)
     with open_bank(repo_root_path=str(repo)) as bank:
-        bank.index(workers=1)
+        bank.code.index(workers=1)
     for path, body in edits:
         if body is None:
             if (repo / path).exists():
@@ -146,15 +146,15 @@ def test_random_edits_equal_rebuild(tmp_path_factory: object, edits: list[tuple[
 def test_counts_kept_in_meta_match_a_scan(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", BASE)
     with open_bank(repo_root_path=str(repo)) as bank:
-        bank.index(workers=1)
+        bank.code.index(workers=1)
         write(repo, {"app/util.py": "def helper(x):\n    return len(x)\n",
                      "app/more.py": "from app.util import helper\n\ndef m():\n    helper(1)\n"})
         os.remove(repo / "other/target.py")
         git(repo, "add", "-A")
-        bank.index(workers=1)
-        kept = bank.code.counts()
-        bank.conn.execute("DELETE FROM meta WHERE key LIKE 'count_%'")
-        assert bank.code.counts() == kept
+        bank.code.index(workers=1)
+        kept = bank.stores.code.counts()
+        bank.stores.raw.execute("DELETE FROM meta WHERE key LIKE 'count_%'")
+        assert bank.stores.code.counts() == kept
 
 
 def test_parallel_full_build_equals_sequential(tmp_path: Path, monkeypatch: object) -> None:
@@ -164,9 +164,9 @@ def test_parallel_full_build_equals_sequential(tmp_path: Path, monkeypatch: obje
     monkeypatch.setattr(indexer, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
     repo = make_repo(tmp_path / "r", BASE)
     with open_bank(repo_root_path=str(repo)) as bank:
-        bank.index(full=True, workers=2)
+        bank.code.index(full=True, workers=2)
         par = snapshot(bank)
-        bank.index(full=True, workers=1)
+        bank.code.index(full=True, workers=1)
         assert snapshot(bank) == par
         assert len(par[1]) >= 12
 
@@ -174,11 +174,11 @@ def test_parallel_full_build_equals_sequential(tmp_path: Path, monkeypatch: obje
 def test_counts_stay_right_when_the_same_file_changes_again(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"m.py": "def a():\n    return b()\n\n\ndef b():\n    pass\n"})
     with open_bank(repo_root_path=str(repo)) as bank:
-        bank.index(workers=1)
+        bank.code.index(workers=1)
         for i in range(4):  # the re-inserted file reuses the highest row id each time
             with open(repo / "m.py", "a") as fh:
                 fh.write(f"# edit {i}\n")
-            st = bank.index(workers=1)
+            st = bank.code.index(workers=1)
             assert (st.symbols, st.edges) == (2, 1)
-        c = bank.code.counts()
+        c = bank.stores.code.counts()
         assert (c["symbols"], c["edges"], c["calls"], c["unresolved_calls"]) == (2, 1, 1, 0)

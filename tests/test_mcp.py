@@ -52,8 +52,8 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pa
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HINDSIGHT_HOME", str(home))
         with open_bank(repo_root_path=str(repo)) as bank:
-            bank.index(workers=1)
-            bank.ingest()
+            bank.code.index(workers=1)
+            bank.history.ingest()
     yield repo, home
 
 

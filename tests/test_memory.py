@@ -43,13 +43,13 @@ def test_secrets_never_reach_the_database_file(repo: Path) -> None:
             f"-----BEGIN RSA PRIVATE KEY-----\n{SECRETS['pem']}\n-----END RSA PRIVATE KEY-----\n"
             f"Authorization: Bearer {SECRETS['jwt']}")
     with open_bank(str(repo)) as b:
-        r = b.retain(text, tags=[f"tag {SECRETS['aws']}"])
+        r = b.memory.retain(text, tags=[f"tag {SECRETS['aws']}"])
         assert sorted(set(r.redacted)) == ["aws_access_key", "env_secret", "github_token",
                                            "jwt", "private_key", "url_password", "api_key"
                                            ] or sorted(set(r.redacted)) == sorted(
             {"aws_access_key", "env_secret", "github_token", "jwt", "private_key",
              "url_password", "api_key"})
-        m = b.memory(r.id)
+        m = b.memory.get(r.id)
         assert "[REDACTED:github_token]" in m["text"] and "postgres://app:[REDACTED" in m["text"]
         path = b.path
     raw = b"".join(Path(p).read_bytes() for p in (path, path + "-wal") if os.path.exists(p))
@@ -61,24 +61,24 @@ def test_secrets_never_reach_the_database_file(repo: Path) -> None:
 def test_exact_duplicate_and_near_duplicate(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HINDSIGHT_EMBEDDER", "minilm")
     with open_bank(str(repo)) as b:
-        a = b.retain("We decided to run the hooks detached so that the agent never waits")
-        again = b.retain("We decided to run the hooks detached so that the agent never waits")
-        spaced = b.retain("we decided to run  the hooks detached so that the agent never waits")
-        near = b.retain("We decided to run hooks detached, so the agent never has to wait")
-        other = b.retain("The parser uses tree-sitter grammars from PyPI wheels")
+        a = b.memory.retain("We decided to run the hooks detached so that the agent never waits")
+        again = b.memory.retain("We decided to run the hooks detached so that the agent never waits")
+        spaced = b.memory.retain("we decided to run  the hooks detached so that the agent never waits")
+        near = b.memory.retain("We decided to run hooks detached, so the agent never has to wait")
+        other = b.memory.retain("The parser uses tree-sitter grammars from PyPI wheels")
         assert [x.action for x in (a, again, spaced, near, other)] == [
             "created", "duplicate", "duplicate", "merged", "created"]
         assert a.id == again.id == spaced.id == near.id != other.id
-        m = b.memory(a.id)
+        m = b.memory.get(a.id)
         assert m["access_count"] == 3
         assert [h["action"] for h in m["history"]] == ["retain", "duplicate", "duplicate",
                                                        "merge"]
-        assert b.memory_store.count() == 2
+        assert b.stores.memory.count() == 2
 
 
 def test_two_processes_retaining_the_same_text_make_one_row(repo: Path) -> None:
     code = ("import sys; from hindsight.app import open_bank\n"
-            "b = open_bank(sys.argv[1]); print(b.retain('same text from two writers').action)")
+            "b = open_bank(sys.argv[1]); print(b.memory.retain('same text from two writers').action)")
     env = {**os.environ, "HINDSIGHT_EMBEDDER": "hashing"}
     with open_bank(str(repo)):
         pass  # create the bank first so both writers migrate nothing
@@ -87,20 +87,20 @@ def test_two_processes_retaining_the_same_text_make_one_row(repo: Path) -> None:
     outs = sorted(p.communicate(timeout=60)[0].strip() for p in procs)
     assert outs == ["created", "duplicate"]
     with open_bank(str(repo)) as b:
-        assert b.memory_store.count() == 1
+        assert b.stores.memory.count() == 1
 
 
 def test_supersede_keeps_the_old_one_out_of_recall(repo: Path) -> None:
     with open_bank(str(repo)) as b:
-        old = b.retain("Use port 8080 for the dev server", kind="convention")
-        new = b.retain("Use port 9090 for the dev server", kind="convention",
+        old = b.memory.retain("Use port 8080 for the dev server", kind="convention")
+        new = b.memory.retain("Use port 9090 for the dev server", kind="convention",
                        supersedes=old.id)
-        hits = b.recall("dev server port")["hits"]
+        hits = b.memory.recall("dev server port")["hits"]
         assert [h["id"] for h in hits] == [new.id]
-        m = b.memory(old.id)
+        m = b.memory.get(old.id)
         assert (m["status"], m["superseded_by"]) == ("superseded", new.id)
         with pytest.raises(ConfigError, match="no such memory"):
-            b.retain("x y z", supersedes=999)
+            b.memory.retain("x y z", supersedes=999)
 
 
 HARD = ["pre-edit", "don't", "a/b", '"unbalanced', "OR", "", "AND NOT", "(", "*", "col:val",
@@ -110,36 +110,36 @@ HARD = ["pre-edit", "don't", "a/b", '"unbalanced', "OR", "", "AND NOT", "(", "*"
 def test_hard_query_strings_are_safe(repo: Path) -> None:
     with open_bank(str(repo)) as b:
         ids = {
-            "pre": b.retain("Run the pre-edit hook before every write").id,
-            "dont": b.retain("Don't commit generated files").id,
-            "ab": b.retain("Compare a/b test results weekly").id,
-            "or": b.retain("Use OR-tools for the scheduler").id,
+            "pre": b.memory.retain("Run the pre-edit hook before every write").id,
+            "dont": b.memory.retain("Don't commit generated files").id,
+            "ab": b.memory.retain("Compare a/b test results weekly").id,
+            "or": b.memory.retain("Use OR-tools for the scheduler").id,
         }
         for q in HARD:
-            res = b.recall(q, channels=("bm25",))
+            res = b.memory.recall(q, channels=("bm25",))
             assert isinstance(res["hits"], list), q
-        assert [h["id"] for h in b.recall("pre-edit", channels=("bm25",))["hits"]] == [ids["pre"]]
-        assert [h["id"] for h in b.recall("don't", channels=("bm25",))["hits"]] == [ids["dont"]]
-        assert [h["id"] for h in b.recall("a/b", channels=("bm25",))["hits"]][0] == ids["ab"]
-        assert [h["id"] for h in b.recall("OR", channels=("bm25",))["hits"]] == [ids["or"]]
-        assert b.recall("", channels=("bm25",))["hits"] == []
+        assert [h["id"] for h in b.memory.recall("pre-edit", channels=("bm25",))["hits"]] == [ids["pre"]]
+        assert [h["id"] for h in b.memory.recall("don't", channels=("bm25",))["hits"]] == [ids["dont"]]
+        assert [h["id"] for h in b.memory.recall("a/b", channels=("bm25",))["hits"]][0] == ids["ab"]
+        assert [h["id"] for h in b.memory.recall("OR", channels=("bm25",))["hits"]] == [ids["or"]]
+        assert b.memory.recall("", channels=("bm25",))["hits"] == []
 
 
 def test_cjk_four_and_two_character_terms(repo: Path) -> None:
     with open_bank(str(repo)) as b:
-        ml = b.retain("我们决定使用机器学习模型来排序结果").id
-        db = b.retain("数据库连接池的大小是二十").id
-        b.retain("The cache is warmed at start-up")
-        assert [h["id"] for h in b.recall("机器学习", channels=("bm25",))["hits"]] == [ml]
-        assert [h["id"] for h in b.recall("数据", channels=("bm25",))["hits"]] == [db]
-        assert b.recall("学机", channels=("bm25",))["hits"] == []  # not adjacent in the text
+        ml = b.memory.retain("我们决定使用机器学习模型来排序结果").id
+        db = b.memory.retain("数据库连接池的大小是二十").id
+        b.memory.retain("The cache is warmed at start-up")
+        assert [h["id"] for h in b.memory.recall("机器学习", channels=("bm25",))["hits"]] == [ml]
+        assert [h["id"] for h in b.memory.recall("数据", channels=("bm25",))["hits"]] == [db]
+        assert b.memory.recall("学机", channels=("bm25",))["hits"] == []  # not adjacent in the text
 
 
 def test_identifier_parts_and_stemming(repo: Path) -> None:
     with open_bank(str(repo)) as b:
-        m = b.retain("parseConfigFile fails when MAX_RETRY_COUNT is zero").id
+        m = b.memory.retain("parseConfigFile fails when MAX_RETRY_COUNT is zero").id
         for q in ("parse config", "retry count", "failing", "parseconfigfile"):
-            assert [h["id"] for h in b.recall(q, channels=("bm25",))["hits"]] == [m], q
+            assert [h["id"] for h in b.memory.recall(q, channels=("bm25",))["hits"]] == [m], q
 
 
 @pytest.mark.parametrize("tz", ["UTC", "America/Los_Angeles", "Asia/Tokyo"])
@@ -169,7 +169,7 @@ def test_time_filters_with_a_frozen_clock(repo: Path, tz: str) -> None:
 
 def test_empty_and_unknown_bank(repo: Path, tmp_path: Path) -> None:
     with open_bank(str(repo)) as b:
-        res = b.recall("anything at all")
+        res = b.memory.recall("anything at all")
         assert res == {"hits": [], "channels": {}, "reranked_by": "", "tokens": 0, "ms": 0.0}
     other = tmp_path / "never"
     other.mkdir()
@@ -182,35 +182,35 @@ def test_empty_and_unknown_bank(repo: Path, tmp_path: Path) -> None:
 def test_forget_restore_and_gc(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HINDSIGHT_NOW", "2026-01-01T00:00:00+00:00")
     with open_bank(str(repo)) as b:
-        ids = [b.retain(f"memory number {w}", kind="fact").id
+        ids = [b.memory.retain(f"memory number {w}", kind="fact").id
                for w in ("one", "two", "three", "four")]
         with pytest.raises(ConfigError, match="needs --reason"):
-            b.forget(ids[0], "")
-        b.forget(ids[0], "wrong")
-        assert ids[0] not in {h["id"] for h in b.recall("memory number one")["hits"]}
-        b.restore(ids[0])
+            b.memory.forget(ids[0], "")
+        b.memory.forget(ids[0], "wrong")
+        assert ids[0] not in {h["id"] for h in b.memory.recall("memory number one")["hits"]}
+        b.memory.restore(ids[0])
         monkeypatch.setenv("HINDSIGHT_NOW", "2026-03-01T00:00:00+00:00")
-        b.recall("number two", k=1)  # touches memory two only
+        b.memory.recall("number two", k=1)  # touches memory two only
         monkeypatch.setenv("HINDSIGHT_NOW", "2026-04-15T00:00:00+00:00")  # 104 days later
-        res = b.gc()
+        res = b.memory.gc()
         assert res["archived_idle"] == [ids[0], ids[2], ids[3]]
         assert (res["archived_over_capacity"], res["active_after"]) == ([], 1)
-        assert [m["id"] for m in b.memories(status="archived")] == [ids[3], ids[2], ids[0]]
-        b.restore(ids[2])  # a restore counts as an access (else gc would archive it again)
-        res = b.gc(capacity=1)
+        assert [m["id"] for m in b.memory.memories(status="archived")] == [ids[3], ids[2], ids[0]]
+        b.memory.restore(ids[2])  # a restore counts as an access (else gc would archive it again)
+        res = b.memory.gc(capacity=1)
         # memory two was last used 45 days ago: less active than the one just restored
         assert (res["archived_idle"], res["archived_over_capacity"]) == ([], [ids[1]])
-        assert [m["id"] for m in b.memories()] == [ids[2]]
+        assert [m["id"] for m in b.memory.memories()] == [ids[2]]
 
 
 def test_budget_kind_and_tag_filters(repo: Path) -> None:
     with open_bank(str(repo)) as b:
-        long = b.retain("cache " + "word " * 100, kind="fact").id
-        short = b.retain("cache short", kind="lesson", tags=["perf"]).id
-        assert [h["id"] for h in b.recall("cache", budget=10)["hits"]] == [short]
-        assert [h["id"] for h in b.recall("cache", kinds=["fact"])["hits"]] == [long]
-        assert [h["id"] for h in b.recall("cache", tags=["perf"])["hits"]] == [short]
-        res = b.recall("cache")
+        long = b.memory.retain("cache " + "word " * 100, kind="fact").id
+        short = b.memory.retain("cache short", kind="lesson", tags=["perf"]).id
+        assert [h["id"] for h in b.memory.recall("cache", budget=10)["hits"]] == [short]
+        assert [h["id"] for h in b.memory.recall("cache", kinds=["fact"])["hits"]] == [long]
+        assert [h["id"] for h in b.memory.recall("cache", tags=["perf"])["hits"]] == [short]
+        res = b.memory.recall("cache")
         assert {h["id"] for h in res["hits"]} == {long, short}
         assert set(res["hits"][0]["explain"]) >= {"bm25"}
 
@@ -218,12 +218,12 @@ def test_budget_kind_and_tag_filters(repo: Path) -> None:
 def test_export_import_round_trip(repo: Path, tmp_path: Path) -> None:
     (repo / "a.py").write_text("def f():\n    return 1\n")
     with open_bank(str(repo)) as b:
-        b.index()
-        one = b.retain("f must stay pure; token ghp_" + "z" * 36, symbols=["f"], tags=["x"])
-        two = b.retain("Use port 9090", kind="convention", supersedes=None)
-        b.retain("Use port 9191", kind="convention", supersedes=two.id)
-        b.forget(one.id, "test")
-        first = list(b.export_memories())
+        b.code.index()
+        one = b.memory.retain("f must stay pure; token ghp_" + "z" * 36, symbols=["f"], tags=["x"])
+        two = b.memory.retain("Use port 9090", kind="convention", supersedes=None)
+        b.memory.retain("Use port 9191", kind="convention", supersedes=two.id)
+        b.memory.forget(one.id, "test")
+        first = list(b.memory.export_lines())
     other = tmp_path / "other"
     other.mkdir()
     with open_bank(str(other)) as b2:
@@ -239,33 +239,33 @@ def test_export_import_round_trip(repo: Path, tmp_path: Path) -> None:
 
 def test_reflect_and_reembed(repo: Path) -> None:
     with open_bank(str(repo)) as b:
-        a = b.retain("Decided: retries use exponential backoff", kind="decision").id
-        c = b.retain("Lesson: fixed sleep between retries failed under load", kind="lesson").id
-        res = b.reflect("how do retries work")
+        a = b.memory.retain("Decided: retries use exponential backoff", kind="decision").id
+        c = b.memory.retain("Lesson: fixed sleep between retries failed under load", kind="lesson").id
+        res = b.memory.reflect("how do retries work")
         assert set(res["by_kind"]) == {"decision", "lesson"}
         assert res["by_kind"]["decision"][0].startswith(f"[#{a} ")
         assert res["by_kind"]["lesson"][0].startswith(f"[#{c} ")
-        assert b.reembed()["embedded"] == 0  # all vectors are from the current model
+        assert b.memory.reembed()["embedded"] == 0  # all vectors are from the current model
     os.environ["HINDSIGHT_EMBEDDER"] = "minilm"  # a model change: every vector is redone
     try:
         with open_bank(str(repo)) as b:
-            first = b.reembed()
+            first = b.memory.reembed()
             assert (first["model"], first["embedded"]) == ("all-MiniLM-L6-v2-onnx-int8", 2)
-            assert b.reembed()["embedded"] == 0
-            assert b.recall("backoff", k=1)["hits"][0]["id"] == a
+            assert b.memory.reembed()["embedded"] == 0
+            assert b.memory.recall("backoff", k=1)["hits"][0]["id"] == a
     finally:
         os.environ["HINDSIGHT_EMBEDDER"] = "hashing"
 
 
 def test_private_memories_are_seen_only_by_their_owner(repo: Path) -> None:
     with open_bank(str(repo)) as b:
-        mine = b.retain("scratch notes about the flaky parser", visibility="private",
+        mine = b.memory.retain("scratch notes about the flaky parser", visibility="private",
                         agent="codex", owner="codex").id
-        team = b.retain("the parser is flaky on CRLF input").id
-        assert [h["id"] for h in b.recall("parser flaky")["hits"]] == [team]
-        got = {h["id"] for h in b.recall("parser flaky", agent="codex")["hits"]}
+        team = b.memory.retain("the parser is flaky on CRLF input").id
+        assert [h["id"] for h in b.memory.recall("parser flaky")["hits"]] == [team]
+        got = {h["id"] for h in b.memory.recall("parser flaky", agent="codex")["hits"]}
         assert got == {mine, team}
-        assert [h["id"] for h in b.recall("parser flaky", agent="claude")["hits"]] == [team]
+        assert [h["id"] for h in b.memory.recall("parser flaky", agent="claude")["hits"]] == [team]
 
 
 def test_regressions_from_a_new_user_run(repo: Path, tmp_path: Path) -> None:
@@ -274,20 +274,20 @@ def test_regressions_from_a_new_user_run(repo: Path, tmp_path: Path) -> None:
     (repo / "app" / "db.py").write_text("def connect():\n    return 1\n")
     subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
     with open_bank(str(repo)) as b:
-        b.index()
-        r = b.retain("set it like this: DB_SECRET=thirdsecret55 in the env")
-        assert "thirdsecret55" not in b.memory(r.id)["text"]
-        a = b.retain("mine", visibility="private", agent="a1", owner="a1")
-        c = b.retain("mine", visibility="private", agent="a2", owner="a2")
+        b.code.index()
+        r = b.memory.retain("set it like this: DB_SECRET=thirdsecret55 in the env")
+        assert "thirdsecret55" not in b.memory.get(r.id)["text"]
+        a = b.memory.retain("mine", visibility="private", agent="a1", owner="a1")
+        c = b.memory.retain("mine", visibility="private", agent="a2", owner="a2")
         assert a.id != c.id and (a.action, c.action) == ("created", "created")
         with pytest.raises(ConfigError, match="needs its owner"):
-            b.retain("orphan", visibility="private")
+            b.memory.retain("orphan", visibility="private")
     # --file relative to a subdirectory, from the CLI
     p = subprocess.run([*CLI, "retain", "db pool is tiny", "--file", "db.py", "--json"],
                        cwd=repo / "app", env=env, capture_output=True, text=True, check=True)
     mid = json.loads(p.stdout)["id"]
     with open_bank(str(repo)) as b:
-        assert [(x["path"], x["symbol"]) for x in b.memory(mid)["anchors"]] == [("app/db.py", "")]
+        assert [(x["path"], x["symbol"]) for x in b.memory.get(mid)["anchors"]] == [("app/db.py", "")]
     p = subprocess.run([*CLI, "retain", "x", "--file", "nosuch.py"], cwd=repo, env=env,
                        capture_output=True, text=True)
     assert p.returncode == 6 and "no such file" in p.stderr

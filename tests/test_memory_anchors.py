@@ -31,25 +31,25 @@ def test_edit_makes_stale_rename_repoints_delete_makes_stale(tmp_path: Path) -> 
     write(root / "a.py", "def f():\n    return 1\n\n\ndef g():\n    return 2\n")
     write(root / "c.py", "def k():\n    return 3\n")
     with open_bank(str(root)) as b:
-        b.index()
-        mf = b.retain("f must stay pure", symbols=["f"]).id
-        mg = b.retain("g is called from the signal handler", symbols=["g"]).id
-        mk = b.retain("c.py is generated, do not edit", files=["c.py"]).id
-        assert b.memories(stale=True) == []
+        b.code.index()
+        mf = b.memory.retain("f must stay pure", symbols=["f"]).id
+        mg = b.memory.retain("g is called from the signal handler", symbols=["g"]).id
+        mk = b.memory.retain("c.py is generated, do not edit", files=["c.py"]).id
+        assert b.memory.memories(stale=True) == []
         write(root / "a.py", "def f():\n    return 10\n\n\ndef g():\n    return 2\n")
-        b.index()
-        assert [(m["id"], m["stale_reason"]) for m in b.memories(stale=True)] == [
+        b.code.index()
+        assert [(m["id"], m["stale_reason"]) for m in b.memory.memories(stale=True)] == [
             (mf, "symbol changed")]
-        hit = b.recall("f must stay pure", k=1)["hits"][0]
+        hit = b.memory.recall("f must stay pure", k=1)["hits"][0]
         assert (hit["id"], hit["stale"]) == (mf, 1)
         os.rename(root / "a.py", root / "moved.py")  # g keeps its hash: re-pointed
         os.remove(root / "c.py")
-        b.index()
-        g = b.memory(mg)
+        b.code.index()
+        g = b.memory.get(mg)
         assert (g["stale"], [(a["path"], a["symbol"]) for a in g["anchors"]]) == (
             0, [("moved.py", "g")])
         assert any(h["action"] == "repointed" for h in g["history"])
-        assert b.memory(mk)["stale_reason"] == "file deleted or renamed"
+        assert b.memory.get(mk)["stale_reason"] == "file deleted or renamed"
     out = subprocess.run([*CLI, "memories", "--stale", "--json"], cwd=root, text=True,
                          capture_output=True, check=True)
     assert sorted(m["id"] for m in json.loads(out.stdout)) == [mf, mk]
@@ -62,22 +62,22 @@ def test_hindsight_comments_become_memories(tmp_path: Path) -> None:
                          "def other():\n    x = 1  # @hindsight: x must stay 1 for the tests\n"
                          "    return x\n")
     with open_bank(str(root)) as b:
-        b.index()
-        ms = b.memories()
+        b.code.index()
+        ms = b.memory.memories()
         got = sorted((m["text"], m["kind"], m["source"], m["anchors"][0]["symbol"])
                      for m in ms)
         assert got == [("never call this from a signal handler", "convention",
                         "code_comment", "handler"),
                        ("x must stay 1 for the tests", "convention", "code_comment", "other")]
         old = next(m["id"] for m in ms if m["anchors"][0]["symbol"] == "handler")
-        b.index()  # nothing changed: nothing added or retired
-        assert len(b.memories()) == 2
+        b.code.index()  # nothing changed: nothing added or retired
+        assert len(b.memory.memories()) == 2
         write(root / "h.py", "# @hindsight: never call this from any signal handler\n"
                              "def handler():\n    return 1\n\n\n"
                              "def other():\n    return 1\n")
-        b.index()
-        assert sorted(m["text"] for m in b.memories()) == [
+        b.code.index()
+        assert sorted(m["text"] for m in b.memory.memories()) == [
             "never call this from any signal handler"]
-        retired = b.memory(old)
+        retired = b.memory.get(old)
         assert (retired["status"], retired["status_reason"]) == (
             "archived", "its @hindsight comment changed or was removed")

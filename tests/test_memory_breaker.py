@@ -40,12 +40,12 @@ def test_every_field_is_redacted_and_imports_too(tmp_path: Path) -> None:
                b"battery staple", b"MyRootPass123", b"abc123xyz987", b"s3cretvalue",
                b"lQOYBGXXXX", TOK.encode()]
     with open_bank(str(root)) as b:
-        b.index()
+        b.code.index()
         for s in shapes:
-            b.retain(f"note: {s}")
-        r = b.retain("provenance", session=TOK, agent=TOK, commit_sha=TOK, ref=TOK)
-        b.forget(r.id, f"leaked {TOK}")
-        exported = list(b.export_memories())
+            b.memory.retain(f"note: {s}")
+        r = b.memory.retain("provenance", session=TOK, agent=TOK, commit_sha=TOK, ref=TOK)
+        b.memory.forget(r.id, f"leaked {TOK}")
+        exported = list(b.memory.export_lines())
         raw = raw_db(b)
     for s in secrets:
         assert s not in raw, s
@@ -68,7 +68,7 @@ def test_opposites_are_not_near_duplicates(tmp_path: Path, monkeypatch: pytest.M
                  ("Always use tabs for indentation in the Makefile",
                   "Never use tabs for indentation in the Makefile")]
         for a, c in pairs:
-            assert (b.retain(a).action, b.retain(c).action) == ("created", "created")
+            assert (b.memory.retain(a).action, b.memory.retain(c).action) == ("created", "created")
 
 
 def test_comments_with_secrets_and_empty_comments(tmp_path: Path) -> None:
@@ -79,28 +79,28 @@ def test_comments_with_secrets_and_empty_comments(tmp_path: Path) -> None:
     (root / "c.py").write_text("def g():\n    # @hindsight:   \n    return 1\n")
     (root / "d.py").write_text("def h():\n    # @hindsight: h is hot\n    return 1\n")
     with open_bank(str(root)) as b:
-        st = b.index()
+        st = b.code.index()
         assert st.warnings == []
-        assert sorted(m["text"] for m in b.memories()) == [
+        assert sorted(m["text"] for m in b.memory.memories()) == [
             "h is hot", "use staging, password=[REDACTED:env_secret]"]
         (root / "e.py").write_text("x = 1\n")
-        b.index()
-        assert len(b.memories()) == 2  # nothing archived by the second run
+        b.code.index()
+        assert len(b.memory.memories()) == 2  # nothing archived by the second run
         assert b"hunter2hunter2" not in raw_db(b)
 
 
 def test_supersede_rules(tmp_path: Path) -> None:
     with open_bank(str(tmp_path)) as b:
-        a = b.retain("Cycle alpha about ports", kind="fact").id
+        a = b.memory.retain("Cycle alpha about ports", kind="fact").id
         with pytest.raises(ConfigError, match="cannot supersede itself"):
-            b.retain("Cycle alpha about ports", kind="fact", supersedes=a)
-        c = b.retain("Cycle beta about ports", kind="fact", supersedes=a).id
+            b.memory.retain("Cycle alpha about ports", kind="fact", supersedes=a)
+        c = b.memory.retain("Cycle beta about ports", kind="fact", supersedes=a).id
         with pytest.raises(ConfigError, match="superseded, not active"):
-            b.retain("gamma", kind="fact", supersedes=a)
+            b.memory.retain("gamma", kind="fact", supersedes=a)
         # retaining the superseded text again makes it current again
-        again = b.retain("Cycle alpha about ports", kind="fact")
-        assert (again.id, again.action, b.memory(a)["status"]) == (a, "duplicate", "active")
-        assert b.memory(c)["status"] == "active"
+        again = b.memory.retain("Cycle alpha about ports", kind="fact")
+        assert (again.id, again.action, b.memory.get(a)["status"]) == (a, "duplicate", "active")
+        assert b.memory.get(c)["status"] == "active"
 
 
 def test_stale_clears_when_the_edit_is_undone(tmp_path: Path) -> None:
@@ -108,14 +108,14 @@ def test_stale_clears_when_the_edit_is_undone(tmp_path: Path) -> None:
     root.mkdir()
     (root / "a.py").write_text("def f():\n    return 1\n")
     with open_bank(str(root)) as b:
-        b.index()
-        m = b.retain("f is pure", symbols=["f"]).id
+        b.code.index()
+        m = b.memory.retain("f is pure", symbols=["f"]).id
         (root / "a.py").write_text("def f():\n    return 2\n")
-        b.index()
-        assert b.memory(m)["stale"] == 1
+        b.code.index()
+        assert b.memory.get(m)["stale"] == 1
         (root / "a.py").write_text("def f():\n    return 1\n")
-        b.index()
-        assert (b.memory(m)["stale"], b.memories(stale=True)) == (0, [])
+        b.code.index()
+        assert (b.memory.get(m)["stale"], b.memory.memories(stale=True)) == (0, [])
 
 
 @pytest.mark.parametrize("line", [
@@ -147,7 +147,7 @@ def test_extreme_dates_are_handled(tmp_path: Path, args: list[str]) -> None:
 def test_bad_llm_settings_fall_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HINDSIGHT_LLM_URL", "notaurl")
     with open_bank(str(tmp_path)) as b:
-        r = b.retain("We decided to pin numpy")
+        r = b.memory.retain("We decided to pin numpy")
         assert r.structured.startswith("rules (llm error")
 
 

@@ -60,9 +60,9 @@ def test_llm_structures_a_retain(server: str, tmp_path: Path) -> None:
                                    "problem": "flaky timeout", "solution": "raised the limit",
                                    "outcome": "success", "tags": ["CI", "flaky"]})
     with open_bank(str(tmp_path)) as b:
-        r = b.retain("The CI timeout was flaky; raising it to 20 s fixed it. key sk-"
+        r = b.memory.retain("The CI timeout was flaky; raising it to 20 s fixed it. key sk-"
                      + "a" * 30)
-        m = b.memory(r.id)
+        m = b.memory.get(r.id)
     assert r.structured == "llm"
     assert (m["kind"], m["scene"], m["problem"], m["solution"], m["outcome"], m["tags"]) == (
         "lesson", "CI on 2 cores", "flaky timeout", "raised the limit", "success",
@@ -82,20 +82,20 @@ def test_llm_failures_fall_back_to_rules(server: str, tmp_path: Path, content: s
     REPLY.update(content=content, delay=delay, status=status)
     with open_bank(str(tmp_path)) as b:
         t0 = time.perf_counter()
-        r = b.retain("We decided to pin numpy below 3")
+        r = b.memory.retain("We decided to pin numpy below 3")
         assert time.perf_counter() - t0 < 5
         assert r.structured.startswith(f"rules ({why}")
-        assert b.memory(r.id)["kind"] == "decision"  # from the deterministic rules
+        assert b.memory.get(r.id)["kind"] == "decision"  # from the deterministic rules
 
 
 def test_reflect_with_llm_cites_only_given_ids(server: str, tmp_path: Path) -> None:
     with open_bank(str(tmp_path)) as b:
-        a = b.retain("Decided: retries use exponential backoff", kind="decision").id
+        a = b.memory.retain("Decided: retries use exponential backoff", kind="decision").id
         REPLY["content"] = f"Retries back off exponentially [#{a}]."
-        res = b.reflect("how do retries work")
+        res = b.memory.reflect("how do retries work")
         assert (res["answer"], res["fallback"]) == (f"Retries back off exponentially [#{a}].", "")
         REPLY["content"] = "Made up [#999]."
-        res = b.reflect("how do retries work")
+        res = b.memory.reflect("how do retries work")
         assert (res["answer"], res["fallback"]) == (None, "llm cited notes it was not given")
         assert res["by_kind"]["decision"][0].startswith(f"[#{a} ")
 
@@ -107,9 +107,9 @@ def test_openai_compatible_embedder(server: str, tmp_path: Path,
     monkeypatch.setenv("HINDSIGHT_EMBED_MODEL", "stub-embed")
     monkeypatch.delenv("HINDSIGHT_LLM_URL")
     with open_bank(str(tmp_path)) as b:
-        r = b.retain("short", kind="fact")
-        assert b.embedder.model_id == "openai:stub-embed"
-        row = b.conn.execute("SELECT model, length(vector) FROM memories WHERE id=?",
+        r = b.memory.retain("short", kind="fact")
+        assert b.memory.embedder.model_id == "openai:stub-embed"
+        row = b.stores.raw.execute("SELECT model, length(vector) FROM memories WHERE id=?",
                              (r.id,)).fetchone()
         assert row == ("openai:stub-embed", 12)  # 3 float32
-        assert [h["id"] for h in b.recall("short")["hits"]] == [r.id]
+        assert [h["id"] for h in b.memory.recall("short")["hits"]] == [r.id]

@@ -52,17 +52,17 @@ def test_local_cross_encoder_reorders_the_top(tmp_path: Path, monkeypatch: pytes
     repo = tmp_path / "r"
     repo.mkdir()
     with open_bank(str(repo)) as b:
-        first = b.retain("the cache layer keeps hot keys in memory").id
-        z = b.retain("the cache layer once held a zebra of keys").id
-        plain = b.recall("cache layer keys")
+        first = b.memory.retain("the cache layer keeps hot keys in memory").id
+        z = b.memory.retain("the cache layer once held a zebra of keys").id
+        plain = b.memory.recall("cache layer keys")
         assert [h["id"] for h in plain["hits"]][0] == first and plain["reranked_by"] == ""
         monkeypatch.setenv("HINDSIGHT_RERANKER_MODEL", str(model))
         monkeypatch.setenv("HINDSIGHT_RERANKER_TOKENIZER", str(TOKENIZER))
-        res = b.recall("cache layer keys", rerank=True)
+        res = b.memory.recall("cache layer keys", rerank=True)
         assert [h["id"] for h in res["hits"]][:2] == [z, first]
         assert res["reranked_by"] == "onnx-cross-encoder:ce.onnx"
         monkeypatch.setenv("HINDSIGHT_RERANKER_MODEL", str(tmp_path / "missing.onnx"))
         from hindsight.errors import ProviderError
 
         with pytest.raises(ProviderError, match="cannot load the reranker"):
-            b.recall("cache", rerank=True)
+            b.memory.recall("cache", rerank=True)

@@ -34,8 +34,8 @@ def test_record_edit_symbols_ranges_actor(tmp_path: Path) -> None:
     new = fn("f", "return 10") + fn("k")
     (r.path / "a.py").write_text(new)
     with open_bank(str(r.path)) as b:
-        b.index()
-        ev = b.record_edit(str(r.path / "a.py"), old, new, actor="claude-code",
+        b.code.index()
+        ev = b.history.record_edit(str(r.path / "a.py"), old, new, actor="claude-code",
                            session="s-123")
         assert (ev["path"], ev["action"], ev["actor"], ev["session"], ev["branch"],
                 ev["head"]) == ("a.py", "modify", "claude-code", "s-123", "main", r.shas[1])
@@ -44,31 +44,31 @@ def test_record_edit_symbols_ranges_actor(tmp_path: Path) -> None:
             ("f", "modified", 1), ("k", "added", 5), ("g", "removed", 5)]
         assert ev["ts"][-6] in "+-" and ev["old_hash"] != ev["new_hash"] != ""
         # the index was refreshed first: symbol queries see k, not g
-        assert [s.local for s in b.symbols("k")[1]] == ["k"]
-        assert b.symbols("g")[0] == "none"
+        assert [s.local for s in b.code.symbols("k")[1]] == ["k"]
+        assert b.code.symbols("g")[0] == "none"
         # create, delete, rename
-        c = b.record_edit("b.py", None, fn("made"), actor="human")
+        c = b.history.record_edit("b.py", None, fn("made"), actor="human")
         assert (c["action"], [(s["local"], s["change"]) for s in c["symbols"]]) == (
             "create", [("made", "added")])
-        d = b.record_edit("b.py", fn("made"), None)
+        d = b.history.record_edit("b.py", fn("made"), None)
         assert (d["action"], d["new_hash"], d["ranges"]) == ("delete", "", [[1, 4, 0, 0]])
-        m = b.record_edit("z.py", new, new, old_path="a.py")
+        m = b.history.record_edit("z.py", new, new, old_path="a.py")
         assert (m["action"], m["old_path"]) == ("rename", "a.py")
         assert {(s["local"], s["change"]) for s in m["symbols"]} == {("f", "moved"),
                                                                      ("k", "moved")}
         with pytest.raises(ConfigError):
-            b.record_edit("q.py", None, None)
+            b.history.record_edit("q.py", None, None)
         with pytest.raises(ConfigError, match="not a file inside the repository"):
-            b.record_edit("../elsewhere.py", "", "x = 1\n")
-        log = b.trace_log(symbol="k")
+            b.history.record_edit("../elsewhere.py", "", "x = 1\n")
+        log = b.history.trace_log(symbol="k")
         assert [e["action"] for e in log] == ["rename", "modify"]
-        assert [e["action"] for e in b.trace_log(file="b.py")] == ["delete", "create"]
+        assert [e["action"] for e in b.history.trace_log(file="b.py")] == ["delete", "create"]
 
 
 def test_trace_log_jsonl_and_since(tmp_path: Path) -> None:
     r = small_repo(tmp_path)
     with open_bank(str(r.path)) as b:
-        b.record_edit("a.py", fn("f"), fn("f", "return 3"), actor="codex", session="x",
+        b.history.record_edit("a.py", fn("f"), fn("f", "return 3"), actor="codex", session="x",
                       refresh_index=False)
     out = subprocess.run([*CLI, "trace-log", "--format", "jsonl"], cwd=r.path,
                          capture_output=True, text=True, check=True).stdout
@@ -172,7 +172,7 @@ def test_git_hooks_install_twice_keep_user_hook_uninstall_restores(tmp_path: Pat
     rec = json.loads(log.read_text().splitlines()[-1])
     assert (rec["event"], rec["outcome"], rec["commits"]) == ("post-commit", "ok", 2)
     with open_bank(str(r.path)) as b:
-        assert [e.subject for e in b.history("f")["entries"]] == ["two", "one"]
+        assert [e.subject for e in b.history.history("f")["entries"]] == ["two", "one"]
     out = subprocess.run([*CLI, "hooks", "uninstall-git"], cwd=r.path, capture_output=True,
                          text=True, check=True).stdout
     assert "post-commit: removed; your original hook is back" in out

@@ -1,56 +1,80 @@
-"""Composition: open a bank for a repository and expose the code index as a Python API.
+"""The composition root: open a repository's bank and wire its services.
 
-Only this module picks concrete classes (the SQLite store); everything else sees contracts.
+``open_bank(...)`` resolves the bank id, opens the storage backend (SQLite here; the only
+module that names a concrete backend or provider) and returns a :class:`Bank` holding four
+services: ``code`` (L1/L2), ``history`` (L3), ``memory`` and ``sessions``. Nothing here
+writes SQL.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import sqlite3
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, TypeVar
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
-from hindsight.app_history import HistoryMixin, refresh_locked  # noqa: F401
-from hindsight.app_memory import MemoryMixin
-from hindsight.appbase import _storage
-from hindsight.config.paths import bank_file, repo_root
-from hindsight.errors import BankNotFound, ConfigError, NotFound, NotIndexed, StorageError
-from hindsight.models import IndexStats, Symbol
+from hindsight.codeindex.service import CodeService
+from hindsight.config.paths import Home, bank_file, file_lock, index_lock_name, repo_root
+from hindsight.errors import BankNotFound, Busy, ConfigError
+from hindsight.history.service import HistoryService, rel_in_root
+from hindsight.memory.service import MemoryService
+from hindsight.models import IndexStats
+from hindsight.sessions.service import SessionService
+from hindsight.store.base import CodeStore, HistoryStore, MemoryStore
 
-F = TypeVar("F", bound=Callable[..., Any])
-KINDS = frozenset({"function", "method", "constructor", "class", "interface", "struct", "enum",
-                   "trait", "type", "constant", "module", "namespace", "macro", "object",
-                   "property"})
+INDEX_LOCK_WAIT_S = 600.0  # an index writer waits this long for another one's pass
 
 
 @dataclass
-class Bank(HistoryMixin, MemoryMixin):
-    """An open bank: ``bank_id``, its repository ``root`` and database ``path``.
+class Stores:
+    """The storage of one bank. ``raw`` is the backend's own handle (a sqlite3 connection),
+    for tests and benchmarks only."""
 
-    Use :func:`open_bank` to get one; close it with :meth:`close` (or a ``with`` block).
-    """
+    code: CodeStore
+    history: HistoryStore
+    memory: MemoryStore
+    raw: Any = None
+
+    def close(self) -> None:
+        if self.raw is not None:
+            self.raw.close()
+
+    def set_busy_timeout(self, ms: int) -> None:
+        """How long writes wait for another writer (ms)."""
+        self.memory.set_busy_timeout(ms)
+
+
+@dataclass
+class Bank:
+    """An open bank: ``bank_id``, its repository ``root``, database ``path``, the resolution
+    that chose it, and the services ``code``, ``history``, ``memory``, ``sessions``.
+
+    Get one with :func:`open_bank`; close it with :meth:`close` (or a ``with`` block)."""
 
     bank_id: str
     root: str
     path: str
-    conn: sqlite3.Connection
-    _mem: Any = None
-    _embedder: Any = None
+    stores: Stores
     resolution: Any = None
+    code: CodeService = field(init=False)
+    history: HistoryService = field(init=False)
+    memory: MemoryService = field(init=False)
+    sessions: SessionService = field(init=False)
 
-    @property
-    def code(self) -> Any:
-        from hindsight.store.sqlite.code import SqliteCodeStore
-
-        return SqliteCodeStore(self.conn)
-
-    @property
-    def history_store(self) -> Any:
-        from hindsight.store.sqlite.history import SqliteHistoryStore
-
-        return SqliteHistoryStore(self.conn)
+    def __post_init__(self) -> None:
+        lock = _index_lock(self.bank_id)
+        self.code = CodeService(self.stores.code, self.root, writer_lock=lambda: lock("index"),
+                                after_index=self._after_index)
+        self.history = HistoryService(self.stores.history, self.code, writer_lock=lock)
+        self.memory = MemoryService(self.stores.memory, anchors=self._anchors,
+                                    neighbours=self.code.neighbours,
+                                    embedder=self._make_embedder, llm=_make_llm,
+                                    reranker=_make_reranker)
+        self.sessions = SessionService(self)
 
     def __enter__(self) -> Bank:
         return self
@@ -59,166 +83,134 @@ class Bank(HistoryMixin, MemoryMixin):
         self.close()
 
     def close(self) -> None:
-        self.conn.close()
-
-    # --- code index ------------------------------------------------------------------
-    @_storage
-    def index(self, *, full: bool = False, include_untracked: bool | None = None,
-              workers: int | None = None, exclude: list[str] | None = None,
-              progress: Any = None, remember: bool = True) -> IndexStats:
-        """Index the repository (incremental unless ``full`` or first time).
-
-        ``workers``: parser processes (default: CPU count). ``exclude`` (gitignore-style
-        patterns) and ``include_untracked`` are remembered by the bank when given. ``progress(stage, done, total)``
-        is called during long work. Raises :class:`~hindsight.errors.StorageError` when the
-        bank cannot be written.
-        """
-        from hindsight.codeindex.indexer import index
-
-        st = index(self.code, self.root, full=full, include_untracked=include_untracked,
-                   workers=workers, exclude=exclude, progress=progress, remember=remember)
-        self._after_index(st)
-        return st
+        self.stores.close()
 
     def _after_index(self, st: IndexStats) -> None:
-        """Memories follow the code: anchors are checked, ``@hindsight:`` comments synced.
-        A failure here is a warning on the stats, never a failed index."""
-        from hindsight.errors import HindsightError
-        from hindsight.memory.anchors import check_anchors, sync_comments
+        st.warnings += self.memory.after_index(self.stores.code)
 
-        try:
-            check_anchors(self.memory_store, self.code)
-            if self.code.notes() or self.memory_store.count(None):
-                sync_comments(self.memory_store, self.code, self.embedder)
-        except HindsightError as e:
-            st.warnings.append(f"memories not updated after indexing: {e}")
+    def _anchors(self, files: list[str], symbols: list[str]) -> list[tuple[str, str, str]]:
+        from hindsight.errors import NotFound
 
-    @_storage
-    def is_indexed(self) -> bool:
-        return self.code.get_meta("indexed_commit") is not None
+        out: list[tuple[str, str, str]] = []
+        for f in files:
+            rel = self.code.rel(f) or ""
+            rel = rel_in_root(self.root, rel if rel else f)
+            if not os.path.exists(os.path.join(self.root, rel)):
+                raise NotFound(f"{f}: no such file under {self.root}", path=f)
+            out.append((rel, "", ""))
+        for spec in symbols:
+            sym = self.code.resolve(spec)
+            out.append((sym.path, sym.local, sym.ast_hash))
+        return out
 
-    def _require_index(self) -> Any:
-        if not self.is_indexed():
-            raise NotIndexed(f"{self.root} has no code index yet; run: hindsight index "
-                             f"--repo-root {self.root}")
-        return self.code
-
-    @_storage
-    def rel(self, path: str | None) -> str | None:
-        """A user-given file or directory as a repository-relative path: absolute paths and
-        paths that exist relative to the current directory are converted; ``./`` is
-        dropped; anything else is taken as already relative to the root."""
-        if not path:
-            return path
-        cand = os.path.abspath(path)
-        if os.path.isabs(path) or os.path.exists(cand):
-            rel = os.path.relpath(cand, self.root)
-            if not rel.startswith(".."):
-                return "" if rel == "." else rel.replace(os.sep, "/")
-        return os.path.normpath(path).replace(os.sep, "/").removeprefix("./")
-
-    def symbols(self, name: str, kind: str | None = None, file: str | None = None,
-                limit: int = 50) -> tuple[str, list[Symbol]]:
-        """Find symbols by name (exact, then prefix, then substring); see
-        :func:`hindsight.codeindex.query.find`. Raises :class:`NotIndexed`."""
-        from hindsight.codeindex.query import find
-
-        if kind and kind not in KINDS:
-            raise ConfigError(f"--kind {kind!r}: one of {', '.join(sorted(KINDS))}")
-        return find(self._require_index(), name, kind, self.rel(file), limit)
-
-    @_storage
-    def callers(self, symbol: str, depth: int = 1, file: str | None = None,
-                include_unresolved: bool = False) -> tuple[Symbol, list[Any]]:
-        """Callers of ``symbol`` to ``depth``. Raises NotIndexed, NotFound, Ambiguous."""
-        from hindsight.codeindex.query import callers
-
-        return callers(self._require_index(), symbol, depth, self.rel(file), include_unresolved)
-
-    @_storage
-    def callees(self, symbol: str, depth: int = 1, file: str | None = None
-                ) -> tuple[Symbol, list[Any]]:
-        """Callees of ``symbol`` to ``depth``. Raises NotIndexed, NotFound, Ambiguous."""
-        from hindsight.codeindex.query import callees
-
-        return callees(self._require_index(), symbol, depth, self.rel(file))
-
-    @_storage
-    def trace(self, start: str, depth: int = 3, file: str | None = None) -> Any:
-        """Call tree from ``start`` (a :class:`hindsight.codeindex.query.Step`)."""
-        from hindsight.codeindex.query import trace
-
-        return trace(self._require_index(), self.root, start, depth, self.rel(file))
-
-    def debug_file(self, path: str) -> Any:
-        """Parse one file (relative to the current directory or the root, or absolute)
-        without storing anything. Returns a ParseResult, or ``None`` for a file with no
-        supported language. Raises :class:`NotFound` when the file does not exist."""
-        from hindsight.codeindex.indexer import reparse_one
-
-        rel = self.rel(path) or ""
-        full = os.path.join(self.root, rel)
-        if not os.path.lexists(full):
-            raise NotFound(f"{path}: no such file under {self.root}")
-        if not os.path.isfile(full) or os.path.islink(full):
-            raise NotFound(f"{path}: not a regular file (symlinks, pipes and devices are "
-                           "never parsed)")
-        return reparse_one(self.root, rel)
-
-    @_storage
-    def problem_files(self) -> list[tuple[str, str]]:
-        """``(path, reason)`` of every skipped file worth listing and every file with a
-        parse error (reason = the error, e.g. ``syntax error at line 4``)."""
-        return self.code.problem_files()
+    def _make_embedder(self) -> Any:
+        name = (self.resolution.settings["embedder"] if self.resolution is not None
+                else _settings()["embedder"])
+        return make_embedder(name)
 
     def status(self) -> dict[str, Any]:
-        """Bank id, paths, counts (files, symbols, edges, unresolved share), skipped files by
-        reason, indexed commit and the number of files changed since (by stat)."""
-        store = self.code
-        c = store.counts()
-        calls = c["calls"] or 1
-        out: dict[str, Any] = {
-            "bank": self.bank_id, "root": self.root, "database": self.path,
-            "database_bytes": _db_size(self.path), **c,
-            "unresolved_share": round(c["unresolved_calls"] / calls, 4),
-            "skipped": store.skipped(), "indexed_commit": store.get_meta("indexed_commit"),
-            "indexed": self.is_indexed(),
-        }
-        out["changed_since"] = _changed_since(store, self.root) if out["indexed"] else None
-        hs = self.history_store
-        out["history"] = {**hs.history_counts(),
-                          "mode": json.loads(hs.get_meta("history_mode") or '"full"'),
-                          "partial": hs.get_meta("history_partial_kind") or "",
-                          "ingested_at": hs.get_meta("history_ingested_at")}
-        out["memories"] = {st: n for st, n in self.conn.execute(
-            "SELECT status, count(*) FROM memories GROUP BY status")}
-        out["memories"]["stale"] = self.conn.execute(
-            "SELECT count(*) FROM memories WHERE stale=1 AND status='active'").fetchone()[0]
-        res = self.resolution
-        out["resolved_by"] = res.how if res is not None else ""
-        try:
-            out["seed"] = json.loads(store.get_meta("seed_state") or "{}")
-        except ValueError:
-            out["seed"] = {}
-        out["fresh"] = out["changed_since"] == 0 if out["indexed"] else False
+        """Bank id, paths and size; the code index's counts and freshness (see
+        :meth:`CodeService.status`); history counts; memories per status; how the bank was
+        resolved; the seeding state."""
+        out: dict[str, Any] = {"bank": self.bank_id, "root": self.root, "database": self.path,
+                               "database_bytes": _db_size(self.path)}
+        code = self.code.status()
+        fresh = code.pop("fresh")
+        out.update(code)
+        out["history"] = self.history.status()
+        out["memories"] = self.memory.counts()
+        out["resolved_by"] = self.resolution.how if self.resolution is not None else ""
+        out["seed"] = self.sessions.seed_state()
+        out["fresh"] = fresh
         return out
+
+
+def _settings() -> Any:
+    from hindsight.config.settings import load
+
+    return load()
+
+
+def make_embedder(name: str) -> Any:
+    """The embedding provider called ``name``: ``minilm`` (local all-MiniLM-L6-v2, ONNX
+    int8), ``hashing`` (feature hashing; tests, or no model) or ``openai`` (an
+    OpenAI-compatible endpoint). Raises ConfigError for another name."""
+    if name == "hashing":
+        from hindsight.providers.hashing import HashingEmbedder
+
+        return HashingEmbedder()
+    if name == "minilm":
+        from hindsight.providers.local_minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder()
+    if name == "openai":
+        from hindsight.providers.openai_compat import OpenAICompatEmbedder
+
+        return OpenAICompatEmbedder.from_env()
+    raise ConfigError(f"embedder {name!r}: one of minilm, hashing, openai", option="embedder",
+                      value=name, choices=("minilm", "hashing", "openai"))
+
+
+def _make_llm() -> Any:
+    from hindsight.providers.openai_compat import OpenAICompatLLM
+
+    return OpenAICompatLLM.from_env()
+
+
+def _make_reranker() -> Any:
+    from hindsight.providers.local_reranker import OnnxCrossEncoder
+
+    return OnnxCrossEncoder.from_env()
+
+
+_HELD: dict[str, int] = {}
+_HELD_LOCK = threading.Lock()
+
+
+def _index_lock(bank_id: str) -> Any:
+    """A factory of context managers holding the bank's one index lock (re-entrant within
+    a process); each pass is logged to ``$HINDSIGHT_HOME/logs/index.jsonl`` with its start
+    and end (Unix seconds), pid and kind (``index`` or ``ingest``)."""
+    name = index_lock_name(bank_id)
+
+    @contextlib.contextmanager
+    def held(what: str) -> Iterator[None]:
+        with _HELD_LOCK:
+            nested = _HELD.get(name, 0) > 0
+            _HELD[name] = _HELD.get(name, 0) + 1
+        try:
+            if nested:
+                yield
+                return
+            with file_lock(name, wait_s=INDEX_LOCK_WAIT_S) as ok:
+                if not ok:
+                    raise Busy(f"bank {bank_id}: another index writer held the lock for "
+                               f"{INDEX_LOCK_WAIT_S:g} s", value=bank_id)
+                t0 = time.time()
+                try:
+                    yield
+                finally:
+                    _log_pass(bank_id, what, t0, time.time())
+        finally:
+            with _HELD_LOCK:
+                _HELD[name] -= 1
+
+    return held
+
+
+def _log_pass(bank_id: str, what: str, start: float, end: float) -> None:
+    rec = {"bank": bank_id, "what": what, "pid": os.getpid(), "start": start, "end": end}
+    with contextlib.suppress(OSError):
+        fd = os.open(Home.current().log_file("index.jsonl"),
+                     os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            os.write(fd, (json.dumps(rec) + "\n").encode())
+        finally:
+            os.close(fd)
 
 
 def _db_size(path: str) -> int:
     return sum(os.path.getsize(p) for p in (path, path + "-wal") if os.path.exists(p))
-
-
-def _changed_since(store: Any, root: str) -> int:
-    n = 0
-    for path, fr in store.load_files().items():
-        try:
-            st = os.stat(os.path.join(root, path))
-        except OSError:
-            n += 1
-            continue
-        if st.st_size != fr.size or st.st_mtime_ns != fr.mtime_ns:
-            n += 1
-    return n
 
 
 def open_bank(path: str = ".", *, repo_root_path: str | None = None,
@@ -230,48 +222,47 @@ def open_bank(path: str = ".", *, repo_root_path: str | None = None,
     git file selection applies when the root has a ``.git``; otherwise the directory is
     walked with the same ignore rules. The bank id comes from the layered config and
     :func:`hindsight.config.banks.resolve` (``resolution`` when already resolved); the file
-    is ``$HINDSIGHT_HOME/banks/<id>.db``. Raises :class:`ConfigError` for a path that is not
-    a directory, an invalid config, or a repository that has no bank (``disabled``,
-    ``optInOnly``); :class:`BankNotFound` when ``create`` is false and the bank does not
-    exist; :class:`StorageError` when the database cannot be opened.
+    is ``$HINDSIGHT_HOME/banks/<id>.db``; a bank written by an earlier release is migrated
+    in place. Raises :class:`ConfigError` for a path that is not a directory, an invalid
+    config, or a repository that has no bank (``disabled``, ``optInOnly``);
+    :class:`BankNotFound` when ``create`` is false and the bank does not exist;
+    :class:`StorageError` when the database cannot be opened or holds another bank.
     """
     from hindsight.config.banks import resolve
-    from hindsight.store.sqlite.db import connect
 
     if resolution is not None:
         root = resolution.root
     elif repo_root_path is not None:
         root = os.path.abspath(repo_root_path)
         if not os.path.isdir(root):
-            raise ConfigError(f"{repo_root_path}: not a directory")
+            raise ConfigError(f"{repo_root_path}: not a directory", path=repo_root_path)
     else:
         root = repo_root(path)
     try:
         root.encode("utf-8")
     except UnicodeEncodeError:
         shown = root.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-        raise ConfigError(f"{shown}: repository path is not valid UTF-8") from None
+        raise ConfigError(f"{shown}: repository path is not valid UTF-8", path=shown) from None
     res = resolution or resolve(root, harness, root=root)
     if res.bank_id is None:
-        raise ConfigError(f"{root}: no bank ({res.reason})")
-    bank_id = res.bank_id
-    db = bank_file(bank_id)
+        raise ConfigError(f"{root}: no bank ({res.reason})", path=root)
+    db = bank_file(res.bank_id)
     if not create and not os.path.exists(db):
         raise BankNotFound(f"no bank for {root} (expected {db}); nothing was retained or "
-                           "indexed there yet")
-    conn = connect(db)
-    try:
-        stored = conn.execute("SELECT value FROM meta WHERE key='bank_id'").fetchone()
-        if stored is None:
-            conn.execute("INSERT OR IGNORE INTO meta VALUES('bank_id', ?)", (bank_id,))
-            conn.execute("INSERT OR IGNORE INTO meta VALUES('repo_root', ?)", (root,))
-    except sqlite3.Error as e:
-        conn.close()
-        raise StorageError(f"{db}: {e}") from e
-    if stored is not None and stored[0] != bank_id:
-        conn.close()
-        raise StorageError(f"{db} holds bank {stored[0]!r}, not {bank_id!r}; refusing to mix "
-                           "two banks in one file")
-    bank = Bank(bank_id, res.root, db, conn)
-    bank.resolution = res
-    return bank
+                           "indexed there yet", path=db, root=root)
+    return Bank(res.bank_id, res.root, db, _sqlite_stores(db, res.bank_id, root), res)
+
+
+def _sqlite_stores(db: str, bank_id: str, root: str) -> Stores:
+    from hindsight.store.sqlite import open_stores
+
+    code, history, memory, conn = open_stores(db, bank_id, root)
+    return Stores(code, history, memory, conn)
+
+
+def git_refresh(root: str, event: str) -> None:
+    """Incremental index + history ingest of the repository at ``root``, for git hooks;
+    see :func:`hindsight.history.githooks.refresh`. Never raises."""
+    from hindsight.history.githooks import refresh
+
+    refresh(root, event, lambda r: open_bank(r))

@@ -1,6 +1,7 @@
-"""The ``hindsight`` console script: the CLI plus the commands of the agent integrations
-(``hook``, ``import``, ``install``/``uninstall``, ``mcp``). Composition, like app.py: the
-interface packages never import each other, so they meet here."""
+"""The ``hindsight`` console script. Like :mod:`hindsight.app` for the services, this is
+where the interface packages meet (they never import each other): it passes the commands of
+the agent integrations (``hook``, ``install``/``uninstall``, ``import claude-code|codex``,
+``mcp``) to :func:`hindsight.cli.app.build_cli`, which builds the one command tree."""
 
 from __future__ import annotations
 
@@ -16,42 +17,14 @@ def main() -> None:
         rc = fast_main(sys.argv[2:])
         if rc is not None:
             sys.exit(rc)
-    import click
-
-    from hindsight.cli import memory as _memory  # noqa: F401  (registers `import FILE`)
-    from hindsight.cli.main import app
-    from hindsight.cli.main import main as cli_main
+    from hindsight.cli.app import build_cli, run
     from hindsight.hooks.command import commands as hook_commands
+    from hindsight.hooks.command import import_sources
     from hindsight.hooks.install_cmd import commands as install_commands
     from hindsight.mcp.command import command as mcp_command
 
-    file_import = app.commands["import"]
-    for c in [*hook_commands(), *install_commands(), mcp_command()]:
-        app.add_command(c)
-    group = app.commands["import"]
-    assert isinstance(group, click.Group)
-    group.__class__ = _make_import_group()
-    file_import.hidden = True
-    group.add_command(file_import, _FILE)
-    cli_main()
-
-
-_FILE = "file"
-
-
-def _make_import_group() -> type:
-    import click
-
-    class ImportGroup(click.Group):
-        """`import claude-code`, `import codex`, and `import FILE` (memories exported by
-        `hindsight export`): anything that is not a subcommand is the FILE form."""
-
-        def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-            if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
-                args = [_FILE, *args]
-            return super().parse_args(ctx, args)
-
-    return ImportGroup
+    run(build_cli([*hook_commands(), *install_commands(), mcp_command()],
+                  import_sources()))
 
 
 if __name__ == "__main__":

@@ -44,6 +44,10 @@ class Symbol(NamedTuple):
     def qname(self) -> str:
         return f"{self.path}::{self.local}"
 
+    def as_dict(self) -> dict[str, Any]:
+        """The one JSON shape of a symbol, everywhere: its fields plus ``qname``."""
+        return {**self._asdict(), "qname": self.qname}
+
 
 class RawRef(NamedTuple):
     """A reference seen by the parser, before resolution.
@@ -171,3 +175,202 @@ class SymbolChange(NamedTuple):
     new_hash: str
     start_line: int
     end_line: int
+
+
+# --- experience memory -------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """A link from a memory to a file (``symbol`` ``""``) or to a symbol in it (``symbol``
+    is its local qualified name, ``ast_hash`` the symbol's ast hash when the anchor was
+    made). ``stale`` is true when that code changed since (``reason`` says how)."""
+
+    path: str
+    symbol: str = ""
+    ast_hash: str = ""
+    stale: bool = False
+    reason: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "symbol": self.symbol, "ast_hash": self.ast_hash,
+                "stale": int(self.stale), "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """One stored memory (an experience unit). Times: ``*_at`` ISO 8601 with offset,
+    ``*_ts`` Unix seconds. ``kind``: decision, convention, lesson, fact, preference,
+    conversation…; ``outcome``: success, failure, partial or ``""``; ``status``: active,
+    forgotten, archived or superseded; ``visibility``: private (seen only by ``owner``),
+    team or public; ``confidence`` 0..1; ``stale`` is true when an anchor's code changed."""
+
+    id: int
+    fingerprint: str
+    text: str
+    kind: str
+    scene: str
+    problem: str
+    solution: str
+    outcome: str
+    tags: tuple[str, ...]
+    context: str
+    source: str
+    session: str
+    agent: str
+    commit_sha: str
+    ref: str
+    occurred_at: str
+    occurred_ts: float
+    created_at: str
+    created_ts: float
+    access_count: int
+    last_accessed_ts: float
+    confidence: float
+    status: str
+    status_reason: str
+    status_at: str
+    superseded_by: int | None
+    visibility: str
+    owner: str
+    stale: bool
+    stale_reason: str
+    model: str
+    anchors: tuple[Anchor, ...] = ()
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any], anchors: list[dict[str, Any]]) -> Memory:
+        """From a storage row (column names as the field names; ``tags`` a list) and its
+        anchor rows (``path``, ``symbol``, ``ast_hash``, ``stale``, ``reason``)."""
+        d: dict[str, Any] = {k: row.get(k) for k in _MEMORY_FIELDS}
+        d["tags"] = tuple(row.get("tags") or ())
+        d["stale"] = bool(row.get("stale"))
+        d["model"] = row.get("model") or ""
+        d["status_at"] = row.get("status_at") or ""
+        d["status_reason"] = row.get("status_reason") or ""
+        return cls(**d, anchors=tuple(
+            Anchor(a["path"], a.get("symbol", ""), a.get("ast_hash", ""),
+                   bool(a.get("stale", 0)), a.get("reason", "")) for a in anchors))
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON shape of a memory (field order as stored; ``stale`` 0/1 as in 0.1)."""
+        d = {k: getattr(self, k) for k in _MEMORY_FIELDS}
+        d["tags"] = list(self.tags)
+        d["stale"] = int(self.stale)
+        d["anchors"] = [a.as_dict() for a in self.anchors]
+        return d
+
+
+_MEMORY_FIELDS = tuple(f for f in Memory.__dataclass_fields__ if f != "anchors")
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelRank:
+    """A memory's place in one recall channel: 1-based ``rank`` and the channel's raw
+    ``score`` (BM25: higher is better; dense: cosine; recency: activity)."""
+
+    rank: int
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One recalled memory: the fused ``score`` (weighted RRF) and, per channel that found
+    it, its :class:`ChannelRank` (``explain``)."""
+
+    memory: Memory
+    score: float
+    explain: dict[str, ChannelRank]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The memory's JSON shape plus ``score`` and ``explain`` ({channel: {rank,
+        score}})."""
+        return {**self.memory.as_dict(), "score": self.score,
+                "explain": {n: {"rank": c.rank, "score": c.score}
+                            for n, c in self.explain.items()}}
+
+
+@dataclass(frozen=True, slots=True)
+class RecallResult:
+    """What recall returns: ``hits`` best first; ``channels`` the number of candidates per
+    channel; ``reranked_by`` the reranking model id or ``""``; ``tokens`` the estimated size
+    of the hits' text (≈ 4 characters a token); ``ms`` the time taken; ``partial`` is true
+    when only some channels ran before a deadline (``note`` says which)."""
+
+    hits: tuple[Hit, ...] = ()
+    channels: dict[str, int] = field(default_factory=dict)
+    reranked_by: str = ""
+    tokens: int = 0
+    ms: float = 0.0
+    partial: bool = False
+    note: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"hits": [h.as_dict() for h in self.hits],
+                               "channels": dict(self.channels),
+                               "reranked_by": self.reranked_by, "tokens": self.tokens,
+                               "ms": self.ms}
+        if self.partial:
+            out.update(partial=True, note=self.note)
+        return out
+
+
+@dataclass
+class MemoryItem:
+    """One memory to retain. ``anchors``: (path, symbol local name or "", ast hash or "").
+    ``occurred``: ISO 8601 (default now). ``context``: neighbouring text indexed with it
+    (for conversation turns: the turns around it) but not part of the memory."""
+
+    text: str
+    kind: str = ""
+    tags: list[str] = field(default_factory=list)
+    outcome: str = ""
+    source: str = "api"
+    session: str = ""
+    agent: str = ""
+    commit_sha: str = ""
+    ref: str = ""
+    occurred: str = ""
+    context: str = ""
+    anchors: list[tuple[str, str, str]] = field(default_factory=list)
+    visibility: str = "team"
+    owner: str = ""
+    confidence: float = 1.0
+    supersedes: int | None = None
+
+    def check(self) -> None:
+        """Raises ConfigError for a field of the wrong type or out of range (JSONL input)."""
+        import math
+
+        from hindsight.errors import ConfigError
+
+        for f in ("text", "kind", "outcome", "source", "session", "agent", "commit_sha",
+                  "ref", "occurred", "context", "visibility", "owner"):
+            if not isinstance(getattr(self, f), str):
+                raise ConfigError(f"{f}: must be a string")
+        if not isinstance(self.tags, list) or not all(isinstance(t, str) for t in self.tags):
+            raise ConfigError("tags: must be a list of strings")
+        c = self.confidence
+        if isinstance(c, bool) or not isinstance(c, int | float) or not math.isfinite(c) or \
+                not 0 <= c <= 1:
+            raise ConfigError("confidence: must be a number from 0 to 1")
+        if self.supersedes is not None and (isinstance(self.supersedes, bool) or
+                                            not isinstance(self.supersedes, int) or
+                                            not 0 < self.supersedes < 2**62):
+            raise ConfigError("supersedes: must be a memory id")
+        for a in self.anchors:
+            if not (isinstance(a, tuple) and len(a) == 3 and all(isinstance(x, str) for x in a)):
+                raise ConfigError(f"anchor {a!r}: must be (path, symbol, ast_hash) strings")
+
+
+@dataclass
+class Retained:
+    """Result per item: ``id``; ``action`` created / duplicate / merged; ``redacted``:
+    kinds of secrets removed."""
+
+    id: int
+    action: str
+    redacted: list[str]
+    structured: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "action": self.action, "redacted": self.redacted,
+                "structured": self.structured}

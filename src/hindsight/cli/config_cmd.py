@@ -7,10 +7,10 @@ import os
 import click
 
 from hindsight.cli import output as out
-from hindsight.cli.main import _errors, app
+from hindsight.cli.main import _errors
 
 
-@app.group("config")
+@click.group("config")
 def config() -> None:
     """The layered configuration (~/.hindsight/config.json, HINDSIGHT_CONFIG)."""
 

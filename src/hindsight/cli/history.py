@@ -18,7 +18,6 @@ from hindsight.cli.main import (
     _bank,
     _errors,
     _progress_factory,
-    app,
     file_opt,
     json_opt,
     repo_root_opt,
@@ -26,7 +25,7 @@ from hindsight.cli.main import (
 from hindsight.errors import ConfigError
 
 
-@app.command()
+@click.command()
 @repo_root_opt
 @click.option("--mode", type=click.Choice(["full", "message", "none"]), default=None,
               help="full: commits, files and per-symbol changes; message: commits and files; "
@@ -51,9 +50,9 @@ def ingest(repo_root: str | None, mode: str | None, limit: int | None, all_: boo
                               "workers": workers}
         if prog is not None:
             with prog:
-                st = bank.ingest(progress=cb, **kw)
+                st = bank.history.ingest(progress=cb, **kw)
         else:
-            st = bank.ingest(**kw)
+            st = bank.history.ingest(**kw)
         for n in st.notes:
             out.err(n)
         if json:
@@ -71,7 +70,7 @@ def _short(sha: str) -> str:
     return sha[:10]
 
 
-@app.command()
+@click.command()
 @click.argument("symbol")
 @repo_root_opt
 @file_opt
@@ -82,11 +81,11 @@ def history(symbol: str, repo_root: str | None, file: str | None, include_unreac
             json: bool) -> None:
     """Commits that touched SYMBOL, newest first, following it across moves and renames."""
     with _errors(), _bank(repo_root) as bank:
-        res = bank.history(symbol, file, include_unreachable)
+        res = bank.history.history(symbol, file, include_unreachable)
         if json:
             out.emit_json(res | {"entries": [e.as_dict() for e in res["entries"]]})
             return
-        title = f"history of {res['symbol']}" + (" (file level)" if res["level"] == "file"
+        title = f"history of {res['qname']}" + (" (file level)" if res["level"] == "file"
                                                   else "")
         if res["partial"]:
             title += f" — partial history ({res['partial']})"
@@ -104,7 +103,7 @@ def _change(e: Any) -> str:
 _LOC = re.compile(r"^(.*):(\d{1,9})$", re.S)
 
 
-@app.command()
+@click.command()
 @click.argument("location", metavar="FILE:LINE")
 @repo_root_opt
 @json_opt
@@ -116,12 +115,12 @@ def why(location: str, repo_root: str | None, json: bool) -> None:
         if not m:
             raise ConfigError(f"{location!r}: expected FILE:LINE (line 1-based)")
         with _bank(repo_root) as bank:
-            res = bank.why(m.group(1), int(m.group(2)))
+            res = bank.history.why(m.group(1), int(m.group(2)))
         if json:
             out.emit_json(res | {"earlier": [e.as_dict() for e in res["earlier"]]})
             return
         last = res["last"]
-        head = f"{res['file']}:{res['line']}" + (f" in {res['symbol']}" if res["symbol"]
+        head = f"{res['file']}:{res['line']}" + (f" in {res['symbol']['qname']}" if res["symbol"]
                                                  else "")
         if last is None:
             out.say(f"{head}: no commit found (uncommitted, or older than the ingested "
@@ -139,7 +138,7 @@ def why(location: str, repo_root: str | None, json: bool) -> None:
                       [[e["ts"], e["action"], e["actor"], e["session"]] for e in res["live"]])
 
 
-@app.command()
+@click.command()
 @click.argument("symbol")
 @repo_root_opt
 @file_opt
@@ -152,17 +151,17 @@ def impact(symbol: str, repo_root: str | None, file: str | None, depth: int, lim
     """What may break if SYMBOL changes: callers to --depth and what historically changes
     together with it, each with its reason."""
     with _errors(), _bank(repo_root) as bank:
-        res = bank.impact(symbol, depth, file, limit)
+        res = bank.history.impact(symbol, depth, file, limit)
         if json:
             out.emit_json(res | {"items": [i.as_dict() for i in res["items"]]})
             return
         n = res["commits"]
-        out.table(f"impact of {res['symbol']} ({n} commit{'' if n == 1 else 's'} in history)",
+        out.table(f"impact of {res['symbol']['qname']} ({n} commit{'' if n == 1 else 's'} in history)",
                   ["", "target", "why"],
                   [[i.kind, i.target, "; ".join(i.reasons)] for i in res["items"]])
 
 
-@app.command()
+@click.command()
 @repo_root_opt
 @click.option("--days", type=click.IntRange(1, 1_000_000), default=90, show_default=True,
               help="Window before the newest ingested commit.")
@@ -171,7 +170,7 @@ def impact(symbol: str, repo_root: str | None, file: str | None, depth: int, lim
 def hotspots(repo_root: str | None, days: int, limit: int, json: bool) -> None:
     """Files and symbols ranked by recent churn and fix commits."""
     with _errors(), _bank(repo_root) as bank:
-        res = bank.hotspots(days, limit)
+        res = bank.history.hotspots(days, limit)
         if json:
             out.emit_json(res)
             return
@@ -206,7 +205,7 @@ def parse_since(text: str, now: float | None = None) -> float:
         return 0.0
 
 
-@app.command("trace-log")
+@click.command("trace-log")
 @repo_root_opt
 @file_opt
 @click.option("--symbol", default=None, help="Only events that touched this symbol "
@@ -220,13 +219,11 @@ def parse_since(text: str, now: float | None = None) -> float:
 def trace_log(repo_root: str | None, file: str | None, symbol: str | None,
               since: str | None, limit: int, fmt: str, json: bool) -> None:
     """Live edit events, newest first (jsonl: one object per line)."""
-    from hindsight.history.edits import event_json
-
     with _errors(), _bank(repo_root) as bank:
-        events = bank.trace_log(file, symbol, parse_since(since) if since else None, limit)
-        rows = [event_json(e) for e in events]
+        rows = bank.history.trace_log_json(file, symbol, parse_since(since) if since else None,
+                                           limit)
         if json or fmt == "json":
-            out.emit_json(rows)
+            out.emit_json({"events": rows, "count": len(rows)})
         elif fmt == "jsonl":
             for r in rows:
                 sys.stdout.write(_json.dumps(r, ensure_ascii=False) + "\n")
@@ -238,7 +235,7 @@ def trace_log(repo_root: str | None, file: str | None, symbol: str | None,
                                   for s in r["symbols"])[:80]] for r in rows])
 
 
-@app.command()
+@click.command()
 @repo_root_opt
 @click.option("--debounce-ms", type=click.IntRange(10, 10_000), default=200,
               show_default=True, help="Quiet time before a batch of changes is handled.")
@@ -255,7 +252,7 @@ def watch(repo_root: str | None, debounce_ms: int, actor: str, session: str) -> 
 
     signal.signal(signal.SIGTERM, on_term)
     with _errors(), _bank(repo_root) as bank:
-        if bank.code.get_meta("include_untracked") != "1":
+        if not bank.code.include_untracked():
             out.err("watch indexes untracked (not ignored) files too, so that new files are "
                     "seen; the bank remembers this (hindsight index --tracked-only undoes it)")
 
@@ -265,46 +262,42 @@ def watch(repo_root: str | None, debounce_ms: int, actor: str, session: str) -> 
                              + (f" ({syms})" if syms else "") + "\n")
             sys.stdout.flush()
 
-        w = bank.watcher(actor=actor, session=session, debounce_s=debounce_ms / 1000,
+        w = bank.history.watcher(actor=actor, session=session, debounce_s=debounce_ms / 1000,
                          on_event=show, on_error=out.err)
         with contextlib.suppress(KeyboardInterrupt):
             w.run(ready=lambda: out.err(f"watching {bank.root} (Ctrl-C to stop)"))
         out.err(f"stopped; {w.events} event{'' if w.events == 1 else 's'} recorded")
 
 
-@app.group()
-def hooks() -> None:
+@click.group("git-hooks")
+def git_hooks() -> None:
     """Git hooks that keep the bank current."""
 
 
-@hooks.command("install-git")
+@git_hooks.command("install-git")
 @repo_root_opt
 def install_git(repo_root: str | None) -> None:
     """Install post-commit/checkout/merge/rewrite hooks (keeps any hook you had)."""
-    from hindsight.history.githooks import install
-
     with _errors(), _bank(repo_root) as bank:
-        for line in install(bank.root):
+        for line in bank.history.install_git_hooks():
             out.say(line)
 
 
-@hooks.command("uninstall-git")
+@git_hooks.command("uninstall-git")
 @repo_root_opt
 def uninstall_git(repo_root: str | None) -> None:
     """Remove our git hooks and restore the originals."""
-    from hindsight.history.githooks import uninstall
-
     with _errors(), _bank(repo_root) as bank:
-        for line in uninstall(bank.root):
+        for line in bank.history.uninstall_git_hooks():
             out.say(line)
 
 
-@hooks.command("run-git", hidden=True)
+@git_hooks.command("run-git", hidden=True)
 @click.argument("event")
 @repo_root_opt
 def run_git(event: str, repo_root: str | None) -> None:
     """What an installed git hook runs in the background: incremental index and ingest
     under a per-bank lock. Never fails: errors go to HINDSIGHT_HOME/logs/git-hooks.log."""
-    from hindsight.app import refresh_locked
+    from hindsight.app import git_refresh
 
-    refresh_locked(repo_root or ".", event)
+    git_refresh(repo_root or ".", event)

@@ -1,26 +1,19 @@
-"""``hindsight`` command line. Every query command takes ``--json``; errors are one line on
-stderr with a non-zero exit code (see :mod:`hindsight.errors` for the codes)."""
+"""Code-index commands (init, index, symbols, callers, callees, trace, debug, status) and
+the options every command shares. The tree is built by :func:`hindsight.cli.app.build_cli`;
+errors are mapped once, by :mod:`hindsight.cli.errors`."""
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import click
 
 from hindsight.cli import output as out
-from hindsight.errors import Ambiguous, HindsightError
+from hindsight.cli.errors import handled
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-
-
-@click.group(context_settings=CONTEXT)
-@click.version_option(package_name="hindsight-code", prog_name="hindsight")
-def app() -> None:
-    """Persistent, per-repository memory for coding agents."""
 
 
 repo_root_opt = click.option("--repo-root", "repo_root", default=None, metavar="PATH",
@@ -39,24 +32,12 @@ def _bank(repo_root: str | None) -> Any:
     return open_bank(".", repo_root_path=repo_root)
 
 
-@contextmanager
-def _errors() -> Iterator[None]:
-    try:
-        yield
-    except Ambiguous as e:
-        out.err(str(e))
-        for c in e.candidates:
-            sys.stderr.write(f"  {c}\n")
-        sys.exit(e.exit_code)
-    except HindsightError as e:
-        out.err(str(e))
-        sys.exit(e.exit_code)
-    except KeyboardInterrupt:
-        out.err("interrupted")
-        sys.exit(130)
+def _errors() -> Any:
+    """The CLI's one error mapping (:func:`hindsight.cli.errors.handled`)."""
+    return handled()
 
 
-@app.command()
+@click.command()
 @repo_root_opt
 @json_opt
 def init(repo_root: str | None, json: bool) -> None:
@@ -87,7 +68,7 @@ def _progress_factory() -> tuple[Callable[[str, int, int], None] | None, Any]:
     return cb, prog
 
 
-@app.command()
+@click.command()
 @repo_root_opt
 @click.option("--full", is_flag=True, help="Rebuild from scratch.")
 @click.option("--include-untracked/--tracked-only", "include_untracked", default=None,
@@ -108,10 +89,10 @@ def index(repo_root: str | None, full: bool, include_untracked: bool | None,
         cb, prog = _progress_factory()
         if prog is not None:
             with prog:
-                st = bank.index(full=full, include_untracked=include_untracked,
+                st = bank.code.index(full=full, include_untracked=include_untracked,
                                 workers=workers, exclude=list(exclude) or None, progress=cb)
         else:
-            st = bank.index(full=full, include_untracked=include_untracked, workers=workers,
+            st = bank.code.index(full=full, include_untracked=include_untracked, workers=workers,
                             exclude=list(exclude) or None)
         for w in st.warnings:
             out.err(w)
@@ -136,7 +117,7 @@ def _sym_row(s: Any) -> list[Any]:
     return [s.kind, f"{s.path}::{s.local}", f"{s.start_line}-{s.end_line}", s.signature[:80]]
 
 
-@app.command()
+@click.command()
 @click.argument("name")
 @repo_root_opt
 @click.option("--kind", default=None, help="function, method, class, interface, struct, "
@@ -148,11 +129,10 @@ def symbols(name: str, repo_root: str | None, kind: str | None, file: str | None
             json: bool) -> None:
     """Find symbols by name: exact, then prefix, then substring (case-insensitive)."""
     with _errors(), _bank(repo_root) as bank:
-        how, hits = bank.symbols(name, kind, file, limit)
+        how, hits = bank.code.symbols(name, kind, file, limit)
         if json:
             out.emit_json({"query": name, "match": how, "truncated": len(hits) >= limit,
-                           "symbols": [s._asdict() | {
-                "qname": s.qname} for s in hits]})
+                           "count": len(hits), "symbols": [s.as_dict() for s in hits]})
         elif hits:
             more = f" (first {limit}; raise --limit for more)" if len(hits) >= limit else ""
             out.table(f"{len(hits)} {how} match(es) for {name!r}{more}",
@@ -167,11 +147,11 @@ def _graph(direction: str, symbol: str, repo_root: str | None, depth: int, file:
            json: bool, unresolved: bool = False) -> None:
     with _errors(), _bank(repo_root) as bank:
         if direction == "callers":
-            target, hits = bank.callers(symbol, depth, file, unresolved)
+            target, hits = bank.code.callers(symbol, depth, file, unresolved)
         else:
-            target, hits = bank.callees(symbol, depth, file)
+            target, hits = bank.code.callees(symbol, depth, file)
         if json:
-            out.emit_json({"symbol": target._asdict() | {"qname": target.qname},
+            out.emit_json({"symbol": target.as_dict(), "count": len(hits),
                            direction: [h.as_dict() for h in hits]})
             return
         if not hits:
@@ -190,7 +170,7 @@ def _graph(direction: str, symbol: str, repo_root: str | None, depth: int, file:
         out.table(f"{direction} of {target.qname}", cols, rows)
 
 
-@app.command()
+@click.command()
 @click.argument("symbol")
 @repo_root_opt
 @depth_opt
@@ -204,7 +184,7 @@ def callers(symbol: str, repo_root: str | None, depth: int, file: str | None, un
     _graph("callers", symbol, repo_root, depth, file, json, unresolved)
 
 
-@app.command()
+@click.command()
 @click.argument("symbol")
 @repo_root_opt
 @depth_opt
@@ -216,7 +196,7 @@ def callees(symbol: str, repo_root: str | None, depth: int, file: str | None, js
     _graph("callees", symbol, repo_root, depth, file, json)
 
 
-@app.command()
+@click.command()
 @click.option("--start", required=True, help="Start symbol.")
 @repo_root_opt
 @click.option("--depth", type=click.IntRange(1, 20), default=3, show_default=True)
@@ -230,27 +210,27 @@ def trace(start: str, repo_root: str | None, depth: int, file: str | None, fmt: 
     from hindsight.codeindex.query import trace_markdown
 
     with _errors(), _bank(repo_root) as bank:
-        step = bank.trace(start, depth, file)
+        step = bank.code.trace(start, depth, file)
         if fmt == "json" or json:
             out.emit_json(step.as_dict())
         else:
             sys.stdout.write(trace_markdown(step))
 
 
-@app.command()
+@click.command()
 @click.option("--file", "file", required=True, help="File to parse.")
 @repo_root_opt
 @json_opt
 def debug(file: str, repo_root: str | None, json: bool) -> None:
     """What the parser sees in one file: symbols, calls, imports, errors (nothing stored)."""
     with _errors(), _bank(repo_root) as bank:
-        res = bank.debug_file(file)
+        res = bank.code.debug_file(file)
         if res is None:
             out.err(f"{file}: no supported language for this file")
             sys.exit(6)
         data = {"path": res.path, "language": res.language, "lines": res.lines,
                 "error": res.error, "skip": res.skip, "package": res.package,
-                "symbols": [s._asdict() for s in res.symbols],
+                "symbols": [s.as_dict() for s in res.symbols],
                 "refs": [r._asdict() for r in res.refs],
                 "imports": [i._asdict() for i in res.imports]}
         if json:
@@ -270,7 +250,7 @@ def debug(file: str, repo_root: str | None, json: bool) -> None:
                   [[i.module, i.name, i.alias, i.line] for i in res.imports])
 
 
-@app.command()
+@click.command()
 @repo_root_opt
 @click.option("--files", "files", is_flag=True,
               help="Also list each skipped file and each file with a parse error.")
@@ -282,7 +262,7 @@ def status(repo_root: str | None, files: bool, json: bool) -> None:
 
     with _errors(), open_bank(".", repo_root_path=repo_root, create=False) as bank:
         st = bank.status()
-        problems = bank.problem_files() if files else []
+        problems = bank.code.problem_files() if files else []
         if json:
             out.emit_json(st | ({"problem_files": [{"path": p, "reason": r}
                                                    for p, r in problems]} if files else {}))
@@ -330,29 +310,4 @@ def _history_line(h: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def main() -> None:
-    """Console-script entry point."""
-    from hindsight.cli import config_cmd as _config  # noqa: F401
-    from hindsight.cli import history as _history  # noqa: F401  (registers its commands)
-    from hindsight.cli import memory as _memory  # noqa: F401
-
-    os.environ.setdefault("PYTHONIOENCODING", "utf-8")
-    for arg in sys.argv[1:]:
-        try:
-            arg.encode("utf-8")
-        except UnicodeEncodeError:
-            shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-            out.err(f"argument {shown!r} is not valid UTF-8")
-            sys.exit(2)
-    try:
-        if sys.argv[1:2] != ["hook"]:  # hooks handle a vanished directory themselves
-            os.getcwd()
-    except OSError as e:
-        out.err(f"the current directory is gone ({e.strerror}); cd somewhere else")
-        sys.exit(2)
-    app(prog_name="hindsight")
-
-
-if __name__ == "__main__":
-    main()
 

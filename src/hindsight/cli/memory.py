@@ -10,8 +10,9 @@ from typing import Any
 import click
 
 from hindsight.cli import output as out
-from hindsight.cli.main import _bank, _errors, app, json_opt, repo_root_opt
+from hindsight.cli.main import _bank, _errors, json_opt, repo_root_opt
 from hindsight.errors import ConfigError
+from hindsight.models import MemoryItem
 
 
 def _existing(repo_root: str | None) -> Any:
@@ -23,25 +24,21 @@ def _existing(repo_root: str | None) -> Any:
 KIND = click.Choice(["experience", "decision", "convention", "fact", "lesson", "conversation"])
 
 
-def _item(d: dict[str, Any], n: int) -> Any:
-    from hindsight.memory.retain import Item
-
+def _item(d: dict[str, Any], n: int) -> MemoryItem:
     if not isinstance(d, dict) or not isinstance(d.get("text"), str):
         raise ConfigError(f"stdin line {n}: expected a JSON object with a \"text\" string")
-    known = set(Item.__dataclass_fields__)
+    known = set(MemoryItem.__dataclass_fields__)
     bad = sorted(set(d) - known)
     if bad:
         raise ConfigError(f"stdin line {n}: unknown field(s) {', '.join(bad)}")
-    from hindsight.memory.retain import check_item
-
     d = dict(d)
     anchors = d.get("anchors") or []
     if not isinstance(anchors, list):
         raise ConfigError(f"stdin line {n}: anchors must be a list")
     d["anchors"] = [_anchor(a, n) for a in anchors]
-    item = Item(**d)
+    item = MemoryItem(**d)
     try:
-        check_item(item)
+        item.check()
     except ConfigError as e:
         raise ConfigError(f"stdin line {n}: {e}") from None
     return item
@@ -62,7 +59,7 @@ def _anchor(a: Any, n: int) -> tuple[str, str, str]:
                       f"{{\"path\": …, \"symbol\": …}}, not {a!r}")
 
 
-@app.command()
+@click.command()
 @click.argument("text")
 @repo_root_opt
 @click.option("--kind", type=KIND, default=None, help="Default: from the text.")
@@ -97,20 +94,19 @@ def retain(text: str, repo_root: str | None, kind: str | None, tags: tuple[str, 
                     if isinstance(e, ConfigError):
                         raise
                     raise ConfigError(f"stdin line {n}: not JSON ({e})") from None
-            res = bank.retain_batch(items)
-            data = [r.as_dict() for r in res]
+            res = bank.memory.retain_batch(items)
             if json:
-                out.emit_json(data)
+                out.emit_json({"items": res, "count": len(res)})
             else:
                 created = sum(r.action == "created" for r in res)
                 out.say(f"{len(res)} items: {created} created, {len(res) - created} duplicates")
             return
-        r = bank.retain(text, kind=kind or "", tags=list(tags), files=list(files),
+        r = bank.memory.retain(text, kind=kind or "", tags=list(tags), files=list(files),
                         symbols=list(symbols), outcome=outcome or "", supersedes=supersedes,
                         source=source, session=session, agent=agent,
                         visibility=visibility, owner=agent if visibility == "private" else "")
         if json:
-            out.emit_json(r.as_dict())
+            out.emit_json(r)
         else:
             red = f" (redacted: {', '.join(sorted(set(r.redacted)))})" if r.redacted else ""
             out.say(f"memory {r.id}: {r.action}{red}")
@@ -121,7 +117,7 @@ def _short(text: str, n: int = 90) -> str:
     return t if len(t) <= n else t[:n - 1] + "…"
 
 
-@app.command()
+@click.command()
 @click.argument("query")
 @repo_root_opt
 @click.option("--scene", default="", help="What you are doing (added to the query).")
@@ -150,27 +146,29 @@ def recall(query: str, repo_root: str | None, scene: str, files: tuple[str, ...]
         s = parse_range(since)[0] if since else None
         u = parse_range(until)[1] if until else None
         with open_bank(".", repo_root_path=repo_root, create=False) as bank:
-            res = bank.recall(query, scene=scene, files=list(files), symbols=list(symbols),
+            res = bank.memory.recall(query, scene=scene, files=list(files), symbols=list(symbols),
                               kinds=list(kinds), tags=list(tags), since=s, until=u, k=k,
                               budget=budget, rerank=rerank, agent=agent)
         if json:
+            data = res.as_dict()
             if not explain:
-                for h in res["hits"]:
+                for h in data["hits"]:
                     h.pop("explain", None)
-            out.emit_json(res)
+            out.emit_json(data)
             return
         cols = ["id", "kind", "when", "memory"] + (["channels"] if explain else [])
         rows = []
-        for h in res["hits"]:
-            flag = " [stale]" if h["stale"] else ""
-            row = [h["id"], h["kind"], h["occurred_at"][:10], _short(h["text"]) + flag]
+        for hit in res.hits:
+            m = hit.memory
+            flag = " [stale]" if m.stale else ""
+            row: list[Any] = [m.id, m.kind, m.occurred_at[:10], _short(m.text) + flag]
             if explain:
-                row.append(" ".join(f"{n}#{v['rank']}" for n, v in h["explain"].items()))
+                row.append(" ".join(f"{n}#{v.rank}" for n, v in hit.explain.items()))
             rows.append(row)
-        out.table(f"{len(rows)} memories ({res['ms']:.0f} ms)", cols, rows)
+        out.table(f"{len(rows)} memories ({res.ms:.0f} ms)", cols, rows)
 
 
-@app.command()
+@click.command()
 @click.argument("mid", metavar="ID", type=click.IntRange(1, 2**62))
 @repo_root_opt
 @click.option("--reason", default="", help="Why (kept in the audit log).")
@@ -179,11 +177,11 @@ def recall(query: str, repo_root: str | None, scene: str, files: tuple[str, ...]
 def forget(mid: int, repo_root: str | None, reason: str, restore: bool, json: bool) -> None:
     """Forget memory ID (soft delete with an audit row), or --restore it."""
     with _errors(), _existing(repo_root) as bank:
-        res = bank.restore(mid) if restore else bank.forget(mid, reason)
+        res = bank.memory.restore(mid) if restore else bank.memory.forget(mid, reason)
         out.emit_json(res) if json else out.say(f"memory {mid}: {res['was']} → {res['status']}")
 
 
-@app.command()
+@click.command()
 @repo_root_opt
 @click.option("--status", type=click.Choice(["active", "archived", "forgotten", "superseded",
                                              "all"]), default="active", show_default=True)
@@ -195,36 +193,36 @@ def memories(repo_root: str | None, status: str, kind: str | None, stale: bool, 
              json: bool) -> None:
     """List memories, newest first."""
     with _errors(), _existing(repo_root) as bank:
-        rows = bank.memories(status=status, kind=kind, stale=stale, limit=limit)
+        rows = bank.memory.memories(status=status, kind=kind, stale=stale, limit=limit)
         if json:
-            out.emit_json(rows)
+            out.emit_json({"memories": rows, "count": len(rows)})
             return
         out.table(f"{len(rows)} memories", ["id", "kind", "status", "when", "memory"],
-                  [[r["id"], r["kind"], r["status"] + (" stale" if r["stale"] else ""),
-                    r["occurred_at"][:10], _short(r["text"])] for r in rows])
+                  [[r.id, r.kind, r.status + (" stale" if r.stale else ""),
+                    r.occurred_at[:10], _short(r.text)] for r in rows])
 
 
-@app.command()
+@click.command()
 @click.argument("mid", metavar="ID", type=click.IntRange(1, 2**62))
 @repo_root_opt
 @json_opt
 def show(mid: int, repo_root: str | None, json: bool) -> None:
     """One memory with its anchors and history."""
     with _errors(), _existing(repo_root) as bank:
-        m = bank.memory(mid)
+        m = bank.memory.get(mid)
+        audit = bank.memory.audit(mid)
         if json:
-            out.emit_json(m)
+            out.emit_json({**m.as_dict(), "history": audit})
             return
-        out.say(f"memory {m['id']} ({m['kind']}, {m['status']}"
-                + (", stale: " + m["stale_reason"] if m["stale"] else "") + ")\n" + m["text"])
+        out.say(f"memory {m.id} ({m.kind}, {m.status}"
+                + (", stale: " + m.stale_reason if m.stale else "") + ")\n" + m.text)
         out.table("anchors", ["file", "symbol", "stale"],
-                  [[a["path"], a["symbol"], a["reason"] if a["stale"] else ""]
-                   for a in m["anchors"]])
+                  [[a.path, a.symbol, a.reason if a.stale else ""] for a in m.anchors])
         out.table("history", ["at", "action", "detail"],
-                  [[h["at"], h["action"], h["detail"]] for h in m["history"]])
+                  [[h["at"], h["action"], h["detail"]] for h in audit])
 
 
-@app.command()
+@click.command()
 @repo_root_opt
 @click.option("--archive-days", type=click.IntRange(1, 100_000), default=90, show_default=True)
 @click.option("--capacity", type=click.IntRange(1, 100_000_000), default=10_000,
@@ -236,7 +234,7 @@ def gc(repo_root: str | None, archive_days: int, capacity: int, dry_run: bool,
     """Archive memories not recalled for --archive-days, then the least active beyond
     --capacity."""
     with _errors(), _existing(repo_root) as bank:
-        res = bank.gc(archive_days=archive_days, capacity=capacity, dry_run=dry_run)
+        res = bank.memory.gc(archive_days=archive_days, capacity=capacity, dry_run=dry_run)
         if json:
             out.emit_json(res)
             return
@@ -246,7 +244,7 @@ def gc(repo_root: str | None, archive_days: int, capacity: int, dry_run: bool,
                 f"{res['active_after']} active")
 
 
-@app.command("export")
+@click.command("export")
 @repo_root_opt
 @click.option("--out", "out_path", default="-", metavar="FILE", help="Default: stdout.")
 def export_cmd(repo_root: str | None, out_path: str) -> None:
@@ -255,7 +253,7 @@ def export_cmd(repo_root: str | None, out_path: str) -> None:
         fh = sys.stdout if out_path == "-" else open(out_path, "w", encoding="utf-8")  # noqa: SIM115
         try:
             n = 0
-            for line in bank.export_memories():
+            for line in bank.memory.export_lines():
                 fh.write(line + "\n")
                 n += 1
         finally:
@@ -265,7 +263,7 @@ def export_cmd(repo_root: str | None, out_path: str) -> None:
             out.err(f"{n} memories written to {out_path}")
 
 
-@app.command("import")
+@click.command("import")
 @click.argument("path", metavar="FILE")
 @repo_root_opt
 @json_opt
@@ -277,23 +275,23 @@ def import_cmd(path: str, repo_root: str | None, json: bool) -> None:
         except OSError as e:
             raise ConfigError(f"{path}: {e.strerror}") from None
         with fh:
-            res = bank.import_memories(fh)
+            res = bank.memory.import_lines(fh)
         out.emit_json(res) if json else out.say(
             f"{res['imported']} imported, {res['skipped']} already present")
 
 
-@app.command()
+@click.command()
 @repo_root_opt
 @json_opt
 def reembed(repo_root: str | None, json: bool) -> None:
     """Embed the memories that have no vector from the current model."""
     with _errors(), _existing(repo_root) as bank:
-        res = bank.reembed()
+        res = bank.memory.reembed()
         out.emit_json(res) if json else out.say(
             f"{res['embedded']} memories embedded with {res['model']} in {res['seconds']} s")
 
 
-@app.command()
+@click.command()
 @click.argument("question")
 @repo_root_opt
 @click.option("-k", "k", type=click.IntRange(1, 200), default=20, show_default=True)
@@ -304,7 +302,7 @@ def reflect(question: str, repo_root: str | None, k: int, json: bool) -> None:
     from hindsight.app import open_bank
 
     with _errors(), open_bank(".", repo_root_path=repo_root, create=False) as bank:
-        res = bank.reflect(question, k)
+        res = bank.memory.reflect(question, k)
         if json:
             out.emit_json(res)
             return

@@ -28,8 +28,23 @@ def err(msg: str) -> None:
     sys.stderr.write(f"hindsight: {msg}\n")
 
 
+def to_json(data: Any) -> Any:
+    """The CLI's one conversion of results to JSON values: records (symbols, memories,
+    hits, recall results, history entries…) by their ``as_dict()``, containers
+    recursively."""
+    if hasattr(data, "as_dict"):
+        return to_json(data.as_dict())
+    if isinstance(data, dict):
+        return {k: to_json(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [to_json(v) for v in data]
+    return data
+
+
 def emit_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+    """Print ``data`` (see :func:`to_json`) as indented JSON."""
+    sys.stdout.write(json.dumps(to_json(data), ensure_ascii=False, indent=2, default=str)
+                     + "\n")
 
 
 def table(title: str | None, columns: list[str], rows: list[list[Any]]) -> None:

@@ -144,8 +144,8 @@ def index(store: CodeStore, root: str, *, full: bool = False,
         for p in exclude:
             why = F.bad_pattern(p) if p else ""
             if why:
-                raise ConfigError(f"--exclude {p!r}: not a valid gitignore pattern ({why}); "
-                                  "nothing was changed")
+                raise ConfigError(f"exclude {p!r}: not a valid gitignore pattern ({why}); "
+                                  "nothing was changed", option="exclude", value=p)
         store.set_meta({"exclude": "\n".join(p for p in exclude if p)})
     if include_untracked is None:
         include_untracked = store.get_meta("include_untracked") == "1"

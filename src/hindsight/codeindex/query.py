@@ -36,7 +36,7 @@ class Hit:
 
     def as_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in self.__dict__.items() if k != "symbol"}
-        d["symbol"] = self.symbol._asdict() if self.symbol else None
+        d["symbol"] = self.symbol.as_dict() if self.symbol else None
         return d
 
 
@@ -67,11 +67,11 @@ def resolve_one(store: Any, spec: str, file: str | None = None) -> list[Symbol]:
     if not hits:
         kind, near = find(store, spec, None, file, 10)
         hint = f"; similar: {', '.join(s.qname for s in near[:5])}" if near else ""
-        raise NotFound(f"no symbol named {spec!r}{hint}")
+        raise NotFound(f"no symbol named {spec!r}{hint}", value=spec)
     qnames = sorted({s.qname for s in hits})
     if len(qnames) > 1:
-        raise Ambiguous(f"{spec!r} matches {len(qnames)} symbols; give one of them "
-                        f"(or --file)", qnames[:20])
+        raise Ambiguous(f"{spec!r} matches {len(qnames)} symbols; give one of them",
+                        qnames[:20], option="file", value=spec)
     return hits
 
 
@@ -161,7 +161,7 @@ class Step:
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "call_line": self.call_line, "seen": self.seen,
-                "symbol": self.symbol._asdict() if self.symbol else None,
+                "symbol": self.symbol.as_dict() if self.symbol else None,
                 "snippet": self.snippet, "children": [c.as_dict() for c in self.children]}
 
 
@@ -250,3 +250,37 @@ def trace_markdown(step: Step, lang_hint: str = "") -> str:
 
     walk(step, "1.", 0)
     return "\n".join(lines) + "\n"
+
+
+NEIGHBOUR_CHARS = 2_000  # the file-name pattern is quadratic on one long token
+
+
+def neighbours(store: Any, text: str, syms: list[tuple[str, str]]
+               ) -> tuple[list[str], list[tuple[str, str]], list[tuple[str, str]]]:
+    """``(files, symbols, near)``: indexed files and symbols named in ``text`` (its first
+    ``NEIGHBOUR_CHARS`` characters; a symbol word has ``_``, ``.``, ``::`` or camelCase),
+    and the callers and callees (depth 1) of those and of ``syms`` ((path, local) pairs),
+    at most 10 looked up. Never raises for a lookup that fails."""
+    import re
+
+    from hindsight.errors import HindsightError
+
+    text = text[:NEIGHBOUR_CHARS]
+    known = store.load_files()
+    extra_f = [w for w in re.findall(r"[\w./-]+\.\w+", text) if w in known]
+    extra_s: list[tuple[str, str]] = []
+    for w in re.findall(r"[A-Za-z_][\w.:/]*[\w]", text)[:40]:
+        if not ("_" in w or "." in w or "::" in w or re.search(r"[a-z][A-Z]", w)):
+            continue
+        hits = store.find_symbols(w.rpartition("::")[2] if "::" in w else w, None,
+                                  w.partition("::")[0] if "::" in w else None, 5)
+        extra_s += [(h.path, h.local) for h in hits[:3]]
+    near: list[tuple[str, str]] = []
+    for p, loc in (syms + extra_s)[:10]:
+        for fn in (callers, callees):
+            try:
+                _t, hits = fn(store, f"{p}::{loc}", 1)
+            except HindsightError:  # a neighbour lookup must not fail recall
+                continue
+            near += [(h.symbol.path, h.symbol.local) for h in hits if h.symbol]
+    return extra_f, extra_s, near

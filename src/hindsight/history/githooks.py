@@ -16,6 +16,7 @@ import os
 import shlex
 import stat
 import sys
+from typing import Any
 
 from hindsight.errors import ConfigError
 from hindsight.history import gitread as G
@@ -110,3 +111,52 @@ def uninstall(root: str) -> list[str]:
     except OSError as e:
         raise ConfigError(f"{d}: cannot uninstall git hooks: {e}") from e
     return done
+
+
+def refresh(root: str, event: str, open_bank: Any) -> None:
+    """Incremental index + history ingest of the repository at ``root``, run by the git
+    hooks: one refresh at a time per bank (lock ``refresh-<bank>``); a refresh that finds
+    another running leaves a ``.again`` mark so that the running one goes round once more.
+    Index and ingest take the bank's one index lock (the same as seeding, the watcher and
+    the CLI). ``open_bank(root)`` opens the bank. Never raises: every outcome is one JSON
+    line in ``$HINDSIGHT_HOME/logs/git-hooks.log``."""
+    import json
+    import time
+    import traceback
+
+    from hindsight.config.paths import Home, bank_key, file_lock
+
+    t0 = time.time()
+    rec: dict[str, Any] = {"ts": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "event": event,
+                           "root": root}
+    try:
+        with open_bank(root) as bank:
+            rec["bank"] = bank.bank_id
+            home = Home.current()
+            again = os.path.join(home.ensure(home.locks), f"refresh-{bank_key(bank.bank_id)}"
+                                 ".again")
+            with file_lock(f"refresh-{bank_key(bank.bank_id)}") as held:
+                if not held:
+                    open(again, "w").close()
+                    rec["outcome"] = "another run is active; it will go round again"
+                    return
+
+                def pending() -> bool:
+                    if os.path.exists(again):
+                        os.remove(again)
+                        return True
+                    return False
+
+                pending()
+                bank.history.refresh(rec, pending)
+    except Exception as e:  # noqa: BLE001 - a git hook must never fail; log and go on
+        rec["outcome"] = "error"
+        rec["error"] = f"{type(e).__name__}: {e}"
+        rec["trace"] = traceback.format_exc(limit=3)
+    finally:
+        rec["ms"] = round((time.time() - t0) * 1000)
+        try:
+            with open(Home.current().log_file("git-hooks.log"), "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        except OSError:
+            pass

@@ -108,11 +108,13 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
     t0 = time.perf_counter()
     mode = _setting(store, "history_mode", mode, "full")
     if mode not in MODES:
-        raise ConfigError(f"--mode {mode!r}: one of {', '.join(MODES)}")
+        raise ConfigError(f"mode {mode!r}: one of {', '.join(MODES)}", option="mode",
+                          value=mode, choices=MODES)
     if limit is not None and limit < 1:
-        raise ConfigError(f"--limit {limit}: must be at least 1")
+        raise ConfigError(f"limit {limit}: must be at least 1", option="limit", value=limit)
     if huge is not None and huge < 1:
-        raise ConfigError(f"--huge-commit {huge}: must be at least 1")
+        raise ConfigError(f"huge_commit {huge}: must be at least 1", option="huge_commit",
+                          value=huge)
     explicit = all_ or limit is not None
     limit_v: int | None = None if all_ else _setting(store, "history_limit", limit,
                                                      DEFAULT_LIMIT)

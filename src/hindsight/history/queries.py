@@ -45,7 +45,7 @@ def _require_history(hs: HistoryStore, root: str) -> None:
         if not G.is_repo(root):
             raise GitError(f"{root}: not a git repository (or git is missing); history "
                            "needs git")
-        raise NotIndexed("no git history in this bank yet; run: hindsight ingest")
+        raise NotIndexed("no git history in this bank yet", action="ingest", root=root)
 
 
 def _entry(r: dict[str, Any], change: str | None = None) -> Entry:
@@ -114,8 +114,8 @@ def _target(code: CodeStore, hs: HistoryStore, spec: str, file: str | None
 
 def history(code: CodeStore, hs: HistoryStore, root: str, spec: str,
             file: str | None = None, include_unreachable: bool = False) -> dict[str, Any]:
-    """The commits that touched symbol ``spec``, newest first, as ``{"symbol": qname,
-    "level": "symbol"|"file", "partial": ""|"shallow"|"limited", "entries": [Entry…]}``.
+    """The commits that touched symbol ``spec``, newest first, as ``{"symbol": Symbol
+    dict (None when it exists only in history), "qname", "count", "level": "symbol"|"file", "partial": ""|"shallow"|"limited", "entries": [Entry…]}``.
     Without per-symbol history (``message`` or ``none`` mode) the commits touching its file
     are given
     with ``level`` = ``file``. Raises NotIndexed (no history), GitError (not a git
@@ -130,7 +130,8 @@ def history(code: CodeStore, hs: HistoryStore, root: str, spec: str,
                 for r in hs.file_commits(p, include_unreachable)}
         entries = [_entry({**r, "local": ""}, "file") for r in sorted(
             rows.values(), key=lambda r: (r["committer_ts"], r["seq"]), reverse=True)]
-    return {"symbol": f"{path}::{local}", "level": level,
+    return {"symbol": _sym.as_dict() if _sym is not None else None,
+            "qname": f"{path}::{local}", "level": level, "count": len(entries),
             "partial": hs.get_meta("history_partial_kind") or "", "entries": entries}
 
 
@@ -146,13 +147,14 @@ def _enclosing(code: CodeStore, path: str, line: int) -> Symbol | None:
 def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int
         ) -> dict[str, Any]:
     """Why is ``path``:``line`` (1-based) the way it is: ``{"file", "line", "symbol"
-    (qname or None), "source": "symbol"|"blame", "last": commit dict or None,
+    (Symbol dict or None), "source": "symbol"|"blame", "last": commit dict or None,
     "earlier": [Entry…], "live": [trace events on this symbol/file after the last
     commit]}``. The symbol is the innermost one enclosing the line; without symbol history
     the line's own ``git blame`` answers. Raises NotIndexed (no history), GitError."""
     _require_history(hs, root)
     sym = _enclosing(code, path, line)
-    out: dict[str, Any] = {"file": path, "line": line, "symbol": sym.qname if sym else None,
+    out: dict[str, Any] = {"file": path, "line": line,
+                           "symbol": sym.as_dict() if sym else None,
                            "source": "symbol", "last": None, "earlier": [], "live": []}
     entries = symbol_entries(hs, sym.path, sym.local) if sym else []
     if entries:
@@ -249,7 +251,8 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
         it.reasons.append(f"file changed together in {cnt} of {n} commits")
     ranked = sorted(items.values(), key=lambda i: (i.depth == 0, i.depth, -i.cochanges,
                                                    i.kind, i.target))
-    return {"symbol": sym.qname, "commits": n, "items": ranked[:limit]}
+    return {"symbol": sym.as_dict(), "commits": n, "count": len(ranked[:limit]),
+            "items": ranked[:limit]}
 
 
 def _canonical(renames: list[tuple[str, str, str, str]]

@@ -41,7 +41,6 @@ def _seed(cwd: str, harness: str) -> None:
     from hindsight.app import open_bank
     from hindsight.config.banks import resolve
     from hindsight.hooks.runtime import Diag
-    from hindsight.sessions.seed import seed
 
     d = Diag("seed", harness)
     try:
@@ -49,7 +48,7 @@ def _seed(cwd: str, harness: str) -> None:
         d.set(bank=res.bank_id)
         if res.bank_id is not None:
             with open_bank(res.root, resolution=res) as bank:
-                d.set(result=seed(bank, res.settings))
+                d.set(result=bank.sessions.seed(res.settings))
     except Exception as e:  # noqa: BLE001 - a detached worker logs and ends
         d.set(error=f"{type(e).__name__}: {e}"[:500])
     d.write()
@@ -78,58 +77,35 @@ def _import_report(r: dict[str, Any], as_json: bool) -> None:
         click.echo(f"warning: {e}", err=True)
 
 
-@click.group("import")
-def import_() -> None:
-    """Import earlier agent sessions into this repository's bank (idempotent), or, as
-    `hindsight import FILE`, memories exported by `hindsight export`."""
-
-
 def _bank(harness: str) -> Any:
     from hindsight.app import open_bank
 
     return open_bank(".", harness=harness)
 
 
-def _errors(fn: Any) -> Any:
-    import functools
-
-    @functools.wraps(fn)
-    def wrapper(*a: Any, **kw: Any) -> Any:
-        from hindsight.errors import HindsightError
-
-        try:
-            return fn(*a, **kw)
-        except HindsightError as e:
-            click.echo(f"hindsight: {e}", err=True)
-            sys.exit(e.exit_code)
-
-    return wrapper
-
-
-@import_.command("claude-code")
+@click.command("claude-code")
 @click.option("--project", default=None, metavar="PATH",
               help="Project directory whose transcripts to read (default: this repository).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
-@_errors
 def import_claude_cmd(project: str | None, as_json: bool) -> None:
     """Read Claude Code transcripts (~/.claude/projects/<project>/*.jsonl)."""
-    from hindsight.sessions.seed import import_claude
-
     with _bank("claude-code") as bank:
-        _import_report(import_claude(bank, project), as_json)
+        _import_report(bank.sessions.import_claude(project), as_json)
 
 
-@import_.command("codex")
+@click.command("codex")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
-@_errors
 def import_codex_cmd(as_json: bool) -> None:
     """Read Codex rollouts ($CODEX_HOME/sessions) whose directory is this repository."""
-    from hindsight.sessions.seed import import_codex
-
     with _bank("codex") as bank:
-        _import_report(import_codex(bank), as_json)
+        _import_report(bank.sessions.import_codex(), as_json)
 
 
 def commands() -> list[click.Command]:
     """The click commands this package adds to ``hindsight``."""
-    return [hook, import_]
+    return [hook]
+
+
+def import_sources() -> list[click.Command]:
+    """The ``import`` subcommands this package provides (``claude-code``, ``codex``)."""
+    return [import_claude_cmd, import_codex_cmd]

@@ -96,27 +96,22 @@ def _best_effort(diag: Diag, what: str, fn: Any, *args: Any) -> None:
     """Run a bookkeeping write that the answer does not depend on; while another process
     holds the bank's write lock (a first seeding indexes in one long transaction) it is
     skipped after ``READ_HOOK_BUSY_MS`` instead of holding up the agent."""
-    import sqlite3
-
     from hindsight.errors import StorageError
 
     try:
         fn(*args)
-    except (StorageError, sqlite3.OperationalError) as e:
+    except StorageError as e:
         diag.set(skipped_write=f"{what}: {e}"[:200])
 
 
 def session_start(ev: Event, diag: Diag) -> str:
-    from hindsight.sessions.briefing import TOOLS_GUIDE, _cap, fenced, session_briefing
-    from hindsight.sessions.seed import seed_state
-
     res = _resolve(ev, diag)
     if res is None:
         return ""
     seeding = False
     with _open(res, True) as bank:
-        bank.conn.execute(f"PRAGMA busy_timeout={READ_HOOK_BUSY_MS}")
-        st = seed_state(bank)
+        bank.stores.set_busy_timeout(READ_HOOK_BUSY_MS)
+        st = bank.sessions.seed_state()
         if has_jobs(res.bank_id):  # write-back left over from an earlier session
             diag.set(drain_pid=spawn(["hook", "_drain", "--bank", res.bank_id], "drain.log"))
         if res.settings["seed"] and os.path.exists(os.path.join(res.root, ".git")):
@@ -125,20 +120,15 @@ def session_start(ev: Event, diag: Diag) -> str:
             diag.set(seeding="first" if seeding else "refresh",
                      seed_pid=spawn(["hook", "_seed", "--cwd", ev.cwd, "--harness",
                                      ev.harness], "seed.log"))
-        text, ids = session_briefing(bank, max_chars=int(res.settings["briefingMaxChars"]),
-                                     agent=ev.harness)
+        text, ids = bank.sessions.briefing(max_chars=int(res.settings["briefingMaxChars"]),
+                                           agent=ev.harness)
         if ev.session:  # what the briefing showed is not injected again on a prompt
-            key = f"injected:{ev.session}"
-            keep = json.loads(bank.memory_store.get_meta(key) or "[]") \
-                if ev.source == "resume" else []
-            _best_effort(diag, "injected ids", bank.memory_store.set_meta,
-                         {key: json.dumps(sorted(set(keep) | set(ids)))})
+            keep = bank.sessions.injected(ev.session) if ev.source == "resume" else set()
+            _best_effort(diag, "injected ids", bank.sessions.set_injected, ev.session,
+                         keep | set(ids))
         diag.mark("briefing")
     if not text and seeding:
-        text = _cap(fenced("session-briefing", "This repository's bank is being seeded in "
-                           "the background (code index, git history, earlier sessions); "
-                           f"nothing is remembered yet.\n{TOOLS_GUIDE}"),
-                    int(res.settings["briefingMaxChars"]))
+        text = bank.sessions.seeding_note(int(res.settings["briefingMaxChars"]))
     diag.set(memory_ids=ids)
     diag.set(injected=text)
     return _json_out("session-start", text) if text else ""
@@ -146,7 +136,6 @@ def session_start(ev: Event, diag: Diag) -> str:
 
 def user_prompt_submit(ev: Event, diag: Diag) -> str:
     from hindsight.errors import BankNotFound
-    from hindsight.sessions.briefing import prompt_memories
 
     res = _resolve(ev, diag)
     if res is None or not ev.prompt.strip():
@@ -157,31 +146,24 @@ def user_prompt_submit(ev: Event, diag: Diag) -> str:
         diag.set(skipped="no bank yet")
         return ""
     with bank:
-        bank.conn.execute(f"PRAGMA busy_timeout={READ_HOOK_BUSY_MS}")
-        store = bank.memory_store
-        key = f"injected:{ev.session}"
-        try:
-            seen = set(json.loads(store.get_meta(key) or "[]")) if ev.session else set()
-        except ValueError:
-            seen = set()
+        bank.stores.set_busy_timeout(READ_HOOK_BUSY_MS)
+        seen = bank.sessions.injected(ev.session) if ev.session else set()
         s = res.settings
-        text, ids, rels = prompt_memories(bank, ev.prompt,
-                                          threshold=float(s["recallThreshold"]),
-                                          limit=int(s["recallLimit"]),
-                                          max_chars=int(s["recallMaxChars"]), exclude=seen,
-                                          agent=ev.harness)
+        text, ids, rels = bank.sessions.prompt_recall(
+            ev.prompt, threshold=float(s["recallThreshold"]), limit=int(s["recallLimit"]),
+            max_chars=int(s["recallMaxChars"]), exclude=seen, agent=ev.harness)
         diag.mark("recall")
         if ids and ev.session:
-            _best_effort(diag, "injected ids", store.set_meta,
-                         {key: json.dumps(sorted(seen | set(ids)))})
+            _best_effort(diag, "injected ids", bank.sessions.set_injected, ev.session,
+                         seen | set(ids))
     diag.set(injected=text, memory_ids=ids, relevance=rels)
     return _json_out("user-prompt-submit", text) if text else ""
 
 
 def _spool_dir(bank_id: str) -> str:
-    from hindsight.config.paths import bank_key, hindsight_home
+    from hindsight.config.paths import Home
 
-    return os.path.join(hindsight_home(), "spool", bank_key(bank_id))
+    return Home.current().spool_dir(bank_id)
 
 
 def writeback(ev: Event, diag: Diag) -> str:
@@ -212,9 +194,6 @@ def writeback(ev: Event, diag: Diag) -> str:
 
 def _run_job(path: str, banks: dict[Any, Any]) -> dict[str, Any]:
     from hindsight.config.banks import resolve
-    from hindsight.sessions.codex import read_codex
-    from hindsight.sessions.transcripts import read_claude
-    from hindsight.sessions.writeback import retain_transcript
 
     with open(path, encoding="utf-8") as f:
         job = json.load(f)
@@ -228,9 +207,9 @@ def _run_job(path: str, banks: dict[Any, Any]) -> dict[str, Any]:
             raise ConfigError(f"{job['cwd']} now resolves to {res.bank_id}, not "
                               f"{job['bank']} as when the hook ran (config changed?)")
         banks[key] = _open(res, True)
-    reader = read_codex if job["harness"] == "codex" else read_claude
-    out = retain_transcript(banks[key], job["transcript"], reader, job["harness"],
-                            session=job.get("session", ""), final=job["event"] == "session-end")
+    out = banks[key].sessions.write_back(job["transcript"], job["harness"],
+                                         session=job.get("session", ""),
+                                         final=job["event"] == "session-end")
     return {"bank": banks[key].bank_id, **out}
 
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
     from hindsight.app import Bank
+    from hindsight.models import RecallResult
 
 TIMEOUT_ENV, DEFAULT_TIMEOUT_S = "HINDSIGHT_MCP_TIMEOUT_S", 10.0
 MAX_TRACE_NODES = 400
@@ -44,12 +45,6 @@ MAX_TRACE_NODES = 400
 # still returns when the full ranking is not done by the deadline
 LEXICAL = ("bm25", "prf", "recency", "lesson", "adjacent")
 WRITES = frozenset({"retain", "forget"})
-_HIT_FIELDS = ("id", "kind", "text", "outcome", "tags", "source", "occurred_at",
-               "stale_reason", "score")
-# wording of bank errors written for the command line, as an MCP client sees its arguments
-_CLI_WORDS = {" (or --file)": " (or pass file)", "--kind ": "kind ",
-              "forget needs --reason": "forget needs a reason"}
-
 
 class Deadline:
     """``seconds`` from now (default: :func:`timeout_s`) on the monotonic clock."""
@@ -138,12 +133,26 @@ def _check(tool: str, args: dict[str, Any]) -> None:
                 f"from {lo} to {hi}" if hi else f"at least {lo}"))
 
 
+def tool_error(e: HindsightError, file_param: bool = False) -> str:
+    """The MCP server's one error mapping: the error's own message on one line, the
+    candidates of an ambiguous name, and the fix for a bank that was never indexed."""
+    msg = " ".join(e.message.split())
+    if isinstance(e, Ambiguous) and e.option == "file" and file_param:
+        msg += " (or pass file)"
+    if isinstance(e, Ambiguous) and e.candidates:
+        msg += "; candidates: " + ", ".join(e.candidates)
+    if e.action == "index":
+        msg += "; index the repository first (hindsight index)"
+    elif e.action == "ingest":
+        msg += "; read its git history first (hindsight ingest)"
+    return msg
+
+
 def _guard(tool: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` with its arguments checked, hindsight's errors turned into tool errors (one
     line; an ambiguous name lists its candidates) and its result made plain JSON."""
 
-    words = _CLI_WORDS if "file" in inspect.signature(fn).parameters else \
-        {**_CLI_WORDS, " (or --file)": ""}
+    file_param = "file" in inspect.signature(fn).parameters
 
     @functools.wraps(fn)
     def wrapper(**kwargs: Any) -> Any:
@@ -153,20 +162,10 @@ def _guard(tool: str, fn: Callable[..., Any]) -> Callable[..., Any]:
             _check(tool, kwargs)
             out = fn(**kwargs)
         except HindsightError as e:
-            msg = str(e)
-            for cli, mcp in words.items():
-                msg = msg.replace(cli, mcp)
-            if isinstance(e, Ambiguous) and e.candidates:
-                msg += "; candidates: " + ", ".join(e.candidates)
-            raise ToolError(msg) from None
+            raise ToolError(tool_error(e, file_param)) from None
         return json.loads(json.dumps(out, ensure_ascii=False, default=str))
 
     return wrapper
-
-
-def _sym(s: Any) -> dict[str, Any]:
-    return {"qname": s.qname, "kind": s.kind, "path": s.path, "start_line": s.start_line,
-            "end_line": s.end_line, "signature": s.signature, "doc": s.doc[:300]}
 
 
 def _partial(out: dict[str, Any], note: str | None) -> dict[str, Any]:
@@ -224,7 +223,7 @@ def _trace(bank: Bank, start: str, depth: int, file: str | None, dl: Deadline
            ) -> dict[str, Any]:
     """The call tree of :meth:`Bank.trace`, built level by level from depth-1 traces (the
     shallowest occurrence of a symbol is expanded, later ones are marked ``seen``)."""
-    root = bank.trace(start, 1, file)
+    root = bank.code.trace(start, 1, file)
     expanded, level, note = {root.name}, list(root.children), None
     for d in range(1, depth + 1):
         todo = [st for st in level if st.symbol is not None and not st.seen]
@@ -241,7 +240,7 @@ def _trace(bank: Bank, start: str, depth: int, file: str | None, dl: Deadline
                 break
             expanded.add(st.name)
             if d < depth:
-                st.children = bank.trace(st.name, 1).children
+                st.children = bank.code.trace(st.name, 1).children
                 level += st.children
         if note or not level:
             break
@@ -252,9 +251,9 @@ def _impact(bank: Bank, symbol: str, depth: int, file: str | None, limit: int,
             dl: Deadline) -> dict[str, Any]:
     """The bank's impact at depth 1 (direct callers and co-change) plus the deeper callers
     of a deadline-bounded walk, ranked as the bank ranks them."""
-    _t, hits, note = _walk(lambda s, f: bank.callers(s, 1, f), symbol, file, depth, dl,
+    _t, hits, note = _walk(lambda s, f: bank.code.callers(s, 1, f), symbol, file, depth, dl,
                            forward=False)
-    res = bank.impact(symbol, 1, file, limit=1_000_000)
+    res = bank.history.impact(symbol, 1, file, limit=1_000_000)
     items = {i.target: i.as_dict() for i in res["items"]}
     for h in hits:
         if h.depth < 2:
@@ -268,7 +267,8 @@ def _impact(bank: Bank, symbol: str, depth: int, file: str | None, limit: int,
     ranked = sorted(items.values(), key=lambda i: (i["depth"] == 0, i["depth"],
                                                    -i["cochanges"], i["kind"], i["target"]))
     return _partial({"symbol": res["symbol"], "commits": res["commits"],
-                     "items": ranked[:limit], "total": len(ranked)}, note)
+                     "count": len(ranked[:limit]), "items": ranked[:limit],
+                     "total": len(ranked)}, note)
 
 
 def _recall(sess: _Session, text: str, kw: dict[str, Any], dl: Deadline) -> dict[str, Any]:
@@ -276,8 +276,8 @@ def _recall(sess: _Session, text: str, kw: dict[str, Any], dl: Deadline) -> dict
     thread, waited for until the deadline; when it is late the lexical matches are returned
     (it finishes in the background, so the model is warm for the next call)."""
     with sess.use(dl) as bank:
-        quick = bank.recall(text, channels=LEXICAL, touch=False, **kw)
-    fut = sess.background(lambda b: b.recall(text, **kw))
+        quick = bank.memory.recall(text, channels=LEXICAL, touch=False, **kw)
+    fut = sess.background(lambda b: b.memory.recall(text, **kw))
     try:
         return _partial(_hits_view(fut.result(timeout=dl.left())), None)
     except TimeoutError:  # (concurrent.futures' TimeoutError since Python 3.11)
@@ -286,11 +286,12 @@ def _recall(sess: _Session, text: str, kw: dict[str, Any], dl: Deadline) -> dict
             "anchors): full-text matches only; repeat the recall for the full ranking"))
 
 
-def _hits_view(res: dict[str, Any]) -> dict[str, Any]:
-    hits = [{**{f: h.get(f) for f in _HIT_FIELDS}, "stale": bool(h.get("stale")),
-             "anchors": [{"path": a["path"], "symbol": a["symbol"], "stale": bool(a["stale"])}
-                         for a in h.get("anchors", [])]} for h in res["hits"]]
-    return {"hits": hits, "ms": res.get("ms")}
+def _hits_view(res: RecallResult) -> dict[str, Any]:
+    """The CLI's ``recall --json`` shape (without ``explain``)."""
+    out = res.as_dict()
+    for h in out["hits"]:
+        h.pop("explain", None)
+    return out
 
 
 # --- the tools (arguments are checked against PARAMS by _guard) --------------------------
@@ -299,7 +300,7 @@ def _memory_tools(sess: _Session) -> list[Callable[..., Any]]:
                files: list[str] | None = None, symbols: list[str] | None = None,
                outcome: str = "", supersedes: int | None = None) -> dict[str, Any]:
         with sess.use(Deadline()) as bank:
-            return dict(bank.retain(text, kind=kind, tags=tags or [], files=files or [],
+            return dict(bank.memory.retain(text, kind=kind, tags=tags or [], files=files or [],
                                     symbols=symbols or [], outcome=outcome,
                                     supersedes=supersedes, source="api").as_dict())
 
@@ -312,12 +313,12 @@ def _memory_tools(sess: _Session) -> list[Callable[..., Any]]:
 
     def reflect(question: str, k: int = 20) -> dict[str, Any]:
         with sess.use(Deadline()) as bank:
-            return bank.reflect(question, k)
+            return bank.memory.reflect(question, k)
 
     def forget(memory_id: int, reason: str) -> dict[str, Any]:
         with sess.use(Deadline()) as bank:
-            text = bank.memory(memory_id)["text"]  # NotFound: "no memory <id>"
-            return {**bank.forget(memory_id, reason), "text": text}
+            text = bank.memory.get(memory_id).text  # NotFound: "no memory <id>"
+            return {**bank.memory.forget(memory_id, reason), "text": text}
 
     return [retain, recall, reflect, forget]
 
@@ -326,20 +327,21 @@ def _graph(sess: _Session, direction: str, symbol: str, depth: int, file: str | 
            include_unresolved: bool = False) -> dict[str, Any]:
     dl = Deadline()
     with sess.use(dl) as bank:
-        step = (lambda s, f: bank.callers(s, 1, f, include_unresolved)) \
-            if direction == "callers" else (lambda s, f: bank.callees(s, 1, f))
+        step = (lambda s, f: bank.code.callers(s, 1, f, include_unresolved)) \
+            if direction == "callers" else (lambda s, f: bank.code.callees(s, 1, f))
         target, hits, note = _walk(step, symbol, file, depth, dl, direction == "callees")
-    rows = [{k: v for k, v in h.as_dict().items() if k != "symbol"} for h in hits]
-    return _partial({"symbol": _sym(target), "depth": depth, direction: rows}, note)
+    rows = [h.as_dict() for h in hits]
+    return _partial({"symbol": target.as_dict(), "depth": depth, "count": len(rows),
+                     direction: rows}, note)
 
 
 def _code_tools(sess: _Session) -> list[Callable[..., Any]]:
     def search_symbols(name: str, kind: str | None = None, file: str | None = None,
                        limit: int = 20) -> dict[str, Any]:
         with sess.use(Deadline()) as bank:
-            how, syms = bank.symbols(name, kind, file, limit)
-        return {"query": name, "match": how, "symbols": [_sym(s) for s in syms],
-                "truncated": len(syms) >= limit}
+            how, syms = bank.code.symbols(name, kind, file, limit)
+        return {"query": name, "match": how, "truncated": len(syms) >= limit,
+                "count": len(syms), "symbols": [s.as_dict() for s in syms]}
 
     def callers(symbol: str, depth: int = 1, file: str | None = None,
                 include_unresolved: bool = False) -> dict[str, Any]:
@@ -360,13 +362,13 @@ def _history_tools(sess: _Session) -> list[Callable[..., Any]]:
     def symbol_history(symbol: str, file: str | None = None, limit: int = 50
                        ) -> dict[str, Any]:
         with sess.use(Deadline()) as bank:
-            res = bank.history(symbol, file)
+            res = bank.history.history(symbol, file)
         return {**res, "entries": [e.as_dict() for e in res["entries"][:limit]],
-                "total": len(res["entries"])}
+                "count": min(limit, len(res["entries"])), "total": len(res["entries"])}
 
     def why(file: str, line: int) -> dict[str, Any]:
         with sess.use(Deadline()) as bank:
-            res = bank.why(file, line)
+            res = bank.history.why(file, line)
         return {**res, "earlier": [e.as_dict() for e in res["earlier"]]}
 
     def impact(symbol: str, depth: int = 2, file: str | None = None, limit: int = 30

@@ -69,7 +69,7 @@ def sync_comments(mem: Any, code: Any, embedder: Any) -> dict[str, int]:
     from hindsight.redact import clean
 
     notes = code.notes()
-    current = mem.listing("source='code_comment' AND status='active'", [], 1_000_000)
+    current = mem.list_memories(source="code_comment", limit=1_000_000)
     if not notes and not current:
         return {"added": 0, "retired": 0}
     items: list[Item] = []
@@ -96,7 +96,7 @@ def sync_comments(mem: Any, code: Any, embedder: Any) -> dict[str, int]:
         it.kind = extract.classify(it.text) if extract.classify(it.text) != "fact" \
             else "convention"
         want[fingerprint(it.text, it.kind, it.anchors)] = it
-    have = {m["fingerprint"]: m["id"] for m in current}
+    have = {m.fingerprint: m.id for m in current}
     retire = [mid for fp, mid in have.items() if fp not in want]
     new = [it for fp, it in want.items() if fp not in have]
     if retire:

@@ -19,14 +19,15 @@ def forget(store: Any, mid: int, reason: str) -> dict[str, Any]:
     """Soft-delete memory ``mid`` (kept with an audit row). Raises NotFound, ConfigError
     (no reason)."""
     if not reason.strip():
-        raise ConfigError("forget needs --reason (it is kept in the audit log)")
+        raise ConfigError("forget needs a reason (it is kept in the audit log)",
+                          option="reason")
     row = store.get([mid]).get(mid)
     if row is None:
         raise NotFound(f"no memory {mid}")
     from hindsight.redact import clean
 
     store.set_status(mid, "forgotten", clean(reason), iso(now_ts()))
-    return {"id": mid, "status": "forgotten", "was": row["status"]}
+    return {"id": mid, "status": "forgotten", "was": row.status}
 
 
 def restore(store: Any, mid: int) -> dict[str, Any]:
@@ -38,7 +39,7 @@ def restore(store: Any, mid: int) -> dict[str, Any]:
     now = now_ts()
     store.set_status(mid, "active", "restored", iso(now))
     store.touch([mid], now)  # a restore is an access: gc must not archive it straight away
-    return {"id": mid, "status": "active", "was": row["status"]}
+    return {"id": mid, "status": "active", "was": row.status}
 
 
 def gc(store: Any, archive_days: int = ARCHIVE_DAYS, capacity: int = CAPACITY,

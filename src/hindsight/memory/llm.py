@@ -11,6 +11,7 @@ from typing import Any
 
 from hindsight.errors import ProviderError
 from hindsight.memory import extract
+from hindsight.models import Hit
 
 STRUCTURE_PROMPT = """You structure notes for a coding agent's memory.
 Return only a JSON object with these keys:
@@ -52,17 +53,17 @@ def structure(llm: Any, text: str, timeout: float) -> tuple[dict[str, Any] | Non
             "tags": [t.strip().lower() for t in tags[:5] if t.strip()]}, ""
 
 
-def answer(llm: Any, question: str, hits: list[dict[str, Any]], timeout: float
+def answer(llm: Any, question: str, hits: list[Hit], timeout: float
            ) -> tuple[str | None, str]:
     """A cited answer, or (None, why not). An answer citing an id that was not given is
     rejected."""
-    notes = "\n".join(f"[#{h['id']}] ({h['kind']}, {h['occurred_at'][:10]}) {h['text']}"
-                      for h in hits)
+    notes = "\n".join(f"[#{h.memory.id}] ({h.memory.kind}, {h.memory.occurred_at[:10]}) "
+                      f"{h.memory.text}" for h in hits)
     try:
         raw = llm.complete(REFLECT_PROMPT, f"Question: {question}\n\nNotes:\n{notes}", timeout)
     except ProviderError as e:
         return None, f"llm error: {e}"
     cited = {int(x) for x in re.findall(r"\[#(\d+)\]", raw)}
-    if cited - {h["id"] for h in hits}:
+    if cited - {h.memory.id for h in hits}:
         return None, "llm cited notes it was not given"
     return raw.strip(), ""

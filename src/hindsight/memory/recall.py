@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hindsight.memory.clock import now_ts
+from hindsight.models import ChannelRank, Hit, Memory, RecallResult
 
 RRF_K = 60
 DENSE_MIN = 0.15  # below this cosine a memory is not a dense candidate (unrelated text
@@ -92,10 +93,10 @@ def _rank(ids: list[int]) -> dict[int, int]:
 
 
 def recall(store: Any, embedder: Any, q: Query, neighbours: Any = None,
-           time_ms: float = 150.0, reranker: Any = None) -> dict[str, Any]:
+           time_ms: float = 150.0, reranker: Any = None) -> RecallResult:
     """Run ``q``. ``neighbours(files, symbols)`` → (path, local) call-graph neighbours (or
-    None). Returns ``{"hits": [...], "channels": {name: n candidates}, "ms": …}``; each hit
-    has the memory's fields plus ``score`` and ``explain`` (per channel: rank, raw score)."""
+    None). Returns a :class:`~hindsight.models.RecallResult`: hits best first, each with
+    its fused score and per channel its rank and raw score; candidates per channel."""
     t0 = time.perf_counter()
     now = now_ts()
     weights = {**WEIGHTS, **(q.weights or {})}
@@ -134,14 +135,14 @@ def recall(store: Any, embedder: Any, q: Query, neighbours: Any = None,
     for name in list(lists):
         lists[name] = [i for i in lists[name] if i in keep]
     if "recency" in q.channels:
-        act = {i: activity(rows[i]["last_accessed_ts"], rows[i]["access_count"],
-                           rows[i]["confidence"], now) for i in pool}
+        act = {i: activity(rows[i].last_accessed_ts, rows[i].access_count,
+                           rows[i].confidence, now) for i in pool}
         lists["recency"] = sorted(pool, key=lambda i: -act[i])
         raw["recency"] = act
     base = _fuse({n: lists[n] for n in lists if n != "lesson"}, weights)
     if "lesson" in q.channels:
         lists["lesson"] = [i for i in sorted(base, key=lambda i: -base[i])
-                           if rows[i]["kind"] == "lesson" or rows[i]["outcome"] == "failure"]
+                           if rows[i].kind == "lesson" or rows[i].outcome == "failure"]
     if "adjacent" in q.channels and base:
         best = sorted(base, key=lambda i: -base[i])[:ADJACENT_FROM]
         adj = store.adjacent(best)
@@ -160,24 +161,21 @@ def recall(store: Any, embedder: Any, q: Query, neighbours: Any = None,
             order = _rerank(store, embedder, qvec, order, fused)
             reranked_by = embedder.model_id
     ranks = {n: _rank(v) for n, v in lists.items()}
-    hits: list[dict[str, Any]] = []
+    hits: list[Hit] = []
     used = 0
     for i in order:
         if len(hits) >= q.k:
             break
         r = rows[i]
-        cost = max(1, math.ceil(len(r["text"]) / 4))
+        cost = max(1, math.ceil(len(r.text) / 4))
         if q.budget is not None and used + cost > q.budget:
             continue
         used += cost
-        r = dict(r)
-        r["score"] = round(fused[i], 6)
-        r["explain"] = {n: {"rank": ranks[n][i], "score": round(raw.get(n, {}).get(i, 0.0), 6)}
-                        for n in lists if i in ranks[n]}
-        hits.append(r)
-    return {"hits": hits, "channels": {n: len(v) for n, v in lists.items()},
-            "reranked_by": reranked_by, "tokens": used,
-            "ms": round((time.perf_counter() - t0) * 1000, 3)}
+        hits.append(Hit(r, round(fused[i], 6), {
+            n: ChannelRank(ranks[n][i], round(raw.get(n, {}).get(i, 0.0), 6))
+            for n in lists if i in ranks[n]}))
+    return RecallResult(tuple(hits), {n: len(v) for n, v in lists.items()}, reranked_by, used,
+                        round((time.perf_counter() - t0) * 1000, 3))
 
 
 def _fuse(lists: dict[str, list[int]], weights: dict[str, float]) -> dict[int, float]:
@@ -204,7 +202,7 @@ def _rerank(store: Any, embedder: Any, qvec: Any, order: list[int], fused: dict[
     return sorted(top, key=lambda i: -score[i]) + order[RERANK_TOP:]
 
 
-def _bm25_query(store: Any, text: str) -> str:
+def _bm25_query(store: Any, text: str) -> list[str]:
     """The MATCH expression; in a large bank only its selective words: SQLite's ``bm25()``
     scores every row holding any query word (no early termination), so words found in more
     than ``PRUNE_DF`` of the memories are left out, keeping at least the ``PRUNE_KEEP``
@@ -215,12 +213,12 @@ def _bm25_query(store: Any, text: str) -> str:
     terms = match_terms(text)
     n = store.active_count()
     if n <= PRUNE_FROM or len(terms) <= PRUNE_KEEP:
-        return " OR ".join(terms)
+        return terms
     df = store.term_rows(terms)
     keep = [t for t in terms if df[t] <= PRUNE_DF * n]
     if len(keep) < PRUNE_KEEP:
         keep = sorted(terms, key=lambda t: df[t])[:PRUNE_KEEP]
-    return " OR ".join(keep)
+    return keep
 
 
 def _prf(store: Any, text: str, top: list[int], cw: float) -> list[int]:
@@ -228,18 +226,18 @@ def _prf(store: Any, text: str, top: list[int], cw: float) -> list[int]:
     ``PRF_DOCS`` BM25 hits and are not in the query expand it for a second BM25 pass."""
     from collections import Counter
 
-    from hindsight.memory.textindex import STOPWORDS, match_query, tokens
+    from hindsight.memory.textindex import STOPWORDS, match_terms, tokens
 
     qwords = set(tokens(text))
     rows = store.get(top[:PRF_DOCS])
     df: Counter[str] = Counter()
     for r in rows.values():
-        df.update({t for t in tokens(r["text"]) if t not in STOPWORDS and t not in qwords
+        df.update({t for t in tokens(r.text) if t not in STOPWORDS and t not in qwords
                    and len(t) > 2 and not t.isdigit()})
     extra = [t for t, n in df.most_common(PRF_TERMS) if n >= 2]
     if not extra:
         return []
-    got = store.fts(match_query(text + " " + " ".join(extra)), CANDIDATES, (1.0, cw))
+    got = store.fts(match_terms(text + " " + " ".join(extra)), CANDIDATES, (1.0, cw))
     return [i for i, _ in got]
 
 
@@ -247,25 +245,25 @@ def _cross_rerank(reranker: Any, text: str, order: list[int], rows: dict[int, An
                   ) -> list[int]:
     """Order the top ``RERANK_TOP`` by the cross-encoder's score for (query, memory)."""
     top = order[:RERANK_TOP]
-    scores = reranker.score(text, [rows[i]["text"] for i in top])
+    scores = reranker.score(text, [rows[i].text for i in top])
     ranked = [i for _s, i in sorted(zip((-float(x) for x in scores), top, strict=True))]
     return ranked + order[RERANK_TOP:]
 
 
-def _keep(r: dict[str, Any], q: Query) -> bool:
-    if r["status"] != "active":
+def _keep(r: Memory, q: Query) -> bool:
+    if r.status != "active":
         return False
-    if r["visibility"] == "private" and r["owner"] != q.agent:
+    if r.visibility == "private" and r.owner != q.agent:
         return False
-    if q.kinds and r["kind"] not in q.kinds:
+    if q.kinds and r.kind not in q.kinds:
         return False
-    if q.tags and not set(q.tags) <= set(r["tags"]):
+    if q.tags and not set(q.tags) <= set(r.tags):
         return False
-    if q.since is not None and r["occurred_ts"] < q.since:
+    if q.since is not None and r.occurred_ts < q.since:
         return False
-    if q.until is not None and r["occurred_ts"] >= q.until:
+    if q.until is not None and r.occurred_ts >= q.until:
         return False
-    return q.include_stale or not r["stale"]
+    return q.include_stale or not r.stale
 
 
 def _anchor_channel(store: Any, q: Query, neighbours: Any) -> list[int]:

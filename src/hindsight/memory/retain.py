@@ -13,7 +13,6 @@ one. Batches skip that check (they are imports) and embed after writing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 import xxhash
@@ -22,6 +21,8 @@ from hindsight.errors import ConfigError
 from hindsight.memory import extract
 from hindsight.memory.clock import iso, now_ts
 from hindsight.memory.textindex import index_text
+from hindsight.models import MemoryItem as Item
+from hindsight.models import Retained
 from hindsight.redact import clean, redact
 
 NEAR_DUP = 0.85
@@ -30,54 +31,10 @@ VISIBILITY = ("private", "team", "public")
 _WS = re.compile(r"\s+")
 
 
-@dataclass
-class Item:
-    """One memory to retain. ``anchors``: (path, symbol local name or "", ast hash or "").
-    ``occurred``: ISO 8601 (default now). ``context``: neighbouring text indexed with it
-    (for conversation turns: the turns around it) but not part of the memory."""
-
-    text: str
-    kind: str = ""
-    tags: list[str] = field(default_factory=list)
-    outcome: str = ""
-    source: str = "api"
-    session: str = ""
-    agent: str = ""
-    commit_sha: str = ""
-    ref: str = ""
-    occurred: str = ""
-    context: str = ""
-    anchors: list[tuple[str, str, str]] = field(default_factory=list)
-    visibility: str = "team"
-    owner: str = ""
-    confidence: float = 1.0
-    supersedes: int | None = None
-
-
-_STR_FIELDS = ("text", "kind", "outcome", "source", "session", "agent", "commit_sha", "ref",
-               "occurred", "context", "visibility", "owner")
-
 
 def check_item(item: Item) -> None:
     """Raises ConfigError for a field of the wrong type or out of range (JSONL input)."""
-    import math
-
-    for f in _STR_FIELDS:
-        if not isinstance(getattr(item, f), str):
-            raise ConfigError(f"{f}: must be a string")
-    if not isinstance(item.tags, list) or not all(isinstance(t, str) for t in item.tags):
-        raise ConfigError("tags: must be a list of strings")
-    c = item.confidence
-    if isinstance(c, bool) or not isinstance(c, int | float) or not math.isfinite(c) or \
-            not 0 <= c <= 1:
-        raise ConfigError("confidence: must be a number from 0 to 1")
-    if item.supersedes is not None and (isinstance(item.supersedes, bool) or
-                                        not isinstance(item.supersedes, int) or
-                                        not 0 < item.supersedes < 2**62):
-        raise ConfigError("supersedes: must be a memory id")
-    for a in item.anchors:
-        if not (isinstance(a, tuple) and len(a) == 3 and all(isinstance(x, str) for x in a)):
-            raise ConfigError(f"anchor {a!r}: must be (path, symbol, ast_hash) strings")
+    item.check()
 
 
 def fingerprint(text: str, kind: str, anchors: list[tuple[str, str, str]],
@@ -166,21 +123,6 @@ def _fts(row: dict[str, Any]) -> tuple[str, str]:
     return index_text(body), index_text(row["context"])
 
 
-@dataclass
-class Retained:
-    """Result per item: ``id``; ``action`` created / duplicate / merged; ``redacted``:
-    kinds of secrets removed."""
-
-    id: int
-    action: str
-    redacted: list[str]
-    structured: str = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "action": self.action, "redacted": self.redacted,
-                "structured": self.structured}
-
-
 def retain(store: Any, embedder: Any, items: list[Item], *, batch: bool = False,
            near_dup: float = NEAR_DUP, embed: bool = True, llm: Any = None
            ) -> list[Retained]:
@@ -198,10 +140,12 @@ def retain(store: Any, embedder: Any, items: list[Item], *, batch: bool = False,
         if it.supersedes is not None:
             old = store.get([it.supersedes]).get(it.supersedes)
             if old is None:
-                raise ConfigError(f"--supersedes {it.supersedes}: no such memory")
-            if old["status"] != "active":
-                raise ConfigError(f"--supersedes {it.supersedes}: that memory is "
-                                  f"{old['status']}, not active")
+                raise ConfigError(f"supersedes {it.supersedes}: no such memory",
+                                  option="supersedes", value=it.supersedes)
+            if old.status != "active":
+                raise ConfigError(f"supersedes {it.supersedes}: that memory is "
+                                  f"{old.status}, not active", option="supersedes",
+                                  value=it.supersedes)
     vecs = None
     if not batch and embed and embedder is not None:
         vecs = embedder.embed_batch([r["text"] for r, _ in prepared])
@@ -277,13 +221,15 @@ def _near(store: Any, ids: Any, mat: Any, v: Any, anchors: list[tuple[str, str, 
     if float(sims[best]) < threshold:
         return None
     mid = int(ids[best])
-    row = store.get([mid]).get(mid, {})
-    have = row.get("anchors", [])
+    row = store.get([mid]).get(mid)
+    if row is None:
+        return None
+    have = [a.as_dict() for a in row.anchors]
     if sorted((a["path"], a["symbol"]) for a in have) != sorted((p, s) for p, s, _ in anchors):
         return None
-    if (row.get("visibility"), row.get("owner")) != (it_vis, it_owner):
+    if (row.visibility, row.owner) != (it_vis, it_owner):
         return None
-    if text and not _lexically_close(text, row.get("text", "")):
+    if text and not _lexically_close(text, row.text):
         return None
     return mid
 

@@ -30,8 +30,7 @@ def export_lines(mem: Any) -> Iterator[str]:
             vec = r.pop("vector")
             r["vector"] = base64.b64encode(vec).decode() if vec is not None else None
             r["tags"] = json.loads(r["tags"])
-            r["anchors"] = [{k: a[k] for k in ("path", "symbol", "ast_hash", "stale", "reason")}
-                            for a in full[mid]["anchors"]]
+            r["anchors"] = [a.as_dict() for a in full[mid].anchors]
             r["history"] = mem.audit(mid)
             yield json.dumps(r, ensure_ascii=False, sort_keys=True)
 

@@ -14,7 +14,12 @@ from __future__ import annotations
 import math
 import re
 import subprocess
-from typing import Any
+from typing import TYPE_CHECKING
+
+from hindsight.models import Memory
+
+if TYPE_CHECKING:
+    from hindsight.memory.service import MemoryService
 
 FENCE = "hindsight-memory"
 FRAME = ("Notes recalled by hindsight from earlier sessions in this repository. They are past "
@@ -49,18 +54,17 @@ def _one_line(text: str, cap: int = 400) -> str:
     return fence_safe(t if len(t) <= cap else t[:cap - 1] + "…")
 
 
-def _visible(row: dict[str, Any], agent: str) -> bool:
-    return row.get("visibility") != "private" or row.get("owner") == agent
+def _visible(row: Memory, agent: str) -> bool:
+    return row.visibility != "private" or row.owner == agent
 
 
-def _item(row: dict[str, Any], cap: int = 400) -> str:
-    date = (row.get("occurred_at") or "")[:10]
-    anchors = sorted({a["path"] + (f"::{a['symbol']}" if a.get("symbol") else "")
-                      for a in row.get("anchors") or []})
+def _item(row: Memory, cap: int = 400) -> str:
+    date = (row.occurred_at or "")[:10]
+    anchors = sorted({a.path + (f"::{a.symbol}" if a.symbol else "") for a in row.anchors})
     where = f" [{fence_safe(', '.join(anchors[:3]))}]" if anchors else ""
-    stale = " (STALE: code changed since)" if row.get("stale") else ""
-    return (f"- #{row['id']} {fence_safe(row['kind'])} {fence_safe(date)}{where}{stale}: "
-            f"{_one_line(row['text'], cap)}")
+    stale = " (STALE: code changed since)" if row.stale else ""
+    return (f"- #{row.id} {fence_safe(row.kind)} {fence_safe(date)}{where}{stale}: "
+            f"{_one_line(row.text, cap)}")
 
 
 def branch_files(root: str) -> list[str]:
@@ -90,40 +94,40 @@ def _section(title: str, lines: list[str]) -> str:
     return f"## {title}\n" + "\n".join(lines) if lines else ""
 
 
-def session_briefing(bank: Any, *, max_chars: int = 8000, agent: str = ""
-                     ) -> tuple[str, list[int]]:
-    """``(text, memory ids shown)``: the session briefing for ``bank``, at most ``max_chars``
+def session_briefing(memory: MemoryService, root: str, *, max_chars: int = 8000,
+                     agent: str = "") -> tuple[str, list[int]]:
+    """``(text, memory ids shown)``: the session briefing for the repository at ``root``
+    from ``memory``, at most ``max_chars``
     characters, or ``("", [])`` when the bank has nothing worth saying. Sections: conventions and decisions; open lessons
     about files changed on this branch; recent failures and what fixed them; stale
     memories; a one-line guide to the MCP tools."""
     seen: set[int] = set()
 
-    def take(rows: list[dict[str, Any]], n: int) -> list[str]:
+    def take(rows: list[Memory], n: int) -> list[str]:
         out = []
         for r in rows:
-            if r["id"] in seen or not _visible(r, agent):
+            if r.id in seen or not _visible(r, agent):
                 continue
-            seen.add(r["id"])
+            seen.add(r.id)
             out.append(_item(r))
             if len(out) >= n:
                 break
         return out
 
-    conv = take(bank.memories(kind="convention", limit=40)
-                + bank.memories(kind="decision", limit=40), 15)
-    files = branch_files(bank.root)
-    store = bank.memory_store
-    ids = sorted({m for m, _p, _s in store.anchored(files[:200], [])}) if files else []
-    lessons = [r for r in store.get(ids).values()
-               if r["kind"] in ("lesson", "experience") and r["status"] == "active"]
-    lessons.sort(key=lambda r: -r["occurred_ts"])
+    conv = take(memory.memories(kind="convention", limit=40)
+                + memory.memories(kind="decision", limit=40), 15)
+    files = branch_files(root)
+    ids = memory.anchored(files[:200])
+    lessons = [r for r in memory.get_many(ids).values()
+               if r.kind in ("lesson", "experience") and r.status == "active"]
+    lessons.sort(key=lambda r: -r.occurred_ts)
     branch = take(lessons, 8)
-    fails = [r for r in bank.memories(kind="experience", limit=60)
-             if r.get("outcome") in ("success", "failure", "partial")]
-    fails += bank.memories(kind="lesson", limit=30)
-    fails.sort(key=lambda r: -r["occurred_ts"])
+    fails = [r for r in memory.memories(kind="experience", limit=60)
+             if r.outcome in ("success", "failure", "partial")]
+    fails += memory.memories(kind="lesson", limit=30)
+    fails.sort(key=lambda r: -r.occurred_ts)
     recent = take(fails, 8)
-    stale = take(bank.memories(stale=True, limit=20), 5)
+    stale = take(memory.memories(stale=True, limit=20), 5)
     parts = [_section("Conventions and decisions", conv),
              _section("Lessons about files changed on this branch", branch),
              _section("Recent failures and what fixed them", recent),
@@ -145,8 +149,7 @@ def _cap(text: str, max_chars: int) -> str:
     return cut + tail
 
 
-def relevance(store: Any, prompt_terms: list[str], row: dict[str, Any],
-              df: dict[str, int], n: int) -> float:
+def relevance(prompt_terms: list[str], row: Memory, df: dict[str, int], n: int) -> float:
     """IDF-weighted share of the prompt's search terms found in the memory (text, tags and
     anchors): Σ idf(t) over matched terms / Σ idf(t) over all terms, idf(t) = ln(1 + N / (1 +
     df(t))) as in BM25's IDF (Robertson & Zaragoza 2009) without the negative part. In
@@ -155,45 +158,43 @@ def relevance(store: Any, prompt_terms: list[str], row: dict[str, Any],
 
     if not prompt_terms:
         return 0.0
-    hay = set(tokens(" ".join([row["text"], " ".join(row.get("tags") or []),
-                               " ".join(a["path"] + " " + a.get("symbol", "")
-                                        for a in row.get("anchors") or [])])))
+    hay = set(tokens(" ".join([row.text, " ".join(row.tags),
+                               " ".join(a.path + " " + a.symbol for a in row.anchors)])))
     idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in prompt_terms}
     total = sum(idf.values())
     got = sum(v for t, v in idf.items() if any(f in hay for f in forms(t)))
     return got / total if total else 0.0
 
 
-def prompt_memories(bank: Any, prompt: str, *, threshold: float, limit: int,
+def prompt_memories(memory: MemoryService, prompt: str, *, threshold: float, limit: int,
                     max_chars: int, exclude: set[int], agent: str = ""
                     ) -> tuple[str, list[int], list[float]]:
     """``(text to inject, ids, relevances)`` for ``prompt``: lexical and anchor recall (no
     embedding model is loaded, to stay within the hook's latency target), then only
     memories of :data:`INJECT_KINDS` with :func:`relevance` ≥ ``threshold`` that are not
     in ``exclude`` (already injected this session). ``("", [], [])`` when none is."""
-    from hindsight.memory.recall import Query, recall
     from hindsight.memory.textindex import forms, match_terms
 
-    store = bank.memory_store
     prompt = prompt[:PROMPT_CHARS]
-    if not prompt.strip() or not store.has_active():
+    if not prompt.strip() or not memory.store.has_active():
         return "", [], []
     quoted = list(dict.fromkeys(match_terms(prompt)))[:40]
     terms = [t.strip('"') for t in quoted]
     if not terms:
         return "", [], []
-    rows = store.term_rows(quoted)
-    df, n = {t.strip('"'): v for t, v in rows.items()}, max(1, store.active_count())
+    rows = memory.store.term_rows(quoted)
+    df, n = {t.strip('"'): v for t, v in rows.items()}, max(1, memory.store.active_count())
     # the other number of a word no memory uses as written (a longer query costs time)
     extra = " ".join(f for t in terms if not df.get(t) for f in forms(t)[1:])
-    q = Query(text=f"{prompt} {extra}", k=max(20, limit * 4), kinds=list(INJECT_KINDS),
-              agent=agent, channels=("bm25", "anchor", "recency", "lesson"))
-    res = recall(store, None, q, bank._neighbours)
-    picked: list[tuple[dict[str, Any], float]] = []
-    for h in res["hits"]:
-        if h["id"] in exclude or not _visible(h, agent):
+    res = memory.recall(f"{prompt} {extra}", k=max(20, limit * 4), kinds=list(INJECT_KINDS),
+                        agent=agent, channels=("bm25", "anchor", "recency", "lesson"),
+                        embed=False, touch=False)
+    picked: list[tuple[Memory, float]] = []
+    for hit in res.hits:
+        h = hit.memory
+        if h.id in exclude or not _visible(h, agent):
             continue
-        rel = relevance(store, terms, h, df, n)
+        rel = relevance(terms, h, df, n)
         if rel >= threshold:
             picked.append((h, rel))
     if not picked:
@@ -206,17 +207,15 @@ def prompt_memories(bank: Any, prompt: str, *, threshold: float, limit: int,
             break
         lines.append(line)
         used += len(line) + 1
-        ids.append(h["id"])
+        ids.append(h.id)
         rels.append(round(rel, 3))
     if not lines:
         return "", [], []
     import contextlib
-    import sqlite3
 
     from hindsight.errors import StorageError
-    from hindsight.memory.clock import now_ts
 
     # access counts are bookkeeping: skipped while another process writes
-    with contextlib.suppress(StorageError, sqlite3.OperationalError):
-        bank.memory_store.touch(ids, now_ts())
+    with contextlib.suppress(StorageError):
+        memory.touch(ids)
     return fenced("recalled", "\n".join(lines)), ids, rels

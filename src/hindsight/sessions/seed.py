@@ -25,13 +25,13 @@ def _now() -> str:
 def seed_state(bank: Any) -> dict[str, Any]:
     """The stored seeding state (``{}`` when the bank was never seeded)."""
     try:
-        return dict(json.loads(bank.memory_store.get_meta("seed_state") or "{}"))
+        return dict(json.loads(bank.memory.get_meta("seed_state") or "{}"))
     except ValueError:
         return {}
 
 
 def _save(bank: Any, state: dict[str, Any]) -> None:
-    bank.memory_store.set_meta({"seed_state": json.dumps(state)})
+    bank.memory.set_meta({"seed_state": json.dumps(state)})
 
 
 def import_claude(bank: Any, project: str | None = None, *, config_dir: str | None = None
@@ -150,13 +150,13 @@ def seed(bank: Any, settings: Any) -> dict[str, Any] | None:
         _save(bank, state)
 
         def index() -> dict[str, Any]:
-            st = bank.index(workers=max(1, min(2, os.cpu_count() or 1)))
+            st = bank.code.index(workers=max(1, min(2, os.cpu_count() or 1)))
             return {"files": st.files_seen, "parsed": st.files_parsed, "symbols": st.symbols}
 
         def ingest() -> dict[str, Any]:
             if not os.path.exists(os.path.join(bank.root, ".git")):
                 return {"skipped": "not a git repository"}
-            st = bank.ingest(limit=int(settings["seedHistoryLimit"]))
+            st = bank.history.ingest(limit=int(settings["seedHistoryLimit"]))
             return {"commits": st.ingested, "partial": st.partial}
 
         _step(state, "index", index)

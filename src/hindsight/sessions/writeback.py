@@ -93,9 +93,9 @@ def record_session_edits(bank: Any, turns: list[Any], session: str, agent: str,
     rels = [r for r in (_rel(bank.root, f) for f in files) if r]
     if not rels:
         return 0
-    if bank.is_indexed():
-        bank.index()
-    store, n = bank.memory_store, 0
+    if bank.code.is_indexed():
+        bank.code.index()
+    store, n = bank.memory, 0
     for rel in rels:
         try:
             with open(os.path.join(bank.root, rel), "rb") as f:
@@ -110,8 +110,8 @@ def record_session_edits(bank: Any, turns: list[Any], session: str, agent: str,
         if store.get_meta(key) == digest:
             continue
         try:
-            ev = bank.record_edit(rel, _head_text(bank.root, rel), new, actor=agent,
-                                  session=session, refresh_index=False)
+            ev = bank.history.record_edit(rel, _head_text(bank.root, rel), new, actor=agent,
+                                          session=session, refresh_index=False)
         except Exception as e:  # noqa: BLE001 - one file must not stop the rest
             warn(f"{rel}: {e}")
             continue
@@ -154,7 +154,7 @@ def _anchors(bank: Any, files: Any) -> list[tuple[str, str, str]]:
 
 def _items(bank: Any, res: Any, agent: str) -> tuple[list[Any], list[Any]]:
     """(conversation items, experience items) of a read."""
-    from hindsight.memory.retain import Item
+    from hindsight.models import MemoryItem as Item
     from hindsight.sessions.experience import extract
 
     conv = [Item(text=text, kind="conversation", source="conversation",
@@ -191,7 +191,7 @@ def retain_transcript(bank: Any, path: str, reader: Callable[..., Any], agent: s
     st = os.stat(path)  # FileNotFoundError for a missing transcript
     if not stat.S_ISREG(st.st_mode):
         raise ConfigError(f"{path}: not a regular file")
-    store = bank.memory_store
+    store = bank.memory
     key = f"transcript:{os.path.abspath(path)}"
     state = json.loads(store.get_meta(key) or "{}")
     start = int(state.get("offset", 0))
@@ -204,13 +204,11 @@ def retain_transcript(bank: Any, path: str, reader: Callable[..., Any], agent: s
     warnings = list(res.warnings)
     import time
 
-    from hindsight.memory.retain import embed_missing, retain
-
     t0 = time.perf_counter()
     conv, exps = _items(bank, res, agent)
-    retained = bank.retain_batch(conv, embed=False) if conv else []
+    retained = bank.memory.retain_batch(conv, embed=False) if conv else []
     if exps:  # one by one: a convention said again in a later session merges into the first
-        retained += retain(store, bank.embedder, exps)
+        retained += bank.memory.retain_items(exps)
     n_new = sum(1 for r in retained if r.action == "created")
     n_edits = record_session_edits(bank, res.turns, res.session_id, agent, warnings.append) \
         if edits else 0
@@ -218,9 +216,8 @@ def retain_transcript(bank: Any, path: str, reader: Callable[..., Any], agent: s
                                      "head": _head(path, res.offset)})})
     searchable = time.perf_counter() - t0
     new_ids = [r.id for r in retained[:len(conv)] if r.action == "created"]
-    rows = store.get(new_ids)
-    embed_missing(store, bank.embedder, [(i, rows[i]["text"][:EMBED_CHARS]) for i in new_ids
-                                         if i in rows])
+    rows = bank.memory.get_many(new_ids)
+    bank.memory.embed_missing([(i, rows[i].text[:EMBED_CHARS]) for i in new_ids if i in rows])
     ms = {"searchable": round(searchable * 1000), "embedded": round(
         (time.perf_counter() - t0) * 1000)}
     return {"path": path, "from": start, "to": res.offset, "turns": len(res.turns),

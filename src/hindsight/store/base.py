@@ -1,12 +1,20 @@
-"""Storage contracts. Domain code (``codeindex``, ``memory``) sees only these Protocols;
-``app.py`` picks the concrete backend."""
+"""Storage contracts. Domain code (``codeindex``, ``history``, ``memory``, ``sessions``)
+sees only these Protocols; ``app.py`` picks the concrete backend.
+
+Conventions for every method of every store: paths are repository-relative with ``/``;
+lines are 1-based; times are Unix seconds (float) or ISO 8601 strings with an offset, as
+named; every method raises :class:`hindsight.errors.StorageError` when the backend fails
+(locked past its busy timeout, disk full, corrupt file) and never lets a backend exception
+(``sqlite3.Error``, ``psycopg.Error``) escape. No signature carries SQL: filters are typed
+arguments. ``tests/store/test_contract.py`` runs one suite against every backend.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple, Protocol
 
-from hindsight.models import ParseResult, Symbol, SymbolChange
+from hindsight.models import Memory, ParseResult, Symbol, SymbolChange
 
 Row = tuple[str, str, str, str, str, int, str]
 EdgeMap = dict[str, tuple[list[Row], set[str]]]
@@ -40,7 +48,16 @@ class StoredEdge(NamedTuple):
 
 
 class CodeStore(Protocol):
-    """Persistence of the code index (L1 symbols, L2 edges) of one bank."""
+    """Persistence of the code index (L1 symbols, L2 edges) of one bank.
+
+    ``load_files`` maps each indexed path to its :class:`FileRow`; ``write_full`` replaces
+    the whole index in one transaction (``edges_fn`` is called inside it, so resolution can
+    overlap the symbol inserts); ``write_incremental`` replaces the rows of ``changed`` and
+    ``deleted`` files only. ``counts()`` gives ``files, lines, symbols, edges, calls,
+    unresolved_calls, imports, inherits`` (ints). ``find_symbols`` matches ``name``
+    exactly, then as a prefix, then as a substring (case-insensitive fold), at most
+    ``limit``; ``edges_to``/``edges_from`` give the stored edges into / out of full
+    qualified names (``edges_to`` also by bare ``names`` for unresolved edges)."""
 
     # --- indexing -----------------------------------------------------------------------
     def load_files(self) -> dict[str, FileRow]: ...
@@ -72,7 +89,18 @@ class CodeStore(Protocol):
 
 class HistoryStore(Protocol):
     """Persistence of git history (commits, files, symbol changes) and the live edit trace
-    of one bank. Query results are plain dicts whose keys are the column names."""
+    of one bank.
+
+    Commits are keyed by full sha; ``seq`` orders commits of equal committer time (higher is
+    newer); ``*_ts`` are Unix seconds, dates ISO 8601 with the original offset. Query
+    results are dicts keyed by the field names of the stored records (commit: ``sha, seq,
+    parents, author_name, author_email, author_date, author_ts, committer_date,
+    committer_ts, message, subject, n_files, huge, boundary, expanded, fix, reachable``;
+    symbol change: the fields of :class:`hindsight.models.SymbolChange` plus the commit's
+    ``sha``, ``date``, ``author``, ``subject``). Trace events (``add_trace_event``) hold
+    ``ts`` (ISO), ``ts_unix``, ``path``, ``old_path``, ``action``, ``old_hash``,
+    ``new_hash``, ``ranges`` ([[old_start, old_count, new_start, new_count]]), ``actor``,
+    ``session``, ``branch``, ``head`` and the symbols touched."""
 
     def get_meta(self, key: str) -> str | None: ...
     def set_meta(self, values: dict[str, str]) -> None: ...
@@ -105,3 +133,160 @@ class HistoryStore(Protocol):
     def trace_events(self, path: str | None = None, local: str | None = None,
                      since_unix: float | None = None, limit: int = 1000
                      ) -> list[dict[str, Any]]: ...
+
+
+class MemoryStore(Protocol):
+    """Persistence of the experience memory of one bank: memory rows (a
+    :class:`~hindsight.models.Memory` each) with their vector, anchors, a full-text index
+    and an audit log.
+
+    Ids are positive ints given by the store. ``at`` arguments are ISO 8601 times with an
+    offset; ``ts`` arguments Unix seconds. Vectors are float32, unit length, stored per
+    embedding ``model`` id. Reads of ``get``/``list_memories`` return every status unless
+    filtered; recall filters statuses itself.
+    """
+
+    def get_meta(self, key: str) -> str | None:
+        """The bank's meta value for ``key`` (None when unset)."""
+        ...
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        """Set several meta keys in one transaction."""
+        ...
+
+    def set_busy_timeout(self, ms: int) -> None:
+        """How long a write waits for another writer (ms) before StorageError."""
+        ...
+
+    # --- writes -------------------------------------------------------------------------
+    def insert(self, rows: list[dict[str, Any]], anchors: list[list[tuple[str, str, str]]],
+               fts: list[tuple[str, str]], at: str) -> list[tuple[int, bool]]:
+        """Insert memories in one transaction: ``rows`` (the :class:`Memory` fields but
+        ``id``/``anchors``, ``tags`` as a JSON string), per row its anchors (path, symbol,
+        ast hash) and full-text documents (body, context; already tokenised by
+        :mod:`hindsight.memory.textindex`). A row whose ``fingerprint`` exists is not
+        inserted: that memory's access count is bumped (and it is made active again).
+        Returns ``(id, created)`` per row, in order."""
+        ...
+
+    def merge_into(self, mid: int, at: str, detail: str) -> None:
+        """Count a near duplicate against memory ``mid`` (access count + audit row)."""
+        ...
+
+    def set_status(self, mid: int, status: str, reason: str, at: str,
+                   superseded_by: int | None = None) -> None:
+        """Set ``status`` (active, forgotten, archived, superseded) with an audit row."""
+        ...
+
+    def archive_many(self, ids: list[int], reason: str, at: str) -> None:
+        """Archive ``ids`` in one transaction, each with an audit row."""
+        ...
+
+    def set_vectors(self, items: list[tuple[int, bytes]], model: str) -> None:
+        """Store float32 vectors (raw bytes, native order) made by ``model``."""
+        ...
+
+    def touch(self, ids: list[int], ts: float) -> None:
+        """Count one access of each memory at ``ts``."""
+        ...
+
+    def mark_stale(self, items: list[tuple[int, str, str, str]], at: str) -> None:
+        """Flag anchors (memory id, path, symbol, reason) and their memories stale."""
+        ...
+
+    def clear_stale(self, items: list[tuple[int, str, str]], at: str) -> None:
+        """Anchors (memory id, path, symbol) that match the code again; a memory whose
+        anchors are all fresh is no longer stale."""
+        ...
+
+    def repoint(self, mid: int, old: tuple[str, str], new: tuple[str, str], at: str) -> None:
+        """Move an anchor from (path, symbol) ``old`` to ``new`` (a rename or move)."""
+        ...
+
+    def import_rows(self, rows: list[dict[str, Any]], index_text: Callable[[str], str]
+                    ) -> dict[str, int]:
+        """Insert exported rows (:mod:`hindsight.memory.transfer`) in one transaction;
+        ``{"imported", "skipped"}`` (skipped: the fingerprint exists)."""
+        ...
+
+    # --- reads --------------------------------------------------------------------------
+    def get(self, ids: list[int]) -> dict[int, Memory]:
+        """The memories of ``ids`` that exist (any status), with their anchors."""
+        ...
+
+    def list_memories(self, *, status: str = "active", kind: str | None = None,
+                      stale: bool = False, source: str | None = None, limit: int = 100
+                      ) -> list[Memory]:
+        """Memories newest first (by occurred time, then id); ``status`` ``all`` for every
+        status; ``stale`` only stale ones."""
+        ...
+
+    def has_active(self) -> bool:
+        ...
+
+    def count(self, status: str | None = "active") -> int:
+        """Memories of ``status`` (None: all)."""
+        ...
+
+    def active_count(self) -> int:
+        """Active memories (may be cached until a write)."""
+        ...
+
+    def status_counts(self) -> dict[str, int]:
+        """Memories per status, plus ``stale``: active memories flagged stale."""
+        ...
+
+    def by_fingerprint(self, fp: str) -> int | None:
+        ...
+
+    def audit(self, mid: int) -> list[dict[str, Any]]:
+        """The memory's audit rows ``{"at", "action", "detail"}``, oldest first."""
+        ...
+
+    def fts(self, terms: list[str], limit: int, weights: tuple[float, float]
+            ) -> list[tuple[int, float]]:
+        """Full-text search: memories holding any of ``terms`` (quoted phrases from
+        :func:`hindsight.memory.textindex.match_terms`), best first, at most ``limit``, as
+        ``(id, score)`` with BM25 (Robertson & Zaragoza 2009) as SQLite's ``bm25()`` gives it:
+        lower is better. ``weights``: (body, context) column weights. Any status."""
+        ...
+
+    def term_rows(self, terms: list[str]) -> dict[str, int]:
+        """Document frequency: how many memories hold each term (any status)."""
+        ...
+
+    def matrix(self, model: str) -> tuple[Any, Any]:
+        """``(ids, vectors)`` of active memories embedded with ``model``: an int64 array of
+        shape (n,) and a float32 array of shape (n, dim), rows unit length."""
+        ...
+
+    def adjacent(self, ids: list[int]) -> dict[int, list[int]]:
+        """For conversation memories among ``ids``: the active memories of the same
+        session stored right before and after each."""
+        ...
+
+    def anchored(self, paths: list[str], symbols: list[tuple[str, str]]
+                 ) -> list[tuple[int, str, str]]:
+        """(memory id, path, symbol) of active memories anchored to one of ``paths`` (any
+        symbol in it) or ``symbols`` ((path, local) pairs)."""
+        ...
+
+    def anchors_all(self) -> list[tuple[int, str, str, str, int]]:
+        """(memory id, path, symbol, ast hash, stale 0/1) of active and archived memories."""
+        ...
+
+    def activity_rows(self) -> list[tuple[int, float, int, float]]:
+        """(id, last accessed ts, access count, confidence) of active memories."""
+        ...
+
+    def export_rows(self) -> Iterator[dict[str, Any]]:
+        """``{"id"}`` of every memory, in id order."""
+        ...
+
+    def export_full(self, ids: list[int]) -> list[dict[str, Any]]:
+        """Every stored field of ``ids`` (``vector`` as bytes or None, ``tags`` JSON)."""
+        ...
+
+    def missing_vectors(self, model: str) -> list[tuple[int, str]]:
+        """(id, text) of memories without a vector from ``model``."""
+        ...

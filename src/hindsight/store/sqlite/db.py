@@ -163,12 +163,47 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         raise
 
 
+def _translated(fn: Any) -> Any:
+    """``fn`` with sqlite3 errors raised as :class:`StorageError` (generators too)."""
+    import functools
+    import inspect
+
+    if inspect.isgeneratorfunction(fn):
+        @functools.wraps(fn)
+        def gen(*args: Any, **kwargs: Any) -> Any:
+            try:
+                yield from fn(*args, **kwargs)
+            except sqlite3.Error as e:
+                raise StorageError(f"bank database: {e}") from e
+        return gen
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except sqlite3.Error as e:
+            raise StorageError(f"bank database: {e}") from e
+    return wrapper
+
+
 class SqliteStore:
     """What every SQLite store of a bank shares: the connection, write transactions and
-    the ``meta`` key-value table."""
+    the ``meta`` key-value table. Every public method of a subclass raises
+    :class:`StorageError` for a sqlite3 error: no sqlite3 exception leaves the backend."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name, fn in list(vars(cls).items()):
+            if not name.startswith("__") and inspect_function(fn):
+                setattr(cls, name, _translated(fn))
+
+    def set_busy_timeout(self, ms: int) -> None:
+        """How long a write on this connection waits for another writer (ms) before it
+        raises StorageError ("database is locked")."""
+        self.conn.execute(f"PRAGMA busy_timeout={int(ms)}")
 
     def _tx(self) -> Any:
         return transaction(self.conn)
@@ -180,6 +215,16 @@ class SqliteStore:
     def set_meta(self, values: dict[str, str]) -> None:
         with self._tx() as c:
             c.executemany("INSERT OR REPLACE INTO meta VALUES(?, ?)", list(values.items()))
+
+
+for _name in ("get_meta", "set_meta", "set_busy_timeout"):
+    setattr(SqliteStore, _name, _translated(getattr(SqliteStore, _name)))
+
+
+def inspect_function(obj: Any) -> bool:
+    import inspect
+
+    return inspect.isfunction(obj)
 
 
 def rows_as_dicts(cur: sqlite3.Cursor) -> list[dict[str, Any]]:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from hindsight.errors import StorageError
+from hindsight.models import Memory
 from hindsight.store.sqlite.db import SqliteStore, rows_as_dicts
 
 _CHUNK = 500
@@ -135,8 +136,9 @@ class SqliteMemoryStore(SqliteStore):
         return int(self.conn.execute("SELECT count(*) FROM memories WHERE status=?",
                                      (status,)).fetchone()[0])
 
-    def get(self, ids: list[int]) -> dict[int, dict[str, Any]]:
+    def get(self, ids: list[int]) -> dict[int, Memory]:
         out: dict[int, dict[str, Any]] = {}
+        anchors: dict[int, list[dict[str, Any]]] = {}
         for i in range(0, len(ids), _CHUNK):
             ch = ids[i:i + _CHUNK]
             q = ",".join("?" * len(ch))
@@ -146,10 +148,8 @@ class SqliteMemoryStore(SqliteStore):
                 out[r["id"]] = r
             for a in rows_as_dicts(self.conn.execute(
                     f"SELECT * FROM memory_anchors WHERE memory_id IN ({q})", ch)):
-                out[a.pop("memory_id")].setdefault("anchors", []).append(a)
-        for r in out.values():
-            r.setdefault("anchors", [])
-        return out
+                anchors.setdefault(a.pop("memory_id"), []).append(a)
+        return {i: Memory.from_row(r, anchors.get(i, [])) for i, r in out.items()}
 
     def adjacent(self, ids: list[int]) -> dict[int, list[int]]:
         """For conversation memories among ``ids``: the active memories of the same
@@ -184,11 +184,12 @@ class SqliteMemoryStore(SqliteStore):
         return rows_as_dicts(self.conn.execute(
             "SELECT at, action, detail FROM memory_audit WHERE memory_id=? ORDER BY id", (mid,)))
 
-    def fts(self, match: str, limit: int, weights: tuple[float, float]
+    def fts(self, terms: list[str], limit: int, weights: tuple[float, float]
             ) -> list[tuple[int, float]]:
         """(id, bm25 score, lower is better as in SQLite), any status."""
-        if not match:
+        if not terms:
             return []
+        match = " OR ".join(terms)
         try:  # statuses are checked by the caller: a join here costs a lookup per match
             rows = self.conn.execute(
                 "SELECT rowid, bm25(memory_fts, ?, ?) s FROM memory_fts WHERE memory_fts "
@@ -301,12 +302,29 @@ class SqliteMemoryStore(SqliteStore):
             c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) VALUES(?,?,?,?)",
                       (mid, at, "repointed", f"{old[0]}::{old[1]} -> {new[0]}::{new[1]}"))
 
-    def listing(self, where: str, args: list[Any], limit: int) -> list[dict[str, Any]]:
-        cur = self.conn.execute(f"SELECT id FROM memories m WHERE {where} "
-                                f"ORDER BY occurred_ts DESC, id DESC LIMIT ?", [*args, limit])
+    def list_memories(self, *, status: str = "active", kind: str | None = None,
+                      stale: bool = False, source: str | None = None, limit: int = 100
+                      ) -> list[Memory]:
+        where, args = ["1=1"], []
+        for col, val in (("status", None if status == "all" else status), ("kind", kind),
+                         ("source", source)):
+            if val:
+                where.append(f"{col}=?")
+                args.append(val)
+        if stale:
+            where.append("stale=1")
+        cur = self.conn.execute(f"SELECT id FROM memories WHERE {' AND '.join(where)} "
+                                "ORDER BY occurred_ts DESC, id DESC LIMIT ?", [*args, limit])
         ids = [r[0] for r in cur.fetchall()]
         got = self.get(ids)
         return [got[i] for i in ids if i in got]
+
+    def status_counts(self) -> dict[str, int]:
+        out = {st: n for st, n in self.conn.execute(
+            "SELECT status, count(*) FROM memories GROUP BY status")}
+        out["stale"] = self.conn.execute(
+            "SELECT count(*) FROM memories WHERE stale=1 AND status='active'").fetchone()[0]
+        return out
 
     def activity_rows(self) -> list[tuple[int, float, int, float]]:
         """(id, last accessed ts, access count, confidence) of active memories."""

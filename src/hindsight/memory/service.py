@@ -1,0 +1,247 @@
+"""Experience memory of one bank as a service: retain, recall, forget/restore, gc,
+reflect, export/import and re-embedding.
+
+:class:`MemoryService` sees storage only through :class:`hindsight.store.base.MemoryStore`;
+the code index reaches it as two callbacks (``anchors`` resolves user-given files and
+symbols, ``neighbours`` gives call-graph proximity for the anchor channel), so memory never
+imports the code index. Providers (embedder, LLM, reranker) are made lazily by the
+factories the composition root passes in.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from hindsight.errors import ConfigError, NotFound
+from hindsight.models import Memory, MemoryItem, RecallResult, Retained
+from hindsight.store.base import MemoryStore
+
+# Only the start of a long query is used: a 100,000-character query froze recall for
+# minutes (the file-name pattern of the neighbour lookup is quadratic on one long token).
+QUERY_CHARS = 10_000
+AnchorFn = Callable[[list[str], list[str]], list[tuple[str, str, str]]]
+NeighbourFn = Callable[[str, list[str], list[tuple[str, str]]],
+                       tuple[list[str], list[tuple[str, str]], list[tuple[str, str]]]]
+
+
+class MemoryService:
+    """Memories of one bank. ``anchors(files, symbols)`` → (path, symbol, ast hash)
+    triples (raises NotFound/Ambiguous/NotIndexed); ``neighbours(text, files, symbols)``
+    → (files, symbols, near) for the anchor channel; ``embedder()``, ``llm()`` and
+    ``reranker()`` make providers on first use (``llm``/``reranker`` may give None)."""
+
+    def __init__(self, store: MemoryStore, *, anchors: AnchorFn, neighbours: NeighbourFn,
+                 embedder: Callable[[], Any], llm: Callable[[], Any] = lambda: None,
+                 reranker: Callable[[], Any] = lambda: None) -> None:
+        self.store = store
+        self._anchors = anchors
+        self._neighbours = neighbours
+        self._make_embedder = embedder
+        self._make_llm = llm
+        self._make_reranker = reranker
+        self._embedder: Any = None
+
+    @property
+    def embedder(self) -> Any:
+        """The embedding provider (made on first use). Raises ConfigError, ProviderError."""
+        if self._embedder is None:
+            self._embedder = self._make_embedder()
+        return self._embedder
+
+    @property
+    def llm(self) -> Any:
+        """The optional LLM, or None."""
+        return self._make_llm()
+
+    # --- retain -------------------------------------------------------------------------
+    def retain(self, text: str, *, kind: str = "", tags: list[str] | None = None,
+               files: list[str] | None = None, symbols: list[str] | None = None,
+               outcome: str = "", supersedes: int | None = None, source: str = "api",
+               **fields: Any) -> Retained:
+        """Retain one memory; see :mod:`hindsight.memory.retain`. ``files`` (root-relative
+        or absolute) and ``symbols`` (names as for ``symbols``) become anchors with the
+        symbol's ast hash now. Raises ConfigError, NotFound/Ambiguous (symbol),
+        ProviderError, StorageError."""
+        from hindsight.memory.retain import retain
+
+        if fields.get("visibility") == "private" and not fields.get("owner"):
+            raise ConfigError("a private memory needs its owner (the agent)", option="agent")
+        item = MemoryItem(text=text, kind=kind, tags=list(tags or []), outcome=outcome,
+                          supersedes=supersedes, source=source,
+                          anchors=self._anchors(list(files or []), list(symbols or [])),
+                          **fields)
+        return retain(self.store, self.embedder, [item], llm=self.llm)[0]
+
+    def retain_batch(self, items: list[MemoryItem], embed: bool = True) -> list[Retained]:
+        """Retain many items at once: written (and searchable) first, embedded after
+        (unless ``embed`` is false). No near-duplicate check."""
+        from hindsight.memory.retain import retain
+
+        return retain(self.store, self.embedder, items, batch=True, embed=embed)
+
+    def retain_items(self, items: list[MemoryItem]) -> list[Retained]:
+        """Retain items one by one, each checked for a near duplicate."""
+        from hindsight.memory.retain import retain
+
+        return retain(self.store, self.embedder, items)
+
+    def embed_missing(self, todo: list[tuple[int, str]]) -> int:
+        """Embed ``(id, text)`` pairs now; returns how many were embedded."""
+        from hindsight.memory.retain import embed_missing
+
+        return embed_missing(self.store, self.embedder, todo)
+
+    # --- recall -------------------------------------------------------------------------
+    def recall(self, text: str, *, touch: bool = True, files: list[str] | None = None,
+               symbols: list[str] | None = None, embed: bool = True,
+               **kw: Any) -> RecallResult:
+        """Recall memories for ``text``; keyword arguments are the fields of
+        :class:`hindsight.memory.recall.Query` (``since``/``until`` Unix seconds);
+        ``files`` root-relative, ``symbols`` as names; only the first ``QUERY_CHARS``
+        (10,000) characters of ``text`` are used; ``embed`` false skips the dense channel
+        (no model load). Recalled memories count as accessed unless ``touch`` is false. An
+        empty bank answers at once with no hits. Raises ConfigError, ProviderError,
+        StorageError."""
+        from hindsight.memory.recall import Query, recall
+
+        text = text[:QUERY_CHARS]
+        syms = [(p, s) for p, s, _h in self._anchors([], list(symbols or []))]
+        fs = [p for p, _s, _h in self._anchors(list(files or []), [])] if files else []
+        q = Query(text=text, files=fs, symbols=syms, **kw)
+        if not self.store.has_active():
+            return RecallResult()
+        reranker = self._make_reranker() if q.rerank else None
+        res = recall(self.store, self.embedder if embed else None, q, self._neighbours,
+                     reranker=reranker)
+        if touch and res.hits:
+            from hindsight.memory.clock import now_ts
+
+            self.store.touch([h.memory.id for h in res.hits], now_ts())
+        return res
+
+    def touch(self, ids: list[int]) -> None:
+        """Count an access of each memory (now)."""
+        from hindsight.memory.clock import now_ts
+
+        self.store.touch(ids, now_ts())
+
+    # --- lifecycle ----------------------------------------------------------------------
+    def forget(self, mid: int, reason: str) -> dict[str, Any]:
+        """Soft-delete; ``{"id", "status", "was"}``. Raises NotFound, ConfigError."""
+        from hindsight.memory.lifecycle import forget
+
+        return forget(self.store, mid, reason)
+
+    def restore(self, mid: int) -> dict[str, Any]:
+        """Make a memory active again; ``{"id", "status", "was"}``. Raises NotFound."""
+        from hindsight.memory.lifecycle import restore
+
+        return restore(self.store, mid)
+
+    def gc(self, **kw: Any) -> dict[str, Any]:
+        """Archive idle and over-capacity memories; see :func:`memory.lifecycle.gc`."""
+        from hindsight.memory.lifecycle import gc
+
+        return gc(self.store, **kw)
+
+    def get(self, mid: int) -> Memory:
+        """One memory. Raises NotFound."""
+        row = self.store.get([mid]).get(mid)
+        if row is None:
+            raise NotFound(f"no memory {mid}", value=mid)
+        return row
+
+    def get_many(self, ids: list[int]) -> dict[int, Memory]:
+        return self.store.get(ids)
+
+    def audit(self, mid: int) -> list[dict[str, Any]]:
+        """The memory's audit rows ``{"at", "action", "detail"}``, oldest first."""
+        return self.store.audit(mid)
+
+    def memories(self, *, status: str = "active", kind: str | None = None,
+                 stale: bool = False, limit: int = 100) -> list[Memory]:
+        """Memories newest first; ``status`` ``all`` for every status."""
+        return self.store.list_memories(status=status, kind=kind, stale=stale, limit=limit)
+
+    def anchored(self, files: list[str]) -> list[int]:
+        """Ids of active memories anchored to one of ``files``."""
+        return sorted({m for m, _p, _s in self.store.anchored(files, [])}) if files else []
+
+    def counts(self) -> dict[str, int]:
+        """Memories per status, plus ``stale`` (active and stale)."""
+        return self.store.status_counts()
+
+    def after_index(self, code: Any) -> list[str]:
+        """Memories follow the code: anchors are checked, ``@hindsight:`` comments synced.
+        Returns warnings (a failure here never fails the index)."""
+        from hindsight.errors import HindsightError
+        from hindsight.memory.anchors import check_anchors, sync_comments
+
+        try:
+            check_anchors(self.store, code)
+            if code.notes() or self.store.count(None):
+                sync_comments(self.store, code, self.embedder)
+        except HindsightError as e:
+            return [f"memories not updated after indexing: {e}"]
+        return []
+
+    # --- transfer -----------------------------------------------------------------------
+    def export_lines(self) -> Iterator[str]:
+        """The bank's memories as JSONL lines (see :mod:`hindsight.memory.transfer`)."""
+        from hindsight.memory.transfer import export_lines
+
+        yield from export_lines(self.store)
+
+    def import_lines(self, lines: Iterable[str]) -> dict[str, int]:
+        """Import exported JSONL; ``{"imported", "skipped"}``. Raises ConfigError."""
+        from hindsight.memory.transfer import import_lines
+
+        return import_lines(self.store, lines)
+
+    def reembed(self) -> dict[str, Any]:
+        """Embed every memory that has no vector from the current model (after a model
+        change, or when embedding failed); records the model in ``meta``. Returns
+        ``{"model", "embedded", "seconds"}``."""
+        from hindsight.memory.retain import embed_missing
+
+        t0 = time.perf_counter()
+        todo = self.store.missing_vectors(self.embedder.model_id)
+        n = embed_missing(self.store, self.embedder, todo)
+        self.store.set_meta({"embedding_model": self.embedder.model_id})
+        return {"model": self.embedder.model_id, "embedded": n,
+                "seconds": round(time.perf_counter() - t0, 3)}
+
+    def reflect(self, question: str, k: int = 20) -> dict[str, Any]:
+        """A digest of the best evidence for ``question``: the top ``k`` memories grouped by
+        kind and by anchor, each line with its id and date; with an LLM configured also a
+        synthesised ``answer`` citing memory ids (``None`` and a ``fallback`` reason when
+        there is no LLM, it failed, timed out or cited notes it was not given)."""
+        res = self.recall(question, k=k, touch=False)
+        by_kind: dict[str, list[str]] = {}
+        by_anchor: dict[str, list[str]] = {}
+        for h in res.hits:
+            m = h.memory
+            line = f"[#{m.id} {m.occurred_at[:10]}] {' '.join(m.text.split())}" + (
+                " (stale)" if m.stale else "")
+            by_kind.setdefault(m.kind, []).append(line)
+            for a in m.anchors:
+                key = a.path + (f"::{a.symbol}" if a.symbol else "")
+                by_anchor.setdefault(key, []).append(f"#{m.id}")
+        out: dict[str, Any] = {"question": question, "by_kind": by_kind,
+                               "by_anchor": by_anchor, "memories": len(res.hits),
+                               "answer": None, "fallback": "no llm configured"}
+        llm = self.llm
+        if llm is not None and res.hits:
+            from hindsight.memory.llm import answer
+
+            out["answer"], out["fallback"] = answer(llm, question, list(res.hits),
+                                                    llm.timeout)
+        return out
+
+    def get_meta(self, key: str) -> str | None:
+        return self.store.get_meta(key)
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        self.store.set_meta(values)
