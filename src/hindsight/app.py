@@ -266,3 +266,21 @@ def git_refresh(root: str, event: str) -> None:
     from hindsight.history.githooks import refresh
 
     refresh(root, event, lambda r: open_bank(r))
+
+
+def time_bound(text: str, *, end: bool = False, option: str | None = None) -> float:
+    """A time option (``--since``, ``--until``) in the one grammar of the README's "Time
+    options" table, resolved in the user's zone: Unix seconds, the start of the period (or
+    its exclusive end with ``end``). Raises ConfigError (fields ``option``, ``value``).
+    See :func:`hindsight.memory.clock.parse_bound`."""
+    from hindsight.memory.clock import parse_bound
+
+    return parse_bound(text, end=end, option=option)
+
+
+def time_iso(text: str, *, option: str) -> float:
+    """A time from a machine interface (MCP, HTTP): ISO 8601 with an offset only. Raises
+    ConfigError. See :func:`hindsight.memory.clock.parse_iso_strict`."""
+    from hindsight.memory.clock import parse_iso_strict
+
+    return parse_iso_strict(text, option=option)

@@ -7,8 +7,6 @@ import contextlib
 import json as _json
 import re
 import sys
-import time
-from datetime import datetime
 from typing import Any
 
 import click
@@ -182,36 +180,13 @@ def hotspots(repo_root: str | None, days: int, limit: int, json: bool) -> None:
                    for s in res["symbols"]])
 
 
-_REL = re.compile(r"^(\d{1,12})\s*(s|m|h|d|w)$")
-_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-
-
-def parse_since(text: str, now: float | None = None) -> float:
-    """``--since`` → Unix seconds: an ISO 8601 date or date-time (without an offset it is
-    local time) or a duration back from now (``30m``, ``12h``, ``3d``, ``2w``). Raises
-    ConfigError."""
-    now = time.time() if now is None else now
-    m = _REL.match(text.strip())
-    if m:
-        return max(0.0, now - min(int(m.group(1)), 10**6) * _UNIT[m.group(2)])
-    try:
-        dt = datetime.fromisoformat(text.strip())
-    except ValueError:
-        raise ConfigError(f"--since {text!r}: give an ISO date (2026-11-30, "
-                          "2026-11-30T14:00+01:00) or a duration (30m, 12h, 3d, 2w)") from None
-    try:
-        return max(0.0, (dt if dt.tzinfo else dt.astimezone()).timestamp())
-    except (ValueError, OverflowError, OSError):  # before the epoch on this platform
-        return 0.0
-
-
 @click.command("trace-log")
 @repo_root_opt
 @file_opt
 @click.option("--symbol", default=None, help="Only events that touched this symbol "
               "(local qualified name or its last part).")
-@click.option("--since", default=None, metavar="DATE",
-              help="ISO date/time or a duration back from now (30m, 12h, 3d, 2w).")
+@click.option("--since", default=None, metavar="WHEN",
+              help="ISO date/time, 3d, 12h, yesterday, last week… (README: Time options).")
 @click.option("--limit", type=click.IntRange(1, 1_000_000), default=1000, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "jsonl"]),
               default="table", show_default=True)
@@ -219,8 +194,10 @@ def parse_since(text: str, now: float | None = None) -> float:
 def trace_log(repo_root: str | None, file: str | None, symbol: str | None,
               since: str | None, limit: int, fmt: str, json: bool) -> None:
     """Live edit events, newest first (jsonl: one object per line)."""
+    from hindsight.app import time_bound
+
     with _errors(), _bank(repo_root) as bank:
-        rows = bank.history.trace_log_json(file, symbol, parse_since(since) if since else None,
+        rows = bank.history.trace_log_json(file, symbol, time_bound(since) if since else None,
                                            limit)
         if json or fmt == "json":
             out.emit_json({"events": rows, "count": len(rows)})

@@ -125,8 +125,10 @@ def _short(text: str, n: int = 90) -> str:
 @click.option("--symbol", "symbols", multiple=True, metavar="S")
 @click.option("--kind", "kinds", multiple=True, type=KIND)
 @click.option("--tag", "tags", multiple=True)
-@click.option("--since", default=None, help="ISO date or phrase (yesterday, last week…).")
-@click.option("--until", default=None)
+@click.option("--since", default=None, help="From: ISO date/time, yesterday, last week, 3d… "
+              "(README: Time options).")
+@click.option("--until", default=None, help="Up to: the same forms; a date or period "
+              "(yesterday, last week) is included whole.")
 @click.option("-k", "k", type=click.IntRange(1, 1000), default=10, show_default=True)
 @click.option("--budget", type=click.IntRange(1, 10_000_000), default=None,
               help="Token budget for the returned texts (≈ 4 characters per token).")
@@ -139,12 +141,11 @@ def recall(query: str, repo_root: str | None, scene: str, files: tuple[str, ...]
            since: str | None, until: str | None, k: int, budget: int | None, rerank: bool,
            explain: bool, agent: str, json: bool) -> None:
     """Memories relevant to QUERY (hybrid: BM25, vectors, anchors, recency, lessons)."""
-    from hindsight.app import open_bank
-    from hindsight.memory.clock import parse_range
+    from hindsight.app import open_bank, time_bound
 
     with _errors():
-        s = parse_range(since)[0] if since else None
-        u = parse_range(until)[1] if until else None
+        s = time_bound(since) if since else None
+        u = time_bound(until, end=True) if until else None
         with open_bank(".", repo_root_path=repo_root, create=False) as bank:
             res = bank.memory.recall(query, scene=scene, files=list(files), symbols=list(symbols),
                               kinds=list(kinds), tags=list(tags), since=s, until=u, k=k,
