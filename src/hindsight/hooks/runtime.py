@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -27,20 +26,23 @@ BUDGET_S = {"session-start": 8.0, "user-prompt-submit": 2.0, "stop": 25.0,
 
 def diag_file() -> str:
     """``$HINDSIGHT_DIAG_FILE`` (setting ``diagFile``), else
-    ``$TMPDIR/hindsight-hooks.log``."""
-    return os.environ.get("HINDSIGHT_DIAG_FILE") or os.path.join(tempfile.gettempdir(),
-                                                                 "hindsight-hooks.log")
+    ``$HINDSIGHT_HOME/logs/hooks.jsonl`` (``logs/`` created mode 0700 when missing; raises
+    OSError when it cannot be)."""
+    from hindsight.config.paths import Home
+
+    return os.environ.get("HINDSIGHT_DIAG_FILE") or Home.current().log_file("hooks.jsonl")
 
 
 def write_diag(record: dict[str, Any], path: str | None = None) -> None:
     """Append ``record`` as one JSON line (one ``write`` on an ``O_APPEND`` descriptor, so
-    lines of concurrent hooks do not interleave). Never raises."""
+    lines of concurrent hooks do not interleave). A symlink at the path is not followed
+    (the line is dropped). Never raises."""
     line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8",
                                                                                "replace")
     try:
         target = path or diag_file()
         os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
-        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         try:
             os.write(fd, line)
         finally:
