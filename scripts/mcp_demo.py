@@ -1,5 +1,7 @@
-"""Demo: start `hindsight mcp` over stdio with the official MCP client, list its tools and
-call three of them on this checkout (used by scripts/demo.sh)."""
+"""Demo: start `hindsight mcp` over stdio with the official MCP client, the way Claude Code
+would (the entry `hindsight install claude-code` wrote in $CLAUDE_CONFIG_DIR/.claude.json:
+`<python> -P -m hindsight mcp` and the pinned HINDSIGHT_HOME), list its tools and call
+three of them on this checkout (used by scripts/demo.sh)."""
 
 from __future__ import annotations
 
@@ -7,13 +9,27 @@ import asyncio
 import json
 import os
 import sys
+from typing import Any
+
+
+def server_entry() -> dict[str, Any]:
+    """The installed ``mcpServers.hindsight`` entry, else the same command built here."""
+    path = os.path.join(os.environ.get("CLAUDE_CONFIG_DIR", ""), ".claude.json")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)["mcpServers"]["hindsight"]
+    except (OSError, ValueError, KeyError):
+        return {"command": sys.executable, "args": ["-P", "-m", "hindsight", "mcp"]}
 
 
 async def main() -> None:
     from mcp import Client, StdioServerParameters
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "hindsight", "mcp"],
-                                   env=dict(os.environ), cwd=os.getcwd())
+    entry = server_entry()
+    print("server:", entry["command"], *entry["args"], entry.get("env", ""))
+    params = StdioServerParameters(command=entry["command"], args=entry["args"],
+                                   env={**os.environ, **entry.get("env", {})},
+                                   cwd=os.getcwd())
     async with Client(params) as c:
         tools = await c.list_tools()
         print("tools:", ", ".join(t.name for t in tools.tools))

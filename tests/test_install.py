@@ -20,15 +20,37 @@ from hindsight.errors import ConfigError
 from hindsight.hooks import install as inst
 
 PY = sys.executable
-OURS = {  # event -> (command, timeout, matcher)
-    "SessionStart": (f"{shlex.quote(PY)} -m hindsight hook session-start", 10,
-                     "startup|resume|clear|compact"),
-    "UserPromptSubmit": (f"{shlex.quote(PY)} -m hindsight hook user-prompt-submit", 5, None),
-    "Stop": (f"{shlex.quote(PY)} -m hindsight hook stop", 30, None),
-    "PreCompact": (f"{shlex.quote(PY)} -m hindsight hook pre-compact", 30, None),
-    "SessionEnd": (f"{shlex.quote(PY)} -m hindsight hook session-end", 30, None),
+EVENTS = {  # event -> (our event name, timeout, matcher)
+    "SessionStart": ("session-start", 10, "startup|resume|clear|compact"),
+    "UserPromptSubmit": ("user-prompt-submit", 5, None),
+    "Stop": ("stop", 30, None),
+    "PreCompact": ("pre-compact", 30, None),
+    "SessionEnd": ("session-end", 30, None),
 }
-MCP = {"type": "stdio", "command": PY, "args": ["-m", "hindsight", "mcp"]}
+
+
+@pytest.fixture(autouse=True)
+def _no_config_var(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HINDSIGHT_CONFIG", raising=False)  # HINDSIGHT_HOME: conftest's
+
+
+def prefix() -> str:
+    """How our hook commands start: the HINDSIGHT_HOME of the install (conftest sets one per
+    test) pinned, then the interpreter, isolated from the working directory."""
+    return (f"env {shlex.quote('HINDSIGHT_HOME=' + os.environ['HINDSIGHT_HOME'])} "
+            f"{shlex.quote(PY)} -P -m hindsight hook")
+
+
+def ours_expected() -> dict[str, tuple[str, int, str | None]]:
+    """event -> (command, timeout, matcher) of a Claude Code install."""
+    return {event: (f"{prefix()} {name}", timeout, matcher)
+            for event, (name, timeout, matcher) in EVENTS.items()}
+
+
+def mcp_expected(**extra: str) -> dict[str, Any]:
+    return {**extra, "command": PY, "args": ["-P", "-m", "hindsight", "mcp"],
+            "env": {"HINDSIGHT_HOME": os.environ["HINDSIGHT_HOME"]}}
+
 
 USER_SETTINGS: dict[str, Any] = {
     "model": "opus",
@@ -103,9 +125,10 @@ def test_user_scope_install_twice_uninstall_restores_bytes(tmp_path: Path) -> No
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
     assert sorted(report["changed"]) == sorted([str(settings), str(state)])
+    assert report["pinned"] == {"HINDSIGHT_HOME": os.environ["HINDSIGHT_HOME"]}
     first = settings.read_bytes()
     data = json.loads(first)
-    assert_ours_once(data, OURS)
+    assert_ours_once(data, ours_expected())
     # the user's own hooks and keys are all still there, as they were
     for event, groups in USER_SETTINGS["hooks"].items():
         assert [g for g in data["hooks"][event] if g in groups] == groups
@@ -114,7 +137,7 @@ def test_user_scope_install_twice_uninstall_restores_bytes(tmp_path: Path) -> No
     assert list(data) == list(USER_SETTINGS)  # key order kept
     assert stat.S_IMODE(settings.stat().st_mode) == 0o600
     assert json.loads(state.read_text()) == {"numStartups": 7, "mcpServers": {
-        "git": {"command": "git-mcp"}, "hindsight": MCP}}
+        "git": {"command": "git-mcp"}, "hindsight": mcp_expected(type="stdio")}}
     assert not (home / ".claude.json").exists()  # CLAUDE_CONFIG_DIR moves it
     assert not (home / ".claude").exists()
     [b1] = backups(settings)
@@ -157,10 +180,12 @@ def test_user_scope_without_config_dir_uses_home(tmp_path: Path) -> None:
     r = run("install", "claude-code", env=env)
     assert r.returncode == 0, r.stderr
     assert "Restart Claude Code" in r.stdout
+    assert f"the entries use HINDSIGHT_HOME={os.environ['HINDSIGHT_HOME']} " in r.stdout
     settings = json.loads((home / ".claude" / "settings.json").read_text())
-    assert list(settings) == ["hooks"] and list(settings["hooks"]) == list(OURS)
-    assert_ours_once(settings, OURS)
-    assert json.loads((home / ".claude.json").read_text()) == {"mcpServers": {"hindsight": MCP}}
+    assert list(settings) == ["hooks"] and list(settings["hooks"]) == list(EVENTS)
+    assert_ours_once(settings, ours_expected())
+    assert json.loads((home / ".claude.json").read_text()) == {
+        "mcpServers": {"hindsight": mcp_expected(type="stdio")}}
     r = run("uninstall", "claude-code", env=env)
     assert r.returncode == 0, r.stderr
     # both files held nothing but our entries: deleted, and no backups of them left behind
@@ -180,9 +205,9 @@ def test_project_scope(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert "approve" in r.stdout
     settings = json.loads((project / ".claude" / "settings.json").read_text())
-    assert_ours_once(settings, OURS)
+    assert_ours_once(settings, ours_expected())
     assert json.loads(mcp_file.read_text()) == {"mcpServers": {
-        "db": {"type": "stdio", "command": "db-mcp"}, "hindsight": MCP}}
+        "db": {"type": "stdio", "command": "db-mcp"}, "hindsight": mcp_expected(type="stdio")}}
     assert not (tmp_path / "cfg").exists() and list(home.iterdir()) == []
 
     # the default project is the current directory
@@ -262,7 +287,7 @@ def test_stale_entries_replaced_and_foreign_server_kept(tmp_path: Path) -> None:
     (cfg / ".claude.json").write_text(json.dumps({"mcpServers": {"hindsight": foreign}}))
     report = inst.install_claude_code("user", config_dir=str(cfg))
     data = json.loads((cfg / "settings.json").read_text())
-    assert_ours_once(data, OURS)
+    assert_ours_once(data, ours_expected())
     assert data["hooks"]["Stop"][0] == {"hooks": [{"type": "command", "command": "say done"}]}
     assert f"{cfg / 'settings.json'}: hooks.Stop" in report["added"]
     assert json.loads((cfg / ".claude.json").read_text())["mcpServers"]["hindsight"] == foreign
@@ -274,14 +299,77 @@ def test_stale_entries_replaced_and_foreign_server_kept(tmp_path: Path) -> None:
 
 def test_hook_command_quotes_the_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "executable", "/opt/my env/bin/python3")
-    assert inst.hook_command("stop") == "'/opt/my env/bin/python3' -m hindsight hook stop"
+    monkeypatch.delenv("HINDSIGHT_HOME")
+    assert inst.hook_command("stop") == "'/opt/my env/bin/python3' -P -m hindsight hook stop"
     assert inst.hook_command("stop", "codex") == (
-        "'/opt/my env/bin/python3' -m hindsight hook stop --harness codex")
+        "'/opt/my env/bin/python3' -P -m hindsight hook stop --harness codex")
+    # the install's home and config file are pinned, as absolute paths, every word quoted
+    monkeypatch.setenv("HINDSIGHT_HOME", "/srv/my home")
+    monkeypatch.setenv("HINDSIGHT_CONFIG", "/etc/hs.json")
+    assert inst.hook_command("stop", "codex") == (
+        "env 'HINDSIGHT_HOME=/srv/my home' HINDSIGHT_CONFIG=/etc/hs.json "
+        "'/opt/my env/bin/python3' -P -m hindsight hook stop --harness codex")
+    assert inst.hook_command("stop", env={}) == (
+        "'/opt/my env/bin/python3' -P -m hindsight hook stop")
     assert inst.is_our_command(inst.hook_command("session-start"))
+    assert inst.is_our_command("'/old/venv/bin/python' -m hindsight hook stop")  # 0.1.0
     assert inst.is_our_command("hindsight hook stop")
     assert not inst.is_our_command("python -m hindsight hooks run-git post-commit")
     with pytest.raises(ConfigError, match="unknown scope 'global'"):
         inst.claude_code_paths("global")
+
+
+def test_nothing_pinned_when_the_variables_are_unset(tmp_path: Path) -> None:
+    cfg, codex = tmp_path / "cfg", tmp_path / "codex"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HINDSIGHT_")}
+    for args in (["claude-code"], ["codex"]):
+        r = subprocess.run([PY, "-m", "hindsight.hooks.install_cmd", "install", *args],
+                           env={**env, "CLAUDE_CONFIG_DIR": str(cfg), "CODEX_HOME": str(codex),
+                                "HOME": str(tmp_path)},
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert "Installed hindsight" in r.stdout and "the entries use" not in r.stdout
+    bare = f"{shlex.quote(PY)} -P -m hindsight hook"
+    settings = json.loads((cfg / "settings.json").read_text())
+    assert_ours_once(settings, {event: (f"{bare} {name}", timeout, matcher)
+                                for event, (name, timeout, matcher) in EVENTS.items()})
+    assert json.loads((cfg / ".claude.json").read_text()) == {"mcpServers": {"hindsight": {
+        "type": "stdio", "command": PY, "args": ["-P", "-m", "hindsight", "mcp"]}}}
+    assert tomllib.loads((codex / "config.toml").read_text()) == {"mcp_servers": {
+        "hindsight": {"command": PY, "args": ["-P", "-m", "hindsight", "mcp"]}}}
+    hooks = json.loads((codex / "hooks.json").read_text())
+    assert [h["command"] for groups in hooks["hooks"].values() for g in groups
+            for h in g["hooks"]] == [f"{bare} stop --harness codex",
+                                     f"{bare} session-end --harness codex"]
+
+
+def test_uninstall_removes_entries_of_the_previous_release(tmp_path: Path) -> None:
+    """0.1.0 wrote ``<python> -m hindsight …`` without ``-P`` or a pinned home."""
+    cfg, codex = tmp_path / "cfg", tmp_path / "codex"
+    cfg.mkdir()
+    codex.mkdir()
+    old = shlex.quote(PY) + " -m hindsight hook"
+    settings = {"model": "opus", "hooks": {
+        event: [{**({"matcher": matcher} if matcher else {}), "hooks": [
+            {"type": "command", "command": f"{old} {name}", "timeout": timeout}]}]
+        for event, (name, timeout, matcher) in EVENTS.items()}}
+    settings["hooks"]["Stop"].append({"hooks": [{"type": "command", "command": "say done"}]})
+    (cfg / "settings.json").write_text(json.dumps(settings))
+    (cfg / ".claude.json").write_text(json.dumps({"numStartups": 3, "mcpServers": {
+        "hindsight": {"type": "stdio", "command": PY, "args": ["-m", "hindsight", "mcp"]}}}))
+    (codex / "config.toml").write_text(
+        f'model = "o3"\n\n[mcp_servers.hindsight]\ncommand = "{PY}"\n'
+        'args = ["-m", "hindsight", "mcp"]\n')
+    (codex / "hooks.json").write_text(json.dumps({"hooks": {"Stop": [{"hooks": [
+        {"type": "command", "command": f"{old} stop --harness codex", "timeout": 30}]}]}}))
+
+    inst.uninstall_claude_code("user", config_dir=str(cfg))
+    inst.uninstall_codex(codex_home=str(codex))
+    assert json.loads((cfg / "settings.json").read_text()) == {"model": "opus", "hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}
+    assert json.loads((cfg / ".claude.json").read_text()) == {"numStartups": 3}
+    assert tomllib.loads((codex / "config.toml").read_text()) == {"model": "o3"}
+    assert not (codex / "hooks.json").exists()
 
 
 def test_codex_install_twice_uninstall_restores_bytes(tmp_path: Path) -> None:
@@ -301,12 +389,12 @@ def test_codex_install_twice_uninstall_restores_bytes(tmp_path: Path) -> None:
         parsed = tomllib.loads(text)
         assert parsed["mcp_servers"] == {
             "docs": {"command": "npx", "args": ["-y", "docs-mcp"]},
-            "hindsight": {"command": PY, "args": ["-m", "hindsight", "mcp"]}}
+            "hindsight": mcp_expected()}
         assert parsed["notify"] == ["python3", "/home/me/notify.py"]
         hooks = json.loads((home / "hooks.json").read_text())
         assert hooks == {"hooks": {event: [{"hooks": [{
-            "type": "command", "command": f"{shlex.quote(PY)} -m hindsight hook {name} "
-            "--harness codex", "timeout": 30}]}] for event, name in (
+            "type": "command", "command": f"{prefix()} {name} --harness codex",
+            "timeout": 30}]}] for event, name in (
                 ("Stop", "stop"), ("SessionEnd", "session-end"))}}
         r = run("install", "codex", env=env)
         assert r.returncode == 0, r.stderr
@@ -353,8 +441,7 @@ def test_codex_edge_cases(tmp_path: Path) -> None:
                                "hooks will not run"]
     parsed = tomllib.loads(config.read_text())
     assert parsed == {"features": {"hooks": False},
-                      "mcp_servers": {"hindsight": {"command": PY,
-                                                    "args": ["-m", "hindsight", "mcp"]}}}
+                      "mcp_servers": {"hindsight": mcp_expected()}}
     inst.uninstall_codex(codex_home=str(home))
     assert tomllib.loads(config.read_text()) == {"features": {"hooks": False}}
     assert not (home / "hooks.json").exists()

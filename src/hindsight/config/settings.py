@@ -50,7 +50,7 @@ FIELDS: dict[str, tuple[str, Any, str]] = {
     "importTranscripts": ("bool", True, "Seeding imports earlier transcripts of the project."),
     "retainTranscripts": ("bool", True, "Stop/pre-compact/session-end retain the session."),
     "hookSync": ("bool", False, "Run the stop hooks' work in the foreground (debugging)."),
-    "diagFile": ("str", "", "Hook diagnostics JSONL (default $TMPDIR/hindsight-hooks.log)."),
+    "diagFile": ("str", "", "Hook diagnostics JSONL (default $HINDSIGHT_HOME/logs/hooks.jsonl)."),
 }
 # Allowed ranges (inclusive) and values; checked wherever a value comes from.
 LIMITS: dict[str, tuple[float, float]] = {

@@ -1,6 +1,6 @@
 """Git hooks that keep a bank current: ``post-commit``, ``post-checkout``, ``post-merge``
-and ``post-rewrite`` start ``hindsight hooks run-git`` in the background (incremental index,
-then history ingest) and return at once.
+and ``post-rewrite`` start ``<python> -P -m hindsight hooks run-git`` in the background
+(incremental index, then history ingest) and return at once.
 
 Installing is idempotent: a hook that is already ours is rewritten in place. A hook the
 user already had is moved to ``<name>.hindsight-orig`` and our script runs it first (with
@@ -26,10 +26,29 @@ MARKER = "# hindsight-managed git hook"
 ORIG = ".hindsight-orig"
 
 
-def _script(event: str, python: str) -> str:
-    # the repository is found when the hook runs: a shared core.hooksPath or the common
-    # hooks of linked worktrees serve several work trees
-    cmd = f"{shlex.quote(python)} -m hindsight hooks run-git {event} --repo-root \"$root\""
+def _pinned_env() -> dict[str, str]:
+    """``HINDSIGHT_HOME`` / ``HINDSIGHT_CONFIG`` of this process as absolute paths, each only
+    when set: the hooks then use the home they were installed with (the same rule as
+    ``hindsight.hooks.runtime.pinned_env``, which this layer may not import)."""
+    from hindsight.config.paths import hindsight_home
+    from hindsight.config.settings import config_path
+
+    out = {}
+    if os.environ.get("HINDSIGHT_HOME"):
+        out["HINDSIGHT_HOME"] = hindsight_home()
+    if os.environ.get("HINDSIGHT_CONFIG"):
+        out["HINDSIGHT_CONFIG"] = config_path()
+    return out
+
+
+def _script(event: str, python: str, env: dict[str, str]) -> str:
+    # ``-P``: the hook runs in the work tree, which must stay off sys.path (a repository's
+    # own ``hindsight/`` or ``types.py`` would run or break; see SELF_ARGS in
+    # hooks/runtime.py). The repository is found when the hook runs: a shared
+    # core.hooksPath or the common hooks of linked worktrees serve several work trees.
+    words = [*(["env", *(f"{k}={v}" for k, v in env.items())] if env else []), python,
+             "-P", "-m", "hindsight", "hooks", "run-git", event, "--repo-root"]
+    cmd = " ".join(shlex.quote(w) for w in words) + ' "$root"'
     return f"""#!/bin/sh
 {MARKER} (remove with: hindsight hooks uninstall-git)
 status=0
@@ -60,11 +79,13 @@ def _ours(path: str) -> bool:
 
 
 def install(root: str, python: str | None = None) -> list[str]:
-    """Install the hooks for ``root``; returns one line per hook saying what was done.
-    Raises GitError (not a repository) or ConfigError (hooks directory not writable, or a
-    leftover ``*.hindsight-orig`` beside a foreign hook)."""
+    """Install the hooks for ``root``, each running ``<python> -P -m hindsight hooks run-git``
+    with this process's ``HINDSIGHT_HOME``/``HINDSIGHT_CONFIG`` when set; returns one line
+    per hook saying what was done. Raises GitError (not a repository) or ConfigError (hooks
+    directory not writable, or a leftover ``*.hindsight-orig`` beside a foreign hook)."""
     d = hooks_dir(root)
     python = python or sys.executable
+    env = _pinned_env()
     done = []
     try:
         os.makedirs(d, exist_ok=True)
@@ -83,7 +104,7 @@ def install(root: str, python: str | None = None) -> list[str]:
                 done.append(f"{ev}: installed")
             tmp = path + ".hindsight-tmp"
             with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(_script(ev, python))
+                fh.write(_script(ev, python, env))
             os.chmod(tmp, os.stat(tmp).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
             os.replace(tmp, path)
     except OSError as e:

@@ -24,6 +24,14 @@ changes nothing). A file that changes first gets a backup
 keeps ``<file>.hindsight-orig``, whose bytes come back when an uninstall leaves the file
 semantically equal to it; a file that held only our entries is deleted (no backup).
 Writes are atomic (temp file + ``os.replace``) and keep the file's mode.
+
+Every command written is ``<absolute python> -P -m hindsight …`` (why ``-P``:
+:data:`hindsight.hooks.runtime.SELF_ARGS`), run from the user's repository without that
+repository on ``sys.path``. ``HINDSIGHT_HOME`` and ``HINDSIGHT_CONFIG``, when set for the
+install, are written into each entry (an ``env NAME=value`` prefix of hook commands, the
+``env`` table of MCP servers) so that the agent's processes use the same home; when unset,
+nothing is written for them. Entries of the previous release (``<python> -m hindsight …``)
+are still recognised as ours: install replaces them, uninstall removes them.
 """
 
 from __future__ import annotations
@@ -31,8 +39,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shlex
-import sys
 import tempfile
 import tomllib
 from collections.abc import Callable
@@ -44,6 +50,7 @@ import tomlkit
 from tomlkit.exceptions import ParseError
 
 from hindsight.errors import ConfigError
+from hindsight.hooks.runtime import SELF_ARGS, pinned_env, python, shell_command
 
 # agent event -> (our event name, matcher or None, timeout in seconds)
 CLAUDE_EVENTS: dict[str, tuple[str, str | None, int]] = {
@@ -59,7 +66,8 @@ CODEX_EVENTS: dict[str, tuple[str, str | None, int]] = {
     "SessionEnd": ("session-end", None, 30),
 }
 MCP_NAME = "hindsight"
-MCP_ARGS = ("-m", "hindsight", "mcp")
+MCP_ARGS = (*SELF_ARGS, "mcp")  # after the interpreter: ("-P", "-m", "hindsight", "mcp")
+_MCP_TAIL = ["-m", "hindsight", "mcp"]  # how our server's args end, in every release
 BACKUP_INFIX = ".hindsight-backup-"
 ORIG_SUFFIX = ".hindsight-orig"
 
@@ -69,22 +77,23 @@ Changes = list[tuple[str, str]]
 Mutator = Callable[[Any, str], tuple[Any, Changes]]
 
 
-def _python() -> str:
-    return sys.executable or "python3"
-
-
-def hook_command(event: str, harness: str | None = None) -> str:
+def hook_command(event: str, harness: str | None = None,
+                 env: dict[str, str] | None = None) -> str:
     """The shell command an agent runs for ``event`` (e.g. ``"session-start"``):
-    ``"<python> -m hindsight hook <event>"`` with the running interpreter shell-quoted, so it
-    works without the venv on PATH; ``harness`` (e.g. ``"codex"``) appends
-    ``--harness <harness>`` (the hook command's default is claude-code)."""
-    cmd = f"{shlex.quote(_python())} -m hindsight hook {event}"
-    return f"{cmd} --harness {harness}" if harness else cmd
+    ``"<python> -P -m hindsight hook <event>"`` with the running interpreter shell-quoted, so
+    it works without the venv on PATH and never imports from the working directory;
+    ``harness`` (e.g. ``"codex"``) appends ``--harness <harness>`` (the hook command's
+    default is claude-code). ``env`` (default :func:`~hindsight.hooks.runtime.pinned_env`,
+    the install's ``HINDSIGHT_HOME``/``HINDSIGHT_CONFIG``) becomes an ``env NAME=value``
+    prefix, each word shell-quoted."""
+    args = ["hook", event, *(["--harness", harness] if harness else [])]
+    return shell_command(args, pinned_env() if env is None else env)
 
 
 def is_our_command(command: object) -> bool:
-    """True for a hook command hindsight installed (``… -m hindsight hook …`` or
-    ``hindsight hook …``)."""
+    """True for a hook command hindsight installed: ``… -m hindsight hook …`` (with or
+    without ``-P`` and an ``env …`` prefix; the previous release wrote ``<python> -m
+    hindsight hook …``) or ``hindsight hook …``."""
     return isinstance(command, str) and (
         " -m hindsight hook " in command or command.startswith("hindsight hook "))
 
@@ -94,8 +103,18 @@ def _is_our_mcp(entry: object) -> bool:
         return False
     args = entry.get("args")
     words = [str(a) for a in args] if isinstance(args, list) else []
-    return words[-3:] == list(MCP_ARGS) or (
+    return words[-3:] == _MCP_TAIL or (
         os.path.basename(str(entry.get("command", ""))) == "hindsight" and words[:1] == ["mcp"])
+
+
+def _mcp_entry(**extra: str) -> dict[str, Any]:
+    """Our MCP server entry: ``extra`` (e.g. ``type="stdio"``), ``command``, ``args`` and,
+    when the install pins any variable, ``env``."""
+    entry: dict[str, Any] = {**extra, "command": python(), "args": list(MCP_ARGS)}
+    env = pinned_env()
+    if env:
+        entry["env"] = env
+    return entry
 
 
 def _plain(value: Any) -> Any:
@@ -227,7 +246,7 @@ def _remove_server(key: str) -> Mutator:
 
 def _add_mcp_json(doc: dict[str, Any], path: str) -> tuple[Any, Changes]:
     label = f"mcpServers.{MCP_NAME}"
-    want = {"type": "stdio", "command": _python(), "args": list(MCP_ARGS)}
+    want = _mcp_entry(type="stdio")
     state = _server_state(_sub(doc, "mcpServers", path, dict), want, label)
     if state:
         return doc, [state]
@@ -238,15 +257,23 @@ def _add_mcp_json(doc: dict[str, Any], path: str) -> tuple[Any, Changes]:
 
 def _add_mcp_toml(doc: Any, path: str) -> tuple[Any, Changes]:
     label = f"mcp_servers.{MCP_NAME}"
-    want = {"command": _python(), "args": list(MCP_ARGS)}
+    want = _mcp_entry()
     state = _server_state(_sub(doc, "mcp_servers", path, dict), want, label)
     if state:
         return doc, [state]
     doc, old = _remove_server("mcp_servers")(doc, path)
-    # our table goes at the end, as text: the user's layout and comments stay as they are
+    # our table goes at the end, as text: the user's layout and comments stay as they are;
+    # ``env`` as an inline table, inside ours (a nested table would start a header of its own)
+    body = tomlkit.document()
+    for key, value in want.items():
+        if isinstance(value, dict):
+            table = tomlkit.inline_table()
+            table.update(value)
+            value = table
+        body[key] = value
     text = tomlkit.dumps(doc)
     sep = "\n" * max(0, 2 - (len(text) - len(text.rstrip("\n")))) if text.strip() else ""
-    new_text = f"{text}{sep}[{label}]\n{tomlkit.dumps(want)}"
+    new_text = f"{text}{sep}[{label}]\n{tomlkit.dumps(body)}"
     try:
         ok = tomllib.loads(new_text).get("mcp_servers", {}).get(MCP_NAME) == want
     except tomllib.TOMLDecodeError:
@@ -392,6 +419,7 @@ def _run(action: str, agent: str, scope: str | None,
                 if c["action"] in actions]
 
     return {"action": action, "agent": agent, "scope": scope, "files": files,
+            "pinned": pinned_env() if action == "install" else {},
             "changed": [f["path"] for f in files if f["status"] != "unchanged"],
             "backups": [f["backup"] for f in files if f["backup"]],
             "added": entries("added", "updated"), "removed": entries("removed"),
@@ -430,8 +458,9 @@ def install_claude_code(scope: str = "user", project: str | None = None, *,
     :func:`claude_code_paths`). Idempotent: an older entry of ours is replaced, never doubled.
 
     Returns ``{"action", "agent", "scope", "files": [{"path", "status", "backup", "changes":
-    [{"action", "entry"}]}], "changed": [path], "backups": [path], "added": ["path: entry"],
-    "removed": [...], "already_present": [...], "notes": [str]}``. Raises ConfigError
+    [{"action", "entry"}]}], "pinned": {variable: value written into the entries},
+    "changed": [path], "backups": [path], "added": ["path: entry"], "removed": [...],
+    "already_present": [...], "notes": [str]}``. Raises ConfigError
     (nothing written) for invalid JSON, an unexpected structure or an unreadable file."""
     settings, mcp = claude_code_paths(scope, project, config_dir=config_dir, home=home)
     return _run("install", "claude-code", scope, [

@@ -49,6 +49,9 @@ def _summary(report: dict[str, Any]) -> str:
         lines.append(f"  {f['status']:<9} {f['path']}  [{entries}]")
         if f["backup"]:
             lines.append(f"            backup: {f['backup']}")
+    if report.get("pinned"):
+        lines.append("  the entries use " + ", ".join(
+            f"{k}={v}" for k, v in report["pinned"].items()) + " (as set for this install)")
     lines += [f"  note: {n}" for n in report["notes"]]
     if report["changed"]:
         lines.append(_restart_hint(report))

@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -25,22 +24,76 @@ BUDGET_S = {"session-start": 8.0, "user-prompt-submit": 2.0, "stop": 25.0,
             "pre-compact": 25.0, "session-end": 25.0, "subagent-stop": 25.0}
 
 
+# How hindsight starts itself, wherever a command is written or a process started for later
+# (the hooks and MCP entries of ``install``, detached workers; history/githooks.py writes the
+# same form into git hooks): ``<absolute python> -P -m hindsight``. Plain ``-m`` puts the
+# working directory first on sys.path, and agents run hooks and MCP servers in the user's
+# repository: a cloned repository's top-level ``hindsight/`` ran as our code, and its
+# ``types.py`` (imported by runpy after that insertion) made every hook exit 1. ``-P``
+# (Python 3.11, this package's floor) keeps the working directory off sys.path altogether,
+# so neither our package nor a standard module imported later can be shadowed from it
+# (tests/test_isolation.py runs the written commands in such a repository). Chosen over
+# the ``hindsight`` console script by absolute path: the interpreter that ran ``install``
+# exists in every kind of installation (a venv, ``--user``, a source checkout on
+# PYTHONPATH), a console script not always, or one of another installation.
+SELF_ARGS = ("-P", "-m", "hindsight")
+
+
+def python() -> str:
+    """The running interpreter's absolute path (``python3`` when Python cannot tell)."""
+    return sys.executable or "python3"
+
+
+def self_argv(*args: str) -> list[str]:
+    """``[<python>, "-P", "-m", "hindsight", *args]``."""
+    return [python(), *SELF_ARGS, *args]
+
+
+def pinned_env() -> dict[str, str]:
+    """``HINDSIGHT_HOME`` and ``HINDSIGHT_CONFIG`` of this process as the absolute paths it
+    uses, each only when set (non-empty): what ``install`` writes into the entries it makes,
+    so that hooks and the MCP server never silently use another home."""
+    from hindsight.config.paths import hindsight_home
+    from hindsight.config.settings import config_path
+
+    out = {}
+    if os.environ.get("HINDSIGHT_HOME"):
+        out["HINDSIGHT_HOME"] = hindsight_home()
+    if os.environ.get("HINDSIGHT_CONFIG"):
+        out["HINDSIGHT_CONFIG"] = config_path()
+    return out
+
+
+def shell_command(args: list[str], env: dict[str, str] | None = None) -> str:
+    """``self_argv(*args)`` as one shell command line, every word quoted; ``env`` (e.g.
+    :func:`pinned_env`) becomes an ``env NAME=value …`` prefix."""
+    import shlex
+
+    words = self_argv(*args)
+    if env:
+        words = ["env", *(f"{k}={v}" for k, v in env.items()), *words]
+    return " ".join(shlex.quote(w) for w in words)
+
+
 def diag_file() -> str:
     """``$HINDSIGHT_DIAG_FILE`` (setting ``diagFile``), else
-    ``$TMPDIR/hindsight-hooks.log``."""
-    return os.environ.get("HINDSIGHT_DIAG_FILE") or os.path.join(tempfile.gettempdir(),
-                                                                 "hindsight-hooks.log")
+    ``$HINDSIGHT_HOME/logs/hooks.jsonl`` (``logs/`` created mode 0700 when missing; raises
+    OSError when it cannot be)."""
+    from hindsight.config.paths import Home
+
+    return os.environ.get("HINDSIGHT_DIAG_FILE") or Home.current().log_file("hooks.jsonl")
 
 
 def write_diag(record: dict[str, Any], path: str | None = None) -> None:
     """Append ``record`` as one JSON line (one ``write`` on an ``O_APPEND`` descriptor, so
-    lines of concurrent hooks do not interleave). Never raises."""
+    lines of concurrent hooks do not interleave). A symlink at the path is not followed
+    (the line is dropped). Never raises."""
     line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8",
                                                                                "replace")
     try:
         target = path or diag_file()
         os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
-        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         try:
             os.write(fd, line)
         finally:
@@ -116,15 +169,16 @@ def guarded(event: str, harness: str, handler: Callable[[Diag], str],
 
 
 def spawn(args: list[str], log_name: str = "hooks-worker.log") -> int:
-    """Start ``python -m hindsight <args>`` detached (own session, no stdin, output appended
-    to ``$HINDSIGHT_HOME/logs/<log_name>``); returns its pid. Raises OSError when the process
-    cannot be started."""
+    """Start ``<python> -P -m hindsight <args>`` (:func:`self_argv`: the working directory,
+    which is the user's repository, stays off sys.path) detached (own session, no stdin,
+    output appended to ``$HINDSIGHT_HOME/logs/<log_name>``); returns its pid. Raises OSError
+    when the process cannot be started."""
     from hindsight.config.paths import hindsight_home
 
     logs = os.path.join(hindsight_home(), "logs")
     os.makedirs(logs, exist_ok=True)
     with open(os.path.join(logs, log_name), "ab") as log:
-        p = subprocess.Popen([sys.executable, "-m", "hindsight", *args],
+        p = subprocess.Popen(self_argv(*args),
                              stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                              start_new_session=True, close_fds=True)
     return p.pid
