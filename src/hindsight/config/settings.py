@@ -343,8 +343,8 @@ def value_problem(name: str, v: Any) -> str | None:
     if k.lo is not None and k.hi is not None:
         ok = math.isfinite(v) and (k.lo < v if k.above else k.lo <= v) and v <= k.hi
         if not ok:
-            return (f"{v!r} is out of range ({'above ' if k.above else ''}{k.lo:g} to "
-                    f"{k.hi:g})")
+            return (f"{v!r} is out of range ({'above ' if k.above else ''}{_num(k.lo)} to "
+                    f"{_num(k.hi)})")
     if k.choices and v not in k.choices:
         return f"{v!r}: one of {', '.join(k.choices)}"
     if name == "bankId" and v is not None and not v.strip():
@@ -367,6 +367,10 @@ def value_problem(name: str, v: Any) -> str | None:
         if bad:
             return f"{v!r}: unknown placeholder {{{bad[0]}}}"
     return None
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
 def _jtype(v: Any) -> str:
