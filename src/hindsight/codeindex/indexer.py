@@ -58,18 +58,21 @@ def _batches(root: str, items: list[tuple[str, str]]) -> list[list[tuple[str, st
 
 
 def parse_many(root: str, items: list[tuple[str, str]], workers: int,
-               progress: Progress | None = None) -> list[ParseResult]:
+               progress: Progress | None = None, timeout: float | None = None
+               ) -> list[ParseResult]:
     """Parse ``(path, language)`` items in worker processes (one for small sets), each
-    file under a time limit (:mod:`hindsight.codeindex.pool`). A file over the limit comes
-    back with ``skip="parse_timeout"``. Results are sorted by path."""
+    file under a time limit of ``timeout`` seconds (None: setting ``parseTimeoutS``, see
+    :mod:`hindsight.codeindex.pool`). A file over the limit comes back with
+    ``skip="parse_timeout"``. Results are sorted by path."""
     if not items:
         return []
     if len(items) <= IN_PROCESS_MAX:
-        results, timed_out = pool.run_small(root, items)
+        results, timed_out = pool.run_small(root, items, timeout)
     elif workers <= 1:
-        results, timed_out = pool.run(root, [items], 1, progress)
+        results, timed_out = pool.run(root, [items], 1, progress, timeout)
     else:
-        results, timed_out = pool.run(root, _batches(root, items), workers, progress)
+        results, timed_out = pool.run(root, _batches(root, items), workers, progress,
+                                      timeout)
     for path, lang in timed_out:
         results.append(ParseResult(path=path, language=lang, content_hash="",
                                    size=0, mtime_ns=0, lines=0, skip="parse_timeout"))
@@ -125,13 +128,14 @@ def _init_files(paths: Iterable[str]) -> set[str]:
 def index(store: CodeStore, root: str, *, full: bool = False,
           include_untracked: bool | None = None, workers: int | None = None,
           exclude: list[str] | None = None, progress: Progress | None = None,
-          remember: bool = True) -> IndexStats:
+          remember: bool = True, parse_timeout_s: float | None = None) -> IndexStats:
     """Index repository ``root`` (absolute path) into the bank's code store ``store``.
 
     ``workers``: parser processes (default: CPU count). ``exclude``: gitignore-style
     patterns; ``include_untracked``: also untracked, non-ignored files. Both are stored in
     the bank when given and reused by later runs that pass ``None`` (``exclude=[]`` clears
-    the patterns) unless ``remember`` is false. Returns :class:`IndexStats`.
+    the patterns) unless ``remember`` is false. ``parse_timeout_s``: per-file parse limit
+    in seconds (None: setting ``parseTimeoutS``). Returns :class:`IndexStats`.
     Raises :class:`~hindsight.errors.StorageError` if the database cannot be written;
     bad files never raise (they are counted as skipped or recorded with a parse error).
     """
@@ -165,9 +169,9 @@ def index(store: CodeStore, root: str, *, full: bool = False,
         full = True
         stats.full = True
     if full:
-        _full(store, root, sel, workers, progress, stats)
+        _full(store, root, sel, workers, progress, stats, parse_timeout_s)
     else:
-        _incremental(store, root, sel, existing, workers, progress, stats)
+        _incremental(store, root, sel, existing, workers, progress, stats, parse_timeout_s)
     _save_timeouts(store, root, sel, known)
     stats.seconds = time.perf_counter() - t0
     store.set_meta({"root": root, "last_index_seconds": f"{stats.seconds:.3f}",
@@ -185,7 +189,7 @@ def _stat_key(root: str, path: str) -> list[int] | None:
 
 def _skip_known_timeouts(store: CodeStore, root: str, sel: F.Selection) -> dict[str, Any]:
     """Files that timed out before and have not changed since (same size and mtime) are
-    skipped without parsing again (a timeout costs HINDSIGHT_PARSE_TIMEOUT_S each time)."""
+    skipped without parsing again (a timeout costs parseTimeoutS each time)."""
     try:
         known = json.loads(store.get_meta("parse_timeouts") or "{}")
     except ValueError:
@@ -217,15 +221,15 @@ def _head(root: str) -> str:
     return out.stdout.decode().strip() if out.returncode == 0 else ""
 
 
-def _split_results(results: list[ParseResult], sel: F.Selection, stats: IndexStats
-                   ) -> list[ParseResult]:
+def _split_results(results: list[ParseResult], sel: F.Selection, stats: IndexStats,
+                   timeout: float | None = None) -> list[ParseResult]:
     keep = []
     for r in results:
         if r.skip:
             sel.skip(r.path, r.skip)
             if r.skip == "parse_timeout":
                 stats.warnings.append(f"{r.path}: parsing took over "
-                                      f"{pool.parse_timeout_s():g}s; skipped")
+                                      f"{pool.parse_timeout_s(timeout):g}s; skipped")
             continue
         keep.append(r)
     return keep
@@ -242,9 +246,9 @@ def _resolve_job(paths: list[str]) -> list[tuple[str, tuple[list[Row], set[str]]
 
 
 def _full(store: CodeStore, root: str, sel: F.Selection, workers: int,
-          progress: Progress | None, stats: IndexStats) -> None:
-    results = parse_many(root, sorted(sel.files.items()), workers, progress)
-    results = _split_results(results, sel, stats)
+          progress: Progress | None, stats: IndexStats, timeout: float | None = None) -> None:
+    results = parse_many(root, sorted(sel.files.items()), workers, progress, timeout)
+    results = _split_results(results, sel, stats, timeout)
     init = _init_files(r.path for r in results)
     modules = {r.path: _module_for(r.path, r.language, init) for r in results}
     fss = {r.path: _fs_from_result(r, modules[r.path]) for r in results}
@@ -359,9 +363,9 @@ def _affected(store: CodeStore, existing: dict[str, FileRow],
 
 def _incremental(store: CodeStore, root: str, sel: F.Selection,
                  existing: dict[str, FileRow], workers: int, progress: Progress | None,
-                 stats: IndexStats) -> None:
-    results = _split_results(parse_many(root, _stale(root, sel, existing), workers, progress),
-                             sel, stats)
+                 stats: IndexStats, timeout: float | None = None) -> None:
+    results = _split_results(parse_many(root, _stale(root, sel, existing), workers, progress,
+                                        timeout), sel, stats, timeout)
     changed, touched = _classify(results, existing, sel, stats)
     present = {p for p in sel.files if p not in sel.skipped}
     for d in sel.unreadable_dirs:  # cannot see inside: keep what was indexed there
@@ -423,10 +427,11 @@ def _counts_only(store: CodeStore, stats: IndexStats, sel: F.Selection) -> None:
     stats.skipped = dict(sel.counts)
 
 
-def reparse_one(root: str, path: str) -> Any:
+def reparse_one(root: str, path: str, parse_timeout_s: float | None = None) -> Any:
     """Debug helper: parse one file without touching the bank (``hindsight debug``),
-    under the same time limit as indexing."""
+    under the same time limit as indexing (``parse_timeout_s`` seconds, None: setting
+    ``parseTimeoutS``)."""
     lang = F.language_for(path)
     if lang is None:
         return None
-    return parse_many(root, [(path, lang)], 1)[0]
+    return parse_many(root, [(path, lang)], 1, timeout=parse_timeout_s)[0]

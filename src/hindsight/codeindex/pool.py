@@ -12,9 +12,10 @@ a report, reports it as ``parse_timeout`` and runs everything else again. If no 
 can be blamed (an unexplained death), the lost files run again one by one, each alone in
 its own process once few suspects remain. Nothing else is lost.
 
-Timeout: ``HINDSIGHT_PARSE_TIMEOUT_S`` (default 20 s; a 2 MiB file parses in < 0.5 s). The
-watchdog is re-armed only when half of it has run out, so a file is stopped after between
-half and all of the limit.
+Timeout: the ``timeout`` argument, else setting ``parseTimeoutS``
+(``HINDSIGHT_PARSE_TIMEOUT_S``, default 20 s; a 2 MiB file parses in < 0.5 s); at least
+0.1 s. The watchdog is re-armed only when half of it has run out, so a file is stopped
+after between half and all of the limit.
 """
 
 from __future__ import annotations
@@ -39,12 +40,19 @@ Item = tuple[str, str]
 ISOLATE_MAX = 4  # unexplained deaths: at most this many suspects run one per process
 
 
-def parse_timeout_s() -> float:
-    """Per-file parse limit in seconds (``HINDSIGHT_PARSE_TIMEOUT_S``, default 20)."""
-    try:
-        return max(0.1, float(os.environ.get("HINDSIGHT_PARSE_TIMEOUT_S", "20")))
-    except ValueError:
-        return 20.0
+MIN_TIMEOUT_S = 0.1
+
+
+def parse_timeout_s(timeout: float | None = None) -> float:
+    """Per-file parse limit in seconds: ``timeout`` when given, else setting
+    ``parseTimeoutS`` (environment and config file top level; default 20); never below
+    :data:`MIN_TIMEOUT_S`. Raises :class:`~hindsight.errors.ConfigError` when the settings
+    are invalid."""
+    if timeout is None:
+        from hindsight.config.settings import load
+
+        timeout = load().parse_timeout_s
+    return max(MIN_TIMEOUT_S, timeout)
 
 
 def _job(args: tuple[str, list[Item], float, str]) -> list[tuple[Any, ...]]:
@@ -129,11 +137,13 @@ def _round(root: str, batches: list[list[Item]], workers: int, timeout: float, s
 
 
 def run(root: str, batches: list[list[Item]], workers: int,
-        progress: Progress | None = None) -> tuple[list[ParseResult], list[Item]]:
-    """Parse every batch in up to ``workers`` processes. Returns the results and the
-    items given up (over the time limit, or crashing the parser)."""
+        progress: Progress | None = None, timeout: float | None = None
+        ) -> tuple[list[ParseResult], list[Item]]:
+    """Parse every batch in up to ``workers`` processes, each file within ``timeout``
+    seconds (see :func:`parse_timeout_s`). Returns the results and the items given up (over
+    the time limit, or crashing the parser)."""
     total = sum(len(b) for b in batches)
-    timeout = parse_timeout_s()
+    timeout = parse_timeout_s(timeout)
     results: list[ParseResult] = []
     given_up: list[Item] = []
 
@@ -194,12 +204,14 @@ def _forked(root: str, items: list[Item], timeout: float, scratch: str
     return [ParseResult.from_wire(w) for w in pickle.loads(data)]
 
 
-def run_small(root: str, items: list[Item]) -> tuple[list[ParseResult], list[Item]]:
-    """Parse a few files in a forked child; if it dies, blame the file it was on and run
-    the rest again."""
+def run_small(root: str, items: list[Item], timeout: float | None = None
+              ) -> tuple[list[ParseResult], list[Item]]:
+    """Parse a few files in a forked child, each within ``timeout`` seconds (see
+    :func:`parse_timeout_s`); if it dies, blame the file it was on and run the rest
+    again."""
+    timeout = parse_timeout_s(timeout)
     if not hasattr(os, "fork"):
-        return run(root, [items], 1)
-    timeout = parse_timeout_s()
+        return run(root, [items], 1, timeout=timeout)
     results: list[ParseResult] = []
     given_up: list[Item] = []
     scratch = tempfile.mkdtemp(prefix="hindsight-parse-")
@@ -212,7 +224,7 @@ def run_small(root: str, items: list[Item]) -> tuple[list[ParseResult], list[Ite
                 break
             blamed = set(_culprits(scratch))
             if not blamed or not blamed <= set(todo):  # unexplained death: isolate
-                res, gu = run(root, [[it] for it in todo], 1)
+                res, gu = run(root, [[it] for it in todo], 1, timeout=timeout)
                 results.extend(res)
                 given_up.extend(gu)
                 break

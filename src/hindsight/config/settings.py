@@ -1,6 +1,6 @@
 """Layered settings from one JSON file, field by field; later layers win (issue #5):
 
-1. built-in defaults (:data:`FIELDS`);
+1. built-in defaults (the fields of :class:`Settings`);
 2. environment variables ``HINDSIGHT_<FIELD_IN_CAPS>``, words split by ``_``
    (``disableHooks`` → ``HINDSIGHT_DISABLE_HOOKS``; ``HINDSIGHT_DISABLEHOOKS`` works too);
 3. the top level of the file (``$HINDSIGHT_CONFIG``, default ``$HINDSIGHT_HOME/config.json``,
@@ -12,61 +12,302 @@ Nothing is ever read from inside a repository: a cloned repository cannot turn m
 redirect storage or weaken redaction. Unknown keys, wrong types and invalid JSON are errors
 that name their path (``config.json: harnesses.codex.optInOnly: expected boolean, got
 string``); they are never silently ignored.
+
+Every ``HINDSIGHT_*`` knob of hindsight is a field here (the only other variables read are
+``HINDSIGHT_HOME`` and ``HINDSIGHT_CONFIG``, which say where the file is, and
+``HINDSIGHT_NOW``, a test clock). A field has two spellings: ``camelCase`` in the file, in
+``settings["recallLimit"]`` and in ``hindsight config show``; ``snake_case`` as the typed
+attribute, ``settings.recall_limit`` (:data:`FIELDS` maps one to the other:
+``FIELDS["recallLimit"].attr == "recall_limit"``). :class:`Settings` is frozen;
+:meth:`Settings.defaults` builds one without reading the environment or the disk, and
+:meth:`Settings.with_values` a validated copy. Secrets (API keys) are masked (``***``)
+by :meth:`Settings.display` and :attr:`Settings.values`, and left out of ``repr``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from hindsight.errors import ConfigError
 
 HARNESSES = ("claude-code", "codex", "mcp", "cli")
+MASK = "***"
+_INT32_MAX = 2_147_483_647
+_MAX_SECONDS = 1_000_000.0  # timeouts: above 0 and at most this (about 11 days)
 
-# name -> (type tag, default, help). Type tags: bool, int, float, str, str?, list, map.
-FIELDS: dict[str, tuple[str, Any, str]] = {
-    "disabled": ("bool", False, "Turn hindsight off: hooks do nothing, no bank is opened."),
-    "disableHooks": ("bool", False, "Every hook is a no-op (for headless runs)."),
-    "bankId": ("str?", None, "Use this bank id instead of the template."),
-    "bankTemplate": ("str", "coding-agent::{gitProject}",
-                     "Bank id template; placeholders {gitProject} {project} {harness} "
-                     "{user} {channel}."),
-    "mapPathToBank": ("map", {}, "Absolute path prefix -> bank id; the longest prefix wins."),
-    "optInOnly": ("bool", False, "Only repositories under optInPaths get a bank."),
-    "optInPaths": ("list", [], "Paths opted in when optInOnly is set."),
-    "channel": ("str", "", "Value of the {channel} placeholder."),
-    "embedder": ("str", "minilm", "Embedding provider: minilm, hashing or openai."),
-    "briefingMaxChars": ("int", 8000, "Cap of the session-start briefing (characters)."),
-    "recallMaxChars": ("int", 4000, "Cap of one prompt's injected memories (characters)."),
-    "recallLimit": ("int", 5, "At most this many memories injected per prompt."),
-    "recallThreshold": ("float", 0.35,
-                        "Minimum relevance (0..1, see hooks/claude_code.py) for a memory "
-                        "to be injected on a prompt."),
-    "seed": ("bool", True, "Seed a cold bank in the background at session start."),
-    "seedHistoryLimit": ("int", 300, "Commits read by seeding."),
-    "importTranscripts": ("bool", True, "Seeding imports earlier transcripts of the project."),
-    "retainTranscripts": ("bool", True, "Stop/pre-compact/session-end retain the session."),
-    "hookSync": ("bool", False, "Run the stop hooks' work in the foreground (debugging)."),
-    "diagFile": ("str", "", "Hook diagnostics JSONL (default $HINDSIGHT_HOME/logs/hooks.jsonl)."),
-}
-# Allowed ranges (inclusive) and values; checked wherever a value comes from.
-LIMITS: dict[str, tuple[float, float]] = {
-    "briefingMaxChars": (500, 20_000), "recallMaxChars": (200, 20_000),
-    "recallLimit": (0, 50), "recallThreshold": (0.0, 1.0), "seedHistoryLimit": (0, 1_000_000)}
-CHOICES = {"embedder": ("minilm", "hashing", "openai")}
+
+class Knob(NamedTuple):
+    """One setting: ``name`` in the file (camelCase), ``attr`` on :class:`Settings`
+    (snake_case), type ``tag`` (bool, int, float, str, str?, list, map), ``default``,
+    ``help`` (with units), the allowed range ``lo``..``hi`` (inclusive, or exclusive at
+    ``lo`` when ``above``), allowed ``choices``, and ``secret`` (never printed)."""
+
+    name: str
+    attr: str
+    tag: str
+    default: Any
+    help: str
+    lo: float | None = None
+    hi: float | None = None
+    above: bool = False
+    choices: tuple[str, ...] = ()
+    secret: bool = False
+
+    @property
+    def env(self) -> str:
+        """The environment variable, e.g. ``HINDSIGHT_LLM_TIMEOUT_S``."""
+        return env_name(self.name)
+
+
+def _knob(tag: str, default: Any, help: str, *, lo: float | None = None,
+          hi: float | None = None, above: bool = False, choices: tuple[str, ...] = (),
+          secret: bool = False) -> Any:
+    meta = {"knob": (tag, default, help, lo, hi, above, choices, secret)}
+    if isinstance(default, dict):
+        frozen = MappingProxyType(dict(default))
+        return field(default_factory=lambda: frozen, metadata=meta)
+    return field(default=default, metadata=meta, repr=not secret)
+
+
+def _seconds(default: float, help: str) -> Any:
+    return _knob("float", default, help, lo=0.0, hi=_MAX_SECONDS, above=True)
+
+
+def _default_sources() -> Mapping[str, str]:
+    return MappingProxyType(dict.fromkeys(FIELDS, "default"))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Effective values, one typed attribute per field, and where each came from
+    (``sources[name]``: ``default``, ``env HINDSIGHT_X``, ``<file>``,
+    ``<file> harnesses.<h>``, ``<file> banks.<id>``, or what :meth:`with_values` was given).
+
+    Get a value as ``settings.recall_limit`` (typed; lists are tuples, maps read-only) or
+    ``settings["recallLimit"]`` (by its name in the file; lists and maps as plain copies).
+    Construction checks every value (types, ranges, choices) and raises
+    :class:`ConfigError` naming the field."""
+
+    # --- on/off and bank resolution ---------------------------------------------------
+    disabled: bool = _knob("bool", False,
+                           "Turn hindsight off: hooks do nothing, no bank is opened.")
+    disable_hooks: bool = _knob("bool", False, "Every hook is a no-op (for headless runs).")
+    bank_id: str | None = _knob("str?", None, "Use this bank id instead of the template.")
+    bank_template: str = _knob("str", "coding-agent::{gitProject}",
+                               "Bank id template; placeholders {gitProject} {project} "
+                               "{harness} {user} {channel}.")
+    map_path_to_bank: Mapping[str, str] = _knob(
+        "map", {}, "Absolute path prefix -> bank id; the longest prefix wins.")
+    opt_in_only: bool = _knob("bool", False,
+                              "Only repositories under optInPaths get a bank.")
+    opt_in_paths: tuple[str, ...] = _knob("list", (), "Paths opted in when optInOnly is set.")
+    channel: str = _knob("str", "", "Value of the {channel} placeholder.")
+    # --- memory -----------------------------------------------------------------------
+    embedder: str = _knob("str", "minilm", "Embedding provider: minilm, hashing or openai.",
+                          choices=("minilm", "hashing", "openai"))
+    briefing_max_chars: int = _knob("int", 8000,
+                                    "Cap of the session-start briefing (characters).",
+                                    lo=500, hi=20_000)
+    recall_max_chars: int = _knob("int", 4000,
+                                  "Cap of one prompt's injected memories (characters).",
+                                  lo=200, hi=20_000)
+    recall_limit: int = _knob("int", 5, "At most this many memories injected per prompt.",
+                              lo=0, hi=50)
+    recall_threshold: float = _knob("float", 0.35,
+                                    "Minimum relevance (0..1, see hooks/claude_code.py) for a "
+                                    "memory to be injected on a prompt.", lo=0.0, hi=1.0)
+    seed: bool = _knob("bool", True, "Seed a cold bank in the background at session start.")
+    seed_history_limit: int = _knob("int", 300, "Commits read by seeding.",
+                                    lo=0, hi=1_000_000)
+    import_transcripts: bool = _knob("bool", True,
+                                     "Seeding imports earlier transcripts of the project.")
+    retain_transcripts: bool = _knob("bool", True,
+                                     "Stop/pre-compact/session-end retain the session.")
+    hook_sync: bool = _knob("bool", False,
+                            "Run the stop hooks' work in the foreground (debugging).")
+    diag_file: str = _knob("str", "",
+                           "Hook diagnostics JSONL (default $HINDSIGHT_HOME/logs/hooks.jsonl).")
+    # --- model providers --------------------------------------------------------------
+    llm_url: str = _knob("str", "",
+                         "Base URL of an OpenAI-compatible chat endpoint, ending in /v1 (e.g. "
+                         "http://127.0.0.1:8080/v1); empty: no LLM, nothing leaves the "
+                         "machine.")
+    llm_model: str = _knob("str", "", "Model name sent to the LLM endpoint.")
+    llm_api_key: str = _knob("str", "", "Bearer token for the LLM endpoint (never printed).",
+                             secret=True)
+    llm_timeout_s: float = _seconds(10.0, "Seconds one LLM call may take (above 0).")
+    embed_url: str = _knob("str", "",
+                           "Base URL of an OpenAI-compatible /embeddings endpoint, ending in "
+                           "/v1 (used when embedder is openai).")
+    embed_model: str = _knob("str", "",
+                             "Model name sent to the embeddings endpoint (embedder openai).")
+    embed_api_key: str = _knob("str", "",
+                               "Bearer token for the embeddings endpoint (never printed).",
+                               secret=True)
+    reranker_model: str = _knob("str", "",
+                                "Path of an ONNX cross-encoder for recall --rerank; empty: "
+                                "re-score with the embedding model.")
+    reranker_tokenizer: str = _knob("str", "",
+                                    "Path of the reranker's tokenizer.json (needed with "
+                                    "rerankerModel).")
+    threads: int = _knob("int", 0,
+                         "CPU threads of the local embedding model (0: all cores).",
+                         lo=0, hi=1024)
+    # --- time limits ------------------------------------------------------------------
+    parse_timeout_s: float = _seconds(20.0,
+                                      "Seconds one file may take to parse while indexing "
+                                      "before it is skipped as parse_timeout (above 0).")
+    busy_timeout_ms: int = _knob("int", 30_000,
+                                 "Milliseconds a bank database waits for another writer "
+                                 "before failing (SQLite busy_timeout; 0: fail at once).",
+                                 lo=0, hi=_INT32_MAX)
+    mcp_timeout_s: float = _seconds(10.0,
+                                    "Seconds an MCP tool call may run before it returns what "
+                                    "it has with partial: true (above 0).")
+
+    # --- bookkeeping (not settings) ---------------------------------------------------
+    sources: Mapping[str, str] = field(default_factory=_default_sources, repr=False,
+                                       compare=False)
+    path: str = field(default="", compare=False)  # the config file ("" for defaults())
+    harness: str = field(default="", compare=False)  # whose layer was applied
+    applied_bank: str = field(default="", compare=False)  # whose banks.<id> layer was applied
+    file_data: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        problems = []
+        for k in FIELDS.values():
+            v = getattr(self, k.attr)
+            if k.tag == "list" and isinstance(v, list | tuple):
+                v = tuple(v)
+            elif k.tag == "map" and isinstance(v, Mapping) and not isinstance(
+                    v, MappingProxyType):
+                v = MappingProxyType(dict(v))
+            elif k.tag == "float" and isinstance(v, int) and not isinstance(v, bool):
+                v = float(v)
+            object.__setattr__(self, k.attr, v)
+            if not _type_ok(k.tag, v):
+                problems.append(f"{k.name}: expected {_TYPE_NAMES[k.tag]}, got {_jtype(v)}")
+            elif (why := value_problem(k.name, v)) is not None:
+                problems.append(f"{k.name}: {why}")
+        if problems:
+            raise ConfigError("\n".join(problems))
+        src = dict.fromkeys(FIELDS, "default")
+        src.update(self.sources)
+        object.__setattr__(self, "sources", MappingProxyType(src))
+
+    def __reduce__(self) -> tuple[Any, ...]:  # read-only mappings do not pickle
+        state = {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        return (_rebuild, (state,))
+
+    # --- construction -----------------------------------------------------------------
+    @classmethod
+    def defaults(cls, **values: Any) -> Settings:
+        """Built-in defaults, without reading the environment or any file; ``values`` (by
+        file name, e.g. ``llmUrl="http://127.0.0.1:1/v1"``) are applied with
+        :meth:`with_values`."""
+        s = cls()
+        return s.with_values(values) if values else s
+
+    def with_values(self, values: Mapping[str, Any], source: str = "given") -> Settings:
+        """A copy with ``values`` (by file name) applied and their source set to ``source``.
+        Raises :class:`ConfigError` for an unknown name or a bad value."""
+        unknown = [k for k in values if k not in FIELDS]
+        if unknown:
+            raise ConfigError(f"{unknown[0]}: unknown setting (known: {', '.join(FIELDS)})")
+        sources = {**self.sources, **dict.fromkeys(values, source)}
+        return dataclasses.replace(self, sources=sources,
+                                   **{FIELDS[k].attr: v for k, v in values.items()})
+
+    def for_bank(self, bank_id: str) -> Settings:
+        """A copy with the ``banks.<bank_id>`` layer of the file applied on top."""
+        layer = (self.file_data.get("banks") or {}).get(bank_id) or {}
+        s = self.with_values(layer, f"{self.path} banks.{bank_id}")
+        return dataclasses.replace(s, applied_bank=bank_id)
+
+    # --- reading ----------------------------------------------------------------------
+    def __getitem__(self, name: str) -> Any:
+        """The value of field ``name`` as in the file (``settings["recallLimit"]``); lists
+        and maps come as plain copies."""
+        k = FIELDS.get(name)
+        if k is None:
+            raise KeyError(name)
+        return _plain(getattr(self, k.attr))
+
+    def shown(self, name: str) -> Any:
+        """``self[name]``, or ``***`` for a secret that is set."""
+        v = self[name]
+        return MASK if FIELDS[name].secret and v else v
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """Every value by file name, for display: secrets that are set read ``***``
+        (read real values as attributes or with ``settings[name]``)."""
+        return {k: self.shown(k) for k in FIELDS}
+
+    def display(self) -> dict[str, dict[str, Any]]:
+        """``{name: {"value": ..., "source": ...}}`` for every field, secrets masked (what
+        ``hindsight config show --json`` prints under ``values``)."""
+        return {k: {"value": self.shown(k), "source": self.sources[k]} for k in FIELDS}
+
+
+def _rebuild(state: dict[str, Any]) -> Settings:
+    return Settings(**state)
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, tuple):
+        return list(v)
+    if isinstance(v, Mapping):
+        return dict(v)
+    return v
+
+
+def _camel(attr: str) -> str:
+    head, *rest = attr.split("_")
+    return head + "".join(w[:1].upper() + w[1:] for w in rest)
+
+
+def _fields() -> dict[str, Knob]:
+    out = {}
+    for f in dataclasses.fields(Settings):
+        if "knob" in f.metadata:
+            name = _camel(f.name)
+            out[name] = Knob(name, f.name, *f.metadata["knob"])
+    return out
+
+
+# name in the file -> its Knob, in the order of the class (that of `config show`).
+FIELDS: dict[str, Knob] = _fields()
 # Fields that decide which bank is used cannot be set per bank.
 RESOLUTION_FIELDS = ("bankId", "bankTemplate", "mapPathToBank", "optInOnly", "optInPaths")
+# Environment names that the mechanical rule (:func:`env_name`) would not give; none today,
+# every current variable is HINDSIGHT_ + the name in capitals with words split by "_".
+ENV_ALIASES: dict[str, tuple[str, ...]] = {}
 _TYPE_NAMES = {"bool": "boolean", "int": "integer", "float": "number", "str": "string",
                "str?": "string or null", "list": "list of strings",
                "map": "object of strings"}
 
 
 def env_name(name: str) -> str:
-    """``disableHooks`` -> ``HINDSIGHT_DISABLE_HOOKS``."""
+    """``disableHooks`` -> ``HINDSIGHT_DISABLE_HOOKS``, ``llmTimeoutS`` ->
+    ``HINDSIGHT_LLM_TIMEOUT_S``."""
     return "HINDSIGHT_" + re.sub(r"(?<!^)([A-Z])", r"_\1", name).upper()
+
+
+def env_names(name: str) -> tuple[str, ...]:
+    """Every environment variable that sets field ``name``, in the order they are tried:
+    :func:`env_name`, then the name in capitals without ``_`` (``HINDSIGHT_RECALLLIMIT``),
+    then any :data:`ENV_ALIASES`."""
+    out = [env_name(name), "HINDSIGHT_" + name.upper(), *ENV_ALIASES.get(name, ())]
+    return tuple(dict.fromkeys(out))
 
 
 def config_path() -> str:
@@ -76,31 +317,6 @@ def config_path() -> str:
 
     return os.path.abspath(os.environ.get("HINDSIGHT_CONFIG")
                            or os.path.join(hindsight_home(), "config.json"))
-
-
-@dataclass
-class Settings:
-    """Effective values (``values[name]``) and where each came from (``sources[name]``:
-    ``default``, ``env HINDSIGHT_X``, ``<file>``, ``<file> harnesses.<h>``,
-    ``<file> banks.<id>``)."""
-
-    values: dict[str, Any]
-    sources: dict[str, str]
-    path: str
-    harness: str = ""
-    bank_id: str = ""
-    file_data: dict[str, Any] = field(default_factory=dict)
-
-    def __getitem__(self, name: str) -> Any:
-        return self.values[name]
-
-    def for_bank(self, bank_id: str) -> Settings:
-        """A copy with the ``banks.<bank_id>`` layer applied on top."""
-        values, sources = dict(self.values), dict(self.sources)
-        layer = (self.file_data.get("banks") or {}).get(bank_id) or {}
-        for k, v in layer.items():
-            values[k], sources[k] = v, f"{self.path} banks.{bank_id}"
-        return Settings(values, sources, self.path, self.harness, bank_id, self.file_data)
 
 
 def _type_ok(tag: str, v: Any) -> bool:
@@ -115,21 +331,22 @@ def _type_ok(tag: str, v: Any) -> bool:
     if tag == "str?":
         return v is None or isinstance(v, str)
     if tag == "list":
-        return isinstance(v, list) and all(isinstance(x, str) for x in v)
-    return isinstance(v, dict) and all(isinstance(x, str) for x in v.values())
+        return isinstance(v, list | tuple) and all(isinstance(x, str) for x in v)
+    return isinstance(v, Mapping) and all(isinstance(x, str) for x in v.values())
 
 
 def value_problem(name: str, v: Any) -> str | None:
     """Why ``v`` (already of the right type) is not allowed for ``name``, or None."""
-    import math
     import string
 
-    if name in LIMITS:
-        lo, hi = LIMITS[name]
-        if not math.isfinite(v) or not lo <= v <= hi:
-            return f"{v!r} is out of range ({lo:g} to {hi:g})"
-    if name in CHOICES and v not in CHOICES[name]:
-        return f"{v!r}: one of {', '.join(CHOICES[name])}"
+    k = FIELDS[name]
+    if k.lo is not None and k.hi is not None:
+        ok = math.isfinite(v) and (k.lo < v if k.above else k.lo <= v) and v <= k.hi
+        if not ok:
+            return (f"{v!r} is out of range ({'above ' if k.above else ''}{_num(k.lo)} to "
+                    f"{_num(k.hi)})")
+    if k.choices and v not in k.choices:
+        return f"{v!r}: one of {', '.join(k.choices)}"
     if name == "bankId" and v is not None and not v.strip():
         return "must not be empty (use null for none)"
     if name == "optInPaths" and any(not p.strip() for p in v):
@@ -152,6 +369,10 @@ def value_problem(name: str, v: Any) -> str | None:
     return None
 
 
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
 def _jtype(v: Any) -> str:
     return {bool: "boolean", int: "integer", float: "number", str: "string", list: "list",
             dict: "object", type(None): "null"}.get(type(v), type(v).__name__)
@@ -171,17 +392,17 @@ def _check_layer(obj: Any, where: str, problems: list[str], *, top: bool = False
             problems.append(f"{path}: unknown key (known: {', '.join(FIELDS)})")
         elif bank and k in RESOLUTION_FIELDS:
             problems.append(f"{path}: decides which bank is used, so it cannot be set per bank")
-        elif not _type_ok(FIELDS[k][0], v):
-            problems.append(f"{path}: expected {_TYPE_NAMES[FIELDS[k][0]]}, got {_jtype(v)}")
+        elif not _type_ok(FIELDS[k].tag, v):
+            problems.append(f"{path}: expected {_TYPE_NAMES[FIELDS[k].tag]}, got {_jtype(v)}")
         elif (why := value_problem(k, v)) is not None:
             problems.append(f"{path}: {why}")
         else:
-            out[k] = float(v) if FIELDS[k][0] == "float" else v
+            out[k] = v
     return out
 
 
 def _parse_env(name: str, raw: str, where: str = "") -> Any:
-    tag = FIELDS[name][0]
+    tag = FIELDS[name].tag
     where = where or env_name(name)
     if tag == "bool":
         low = raw.strip().lower()
@@ -206,6 +427,40 @@ def _parse_env(name: str, raw: str, where: str = "") -> Any:
             raise ConfigError(f"env {where}: expected {_TYPE_NAMES[tag]}, got {_jtype(v)}")
         return v
     return raw if (tag == "str" or raw) else None
+
+
+def _from_env(name: str, env: Mapping[str, str]) -> tuple[str, Any] | None:
+    """``(variable, value)`` of the environment layer of ``name``, None when unset. A
+    number set to an empty string counts as unset. Raises :class:`ConfigError`."""
+    for var in env_names(name):
+        raw = env.get(var)
+        if raw is None or (not raw.strip() and FIELDS[name].tag in ("int", "float")):
+            continue
+        v = _parse_env(name, raw, var)
+        why = value_problem(name, v)
+        if why is not None:
+            raise ConfigError(f"env {var}: {why}")
+        return var, v
+    return None
+
+
+def env_value(name: str, env: Mapping[str, str] | None = None) -> Any:
+    """The environment layer alone of field ``name`` (no file is read), None when no
+    variable sets it. Raises :class:`ConfigError` for an invalid value."""
+    got = _from_env(name, os.environ if env is None else env)
+    return None if got is None else got[1]
+
+
+def env_flag(name: str, env: Mapping[str, str] | None = None) -> bool:
+    """The environment layer alone of boolean field ``name`` (e.g. ``disableHooks`` from
+    ``HINDSIGHT_DISABLE_HOOKS``), for fast paths that decide before loading settings. No
+    file is read; an invalid value counts as false here (:func:`load` reports it)."""
+    if FIELDS[name].tag != "bool":
+        raise ValueError(f"{name} is not a boolean setting")
+    try:
+        return bool(env_value(name, env))
+    except ConfigError:
+        return False
 
 
 def read_file(path: str) -> dict[str, Any]:
@@ -252,35 +507,31 @@ def validate(data: dict[str, Any]) -> list[str]:
     return problems
 
 
-def load(harness: str = "", *, bank_id: str = "", env: Any = None) -> Settings:
-    """Effective settings for ``harness`` (and ``bank_id`` when given).
+def load(harness: str = "", *, bank_id: str = "", env: Mapping[str, str] | None = None
+         ) -> Settings:
+    """Effective settings for ``harness`` (and ``bank_id`` when given), from the
+    environment (``env``, default ``os.environ``) and the config file.
 
     Raises :class:`ConfigError` listing every problem (one ``file: path: message`` per line)
     when the file or an environment variable is invalid."""
     env = os.environ if env is None else env
     path = config_path()
-    values = {k: (list(d) if isinstance(d, list) else dict(d) if isinstance(d, dict) else d)
-              for k, (_, d, _) in FIELDS.items()}
+    values: dict[str, Any] = {}
     sources = dict.fromkeys(FIELDS, "default")
     for k in FIELDS:
-        for name in (env_name(k), "HINDSIGHT_" + k.upper()):  # RECALL_LIMIT or RECALLLIMIT
-            raw = env.get(name)
-            if raw is not None:
-                values[k], sources[k] = _parse_env(k, raw, name), f"env {name}"
-                why = value_problem(k, values[k])
-                if why is not None:
-                    raise ConfigError(f"env {name}: {why}")
-                break
+        got = _from_env(k, env)
+        if got is not None:
+            values[k], sources[k] = got[1], f"env {got[0]}"
     data = read_file(path)
     problems = validate(data)
     if problems:
         raise ConfigError("\n".join(f"{path}: {p}" for p in problems))
     for k, v in data.items():
         if k in FIELDS:
-            values[k], sources[k] = (float(v) if FIELDS[k][0] == "float" else v), path
+            values[k], sources[k] = v, path
     if harness:
         for k, v in ((data.get("harnesses") or {}).get(harness) or {}).items():
-            values[k] = float(v) if FIELDS[k][0] == "float" else v
-            sources[k] = f"{path} harnesses.{harness}"
-    s = Settings(values, sources, path, harness, "", data)
+            values[k], sources[k] = v, f"{path} harnesses.{harness}"
+    s = Settings(sources=sources, path=path, harness=harness, file_data=data,
+                 **{FIELDS[k].attr: v for k, v in values.items()})
     return s.for_bank(bank_id) if bank_id else s

@@ -4,23 +4,18 @@ import)."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
-
-
-def _truthy(v: str | None) -> bool:
-    return (v or "").strip().lower() in ("1", "true", "yes", "on")
-
 
 EVENTS = ("session-start", "user-prompt-submit", "stop", "pre-compact", "session-end")
 
 
 def run_event(event: str, harness: str) -> int:
     """Run hook ``event`` for ``harness`` on this process's stdin; returns 0 always."""
+    from hindsight.config.settings import env_flag
     from hindsight.hooks import handlers
     from hindsight.hooks.runtime import Diag, guarded, read_stdin
 
-    if _truthy(os.environ.get("HINDSIGHT_DISABLE_HOOKS")):
+    if env_flag("disableHooks"):  # environment only, before any file is read
         d = Diag(event, harness)
         d.set(skipped="HINDSIGHT_DISABLE_HOOKS")
         d.write()

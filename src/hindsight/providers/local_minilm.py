@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hindsight.errors import ProviderError
+from hindsight.errors import ConfigError, ProviderError
+
+if TYPE_CHECKING:
+    from hindsight.config.settings import Settings
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -22,16 +25,23 @@ BATCH = 32
 
 
 class MiniLMEmbedder:
-    """Load lazily on the first ``embed_batch`` (≈ 0.3 s); threads: ``HINDSIGHT_THREADS``
-    or all cores."""
+    """Load lazily on the first ``embed_batch`` (≈ 0.3 s). ``threads``: CPU threads of the
+    model (0: all cores); None reads setting ``threads`` (``HINDSIGHT_THREADS``) when the
+    model loads."""
 
     model_id = MODEL_ID
     dim = 384
 
-    def __init__(self, model_path: str | None = None) -> None:
+    def __init__(self, model_path: str | None = None, threads: int | None = None) -> None:
         self._path = model_path
+        self._threads = threads
         self._session: Any = None
         self._tok: Any = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> MiniLMEmbedder:
+        """The packaged model with setting ``threads``."""
+        return cls(threads=settings.threads)
 
     def _load(self) -> None:
         try:
@@ -53,7 +63,14 @@ class MiniLMEmbedder:
             if digest != SHA256:
                 raise ProviderError(f"{path}: sha256 {digest} is not the expected model")
         opts = ort.SessionOptions()
-        threads = int(os.environ.get("HINDSIGHT_THREADS", "0") or 0)
+        threads = self._threads
+        if threads is None:
+            from hindsight.config.settings import load
+
+            try:
+                threads = load().threads
+            except ConfigError as e:
+                raise ProviderError(f"the local embedding model: {e}") from e
         if threads:
             opts.intra_op_num_threads = threads
         opts.log_severity_level = 3

@@ -1,6 +1,6 @@
 """A local cross-encoder reranker (the reranker slot of recall): any ONNX cross-encoder
-with a Hugging Face ``tokenizer.json``, named by ``HINDSIGHT_RERANKER_MODEL`` and
-``HINDSIGHT_RERANKER_TOKENIZER``. No reranker with bundled weights exists on PyPI
+with a Hugging Face ``tokenizer.json``, named by settings ``rerankerModel`` and
+``rerankerTokenizer`` (``HINDSIGHT_RERANKER_MODEL``, ``HINDSIGHT_RERANKER_TOKENIZER``). No reranker with bundled weights exists on PyPI
 (../shared/STACK.md), so there is no default: without these settings ``recall --rerank``
 re-scores with the embedding model. The model takes ``input_ids``, ``attention_mask`` and
 (if it has it) ``token_type_ids`` for (query, text) pairs and returns one logit per pair
@@ -9,9 +9,12 @@ re-scores with the embedding model. The model takes ``input_ids``, ``attention_m
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hindsight.errors import ProviderError
+
+if TYPE_CHECKING:
+    from hindsight.config.settings import Settings
 
 MAX_TOKENS = 512
 
@@ -39,14 +42,24 @@ class OnnxCrossEncoder:
         self.model_id = f"onnx-cross-encoder:{os.path.basename(model_path)}"
 
     @classmethod
-    def from_env(cls) -> OnnxCrossEncoder | None:
-        model = os.environ.get("HINDSIGHT_RERANKER_MODEL", "")
-        if not model:
+    def from_settings(cls, settings: Settings) -> OnnxCrossEncoder | None:
+        """The model of settings ``rerankerModel`` and ``rerankerTokenizer``; None when
+        ``rerankerModel`` is empty. Raises ProviderError when the tokenizer is missing or
+        the model cannot be loaded."""
+        if not settings.reranker_model:
             return None
-        tok = os.environ.get("HINDSIGHT_RERANKER_TOKENIZER", "")
-        if not tok:
-            raise ProviderError("HINDSIGHT_RERANKER_MODEL needs HINDSIGHT_RERANKER_TOKENIZER")
-        return cls(model, tok)
+        if not settings.reranker_tokenizer:
+            raise ProviderError("rerankerModel needs rerankerTokenizer "
+                                "(HINDSIGHT_RERANKER_MODEL needs HINDSIGHT_RERANKER_TOKENIZER)")
+        return cls(settings.reranker_model, settings.reranker_tokenizer)
+
+    @classmethod
+    def from_env(cls) -> OnnxCrossEncoder | None:
+        """Deprecated: ``from_settings(load())`` (environment and config file, no harness
+        layer); use :func:`hindsight.providers.factory.make_reranker`."""
+        from hindsight.config.settings import load
+
+        return cls.from_settings(load())
 
     def score(self, query: str, texts: list[str]) -> Any:
         import numpy as np

@@ -2,22 +2,26 @@
 llama.cpp or vLLM, or a hosted API): ``/embeddings`` and ``/chat/completions``.
 
 Nothing is configured by default and nothing leaves the machine unless the user sets an
-endpoint: ``HINDSIGHT_LLM_URL`` (base URL ending in ``/v1``), ``HINDSIGHT_LLM_MODEL``,
-``HINDSIGHT_LLM_API_KEY``; for embeddings ``HINDSIGHT_EMBEDDER=openai`` with
-``HINDSIGHT_EMBED_URL``, ``HINDSIGHT_EMBED_MODEL``, ``HINDSIGHT_EMBED_API_KEY``. Uses the
-standard library's HTTP client; every call has a timeout and raises
+endpoint (settings, :mod:`hindsight.config.settings`): ``llmUrl`` (base URL ending in
+``/v1``; ``HINDSIGHT_LLM_URL``), ``llmModel``, ``llmApiKey``, ``llmTimeoutS``; for
+embeddings ``embedder`` = ``openai`` with ``embedUrl``, ``embedModel``, ``embedApiKey``.
+Uses the standard library's HTTP client; every call has a timeout and raises
 :class:`~hindsight.errors.ProviderError` on any failure.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import urllib.error
 import urllib.request
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hindsight.errors import ProviderError
+
+if TYPE_CHECKING:
+    from hindsight.config.settings import Settings
+
+EMBED_TIMEOUT_S = 30.0
 
 
 def _post(url: str, body: dict[str, Any], key: str, timeout: float) -> dict[str, Any]:
@@ -38,20 +42,28 @@ def _post(url: str, body: dict[str, Any], key: str, timeout: float) -> dict[str,
 class OpenAICompatEmbedder:
     """``embed_batch`` through ``POST {base}/embeddings``; vectors are L2-normalised."""
 
-    def __init__(self, base: str, model: str, key: str = "", timeout: float = 30.0,
-                 dim: int = 0) -> None:
+    def __init__(self, base: str, model: str, key: str = "",
+                 timeout: float = EMBED_TIMEOUT_S, dim: int = 0) -> None:
         self.base, self.model, self.key, self.timeout = base.rstrip("/"), model, key, timeout
         self.model_id = f"openai:{model}"
         self.dim = dim
 
     @classmethod
+    def from_settings(cls, settings: Settings) -> OpenAICompatEmbedder:
+        """The endpoint of settings ``embedUrl``, ``embedModel``, ``embedApiKey``. Raises
+        ProviderError when the URL or the model is missing."""
+        if not settings.embed_url or not settings.embed_model:
+            raise ProviderError("embedder openai needs embedUrl and embedModel "
+                                "(HINDSIGHT_EMBED_URL, HINDSIGHT_EMBED_MODEL)")
+        return cls(settings.embed_url, settings.embed_model, settings.embed_api_key)
+
+    @classmethod
     def from_env(cls) -> OpenAICompatEmbedder:
-        base = os.environ.get("HINDSIGHT_EMBED_URL", "")
-        model = os.environ.get("HINDSIGHT_EMBED_MODEL", "")
-        if not base or not model:
-            raise ProviderError("HINDSIGHT_EMBEDDER=openai needs HINDSIGHT_EMBED_URL and "
-                                "HINDSIGHT_EMBED_MODEL")
-        return cls(base, model, os.environ.get("HINDSIGHT_EMBED_API_KEY", ""))
+        """Deprecated: ``from_settings(load())`` (environment and config file, no harness
+        layer); use :func:`hindsight.providers.factory.make_embedder`."""
+        from hindsight.config.settings import load
+
+        return cls.from_settings(load())
 
     def embed_batch(self, texts: list[str]) -> Any:
         import numpy as np
@@ -81,18 +93,21 @@ class OpenAICompatLLM:
         self.base, self.model, self.key, self.timeout = base.rstrip("/"), model, key, timeout
 
     @classmethod
-    def from_env(cls) -> OpenAICompatLLM | None:
-        base = os.environ.get("HINDSIGHT_LLM_URL", "")
-        if not base:
+    def from_settings(cls, settings: Settings) -> OpenAICompatLLM | None:
+        """The endpoint of settings ``llmUrl``, ``llmModel``, ``llmApiKey``,
+        ``llmTimeoutS``; None when ``llmUrl`` is empty (no LLM)."""
+        if not settings.llm_url:
             return None
-        try:
-            timeout = float(os.environ.get("HINDSIGHT_LLM_TIMEOUT_S", "10") or 10)
-        except ValueError:
-            raise ProviderError("HINDSIGHT_LLM_TIMEOUT_S: not a number of seconds") from None
-        if not timeout > 0:
-            raise ProviderError("HINDSIGHT_LLM_TIMEOUT_S: must be above 0")
-        return cls(base, os.environ.get("HINDSIGHT_LLM_MODEL", ""),
-                   os.environ.get("HINDSIGHT_LLM_API_KEY", ""), timeout)
+        return cls(settings.llm_url, settings.llm_model, settings.llm_api_key,
+                   settings.llm_timeout_s)
+
+    @classmethod
+    def from_env(cls) -> OpenAICompatLLM | None:
+        """Deprecated: ``from_settings(load())`` (environment and config file, no harness
+        layer); use :func:`hindsight.providers.factory.make_llm`."""
+        from hindsight.config.settings import load
+
+        return cls.from_settings(load())
 
     def complete(self, system: str, user: str, timeout: float | None = None) -> str:
         data = _post(f"{self.base}/chat/completions",

@@ -18,14 +18,16 @@ from typing import Any
 
 from hindsight.errors import StorageError
 
-BUSY_TIMEOUT_MS = 30_000  # override with HINDSIGHT_BUSY_TIMEOUT_MS (tests use a short one)
+BUSY_TIMEOUT_MS = 30_000  # default of setting busyTimeoutMs (HINDSIGHT_BUSY_TIMEOUT_MS)
 
 
 def _busy_ms() -> int:
-    try:
-        return int(os.environ.get("HINDSIGHT_BUSY_TIMEOUT_MS", BUSY_TIMEOUT_MS))
-    except ValueError:
-        return BUSY_TIMEOUT_MS
+    """Setting ``busyTimeoutMs`` (environment and config file top level). Raises
+    :class:`~hindsight.errors.ConfigError` when the settings are invalid."""
+    from hindsight.config.settings import load
+
+    return load().busy_timeout_ms
+
 
 MIGRATIONS: list[tuple[str, str]] = [
     ("0001_code_index", """
@@ -244,14 +246,19 @@ def now_iso() -> str:
     return datetime.now(UTC).astimezone().isoformat(timespec="seconds")
 
 
-def connect(path: str) -> sqlite3.Connection:
+def connect(path: str, busy_timeout_ms: int | None = None) -> sqlite3.Connection:
     """Open (creating parent dirs) and migrate the bank database at ``path``.
 
-    Raises :class:`StorageError` with the path when the file cannot be opened or migrated.
+    ``busy_timeout_ms``: how long a write waits for another writer, in milliseconds (0:
+    fail at once); None reads setting ``busyTimeoutMs`` (default :data:`BUSY_TIMEOUT_MS`).
+    Raises :class:`StorageError` with the path when the file cannot be opened or migrated,
+    ValueError for a negative timeout.
     """
+    busy = _busy_ms() if busy_timeout_ms is None else int(busy_timeout_ms)
+    if busy < 0:
+        raise ValueError(f"busy_timeout_ms must be 0 or more, got {busy}")
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        busy = _busy_ms()
         conn = sqlite3.connect(path, timeout=busy / 1000, isolation_level=None,
                                check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout={busy}")
