@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from hindsight.codeindex.service import CodeService
 from hindsight.config.paths import Home, bank_file, file_lock, index_lock_name, repo_root
@@ -25,6 +25,9 @@ from hindsight.memory.service import MemoryService
 from hindsight.models import IndexStats
 from hindsight.sessions.service import SessionService
 from hindsight.store.base import CodeStore, HistoryStore, MemoryStore
+
+if TYPE_CHECKING:
+    from hindsight.config.settings import Settings
 
 INDEX_LOCK_WAIT_S = 600.0  # an index writer waits this long for another one's pass
 
@@ -66,14 +69,19 @@ class Bank:
     sessions: SessionService = field(init=False)
 
     def __post_init__(self) -> None:
+        from hindsight.providers import make_llm, make_reranker
+
         lock = _index_lock(self.bank_id)
+        settings = self.settings
         self.code = CodeService(self.stores.code, self.root, writer_lock=lambda: lock("index"),
-                                after_index=self._after_index)
+                                after_index=self._after_index,
+                                parse_timeout_s=settings.parse_timeout_s)
         self.history = HistoryService(self.stores.history, self.code, writer_lock=lock)
         self.memory = MemoryService(self.stores.memory, anchors=self._anchors,
                                     neighbours=self.code.neighbours,
-                                    embedder=self._make_embedder, llm=_make_llm,
-                                    reranker=_make_reranker)
+                                    embedder=self._make_embedder,
+                                    llm=lambda: make_llm(settings),
+                                    reranker=lambda: make_reranker(settings))
         self.sessions = SessionService(self)
 
     def __enter__(self) -> Bank:
@@ -103,10 +111,20 @@ class Bank:
             out.append((sym.path, sym.local, sym.ast_hash))
         return out
 
+    @property
+    def settings(self) -> Settings:
+        """The effective settings of this bank (harness and ``banks.<id>`` layers
+        applied)."""
+        if self.resolution is not None:
+            return cast("Settings", self.resolution.settings)
+        from hindsight.config.settings import load
+
+        return load(bank_id=self.bank_id)
+
     def _make_embedder(self) -> Any:
-        name = (self.resolution.settings["embedder"] if self.resolution is not None
-                else _settings()["embedder"])
-        return make_embedder(name)
+        from hindsight.providers import make_embedder
+
+        return make_embedder(self.settings)
 
     def status(self) -> dict[str, Any]:
         """Bank id, paths and size; the code index's counts and freshness (see
@@ -123,44 +141,6 @@ class Bank:
         out["seed"] = self.sessions.seed_state()
         out["fresh"] = fresh
         return out
-
-
-def _settings() -> Any:
-    from hindsight.config.settings import load
-
-    return load()
-
-
-def make_embedder(name: str) -> Any:
-    """The embedding provider called ``name``: ``minilm`` (local all-MiniLM-L6-v2, ONNX
-    int8), ``hashing`` (feature hashing; tests, or no model) or ``openai`` (an
-    OpenAI-compatible endpoint). Raises ConfigError for another name."""
-    if name == "hashing":
-        from hindsight.providers.hashing import HashingEmbedder
-
-        return HashingEmbedder()
-    if name == "minilm":
-        from hindsight.providers.local_minilm import MiniLMEmbedder
-
-        return MiniLMEmbedder()
-    if name == "openai":
-        from hindsight.providers.openai_compat import OpenAICompatEmbedder
-
-        return OpenAICompatEmbedder.from_env()
-    raise ConfigError(f"embedder {name!r}: one of minilm, hashing, openai", option="embedder",
-                      value=name, choices=("minilm", "hashing", "openai"))
-
-
-def _make_llm() -> Any:
-    from hindsight.providers.openai_compat import OpenAICompatLLM
-
-    return OpenAICompatLLM.from_env()
-
-
-def _make_reranker() -> Any:
-    from hindsight.providers.local_reranker import OnnxCrossEncoder
-
-    return OnnxCrossEncoder.from_env()
 
 
 _HELD: dict[str, int] = {}
@@ -250,13 +230,14 @@ def open_bank(path: str = ".", *, repo_root_path: str | None = None,
     if not create and not os.path.exists(db):
         raise BankNotFound(f"no bank for {root} (expected {db}); nothing was retained or "
                            "indexed there yet", path=db, root=root)
-    return Bank(res.bank_id, res.root, db, _sqlite_stores(db, res.bank_id, root), res)
+    return Bank(res.bank_id, res.root, db,
+                _sqlite_stores(db, res.bank_id, root, res.settings.busy_timeout_ms), res)
 
 
-def _sqlite_stores(db: str, bank_id: str, root: str) -> Stores:
+def _sqlite_stores(db: str, bank_id: str, root: str, busy_ms: int) -> Stores:
     from hindsight.store.sqlite import open_stores
 
-    code, history, memory, conn = open_stores(db, bank_id, root)
+    code, history, memory, conn = open_stores(db, bank_id, root, busy_ms)
     return Stores(code, history, memory, conn)
 
 

@@ -374,3 +374,23 @@ class Retained:
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "action": self.action, "redacted": self.redacted,
                 "structured": self.structured}
+
+
+@dataclass
+class Step:
+    """One node of a call trace (``hindsight trace``): the ``symbol`` called (None when
+    the call did not resolve), the ``name`` as called, the 1-based ``call_line``, the first
+    lines of its definition (``snippet``), its callees (``children``) and ``seen`` (already
+    expanded higher up)."""
+
+    symbol: Symbol | None
+    name: str
+    call_line: int
+    snippet: str
+    children: list[Step] = field(default_factory=list)
+    seen: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "call_line": self.call_line, "seen": self.seen,
+                "symbol": self.symbol.as_dict() if self.symbol else None,
+                "snippet": self.snippet, "children": [c.as_dict() for c in self.children]}

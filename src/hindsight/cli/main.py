@@ -207,14 +207,12 @@ def callees(symbol: str, repo_root: str | None, depth: int, file: str | None, js
 def trace(start: str, repo_root: str | None, depth: int, file: str | None, fmt: str,
           json: bool) -> None:
     """The call chain from a start symbol, each step with location and code snippet."""
-    from hindsight.codeindex.query import trace_markdown
-
     with _errors(), _bank(repo_root) as bank:
         step = bank.code.trace(start, depth, file)
         if fmt == "json" or json:
             out.emit_json(step.as_dict())
         else:
-            sys.stdout.write(trace_markdown(step))
+            sys.stdout.write(out.trace_markdown(step))
 
 
 @click.command()

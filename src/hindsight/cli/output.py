@@ -57,3 +57,34 @@ def table(title: str | None, columns: list[str], rows: list[list[Any]]) -> None:
     for r in rows:
         t.add_row(*[Text(str(x)) for x in r])  # data is never read as rich markup
     console().print(t)
+
+
+def trace_markdown(step: Any, lang_hint: str = "") -> str:
+    """Render a trace as Markdown: numbered steps with location and a fenced snippet."""
+    lines = [f"# Call trace from `{step.name}`", ""]
+
+    def walk(st: Any, prefix: str, indent: int) -> None:
+        pad = "  " * indent
+        s = st.symbol
+        if s is None:
+            return
+        where = f"{s.path}:{s.start_line}-{s.end_line}"
+        called = f", called at line {st.call_line}" if st.call_line else ""
+        again = " — expanded above" if st.seen else ""
+        lines.append(f"{pad}- {prefix} `{s.path}::{s.local}` ({s.kind}) — {where}{called}"
+                     f"{again}")
+        if st.snippet:
+            fence = "````" if "```" in st.snippet else "```"
+            lines.append(f"{pad}  {fence}{s.language}")
+            lines.extend(f"{pad}  {ln}" for ln in st.snippet.splitlines())
+            lines.append(f"{pad}  {fence}")
+        resolved = [ch for ch in st.children if ch.symbol is not None]
+        for i, ch in enumerate(resolved, 1):
+            walk(ch, f"{prefix}{i}.", indent + 1)
+        other = [f"`{ch.name}` (line {ch.call_line})" for ch in st.children
+                 if ch.symbol is None]
+        if other:
+            lines.append(f"{pad}  - not resolved to an indexed symbol: {', '.join(other)}")
+
+    walk(step, "1.", 0)
+    return "\n".join(lines) + "\n"

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from hindsight.codeindex.decode import normalise
 from hindsight.errors import Ambiguous, NotFound
-from hindsight.models import Symbol
+from hindsight.models import Step, Symbol
 from hindsight.store.base import StoredEdge
 
 
@@ -148,23 +148,6 @@ def callees(store: Any, spec: str, depth: int = 1, file: str | None = None
     return target[0], _bfs(target[0].qname, depth, step)
 
 
-@dataclass
-class Step:
-    """One node of a trace tree."""
-
-    symbol: Symbol | None
-    name: str
-    call_line: int
-    snippet: str
-    children: list[Step] = field(default_factory=list)
-    seen: bool = False
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "call_line": self.call_line, "seen": self.seen,
-                "symbol": self.symbol.as_dict() if self.symbol else None,
-                "snippet": self.snippet, "children": [c.as_dict() for c in self.children]}
-
-
 def snippet(root: str, sym: Symbol, max_lines: int = 8) -> str:
     """First ``max_lines`` lines of a symbol's definition read from the work tree
     (``""`` if the file cannot be read)."""
@@ -219,37 +202,6 @@ def trace(store: Any, root: str, spec: str, depth: int = 3, file: str | None = N
     root_step = Step(start, start.qname, 0, snippet(root, start))
     root_step.children = expand(start, 1, {start.qname})
     return root_step
-
-
-def trace_markdown(step: Step, lang_hint: str = "") -> str:
-    """Render a trace as Markdown: numbered steps with location and a fenced snippet."""
-    lines = [f"# Call trace from `{step.name}`", ""]
-
-    def walk(st: Step, prefix: str, indent: int) -> None:
-        pad = "  " * indent
-        s = st.symbol
-        if s is None:
-            return
-        where = f"{s.path}:{s.start_line}-{s.end_line}"
-        called = f", called at line {st.call_line}" if st.call_line else ""
-        again = " — expanded above" if st.seen else ""
-        lines.append(f"{pad}- {prefix} `{s.path}::{s.local}` ({s.kind}) — {where}{called}"
-                     f"{again}")
-        if st.snippet:
-            fence = "````" if "```" in st.snippet else "```"
-            lines.append(f"{pad}  {fence}{s.language}")
-            lines.extend(f"{pad}  {ln}" for ln in st.snippet.splitlines())
-            lines.append(f"{pad}  {fence}")
-        resolved = [ch for ch in st.children if ch.symbol is not None]
-        for i, ch in enumerate(resolved, 1):
-            walk(ch, f"{prefix}{i}.", indent + 1)
-        other = [f"`{ch.name}` (line {ch.call_line})" for ch in st.children
-                 if ch.symbol is None]
-        if other:
-            lines.append(f"{pad}  - not resolved to an indexed symbol: {', '.join(other)}")
-
-    walk(step, "1.", 0)
-    return "\n".join(lines) + "\n"
 
 
 NEIGHBOUR_CHARS = 2_000  # the file-name pattern is quadratic on one long token

@@ -29,8 +29,10 @@ class CodeService:
 
     def __init__(self, store: CodeStore, root: str, *,
                  writer_lock: Callable[[], Any] | None = None,
-                 after_index: Callable[[IndexStats], None] | None = None) -> None:
+                 after_index: Callable[[IndexStats], None] | None = None,
+                 parse_timeout_s: float | None = None) -> None:
         self.store = store
+        self._parse_timeout_s = parse_timeout_s
         self.root = root
         self._lock = writer_lock
         self._after = after_index
@@ -51,7 +53,8 @@ class CodeService:
 
         with self._locked():
             st = index(self.store, self.root, full=full, include_untracked=include_untracked,
-                       workers=workers, exclude=exclude, progress=progress, remember=remember)
+                       workers=workers, exclude=exclude, progress=progress, remember=remember,
+                       parse_timeout_s=self._parse_timeout_s)
         if self._after is not None:
             self._after(st)
         return st
@@ -159,7 +162,7 @@ class CodeService:
         if not os.path.isfile(full) or os.path.islink(full):
             raise NotFound(f"{path}: not a regular file (symlinks, pipes and devices are "
                            "never parsed)", path=path)
-        return reparse_one(self.root, rel)
+        return reparse_one(self.root, rel, parse_timeout_s=self._parse_timeout_s)
 
     def problem_files(self) -> list[tuple[str, str]]:
         """``(path, reason)`` of every skipped file worth listing and every file with a

@@ -292,3 +292,8 @@ def resolve(cwd: str, harness: str = "cli", *, settings: Settings | None = None,
     if bank_id != want:
         how += f" (name clash: {want} belongs to another repository)"
     return Resolution(bank_id, root, main, how, "", s.for_bank(bank_id))
+
+
+def claude_project_dir() -> str:
+    """``$CLAUDE_PROJECT_DIR`` (set by Claude Code for its hooks), ``""`` when unset."""
+    return os.environ.get("CLAUDE_PROJECT_DIR", "")

@@ -169,6 +169,8 @@ def _spool_dir(bank_id: str) -> str:
 def writeback(ev: Event, diag: Diag) -> str:
     """stop / pre-compact / session-end: queue the transcript for write-back and start
     the drain (detached, unless ``hookSync``). Prints nothing."""
+    from hindsight.config.banks import claude_project_dir
+
     res = _resolve(ev, diag)
     if res is None or not res.settings["retainTranscripts"]:
         return ""
@@ -179,7 +181,7 @@ def writeback(ev: Event, diag: Diag) -> str:
     os.makedirs(d, exist_ok=True)
     job = {"event": ev.name, "harness": ev.harness, "session": ev.session,
            "transcript": ev.transcript, "cwd": ev.cwd, "bank": res.bank_id,
-           "project_dir": os.environ.get("CLAUDE_PROJECT_DIR", "")}
+           "project_dir": claude_project_dir()}
     name = os.path.join(d, f"{time.time_ns():020d}-{os.getpid()}.json")
     with open(name + ".tmp", "w", encoding="utf-8") as f:
         json.dump(job, f)

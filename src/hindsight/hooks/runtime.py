@@ -80,8 +80,13 @@ def diag_file() -> str:
     ``$HINDSIGHT_HOME/logs/hooks.jsonl`` (``logs/`` created mode 0700 when missing; raises
     OSError when it cannot be)."""
     from hindsight.config.paths import Home
+    from hindsight.config.settings import env_value
 
-    return os.environ.get("HINDSIGHT_DIAG_FILE") or Home.current().log_file("hooks.jsonl")
+    try:
+        given = env_value("diagFile")
+    except Exception:  # noqa: BLE001 - a bad value must not stop the diagnostics
+        given = None
+    return given or Home.current().log_file("hooks.jsonl")
 
 
 def write_diag(record: dict[str, Any], path: str | None = None) -> None:

@@ -7,7 +7,7 @@ server stops. Bad arguments and every :class:`hindsight.errors.HindsightError` b
 errors (``isError``, one line of text) and the server keeps serving. Graph walks go one level
 at a time and stop at a deadline; recall falls back to its lexical channels when the full
 ranking is late; either way the result says ``"partial": true`` with a ``"note"``. The
-deadline is ``HINDSIGHT_MCP_TIMEOUT_S`` seconds (default 10), read at each call. Over stdio
+deadline is setting ``mcpTimeoutS`` (``HINDSIGHT_MCP_TIMEOUT_S``, default 10 s), read at each call. Over stdio
 the SDK points file descriptor 1 at stderr while serving, so nothing written to stdout by
 hindsight or a child process can reach the JSON-RPC stream; logging goes to stderr.
 """
@@ -17,8 +17,6 @@ from __future__ import annotations
 import functools
 import inspect
 import json
-import math
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -39,7 +37,6 @@ if TYPE_CHECKING:
     from hindsight.app import Bank
     from hindsight.models import RecallResult
 
-TIMEOUT_ENV, DEFAULT_TIMEOUT_S = "HINDSIGHT_MCP_TIMEOUT_S", 10.0
 MAX_TRACE_NODES = 400
 # recall channels needing neither the embedding model nor the call graph: what a recall
 # still returns when the full ranking is not done by the deadline
@@ -61,16 +58,12 @@ class Deadline:
 
 
 def timeout_s() -> float:
-    """The per-call deadline in seconds: ``HINDSIGHT_MCP_TIMEOUT_S`` or 10. Raises
-    ConfigError for a value that is not a positive finite number."""
-    raw = os.environ.get(TIMEOUT_ENV, "").strip() or str(DEFAULT_TIMEOUT_S)
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not (value > 0 and math.isfinite(value)):
-        raise ConfigError(f"{TIMEOUT_ENV}={raw!r}: must be a positive number of seconds")
-    return value
+    """The per-call deadline in seconds: setting ``mcpTimeoutS`` (``HINDSIGHT_MCP_TIMEOUT_S``,
+    default 10), read at each call. Raises ConfigError for a value that is not a positive
+    finite number."""
+    from hindsight.config.settings import load
+
+    return float(load("mcp").mcp_timeout_s)
 
 
 class _Session:

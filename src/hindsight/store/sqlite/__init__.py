@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 
-def open_stores(db: str, bank_id: str, root: str) -> tuple[Any, Any, Any, Any]:
+def open_stores(db: str, bank_id: str, root: str, busy_timeout_ms: int | None = None
+                ) -> tuple[Any, Any, Any, Any]:
     """``(code, history, memory, connection)`` stores over the database file ``db`` (made
-    and migrated as needed). A new file records ``bank_id`` and ``root``; a file holding
+    and migrated as needed; writes wait ``busy_timeout_ms`` for another writer, None: the
+    setting). A new file records ``bank_id`` and ``root``; a file holding
     another bank id is refused. Raises StorageError."""
     import sqlite3
 
@@ -17,7 +19,7 @@ def open_stores(db: str, bank_id: str, root: str) -> tuple[Any, Any, Any, Any]:
     from hindsight.store.sqlite.history import SqliteHistoryStore
     from hindsight.store.sqlite.memory import SqliteMemoryStore
 
-    conn = connect(db)
+    conn = connect(db, busy_timeout_ms)
     try:
         stored = conn.execute("SELECT value FROM meta WHERE key='bank_id'").fetchone()
         if stored is None:

@@ -1,0 +1,251 @@
+"""One contract suite for every storage backend (``store/base.py``): CodeStore,
+HistoryStore and MemoryStore. The ``stores`` fixture is parameterised by backend; a second
+backend adds a parameter (and its opener below), not a second suite."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from conftest import git, make_repo  # noqa: E402
+
+from hindsight.errors import StorageError  # noqa: E402
+from hindsight.models import Memory, MemoryItem  # noqa: E402
+
+BACKENDS = ["sqlite"]
+AT = "2026-01-05T12:00:00+00:00"
+
+
+def _open_sqlite(tmp: Path) -> tuple[Any, Any, Any, Any]:
+    from hindsight.store.sqlite import open_stores
+
+    return open_stores(str(tmp / "bank.db"), "contract::bank", str(tmp), 2000)
+
+
+OPENERS = {"sqlite": _open_sqlite}
+
+
+@pytest.fixture(params=BACKENDS)
+def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any, Any, Any]]:
+    code, history, memory, handle = OPENERS[request.param](tmp_path)
+    yield code, history, memory
+    handle.close()
+
+
+def _row(text: str, **kw: Any) -> tuple[dict[str, Any], list[tuple[str, str, str]]]:
+    """A memory row as the domain hands it to the store."""
+    from hindsight.memory.retain import prepare
+
+    row, _found = prepare(MemoryItem(text=text, **kw), 1_767_614_400.0)
+    row.pop("_structured")
+    return row, row.pop("_anchors")
+
+
+def _insert(mem: Any, *items: tuple[str, dict[str, Any]]) -> list[tuple[int, bool]]:
+    from hindsight.memory.textindex import index_text
+
+    rows, anchors = zip(*(_row(t, **kw) for t, kw in items), strict=True)
+    fts = [(index_text(r["text"]), index_text(r["context"])) for r in rows]
+    return mem.insert(list(rows), list(anchors), fts, AT)
+
+
+# --- meta (every store) --------------------------------------------------------------------
+def test_meta_round_trip(stores: tuple[Any, Any, Any]) -> None:
+    """The bank has one meta table: every store reads what another wrote."""
+    for n, st in enumerate(stores):
+        key = f"contract-key-{n}"
+        assert st.get_meta(key) is None
+        st.set_meta({key: "v1", f"other-{n}": "ü"})
+        assert (st.get_meta(key), st.get_meta(f"other-{n}")) == ("v1", "ü")
+        st.set_meta({key: "v2"})
+        assert all(other.get_meta(key) == "v2" for other in stores)
+
+
+# --- MemoryStore ---------------------------------------------------------------------------
+def test_insert_get_and_duplicates(stores: tuple[Any, Any, Any]) -> None:
+    _c, _h, mem = stores
+    got = _insert(mem, ("We decided to keep WAL mode", {"kind": "decision",
+                                                        "anchors": [("db.py", "connect", "h1")],
+                                                        "tags": ["storage"]}),
+                  ("Lesson: retries deadlocked", {"kind": "lesson", "outcome": "failure"}))
+    assert [new for _i, new in got] == [True, True]
+    (a, _), (b, _) = got
+    assert a != b
+    again = _insert(mem, ("We decided to keep WAL mode", {"kind": "decision",
+                                                          "anchors": [("db.py", "connect",
+                                                                       "h1")],
+                                                          "tags": ["storage"]}))
+    assert again == [(a, False)]
+    rows = mem.get([a, b, 999_999])
+    assert set(rows) == {a, b}
+    m = rows[a]
+    assert isinstance(m, Memory)
+    assert (m.text, m.kind, m.tags, m.status, m.stale) == (
+        "We decided to keep WAL mode", "decision", ("storage",), "active", False)
+    assert [(x.path, x.symbol, x.ast_hash) for x in m.anchors] == [("db.py", "connect", "h1")]
+    assert m.access_count == 1  # the duplicate counted as an access
+    assert rows[b].outcome == "failure"
+    assert [e["action"] for e in mem.audit(a)] == ["retain", "duplicate"]
+    assert mem.by_fingerprint(m.fingerprint) == a
+    assert mem.count() == 2 and mem.count(None) == 2 and mem.has_active()
+
+
+def test_list_filters_and_order(stores: tuple[Any, Any, Any]) -> None:
+    _c, _h, mem = stores
+    ids = [i for i, _ in _insert(
+        mem, ("first decision", {"kind": "decision", "occurred": "2026-01-01T00:00:00+00:00"}),
+        ("second decision", {"kind": "decision", "occurred": "2026-01-02T00:00:00+00:00"}),
+        ("a lesson", {"kind": "lesson", "occurred": "2026-01-03T00:00:00+00:00"}),
+        ("a note from a comment", {"kind": "fact", "source": "code_comment"}))]
+    assert [m.id for m in mem.list_memories(kind="decision")] == [ids[1], ids[0]]
+    assert [m.id for m in mem.list_memories(source="code_comment")] == [ids[3]]
+    mem.set_status(ids[0], "forgotten", "wrong", AT)
+    assert ids[0] not in [m.id for m in mem.list_memories()]
+    assert [m.id for m in mem.list_memories(status="forgotten")] == [ids[0]]
+    assert len(mem.list_memories(status="all")) == 4
+    assert len(mem.list_memories(status="all", limit=2)) == 2
+    mem.archive_many([ids[2]], "idle", AT)
+    assert mem.status_counts() == {"active": 2, "forgotten": 1, "archived": 1, "stale": 0}
+    assert [e["action"] for e in mem.audit(ids[0])] == ["retain", "forgotten"]
+
+
+def test_full_text_and_document_frequency(stores: tuple[Any, Any, Any]) -> None:
+    from hindsight.memory.textindex import match_terms
+
+    _c, _h, mem = stores
+    ids = [i for i, _ in _insert(mem, ("the parser hangs on tsx files", {}),
+                                 ("the parser is fast", {}), ("unrelated words", {}))]
+    got = mem.fts(match_terms("parser tsx"), 10, (1.0, 0.35))
+    assert [i for i, _s in got] == [ids[0], ids[1]]  # both words beat one
+    assert got[0][1] < got[1][1]  # BM25 as SQLite gives it: lower is better
+    assert mem.fts([], 10, (1.0, 0.35)) == []
+    df = mem.term_rows(match_terms("parser unrelated nothinghere"))
+    assert sorted(df.values()) == [0, 1, 2]
+
+
+def test_vectors_matrix_and_missing(stores: tuple[Any, Any, Any]) -> None:
+    _c, _h, mem = stores
+    ids = [i for i, _ in _insert(mem, ("one", {}), ("two", {}), ("three", {}))]
+    assert [i for i, _t in mem.missing_vectors("m1")] == ids
+    v = np.eye(3, 4, dtype=np.float32)
+    mem.set_vectors([(ids[0], v[0].tobytes()), (ids[1], v[1].tobytes())], "m1")
+    got_ids, mat = mem.matrix("m1")
+    assert list(got_ids) == ids[:2] and mat.shape == (2, 4) and mat.dtype == np.float32
+    assert np.allclose(mat, v[:2])
+    assert [i for i, _t in mem.missing_vectors("m1")] == [ids[2]]
+    assert len(mem.matrix("other-model")[0]) == 0
+
+
+def test_touch_activity_and_adjacent(stores: tuple[Any, Any, Any]) -> None:
+    _c, _h, mem = stores
+    ids = [i for i, _ in _insert(
+        mem, *[(f"turn {n}", {"kind": "conversation", "source": "conversation",
+                              "session": "s1"}) for n in range(3)])]
+    mem.touch([ids[1]], 1_800_000_000.0)
+    rows = {r[0]: r for r in mem.activity_rows()}
+    assert rows[ids[1]][1:3] == (1_800_000_000.0, 1)
+    assert rows[ids[0]][2] == 0
+    assert mem.adjacent([ids[1]]) == {ids[1]: [ids[0], ids[2]]}
+
+
+def test_anchors_stale_fresh_and_repoint(stores: tuple[Any, Any, Any]) -> None:
+    _c, _h, mem = stores
+    (a, _), (b, _) = _insert(mem, ("about connect", {"anchors": [("db.py", "connect", "h")]}),
+                             ("about the file", {"anchors": [("db.py", "", "")]}))
+    assert sorted(mem.anchored(["db.py"], [])) == [(a, "db.py", "connect"), (b, "db.py", "")]
+    assert mem.anchored([], [("db.py", "connect")]) == [(a, "db.py", "connect")]
+    mem.mark_stale([(a, "db.py", "connect", "symbol changed")], AT)
+    m = mem.get([a])[a]
+    assert m.stale and m.stale_reason == "symbol changed" and m.anchors[0].stale
+    assert mem.status_counts()["stale"] == 1
+    assert (a, "db.py", "connect", "h", 1) in mem.anchors_all()
+    mem.clear_stale([(a, "db.py", "connect")], AT)
+    assert not mem.get([a])[a].stale
+    mem.repoint(a, ("db.py", "connect"), ("store/db.py", "connect"), AT)
+    assert [(x.path, x.symbol) for x in mem.get([a])[a].anchors] == [("store/db.py", "connect")]
+
+
+def test_export_and_import_round_trip(stores: tuple[Any, Any, Any], tmp_path: Path) -> None:
+    from hindsight.memory.textindex import index_text
+
+    _c, _h, mem = stores
+    (a, _), = _insert(mem, ("portable memory", {"anchors": [("x.py", "f", "h")],
+                                                "tags": ["t"]}))
+    rows = mem.export_full([r["id"] for r in mem.export_rows()])
+    assert [r["text"] for r in rows] == ["portable memory"]
+    d = dict(rows[0], tags=json.loads(rows[0]["tags"]), vector=None,
+             anchors=[x.as_dict() for x in mem.get([a])[a].anchors],
+             history=mem.audit(a))
+    d["fingerprint"] = "other-fingerprint"
+    assert mem.import_rows([d], index_text) == {"imported": 1, "skipped": 0}
+    assert mem.import_rows([d], index_text) == {"imported": 0, "skipped": 1}
+    copy = [m for m in mem.list_memories() if m.id != a][0]
+    assert (copy.text, copy.tags, copy.anchors[0].path) == ("portable memory", ("t",), "x.py")
+
+
+def test_backend_errors_are_storage_errors(stores: tuple[Any, Any, Any]) -> None:
+    """No backend exception escapes a store: a closed handle is a StorageError."""
+    code, history, mem = stores
+    mem.conn.close() if hasattr(mem, "conn") else None
+    for call in (lambda: mem.count(), lambda: mem.get([1]), lambda: mem.get_meta("k"),
+                 lambda: code.counts(), lambda: history.commit_count(),
+                 lambda: list(mem.export_rows())):
+        with pytest.raises(StorageError):
+            call()
+
+
+# --- CodeStore -----------------------------------------------------------------------------
+def test_code_store_after_an_index(stores: tuple[Any, Any, Any], tmp_path: Path) -> None:
+    from hindsight.codeindex.indexer import index
+
+    code, _h, _m = stores
+    repo = make_repo(tmp_path / "repo", {
+        "pkg/core.py": "def connect(p):\n    return helper(p)\n\n\ndef helper(p):\n"
+                       "    return p\n\n\nclass Store:\n    def save(self, x):\n"
+                       "        return connect(x)\n"})
+    st = index(code, str(repo), workers=1)
+    assert (st.files_parsed, st.symbols) == (1, 4)
+    assert sorted(code.load_files()) == ["pkg/core.py"]
+    c = code.counts()
+    assert (c["files"], c["symbols"]) == (1, 4)
+    assert [s.qname for s in code.find_symbols("connect", None, None, 10)] == \
+        ["pkg/core.py::connect"]
+    assert [s.local for s in code.find_symbols("Store.save", None, None, 10)] == ["Store.save"]
+    s, = code.symbols_by_qname(["pkg/core.py::helper"])
+    assert (s.kind, s.start_line, s.end_line) == ("function", 5, 6)
+    into = code.edges_to(["pkg/core.py::connect"], ["connect"])
+    assert {(e.src, e.line) for e in into} == {("pkg/core.py::Store.save", 11)}
+    out = code.edges_from(["pkg/core.py::connect"])
+    assert [(e.dst, e.line) for e in out] == [("pkg/core.py::helper", 2)]
+    assert [x.local for x in code.file_symbols("pkg/core.py")] == \
+        ["connect", "helper", "Store", "Store.save"]
+
+
+# --- HistoryStore --------------------------------------------------------------------------
+def test_history_store_after_an_ingest(stores: tuple[Any, Any, Any], tmp_path: Path) -> None:
+    from hindsight.history.ingest import ingest
+
+    _c, history, _m = stores
+    repo = make_repo(tmp_path / "repo", {"a.py": "def f():\n    return 1\n"})
+    (repo / "a.py").write_text("def f():\n    return 2\n")
+    git(repo, "commit", "-qam", "fix: f returns 2")
+    st = ingest(history, str(repo))
+    assert st.ingested == 2 and history.commit_count() == 2
+    changes = history.symbol_changes("a.py", "f")
+    assert [c["change"] for c in changes] == ["modified", "added"]
+    head = history.commit(changes[0]["sha"])
+    assert head is not None and head["subject"] == "fix: f returns 2" and head["fix"] == 1
+    n = history.add_trace_event({"ts": AT, "ts_unix": 1_767_614_400.0, "path": "a.py",
+                                 "old_path": "", "action": "modify", "old_hash": "1",
+                                 "new_hash": "2", "ranges": [[2, 1, 2, 1]], "actor": "agent",
+                                 "session": "s1", "branch": "main", "head": ""}, [])
+    ev, = history.trace_events("a.py")
+    assert (ev["id"], ev["actor"], ev["ranges"]) == (n, "agent", [[2, 1, 2, 1]])
+    assert history.trace_events("a.py", since_unix=1_900_000_000.0) == []

@@ -1,0 +1,112 @@
+"""A bank written by release 0.1.0 (``tests/fixtures/banks/legacy-0.1.0.db``, made by that
+release's CLI on ``tests/fixtures/banks/legacy-repo``: index, ingest of two commits, two
+memories, one edit-trace event) opens with today's code, is migrated in place, answers as
+before, and its ``--json`` output keeps the 0.1.0 shapes except the changes the README
+lists (``count`` fields, ``qname`` in every symbol object, list commands as objects, the
+history symbol as an object)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import FIXTURES, make_repo
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "cli-0.1.0"
+BANK_ID = "legacy-bank"
+NOW = "2026-01-05T12:00:00+00:00"
+
+
+@pytest.fixture
+def legacy(tmp_path: Path, hindsight_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    repo = make_repo(tmp_path / "repo", {
+        "pkg/core.py": (FIXTURES / "banks" / "legacy-repo" / "pkg" / "core.py").read_text()})
+    banks = hindsight_home / "banks"
+    banks.mkdir(parents=True, exist_ok=True)
+    shutil.copy(FIXTURES / "banks" / "legacy-0.1.0.db", banks / f"{BANK_ID}.db")
+    for k, v in {"HINDSIGHT_BANK_ID": BANK_ID, "HINDSIGHT_EMBEDDER": "hashing",
+                 "HINDSIGHT_NOW": NOW}.items():
+        monkeypatch.setenv(k, v)
+    return repo
+
+
+def _cli(repo: Path, *args: str) -> Any:
+    r = subprocess.run([sys.executable, "-m", "hindsight", *args, "--json"], cwd=repo,
+                       capture_output=True, text=True, env=os.environ.copy(), timeout=120)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_legacy_bank_opens_and_answers(legacy: Path) -> None:
+    from hindsight.app import open_bank
+
+    with open_bank(str(legacy)) as b:
+        st = b.status()
+        assert (st["bank"], st["files"], st["symbols"], st["edges"]) == (BANK_ID, 1, 4, 4)
+        assert st["memories"] == {"active": 2, "stale": 0}
+        assert (st["history"]["commits"], st["history"]["trace_events"]) == (2, 1)
+        assert [m.text for m in b.memory.memories()] == [
+            "Lesson: the Store.save retry loop deadlocked",
+            "We decided connect must always lower-case paths"]
+        m = b.memory.get(1)
+        assert (m.kind, [(a.path, a.symbol) for a in m.anchors]) == (
+            "decision", [("pkg/core.py", "connect")])
+        hits = b.memory.recall("lower-case paths").hits
+        assert hits[0].memory.id == 1
+        assert [e.subject for e in b.history.history("connect")["entries"]] == ["add core"]
+        assert [e["actor"] for e in b.history.trace_log()] == ["claude-code"]
+        _t, callers = b.code.callers("connect")
+        assert [h.qname for h in callers] == ["pkg/core.py::Store.save"]
+        # it keeps working: a new memory and a re-index
+        assert b.memory.retain("Convention: paths are lower-case", kind="convention").id == 3
+        assert b.code.index().files_parsed in (0, 1)
+    with sqlite3.connect(Path(os.environ["HINDSIGHT_HOME"]) / "banks" / f"{BANK_ID}.db") as c:
+        names = [r[0] for r in c.execute("SELECT name FROM migrations ORDER BY name")]
+    assert names[:3] == ["0001_code_index", "0002_history", "0003_memory"]
+
+
+def _drop(d: Any, *keys: str) -> Any:
+    """``d`` without the fields that change with time and place."""
+    if isinstance(d, dict):
+        return {k: _drop(v, *keys) for k, v in d.items() if k not in keys}
+    if isinstance(d, list):
+        return [_drop(v, *keys) for v in d]
+    return d
+
+
+VOLATILE = ("ms", "access_count", "last_accessed_ts")
+
+
+def _golden(name: str) -> Any:
+    return json.loads((GOLDEN / f"{name}.json").read_text())
+
+
+def test_json_keeps_the_0_1_shapes_but_the_listed_changes(legacy: Path) -> None:
+    # byte-compatible apart from what changes with each run
+    assert _drop(_cli(legacy, "recall", "lower-case"), *VOLATILE) == \
+        _drop(_golden("recall"), *VOLATILE)
+    assert _drop(_cli(legacy, "show", "1"), *VOLATILE) == _drop(_golden("show"), *VOLATILE)
+    # listed changes: "count" fields; every symbol object carries its qname
+    old = _golden("symbols")
+    assert _cli(legacy, "symbols", "connect") == {**old, "count": 1}
+    old = _golden("callers")
+    for c in old["callers"]:
+        c["symbol"]["qname"] = c["qname"]
+    assert _cli(legacy, "callers", "connect") == {**old, "count": 1}
+    # history: the symbol is an object (the string moved to "qname")
+    old, new = _golden("history"), _cli(legacy, "history", "connect")
+    assert new["symbol"]["qname"] == old["symbol"] == new["qname"]
+    assert new["entries"] == old["entries"] and new["count"] == len(old["entries"])
+    # list commands: an object with the items and their count
+    old = _golden("memories")
+    new = _cli(legacy, "memories")
+    assert _drop(new, *VOLATILE) == {"memories": _drop(old, *VOLATILE), "count": 2}
+    assert _cli(legacy, "trace-log") == {"events": _golden("trace-log"), "count": 1}
