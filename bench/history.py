@@ -47,7 +47,7 @@ def ingest_run(repo: Path, home: Path, mode: str, n: int) -> dict[str, Any]:
     os.environ["HINDSIGHT_HOME"] = str(home)
     shutil.rmtree(home, ignore_errors=True)
     with open_bank(str(repo)) as b:
-        t, st = timed(b.ingest, mode=mode, limit=n)
+        t, st = timed(b.history.ingest, mode=mode, limit=n)
     return {"mode": mode, "commits": st.ingested, "seconds": round(t, 3),
             "commits_per_s": round(st.ingested / t, 1) if t else None,
             "symbol_changes": st.symbol_changes}
@@ -80,11 +80,11 @@ def query_latency(repo: Path, home: Path, samples: int) -> dict[str, Any]:
         hist, why, imp, sizes = [], [], [], []
         for path, local in picks:
             spec = f"{path}::{local}"
-            t, res = timed(b.history, spec)
+            t, res = timed(b.history.history, spec)
             hist.append(t)
             sizes.append(len(res["entries"]))
             sym = b.code.symbols_by_qname([spec])[0]
-            t, _ = timed(b.why, path, sym.start_line + 1)
+            t, _ = timed(b.history.why, path, sym.start_line + 1)
             why.append(t)
             t, _ = timed(b.impact, spec, 2)
             imp.append(t)
@@ -124,17 +124,17 @@ def watch_latency(repo: Path, home: Path, edits: int) -> dict[str, Any]:
     with open_bank(str(repo)) as reader:
         for i in range(edits):
             name = f"_watch_bench_{i}"
-            before = len(reader.trace_log(file=target, limit=10_000))
+            before = len(reader.history.trace_log(file=target, limit=10_000))
             t0 = time.perf_counter()
             with open(repo / target, "a", encoding="utf-8") as fh:
                 fh.write(f"\n\ndef {name}():\n    return {i}\n")
             seen_trace = seen_sym = None
             while time.perf_counter() - t0 < 10 and (seen_trace is None or seen_sym is None):
                 now = time.perf_counter() - t0
-                if seen_trace is None and len(reader.trace_log(file=target, limit=10_000)
+                if seen_trace is None and len(reader.history.trace_log(file=target, limit=10_000)
                                               ) > before:
                     seen_trace = now
-                if seen_sym is None and reader.symbols(name)[0] == "exact":
+                if seen_sym is None and reader.code.symbols(name)[0] == "exact":
                     seen_sym = now
                 time.sleep(0.01)
             lat_trace.append(seen_trace if seen_trace is not None else 10.0)
@@ -173,7 +173,7 @@ def main() -> None:
             print(res[f"synthetic_{n}"], flush=True)
         os.environ["HINDSIGHT_HOME"] = str(tmp / "home-q")
         with open_bank(str(synth)) as b:
-            t, st = timed(b.ingest, all_=True, mode="full")
+            t, st = timed(b.history.ingest, all_=True, mode="full")
             res["synthetic_all"] = {"commits": st.ingested, "seconds": round(t, 2),
                                     "commits_per_s": round(st.ingested / t, 1),
                                     "symbol_changes": st.symbol_changes}

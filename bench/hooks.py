@@ -47,7 +47,7 @@ def hook(event: str, payload: dict[str, Any], env: dict[str, str]) -> tuple[floa
 
 def build(work: Path, n: int, env: dict[str, str]) -> Path:
     from hindsight.app import open_bank
-    from hindsight.memory.retain import Item
+    from hindsight.models import MemoryItem as Item
 
     repo = work / "hindsight-clone"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(repo)], check=True)

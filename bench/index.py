@@ -117,7 +117,7 @@ def main() -> None:
     print(f"ctags: {base}")
     reps = 2 if args.quick else 5
     bank = open_bank(repo_root_path=str(root))
-    t_full, st = timed(bank.index, full=True)
+    t_full, st = timed(bank.code.index, full=True)
     rss_self = peak_rss_mb()
     rss_workers = peak_rss_mb(children=True)
     lines = st.lines
@@ -133,7 +133,7 @@ def main() -> None:
     inc: list[float] = []
     for i in range(reps):
         edit(target, i)
-        dt, s2 = timed(bank.index)
+        dt, s2 = timed(bank.code.index)
         assert s2.files_parsed == 1, s2
         inc.append(dt)
     inc_cli: list[float] = []
@@ -143,7 +143,7 @@ def main() -> None:
                       capture_output=True, env=CLI_ENV)
         inc_cli.append(dt)
     # query latency
-    store = bank.code
+    store = bank.stores.code
     rnd = random.Random(7)
     syms = list(store.conn.execute(
         "SELECT s.name, f.path || '::' || s.local FROM symbols s JOIN files f "

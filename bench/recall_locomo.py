@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, peak_rss_mb, summary_ms, write  # noqa: E402
 
 from hindsight.app import open_bank  # noqa: E402
-from hindsight.memory.retain import Item  # noqa: E402
+from hindsight.models import MemoryItem as Item  # noqa: E402
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo_dev.json"
 KS = (1, 5, 10, 20, 50)
@@ -103,10 +103,7 @@ def evaluate(data: list[dict[str, Any]], work: Path) -> dict[str, Any]:
             res = b.memory.retain_batch(items, embed=False)
             retain_s += time.perf_counter() - t0
             t0 = time.perf_counter()
-            from hindsight.memory.retain import embed_missing
-
-            embed_missing(b.stores.memory, b.memory.embedder,
-                          [(r.id, it.text) for r, it in zip(res, items, strict=True)])
+            b.memory.embed_missing([(r.id, it.text) for r, it in zip(res, items, strict=True)])
             embed_s += time.perf_counter() - t0
             n_items += len(items)
             ref_of = {r.id: it.ref for r, it in zip(res, items, strict=True)}
@@ -120,7 +117,7 @@ def evaluate(data: list[dict[str, Any]], work: Path) -> dict[str, Any]:
                     t0 = time.perf_counter()
                     out = b.memory.recall(str(qa["question"]), k=max(KS), touch=False, **kw)
                     per[mode]["latency"].append(time.perf_counter() - t0)
-                    refs = [ref_of.get(h["id"], h["ref"]) for h in out["hits"]]
+                    refs = [ref_of.get(h.memory.id, h.memory.ref) for h in out.hits]
                     per[mode]["questions"].append({
                         "category": cat,
                         **{f"recall@{k}": len(ev & set(refs[:k])) / len(ev) for k in KS},

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, summary_ms, write  # noqa: E402
 
 from hindsight.app import open_bank  # noqa: E402
-from hindsight.memory.retain import Item  # noqa: E402
+from hindsight.models import MemoryItem as Item  # noqa: E402
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo_dev.json"
 WORDS = ["cache", "index", "parser", "retry", "hook", "session", "config", "deploy", "branch",

@@ -1,5 +1,5 @@
 """History and edit-trace commands: ingest, history, why, impact, hotspots, trace-log,
-watch, hooks install-git/uninstall-git. Registered on the group of :mod:`.main`."""
+watch, git-hooks install-git/uninstall-git. Added to the tree by :mod:`.app`."""
 
 from __future__ import annotations
 

@@ -31,7 +31,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any
 
-from hindsight.config.paths import bank_file, hindsight_home
+from hindsight.config.paths import Home, bank_file, hindsight_home
 from hindsight.config.settings import Settings, load
 from hindsight.errors import ConfigError
 
@@ -82,7 +82,7 @@ def locate(path: str) -> tuple[str, str]:
 
 
 def _registry_path() -> str:
-    return os.path.join(hindsight_home(), "registry.json")
+    return Home.current().registry
 
 
 def read_registry() -> dict[str, Any]:

@@ -85,6 +85,21 @@ class Home:
         return path
 
 
+def pinned_env() -> dict[str, str]:
+    """``HINDSIGHT_HOME`` and ``HINDSIGHT_CONFIG`` of this process as the absolute paths it
+    uses, each only when set (non-empty): what ``install`` writes into the commands it
+    makes (agent hooks, MCP entries, git hooks), so that they never silently use another
+    home."""
+    out = {}
+    if os.environ.get("HINDSIGHT_HOME"):
+        out["HINDSIGHT_HOME"] = hindsight_home()
+    if os.environ.get("HINDSIGHT_CONFIG"):
+        from hindsight.config.settings import config_path
+
+        out["HINDSIGHT_CONFIG"] = config_path()
+    return out
+
+
 def index_lock_name(bank_id: str) -> str:
     """The name of the lock every index writer of ``bank_id`` takes (code index, history
     ingest, seeding, the git refresh, the watcher, the CLI): one pass at a time."""

@@ -313,10 +313,10 @@ def env_names(name: str) -> tuple[str, ...]:
 def config_path() -> str:
     """``$HINDSIGHT_CONFIG``, else ``$HINDSIGHT_HOME/config.json`` (default
     ``~/.hindsight/config.json``)."""
-    from hindsight.config.paths import hindsight_home
+    from hindsight.config.paths import Home
 
     return os.path.abspath(os.environ.get("HINDSIGHT_CONFIG")
-                           or os.path.join(hindsight_home(), "config.json"))
+                           or Home.current().config)
 
 
 def _type_ok(tag: str, v: Any) -> bool:

@@ -1,5 +1,5 @@
 """Git hooks that keep a bank current: ``post-commit``, ``post-checkout``, ``post-merge``
-and ``post-rewrite`` start ``<python> -P -m hindsight hooks run-git`` in the background
+and ``post-rewrite`` start ``<python> -P -m hindsight git-hooks run-git`` in the background
 (incremental index, then history ingest) and return at once.
 
 Installing is idempotent: a hook that is already ours is rewritten in place. A hook the
@@ -18,6 +18,7 @@ import stat
 import sys
 from typing import Any
 
+from hindsight.config.paths import pinned_env
 from hindsight.errors import ConfigError
 from hindsight.history import gitread as G
 
@@ -26,31 +27,16 @@ MARKER = "# hindsight-managed git hook"
 ORIG = ".hindsight-orig"
 
 
-def _pinned_env() -> dict[str, str]:
-    """``HINDSIGHT_HOME`` / ``HINDSIGHT_CONFIG`` of this process as absolute paths, each only
-    when set: the hooks then use the home they were installed with (the same rule as
-    ``hindsight.hooks.runtime.pinned_env``, which this layer may not import)."""
-    from hindsight.config.paths import hindsight_home
-    from hindsight.config.settings import config_path
-
-    out = {}
-    if os.environ.get("HINDSIGHT_HOME"):
-        out["HINDSIGHT_HOME"] = hindsight_home()
-    if os.environ.get("HINDSIGHT_CONFIG"):
-        out["HINDSIGHT_CONFIG"] = config_path()
-    return out
-
-
 def _script(event: str, python: str, env: dict[str, str]) -> str:
     # ``-P``: the hook runs in the work tree, which must stay off sys.path (a repository's
     # own ``hindsight/`` or ``types.py`` would run or break; see SELF_ARGS in
     # hooks/runtime.py). The repository is found when the hook runs: a shared
     # core.hooksPath or the common hooks of linked worktrees serve several work trees.
     words = [*(["env", *(f"{k}={v}" for k, v in env.items())] if env else []), python,
-             "-P", "-m", "hindsight", "hooks", "run-git", event, "--repo-root"]
+             "-P", "-m", "hindsight", "git-hooks", "run-git", event, "--repo-root"]
     cmd = " ".join(shlex.quote(w) for w in words) + ' "$root"'
     return f"""#!/bin/sh
-{MARKER} (remove with: hindsight hooks uninstall-git)
+{MARKER} (remove with: hindsight git-hooks uninstall-git)
 status=0
 orig="$0{ORIG}"
 if [ -x "$orig" ]; then
@@ -79,13 +65,13 @@ def _ours(path: str) -> bool:
 
 
 def install(root: str, python: str | None = None) -> list[str]:
-    """Install the hooks for ``root``, each running ``<python> -P -m hindsight hooks run-git``
+    """Install the hooks for ``root``, each running ``<python> -P -m hindsight git-hooks run-git``
     with this process's ``HINDSIGHT_HOME``/``HINDSIGHT_CONFIG`` when set; returns one line
     per hook saying what was done. Raises GitError (not a repository) or ConfigError (hooks
     directory not writable, or a leftover ``*.hindsight-orig`` beside a foreign hook)."""
     d = hooks_dir(root)
     python = python or sys.executable
-    env = _pinned_env()
+    env = pinned_env()
     done = []
     try:
         os.makedirs(d, exist_ok=True)

@@ -49,8 +49,9 @@ from typing import Any
 import tomlkit
 from tomlkit.exceptions import ParseError
 
+from hindsight.config.paths import pinned_env
 from hindsight.errors import ConfigError
-from hindsight.hooks.runtime import SELF_ARGS, pinned_env, python, shell_command
+from hindsight.hooks.runtime import SELF_ARGS, python, shell_command
 
 # agent event -> (our event name, matcher or None, timeout in seconds)
 CLAUDE_EVENTS: dict[str, tuple[str, str | None, int]] = {
@@ -83,7 +84,7 @@ def hook_command(event: str, harness: str | None = None,
     ``"<python> -P -m hindsight hook <event>"`` with the running interpreter shell-quoted, so
     it works without the venv on PATH and never imports from the working directory;
     ``harness`` (e.g. ``"codex"``) appends ``--harness <harness>`` (the hook command's
-    default is claude-code). ``env`` (default :func:`~hindsight.hooks.runtime.pinned_env`,
+    default is claude-code). ``env`` (default :func:`~hindsight.config.paths.pinned_env`,
     the install's ``HINDSIGHT_HOME``/``HINDSIGHT_CONFIG``) becomes an ``env NAME=value``
     prefix, each word shell-quoted."""
     args = ["hook", event, *(["--harness", harness] if harness else [])]

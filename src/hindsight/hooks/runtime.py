@@ -49,24 +49,9 @@ def self_argv(*args: str) -> list[str]:
     return [python(), *SELF_ARGS, *args]
 
 
-def pinned_env() -> dict[str, str]:
-    """``HINDSIGHT_HOME`` and ``HINDSIGHT_CONFIG`` of this process as the absolute paths it
-    uses, each only when set (non-empty): what ``install`` writes into the entries it makes,
-    so that hooks and the MCP server never silently use another home."""
-    from hindsight.config.paths import hindsight_home
-    from hindsight.config.settings import config_path
-
-    out = {}
-    if os.environ.get("HINDSIGHT_HOME"):
-        out["HINDSIGHT_HOME"] = hindsight_home()
-    if os.environ.get("HINDSIGHT_CONFIG"):
-        out["HINDSIGHT_CONFIG"] = config_path()
-    return out
-
-
 def shell_command(args: list[str], env: dict[str, str] | None = None) -> str:
     """``self_argv(*args)`` as one shell command line, every word quoted; ``env`` (e.g.
-    :func:`pinned_env`) becomes an ``env NAME=value …`` prefix."""
+    :func:`hindsight.config.paths.pinned_env`) becomes an ``env NAME=value …`` prefix."""
     import shlex
 
     words = self_argv(*args)
@@ -178,11 +163,9 @@ def spawn(args: list[str], log_name: str = "hooks-worker.log") -> int:
     which is the user's repository, stays off sys.path) detached (own session, no stdin,
     output appended to ``$HINDSIGHT_HOME/logs/<log_name>``); returns its pid. Raises OSError
     when the process cannot be started."""
-    from hindsight.config.paths import hindsight_home
+    from hindsight.config.paths import Home
 
-    logs = os.path.join(hindsight_home(), "logs")
-    os.makedirs(logs, exist_ok=True)
-    with open(os.path.join(logs, log_name), "ab") as log:
+    with open(Home.current().log_file(log_name), "ab") as log:
         p = subprocess.Popen(self_argv(*args),
                              stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                              start_new_session=True, close_fds=True)
