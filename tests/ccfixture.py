@@ -1,5 +1,5 @@
 """Claude Code transcript lines, written the way the CLI writes them
-(../shared/AGENT_FORMATS.md §1): user/assistant lines with uuid/parentUuid chains,
+(docs/agent-formats.md §2): user/assistant lines with uuid/parentUuid chains,
 tool_use blocks in assistant lines, tool_result blocks in the next user line."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Transcript readers (Claude Code, Codex) and deterministic experience extraction.
 
 Fixtures under tests/fixtures/transcripts/ are written by hand in each agent's real format
-(see /work/shared/AGENT_FORMATS.md); expected values below are exact.
+(see docs/agent-formats.md); expected values below are exact.
 """
 
 from __future__ import annotations

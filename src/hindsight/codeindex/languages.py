@@ -1,7 +1,7 @@
 """Supported languages: file extensions, grammar packages, queries and naming rules.
 
 Grammars come from the individual ``tree-sitter-<lang>`` wheels on PyPI (compiled in,
-nothing downloaded at run time; see ../shared/STACK.md). Loading is lazy and cached per
+nothing downloaded at run time; see docs/design.md, Offline by default). Loading is lazy and cached per
 process: :func:`get` builds the ``Language``, ``Parser`` and ``Query`` on first use.
 """
 

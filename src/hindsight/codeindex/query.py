@@ -14,7 +14,7 @@ from hindsight.store.base import StoredEdge
 
 
 @dataclass
-class Hit:
+class GraphHit:
     """One caller/callee found at ``depth`` (1 = direct). ``symbol`` is ``None`` for an
     unresolved callee (only ``name`` known) or module-level code. ``edge_src`` and
     ``edge_dst`` are the edge's two ends (``edge_dst`` ``?name`` when unresolved);
@@ -76,26 +76,26 @@ def resolve_one(store: Any, spec: str, file: str | None = None) -> list[Symbol]:
 
 
 def _edge_hit(e: StoredEdge, depth: int, qname: str, syms: dict[str, Symbol],
-              reverse: bool) -> Hit:
+              reverse: bool) -> GraphHit:
     s = syms.get(qname)
     dst = e.dst or f"?{e.name}"
     if reverse:  # a caller: resolved only when the edge itself resolved to the target
-        return Hit(depth, qname, qname.partition("::")[2] or "<module>", e.path, e.line,
+        return GraphHit(depth, qname, qname.partition("::")[2] or "<module>", e.path, e.line,
                    s.kind if s else "module", e.kind, bool(e.dst), s, e.src, dst)
     name = qname.partition("::")[2] if qname else e.name
-    return Hit(depth, qname or e.name, name or "<module>", s.path if s else e.path,
+    return GraphHit(depth, qname or e.name, name or "<module>", s.path if s else e.path,
                s.start_line if s else e.line, s.kind if s else "", e.kind, bool(qname), s,
                e.src, dst)
 
 
 def callers(store: Any, spec: str, depth: int = 1, file: str | None = None,
-            include_unresolved: bool = False) -> tuple[Symbol, list[Hit]]:
+            include_unresolved: bool = False) -> tuple[Symbol, list[GraphHit]]:
     """Who calls ``spec``, breadth-first to ``depth``. Each hit's ``line`` is where the
     call is (1-based). Unresolved calls by the same bare name are included only with
     ``include_unresolved`` (they may mean another symbol)."""
     target = resolve_one(store, spec, file)
 
-    def step(frontier: list[str], d: int) -> list[tuple[tuple[str, str], Hit, str]]:
+    def step(frontier: list[str], d: int) -> list[tuple[tuple[str, str], GraphHit, str]]:
         names = [q.rpartition(".")[2].rpartition("::")[2] for q in frontier] \
             if include_unresolved else []
         edges = store.edges_to(frontier, names)
@@ -107,12 +107,12 @@ def callers(store: Any, spec: str, depth: int = 1, file: str | None = None,
 
 
 def _bfs(start: str, depth: int,
-         step: Callable[[list[str], int], list[tuple[tuple[str, str], Hit, str]]]
-         ) -> list[Hit]:
+         step: Callable[[list[str], int], list[tuple[tuple[str, str], GraphHit, str]]]
+         ) -> list[GraphHit]:
     """Breadth-first over the call graph from ``start`` to ``depth`` levels. ``step``
     gives, for one level's frontier, (dedup key, hit, next symbol or "") per edge; a hit
     is listed once per key and level, a symbol followed once."""
-    out: list[Hit] = []
+    out: list[GraphHit] = []
     seen = {start}
     frontier = [start]
     for d in range(1, depth + 1):
@@ -133,13 +133,13 @@ def _bfs(start: str, depth: int,
 
 
 def callees(store: Any, spec: str, depth: int = 1, file: str | None = None
-            ) -> tuple[Symbol, list[Hit]]:
+            ) -> tuple[Symbol, list[GraphHit]]:
     """What ``spec`` calls, breadth-first to ``depth``; unresolved callees are listed by
     bare name (not followed). Each hit's ``line`` is the callee's definition line when
     resolved, else the call's line."""
     target = resolve_one(store, spec, file)
 
-    def step(frontier: list[str], d: int) -> list[tuple[tuple[str, str], Hit, str]]:
+    def step(frontier: list[str], d: int) -> list[tuple[tuple[str, str], GraphHit, str]]:
         edges = store.edges_from(frontier)
         syms = {s.qname: s for s in store.symbols_by_qname({e.dst for e in edges if e.dst})}
         return [((e.src, e.dst or "?" + e.name), _edge_hit(e, d, e.dst, syms, reverse=False),

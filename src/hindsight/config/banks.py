@@ -129,11 +129,13 @@ def _write_owner(bank_id: str, main: str) -> None:
 
 @contextlib.contextmanager
 def _registry_lock() -> Any:
-    import fcntl
+    """``locks/registry.lock`` of the home, waited for (registry updates are short)."""
+    from hindsight.config.paths import file_lock
 
     os.makedirs(hindsight_home(), exist_ok=True)
-    with open(_registry_path() + ".lock", "a") as lk:
-        fcntl.flock(lk, fcntl.LOCK_EX)
+    with file_lock("registry", wait_s=60.0) as held:
+        if not held:
+            raise ConfigError(f"{_registry_path()}: another process held its lock for 60 s")
         yield
 
 

@@ -122,7 +122,7 @@ class Settings:
     recall_limit: int = _knob("int", 5, "At most this many memories injected per prompt.",
                               lo=0, hi=50)
     recall_threshold: float = _knob("float", 0.35,
-                                    "Minimum relevance (0..1, see hooks/claude_code.py) for a "
+                                    "Minimum relevance (0..1, see sessions/briefing.py relevance) for a "
                                     "memory to be injected on a prompt.", lo=0.0, hi=1.0)
     seed: bool = _knob("bool", True, "Seed a cold bank in the background at session start.")
     seed_history_limit: int = _knob("int", 300, "Commits read by seeding.",

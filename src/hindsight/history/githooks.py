@@ -44,7 +44,10 @@ if [ -x "$orig" ]; then
   status=$?
 fi
 root="$(git rev-parse --show-toplevel 2>/dev/null)"
-if [ -z "$HINDSIGHT_DISABLE_HOOKS" ] && [ -n "$root" ]; then
+case "$HINDSIGHT_DISABLE_HOOKS" in
+  1|[Tt][Rr][Uu][Ee]|[Yy][Ee][Ss]|[Oo][Nn]) root="" ;;
+esac
+if [ -n "$root" ]; then
   ( {cmd} </dev/null >/dev/null 2>&1 & ) >/dev/null 2>&1
 fi
 exit $status
@@ -137,6 +140,12 @@ def refresh(root: str, event: str, open_bank: Any) -> None:
     rec: dict[str, Any] = {"ts": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "event": event,
                            "root": root}
     try:
+        from hindsight.config.settings import load
+
+        s = load("cli")
+        if s.disabled or s.disable_hooks:  # the setting, from the file as well as the env
+            rec["outcome"] = "skipped: " + ("disabled" if s.disabled else "disableHooks")
+            return
         with open_bank(root) as bank:
             rec["bank"] = bank.bank_id
             home = Home.current()

@@ -1,5 +1,5 @@
 """The hook events, normalised from the agent's payload (Claude Code's hook contract:
-../shared/AGENT_FORMATS.md §2 and code.claude.com/docs/en/hooks).
+docs/agent-formats.md §1 and code.claude.com/docs/en/hooks).
 
 Input fields read: ``session_id``, ``transcript_path``, ``cwd``, ``prompt``
 (UserPromptSubmit), ``source`` (SessionStart). Output: for SessionStart and

@@ -37,14 +37,14 @@ DENSE_MIN = 0.15  # below this cosine a memory is not a dense candidate (unrelat
 # scores 0-0.15 with MiniLM): without a floor every memory of a small bank is a candidate
 WEIGHTS = {"bm25": 1.0, "dense": 0.6, "anchor": 1.0, "recency": 0.1, "lesson": 0.2,
            "adjacent": 0.2, "prf": 0.5}
-ADJACENT_FROM = 20
+ADJACENT_FROM = 20  # the top fused hits whose neighbouring turns are added
 PRF_DOCS = 5
 PRF_TERMS = 8
 PRUNE_FROM = 20_000  # banks larger than this query only their selective words
 PRUNE_DF = 0.02
 PRUNE_KEEP = 3
 PRF_MAX_MEMORIES = 20_000  # a second full-text pass costs as much as the first; beyond
-# this size it is skipped to keep recall fast (README: recall_scale)  # the top fused hits whose neighbouring turns are added
+# this size it is skipped to keep recall fast (README: recall_scale)
 CONTEXT_WEIGHT = 0.35
 CANDIDATES = 100
 RERANK_TOP = 30

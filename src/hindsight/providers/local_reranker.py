@@ -1,7 +1,7 @@
 """A local cross-encoder reranker (the reranker slot of recall): any ONNX cross-encoder
 with a Hugging Face ``tokenizer.json``, named by settings ``rerankerModel`` and
 ``rerankerTokenizer`` (``HINDSIGHT_RERANKER_MODEL``, ``HINDSIGHT_RERANKER_TOKENIZER``). No reranker with bundled weights exists on PyPI
-(../shared/STACK.md), so there is no default: without these settings ``recall --rerank``
+(docs/design.md, Offline by default), so there is no default: without these settings ``recall --rerank``
 re-scores with the embedding model. The model takes ``input_ids``, ``attention_mask`` and
 (if it has it) ``token_type_ids`` for (query, text) pairs and returns one logit per pair
 (the first column when it returns several)."""

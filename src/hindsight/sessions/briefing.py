@@ -4,7 +4,7 @@ prompt (user-prompt-submit).
 Both are framed as past notes to judge, not instructions, and fenced in
 ``<hindsight-memory>`` … ``</hindsight-memory>``; stored text cannot close the fence
 because every ``<hindsight-memory`` / ``</hindsight-memory`` inside it is escaped
-(:func:`fence_safe`). ../shared/DESIGN.md (Hooks and agents) explains why: unconditional
+(:func:`fence_safe`). docs/design.md (Hooks and agents) explains why: unconditional
 per-prompt recall can make coding agents worse, so a prompt gets memories only above a
 relevance threshold, and nothing at all when nothing is relevant.
 """

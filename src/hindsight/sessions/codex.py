@@ -4,7 +4,7 @@ A rollout is ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl``; ea
 ``{"timestamp", "type", "payload"}`` with ``type`` ∈ session_meta, turn_context,
 response_item, event_msg, compacted (newer kinds are ignored). :func:`read_codex` maps the
 items onto the same :class:`~hindsight.sessions.transcripts.Turn` values as the Claude Code
-reader, with the same rules (see ``/work/shared/AGENT_FORMATS.md``).
+reader, with the same rules (see ``docs/agent-formats.md`` §4).
 
 ``event_msg`` vs ``response_item``: Codex records a user prompt and an assistant message
 twice, as a ``response_item`` ``message`` and as an ``event_msg`` ``user_message`` /

@@ -1,6 +1,6 @@
 """SQLite connection set-up and named migrations.
 
-Connection rules (../shared/DESIGN.md, Storage): ``busy_timeout`` is set before anything
+Connection rules (docs/design.md, Storage): ``busy_timeout`` is set before anything
 else so concurrent writers wait instead of failing with "database is locked"; then WAL,
 ``synchronous=NORMAL`` (durable at checkpoints, safe in WAL), foreign keys off (we delete
 by ``file_id`` ourselves). Migrations are named, applied in order inside a transaction, and
