@@ -156,7 +156,7 @@ def test_similar_names_never_share_a_bank_file(home: Path, tmp_path: Path) -> No
     for n, f in zip(names, files, strict=True):
         with open_bank(str(tmp_path / n)) as b:
             assert b.path == f
-            assert [m["text"] for m in b.memory.memories()] == [f"memory of {n}"]
+            assert [m.text for m in b.memory.memories()] == [f"memory of {n}"]
 
 
 def test_corrupt_registry_keeps_ownership(home: Path, tmp_path: Path) -> None:

@@ -54,7 +54,7 @@ def test_history_follows_moves_exactly(tmp_path: Path) -> None:
         st = b.history.ingest()
         assert (st.ingested, st.expanded, st.partial) == (7, 7, "")
         res = b.history.history("f")
-        assert res["symbol"] == "c.py::f"
+        assert (res["symbol"]["qname"], res["qname"]) == ("c.py::f", "c.py::f")
         s = r.shas
         assert entries(res) == [(s[7], "moved", "c.py::f"), (s[5], "modified", "a.py::f"),
                                 (s[2], "modified", "a.py::f"), (s[1], "added", "a.py::f")]
@@ -90,7 +90,7 @@ def test_why_points_at_the_last_content_change(tmp_path: Path) -> None:
         b.history.ingest()
         s = r.shas
         res = b.history.why("c.py", 6)  # "return 6" inside g (lines 5-6)
-        assert res["symbol"] == "c.py::g" and res["source"] == "symbol"
+        assert res["symbol"]["qname"] == "c.py::g" and res["source"] == "symbol"
         assert res["last"]["sha"] == s[6] and res["last"]["message"] == "g returns 6\n"
         assert [(e.sha, e.change) for e in res["earlier"]] == [
             (s[7], "moved"), (s[3], "modified"), (s[1], "added")]
@@ -104,7 +104,7 @@ def test_impact_lists_callers_and_a_cochanged_file_no_edge_reaches(tmp_path: Pat
         b.code.index()
         b.history.ingest()
         res = b.history.impact("f", depth=2)
-        assert res["symbol"] == "c.py::f" and res["commits"] == 4
+        assert res["symbol"]["qname"] == "c.py::f" and res["commits"] == 4
         got = [(i.kind, i.target, i.reasons) for i in res["items"]]
         assert got == [("symbol", "main.py::run", ["calls it (depth 1)"]),
                        ("file", "docs/f.md", ["file changed together in 3 of 4 commits"]),
@@ -211,8 +211,8 @@ def test_linked_worktree_shares_history(tmp_path: Path) -> None:
     git(wt, "add", "-A")
     git(wt, "commit", "-q", "-m", "side commit", n=20)
     with open_bank(str(r.path)) as main_b:
-        main_b.index()
-        assert main_b.ingest().ingested == 7
+        main_b.code.index()
+        assert main_b.history.ingest().ingested == 7
         main_id = main_b.bank_id
     with open_bank(str(wt)) as b:
         assert b.bank_id == main_id
@@ -236,11 +236,12 @@ def test_submodule_is_not_descended_into(tmp_path: Path) -> None:
     with open_bank(str(r.path)) as b:
         b.code.index()
         assert b.history.ingest().ingested == 2
-        rows = b.stores.raw.execute("SELECT path, status FROM commit_files WHERE sha=? ORDER BY path",
-                              (r.shas[2],)).fetchall()
+        rows = b.stores.raw.execute(
+            "SELECT path, status FROM commit_files WHERE sha=? ORDER BY path",
+            (r.shas[2],)).fetchall()
         assert rows == [(".gitmodules", "A"), ("vendor/sub", "A")]
-        assert b.stores.raw.execute("SELECT count(*) FROM symbol_changes WHERE path LIKE 'vendor/%'"
-                              ).fetchone()[0] == 0
+        assert b.stores.raw.execute(
+            "SELECT count(*) FROM symbol_changes WHERE path LIKE 'vendor/%'").fetchone()[0] == 0
 
 
 def test_non_ascii_paths_and_offsets(tmp_path: Path) -> None:
@@ -255,7 +256,7 @@ def test_non_ascii_paths_and_offsets(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "hindsight", "history", "größe", "--json"],
                          cwd=r.path, capture_output=True, text=True, check=True)
     data = json.loads(out.stdout)
-    assert data["symbol"] == "ünï/naïve.py::größe"
+    assert (data["symbol"]["qname"], data["qname"]) == ("ünï/naïve.py::größe",) * 2
     assert [(e["subject"], e["date"]) for e in data["entries"]] == [
         ("ändern", "2025-06-15T09:06:40-08:00"), ("añadir größe", "2025-06-15T21:36:40+05:30")]
 

@@ -106,7 +106,8 @@ def test_cli_errors_and_json(tmp_path: Path) -> None:
     p = subprocess.run([*CLI, "why", "a.py:2", "--json"], cwd=r.path, capture_output=True,
                        text=True, check=True)
     res = json.loads(p.stdout)
-    assert (res["symbol"], res["last"]["subject"], len(res["earlier"])) == ("a.py::f", "c5", 4)
+    assert (res["symbol"]["qname"], res["last"]["subject"], len(res["earlier"])) == (
+        "a.py::f", "c5", 4)
     p = subprocess.run([*CLI, "hotspots", "--json"], cwd=r.path, capture_output=True,
                        text=True, check=True)
     assert json.loads(p.stdout)["files"][0]["path"] == "a.py"

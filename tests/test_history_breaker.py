@@ -140,7 +140,7 @@ def test_numbers_and_dates_out_of_range_are_one_line(tmp_path: Path) -> None:
     assert ok.returncode == 0 and json.loads(ok.stdout)["files"][0]["path"] == "a.py"
     ok = subprocess.run([*CLI, "trace-log", "--since", "0001-01-01", "--json"], cwd=r.path,
                         capture_output=True, text=True)
-    assert ok.returncode == 0 and json.loads(ok.stdout) == []
+    assert ok.returncode == 0 and json.loads(ok.stdout) == {"events": [], "count": 0}
     for args in (["hotspots", "--days", "9" * 20], ["trace-log", "--since", "9" * 30 + "d"],
                  ["trace-log", "--limit", "9" * 20], ["why", "a.py:" + "9" * 5000],
                  ["ingest", "--all", "--limit", "5"]):
@@ -153,7 +153,7 @@ def test_why_file_name_with_newline(tmp_path: Path) -> None:
     p = subprocess.run([*CLI, "why", "new\nline.py:2", "--json"], cwd=r.path,
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    assert json.loads(p.stdout)["symbol"] == "new\nline.py::a"
+    assert json.loads(p.stdout)["symbol"]["qname"] == "new\nline.py::a"
 
 
 def test_record_edit_refuses_non_files_and_bad_types(tmp_path: Path) -> None:

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import FIXTURES, make_repo
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "cli-0.1.0"

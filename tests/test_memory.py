@@ -50,7 +50,7 @@ def test_secrets_never_reach_the_database_file(repo: Path) -> None:
             {"aws_access_key", "env_secret", "github_token", "jwt", "private_key",
              "url_password", "api_key"})
         m = b.memory.get(r.id)
-        assert "[REDACTED:github_token]" in m["text"] and "postgres://app:[REDACTED" in m["text"]
+        assert "[REDACTED:github_token]" in m.text and "postgres://app:[REDACTED" in m.text
         path = b.path
     raw = b"".join(Path(p).read_bytes() for p in (path, path + "-wal") if os.path.exists(p))
     for name, secret in SECRETS.items():
@@ -70,9 +70,9 @@ def test_exact_duplicate_and_near_duplicate(repo: Path, monkeypatch: pytest.Monk
             "created", "duplicate", "duplicate", "merged", "created"]
         assert a.id == again.id == spaced.id == near.id != other.id
         m = b.memory.get(a.id)
-        assert m["access_count"] == 3
-        assert [h["action"] for h in m["history"]] == ["retain", "duplicate", "duplicate",
-                                                       "merge"]
+        assert m.access_count == 3
+        assert [h["action"] for h in b.memory.audit(a.id)] == ["retain", "duplicate",
+                                                                "duplicate", "merge"]
         assert b.stores.memory.count() == 2
 
 
@@ -95,10 +95,10 @@ def test_supersede_keeps_the_old_one_out_of_recall(repo: Path) -> None:
         old = b.memory.retain("Use port 8080 for the dev server", kind="convention")
         new = b.memory.retain("Use port 9090 for the dev server", kind="convention",
                        supersedes=old.id)
-        hits = b.memory.recall("dev server port")["hits"]
-        assert [h["id"] for h in hits] == [new.id]
+        hits = b.memory.recall("dev server port").hits
+        assert [h.memory.id for h in hits] == [new.id]
         m = b.memory.get(old.id)
-        assert (m["status"], m["superseded_by"]) == ("superseded", new.id)
+        assert (m.status, m.superseded_by) == ("superseded", new.id)
         with pytest.raises(ConfigError, match="no such memory"):
             b.memory.retain("x y z", supersedes=999)
 
@@ -117,12 +117,12 @@ def test_hard_query_strings_are_safe(repo: Path) -> None:
         }
         for q in HARD:
             res = b.memory.recall(q, channels=("bm25",))
-            assert isinstance(res["hits"], list), q
-        assert [h["id"] for h in b.memory.recall("pre-edit", channels=("bm25",))["hits"]] == [ids["pre"]]
-        assert [h["id"] for h in b.memory.recall("don't", channels=("bm25",))["hits"]] == [ids["dont"]]
-        assert [h["id"] for h in b.memory.recall("a/b", channels=("bm25",))["hits"]][0] == ids["ab"]
-        assert [h["id"] for h in b.memory.recall("OR", channels=("bm25",))["hits"]] == [ids["or"]]
-        assert b.memory.recall("", channels=("bm25",))["hits"] == []
+            assert isinstance(res.hits, tuple), q
+        assert [h.memory.id for h in b.memory.recall("pre-edit", channels=("bm25",)).hits] == [ids["pre"]]
+        assert [h.memory.id for h in b.memory.recall("don't", channels=("bm25",)).hits] == [ids["dont"]]
+        assert [h.memory.id for h in b.memory.recall("a/b", channels=("bm25",)).hits][0] == ids["ab"]
+        assert [h.memory.id for h in b.memory.recall("OR", channels=("bm25",)).hits] == [ids["or"]]
+        assert b.memory.recall("", channels=("bm25",)).hits == ()
 
 
 def test_cjk_four_and_two_character_terms(repo: Path) -> None:
@@ -130,16 +130,16 @@ def test_cjk_four_and_two_character_terms(repo: Path) -> None:
         ml = b.memory.retain("我们决定使用机器学习模型来排序结果").id
         db = b.memory.retain("数据库连接池的大小是二十").id
         b.memory.retain("The cache is warmed at start-up")
-        assert [h["id"] for h in b.memory.recall("机器学习", channels=("bm25",))["hits"]] == [ml]
-        assert [h["id"] for h in b.memory.recall("数据", channels=("bm25",))["hits"]] == [db]
-        assert b.memory.recall("学机", channels=("bm25",))["hits"] == []  # not adjacent in the text
+        assert [h.memory.id for h in b.memory.recall("机器学习", channels=("bm25",)).hits] == [ml]
+        assert [h.memory.id for h in b.memory.recall("数据", channels=("bm25",)).hits] == [db]
+        assert b.memory.recall("学机", channels=("bm25",)).hits == ()  # not adjacent in the text
 
 
 def test_identifier_parts_and_stemming(repo: Path) -> None:
     with open_bank(str(repo)) as b:
         m = b.memory.retain("parseConfigFile fails when MAX_RETRY_COUNT is zero").id
         for q in ("parse config", "retry count", "failing", "parseconfigfile"):
-            assert [h["id"] for h in b.memory.recall(q, channels=("bm25",))["hits"]] == [m], q
+            assert [h.memory.id for h in b.memory.recall(q, channels=("bm25",)).hits] == [m], q
 
 
 @pytest.mark.parametrize("tz", ["UTC", "America/Los_Angeles", "Asia/Tokyo"])
@@ -170,7 +170,8 @@ def test_time_filters_with_a_frozen_clock(repo: Path, tz: str) -> None:
 def test_empty_and_unknown_bank(repo: Path, tmp_path: Path) -> None:
     with open_bank(str(repo)) as b:
         res = b.memory.recall("anything at all")
-        assert res == {"hits": [], "channels": {}, "reranked_by": "", "tokens": 0, "ms": 0.0}
+        assert (res.hits, res.channels, res.reranked_by, res.tokens, res.ms) == (
+            (), {}, "", 0, 0.0)
     other = tmp_path / "never"
     other.mkdir()
     with pytest.raises(BankNotFound):
@@ -184,10 +185,10 @@ def test_forget_restore_and_gc(repo: Path, monkeypatch: pytest.MonkeyPatch) -> N
     with open_bank(str(repo)) as b:
         ids = [b.memory.retain(f"memory number {w}", kind="fact").id
                for w in ("one", "two", "three", "four")]
-        with pytest.raises(ConfigError, match="needs --reason"):
+        with pytest.raises(ConfigError, match="needs a reason"):
             b.memory.forget(ids[0], "")
         b.memory.forget(ids[0], "wrong")
-        assert ids[0] not in {h["id"] for h in b.memory.recall("memory number one")["hits"]}
+        assert ids[0] not in {h.memory.id for h in b.memory.recall("memory number one").hits}
         b.memory.restore(ids[0])
         monkeypatch.setenv("HINDSIGHT_NOW", "2026-03-01T00:00:00+00:00")
         b.memory.recall("number two", k=1)  # touches memory two only
@@ -195,24 +196,24 @@ def test_forget_restore_and_gc(repo: Path, monkeypatch: pytest.MonkeyPatch) -> N
         res = b.memory.gc()
         assert res["archived_idle"] == [ids[0], ids[2], ids[3]]
         assert (res["archived_over_capacity"], res["active_after"]) == ([], 1)
-        assert [m["id"] for m in b.memory.memories(status="archived")] == [ids[3], ids[2], ids[0]]
+        assert [m.id for m in b.memory.memories(status="archived")] == [ids[3], ids[2], ids[0]]
         b.memory.restore(ids[2])  # a restore counts as an access (else gc would archive it again)
         res = b.memory.gc(capacity=1)
         # memory two was last used 45 days ago: less active than the one just restored
         assert (res["archived_idle"], res["archived_over_capacity"]) == ([], [ids[1]])
-        assert [m["id"] for m in b.memory.memories()] == [ids[2]]
+        assert [m.id for m in b.memory.memories()] == [ids[2]]
 
 
 def test_budget_kind_and_tag_filters(repo: Path) -> None:
     with open_bank(str(repo)) as b:
         long = b.memory.retain("cache " + "word " * 100, kind="fact").id
         short = b.memory.retain("cache short", kind="lesson", tags=["perf"]).id
-        assert [h["id"] for h in b.memory.recall("cache", budget=10)["hits"]] == [short]
-        assert [h["id"] for h in b.memory.recall("cache", kinds=["fact"])["hits"]] == [long]
-        assert [h["id"] for h in b.memory.recall("cache", tags=["perf"])["hits"]] == [short]
+        assert [h.memory.id for h in b.memory.recall("cache", budget=10).hits] == [short]
+        assert [h.memory.id for h in b.memory.recall("cache", kinds=["fact"]).hits] == [long]
+        assert [h.memory.id for h in b.memory.recall("cache", tags=["perf"]).hits] == [short]
         res = b.memory.recall("cache")
-        assert {h["id"] for h in res["hits"]} == {long, short}
-        assert set(res["hits"][0]["explain"]) >= {"bm25"}
+        assert {h.memory.id for h in res.hits} == {long, short}
+        assert set(res.hits[0].explain) >= {"bm25"}
 
 
 def test_export_import_round_trip(repo: Path, tmp_path: Path) -> None:
@@ -227,11 +228,11 @@ def test_export_import_round_trip(repo: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"
     other.mkdir()
     with open_bank(str(other)) as b2:
-        assert b2.import_memories(first) == {"imported": 3, "skipped": 0}
-        assert b2.import_memories(first) == {"imported": 0, "skipped": 3}
-        second = list(b2.export_memories())
+        assert b2.memory.import_lines(first) == {"imported": 3, "skipped": 0}
+        assert b2.memory.import_lines(first) == {"imported": 0, "skipped": 3}
+        second = list(b2.memory.export_lines())
         assert [json.loads(x) for x in second] == [json.loads(x) for x in first]
-        assert [h["text"] for h in b2.recall("port")["hits"]] == ["Use port 9191"]
+        assert [h.memory.text for h in b2.memory.recall("port").hits] == ["Use port 9191"]
     bad = subprocess.run([*CLI, "import", "-"], input="{not json\n", cwd=other, text=True,
                          capture_output=True)
     assert bad.returncode == 2 and "import line 1" in bad.stderr
@@ -252,7 +253,7 @@ def test_reflect_and_reembed(repo: Path) -> None:
             first = b.memory.reembed()
             assert (first["model"], first["embedded"]) == ("all-MiniLM-L6-v2-onnx-int8", 2)
             assert b.memory.reembed()["embedded"] == 0
-            assert b.memory.recall("backoff", k=1)["hits"][0]["id"] == a
+            assert b.memory.recall("backoff", k=1).hits[0].memory.id == a
     finally:
         os.environ["HINDSIGHT_EMBEDDER"] = "hashing"
 
@@ -262,10 +263,10 @@ def test_private_memories_are_seen_only_by_their_owner(repo: Path) -> None:
         mine = b.memory.retain("scratch notes about the flaky parser", visibility="private",
                         agent="codex", owner="codex").id
         team = b.memory.retain("the parser is flaky on CRLF input").id
-        assert [h["id"] for h in b.memory.recall("parser flaky")["hits"]] == [team]
-        got = {h["id"] for h in b.memory.recall("parser flaky", agent="codex")["hits"]}
+        assert [h.memory.id for h in b.memory.recall("parser flaky").hits] == [team]
+        got = {h.memory.id for h in b.memory.recall("parser flaky", agent="codex").hits}
         assert got == {mine, team}
-        assert [h["id"] for h in b.memory.recall("parser flaky", agent="claude")["hits"]] == [team]
+        assert [h.memory.id for h in b.memory.recall("parser flaky", agent="claude").hits] == [team]
 
 
 def test_regressions_from_a_new_user_run(repo: Path, tmp_path: Path) -> None:
@@ -276,7 +277,7 @@ def test_regressions_from_a_new_user_run(repo: Path, tmp_path: Path) -> None:
     with open_bank(str(repo)) as b:
         b.code.index()
         r = b.memory.retain("set it like this: DB_SECRET=thirdsecret55 in the env")
-        assert "thirdsecret55" not in b.memory.get(r.id)["text"]
+        assert "thirdsecret55" not in b.memory.get(r.id).text
         a = b.memory.retain("mine", visibility="private", agent="a1", owner="a1")
         c = b.memory.retain("mine", visibility="private", agent="a2", owner="a2")
         assert a.id != c.id and (a.action, c.action) == ("created", "created")
@@ -287,7 +288,7 @@ def test_regressions_from_a_new_user_run(repo: Path, tmp_path: Path) -> None:
                        cwd=repo / "app", env=env, capture_output=True, text=True, check=True)
     mid = json.loads(p.stdout)["id"]
     with open_bank(str(repo)) as b:
-        assert [(x["path"], x["symbol"]) for x in b.memory.get(mid)["anchors"]] == [("app/db.py", "")]
+        assert [(x.path, x.symbol) for x in b.memory.get(mid).anchors] == [("app/db.py", "")]
     p = subprocess.run([*CLI, "retain", "x", "--file", "nosuch.py"], cwd=repo, env=env,
                        capture_output=True, text=True)
     assert p.returncode == 6 and "no such file" in p.stderr
@@ -298,7 +299,8 @@ def test_regressions_from_a_new_user_run(repo: Path, tmp_path: Path) -> None:
         {"text": "three", "anchors": [["app/db.py", "connect"]]}])
     p = subprocess.run([*CLI, "retain", "-", "--json"], input=lines, cwd=repo, env=env,
                        capture_output=True, text=True, check=True)
-    assert [x["action"] for x in json.loads(p.stdout)] == ["created"] * 3
+    out = json.loads(p.stdout)
+    assert [x["action"] for x in out["items"]] == ["created"] * 3 and out["count"] == 3
     p = subprocess.run([*CLI, "retain", "-"], input='{"text": "x", "anchors": [7]}\n',
                        cwd=repo, env=env, capture_output=True, text=True)
     assert p.returncode == 2 and "an anchor is" in p.stderr and "Traceback" not in p.stderr

@@ -38,21 +38,22 @@ def test_edit_makes_stale_rename_repoints_delete_makes_stale(tmp_path: Path) -> 
         assert b.memory.memories(stale=True) == []
         write(root / "a.py", "def f():\n    return 10\n\n\ndef g():\n    return 2\n")
         b.code.index()
-        assert [(m["id"], m["stale_reason"]) for m in b.memory.memories(stale=True)] == [
+        assert [(m.id, m.stale_reason) for m in b.memory.memories(stale=True)] == [
             (mf, "symbol changed")]
-        hit = b.memory.recall("f must stay pure", k=1)["hits"][0]
-        assert (hit["id"], hit["stale"]) == (mf, 1)
+        hit = b.memory.recall("f must stay pure", k=1).hits[0].memory
+        assert (hit.id, hit.stale) == (mf, True)
         os.rename(root / "a.py", root / "moved.py")  # g keeps its hash: re-pointed
         os.remove(root / "c.py")
         b.code.index()
         g = b.memory.get(mg)
-        assert (g["stale"], [(a["path"], a["symbol"]) for a in g["anchors"]]) == (
-            0, [("moved.py", "g")])
-        assert any(h["action"] == "repointed" for h in g["history"])
-        assert b.memory.get(mk)["stale_reason"] == "file deleted or renamed"
+        assert (g.stale, [(a.path, a.symbol) for a in g.anchors]) == (
+            False, [("moved.py", "g")])
+        assert any(h["action"] == "repointed" for h in b.memory.audit(mg))
+        assert b.memory.get(mk).stale_reason == "file deleted or renamed"
     out = subprocess.run([*CLI, "memories", "--stale", "--json"], cwd=root, text=True,
                          capture_output=True, check=True)
-    assert sorted(m["id"] for m in json.loads(out.stdout)) == [mf, mk]
+    got = json.loads(out.stdout)
+    assert sorted(m["id"] for m in got["memories"]) == [mf, mk] and got["count"] == 2
 
 
 def test_hindsight_comments_become_memories(tmp_path: Path) -> None:
@@ -64,20 +65,19 @@ def test_hindsight_comments_become_memories(tmp_path: Path) -> None:
     with open_bank(str(root)) as b:
         b.code.index()
         ms = b.memory.memories()
-        got = sorted((m["text"], m["kind"], m["source"], m["anchors"][0]["symbol"])
-                     for m in ms)
+        got = sorted((m.text, m.kind, m.source, m.anchors[0].symbol) for m in ms)
         assert got == [("never call this from a signal handler", "convention",
                         "code_comment", "handler"),
                        ("x must stay 1 for the tests", "convention", "code_comment", "other")]
-        old = next(m["id"] for m in ms if m["anchors"][0]["symbol"] == "handler")
+        old = next(m.id for m in ms if m.anchors[0].symbol == "handler")
         b.code.index()  # nothing changed: nothing added or retired
         assert len(b.memory.memories()) == 2
         write(root / "h.py", "# @hindsight: never call this from any signal handler\n"
                              "def handler():\n    return 1\n\n\n"
                              "def other():\n    return 1\n")
         b.code.index()
-        assert sorted(m["text"] for m in b.memory.memories()) == [
+        assert sorted(m.text for m in b.memory.memories()) == [
             "never call this from any signal handler"]
         retired = b.memory.get(old)
-        assert (retired["status"], retired["status_reason"]) == (
+        assert (retired.status, retired.status_reason) == (
             "archived", "its @hindsight comment changed or was removed")

@@ -55,7 +55,7 @@ def test_every_field_is_redacted_and_imports_too(tmp_path: Path) -> None:
     other = tmp_path / "o"
     other.mkdir()
     with open_bank(str(other)) as b2:
-        assert b2.import_memories([json.dumps(edited)])["imported"] == 1
+        assert b2.memory.import_lines([json.dumps(edited)])["imported"] == 1
         assert TOK.encode() not in raw_db(b2)
 
 
@@ -81,7 +81,7 @@ def test_comments_with_secrets_and_empty_comments(tmp_path: Path) -> None:
     with open_bank(str(root)) as b:
         st = b.code.index()
         assert st.warnings == []
-        assert sorted(m["text"] for m in b.memory.memories()) == [
+        assert sorted(m.text for m in b.memory.memories()) == [
             "h is hot", "use staging, password=[REDACTED:env_secret]"]
         (root / "e.py").write_text("x = 1\n")
         b.code.index()
@@ -99,8 +99,8 @@ def test_supersede_rules(tmp_path: Path) -> None:
             b.memory.retain("gamma", kind="fact", supersedes=a)
         # retaining the superseded text again makes it current again
         again = b.memory.retain("Cycle alpha about ports", kind="fact")
-        assert (again.id, again.action, b.memory.get(a)["status"]) == (a, "duplicate", "active")
-        assert b.memory.get(c)["status"] == "active"
+        assert (again.id, again.action, b.memory.get(a).status) == (a, "duplicate", "active")
+        assert b.memory.get(c).status == "active"
 
 
 def test_stale_clears_when_the_edit_is_undone(tmp_path: Path) -> None:
@@ -112,10 +112,10 @@ def test_stale_clears_when_the_edit_is_undone(tmp_path: Path) -> None:
         m = b.memory.retain("f is pure", symbols=["f"]).id
         (root / "a.py").write_text("def f():\n    return 2\n")
         b.code.index()
-        assert b.memory.get(m)["stale"] == 1
+        assert b.memory.get(m).stale is True
         (root / "a.py").write_text("def f():\n    return 1\n")
         b.code.index()
-        assert (b.memory.get(m)["stale"], b.memory.memories(stale=True)) == (0, [])
+        assert (b.memory.get(m).stale, b.memory.memories(stale=True)) == (False, [])
 
 
 @pytest.mark.parametrize("line", [

@@ -64,9 +64,9 @@ def test_llm_structures_a_retain(server: str, tmp_path: Path) -> None:
                      + "a" * 30)
         m = b.memory.get(r.id)
     assert r.structured == "llm"
-    assert (m["kind"], m["scene"], m["problem"], m["solution"], m["outcome"], m["tags"]) == (
+    assert (m.kind, m.scene, m.problem, m.solution, m.outcome, m.tags) == (
         "lesson", "CI on 2 cores", "flaky timeout", "raised the limit", "success",
-        ["ci", "flaky"])
+        ("ci", "flaky"))
     sent = SEEN[0]["body"]["messages"][1]["content"]
     assert "sk-" + "a" * 30 not in sent and "[REDACTED:api_key]" in sent  # redacted first
 
@@ -85,7 +85,7 @@ def test_llm_failures_fall_back_to_rules(server: str, tmp_path: Path, content: s
         r = b.memory.retain("We decided to pin numpy below 3")
         assert time.perf_counter() - t0 < 5
         assert r.structured.startswith(f"rules ({why}")
-        assert b.memory.get(r.id)["kind"] == "decision"  # from the deterministic rules
+        assert b.memory.get(r.id).kind == "decision"  # from the deterministic rules
 
 
 def test_reflect_with_llm_cites_only_given_ids(server: str, tmp_path: Path) -> None:
@@ -110,6 +110,6 @@ def test_openai_compatible_embedder(server: str, tmp_path: Path,
         r = b.memory.retain("short", kind="fact")
         assert b.memory.embedder.model_id == "openai:stub-embed"
         row = b.stores.raw.execute("SELECT model, length(vector) FROM memories WHERE id=?",
-                             (r.id,)).fetchone()
+                                   (r.id,)).fetchone()
         assert row == ("openai:stub-embed", 12)  # 3 float32
-        assert [h["id"] for h in b.memory.recall("short")["hits"]] == [r.id]
+        assert [h.memory.id for h in b.memory.recall("short").hits] == [r.id]

@@ -55,14 +55,17 @@ def test_local_cross_encoder_reorders_the_top(tmp_path: Path, monkeypatch: pytes
         first = b.memory.retain("the cache layer keeps hot keys in memory").id
         z = b.memory.retain("the cache layer once held a zebra of keys").id
         plain = b.memory.recall("cache layer keys")
-        assert [h["id"] for h in plain["hits"]][0] == first and plain["reranked_by"] == ""
-        monkeypatch.setenv("HINDSIGHT_RERANKER_MODEL", str(model))
-        monkeypatch.setenv("HINDSIGHT_RERANKER_TOKENIZER", str(TOKENIZER))
+        assert [h.memory.id for h in plain.hits][0] == first and plain.reranked_by == ""
+    # settings (HINDSIGHT_* knobs) are read once, when a bank is opened
+    monkeypatch.setenv("HINDSIGHT_RERANKER_MODEL", str(model))
+    monkeypatch.setenv("HINDSIGHT_RERANKER_TOKENIZER", str(TOKENIZER))
+    with open_bank(str(repo)) as b:
         res = b.memory.recall("cache layer keys", rerank=True)
-        assert [h["id"] for h in res["hits"]][:2] == [z, first]
-        assert res["reranked_by"] == "onnx-cross-encoder:ce.onnx"
-        monkeypatch.setenv("HINDSIGHT_RERANKER_MODEL", str(tmp_path / "missing.onnx"))
-        from hindsight.errors import ProviderError
+        assert [h.memory.id for h in res.hits][:2] == [z, first]
+        assert res.reranked_by == "onnx-cross-encoder:ce.onnx"
+    monkeypatch.setenv("HINDSIGHT_RERANKER_MODEL", str(tmp_path / "missing.onnx"))
+    from hindsight.errors import ProviderError
 
-        with pytest.raises(ProviderError, match="cannot load the reranker"):
-            b.memory.recall("cache", rerank=True)
+    with open_bank(str(repo)) as b, pytest.raises(ProviderError,
+                                                  match="cannot load the reranker"):
+        b.memory.recall("cache", rerank=True)

@@ -364,7 +364,9 @@ def test_parse_timeout_is_threaded_from_index(home: Path, tmp_path: Path,
     from hindsight.app import open_bank
 
     with open_bank(repo_root_path=str(repo)) as bank:
-        indexer.index(bank.code, str(repo), full=True, parse_timeout_s=3.5)
+        indexer.index(bank.stores.code, str(repo), full=True, parse_timeout_s=3.5)
         assert seen == [3.5]
-        bank.index(full=True)  # no argument: the setting is read where the pool runs
-        assert seen == [3.5, None]
+        # no argument: the bank's setting (HINDSIGHT_PARSE_TIMEOUT_S=6, read when the bank
+        # was opened) is passed down by the composition root
+        bank.code.index(full=True)
+        assert seen == [3.5, 6.0]

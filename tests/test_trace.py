@@ -83,7 +83,7 @@ def test_trace_log_jsonl_and_since(tmp_path: Path) -> None:
                                "end_line": 2}]
     later = subprocess.run([*CLI, "trace-log", "--since", "2099-01-01", "--json"], cwd=r.path,
                            capture_output=True, text=True, check=True).stdout
-    assert json.loads(later) == []
+    assert json.loads(later) == {"events": [], "count": 0}
     bad = subprocess.run([*CLI, "trace-log", "--since", "last tuesday"], cwd=r.path,
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "since 'last tuesday': not a time" in bad.stderr

@@ -249,3 +249,31 @@ def test_history_store_after_an_ingest(stores: tuple[Any, Any, Any], tmp_path: P
     ev, = history.trace_events("a.py")
     assert (ev["id"], ev["actor"], ev["ranges"]) == (n, "agent", [[2, 1, 2, 1]])
     assert history.trace_events("a.py", since_unix=1_900_000_000.0) == []
+
+
+def _open_at_once(path: str, barrier: Any, out: Any) -> None:
+    from hindsight.store.sqlite.db import connect
+
+    barrier.wait()
+    try:
+        connect(path, 5000).close()
+        out.put("ok")
+    except Exception as e:  # noqa: BLE001 - reported to the test
+        out.put(repr(e))
+
+
+def test_a_new_bank_opened_by_several_processes_at_once(tmp_path: Path) -> None:
+    """Regression: the loser of the race to switch a new file to WAL got "database is
+    locked" at once (the busy timeout does not cover that switch)."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    for n in range(10):
+        barrier, out = ctx.Barrier(3), ctx.Queue()
+        procs = [ctx.Process(target=_open_at_once, args=(str(tmp_path / f"r{n}.db"), barrier,
+                                                          out)) for _ in range(3)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(60)
+        assert [out.get(timeout=5) for _ in procs] == ["ok"] * 3

@@ -246,6 +246,25 @@ def now_iso() -> str:
     return datetime.now(UTC).astimezone().isoformat(timespec="seconds")
 
 
+def _wal(conn: sqlite3.Connection, busy_ms: int) -> None:
+    """Switch to WAL. Two processes opening a new bank at once race for this switch, and
+    SQLite answers the loser "database is locked" at once, without its busy handler: try
+    again (the winner may have switched it already) until ``busy_ms`` has passed."""
+    import time
+
+    deadline = time.monotonic() + busy_ms / 1000
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) and "busy" not in str(e) or \
+                    time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
+
+
 def connect(path: str, busy_timeout_ms: int | None = None) -> sqlite3.Connection:
     """Open (creating parent dirs) and migrate the bank database at ``path``.
 
@@ -262,8 +281,7 @@ def connect(path: str, busy_timeout_ms: int | None = None) -> sqlite3.Connection
         conn = sqlite3.connect(path, timeout=busy / 1000, isolation_level=None,
                                check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout={busy}")
-        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            conn.execute("PRAGMA journal_mode=WAL")
+        _wal(conn, busy)
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA temp_store=MEMORY")
         conn.execute("PRAGMA cache_size=-65536")
