@@ -36,21 +36,29 @@ are still recognised as ours: install replaces them, uninstall removes them.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import tempfile
 import tomllib
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import tomlkit
-from tomlkit.exceptions import ParseError
 
 from hindsight.config.paths import pinned_env
 from hindsight.errors import ConfigError
+from hindsight.hooks.configfiles import (  # noqa: F401  (BACKUP_INFIX, ORIG_SUFFIX: API)
+    BACKUP_INFIX,
+    JSON,
+    ORIG_SUFFIX,
+    TOML,
+    Changes,
+    Format,
+    Mutator,
+    commit,
+    decode,
+    parse_toml,
+    plain,
+    plan_edit,
+    read_bytes,
+)
 from hindsight.hooks.runtime import SELF_ARGS, python, shell_command
 
 # agent event -> (our event name, matcher or None, timeout in seconds)
@@ -69,13 +77,6 @@ CODEX_EVENTS: dict[str, tuple[str, str | None, int]] = {
 MCP_NAME = "hindsight"
 MCP_ARGS = (*SELF_ARGS, "mcp")  # after the interpreter: ("-P", "-m", "hindsight", "mcp")
 _MCP_TAIL = ["-m", "hindsight", "mcp"]  # how our server's args end, in every release
-BACKUP_INFIX = ".hindsight-backup-"
-ORIG_SUFFIX = ".hindsight-orig"
-
-# A mutator maps (document, path) to (document, [(action, entry)]), action one of
-# added / updated / removed (the file changes) or present / conflict (it does not).
-Changes = list[tuple[str, str]]
-Mutator = Callable[[Any, str], tuple[Any, Changes]]
 
 
 def hook_command(event: str, harness: str | None = None,
@@ -116,42 +117,6 @@ def _mcp_entry(**extra: str) -> dict[str, Any]:
     if env:
         entry["env"] = env
     return entry
-
-
-def _plain(value: Any) -> Any:
-    return value.unwrap() if hasattr(value, "unwrap") else value
-
-
-@dataclass(frozen=True)
-class _Format:
-    parse: Callable[[str, str], Any]  # (text, path) -> document; raises ConfigError
-    dump: Callable[[Any], str]
-
-
-def _parse_json(text: str, path: str) -> Any:
-    if not text.strip():
-        return {}
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ConfigError(
-            f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
-    if not isinstance(doc, dict):
-        raise ConfigError(f"{path}: expected a JSON object at the top level")
-    return doc
-
-
-def _parse_toml(text: str, path: str) -> Any:
-    try:
-        return tomlkit.parse(text)
-    except ParseError as e:
-        msg = str(e).split(" at line ")[0]
-        raise ConfigError(
-            f"{path}: invalid TOML at line {e.line} column {e.col}: {msg}") from None
-
-
-JSON = _Format(_parse_json, lambda d: json.dumps(d, indent=2, ensure_ascii=False) + "\n")
-TOML = _Format(_parse_toml, tomlkit.dumps)
 
 
 def _sub(doc: Any, key: str, path: str, kind: type) -> Any:
@@ -225,7 +190,7 @@ def _remove_hooks(doc: dict[str, Any], path: str) -> tuple[Any, Changes]:
 
 def _server_state(servers: Any, want: dict[str, Any], label: str) -> tuple[str, str] | None:
     """``("present"|"conflict", label)`` when nothing may be written, else None."""
-    cur = _plain(servers.get(MCP_NAME)) if servers is not None else None
+    cur = plain(servers.get(MCP_NAME)) if servers is not None else None
     if cur == want:
         return ("present", label)
     if cur is not None and not _is_our_mcp(cur):
@@ -236,10 +201,10 @@ def _server_state(servers: Any, want: dict[str, Any], label: str) -> tuple[str, 
 def _remove_server(key: str) -> Mutator:
     def mutate(doc: Any, path: str) -> tuple[Any, Changes]:
         servers = _sub(doc, key, path, dict)
-        if not servers or not _is_our_mcp(_plain(servers.get(MCP_NAME))):
+        if not servers or not _is_our_mcp(plain(servers.get(MCP_NAME))):
             return doc, []
         del servers[MCP_NAME]
-        if _plain(servers) == {}:
+        if plain(servers) == {}:
             del doc[key]
         return doc, [("removed", f"{key}.{MCP_NAME}")]
     return mutate
@@ -282,136 +247,15 @@ def _add_mcp_toml(doc: Any, path: str) -> tuple[Any, Changes]:
     if not ok:  # e.g. an inline ``mcp_servers = {…}`` cannot be extended by a [header]
         raise ConfigError(f"{path}: cannot add [{label}] where 'mcp_servers' is written "
                           "as it is in this file; add it by hand")
-    return _parse_toml(new_text, path), [("updated" if old else "added", label)]
-
-
-@dataclass
-class _Plan:
-    path: str
-    fmt: _Format
-    original: bytes | None
-    doc: Any
-    changes: Changes
-
-
-def _read(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        return None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
-
-
-def _decode(data: bytes, path: str) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
-
-
-def _plan(path: str, fmt: _Format, mutate: Mutator) -> _Plan:
-    if os.path.islink(path):  # edit the file a dotfiles symlink points to, keep the link
-        path = os.path.realpath(path)
-    original = _read(path)
-    doc = fmt.parse("" if original is None else _decode(original, path), path)
-    doc, changes = mutate(doc, path)
-    return _Plan(path, fmt, original, doc, changes)
-
-
-def _mode(path: str) -> int:
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        mask = os.umask(0)
-        os.umask(mask)
-        return 0o666 & ~mask
-
-
-def _atomic_write(path: str, data: bytes, mode: int) -> None:
-    folder = os.path.dirname(path) or "."
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _write_new(path: str, data: bytes, mode: int) -> bool:
-    """Create ``path`` holding ``data``; False (nothing written) if it already exists."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    except FileExistsError:
-        return False
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    return True
-
-
-def _backup(path: str, data: bytes, mode: int) -> str:
-    base = f"{path}{BACKUP_INFIX}{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}"
-    n = 0
-    while not _write_new(candidate := f"{base}-{n}" if n else base, data, mode):
-        n += 1
-    return candidate
-
-
-def _same_as(plan: _Plan, pristine: bytes) -> bool:
-    try:
-        return bool(_plain(plan.fmt.parse(_decode(pristine, plan.path), plan.path))
-                    == _plain(plan.doc))
-    except ConfigError:
-        return False
-
-
-def _commit(plan: _Plan, install: bool) -> dict[str, Any]:
-    """Write one planned file; returns ``{"path", "status", "backup", "changes"}``, status
-    one of created / changed / restored / deleted / unchanged."""
-    result: dict[str, Any] = {"path": plan.path, "status": "unchanged", "backup": None,
-                              "changes": [{"action": a, "entry": e} for a, e in plan.changes]}
-    if not any(a in ("added", "updated", "removed") for a, _ in plan.changes):
-        return result
-    mode, orig = _mode(plan.path), plan.path + ORIG_SUFFIX
-    pristine = None if install else _read(orig)
-    ours_only = not install and pristine is None and not _plain(plan.doc)
-    if plan.original is not None and not ours_only:  # a file of only our entries: no backup
-        result["backup"] = _backup(plan.path, plan.original, mode)
-    new = plan.fmt.dump(plan.doc).encode()
-    if install:
-        if plan.original is not None:
-            _write_new(orig, plan.original, mode)  # the first install's copy is kept
-        _atomic_write(plan.path, new, mode)
-        result["status"] = "created" if plan.original is None else "changed"
-        return result
-    if pristine is not None and _same_as(plan, pristine):
-        _atomic_write(plan.path, pristine, mode)
-        result["status"] = "restored"
-    elif ours_only:
-        os.unlink(plan.path)  # we created it, and nothing but our entries was in it
-        result["status"] = "deleted"
-    else:
-        _atomic_write(plan.path, new, mode)
-        result["status"] = "changed"
-    if pristine is not None:
-        os.unlink(orig)
-    return result
+    return parse_toml(new_text, path), [("updated" if old else "added", label)]
 
 
 def _run(action: str, agent: str, scope: str | None,
-         edits: list[tuple[str, _Format, Mutator]]) -> dict[str, Any]:
+         edits: list[tuple[str, Format, Mutator]]) -> dict[str, Any]:
     """Plan every edit (all files parsed first), then write them; returns the report."""
-    plans = [_plan(path, fmt, mutate) for path, fmt, mutate in edits]
+    plans = [plan_edit(path, fmt, mutate) for path, fmt, mutate in edits]
     try:
-        files = [_commit(p, action == "install") for p in plans]
+        files = [commit(p, action == "install") for p in plans]
     except OSError as e:
         raise ConfigError(f"{e.filename or 'config file'}: cannot write: {e.strerror}") from None
 
@@ -487,9 +331,9 @@ def codex_home_dir(codex_home: str | None = None) -> str:
 
 
 def _codex_notes(config_path: str) -> list[str]:
-    data = _read(config_path)
+    data = read_bytes(config_path)
     try:
-        conf = tomllib.loads(_decode(data, config_path)) if data else {}
+        conf = tomllib.loads(decode(data, config_path)) if data else {}
     except (tomllib.TOMLDecodeError, ConfigError):
         return []
     features = conf.get("features")
