@@ -13,6 +13,13 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _fallback_home(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Whatever a test does to its environment, nothing reaches the real home: the
+    session's own environment points at a temporary one too."""
+    os.environ["HINDSIGHT_HOME"] = str(tmp_path_factory.mktemp("session-home"))
+
+
 @pytest.fixture(autouse=True)
 def hindsight_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
                    ) -> Path:

@@ -7,6 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 from conftest import git, make_repo, write
 
 from hindsight.app import open_bank
@@ -169,9 +170,9 @@ def test_unreadable_file_keeps_indexed_version(tmp_path: Path, monkeypatch: obje
                 raise PermissionError(13, "Permission denied")
             return real_open(file, *a, **k)  # type: ignore[call-overload]
 
-        monkeypatch.setattr(builtins, "open", fake_open)  # type: ignore[attr-defined]
-        st = bank.code.index(workers=1)
-        monkeypatch.undo()  # type: ignore[attr-defined]
+        with pytest.MonkeyPatch.context() as mp:  # undoes only this patch, not the home
+            mp.setattr(builtins, "open", fake_open)
+            st = bank.code.index(workers=1)
         assert any("a.py: unreadable" in w for w in st.warnings)
         assert [s.name for s in bank.code.symbols("alpha")[1]] == ["alpha"]  # kept
         assert [s.name for s in bank.code.symbols("b2")[1]] == ["b2"]  # the rest went on

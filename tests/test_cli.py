@@ -58,8 +58,9 @@ def test_index_and_queries(tmp_path: Path) -> None:
     assert "`svc/auth.py::token` (function) — svc/auth.py:15-16" in r.stdout
     assert "def session(user):" in r.stdout
     r = run("trace", "--start", "handle", "--format", "json", cwd=repo)
-    tree = json.loads(r.stdout)
-    assert tree["children"][0]["name"] == "svc/auth.py::login"
+    out = json.loads(r.stdout)
+    assert (out["start"], out["depth"]) == ("svc/api.py::handle", 3)
+    assert out["tree"]["children"][0]["name"] == "svc/auth.py::login"
     r = run("callers", "missing_fn", cwd=repo)
     assert r.returncode == 6
     r = run("status", "--json", cwd=repo)
@@ -123,7 +124,7 @@ def test_paths_flags_and_unresolved_callers(tmp_path: Path) -> None:
     r = run("debug", "--file", "nope.py", cwd=repo)
     assert r.returncode == 6 and "no such file" in r.stderr
     r = run("trace", "--start", "run", "--json", cwd=repo)
-    assert json.loads(r.stdout)["children"][0]["name"] == "lib/b.py::f"
+    assert json.loads(r.stdout)["tree"]["children"][0]["name"] == "lib/b.py::f"
 
 
 def test_status_lists_problem_files(tmp_path: Path) -> None:

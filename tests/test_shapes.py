@@ -65,9 +65,16 @@ def mcp(repo: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
 
 
 def test_cli_and_mcp_give_the_same_shapes(repo: Path) -> None:
-    syms, callers, hist, rec = mcp(repo, [
+    syms, callers, hist, rec, tr, down = mcp(repo, [
         ("search_symbols", {"name": "leaf"}), ("callers", {"symbol": "leaf"}),
-        ("symbol_history", {"symbol": "leaf"}), ("recall", {"text": "leaf return"})])
+        ("symbol_history", {"symbol": "leaf"}), ("recall", {"text": "leaf return"}),
+        ("trace_flow", {"start": "top", "depth": 3}),
+        ("callees", {"symbol": "top", "depth": 3})])
+    c_tr = cli(repo, "trace", "--start", "top", "--depth", "3", "--json")
+    assert {k: v for k, v in tr.items() if k != "partial"} == c_tr
+    assert c_tr["tree"]["children"][0]["symbol"]["qname"] == "pkg/core.py::leaf"
+    c_down = cli(repo, "callees", "top", "--depth", "3", "--json")
+    assert down["callees"] == c_down["callees"] and down["count"] == c_down["count"] == 1
     c_syms = cli(repo, "symbols", "leaf", "--json")
     assert syms["symbols"] == c_syms["symbols"] and syms["count"] == c_syms["count"] == 1
     leaf = c_syms["symbols"][0]
@@ -115,6 +122,11 @@ def test_not_indexed_names_the_command_to_run(tmp_path: Path,
     msg = cli(r.path, "symbols", "f", ok=False)
     assert msg == (f"hindsight: {r.path} has no code index yet; run: hindsight index "
                    f"--repo-root {r.path}")
+    for query in (["callers", "f"], ["history", "f"], ["why", "a.py:1"], ["hotspots"],
+                  ["trace-log"], ["status"], ["recall", "x"]):
+        cli(r.path, *query, ok=False)
+    banks = Path(os.environ["HINDSIGHT_HOME"]) / "banks"
+    assert not list(banks.glob("*.db")) if banks.exists() else True  # asking created none
     with open_bank(repo_root_path=str(r.path)) as b:
         b.code.index(workers=1)
     assert cli(r.path, "history", "f", ok=False) == \

@@ -71,7 +71,7 @@ class Bank:
     def __post_init__(self) -> None:
         from hindsight.providers import make_llm, make_reranker
 
-        lock = _index_lock(self.bank_id)
+        lock = _index_lock(self.bank_id, Home.current())
         settings = self.settings
         self.code = CodeService(self.stores.code, self.root, writer_lock=lambda: lock("index"),
                                 after_index=self._after_index,
@@ -147,10 +147,11 @@ _HELD: dict[str, int] = {}
 _HELD_LOCK = threading.Lock()
 
 
-def _index_lock(bank_id: str) -> Any:
+def _index_lock(bank_id: str, home: Home) -> Any:
     """A factory of context managers holding the bank's one index lock (re-entrant within
     a process); each pass is logged to ``$HINDSIGHT_HOME/logs/index.jsonl`` with its start
-    and end (Unix seconds), pid and kind (``index`` or ``ingest``)."""
+    and end (Unix seconds), pid and kind (``index`` or ``ingest``). ``home`` is the one the
+    bank was opened in."""
     name = index_lock_name(bank_id)
 
     @contextlib.contextmanager
@@ -162,7 +163,7 @@ def _index_lock(bank_id: str) -> Any:
             if nested:
                 yield
                 return
-            with file_lock(name, wait_s=INDEX_LOCK_WAIT_S) as ok:
+            with file_lock(name, wait_s=INDEX_LOCK_WAIT_S, home=home) as ok:
                 if not ok:
                     raise Busy(f"bank {bank_id}: another index writer held the lock for "
                                f"{INDEX_LOCK_WAIT_S:g} s", value=bank_id)
@@ -170,7 +171,7 @@ def _index_lock(bank_id: str) -> Any:
                 try:
                     yield
                 finally:
-                    _log_pass(bank_id, what, t0, time.time())
+                    _log_pass(home, bank_id, what, t0, time.time())
         finally:
             with _HELD_LOCK:
                 _HELD[name] -= 1
@@ -178,10 +179,10 @@ def _index_lock(bank_id: str) -> Any:
     return held
 
 
-def _log_pass(bank_id: str, what: str, start: float, end: float) -> None:
+def _log_pass(home: Home, bank_id: str, what: str, start: float, end: float) -> None:
     rec = {"bank": bank_id, "what": what, "pid": os.getpid(), "start": start, "end": end}
     with contextlib.suppress(OSError):
-        fd = os.open(Home.current().log_file("index.jsonl"),
+        fd = os.open(home.log_file("index.jsonl"),
                      os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         try:
             os.write(fd, (json.dumps(rec) + "\n").encode())

@@ -305,7 +305,7 @@ class RecallResult:
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"hits": [h.as_dict() for h in self.hits],
-                               "channels": dict(self.channels),
+                               "count": len(self.hits), "channels": dict(self.channels),
                                "reranked_by": self.reranked_by, "tokens": self.tokens,
                                "ms": self.ms}
         if self.partial:

@@ -112,7 +112,8 @@ def test_list_filters_and_order(stores: tuple[Any, Any, Any]) -> None:
     assert len(mem.list_memories(status="all")) == 4
     assert len(mem.list_memories(status="all", limit=2)) == 2
     mem.archive_many([ids[2]], "idle", AT)
-    assert mem.status_counts() == {"active": 2, "forgotten": 1, "archived": 1, "stale": 0}
+    assert mem.status_counts() == {"active": 2, "forgotten": 1, "archived": 1,
+                                   "superseded": 0, "stale": 0}
     assert [e["action"] for e in mem.audit(ids[0])] == ["retain", "forgotten"]
 
 

@@ -16,6 +16,7 @@ from hindsight.cli.main import (
     _bank,
     _errors,
     _progress_factory,
+    _reader,
     file_opt,
     json_opt,
     repo_root_opt,
@@ -78,7 +79,7 @@ def _short(sha: str) -> str:
 def history(symbol: str, repo_root: str | None, file: str | None, include_unreachable: bool,
             json: bool) -> None:
     """Commits that touched SYMBOL, newest first, following it across moves and renames."""
-    with _errors(), _bank(repo_root) as bank:
+    with _errors(), _reader(repo_root) as bank:
         res = bank.history.history(symbol, file, include_unreachable)
         if json:
             out.emit_json(res | {"entries": [e.as_dict() for e in res["entries"]]})
@@ -112,7 +113,7 @@ def why(location: str, repo_root: str | None, json: bool) -> None:
         m = _LOC.match(location)
         if not m:
             raise ConfigError(f"{location!r}: expected FILE:LINE (line 1-based)")
-        with _bank(repo_root) as bank:
+        with _reader(repo_root) as bank:
             res = bank.history.why(m.group(1), int(m.group(2)))
         if json:
             out.emit_json(res | {"earlier": [e.as_dict() for e in res["earlier"]]})
@@ -142,20 +143,23 @@ def why(location: str, repo_root: str | None, json: bool) -> None:
 @file_opt
 @click.option("--depth", type=click.IntRange(1, 20), default=2, show_default=True,
               help="Caller levels to follow.")
-@click.option("--limit", type=click.IntRange(1, 1_000_000), default=30, show_default=True)
+@click.option("--limit", type=click.IntRange(1, 1_000_000), default=30, show_default=True,
+              help="List at most this many (callers first); the JSON says how many there are.")
 @json_opt
 def impact(symbol: str, repo_root: str | None, file: str | None, depth: int, limit: int,
            json: bool) -> None:
     """What may break if SYMBOL changes: callers to --depth and what historically changes
     together with it, each with its reason."""
-    with _errors(), _bank(repo_root) as bank:
+    with _errors(), _reader(repo_root) as bank:
         res = bank.history.impact(symbol, depth, file, limit)
         if json:
             out.emit_json(res | {"items": [i.as_dict() for i in res["items"]]})
             return
         n = res["commits"]
-        out.table(f"impact of {res['symbol']['qname']} ({n} commit{'' if n == 1 else 's'} in history)",
-                  ["", "target", "why"],
+        more = (f"; first {res['count']} of {res['total']}, raise --limit for more"
+                if res["truncated"] else "")
+        out.table(f"impact of {res['symbol']['qname']} ({n} commit{'' if n == 1 else 's'} in "
+                  f"history{more})", ["", "target", "why"],
                   [[i.kind, i.target, "; ".join(i.reasons)] for i in res["items"]])
 
 
@@ -167,7 +171,7 @@ def impact(symbol: str, repo_root: str | None, file: str | None, depth: int, lim
 @json_opt
 def hotspots(repo_root: str | None, days: int, limit: int, json: bool) -> None:
     """Files and symbols ranked by recent churn and fix commits."""
-    with _errors(), _bank(repo_root) as bank:
+    with _errors(), _reader(repo_root) as bank:
         res = bank.history.hotspots(days, limit)
         if json:
             out.emit_json(res)
@@ -196,7 +200,7 @@ def trace_log(repo_root: str | None, file: str | None, symbol: str | None,
     """Live edit events, newest first (jsonl: one object per line)."""
     from hindsight.app import time_bound
 
-    with _errors(), _bank(repo_root) as bank:
+    with _errors(), _reader(repo_root) as bank:
         rows = bank.history.trace_log_json(file, symbol, time_bound(since) if since else None,
                                            limit)
         if json or fmt == "json":

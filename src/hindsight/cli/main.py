@@ -27,9 +27,23 @@ file_opt = click.option("--file", "file", default=None, metavar="PATH",
 
 
 def _bank(repo_root: str | None) -> Any:
+    """The repository's bank, created when it does not exist (commands that write)."""
     from hindsight.app import open_bank
 
     return open_bank(".", repo_root_path=repo_root)
+
+
+def _reader(repo_root: str | None) -> Any:
+    """The repository's bank for a query: never created by asking (a repository without
+    a bank has no code index yet, and the error says to run ``hindsight index``)."""
+    from hindsight.app import open_bank
+    from hindsight.errors import BankNotFound, NotIndexed
+
+    try:
+        return open_bank(".", repo_root_path=repo_root, create=False)
+    except BankNotFound as e:
+        raise NotIndexed(f"{e.root} has no code index yet", action="index",
+                         root=e.root) from None
 
 
 def _errors() -> Any:
@@ -128,7 +142,7 @@ def _sym_row(s: Any) -> list[Any]:
 def symbols(name: str, repo_root: str | None, kind: str | None, file: str | None, limit: int,
             json: bool) -> None:
     """Find symbols by name: exact, then prefix, then substring (case-insensitive)."""
-    with _errors(), _bank(repo_root) as bank:
+    with _errors(), _reader(repo_root) as bank:
         how, hits = bank.code.symbols(name, kind, file, limit)
         if json:
             out.emit_json({"query": name, "match": how, "truncated": len(hits) >= limit,
@@ -145,7 +159,7 @@ def symbols(name: str, repo_root: str | None, kind: str | None, file: str | None
 
 def _graph(direction: str, symbol: str, repo_root: str | None, depth: int, file: str | None,
            json: bool, unresolved: bool = False) -> None:
-    with _errors(), _bank(repo_root) as bank:
+    with _errors(), _reader(repo_root) as bank:
         if direction == "callers":
             target, hits = bank.code.callers(symbol, depth, file, unresolved)
         else:
@@ -207,10 +221,10 @@ def callees(symbol: str, repo_root: str | None, depth: int, file: str | None, js
 def trace(start: str, repo_root: str | None, depth: int, file: str | None, fmt: str,
           json: bool) -> None:
     """The call chain from a start symbol, each step with location and code snippet."""
-    with _errors(), _bank(repo_root) as bank:
+    with _errors(), _reader(repo_root) as bank:
         step = bank.code.trace(start, depth, file)
-        if fmt == "json" or json:
-            out.emit_json(step.as_dict())
+        if fmt == "json" or json:  # the shape of the MCP tool trace_flow
+            out.emit_json({"start": step.name, "depth": depth, "tree": step})
         else:
             sys.stdout.write(out.trace_markdown(step))
 

@@ -93,6 +93,23 @@ def callers(store: Any, spec: str, depth: int = 1, file: str | None = None,
     """Who calls ``spec``, breadth-first to ``depth``. Each hit's ``line`` is where the
     call is (1-based). Unresolved calls by the same bare name are included only with
     ``include_unresolved`` (they may mean another symbol)."""
+    target, hits, _done, _cut = walk(store, "callers", spec, depth, file, include_unresolved)
+    return target, hits
+
+
+def walk(store: Any, direction: str, spec: str, depth: int = 1, file: str | None = None,
+         include_unresolved: bool = False, stop: Callable[[], bool] | None = None
+         ) -> tuple[Symbol, list[GraphHit], int, bool]:
+    """:func:`callers` (``direction`` ``callers``) or :func:`callees` (``callees``) with
+    ``stop()`` asked before each level after the first: ``(target, hits, levels done,
+    cut short)``. The hits of the levels done are exactly those of the full walk."""
+    if direction == "callees":
+        return _callees(store, spec, depth, file, stop)
+    return _callers(store, spec, depth, file, include_unresolved, stop)
+
+
+def _callers(store: Any, spec: str, depth: int, file: str | None, include_unresolved: bool,
+             stop: Callable[[], bool] | None) -> tuple[Symbol, list[GraphHit], int, bool]:
     target = resolve_one(store, spec, file)
 
     def step(frontier: list[str], d: int) -> list[tuple[tuple[str, str], GraphHit, str]]:
@@ -103,19 +120,24 @@ def callers(store: Any, spec: str, depth: int = 1, file: str | None = None,
         return [((e.src, ""), _edge_hit(e, d, e.src, syms, reverse=True), e.src)
                 for e in sorted(edges, key=lambda e: (e.src, e.line))]
 
-    return target[0], _bfs(target[0].qname, depth, step)
+    return (target[0], *_bfs(target[0].qname, depth, step, stop))
 
 
 def _bfs(start: str, depth: int,
-         step: Callable[[list[str], int], list[tuple[tuple[str, str], GraphHit, str]]]
-         ) -> list[GraphHit]:
+         step: Callable[[list[str], int], list[tuple[tuple[str, str], GraphHit, str]]],
+         stop: Callable[[], bool] | None = None) -> tuple[list[GraphHit], int, bool]:
     """Breadth-first over the call graph from ``start`` to ``depth`` levels. ``step``
     gives, for one level's frontier, (dedup key, hit, next symbol or "") per edge; a hit
-    is listed once per key and level, a symbol followed once."""
+    is listed once per key and level, a symbol followed once. ``stop()`` is asked before
+    each level after the first: true ends the walk there. Returns (hits, levels done,
+    whether ``stop`` cut it short)."""
     out: list[GraphHit] = []
     seen = {start}
     frontier = [start]
+    done = 0
     for d in range(1, depth + 1):
+        if d > 1 and stop is not None and stop():
+            return out, done, True
         nxt: list[str] = []
         keys: set[tuple[str, str]] = set()
         for key, hit, follow in step(frontier, d):
@@ -126,10 +148,11 @@ def _bfs(start: str, depth: int,
             if follow and follow not in seen:
                 seen.add(follow)
                 nxt.append(follow)
+        done = d
         frontier = nxt
         if not frontier:
             break
-    return out
+    return out, done, False
 
 
 def callees(store: Any, spec: str, depth: int = 1, file: str | None = None
@@ -137,6 +160,12 @@ def callees(store: Any, spec: str, depth: int = 1, file: str | None = None
     """What ``spec`` calls, breadth-first to ``depth``; unresolved callees are listed by
     bare name (not followed). Each hit's ``line`` is the callee's definition line when
     resolved, else the call's line."""
+    target, hits, _done, _cut = walk(store, "callees", spec, depth, file)
+    return target, hits
+
+
+def _callees(store: Any, spec: str, depth: int, file: str | None,
+             stop: Callable[[], bool] | None) -> tuple[Symbol, list[GraphHit], int, bool]:
     target = resolve_one(store, spec, file)
 
     def step(frontier: list[str], d: int) -> list[tuple[tuple[str, str], GraphHit, str]]:
@@ -145,7 +174,7 @@ def callees(store: Any, spec: str, depth: int = 1, file: str | None = None
         return [((e.src, e.dst or "?" + e.name), _edge_hit(e, d, e.dst, syms, reverse=False),
                  e.dst if e.dst in syms else "") for e in edges]
 
-    return target[0], _bfs(target[0].qname, depth, step)
+    return (target[0], *_bfs(target[0].qname, depth, step, stop))
 
 
 def snippet(root: str, sym: Symbol, max_lines: int = 8) -> str:

@@ -107,13 +107,15 @@ def index_lock_name(bank_id: str) -> str:
 
 
 @contextlib.contextmanager
-def file_lock(name: str, *, wait_s: float = 0.0) -> Iterator[bool]:
-    """An exclusive ``flock`` on ``$HINDSIGHT_HOME/locks/<name>.lock``. Yields True when
-    held; False when another process holds it and ``wait_s`` seconds passed (0: don't
-    wait). Raises OSError when the lock file cannot be created."""
+def file_lock(name: str, *, wait_s: float = 0.0, home: Home | None = None
+              ) -> Iterator[bool]:
+    """An exclusive ``flock`` on ``locks/<name>.lock`` of ``home`` (default: this process's
+    ``$HINDSIGHT_HOME``). Yields True when held; False when another process holds it and
+    ``wait_s`` seconds passed (0: don't wait). Raises OSError when the lock file cannot be
+    created."""
     import fcntl
 
-    home = Home.current()
+    home = home or Home.current()
     d = home.ensure(home.locks)
     safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
     with open(os.path.join(d, safe + ".lock"), "a") as f:

@@ -214,7 +214,8 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
     symbols and files that changed in the same commits (co-change over reachable, non-huge,
     non-merge commits; an item needs ``min_support`` shared commits, default 2: one shared commit is
     no evidence of coupling).
-    Returns ``{"symbol", "commits", "items": [ImpactItem…]}``, callers first (by depth),
+    Returns ``{"symbol", "commits", "count", "total", "truncated", "items":
+    [ImpactItem…]}`` (``count`` listed of ``total`` found), callers first (by depth),
     then by co-change count. Raises NotIndexed, NotFound, Ambiguous."""
     sym, hits = callers(code, spec, depth, file)
     items: dict[str, ImpactItem] = {}
@@ -252,7 +253,7 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
     ranked = sorted(items.values(), key=lambda i: (i.depth == 0, i.depth, -i.cochanges,
                                                    i.kind, i.target))
     return {"symbol": sym.as_dict(), "commits": n, "count": len(ranked[:limit]),
-            "items": ranked[:limit]}
+            "total": len(ranked), "truncated": len(ranked) > limit, "items": ranked[:limit]}
 
 
 def _canonical(renames: list[tuple[str, str, str, str]]
@@ -324,4 +325,5 @@ def hotspots(hs: HistoryStore, root: str, days: int = 90, limit: int = 20
     from datetime import UTC, datetime
 
     return {"since": datetime.fromtimestamp(since, UTC).isoformat() if newest else None,
-            "days": days, "files": flist[:limit], "symbols": slist[:limit]}
+            "days": days, "files": flist[:limit], "symbols": slist[:limit],
+            "count": {"files": len(flist[:limit]), "symbols": len(slist[:limit])}}

@@ -24,7 +24,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from hindsight.errors import Ambiguous, Busy, ConfigError, HindsightError, NotFound
+from hindsight.errors import Ambiguous, Busy, ConfigError, HindsightError
 from hindsight.mcp.descriptions import (
     DESCRIPTIONS,
     INSTRUCTIONS,
@@ -165,51 +165,17 @@ def _partial(out: dict[str, Any], note: str | None) -> dict[str, Any]:
     return {**out, "partial": note is not None, **({"note": note} if note else {})}
 
 
-# --- deadline-bounded walks (one depth-1 query per symbol) ------------------------------
-def _absorb(hits: list[Any], level: int, found: list[Any], seen: set[str],
-            forward: bool) -> list[str]:
-    """Add one level's hits to ``found`` (each edge once per level, as the bank's own walk
-    does) and return the symbols to follow next."""
-    keys: set[tuple[str, str]] = set()
-    nxt: list[str] = []
-    for h in hits:
-        key = (h.edge_src, h.edge_dst) if forward else (h.qname, "")
-        if key in keys:
-            continue
-        keys.add(key)
-        h.depth = level
-        found.append(h)
-        if h.symbol is not None and h.qname not in seen:
-            seen.add(h.qname)
-            nxt.append(h.qname)
-    return nxt
-
-
-def _walk(step: Callable[[str, str | None], tuple[Any, list[Any]]], symbol: str,
-          file: str | None, depth: int, dl: Deadline, forward: bool
-          ) -> tuple[Any, list[Any], str | None]:
-    """Breadth-first from ``symbol`` to ``depth`` levels, ``step(spec, file)`` giving one
-    level (a depth-1 callers/callees query). The first level is always complete; later
-    ones stop when ``dl`` passes. Returns (target symbol, hits, note or None)."""
-    target, hits = step(symbol, file)
-    found: list[Any] = []
-    seen = {target.qname}
-    frontier = _absorb(hits, 1, found, seen, forward)
-    for level in range(2, depth + 1):
-        got: list[Any] = []
-        for i, qname in enumerate(frontier):
-            if dl.passed():
-                _absorb(got, level, found, seen, forward)
-                return target, found, (
-                    f"time limit of {dl.seconds:g} s reached: levels 1-{level - 1} of {depth} "
-                    f"are complete, level {level} covers {i} of {len(frontier)} symbols; ask "
-                    f"again with a smaller depth or from a deeper symbol")
-            try:
-                got += step(qname, None)[1]
-            except (NotFound, Ambiguous):  # changed under us: nothing to follow there
-                continue
-        frontier = _absorb(got, level, found, seen, forward)
-    return target, found, None
+# --- deadline-bounded walks ---------------------------------------------------------------
+def _walk(bank: Bank, direction: str, symbol: str, file: str | None, depth: int,
+          dl: Deadline, include_unresolved: bool = False) -> tuple[Any, list[Any], str | None]:
+    """The bank's own breadth-first walk (the same hits as ``hindsight callers``/``callees``
+    to the levels done), stopped before a level once ``dl`` has passed. Returns (target
+    symbol, hits, note or None)."""
+    target, hits, done, cut = bank.code.walk(direction, symbol, depth, file,
+                                             include_unresolved, stop=dl.passed)
+    note = (f"time limit of {dl.seconds:g} s reached: levels 1-{done} of {depth} are "
+            "complete; ask again with a smaller depth or from a deeper symbol") if cut else None
+    return target, hits, note
 
 
 def _trace(bank: Bank, start: str, depth: int, file: str | None, dl: Deadline
@@ -244,8 +210,7 @@ def _impact(bank: Bank, symbol: str, depth: int, file: str | None, limit: int,
             dl: Deadline) -> dict[str, Any]:
     """The bank's impact at depth 1 (direct callers and co-change) plus the deeper callers
     of a deadline-bounded walk, ranked as the bank ranks them."""
-    _t, hits, note = _walk(lambda s, f: bank.code.callers(s, 1, f), symbol, file, depth, dl,
-                           forward=False)
+    _t, hits, note = _walk(bank, "callers", symbol, file, depth, dl)
     res = bank.history.impact(symbol, 1, file, limit=1_000_000)
     items = {i.target: i.as_dict() for i in res["items"]}
     for h in hits:
@@ -260,8 +225,8 @@ def _impact(bank: Bank, symbol: str, depth: int, file: str | None, limit: int,
     ranked = sorted(items.values(), key=lambda i: (i["depth"] == 0, i["depth"],
                                                    -i["cochanges"], i["kind"], i["target"]))
     return _partial({"symbol": res["symbol"], "commits": res["commits"],
-                     "count": len(ranked[:limit]), "items": ranked[:limit],
-                     "total": len(ranked)}, note)
+                     "count": len(ranked[:limit]), "total": len(ranked),
+                     "truncated": len(ranked) > limit, "items": ranked[:limit]}, note)
 
 
 def _recall(sess: _Session, text: str, kw: dict[str, Any], dl: Deadline) -> dict[str, Any]:
@@ -320,9 +285,8 @@ def _graph(sess: _Session, direction: str, symbol: str, depth: int, file: str | 
            include_unresolved: bool = False) -> dict[str, Any]:
     dl = Deadline()
     with sess.use(dl) as bank:
-        step = (lambda s, f: bank.code.callers(s, 1, f, include_unresolved)) \
-            if direction == "callers" else (lambda s, f: bank.code.callees(s, 1, f))
-        target, hits, note = _walk(step, symbol, file, depth, dl, direction == "callees")
+        target, hits, note = _walk(bank, direction, symbol, file, depth, dl,
+                                   include_unresolved)
     rows = [h.as_dict() for h in hits]
     return _partial({"symbol": target.as_dict(), "depth": depth, "count": len(rows),
                      direction: rows}, note)

@@ -233,7 +233,8 @@ class MemoryStore(Protocol):
         ...
 
     def status_counts(self) -> dict[str, int]:
-        """Memories per status, plus ``stale``: active memories flagged stale."""
+        """Memories per status (every status, 0 included: active, archived, forgotten,
+        superseded), plus ``stale``: active memories flagged stale."""
         ...
 
     def by_fingerprint(self, fp: str) -> int | None:

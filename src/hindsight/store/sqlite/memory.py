@@ -320,8 +320,9 @@ class SqliteMemoryStore(SqliteStore):
         return [got[i] for i in ids if i in got]
 
     def status_counts(self) -> dict[str, int]:
-        out = {st: n for st, n in self.conn.execute(
-            "SELECT status, count(*) FROM memories GROUP BY status")}
+        out = dict.fromkeys(("active", "archived", "forgotten", "superseded"), 0)
+        out.update({st: n for st, n in self.conn.execute(
+            "SELECT status, count(*) FROM memories GROUP BY status")})
         out["stale"] = self.conn.execute(
             "SELECT count(*) FROM memories WHERE stale=1 AND status='active'").fetchone()[0]
         return out
