@@ -106,8 +106,14 @@ class Bank:
             if not os.path.exists(os.path.join(self.root, rel)):
                 raise NotFound(f"{f}: no such file under {self.root}", path=f)
             out.append((rel, "", ""))
+        from hindsight.errors import Ambiguous
+
         for spec in symbols:
-            sym = self.code.resolve(spec)
+            try:
+                sym = self.code.resolve(spec)
+            except Ambiguous as e:  # here the file is an anchor, not a way to choose
+                raise Ambiguous(f"{e.message} as path::name", e.candidates,
+                                option="symbol", value=spec) from None
             out.append((sym.path, sym.local, sym.ast_hash))
         return out
 

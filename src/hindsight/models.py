@@ -370,10 +370,12 @@ class Retained:
     action: str
     redacted: list[str]
     structured: str = ""
+    warning: str = ""  # e.g. stored without a vector because the embedding model failed
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "action": self.action, "redacted": self.redacted,
-                "structured": self.structured}
+        out = {"id": self.id, "action": self.action, "redacted": self.redacted,
+               "structured": self.structured}
+        return {**out, "warning": self.warning} if self.warning else out
 
 
 @dataclass

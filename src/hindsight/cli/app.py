@@ -30,6 +30,16 @@ class RootGroup(click.Group):
             return super().invoke(ctx)
 
 
+class OldName(click.Group):
+    """A group kept under its old name for one release: says the new one on stderr."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        if ctx.invoked_subcommand != "run-git":  # installed git hooks still call it
+            sys.stderr.write("hindsight: `hooks` is now `git-hooks`; the old name goes in "
+                             "the next release\n")
+        return super().invoke(ctx)
+
+
 class ImportGroup(click.Group):
     """``import claude-code``, ``import codex`` and ``import FILE`` (memories exported by
     ``hindsight export``): a first argument that is not a subcommand is the FILE form."""
@@ -56,8 +66,8 @@ def build_cli(extra: Iterable[click.Command] = (),
                 memory.memories, memory.show, memory.gc, memory.export_cmd, memory.reembed,
                 memory.reflect, config_cmd.config):
         root.add_command(cmd)
-    alias = click.Group("hooks", commands=dict(history.git_hooks.commands), hidden=True,
-                        help="Old name of git-hooks (kept for one release).")
+    alias = OldName("hooks", commands=dict(history.git_hooks.commands), hidden=True,
+                    help="Old name of git-hooks (kept for one release).")
     root.add_command(alias)
     imports = ImportGroup("import", help="Import earlier agent sessions into this "
                           "repository's bank (idempotent), or, as `hindsight import FILE`, "

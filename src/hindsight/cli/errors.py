@@ -19,6 +19,8 @@ def hint(e: HindsightError) -> str:
         return "hindsight index" + (f" --repo-root {e.root}" if e.root else "")
     if e.action == "ingest":
         return "hindsight ingest"
+    if e.action == "rebuild":
+        return "hindsight index" + (f" --repo-root {e.root}" if e.root else "")
     return ""
 
 
@@ -30,6 +32,8 @@ def wording(e: HindsightError) -> str:
     if isinstance(e, Ambiguous) and e.option == "file":
         msg += " (or --file)"
     fix = hint(e)
+    if e.action == "rebuild":
+        return f"{msg}: move it away, then run: {fix}"
     return f"{msg}; run: {fix}" if fix else msg
 
 

@@ -201,8 +201,8 @@ def trace_log(repo_root: str | None, file: str | None, symbol: str | None,
     from hindsight.app import time_bound
 
     with _errors(), _reader(repo_root) as bank:
-        rows = bank.history.trace_log_json(file, symbol, time_bound(since) if since else None,
-                                           limit)
+        when = time_bound(since) if since is not None else None
+        rows = bank.history.trace_log_json(file, symbol, when, limit)
         if json or fmt == "json":
             out.emit_json({"events": rows, "count": len(rows)})
         elif fmt == "jsonl":

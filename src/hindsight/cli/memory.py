@@ -85,7 +85,12 @@ def retain(text: str, repo_root: str | None, kind: str | None, tags: tuple[str, 
     with _errors(), _bank(repo_root) as bank:
         if text == "-":
             items = []
-            for n, line in enumerate(sys.stdin, 1):
+            for n, raw in enumerate(sys.stdin.buffer, 1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise ConfigError(f"stdin line {n}: not UTF-8 (byte {e.start + 1})"
+                                      ) from None
                 if not line.strip():
                     continue
                 try:
@@ -95,6 +100,8 @@ def retain(text: str, repo_root: str | None, kind: str | None, tags: tuple[str, 
                         raise
                     raise ConfigError(f"stdin line {n}: not JSON ({e})") from None
             res = bank.memory.retain_batch(items)
+            for w in sorted({r.warning for r in res if r.warning}):
+                out.err(w)
             if json:
                 out.emit_json({"items": res, "count": len(res)})
             else:
@@ -105,6 +112,8 @@ def retain(text: str, repo_root: str | None, kind: str | None, tags: tuple[str, 
                         symbols=list(symbols), outcome=outcome or "", supersedes=supersedes,
                         source=source, session=session, agent=agent,
                         visibility=visibility, owner=agent if visibility == "private" else "")
+        if r.warning:
+            out.err(r.warning)
         if json:
             out.emit_json(r)
         else:
@@ -144,8 +153,8 @@ def recall(query: str, repo_root: str | None, scene: str, files: tuple[str, ...]
     from hindsight.app import open_bank, time_bound
 
     with _errors():
-        s = time_bound(since) if since else None
-        u = time_bound(until, end=True) if until else None
+        s = time_bound(since) if since is not None else None
+        u = time_bound(until, end=True) if until is not None else None
         with open_bank(".", repo_root_path=repo_root, create=False) as bank:
             res = bank.memory.recall(query, scene=scene, files=list(files), symbols=list(symbols),
                               kinds=list(kinds), tags=list(tags), since=s, until=u, k=k,
@@ -249,19 +258,59 @@ def gc(repo_root: str | None, archive_days: int, capacity: int, dry_run: bool,
 @repo_root_opt
 @click.option("--out", "out_path", default="-", metavar="FILE", help="Default: stdout.")
 def export_cmd(repo_root: str | None, out_path: str) -> None:
-    """Write every memory (vectors, anchors, history included) as JSONL."""
+    """Write every memory (vectors, anchors, history included) as JSONL. A file is written
+    whole or not at all (a temporary file beside it, then renamed)."""
+    import os
+
     with _errors(), _existing(repo_root) as bank:
-        fh = sys.stdout if out_path == "-" else open(out_path, "w", encoding="utf-8")  # noqa: SIM115
-        try:
-            n = 0
+        if out_path == "-":
+            for line in bank.memory.export_lines():
+                sys.stdout.write(line + "\n")
+            return
+        target = os.path.abspath(out_path)
+        if os.path.exists(target) and not os.path.isfile(target):
+            n = _export_to(bank, target, out_path)  # a device or pipe: written in place
+        else:
+            n = _export_file(bank, target, out_path)
+        out.err(f"{n} memories written to {out_path}")
+
+
+def _export_to(bank: Any, target: str, shown: str) -> int:
+    n = 0
+    try:
+        with open(target, "w", encoding="utf-8") as fh:
             for line in bank.memory.export_lines():
                 fh.write(line + "\n")
                 n += 1
-        finally:
-            if fh is not sys.stdout:
-                fh.close()
-        if out_path != "-":
-            out.err(f"{n} memories written to {out_path}")
+    except OSError as e:
+        raise ConfigError(f"{shown}: cannot write: {e.strerror}", path=shown) from None
+    return n
+
+
+def _export_file(bank: Any, target: str, shown: str) -> int:
+    """Write the export to a temporary file beside ``target``, then rename it over."""
+    import os
+    import tempfile
+
+    try:
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".export-")
+    except OSError as e:
+        raise ConfigError(f"{shown}: cannot write there: {e.strerror}", path=shown) from None
+    n = 0
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            for line in bank.memory.export_lines():
+                fh.write(line + "\n")
+                n += 1
+        os.replace(tmp, target)
+    except OSError as e:
+        os.unlink(tmp)
+        raise ConfigError(f"{shown}: cannot write: {e.strerror}; nothing written",
+                          path=shown) from None
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return n
 
 
 @click.command("import")
@@ -272,13 +321,27 @@ def import_cmd(path: str, repo_root: str | None, json: bool) -> None:
     """Read memories exported by `hindsight export` (FILE, or - for stdin)."""
     with _errors(), _bank(repo_root) as bank:
         try:
-            fh = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+            fh = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
         except OSError as e:
-            raise ConfigError(f"{path}: {e.strerror}") from None
+            raise ConfigError(f"{path}: {e.strerror}", path=path) from None
         with fh:
-            res = bank.memory.import_lines(fh)
+            try:
+                res = bank.memory.import_lines(_utf8_lines(fh, path))
+            except OSError as e:
+                raise ConfigError(f"{path}: cannot read: {e.strerror}", path=path) from None
         out.emit_json(res) if json else out.say(
             f"{res['imported']} imported, {res['skipped']} already present")
+
+
+def _utf8_lines(fh: Any, where: str) -> Any:
+    """The lines of a binary file, decoded as UTF-8; ConfigError naming the line that is
+    not (the import then writes nothing)."""
+    for n, raw in enumerate(fh, 1):
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ConfigError(f"{where} line {n}: not UTF-8 (byte {e.start + 1})",
+                              path=where) from None
 
 
 @click.command()

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import pathspec
 
 from hindsight.codeindex.languages import language_for
+from hindsight.config.paths import git_cmd
 
 WALK_EXCLUDES = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv",
                            ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
@@ -106,7 +107,7 @@ def _read(path: str) -> bytes | None:
 
 def _git_ls(root: str, args: list[str]) -> bytes | None:
     try:
-        out = subprocess.run(["git", "-C", root, "-c", "core.quotepath=off", "ls-files", "-z",
+        out = subprocess.run([*git_cmd(root), "ls-files", "-z",
                               *args], capture_output=True, timeout=300)
     except (OSError, subprocess.SubprocessError):
         return None

@@ -25,6 +25,7 @@ from hindsight.codeindex import files as F
 from hindsight.codeindex import modules as M
 from hindsight.codeindex import pool
 from hindsight.codeindex.resolve import FileSyms, Row, Table, resolve_file
+from hindsight.config.paths import git_cmd
 from hindsight.errors import ConfigError
 from hindsight.models import IndexStats, ParseResult
 from hindsight.store.base import CodeStore, FileRow
@@ -214,7 +215,7 @@ def _head(root: str) -> str:
     import subprocess
 
     try:
-        out = subprocess.run(["git", "-C", root, "rev-parse", "--verify", "-q", "HEAD"],
+        out = subprocess.run(git_cmd(root, "rev-parse", "--verify", "-q", "HEAD"),
                              capture_output=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return ""

@@ -31,7 +31,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any
 
-from hindsight.config.paths import Home, bank_file, hindsight_home
+from hindsight.config.paths import Home, bank_file, git_cmd, hindsight_home
 from hindsight.config.settings import Settings, load
 from hindsight.errors import ConfigError
 
@@ -56,7 +56,7 @@ class Resolution:
 def _git(cwd: str, *args: str) -> str | None:
     """git's output without its final newline (a path may hold other newlines)."""
     try:
-        out = subprocess.run(["git", "-C", cwd, *args], capture_output=True, timeout=30)
+        out = subprocess.run(git_cmd(cwd, *args), capture_output=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return None
     return os.fsdecode(out.stdout.removesuffix(b"\n")) if out.returncode == 0 else None

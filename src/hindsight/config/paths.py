@@ -135,10 +135,20 @@ def file_lock(name: str, *, wait_s: float = 0.0, home: Home | None = None
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
+# Every git command hindsight runs: a repository's own .git/config must not make it run a
+# program (core.fsmonitor names one; blame gets --no-textconv where it is used).
+GIT_SAFE = ("-c", "core.fsmonitor=false", "-c", "core.quotepath=off")
+
+
+def git_cmd(root: str, *args: str) -> list[str]:
+    """``git -C root`` with :data:`GIT_SAFE` and ``args``."""
+    return ["git", "-C", root, *GIT_SAFE, *args]
+
+
 def git_toplevel(path: str) -> str | None:
     """Top of the git work tree containing ``path``, or ``None`` (not a repo, or no git)."""
     try:
-        out = subprocess.run(["git", "-C", path, "rev-parse", "--show-toplevel"],
+        out = subprocess.run(git_cmd(path, "rev-parse", "--show-toplevel"),
                              capture_output=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return None

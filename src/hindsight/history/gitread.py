@@ -16,6 +16,7 @@ import subprocess
 from datetime import datetime, timedelta, timezone
 from typing import NamedTuple
 
+from hindsight.config.paths import git_cmd
 from hindsight.errors import GitError
 
 GIT_TIMEOUT_S = 600
@@ -63,7 +64,7 @@ def run(root: str, args: list[str], stdin: bytes | None = None, ok: tuple[int, .
         ) -> bytes:
     """``git -C root args…`` → stdout bytes. Raises :class:`GitError` when git is missing or
     exits with a code not in ``ok``."""
-    cmd = ["git", "-C", root, "-c", "core.quotepath=off", *args]
+    cmd = git_cmd(root, *args)
     try:
         p = subprocess.run(cmd, input=stdin, capture_output=True, timeout=GIT_TIMEOUT_S)
     except FileNotFoundError:
@@ -161,7 +162,7 @@ def all_reachable(root: str) -> set[str]:
 def _ok(root: str, args: list[str]) -> bool:
     """True when ``git args`` exits 0 (False also when git is missing)."""
     try:
-        return subprocess.run(["git", "-C", root, *args], capture_output=True,
+        return subprocess.run(git_cmd(root, *args), capture_output=True,
                               timeout=GIT_TIMEOUT_S).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
@@ -313,7 +314,7 @@ def blame_line(root: str, path: str, line: int) -> str:
     """The commit that last changed ``line`` (1-based) of the committed ``path``, or ``""``
     (uncommitted line, unknown file)."""
     try:
-        out = run(root, ["blame", "--porcelain", "-L", f"{line},{line}", "HEAD", "--", path])
+        out = run(root, ["blame", "--no-textconv", "--porcelain", "-L", f"{line},{line}", "HEAD", "--", path])
     except GitError:
         return ""
     sha = out[:40].decode("ascii", "replace")

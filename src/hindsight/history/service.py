@@ -59,6 +59,8 @@ class HistoryService:
 
         code = self.code.require()
         rel = self.code.rel(file) or ""
+        if not rel or os.path.isabs(rel) or rel.startswith("../") or rel == "..":
+            raise NotFound(f"{file}: not a file under {self.root}", path=file)
         if rel not in code.load_files() and not os.path.isfile(os.path.join(self.root, rel)):
             raise NotFound(f"{file}: no such file under {self.root}", path=file)
         if line < 1:
@@ -192,12 +194,18 @@ def rel_in_root(root: str, path: str) -> str:
 
 
 def _count_lines(path: str) -> int | None:
-    """Lines in the file as the index counts them (a last line without newline counts);
-    ``None`` when it cannot be read."""
+    """Lines in the file as the index counts them (``\r\n``, ``\r`` and ``\n`` each end
+    one; a last line without an ending counts), read in 1 MiB blocks; ``None`` when it
+    cannot be read."""
+    n, last, cr = 0, b"", False
     try:
         with open(path, "rb") as fh:
-            data = fh.read()
+            while block := fh.read(1 << 20):
+                if cr and block.startswith(b"\n"):
+                    block = block[1:]  # the \n of a \r\n split between two blocks
+                cr = block.endswith(b"\r")
+                n += block.replace(b"\r\n", b"\n").replace(b"\r", b"\n").count(b"\n")
+                last = block[-1:] or last
     except OSError:
         return None
-    data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    return n + (1 if last and last not in (b"\n", b"\r") else 0)

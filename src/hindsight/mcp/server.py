@@ -138,6 +138,8 @@ def tool_error(e: HindsightError, file_param: bool = False) -> str:
         msg += "; index the repository first (hindsight index)"
     elif e.action == "ingest":
         msg += "; read its git history first (hindsight ingest)"
+    elif e.action == "rebuild":
+        msg += "; move the file away and index the repository again (hindsight index)"
     return msg
 
 

@@ -70,7 +70,9 @@ def now_ts() -> float:
     if frozen:
         try:
             dt = datetime.fromisoformat(frozen.strip())
-            return (dt if dt.tzinfo else dt.replace(tzinfo=user_zone())).timestamp()
+            ts = (dt if dt.tzinfo else dt.replace(tzinfo=user_zone())).timestamp()
+            iso(ts)  # shown in the local zone: must stay inside years 1 to 9999 there too
+            return ts
         except (ValueError, OverflowError, OSError):
             raise ConfigError(f"HINDSIGHT_NOW={frozen!r}: not an ISO 8601 date-time "
                               "in years 1 to 9999", option="HINDSIGHT_NOW",

@@ -17,7 +17,7 @@ from typing import Any
 
 import xxhash
 
-from hindsight.errors import ConfigError
+from hindsight.errors import ConfigError, ProviderError
 from hindsight.memory import extract
 from hindsight.memory.clock import iso, now_ts
 from hindsight.memory.textindex import index_text
@@ -87,9 +87,11 @@ def prepare(item: Item, now: float, llm: Any = None) -> tuple[dict[str, Any], li
         try:
             dt = datetime.fromisoformat(item.occurred)
             occ_ts = (dt if dt.tzinfo else dt.astimezone()).timestamp()
+            iso(occ_ts)  # shown in the local zone: must stay inside years 1 to 9999 there
         except (ValueError, TypeError, OverflowError, OSError):
-            raise ConfigError(f"occurred {item.occurred!r}: not an ISO 8601 date "
-                              "(1970 or later)") from None
+            raise ConfigError(f"occurred {item.occurred!r}: not an ISO 8601 date-time in "
+                              "years 1 to 9999 (in the local time zone too)",
+                              option="occurred", value=item.occurred) from None
     else:
         occ_ts = now
     tags = sorted({redact(t)[0].strip() for t in item.tags if t.strip()})
@@ -147,8 +149,13 @@ def retain(store: Any, embedder: Any, items: list[Item], *, batch: bool = False,
                                   f"{old.status}, not active", option="supersedes",
                                   value=it.supersedes)
     vecs = None
+    warning = ""
     if not batch and embed and embedder is not None:
-        vecs = embedder.embed_batch([r["text"] for r, _ in prepared])
+        try:
+            vecs = embedder.embed_batch([r["text"] for r, _ in prepared])
+        except ProviderError as e:  # keep the memory; its vector can be made later
+            warning = _no_vector(e)
+    if vecs is not None:
         out: list[Retained] = []
         ids, mat = store.matrix(embedder.model_id)
         for (row, found), it, v in zip(prepared, items, vecs, strict=True):
@@ -170,15 +177,24 @@ def retain(store: Any, embedder: Any, items: list[Item], *, batch: bool = False,
         return out
     res = store.insert([r for r, _ in prepared], anchors,
                        [_fts(r) for r, _ in prepared], iso(now))
-    out = [Retained(mid, "created" if new else "duplicate", f)
-           for (mid, new), (_r, f) in zip(res, prepared, strict=True)]
+    out = [Retained(mid, "created" if new else "duplicate", f,
+                    "" if batch else structured[n], warning)
+           for n, ((mid, new), (_r, f)) in enumerate(zip(res, prepared, strict=True))]
     for it, r in zip(items, out, strict=True):
         _supersede(store, it, r.id, now)
-    if embed and embedder is not None:
+    if embed and embedder is not None and not warning:
         todo = [(r.id, row["text"]) for r, (row, _f) in zip(out, prepared, strict=True)
                 if r.action == "created"]
-        embed_missing(store, embedder, todo)
+        try:
+            embed_missing(store, embedder, todo)
+        except ProviderError as e:  # stored and searchable by text; vectors come later
+            for r in out:
+                r.warning = _no_vector(e)
     return out
+
+
+def _no_vector(e: Exception) -> str:
+    return f"stored without a vector (the embedding model failed: {e}); run: hindsight reembed"
 
 
 def embed_missing(store: Any, embedder: Any, todo: list[tuple[int, str]],

@@ -110,6 +110,16 @@ class MemoryService:
         from hindsight.memory.recall import Query, recall
 
         text = text[:QUERY_CHARS]
+        from hindsight.memory.extract import KINDS
+
+        bad = [k for k in kw.get("kinds") or () if k not in KINDS]
+        if bad:
+            raise ConfigError(f"kind {bad[0]!r}: one of {', '.join(KINDS)}", option="kind",
+                              value=bad[0], choices=KINDS)
+        since, until = kw.get("since"), kw.get("until")
+        if since is not None and until is not None and since >= until:
+            raise ConfigError("since: the range is empty (it does not start before until)",
+                              option="since", value=since)
         syms = [(p, s) for p, s, _h in self._anchors([], list(symbols or []))]
         fs = [p for p, _s, _h in self._anchors(list(files or []), [])] if files else []
         q = Query(text=text, files=fs, symbols=syms, **kw)
@@ -119,9 +129,14 @@ class MemoryService:
         res = recall(self.store, self.embedder if embed else None, q, self._neighbours,
                      reranker=reranker)
         if touch and res.hits:
+            import contextlib
+
+            from hindsight.errors import StorageError
             from hindsight.memory.clock import now_ts
 
-            self.store.touch([h.memory.id for h in res.hits], now_ts())
+            # bookkeeping: a read-only or busy bank still answers
+            with contextlib.suppress(StorageError):
+                self.store.touch([h.memory.id for h in res.hits], now_ts())
         return res
 
     def touch(self, ids: list[int]) -> None:

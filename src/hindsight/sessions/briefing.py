@@ -16,6 +16,7 @@ import re
 import subprocess
 from typing import TYPE_CHECKING
 
+from hindsight.config.paths import git_cmd
 from hindsight.models import Memory
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def branch_files(root: str) -> list[str]:
     git failure."""
     def git(*args: str) -> str:
         try:
-            p = subprocess.run(["git", "-C", root, *args], capture_output=True, timeout=5)
+            p = subprocess.run(git_cmd(root, *args), capture_output=True, timeout=5)
         except (OSError, subprocess.SubprocessError):
             return ""
         return p.stdout.decode("utf-8", "replace") if p.returncode == 0 else ""
@@ -84,7 +85,8 @@ def branch_files(root: str) -> list[str]:
         if mb:
             files.update(git("diff", "--name-only", mb, "HEAD").split("\n"))
             break
-    for line in git("status", "--porcelain", "--no-renames").split("\n"):
+    for line in git("--no-optional-locks", "status", "--porcelain", "--no-renames"
+                    ).split("\n"):
         if len(line) > 3:
             files.add(line[3:].strip('"'))
     return sorted(f for f in files if f)

@@ -16,6 +16,8 @@ import subprocess
 from collections.abc import Callable
 from typing import Any
 
+from hindsight.config.paths import git_cmd
+
 MAX_EXCHANGE = 4000  # characters of one conversation memory
 MAX_ACTIONS = 25  # action lines kept per exchange
 # A conversation memory's vector is of its first characters only (the start of the human
@@ -74,7 +76,7 @@ def _rel(root: str, path: str) -> str | None:
 
 def _head_text(root: str, rel: str) -> bytes | None:
     try:
-        p = subprocess.run(["git", "-C", root, "show", f"HEAD:{rel}"], capture_output=True,
+        p = subprocess.run(git_cmd(root, "cat-file", "blob", f"HEAD:{rel}"), capture_output=True,
                            timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
@@ -217,7 +219,13 @@ def retain_transcript(bank: Any, path: str, reader: Callable[..., Any], agent: s
     searchable = time.perf_counter() - t0
     new_ids = [r.id for r in retained[:len(conv)] if r.action == "created"]
     rows = bank.memory.get_many(new_ids)
-    bank.memory.embed_missing([(i, rows[i].text[:EMBED_CHARS]) for i in new_ids if i in rows])
+    from hindsight.errors import ProviderError
+
+    try:
+        bank.memory.embed_missing([(i, rows[i].text[:EMBED_CHARS]) for i in new_ids
+                                   if i in rows])
+    except ProviderError as e:  # searchable by text now; `hindsight reembed` adds vectors
+        warnings.append(f"stored without vectors (the embedding model failed: {e})")
     ms = {"searchable": round(searchable * 1000), "embedded": round(
         (time.perf_counter() - t0) * 1000)}
     return {"path": path, "from": start, "to": res.offset, "turns": len(res.turns),

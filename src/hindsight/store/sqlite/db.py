@@ -150,19 +150,31 @@ INDEXES: list[tuple[str, str]] = [
 def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """One write transaction (``BEGIN IMMEDIATE``: the write lock is taken up front, so a
     busy bank waits ``busy_timeout`` instead of failing half-way). Commits on success; on
-    any error rolls back, so nothing changes, and sqlite errors become StorageError."""
+    any error rolls back, so nothing changes, and sqlite errors become StorageError (the
+    message starts with the database file)."""
+    where = db_path(conn)
     try:
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.Error as e:
-        raise StorageError(f"cannot start a write transaction: {e}") from e
+        raise StorageError(f"{where}: cannot start a write transaction: {e}",
+                           path=where) from e
     try:
         yield conn
         conn.execute("COMMIT")
     except BaseException as e:
         conn.execute("ROLLBACK")
         if isinstance(e, sqlite3.Error):
-            raise StorageError(f"write failed, nothing changed: {e}") from e
+            raise StorageError(f"{where}: write failed, nothing changed: {e}",
+                               path=where) from e
         raise
+
+
+def db_path(conn: sqlite3.Connection) -> str:
+    """The file of ``conn``'s main database (``bank database`` when it cannot be told)."""
+    try:
+        return str(conn.execute("PRAGMA database_list").fetchone()[2]) or "bank database"
+    except sqlite3.Error:
+        return "bank database"
 
 
 def _translated(fn: Any) -> Any:
@@ -170,13 +182,16 @@ def _translated(fn: Any) -> Any:
     import functools
     import inspect
 
+    def error(store: Any, e: sqlite3.Error) -> StorageError:
+        return _error(getattr(store, "path", "") or "bank database", str(e), e)
+
     if inspect.isgeneratorfunction(fn):
         @functools.wraps(fn)
         def gen(*args: Any, **kwargs: Any) -> Any:
             try:
                 yield from fn(*args, **kwargs)
             except sqlite3.Error as e:
-                raise StorageError(f"bank database: {e}") from e
+                raise error(args[0], e) from e
         return gen
 
     @functools.wraps(fn)
@@ -184,7 +199,7 @@ def _translated(fn: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except sqlite3.Error as e:
-            raise StorageError(f"bank database: {e}") from e
+            raise error(args[0], e) from e
     return wrapper
 
 
@@ -195,6 +210,7 @@ class SqliteStore:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+        self.path = db_path(conn)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -288,11 +304,15 @@ def connect(path: str, busy_timeout_ms: int | None = None) -> sqlite3.Connection
         migrate(conn)
         return conn
     except (sqlite3.Error, OSError) as e:
-        hint = ""
-        if isinstance(e, sqlite3.DatabaseError) and "not a database" in str(e) or \
-                "malformed" in str(e):
-            hint = "; the file is damaged: move it away and run `hindsight index` to rebuild"
-        raise StorageError(f"{path}: cannot open bank database: {e}{hint}") from e
+        raise _error(path, f"cannot open bank database: {e}", e) from e
+
+
+def _error(where: str, what: str, e: BaseException) -> StorageError:
+    """A StorageError about the database file ``where``; a damaged file (``not a
+    database``, ``malformed``) gets ``action="rebuild"`` and says so."""
+    damaged = "not a database" in str(e) or "malformed" in str(e)
+    return StorageError(f"{where}: {what}" + ("; the file is damaged" if damaged else ""),
+                        path=where, action="rebuild" if damaged else None)
 
 
 def migrate(conn: sqlite3.Connection) -> int:
