@@ -38,7 +38,7 @@ from hindsight.codeindex.worker import parse_path  # noqa: E402
 
 HS = [sys.executable, "-m", "hindsight"]
 # CLI timings as a user sees them: byte-code caches allowed (some sandboxes disable them).
-CLI_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+CLI_ENV: dict[str, str] = {}  # the environment of the CLI runs, set in main()
 
 
 def copy_stdlib(dest: Path) -> Path:
@@ -105,6 +105,7 @@ def main() -> None:
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="hs-bench-"))
     os.environ["HINDSIGHT_HOME"] = str(work / "home")
+    CLI_ENV.update({k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})
     root = Path(args.src).resolve() if args.src else copy_stdlib(work / "stdlib")
     files = sorted(select(str(root)).files.items())
     nbytes = sum((root / p).stat().st_size for p, _ in files)
