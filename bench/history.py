@@ -83,10 +83,10 @@ def query_latency(repo: Path, home: Path, samples: int) -> dict[str, Any]:
             t, res = timed(b.history.history, spec)
             hist.append(t)
             sizes.append(len(res["entries"]))
-            sym = b.code.symbols_by_qname([spec])[0]
+            sym = b.stores.code.symbols_by_qname([spec])[0]
             t, _ = timed(b.history.why, path, sym.start_line + 1)
             why.append(t)
-            t, _ = timed(b.impact, spec, 2)
+            t, _ = timed(b.history.impact, spec, 2)
             imp.append(t)
         commits = b.stores.history.commit_count()
         counts = b.stores.history.history_counts()

@@ -172,3 +172,15 @@ def test_recall_kinds_are_checked_on_every_interface(repo: Path) -> None:
 
     anyio.run(main)
     assert got[0][0] is True and "kind 'bogus': one of experience" in got[0][1]
+
+
+def test_recall_may_name_a_file_that_is_gone(repo: Path) -> None:
+    """A filter or anchor of a query, unlike one of a new memory, need not exist: the
+    memories of a deleted file stay findable by it."""
+    assert run(repo, "retain", "b.py is slow", "--file", "b.py").returncode == 0
+    (repo / "b.py").unlink()
+    r = run(repo, "recall", "slow", "--file", "b.py", "--json")
+    assert r.returncode == 0, r.stderr
+    assert [h["id"] for h in json.loads(r.stdout)["hits"]] == [1]
+    r = run(repo, "retain", "about a ghost", "--file", "ghost.py")
+    assert r.returncode == 6 and "ghost.py: no such file" in r.stderr

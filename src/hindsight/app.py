@@ -96,14 +96,15 @@ class Bank:
     def _after_index(self, st: IndexStats) -> None:
         st.warnings += self.memory.after_index(self.stores.code)
 
-    def _anchors(self, files: list[str], symbols: list[str]) -> list[tuple[str, str, str]]:
+    def _anchors(self, files: list[str], symbols: list[str], must_exist: bool = True
+                 ) -> list[tuple[str, str, str]]:
         from hindsight.errors import NotFound
 
         out: list[tuple[str, str, str]] = []
         for f in files:
             rel = self.code.rel(f) or ""
             rel = rel_in_root(self.root, rel if rel else f)
-            if not os.path.exists(os.path.join(self.root, rel)):
+            if must_exist and not os.path.exists(os.path.join(self.root, rel)):
                 raise NotFound(f"{f}: no such file under {self.root}", path=f)
             out.append((rel, "", ""))
         from hindsight.errors import Ambiguous

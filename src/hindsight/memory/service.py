@@ -21,14 +21,15 @@ from hindsight.store.base import MemoryStore
 # Only the start of a long query is used: a 100,000-character query froze recall for
 # minutes (the file-name pattern of the neighbour lookup is quadratic on one long token).
 QUERY_CHARS = 10_000
-AnchorFn = Callable[[list[str], list[str]], list[tuple[str, str, str]]]
+AnchorFn = Callable[[list[str], list[str], bool], list[tuple[str, str, str]]]
 NeighbourFn = Callable[[str, list[str], list[tuple[str, str]]],
                        tuple[list[str], list[tuple[str, str]], list[tuple[str, str]]]]
 
 
 class MemoryService:
-    """Memories of one bank. ``anchors(files, symbols)`` → (path, symbol, ast hash)
-    triples (raises NotFound/Ambiguous/NotIndexed); ``neighbours(text, files, symbols)``
+    """Memories of one bank. ``anchors(files, symbols, must_exist)`` → (path, symbol, ast
+    hash) triples (raises NotFound/Ambiguous/NotIndexed; files must exist only with
+    ``must_exist``: a recall may ask about a deleted file); ``neighbours(text, files, symbols)``
     → (files, symbols, near) for the anchor channel; ``embedder()``, ``llm()`` and
     ``reranker()`` make providers on first use (``llm``/``reranker`` may give None)."""
 
@@ -73,7 +74,7 @@ class MemoryService:
             raise ConfigError("a private memory needs its owner (the agent)", option="agent")
         item = MemoryItem(text=text, kind=kind, tags=list(tags or []), outcome=outcome,
                           supersedes=supersedes, source=source,
-                          anchors=self._anchors(list(files or []), list(symbols or [])),
+                          anchors=self._anchors(list(files or []), list(symbols or []), True),
                           **fields)
         return retain(self.store, self.embedder, [item], llm=self.llm)[0]
 
@@ -120,8 +121,8 @@ class MemoryService:
         if since is not None and until is not None and since >= until:
             raise ConfigError("since: the range is empty (it does not start before until)",
                               option="since", value=since)
-        syms = [(p, s) for p, s, _h in self._anchors([], list(symbols or []))]
-        fs = [p for p, _s, _h in self._anchors(list(files or []), [])] if files else []
+        syms = [(p, s) for p, s, _h in self._anchors([], list(symbols or []), False)]
+        fs = [p for p, _s, _h in self._anchors(list(files or []), [], False)]
         q = Query(text=text, files=fs, symbols=syms, **kw)
         if not self.store.has_active():
             return RecallResult()
