@@ -86,6 +86,11 @@ def test_cli_and_mcp_give_the_same_shapes(repo: Path) -> None:
     c_hist = cli(repo, "history", "leaf", "--json")
     assert hist["symbol"] == c_hist["symbol"] == leaf
     assert hist["entries"] == c_hist["entries"] and c_hist["count"] == 1
+    # a commit has one shape: why's "last" leads with a history entry's keys
+    last = cli(repo, "why", f"pkg/core.py:{leaf['start_line']}", "--json")["last"]
+    entry = c_hist["entries"][0]
+    assert {k: last[k] for k in ("sha", "date", "author", "subject")} == \
+        {k: entry[k] for k in ("sha", "date", "author", "subject")}
     c_rec = cli(repo, "recall", "leaf return", "--json")
     assert [h["id"] for h in rec["hits"]] == [h["id"] for h in c_rec["hits"]] == [1]
     drop = ("access_count", "last_accessed_ts")

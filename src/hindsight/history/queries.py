@@ -188,8 +188,12 @@ def _ts(iso: str) -> float | None:
 
 
 def _commit_view(c: dict[str, Any]) -> dict[str, Any]:
-    return {k: c.get(k) for k in ("sha", "author_name", "author_email", "author_date",
-                                  "committer_date", "subject", "message")}
+    """A commit as every answer shows it: the keys of a history entry (``sha``, ``date``
+    = author date, ``author``, ``subject``), then the rest of the commit."""
+    return {"sha": c.get("sha"), "date": c.get("author_date"), "author": c.get("author_name"),
+            "subject": c.get("subject"),
+            **{k: c.get(k) for k in ("author_name", "author_email", "author_date",
+                                     "committer_date", "message")}}
 
 
 @dataclass
