@@ -132,6 +132,14 @@ def _literal(node: ast.AST) -> str | None:
 
 
 def _is_environ(node: ast.AST) -> bool:
+    """``os.environ``, ``environ``, and copies of it (``os.environ.copy()``,
+    ``dict(os.environ)``)."""
+    if isinstance(node, ast.Call):
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr == "copy" and _is_environ(f.value):
+            return True
+        return isinstance(f, ast.Name) and f.id == "dict" and bool(node.args) and \
+            _is_environ(node.args[0])
     return (isinstance(node, ast.Attribute) and node.attr == "environ") or \
         (isinstance(node, ast.Name) and node.id == "environ")
 
@@ -160,6 +168,12 @@ def env_reads(src: Path) -> list[str]:
                 name = _literal(n.slice)
             elif isinstance(n, ast.Compare) and any(_is_environ(c) for c in n.comparators):
                 name = _literal(n.left)
+            if isinstance(n, ast.ImportFrom) and n.module == "os" and any(
+                    a.name == "environ" and a.asname not in (None, "environ") for a in n.names):
+                name = None  # an alias of os.environ hides every read made through it
+            elif isinstance(n, ast.Assign) and _is_environ(n.value) and not isinstance(
+                    n.value, ast.Call):
+                name = None
             if name is False:
                 continue
             if name is None or name not in ENV_ALLOWED:
@@ -179,19 +193,23 @@ def test_environment_is_read_only_in_config() -> None:
     assert env_reads(SRC) == []
 
 
-def test_every_hindsight_knob_is_a_setting() -> None:
-    """Every ``HINDSIGHT_*`` name in the source is a Settings field's variable or on the
-    allow-list (a new knob read anywhere must be added to Settings)."""
+def unknown_knobs(src: Path) -> list[str]:
+    """``HINDSIGHT_*`` names in the source that are neither a Settings field's variable nor
+    on the allow-list (a new knob read anywhere must be added to Settings)."""
     import re
 
     from hindsight.config.settings import FIELDS
 
     known = ({k.env for k in FIELDS.values()} | {"HINDSIGHT_" + n.upper() for n in FIELDS}
              | ENV_ALLOWED)
-    names = set()
-    for f in SRC.rglob("*.py"):
+    names: set[str] = set()
+    for f in src.rglob("*.py"):
         names |= set(re.findall(r"\bHINDSIGHT_[A-Z_]+[A-Z]\b", f.read_text(encoding="utf-8")))
-    assert sorted(n for n in names if n not in known and not n.endswith("_")) == []
+    return sorted(n for n in names if n not in known and not n.endswith("_"))
+
+
+def test_every_hindsight_knob_is_a_setting() -> None:
+    assert unknown_knobs(SRC) == []
 
 
 # --- each rule fails on a planted violation ----------------------------------------------
@@ -244,6 +262,10 @@ def test_allowed_arrows_pass(tmp_path: Path) -> None:
     "import os\nx = os.environ['HINDSIGHT_BUSY_TIMEOUT_MS']\n",
     "import os\nx = 'HINDSIGHT_X' in os.environ\n",
     "import os\nname = 'A'\nx = os.environ.get(name)\n",
+    "from os import environ as e\n",
+    "import os\nE = os.environ\n",
+    "import os\nx = os.environ.copy().get('HINDSIGHT_LLM_URL')\n",
+    "import os\nx = dict(os.environ).get('HINDSIGHT_LLM_URL')\n",
 ])
 def test_a_planted_environment_read_is_found(tmp_path: Path, text: str) -> None:
     src = _plant(tmp_path, {"memory/env.py": text})
@@ -256,6 +278,11 @@ def test_allowed_environment_uses_pass(tmp_path: Path) -> None:
                             "os.environ.setdefault('PYTHONIOENCODING', 'utf-8')\n",
                             "config/s.py": "import os\nx = os.environ.get('HINDSIGHT_X')\n"})
     assert env_reads(src) == []
+
+
+def test_a_planted_knob_outside_settings_is_found(tmp_path: Path) -> None:
+    src = _plant(tmp_path, {"config/s.py": "X = 'HINDSIGHT_SECRET_KNOB'\n"})
+    assert unknown_knobs(src) == ["HINDSIGHT_SECRET_KNOB"]
 
 
 def test_nothing_heavy_at_import_time() -> None:

@@ -227,6 +227,27 @@ def test_code_store_after_an_index(stores: tuple[Any, Any, Any], tmp_path: Path)
     assert [(e.dst, e.line) for e in out] == [("pkg/core.py::helper", 2)]
     assert [x.local for x in code.file_symbols("pkg/core.py")] == \
         ["connect", "helper", "Store", "Store.save"]
+    assert [x.local for x in code.find_prefix("CONN", None, None, 10)] == ["connect"]
+    assert [x.local for x in code.find_substring("elp", None, None, 10)] == ["helper"]
+    assert [x.local for x in code.find_symbols("helper", "class", None, 10)] == []
+    assert code.find_symbols("helper", None, "other/", 10) == []
+    assert [x.local for x in code.symbols_with_hash(s.ast_hash, "renamed.helper")] == \
+        ["helper"]
+    assert code.notes() == [] and code.problem_files() == []
+    assert code.skipped() == {}
+
+
+def test_code_store_notes_and_problem_files(stores: tuple[Any, Any, Any],
+                                           tmp_path: Path) -> None:
+    from hindsight.codeindex.indexer import index
+
+    code, _h, _m = stores
+    repo = make_repo(tmp_path / "repo", {
+        "a.py": "def f():\n    # @hindsight: f must stay pure\n    return 1\n",
+        "bad.py": "def g(:\n    pass\n", "blob.bin": b"\x00\x01" * 10})
+    index(code, str(repo), workers=1)
+    assert code.notes() == [("a.py", "f", 2, "f must stay pure")]
+    assert dict(code.problem_files())["bad.py"] == "missing ) at line 1"
 
 
 # --- HistoryStore --------------------------------------------------------------------------
@@ -247,6 +268,16 @@ def test_history_store_after_an_ingest(stores: tuple[Any, Any, Any], tmp_path: P
                                  "old_path": "", "action": "modify", "old_hash": "1",
                                  "new_hash": "2", "ranges": [[2, 1, 2, 1]], "actor": "agent",
                                  "session": "s1", "branch": "main", "head": ""}, [])
+    assert history.history_counts()["commits"] == 2
+    assert sorted(history.known_commits([c["sha"] for c in changes] + ["0" * 40])) == \
+        sorted(c["sha"] for c in changes)
+    assert [c["subject"] for c in history.file_commits("a.py")] == ["fix: f returns 2", "init"]
+    assert history.locals_named("f") == [("a.py", "f")]
+    assert history.newest_commit_ts() == head["committer_ts"]
+    assert [r["path"] for r in history.file_churn(0)] == ["a.py"]
+    assert [(r["local"], r["commits"], r["fixes"]) for r in history.symbol_churn(0)] == \
+        [("f", 2, 1)]
+    assert history.renames() == []
     ev, = history.trace_events("a.py")
     assert (ev["id"], ev["actor"], ev["ranges"]) == (n, "agent", [[2, 1, 2, 1]])
     assert history.trace_events("a.py", since_unix=1_900_000_000.0) == []

@@ -10,7 +10,7 @@ from typing import Any
 from hindsight.codeindex.decode import normalise
 from hindsight.errors import Ambiguous, NotFound
 from hindsight.models import Step, Symbol
-from hindsight.store.base import StoredEdge
+from hindsight.store.base import CodeStore, StoredEdge
 
 
 @dataclass
@@ -40,7 +40,7 @@ class GraphHit:
         return d
 
 
-def find(store: Any, name: str, kind: str | None = None, file: str | None = None,
+def find(store: CodeStore, name: str, kind: str | None = None, file: str | None = None,
          limit: int = 50) -> tuple[str, list[Symbol]]:
     """Look up symbols: exact (name, ``Class.method`` or full ``path::Class.method``), then
     case-insensitive prefix, then substring. Returns ``(match_kind, symbols)`` where
@@ -60,7 +60,7 @@ def find(store: Any, name: str, kind: str | None = None, file: str | None = None
     return ("substring", hits) if hits else ("none", [])
 
 
-def resolve_one(store: Any, spec: str, file: str | None = None) -> list[Symbol]:
+def resolve_one(store: CodeStore, spec: str, file: str | None = None) -> list[Symbol]:
     """The symbol(s) ``spec`` names exactly. Several definitions sharing one qualified name
     (overloads, redefinitions) count as one. Raises :class:`NotFound` or :class:`Ambiguous`."""
     hits = store.find_symbols(spec, None, file, 200)
@@ -88,7 +88,7 @@ def _edge_hit(e: StoredEdge, depth: int, qname: str, syms: dict[str, Symbol],
                e.src, dst)
 
 
-def callers(store: Any, spec: str, depth: int = 1, file: str | None = None,
+def callers(store: CodeStore, spec: str, depth: int = 1, file: str | None = None,
             include_unresolved: bool = False) -> tuple[Symbol, list[GraphHit]]:
     """Who calls ``spec``, breadth-first to ``depth``. Each hit's ``line`` is where the
     call is (1-based). Unresolved calls by the same bare name are included only with
@@ -97,7 +97,7 @@ def callers(store: Any, spec: str, depth: int = 1, file: str | None = None,
     return target, hits
 
 
-def walk(store: Any, direction: str, spec: str, depth: int = 1, file: str | None = None,
+def walk(store: CodeStore, direction: str, spec: str, depth: int = 1, file: str | None = None,
          include_unresolved: bool = False, stop: Callable[[], bool] | None = None
          ) -> tuple[Symbol, list[GraphHit], int, bool]:
     """:func:`callers` (``direction`` ``callers``) or :func:`callees` (``callees``) with
@@ -108,7 +108,7 @@ def walk(store: Any, direction: str, spec: str, depth: int = 1, file: str | None
     return _callers(store, spec, depth, file, include_unresolved, stop)
 
 
-def _callers(store: Any, spec: str, depth: int, file: str | None, include_unresolved: bool,
+def _callers(store: CodeStore, spec: str, depth: int, file: str | None, include_unresolved: bool,
              stop: Callable[[], bool] | None) -> tuple[Symbol, list[GraphHit], int, bool]:
     target = resolve_one(store, spec, file)
 
@@ -155,7 +155,7 @@ def _bfs(start: str, depth: int,
     return out, done, False
 
 
-def callees(store: Any, spec: str, depth: int = 1, file: str | None = None
+def callees(store: CodeStore, spec: str, depth: int = 1, file: str | None = None
             ) -> tuple[Symbol, list[GraphHit]]:
     """What ``spec`` calls, breadth-first to ``depth``; unresolved callees are listed by
     bare name (not followed). Each hit's ``line`` is the callee's definition line when
@@ -164,7 +164,7 @@ def callees(store: Any, spec: str, depth: int = 1, file: str | None = None
     return target, hits
 
 
-def _callees(store: Any, spec: str, depth: int, file: str | None,
+def _callees(store: CodeStore, spec: str, depth: int, file: str | None,
              stop: Callable[[], bool] | None) -> tuple[Symbol, list[GraphHit], int, bool]:
     target = resolve_one(store, spec, file)
 
@@ -190,7 +190,7 @@ def snippet(root: str, sym: Symbol, max_lines: int = 8) -> str:
     return "\n".join(lines[sym.start_line - 1:end])
 
 
-def trace(store: Any, root: str, spec: str, depth: int = 3, file: str | None = None,
+def trace(store: CodeStore, root: str, spec: str, depth: int = 3, file: str | None = None,
           max_children: int = 25, max_nodes: int = 400) -> Step:
     """The call tree from ``spec`` down to ``depth`` levels, each resolved step with its
     location and a code snippet. Each symbol is expanded once per trace; later
@@ -236,7 +236,7 @@ def trace(store: Any, root: str, spec: str, depth: int = 3, file: str | None = N
 NEIGHBOUR_CHARS = 2_000  # the file-name pattern is quadratic on one long token
 
 
-def neighbours(store: Any, text: str, syms: list[tuple[str, str]]
+def neighbours(store: CodeStore, text: str, syms: list[tuple[str, str]]
                ) -> tuple[list[str], list[tuple[str, str]], list[tuple[str, str]]]:
     """``(files, symbols, near)``: indexed files and symbols named in ``text`` (its first
     ``NEIGHBOUR_CHARS`` characters; a symbol word has ``_``, ``.``, ``::`` or camelCase),
@@ -253,9 +253,9 @@ def neighbours(store: Any, text: str, syms: list[tuple[str, str]]
     for w in re.findall(r"[A-Za-z_][\w.:/]*[\w]", text)[:40]:
         if not ("_" in w or "." in w or "::" in w or re.search(r"[a-z][A-Z]", w)):
             continue
-        hits = store.find_symbols(w.rpartition("::")[2] if "::" in w else w, None,
-                                  w.partition("::")[0] if "::" in w else None, 5)
-        extra_s += [(h.path, h.local) for h in hits[:3]]
+        found = store.find_symbols(w.rpartition("::")[2] if "::" in w else w, None,
+                                   w.partition("::")[0] if "::" in w else None, 5)
+        extra_s += [(h.path, h.local) for h in found[:3]]
     near: list[tuple[str, str]] = []
     for p, loc in (syms + extra_s)[:10]:
         for fn in (callers, callees):

@@ -19,11 +19,12 @@ from __future__ import annotations
 from typing import Any
 
 from hindsight.memory.clock import iso, now_ts
+from hindsight.store.base import CodeStore, MemoryStore
 
 ABOVE = 3  # a comment this many lines above a definition belongs to it
 
 
-def check_anchors(mem: Any, code: Any) -> dict[str, int]:
+def check_anchors(mem: MemoryStore, code: CodeStore) -> dict[str, int]:
     """Flag or re-point anchors; returns counts {stale, repointed}."""
     rows = mem.anchors_all()
     if not rows:
@@ -63,7 +64,7 @@ def check_anchors(mem: Any, code: Any) -> dict[str, int]:
     return {"stale": len(stale), "repointed": repointed, "fresh": len(fresh)}
 
 
-def sync_comments(mem: Any, code: Any, embedder: Any) -> dict[str, int]:
+def sync_comments(mem: MemoryStore, code: CodeStore, embedder: Any) -> dict[str, int]:
     """Make ``@hindsight:`` comments memories; returns counts {added, retired}."""
     from hindsight.memory.retain import Item, fingerprint, retain
     from hindsight.redact import clean

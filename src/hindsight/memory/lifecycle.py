@@ -10,12 +10,13 @@ from typing import Any
 from hindsight.errors import ConfigError, NotFound
 from hindsight.memory.clock import iso, now_ts
 from hindsight.memory.recall import activity
+from hindsight.store.base import MemoryStore
 
 ARCHIVE_DAYS = 90
 CAPACITY = 10_000
 
 
-def forget(store: Any, mid: int, reason: str) -> dict[str, Any]:
+def forget(store: MemoryStore, mid: int, reason: str) -> dict[str, Any]:
     """Soft-delete memory ``mid`` (kept with an audit row). Raises NotFound, ConfigError
     (no reason)."""
     if not reason.strip():
@@ -30,7 +31,7 @@ def forget(store: Any, mid: int, reason: str) -> dict[str, Any]:
     return {"id": mid, "status": "forgotten", "was": row.status}
 
 
-def restore(store: Any, mid: int) -> dict[str, Any]:
+def restore(store: MemoryStore, mid: int) -> dict[str, Any]:
     """Make a forgotten, archived or superseded memory active again (this counts as an
     access). Raises NotFound."""
     row = store.get([mid]).get(mid)
@@ -42,7 +43,7 @@ def restore(store: Any, mid: int) -> dict[str, Any]:
     return {"id": mid, "status": "active", "was": row.status}
 
 
-def gc(store: Any, archive_days: int = ARCHIVE_DAYS, capacity: int = CAPACITY,
+def gc(store: MemoryStore, archive_days: int = ARCHIVE_DAYS, capacity: int = CAPACITY,
        dry_run: bool = False) -> dict[str, Any]:
     """Archive memories not recalled for ``archive_days``, then the least active beyond
     ``capacity``. Returns what was (or, with ``dry_run``, would be) archived."""

@@ -31,6 +31,7 @@ from typing import Any
 
 from hindsight.memory.clock import now_ts
 from hindsight.models import ChannelRank, Hit, Memory, RecallResult
+from hindsight.store.base import MemoryStore
 
 RRF_K = 60
 DENSE_MIN = 0.15  # below this cosine a memory is not a dense candidate (unrelated text
@@ -92,7 +93,7 @@ def _rank(ids: list[int]) -> dict[int, int]:
     return out
 
 
-def recall(store: Any, embedder: Any, q: Query, neighbours: Any = None,
+def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
            time_ms: float = 150.0, reranker: Any = None) -> RecallResult:
     """Run ``q``. ``neighbours(files, symbols)`` → (path, local) call-graph neighbours (or
     None). Returns a :class:`~hindsight.models.RecallResult`: hits best first, each with
@@ -189,7 +190,7 @@ def _fuse(lists: dict[str, list[int]], weights: dict[str, float]) -> dict[int, f
     return out
 
 
-def _rerank(store: Any, embedder: Any, qvec: Any, order: list[int], fused: dict[int, float]
+def _rerank(store: MemoryStore, embedder: Any, qvec: Any, order: list[int], fused: dict[int, float]
             ) -> list[int]:
     """Re-score the top ``RERANK_TOP`` by a mix of their fused rank and cosine to the
     query (the default reranker: the local embedding model)."""
@@ -202,7 +203,7 @@ def _rerank(store: Any, embedder: Any, qvec: Any, order: list[int], fused: dict[
     return sorted(top, key=lambda i: -score[i]) + order[RERANK_TOP:]
 
 
-def _bm25_query(store: Any, text: str) -> list[str]:
+def _bm25_query(store: MemoryStore, text: str) -> list[str]:
     """The MATCH expression; in a large bank only its selective words: SQLite's ``bm25()``
     scores every row holding any query word (no early termination), so words found in more
     than ``PRUNE_DF`` of the memories are left out, keeping at least the ``PRUNE_KEEP``
@@ -221,7 +222,7 @@ def _bm25_query(store: Any, text: str) -> list[str]:
     return keep
 
 
-def _prf(store: Any, text: str, top: list[int], cw: float) -> list[int]:
+def _prf(store: MemoryStore, text: str, top: list[int], cw: float) -> list[int]:
     """Pseudo-relevance feedback (Rocchio; RM3 in spirit): words that recur in the best
     ``PRF_DOCS`` BM25 hits and are not in the query expand it for a second BM25 pass."""
     from collections import Counter
@@ -266,7 +267,7 @@ def _keep(r: Memory, q: Query) -> bool:
     return q.include_stale or not r.stale
 
 
-def _anchor_channel(store: Any, q: Query, neighbours: Any) -> list[int]:
+def _anchor_channel(store: MemoryStore, q: Query, neighbours: Any) -> list[int]:
     files = list(q.files)
     syms = list(q.symbols)
     if neighbours is not None and (files or syms or q.text):

@@ -24,6 +24,7 @@ from hindsight.memory.textindex import index_text
 from hindsight.models import MemoryItem as Item
 from hindsight.models import Retained
 from hindsight.redact import clean, redact
+from hindsight.store.base import MemoryStore
 
 NEAR_DUP = 0.85
 SOURCES = ("conversation", "commit", "tool", "human", "api", "code_comment", "import")
@@ -125,7 +126,7 @@ def _fts(row: dict[str, Any]) -> tuple[str, str]:
     return index_text(body), index_text(row["context"])
 
 
-def retain(store: Any, embedder: Any, items: list[Item], *, batch: bool = False,
+def retain(store: MemoryStore, embedder: Any, items: list[Item], *, batch: bool = False,
            near_dup: float = NEAR_DUP, embed: bool = True, llm: Any = None
            ) -> list[Retained]:
     """Retain ``items``; see the module doc. ``batch``: write all first, embed after, no
@@ -197,7 +198,7 @@ def _no_vector(e: Exception) -> str:
     return f"stored without a vector (the embedding model failed: {e}); run: hindsight reembed"
 
 
-def embed_missing(store: Any, embedder: Any, todo: list[tuple[int, str]],
+def embed_missing(store: MemoryStore, embedder: Any, todo: list[tuple[int, str]],
                   chunk: int = 256) -> int:
     """Embed ``(id, text)`` pairs in chunks and store the vectors; returns how many."""
     import numpy as np
@@ -227,7 +228,7 @@ def _lexically_close(a: str, b: str) -> bool:
     return not union or len(ta & tb) / len(union) >= 0.6
 
 
-def _near(store: Any, ids: Any, mat: Any, v: Any, anchors: list[tuple[str, str, str]],
+def _near(store: MemoryStore, ids: Any, mat: Any, v: Any, anchors: list[tuple[str, str, str]],
           threshold: float, it_vis: str = "team", it_owner: str = "", text: str = ""
           ) -> int | None:
     if len(ids) == 0:
@@ -250,7 +251,7 @@ def _near(store: Any, ids: Any, mat: Any, v: Any, anchors: list[tuple[str, str, 
     return mid
 
 
-def _supersede(store: Any, it: Item, mid: int, now: float) -> None:
+def _supersede(store: MemoryStore, it: Item, mid: int, now: float) -> None:
     if it.supersedes is None:
         return
     if it.supersedes == mid:

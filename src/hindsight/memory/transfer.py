@@ -15,11 +15,12 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from hindsight.errors import ConfigError
+from hindsight.store.base import MemoryStore
 
 _SKIP = {"id"}
 
 
-def export_lines(mem: Any) -> Iterator[str]:
+def export_lines(mem: MemoryStore) -> Iterator[str]:
     ids = [r["id"] for r in mem.export_rows()]
     for i in range(0, len(ids), 500):
         part = ids[i:i + 500]
@@ -35,7 +36,7 @@ def export_lines(mem: Any) -> Iterator[str]:
             yield json.dumps(r, ensure_ascii=False, sort_keys=True)
 
 
-def import_lines(mem: Any, lines: Iterable[str]) -> dict[str, int]:
+def import_lines(mem: MemoryStore, lines: Iterable[str]) -> dict[str, int]:
     """Import exported JSONL; returns {imported, skipped}. Raises ConfigError naming the
     first bad line (nothing of the import is written then)."""
     from hindsight.memory.textindex import index_text
