@@ -209,19 +209,26 @@ def test_deadline_cuts_deep_walks(indexed: tuple[Path, Path], env: dict[str, str
     from mcp import Client
 
     def slow(bank: Any) -> None:  # each level of a walk (after the first) takes 0.5 s more
-        walk, trace = bank.code.walk, bank.code.trace
+        walk, trace, impact = bank.code.walk, bank.code.trace, bank.history.impact
 
-        def slow_walk(*a: Any, stop: Any = None, **kw: Any) -> Any:
-            def later() -> bool:
+        def later(stop: Any) -> Any:
+            def check() -> bool:
                 time.sleep(0.5)
                 return bool(stop())
-            return walk(*a, stop=later, **kw)
+            return check
+
+        def slow_walk(*a: Any, stop: Any = None, **kw: Any) -> Any:
+            return walk(*a, stop=later(stop), **kw)
+
+        def slow_impact(*a: Any, stop: Any = None, **kw: Any) -> Any:
+            return impact(*a, stop=later(stop), **kw)
 
         def slow_trace(*a: Any, **kw: Any) -> Any:
             time.sleep(0.5)
             return trace(*a, **kw)
 
         bank.code.walk, bank.code.trace = slow_walk, slow_trace
+        bank.history.impact = slow_impact
 
     server, opened = _server(indexed[0], slow)
     monkeypatch.setenv("HINDSIGHT_MCP_TIMEOUT_S", "0.8")

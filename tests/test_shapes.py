@@ -70,6 +70,10 @@ def test_cli_and_mcp_give_the_same_shapes(repo: Path) -> None:
         ("symbol_history", {"symbol": "leaf"}), ("recall", {"text": "leaf return"}),
         ("trace_flow", {"start": "top", "depth": 3}),
         ("callees", {"symbol": "top", "depth": 3})])
+    imp, = mcp(repo, [("impact", {"symbol": "leaf", "depth": 2})])
+    c_imp = cli(repo, "impact", "leaf", "--depth", "2", "--json")
+    assert {k: v for k, v in imp.items() if k != "partial"} == c_imp
+    assert [i["target"] for i in c_imp["items"]] == ["pkg/core.py::top"]
     c_tr = cli(repo, "trace", "--start", "top", "--depth", "3", "--json")
     assert {k: v for k, v in tr.items() if k != "partial"} == c_tr
     assert c_tr["tree"]["children"][0]["symbol"]["qname"] == "pkg/core.py::leaf"

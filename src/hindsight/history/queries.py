@@ -5,10 +5,11 @@ to the enclosing symbol), ``impact`` (callers plus what historically changes wit
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from hindsight.codeindex.query import callers, resolve_one
+from hindsight.codeindex.query import resolve_one, walk
 from hindsight.errors import Ambiguous, GitError, NotFound, NotIndexed
 from hindsight.history import gitread as G
 from hindsight.models import Symbol
@@ -212,16 +213,17 @@ class ImpactItem:
 
 
 def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
-           file: str | None = None, limit: int = 30, min_support: int = 2
-           ) -> dict[str, Any]:
+           file: str | None = None, limit: int = 30, min_support: int = 2,
+           stop: Callable[[], bool] | None = None) -> dict[str, Any]:
     """What may break if ``spec`` changes: its callers to ``depth`` (call graph) and the
     symbols and files that changed in the same commits (co-change over reachable, non-huge,
     non-merge commits; an item needs ``min_support`` shared commits, default 2: one shared commit is
     no evidence of coupling).
     Returns ``{"symbol", "commits", "count", "total", "truncated", "items":
     [ImpactItem…]}`` (``count`` listed of ``total`` found), callers first (by depth),
-    then by co-change count. Raises NotIndexed, NotFound, Ambiguous."""
-    sym, hits = callers(code, spec, depth, file)
+    then by co-change count; with ``stop`` (asked before each caller level after the
+    first) also ``"levels"`` done and ``"cut"``. Raises NotIndexed, NotFound, Ambiguous."""
+    sym, hits, levels, cut = walk(code, "callers", spec, depth, file, stop=stop)
     items: dict[str, ImpactItem] = {}
     for h in hits:
         it = items.setdefault(h.qname, ImpactItem(h.qname, "symbol", depth=h.depth))
@@ -256,8 +258,9 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
         it.reasons.append(f"file changed together in {cnt} of {n} commits")
     ranked = sorted(items.values(), key=lambda i: (i.depth == 0, i.depth, -i.cochanges,
                                                    i.kind, i.target))
-    return {"symbol": sym.as_dict(), "commits": n, "count": len(ranked[:limit]),
-            "total": len(ranked), "truncated": len(ranked) > limit, "items": ranked[:limit]}
+    out = {"symbol": sym.as_dict(), "commits": n, "count": len(ranked[:limit]),
+           "total": len(ranked), "truncated": len(ranked) > limit, "items": ranked[:limit]}
+    return {**out, "levels": levels, "cut": cut} if stop is not None else out
 
 
 def _canonical(renames: list[tuple[str, str, str, str]]

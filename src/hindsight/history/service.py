@@ -72,13 +72,16 @@ class HistoryService:
         return why(code, self.store, self.root, rel, line)
 
     def impact(self, symbol: str, depth: int = 2, file: str | None = None,
-               limit: int = 30, min_support: int = 2) -> dict[str, Any]:
+               limit: int = 30, min_support: int = 2,
+               stop: Callable[[], bool] | None = None) -> dict[str, Any]:
         """Callers and co-changed symbols/files; see
-        :func:`hindsight.history.queries.impact`."""
+        :func:`hindsight.history.queries.impact` (``stop``: asked before each caller level
+        after the first; the answer then says the ``levels`` done and whether it was
+        ``cut``)."""
         from hindsight.history.queries import impact
 
         return impact(self.code.require(), self.store, symbol, depth, self.code.rel(file),
-                      limit, min_support)
+                      limit, min_support, stop)
 
     def hotspots(self, days: int = 90, limit: int = 20) -> dict[str, Any]:
         """Churn and fix-commit ranking; see :func:`hindsight.history.queries.hotspots`."""

@@ -210,25 +210,12 @@ def _trace(bank: Bank, start: str, depth: int, file: str | None, dl: Deadline
 
 def _impact(bank: Bank, symbol: str, depth: int, file: str | None, limit: int,
             dl: Deadline) -> dict[str, Any]:
-    """The bank's impact at depth 1 (direct callers and co-change) plus the deeper callers
-    of a deadline-bounded walk, ranked as the bank ranks them."""
-    _t, hits, note = _walk(bank, "callers", symbol, file, depth, dl)
-    res = bank.history.impact(symbol, 1, file, limit=1_000_000)
-    items = {i.target: i.as_dict() for i in res["items"]}
-    for h in hits:
-        if h.depth < 2:
-            continue  # the bank listed the direct callers itself
-        verb = "inherits from it" if h.via == "inherits" else "calls it"
-        it = items.setdefault(h.qname, {"target": h.qname, "kind": "symbol", "reasons": [],
-                                        "depth": 0, "cochanges": 0})
-        if it["depth"] == 0:
-            it["depth"] = h.depth
-            it["reasons"].insert(0, f"{verb} (depth {h.depth})")
-    ranked = sorted(items.values(), key=lambda i: (i["depth"] == 0, i["depth"],
-                                                   -i["cochanges"], i["kind"], i["target"]))
-    return _partial({"symbol": res["symbol"], "commits": res["commits"],
-                     "count": len(ranked[:limit]), "total": len(ranked),
-                     "truncated": len(ranked) > limit, "items": ranked[:limit]}, note)
+    """The bank's impact, its caller walk stopped between levels once ``dl`` has passed."""
+    res = bank.history.impact(symbol, depth, file, limit=limit, stop=dl.passed)
+    note = (f"time limit of {dl.seconds:g} s reached: caller levels 1-{res['levels']} of "
+            f"{depth} are complete; ask again with a smaller depth") if res["cut"] else None
+    out = {k: v for k, v in res.items() if k not in ("levels", "cut")}
+    return _partial({**out, "items": [i.as_dict() for i in out["items"]]}, note)
 
 
 def _recall(sess: _Session, text: str, kw: dict[str, Any], dl: Deadline) -> dict[str, Any]:
