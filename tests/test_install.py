@@ -1,5 +1,5 @@
 """hindsight install/uninstall for Claude Code and Codex, through a real subprocess of
-``python -m hindsight.hooks.install_cmd`` with temporary HOME / CLAUDE_CONFIG_DIR /
+``python -m hindsight install|uninstall`` with temporary HOME / CLAUDE_CONFIG_DIR /
 CODEX_HOME, plus a few direct calls for the edge cases."""
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ notifications = true"""
 def run(*args: str, env: dict[str, str], cwd: Path | None = None
         ) -> subprocess.CompletedProcess[str]:
     full = {**os.environ, **env}
-    return subprocess.run([PY, "-m", "hindsight.hooks.install_cmd", *args], env=full,
+    return subprocess.run([PY, "-m", "hindsight", *args], env=full,
                           cwd=cwd, capture_output=True, text=True, timeout=60)
 
 
@@ -323,7 +323,7 @@ def test_nothing_pinned_when_the_variables_are_unset(tmp_path: Path) -> None:
     cfg, codex = tmp_path / "cfg", tmp_path / "codex"
     env = {k: v for k, v in os.environ.items() if not k.startswith("HINDSIGHT_")}
     for args in (["claude-code"], ["codex"]):
-        r = subprocess.run([PY, "-m", "hindsight.hooks.install_cmd", "install", *args],
+        r = subprocess.run([PY, "-m", "hindsight", "install", *args],
                            env={**env, "CLAUDE_CONFIG_DIR": str(cfg), "CODEX_HOME": str(codex),
                                 "HOME": str(tmp_path)},
                            capture_output=True, text=True, timeout=60)

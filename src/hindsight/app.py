@@ -188,13 +188,7 @@ def _index_lock(bank_id: str, home: Home) -> Any:
 
 def _log_pass(home: Home, bank_id: str, what: str, start: float, end: float) -> None:
     rec = {"bank": bank_id, "what": what, "pid": os.getpid(), "start": start, "end": end}
-    with contextlib.suppress(OSError):
-        fd = os.open(home.log_file("index.jsonl"),
-                     os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-        try:
-            os.write(fd, (json.dumps(rec) + "\n").encode())
-        finally:
-            os.close(fd)
+    home.append_log("index.jsonl", json.dumps(rec))
 
 
 def _db_size(path: str) -> int:

@@ -73,6 +73,26 @@ class Home:
         """``logs/<name>``, with ``logs/`` created (mode 0700) if missing."""
         return os.path.join(self.ensure(self.logs, private=True), name)
 
+    def lock_file(self, name: str) -> str:
+        """``locks/<name>.lock`` (the name made safe for a file name), ``locks/`` created."""
+        safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
+        return os.path.join(self.ensure(self.locks), safe + ".lock")
+
+    def append_log(self, name: str, line: str) -> None:
+        """Append ``line`` and a newline to ``logs/<name>`` in one write, never through a
+        symlink (``O_NOFOLLOW``); a log that cannot be written is skipped, never raised."""
+        try:
+            fd = os.open(self.log_file(name),
+                         os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        except OSError:
+            return
+        try:
+            os.write(fd, (line + "\n").encode("utf-8", "replace"))
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
     def spool_dir(self, bank_id: str) -> str:
         """``spool/<bank key>`` of ``bank_id`` (not created)."""
         return os.path.join(self.spool, bank_key(bank_id))
@@ -116,9 +136,7 @@ def file_lock(name: str, *, wait_s: float = 0.0, home: Home | None = None
     import fcntl
 
     home = home or Home.current()
-    d = home.ensure(home.locks)
-    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
-    with open(os.path.join(d, safe + ".lock"), "a") as f:
+    with open(home.lock_file(name), "a") as f:
         deadline = time.monotonic() + wait_s
         while True:
             try:

@@ -148,10 +148,9 @@ def refresh(root: str, event: str, open_bank: Any) -> None:
             return
         with open_bank(root) as bank:
             rec["bank"] = bank.bank_id
-            home = Home.current()
-            again = os.path.join(home.ensure(home.locks), f"refresh-{bank_key(bank.bank_id)}"
-                                 ".again")
-            with file_lock(f"refresh-{bank_key(bank.bank_id)}") as held:
+            name = f"refresh-{bank_key(bank.bank_id)}"
+            again = Home.current().lock_file(name) + ".again"
+            with file_lock(name) as held:
                 if not held:
                     open(again, "w").close()
                     rec["outcome"] = "another run is active; it will go round again"
@@ -171,8 +170,4 @@ def refresh(root: str, event: str, open_bank: Any) -> None:
         rec["trace"] = traceback.format_exc(limit=3)
     finally:
         rec["ms"] = round((time.time() - t0) * 1000)
-        try:
-            with open(Home.current().log_file("git-hooks.log"), "a", encoding="utf-8") as fh:
-                fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
-        except OSError:
-            pass
+        Home.current().append_log("git-hooks.log", json.dumps(rec, ensure_ascii=False))

@@ -17,8 +17,6 @@ from typing import Any
 
 import click
 
-from hindsight.errors import HindsightError
-
 _AGENTS = {"claude-code": "Claude Code", "codex": "Codex"}
 
 
@@ -59,11 +57,9 @@ def _summary(report: dict[str, Any]) -> str:
 
 
 def _execute(fn: Callable[[], dict[str, Any]], as_json: bool) -> None:
-    try:
-        report = fn()
-    except HindsightError as e:
-        sys.stderr.write(f"hindsight: {e}\n")
-        sys.exit(e.exit_code)
+    """Run an install/uninstall and print its report (errors are mapped once, by the
+    command line's root group)."""
+    report = fn()
     if as_json:
         sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
     else:
@@ -123,18 +119,3 @@ def commands() -> list[click.Command]:
     """The ``install`` and ``uninstall`` click groups, each with ``claude-code``
     (``--scope user|project``, ``--project PATH``, ``--json``) and ``codex`` (``--json``)."""
     return [_group("install"), _group("uninstall")]
-
-
-def main() -> None:
-    """Standalone entry: a click group holding :func:`commands`."""
-    @click.group()
-    def cli() -> None:
-        """hindsight agent integration."""
-
-    for command in commands():
-        cli.add_command(command)
-    cli()
-
-
-if __name__ == "__main__":
-    main()
