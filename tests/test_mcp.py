@@ -153,7 +153,7 @@ async def _check_errors(c: Any) -> None:
     assert "text: 20,001 characters, at most 20,000" in await err(c, "retain",
                                                                  text="y" * 20_001)
     assert "k=101" in await err(c, "recall", text="x", k=101)
-    assert "depth=11: must be from 1 to 10" in await err(c, "callers", symbol="leaf", depth=11)
+    assert "depth=21: must be from 1 to 20" in await err(c, "callers", symbol="leaf", depth=21)
     assert "line=0: must be at least 1" in await err(c, "why", file="pkg/core.py", line=0)
     assert "past the end" in await err(c, "why", file="pkg/core.py", line=500)
     amb = await err(c, "callers", symbol="helper")

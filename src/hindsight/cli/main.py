@@ -165,7 +165,7 @@ def _graph(direction: str, symbol: str, repo_root: str | None, depth: int, file:
         else:
             target, hits = bank.code.callees(symbol, depth, file)
         if json:
-            out.emit_json({"symbol": target.as_dict(), "count": len(hits),
+            out.emit_json({"symbol": target.as_dict(), "depth": depth, "count": len(hits),
                            direction: [h.as_dict() for h in hits]})
             return
         if not hits:
