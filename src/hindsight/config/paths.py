@@ -153,13 +153,27 @@ def file_lock(name: str, *, wait_s: float = 0.0, home: Home | None = None
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-# Every git command hindsight runs: a repository's own .git/config must not make it run a
-# program (core.fsmonitor names one; blame gets --no-textconv where it is used).
-GIT_SAFE = ("-c", "core.fsmonitor=false", "-c", "core.quotepath=off")
+def _private_opener(path: str, flags: int) -> int:
+    return os.open(path, flags, 0o600)
+
+
+# Every git command hindsight runs (all of them are built by git_cmd):
+# - a repository's own .git/config must not make it run a program (core.fsmonitor names
+#   one; blame gets --no-textconv where it is used);
+# - it takes no optional lock: ``git status`` would otherwise refresh and rewrite the index
+#   under .git/index.lock, and a user's ``git add`` at the same moment fails
+#   (``--no-optional-locks``, git 2.15; the same as GIT_OPTIONAL_LOCKS=0, which git passes
+#   on to the commands it runs itself);
+# - paths come out as they are, not octal-escaped (core.quotePath); readers of path lists
+#   also pass ``-z``, because git still quotes a name holding ``"``, ``\``, a tab or a
+#   newline.
+GIT_SAFE = ("--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "core.quotepath=off")
 
 
 def git_cmd(root: str, *args: str) -> list[str]:
-    """``git -C root`` with :data:`GIT_SAFE` and ``args``."""
+    """``git -C root`` with :data:`GIT_SAFE` and ``args``: the one way hindsight builds a
+    git command line (``tests/test_neighbours.py`` checks that no other module spells
+    one)."""
     return ["git", "-C", root, *GIT_SAFE, *args]
 
 

@@ -70,8 +70,10 @@ def _item(row: Memory, cap: int = 400) -> str:
 
 def branch_files(root: str) -> list[str]:
     """Files changed on the current branch: committed since the merge base with the
-    upstream/main/master branch, plus uncommitted changes (root-relative). ``[]`` on any
-    git failure."""
+    upstream/main/master branch, plus uncommitted changes (root-relative, as git stores
+    them: read NUL-separated with ``-z``, so no name comes back quoted or octal-escaped).
+    ``[]`` on any git failure. Read-only: no git call takes ``.git/index.lock``
+    (:func:`hindsight.config.paths.git_cmd`)."""
     def git(*args: str) -> str:
         try:
             p = subprocess.run(git_cmd(root, *args), capture_output=True, timeout=5)
@@ -83,12 +85,12 @@ def branch_files(root: str) -> list[str]:
     for base in ("@{upstream}", "origin/HEAD", "main", "master"):
         mb = git("merge-base", "HEAD", base).strip()
         if mb:
-            files.update(git("diff", "--name-only", mb, "HEAD").split("\n"))
+            files.update(git("diff", "--name-only", "-z", mb, "HEAD").split("\0"))
             break
-    for line in git("--no-optional-locks", "status", "--porcelain", "--no-renames"
-                    ).split("\n"):
-        if len(line) > 3:
-            files.add(line[3:].strip('"'))
+    # ``XY path`` per entry; --no-renames: never a second (old) path after it
+    for entry in git("status", "--porcelain", "-z", "--no-renames").split("\0"):
+        if len(entry) > 3:
+            files.add(entry[3:])
     return sorted(f for f in files if f)
 
 
