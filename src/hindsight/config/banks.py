@@ -2,7 +2,8 @@
 
 Order: ``disabled`` → ``optInOnly``/``optInPaths`` → ``mapPathToBank`` (longest absolute
 path prefix wins) → explicit ``bankId`` → ``bankTemplate`` (default
-``coding-agent::{gitProject}``).
+``coding-agent::{gitProject}``). Configured paths match as written or with symlinks
+resolved on both sides (git reports a work tree by its real path).
 
 Placeholders: ``{gitProject}`` the main worktree's directory name (found with ``git
 rev-parse --git-common-dir``, so every linked worktree maps to its main repository's bank),
@@ -192,6 +193,22 @@ def _norm(p: str) -> str:
     return os.path.abspath(os.path.expanduser(p))
 
 
+def _configured_under(paths: tuple[str, ...], prefix: str) -> str | None:
+    """The configured ``prefix`` (``optInPaths``, ``mapPathToBank``) as the path it matched
+    one of ``paths`` by, or None. Compared as written (``~`` expanded, made absolute) and
+    with symlinks resolved on both sides, so a prefix given through a symlinked directory
+    matches the real directory git reports, and the other way round."""
+    if not prefix:
+        return None
+    norm = _norm(prefix)
+    if any(_under(p, norm) for p in paths):
+        return norm
+    real = os.path.realpath(norm)
+    if any(_under(os.path.realpath(p), real) for p in paths):
+        return real
+    return None
+
+
 def _deleted(path: str) -> tuple[str, str] | None:
     """``(root, main)`` for a directory that no longer exists, from the registry or from the
     known repositories' worktree metadata."""
@@ -276,13 +293,12 @@ def resolve(cwd: str, harness: str = "cli", *, settings: Settings | None = None,
             raise ConfigError(f"{cwd}: directory does not exist and is not a known worktree")
         root, main = found
     git = os.path.exists(os.path.join(root, ".git"))
-    if s["optInOnly"] and not any(_under(p, _norm(o)) for p in (root, main)
-                                  for o in s["optInPaths"]):
+    if s["optInOnly"] and not any(_configured_under((root, main), o) for o in s["optInPaths"]):
         return Resolution(None, root, main, "optInOnly", "not under optInPaths", s)
-    hits = [k for k in s["mapPathToBank"] if k and any(_under(p, _norm(k))
-                                                       for p in (cwd, root, main))]
+    hits = {k: m for k in s["mapPathToBank"]
+            if (m := _configured_under((cwd, root, main), k)) is not None}
     if hits:
-        best = max(hits, key=lambda k: len(_norm(k)))
+        best = max(hits, key=lambda k: len(hits[k]))  # the longest prefix, as it matched
         bank_id = _register(s["mapPathToBank"][best], main, root, claim=False, git=git)
         return Resolution(bank_id, root, main, f"mapPathToBank {best}", "", s.for_bank(bank_id))
     if s["bankId"]:
