@@ -11,6 +11,7 @@ import click
 
 from hindsight.cli import output as out
 from hindsight.cli.main import _bank, _errors, json_opt, repo_root_opt
+from hindsight.config.jsontext import json_text
 from hindsight.errors import ConfigError
 from hindsight.models import MemoryItem
 
@@ -87,7 +88,7 @@ def retain(text: str, repo_root: str | None, kind: str | None, tags: tuple[str, 
             items = []
             for n, raw in enumerate(sys.stdin.buffer, 1):
                 try:
-                    line = raw.decode("utf-8")
+                    line = json_text(raw, first=n == 1)  # a BOM, CRLF endings
                 except UnicodeDecodeError as e:
                     raise ConfigError(f"stdin line {n}: not UTF-8 (byte {e.start + 1})"
                                       ) from None
@@ -334,11 +335,12 @@ def import_cmd(path: str, repo_root: str | None, json: bool) -> None:
 
 
 def _utf8_lines(fh: Any, where: str) -> Any:
-    """The lines of a binary file, decoded as UTF-8; ConfigError naming the line that is
-    not (the import then writes nothing)."""
+    """The lines of a binary file, decoded as UTF-8 without a leading BOM or line endings
+    (:func:`hindsight.config.jsontext.json_text`); ConfigError naming the line that is not
+    UTF-8 (the import then writes nothing)."""
     for n, raw in enumerate(fh, 1):
         try:
-            yield raw.decode("utf-8")
+            yield json_text(raw, first=n == 1)  # a BOM, CRLF endings
         except UnicodeDecodeError as e:
             raise ConfigError(f"{where} line {n}: not UTF-8 (byte {e.start + 1})",
                               path=where) from None

@@ -184,7 +184,9 @@ def read_stdin(limit: int = 64 << 20) -> dict[str, Any]:
     if not raw.strip():
         return {}
     try:
-        data = json.loads(raw.decode("utf-8", "replace"))
+        from hindsight.config.jsontext import loads
+
+        data = loads(raw, errors="replace")  # a BOM or CRLF from a Windows tool is fine
     except (ValueError, RecursionError):
         return {"_warning": "stdin is not valid JSON (or nested too deeply)"}
     return data if isinstance(data, dict) else {"_warning": "stdin is not a JSON object"}

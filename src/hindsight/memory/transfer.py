@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from hindsight.config.jsontext import loads
 from hindsight.errors import ConfigError
 from hindsight.store.base import MemoryStore
 
@@ -46,7 +47,7 @@ def import_lines(mem: MemoryStore, lines: Iterable[str]) -> dict[str, int]:
         if not line.strip():
             continue
         try:
-            d = json.loads(line)
+            d = loads(line, first=n == 1)
             rows.append(_checked(d))
         except (ValueError, TypeError, KeyError, RecursionError) as e:
             raise ConfigError(f"import line {n}: {e}") from None

@@ -15,6 +15,7 @@ import os
 import time
 from typing import Any
 
+from hindsight.config.jsontext import loads
 from hindsight.config.paths import file_lock
 
 
@@ -68,16 +69,14 @@ def import_claude(bank: Any, project: str | None = None, *, config_dir: str | No
 def transcript_cwd(path: str, limit: int = 1 << 20) -> str:
     """The first ``cwd`` recorded in the first ``limit`` bytes of a Claude Code transcript,
     or ``""``."""
-    import json
-
     try:
         with open(path, "rb") as f:
             head = f.read(limit)
     except OSError:
         return ""
-    for line in head.split(b"\n"):
+    for n, line in enumerate(head.split(b"\n")):
         try:
-            obj = json.loads(line)
+            obj = loads(line, first=n == 0, errors="replace")
         except (ValueError, RecursionError):
             continue
         if isinstance(obj, dict) and isinstance(obj.get("cwd"), str) and obj["cwd"]:
