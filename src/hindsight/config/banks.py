@@ -122,7 +122,7 @@ def _root_commit(main: str) -> str:
 
 def _write_owner(bank_id: str, main: str) -> None:
     path = bank_file(bank_id) + ".owner"
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    Home.ensure(os.path.dirname(path), private=True)
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         f.write(f"{main}\n{_root_commit(main)}\n")
     os.replace(path + ".tmp", path)
@@ -133,7 +133,7 @@ def _registry_lock() -> Any:
     """``locks/registry.lock`` of the home, waited for (registry updates are short)."""
     from hindsight.config.paths import file_lock
 
-    os.makedirs(hindsight_home(), exist_ok=True)
+    Home.ensure(hindsight_home(), private=True)
     with file_lock("registry", wait_s=60.0) as held:
         if not held:
             raise ConfigError(f"{_registry_path()}: another process held its lock for 60 s")

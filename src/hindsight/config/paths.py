@@ -6,9 +6,13 @@
 * ``locks/<name>.lock`` (``flock`` files, :func:`file_lock`; a bank's index writers all use
   :func:`index_lock_name`);
 * ``logs/`` (``hooks.jsonl`` hook diagnostics, ``git-hooks.log``, ``index.jsonl``, worker
-  output), created ``0700``;
-* ``spool/<bank-key>/`` (write-back jobs waiting for the bank);
+  output);
+* ``spool/<bank-key>/`` (write-back jobs waiting for the bank, :meth:`Home.spool_dir`);
 * ``registry.json`` (which repository owns which bank id) and ``config.json`` (settings).
+
+Every directory hindsight creates here (the home itself, ``banks/``, ``locks/``, ``logs/``,
+``spool/…``) is created mode ``0700`` and lock files ``0600``: memories, transcripts and
+diagnostics are the user's alone. Directories that exist already keep their mode.
 
 Bank ids are resolved by :mod:`hindsight.config.banks`.
 """
@@ -74,9 +78,10 @@ class Home:
         return os.path.join(self.ensure(self.logs, private=True), name)
 
     def lock_file(self, name: str) -> str:
-        """``locks/<name>.lock`` (the name made safe for a file name), ``locks/`` created."""
+        """``locks/<name>.lock`` (the name made safe for a file name), ``locks/`` created
+        (mode 0700) if missing."""
         safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
-        return os.path.join(self.ensure(self.locks), safe + ".lock")
+        return os.path.join(self.ensure(self.locks, private=True), safe + ".lock")
 
     def append_log(self, name: str, line: str) -> None:
         """Append ``line`` and a newline to ``logs/<name>`` in one write, never through a
@@ -93,15 +98,30 @@ class Home:
         finally:
             os.close(fd)
 
-    def spool_dir(self, bank_id: str) -> str:
-        """``spool/<bank key>`` of ``bank_id`` (not created)."""
-        return os.path.join(self.spool, bank_key(bank_id))
+    def spool_dir(self, bank_id: str, create: bool = False) -> str:
+        """``spool/<bank key>`` of ``bank_id``; with ``create`` made (mode 0700) if
+        missing, else not created."""
+        d = os.path.join(self.spool, bank_key(bank_id))
+        return self.ensure(d, private=True) if create else d
 
     @staticmethod
     def ensure(path: str, private: bool = False) -> str:
-        """Create directory ``path`` (and parents) when missing; ``private``: mode 0700.
-        Returns ``path``. Raises OSError when it cannot be created."""
-        os.makedirs(path, mode=0o700 if private else 0o777, exist_ok=True)
+        """Create directory ``path`` (and parents) when missing; ``private``: every
+        directory created here gets mode 0700 (``os.makedirs`` gives the mode to the last
+        one only). Returns ``path``. Raises OSError when it cannot be created (also
+        FileExistsError when a file is in the way)."""
+        if not private:
+            os.makedirs(path, exist_ok=True)
+            return path
+        missing, p = [], os.path.abspath(path)
+        while not os.path.isdir(p) and os.path.dirname(p) != p:
+            missing.append(p)
+            p = os.path.dirname(p)
+        for d in reversed(missing):
+            with contextlib.suppress(FileExistsError):  # made meanwhile by another process
+                os.mkdir(d, 0o700)
+        if not os.path.isdir(path):
+            raise FileExistsError(f"{path}: exists and is not a directory")
         return path
 
 
@@ -136,7 +156,7 @@ def file_lock(name: str, *, wait_s: float = 0.0, home: Home | None = None
     import fcntl
 
     home = home or Home.current()
-    with open(home.lock_file(name), "a") as f:
+    with open(home.lock_file(name), "a", opener=_private_opener) as f:
         deadline = time.monotonic() + wait_s
         while True:
             try:

@@ -160,10 +160,10 @@ def user_prompt_submit(ev: Event, diag: Diag) -> str:
     return _json_out("user-prompt-submit", text) if text else ""
 
 
-def _spool_dir(bank_id: str) -> str:
+def _spool_dir(bank_id: str, create: bool = False) -> str:
     from hindsight.config.paths import Home
 
-    return Home.current().spool_dir(bank_id)
+    return Home.current().spool_dir(bank_id, create)
 
 
 def writeback(ev: Event, diag: Diag) -> str:
@@ -177,8 +177,7 @@ def writeback(ev: Event, diag: Diag) -> str:
     if not ev.transcript:
         diag.set(skipped="no transcript_path")
         return ""
-    d = _spool_dir(res.bank_id)
-    os.makedirs(d, exist_ok=True)
+    d = _spool_dir(res.bank_id, create=True)
     job = {"event": ev.name, "harness": ev.harness, "session": ev.session,
            "transcript": ev.transcript, "cwd": ev.cwd, "bank": res.bank_id,
            "project_dir": claude_project_dir()}

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+from hindsight.config.paths import Home
 from hindsight.errors import StorageError
 
 BUSY_TIMEOUT_MS = 30_000  # default of setting busyTimeoutMs (HINDSIGHT_BUSY_TIMEOUT_MS)
@@ -293,7 +294,7 @@ def connect(path: str, busy_timeout_ms: int | None = None) -> sqlite3.Connection
     if busy < 0:
         raise ValueError(f"busy_timeout_ms must be 0 or more, got {busy}")
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        Home.ensure(os.path.dirname(path), private=True)  # banks/: mode 0700 when made
         conn = sqlite3.connect(path, timeout=busy / 1000, isolation_level=None,
                                check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout={busy}")
