@@ -62,7 +62,7 @@ def test_end_to_end_convention_reaches_next_session(env: dict[str, str], repo: R
     text = ctx["additionalContext"]
     assert text.startswith('<hindsight-memory kind="session-briefing">\n' + FRAME)
     assert "## Conventions and decisions\n- #" in text
-    assert "convention 2026-11-29: Always use pathlib, never os.path, in this repo." in text, \
+    assert "convention 2026-11-29 10:00 +00:00: Always use pathlib, never os.path, in this repo." in text, \
         text
     assert text.endswith("</hindsight-memory>") and len(text) <= 8000
     # shown in the briefing, so a related prompt in session 2 does not repeat it
@@ -73,7 +73,7 @@ def test_end_to_end_convention_reaches_next_session(env: dict[str, str], repo: R
     p3 = {"session_id": "s3", "cwd": str(repo.path), "prompt": "pathlib in this repo?"}
     r = hook("user-prompt-submit", p3, env)
     mid = [d for d in diag(env) if d["event"] == "session-start"][-1]["memory_ids"][0]
-    line = (f"- #{mid} convention 2026-11-29: Always use pathlib, never os.path, in this "
+    line = (f"- #{mid} convention 2026-11-29 10:00 +00:00: Always use pathlib, never os.path, in this "
             "repo. (relevance 1.00)")
     assert r.stdout == expected("UserPromptSubmit", '<hindsight-memory kind="recalled">\n'
                                 f"{FRAME}\n\n{line}\n</hindsight-memory>")

@@ -261,6 +261,15 @@ def time_bound(text: str, *, end: bool = False, option: str | None = None) -> fl
     return parse_bound(text, end=end, option=option)
 
 
+def time_shown(when: float | str) -> str:
+    """An instant (Unix seconds or ISO 8601 text) as people read it: in the reader's zone
+    with its offset, ``2026-03-10 08:30 -07:00``. See
+    :func:`hindsight.memory.clock.shown`."""
+    from hindsight.memory.clock import shown
+
+    return shown(when)
+
+
 def time_iso(text: str, *, option: str) -> float:
     """A time from a machine interface (MCP, HTTP): ISO 8601 with an offset only. Raises
     ConfigError. See :func:`hindsight.memory.clock.parse_iso_strict`."""

@@ -251,8 +251,15 @@ class Memory:
                    bool(a.get("stale", 0)), a.get("reason", "")) for a in anchors))
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON shape of a memory (field order as stored; ``stale`` 0/1 as in 0.1)."""
+        """The JSON shape of a memory (field order as stored; ``stale`` 0/1 as in 0.1).
+        ``occurred_at``, ``created_at`` and ``status_at`` are the stored instants in the
+        reader's zone (this process's local zone, ``TZ``) with its offset, so that their
+        day is the one ``--since today`` means here (README: Times); ``export`` keeps the
+        stored text."""
         d = {k: getattr(self, k) for k in _MEMORY_FIELDS}
+        d["occurred_at"] = local_iso(self.occurred_ts, self.occurred_at)
+        d["created_at"] = local_iso(self.created_ts, self.created_at)
+        d["status_at"] = local_iso(None, self.status_at)
         d["tags"] = list(self.tags)
         d["stale"] = int(self.stale)
         d["anchors"] = [a.as_dict() for a in self.anchors]
@@ -260,6 +267,25 @@ class Memory:
 
 
 _MEMORY_FIELDS = tuple(f for f in Memory.__dataclass_fields__ if f != "anchors")
+
+
+def local_iso(ts: float | None, text: str = "", timespec: str = "seconds") -> str:
+    """An instant as ISO 8601 in this process's local zone with its UTC offset (to the
+    second, or as ``timespec`` of :meth:`datetime.isoformat` says): from Unix seconds
+    ``ts``, else from ISO 8601 ``text`` with an offset. ``text`` is returned unchanged
+    when it cannot be converted (empty, no offset, not ISO 8601)."""
+    from datetime import datetime
+
+    try:
+        if ts is None:
+            dt = datetime.fromisoformat(text)
+            if dt.tzinfo is None:
+                return text
+        else:
+            dt = datetime.fromtimestamp(ts)
+        return dt.astimezone().isoformat(timespec=timespec)
+    except (ValueError, OverflowError, OSError, TypeError):
+        return text
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,6 +69,13 @@ def _short(sha: str) -> str:
     return sha[:10]
 
 
+def time_shown(when: str) -> str:
+    """A stored time as the tables show it: the reader's zone, offset named."""
+    from hindsight.app import time_shown as shown
+
+    return shown(when)
+
+
 @click.command()
 @click.argument("symbol")
 @repo_root_opt
@@ -89,7 +96,7 @@ def history(symbol: str, repo_root: str | None, file: str | None, include_unreac
         if res["partial"]:
             title += f" — partial history ({res['partial']})"
         out.table(title, ["commit", "date", "author", "change", "subject"],
-                  [[_short(e.sha), e.date[:10], e.author, _change(e), e.subject[:70]]
+                  [[_short(e.sha), time_shown(e.date), e.author, _change(e), e.subject[:70]]
                    for e in res["entries"]])
 
 
@@ -127,14 +134,15 @@ def why(location: str, repo_root: str | None, json: bool) -> None:
         else:
             msg = "\n".join("    " + ln for ln in last["message"].rstrip().splitlines())
             out.say(f"{head}\nlast changed by {_short(last['sha'])} ({last['change']}, "
-                    f"{last['author_date']}, {last['author_name']})\n{msg}")
+                    f"{time_shown(last['author_date'])}, {last['author_name']})\n{msg}")
         if res["earlier"]:
             out.table("earlier changes", ["commit", "date", "author", "change", "subject"],
-                      [[_short(e.sha), e.date[:10], e.author, _change(e), e.subject[:70]]
+                      [[_short(e.sha), time_shown(e.date), e.author, _change(e), e.subject[:70]]
                        for e in res["earlier"]])
         if res["live"]:
             out.table("edits since (edit trace)", ["time", "action", "actor", "session"],
-                      [[e["ts"], e["action"], e["actor"], e["session"]] for e in res["live"]])
+                      [[time_shown(e["ts"]), e["action"], e["actor"], e["session"]]
+                       for e in res["live"]])
 
 
 @click.command()
@@ -210,7 +218,7 @@ def trace_log(repo_root: str | None, file: str | None, symbol: str | None,
                 sys.stdout.write(_json.dumps(r, ensure_ascii=False) + "\n")
         else:
             out.table("edit trace", ["time", "file", "action", "actor", "symbols"],
-                      [[r["ts"], r["file"], r["action"],
+                      [[time_shown(r["ts"]), r["file"], r["action"],
                         r["actor"] + (f" ({r['session']})" if r["session"] else ""),
                         ", ".join(f"{s['change']} {s['qname'].partition('::')[2]}"
                                   for s in r["symbols"])[:80]] for r in rows])

@@ -151,7 +151,7 @@ def recall(query: str, repo_root: str | None, scene: str, files: tuple[str, ...]
            since: str | None, until: str | None, k: int, budget: int | None, rerank: bool,
            explain: bool, agent: str, json: bool) -> None:
     """Memories relevant to QUERY (hybrid: BM25, vectors, anchors, recency, lessons)."""
-    from hindsight.app import open_bank, time_bound
+    from hindsight.app import open_bank, time_bound, time_shown
 
     with _errors():
         s = time_bound(since) if since is not None else None
@@ -172,7 +172,7 @@ def recall(query: str, repo_root: str | None, scene: str, files: tuple[str, ...]
         for hit in res.hits:
             m = hit.memory
             flag = " [stale]" if m.stale else ""
-            row: list[Any] = [m.id, m.kind, m.occurred_at[:10], _short(m.text) + flag]
+            row: list[Any] = [m.id, m.kind, time_shown(m.occurred_ts), _short(m.text) + flag]
             if explain:
                 row.append(" ".join(f"{n}#{v.rank}" for n, v in hit.explain.items()))
             rows.append(row)
@@ -203,6 +203,8 @@ def forget(mid: int, repo_root: str | None, reason: str, restore: bool, json: bo
 def memories(repo_root: str | None, status: str, kind: str | None, stale: bool, limit: int,
              json: bool) -> None:
     """List memories, newest first."""
+    from hindsight.app import time_shown
+
     with _errors(), _existing(repo_root) as bank:
         rows = bank.memory.memories(status=status, kind=kind, stale=stale, limit=limit)
         if json:
@@ -210,7 +212,7 @@ def memories(repo_root: str | None, status: str, kind: str | None, stale: bool, 
             return
         out.table(f"{len(rows)} memories", ["id", "kind", "status", "when", "memory"],
                   [[r.id, r.kind, r.status + (" stale" if r.stale else ""),
-                    r.occurred_at[:10], _short(r.text)] for r in rows])
+                    time_shown(r.occurred_ts), _short(r.text)] for r in rows])
 
 
 @click.command()

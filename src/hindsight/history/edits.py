@@ -109,8 +109,11 @@ def record_edit(hs: HistoryStore, root: str, path: str, old: str | bytes | None,
 
 
 def event_json(e: dict[str, Any]) -> dict[str, Any]:
-    """The JSONL form of a stored event: one flat object, symbols as qualified names."""
-    return {"id": e["id"], "ts": e["ts"], "file": e["path"], "old_file": e["old_path"],
+    """The JSONL form of a stored event: one flat object, symbols as qualified names;
+    ``ts`` in the reader's zone with its offset (README: Times)."""
+    from hindsight.models import local_iso
+
+    return {"id": e["id"], "ts": local_iso(e.get("ts_unix"), e["ts"], "milliseconds"), "file": e["path"], "old_file": e["old_path"],
             "action": e["action"], "old_hash": e["old_hash"], "new_hash": e["new_hash"],
             "ranges": e["ranges"], "actor": e["actor"], "session": e["session"],
             "branch": e["branch"], "head": e["head"],

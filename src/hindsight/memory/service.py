@@ -237,12 +237,14 @@ class MemoryService:
         kind and by anchor, each line with its id and date; with an LLM configured also a
         synthesised ``answer`` citing memory ids (``None`` and a ``fallback`` reason when
         there is no LLM, it failed, timed out or cited notes it was not given)."""
+        from hindsight.memory.clock import shown
+
         res = self.recall(question, k=k, touch=False)
         by_kind: dict[str, list[str]] = {}
         by_anchor: dict[str, list[str]] = {}
         for h in res.hits:
             m = h.memory
-            line = f"[#{m.id} {m.occurred_at[:10]}] {' '.join(m.text.split())}" + (
+            line = f"[#{m.id} {shown(m.occurred_ts)}] {' '.join(m.text.split())}" + (
                 " (stale)" if m.stale else "")
             by_kind.setdefault(m.kind, []).append(line)
             for a in m.anchors:

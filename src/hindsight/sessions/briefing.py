@@ -60,7 +60,9 @@ def _visible(row: Memory, agent: str) -> bool:
 
 
 def _item(row: Memory, cap: int = 400) -> str:
-    date = (row.occurred_at or "")[:10]
+    from hindsight.memory.clock import shown
+
+    date = shown(row.occurred_ts)  # the reader's zone, offset named (README: Times)
     anchors = sorted({a.path + (f"::{a.symbol}" if a.symbol else "") for a in row.anchors})
     where = f" [{fence_safe(', '.join(anchors[:3]))}]" if anchors else ""
     stale = " (STALE: code changed since)" if row.stale else ""
