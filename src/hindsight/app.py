@@ -94,7 +94,7 @@ class Bank:
         self.stores.close()
 
     def _after_index(self, st: IndexStats) -> None:
-        st.warnings += self.memory.after_index(self.stores.code)
+        st.warnings += self.memory.after_index(self.stores.code, self.code.outside_checkout)
 
     def _anchors(self, files: list[str], symbols: list[str], must_exist: bool = True
                  ) -> list[tuple[str, str, str]]:

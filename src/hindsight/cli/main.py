@@ -301,6 +301,8 @@ def status(repo_root: str | None, files: bool, json: bool) -> None:
             ["files with parse errors", st["parse_errors"]], ["skipped", skipped],
             ["indexed commit", st["indexed_commit"] or "(none)"],
             ["files changed since", st["changed_since"]],
+            *([["sparse checkout", _sparse_line(st["sparse_checkout"])]]
+              if st.get("sparse_checkout") else []),
             ["history", _history_line(st["history"])],
             ["trace events", st["history"]["trace_events"]],
             ["memories", ", ".join(f"{k} {v}" for k, v in sorted(st["memories"].items()))
@@ -308,6 +310,13 @@ def status(repo_root: str | None, files: bool, json: bool) -> None:
         if files:
             out.table("skipped files and parse errors", ["file", "reason"],
                       [[p, r] for p, r in problems])
+
+
+def _sparse_line(sp: dict[str, Any]) -> str:
+    n = sp["outside_files"]
+    cone = ", ".join(sp["patterns"]) or "(no patterns: skip-worktree bits)"
+    return (f"cone {cone}; {n} tracked file{'' if n == 1 else 's'} outside it "
+            "not indexed, and memories anchored there are not checked for staleness")
 
 
 def _history_line(h: dict[str, Any]) -> str:

@@ -176,7 +176,8 @@ def index(store: CodeStore, root: str, *, full: bool = False,
     _save_timeouts(store, root, sel, known)
     stats.seconds = time.perf_counter() - t0
     store.set_meta({"root": root, "last_index_seconds": f"{stats.seconds:.3f}",
-                      "indexed_commit": _head(root) if sel.git else ""})
+                      "indexed_commit": _head(root) if sel.git else "",
+                      "sparse_checkout": "" if sel.sparse is None else json.dumps(sel.sparse)})
     return stats
 
 

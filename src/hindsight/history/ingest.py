@@ -130,7 +130,7 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
         return st
     info = G.repo_info(root)
     if info is None:
-        raise GitError(f"{root}: not a git repository (or git is missing); history needs git")
+        raise GitError(f"{root}: not a git repository; history needs git", path=root)
     st.head, shallow_file = info
     if not st.head:
         st.notes.append("the repository has no commits yet")

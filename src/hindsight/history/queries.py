@@ -44,8 +44,7 @@ class Entry:
 def _require_history(hs: HistoryStore, root: str) -> None:
     if hs.commit_count() == 0:
         if not G.is_repo(root):
-            raise GitError(f"{root}: not a git repository (or git is missing); history "
-                           "needs git")
+            raise GitError(f"{root}: not a git repository; history needs git", path=root)
         raise NotIndexed("no git history in this bank yet", action="ingest", root=root)
 
 

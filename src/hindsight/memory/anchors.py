@@ -7,6 +7,8 @@ After every index run:
   If the symbol (or its file) is gone but exactly one symbol with the same hash and name
   exists elsewhere, the anchor is re-pointed there (a rename or move) and the memory stays
   fresh; otherwise it is flagged stale ("symbol removed" / "file deleted or renamed").
+  A file outside a sparse checkout (tracked, not checked out; the ``outside`` callback says
+  which) is neither: its anchors are left as they are, since nothing can be checked.
 - **Code comments.** ``# @hindsight: …`` / ``// @hindsight: …`` comments become memories
   (source ``code_comment``, confidence 1.0) anchored to the enclosing symbol — or, for a
   comment on the lines right above a definition, to that definition. A comment that changes
@@ -16,6 +18,7 @@ After every index run:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hindsight.memory.clock import iso, now_ts
@@ -24,12 +27,18 @@ from hindsight.store.base import CodeStore, MemoryStore
 ABOVE = 3  # a comment this many lines above a definition belongs to it
 
 
-def check_anchors(mem: MemoryStore, code: CodeStore) -> dict[str, int]:
-    """Flag or re-point anchors; returns counts {stale, repointed}."""
+def check_anchors(mem: MemoryStore, code: CodeStore,
+                  outside: Callable[[list[str]], set[str]] | None = None) -> dict[str, int]:
+    """Flag or re-point anchors; returns counts {stale, repointed, fresh, outside}.
+    ``outside(paths)``: which of the anchored paths missing from the index lie outside a
+    sparse checkout (their anchors are not checked)."""
     rows = mem.anchors_all()
     if not rows:
-        return {"stale": 0, "repointed": 0, "fresh": 0}
+        return {"stale": 0, "repointed": 0, "fresh": 0, "outside": 0}
     files = code.load_files()
+    missing = sorted({r[1] for r in rows if r[1] and r[1] not in files})
+    away = outside(missing) if outside is not None and missing else set()
+    rows = [r for r in rows if r[1] not in away]
     stale: list[tuple[int, str, str, str]] = []
     fresh: list[tuple[int, str, str]] = []
     repointed = 0
@@ -61,7 +70,8 @@ def check_anchors(mem: MemoryStore, code: CodeStore) -> dict[str, int]:
         mem.mark_stale(stale, now)
     if fresh:
         mem.clear_stale(fresh, now)
-    return {"stale": len(stale), "repointed": repointed, "fresh": len(fresh)}
+    return {"stale": len(stale), "repointed": repointed, "fresh": len(fresh),
+            "outside": len(away)}
 
 
 def sync_comments(mem: MemoryStore, code: CodeStore, embedder: Any) -> dict[str, int]:

@@ -192,14 +192,16 @@ class MemoryService:
         """Memories per status, plus ``stale`` (active and stale)."""
         return self.store.status_counts()
 
-    def after_index(self, code: Any) -> list[str]:
+    def after_index(self, code: Any, outside: Any = None) -> list[str]:
         """Memories follow the code: anchors are checked, ``@hindsight:`` comments synced.
-        Returns warnings (a failure here never fails the index)."""
+        ``outside(paths)``: the paths outside a sparse checkout, whose anchors are left
+        unchecked (see :func:`hindsight.memory.anchors.check_anchors`). Returns warnings (a
+        failure here never fails the index)."""
         from hindsight.errors import HindsightError
         from hindsight.memory.anchors import check_anchors, sync_comments
 
         try:
-            check_anchors(self.store, code)
+            check_anchors(self.store, code, outside)
             if code.notes() or self.store.count(None):
                 sync_comments(self.store, code, self.embedder)
         except HindsightError as e:
