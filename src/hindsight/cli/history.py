@@ -178,7 +178,9 @@ def impact(symbol: str, repo_root: str | None, file: str | None, depth: int, lim
 @click.option("--limit", type=click.IntRange(1, 1_000_000), default=20, show_default=True)
 @json_opt
 def hotspots(repo_root: str | None, days: int, limit: int, json: bool) -> None:
-    """Files and symbols ranked by recent churn and fix commits."""
+    """Files and symbols that exist at HEAD, ranked by recent churn and fix commits (a fix:
+    a subject starting with fix/fixes/fixed/bugfix/hotfix, also after `area:` or `fix(scope):`,
+    a revert, the word bug, or "fixes #N" / a Fixes: trailer in the message)."""
     with _errors(), _reader(repo_root) as bank:
         res = bank.history.hotspots(days, limit)
         if json:
@@ -190,6 +192,10 @@ def hotspots(repo_root: str | None, days: int, limit: int, json: bool) -> None:
         out.table("symbols", ["score", "commits", "fixes", "kind", "symbol"],
                   [[s["score"], s["commits"], s["fixes"], s["kind"], s["qname"]]
                    for s in res["symbols"]])
+        gone = res["left_out"]
+        if gone["files"] or gone["symbols"]:
+            out.say(f"left out: {gone['files']} file(s) and {gone['symbols']} symbol(s) "
+                    "that changed in the window but no longer exist at HEAD")
 
 
 @click.command("trace-log")

@@ -136,6 +136,14 @@ def branch(root: str) -> str:
     return _dec(out).strip()
 
 
+def head_files(root: str) -> set[str]:
+    """Paths of every file in HEAD's tree (empty without commits)."""
+    if not head(root):
+        return set()
+    out = run(root, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", "HEAD"])
+    return {_dec(p) for p in out.split(b"\0") if p}
+
+
 def git_path(root: str, name: str) -> str:
     """Absolute path of ``name`` inside the git dir (``hooks``, ``shallow``…), honouring
     linked worktrees (common dir) and ``core.hooksPath``."""

@@ -19,7 +19,6 @@ everything) and the history is marked partial.
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -31,6 +30,7 @@ from hindsight.codeindex.files import excluded_matcher
 from hindsight.codeindex.languages import language_for
 from hindsight.errors import ConfigError, GitError
 from hindsight.history import gitread as G
+from hindsight.history.fixes import is_fix, reclassify
 from hindsight.history.symdiff import compare_file, pair_moves
 from hindsight.models import SymbolChange, SymState
 from hindsight.redact import clean
@@ -43,9 +43,6 @@ CHUNK = 100  # commits per transaction in full mode (each one is a resume point)
 CHUNK_MESSAGE = 1_000  # in message mode: fewer git processes, same resumability
 BLOB_CACHE = 5_000  # parsed file versions kept between chunks
 SUBMODULE = "160000"
-_FIX = re.compile(r"\b(fix(e[sd])?|bug(fix)?|hotfix|regression|revert(s|ed)?|crash(es)?|"
-                  r"broken)\b", re.I)
-_TRAILER = re.compile(r"^(fixes|closes|resolves)\b", re.I | re.M)
 Progress = Callable[[str, int, int], None]
 
 
@@ -71,13 +68,6 @@ class IngestStats:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def is_fix(message: str) -> bool:
-    """True for a fix commit: the subject names a fix/bug/revert/regression/crash, or the
-    body has a ``Fixes``/``Closes``/``Resolves`` trailer."""
-    subject = message.split("\n", 1)[0]
-    return bool(_FIX.search(subject) or _TRAILER.search(message))
 
 
 def _setting(store: HistoryStore, key: str, given: Any, default: Any) -> Any:
@@ -187,6 +177,7 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
             st.partial = "limited"
             st.notes.append("the clone is no longer shallow: hindsight ingest --all reads "
                             "the older history")
+    reclassify(store)  # a bank ingested under an earlier fix rule
     store.set_meta({"history_heads": json.dumps(heads[:20]), "history_ingested_at": _now(),
                     "history_partial_kind": st.partial})
     st.seconds = round(time.perf_counter() - t0, 3)

@@ -1,7 +1,7 @@
 """Questions answered from the git history and the edit trace: ``history`` (the commits
 that touched a symbol, following it across moves and file renames), ``why`` (blame lifted
-to the enclosing symbol), ``impact`` (callers plus what historically changes with it) and
-``hotspots`` (churn and fix commits)."""
+to the enclosing symbol) and ``impact`` (callers plus what historically changes with it);
+``hotspots`` lives in :mod:`hindsight.history.hotspots`."""
 
 from __future__ import annotations
 
@@ -14,8 +14,6 @@ from hindsight.errors import Ambiguous, GitError, NotFound, NotIndexed
 from hindsight.history import gitread as G
 from hindsight.models import Symbol
 from hindsight.store.base import CodeStore, HistoryStore
-
-DAY = 86_400
 
 
 @dataclass
@@ -41,7 +39,9 @@ class Entry:
         return asdict(self)
 
 
-def _require_history(hs: HistoryStore, root: str) -> None:
+def require_history(hs: HistoryStore, root: str) -> None:
+    """Raises GitError when ``root`` is not a git repository (or git fails), NotIndexed
+    when the bank holds no commit yet."""
     if hs.commit_count() == 0:
         if not G.is_repo(root):
             raise GitError(f"{root}: not a git repository; history needs git", path=root)
@@ -120,7 +120,7 @@ def history(code: CodeStore, hs: HistoryStore, root: str, spec: str,
     are given
     with ``level`` = ``file``. Raises NotIndexed (no history), GitError (not a git
     repository), NotFound, Ambiguous."""
-    _require_history(hs, root)
+    require_history(hs, root)
     path, local, _sym = _target(code, hs, spec, file)
     entries = symbol_entries(hs, path, local, include_unreachable)
     level = "symbol"
@@ -151,7 +151,7 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int
     "earlier": [Entry…], "live": [trace events on this symbol/file after the last
     commit]}``. The symbol is the innermost one enclosing the line; without symbol history
     the line's own ``git blame`` answers. Raises NotIndexed (no history), GitError."""
-    _require_history(hs, root)
+    require_history(hs, root)
     sym = _enclosing(code, path, line)
     out: dict[str, Any] = {"file": path, "line": line,
                            "symbol": sym.as_dict() if sym else None,
@@ -262,25 +262,6 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
     return {**out, "levels": levels, "cut": cut} if stop is not None else out
 
 
-def _canonical(renames: list[tuple[str, str, str, str]]
-               ) -> dict[tuple[str, str], tuple[str, str]]:
-    """Every old identity → the name it has after the last rename (renames oldest first;
-    a rename back to an earlier name, x → y → x, ends at x)."""
-    final: dict[tuple[str, str], tuple[str, str]] = {}
-    members: dict[tuple[str, str], set[tuple[str, str]]] = {}
-    for op, ol, np, nl in renames:
-        old, new = (op, ol), (np, nl)
-        if old == new:
-            continue
-        group = members.pop(old, set()) | {old}
-        for m in group:
-            final[m] = new
-        members.setdefault(new, set()).update(group)
-        if new in final:  # the new name had been renamed away before: it is live again
-            del final[new]
-    return final
-
-
 def file_lineage(hs: HistoryStore, path: str) -> list[str]:
     """``path`` and the names it had before, newest first (file renames in history)."""
     prev = {}
@@ -291,45 +272,3 @@ def file_lineage(hs: HistoryStore, path: str) -> list[str]:
     while out[-1] in prev and prev[out[-1]] not in out:
         out.append(prev[out[-1]])
     return out
-
-
-def hotspots(hs: HistoryStore, root: str, days: int = 90, limit: int = 20
-             ) -> dict[str, Any]:
-    """Files and symbols ranked by churn over the ``days`` before the newest ingested
-    commit (not the wall clock, so an old repository still has hotspots): score =
-    commits + fix commits (a fix counts twice), ties by lines changed. A renamed file or
-    moved symbol counts under its newest name. Huge and unreachable commits are left out.
-    Returns ``{"since", "days", "files": [...], "symbols": [...]}``; each file has path,
-    commits, fixes, lines, score; each symbol qname, kind, commits, fixes, score. Raises
-    NotIndexed (no history), GitError (not a git repository)."""
-    _require_history(hs, root)
-    newest = hs.newest_commit_ts() or 0
-    since = max(0, newest - days * DAY)
-    canon = _canonical(hs.renames())
-    files: dict[str, dict[str, Any]] = {}
-    for f in hs.file_churn(since):
-        path = canon.get((f["path"], ""), (f["path"], ""))[0]
-        agg = files.setdefault(path, {"path": path, "commits": 0, "fixes": 0, "lines": 0})
-        for k in ("commits", "fixes", "lines"):
-            agg[k] += f[k] or 0
-    syms: dict[tuple[str, str], dict[str, Any]] = {}
-    for s in hs.symbol_churn(since):
-        key = canon.get((s["path"], s["local"]), (s["path"], s["local"]))
-        agg = syms.setdefault(key, {"qname": f"{key[0]}::{key[1]}", "path": key[0],
-                                    "local": key[1], "kind": s["kind"], "commits": 0,
-                                    "fixes": 0})
-        agg["commits"] += s["commits"]
-        agg["fixes"] += s["fixes"]
-    flist = list(files.values())
-    for f in flist:
-        f["score"] = f["commits"] + f["fixes"]
-    flist.sort(key=lambda f: (-f["score"], -f["fixes"], -f["lines"], f["path"]))
-    slist = list(syms.values())
-    for s in slist:
-        s["score"] = s["commits"] + s["fixes"]
-    slist.sort(key=lambda s: (-s["score"], -s["fixes"], s["qname"]))
-    from datetime import UTC, datetime
-
-    return {"since": datetime.fromtimestamp(since, UTC).isoformat() if newest else None,
-            "days": days, "files": flist[:limit], "symbols": slist[:limit],
-            "count": {"files": len(flist[:limit]), "symbols": len(slist[:limit])}}

@@ -84,10 +84,19 @@ class HistoryService:
                       limit, min_support, stop)
 
     def hotspots(self, days: int = 90, limit: int = 20) -> dict[str, Any]:
-        """Churn and fix-commit ranking; see :func:`hindsight.history.queries.hotspots`."""
-        from hindsight.history.queries import hotspots
+        """Churn and fix-commit ranking of what exists at HEAD; see
+        :func:`hindsight.history.hotspots.hotspots`. Commits classified under an earlier
+        fix rule are classified again first (:func:`hindsight.history.fixes.reclassify`)."""
+        from hindsight.history.fixes import reclassify
+        from hindsight.history.hotspots import hotspots
 
-        return hotspots(self.store, self.root, days, limit)
+        if self.store.commit_count():
+            reclassify(self.store)
+        indexed = None
+        if self.code.is_indexed():
+            def indexed(qnames: list[str]) -> set[str]:
+                return {s.qname for s in self.code.store.symbols_by_qname(qnames)}
+        return hotspots(self.store, self.root, days, limit, indexed)
 
     def status(self) -> dict[str, Any]:
         """Commit, file and symbol-change counts, the mode, whether partial, and when."""

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from hindsight.models import SymbolChange
@@ -96,6 +96,15 @@ class SqliteHistoryStore(SqliteStore):
             c.executemany("UPDATE commits SET reachable=1, unreachable_at='' WHERE sha=?",
                           [(s,) for s in back])
         return len(gone), len(back)
+
+    def set_fixes(self, is_fix: Callable[[str], bool]) -> int:
+        """Set every stored commit's ``fix`` flag to ``is_fix(message)``; returns how many
+        changed (one transaction)."""
+        rows = self.conn.execute("SELECT sha, message, fix FROM commits").fetchall()
+        upd = [(int(f), sha) for sha, msg, old in rows if (f := is_fix(msg)) != bool(old)]
+        with self._tx() as c:
+            c.executemany("UPDATE commits SET fix=? WHERE sha=?", upd)
+        return len(upd)
 
     # --- queries ----------------------------------------------------------------------
     def commit_count(self) -> int:
@@ -214,9 +223,14 @@ class SqliteHistoryStore(SqliteStore):
         return rows_as_dicts(cur)
 
     def symbol_churn(self, since_ts: int) -> list[dict[str, Any]]:
+        """Per symbol over the commits :meth:`file_churn` counts: kind, commits, fix
+        commits, and those commits' ids (``shas``, ``fix_shas``: comma-separated)."""
         cur = self.conn.execute(
             "SELECT s.path, s.local, max(s.kind) kind, count(DISTINCT c.sha) commits, "
-            "count(DISTINCT CASE WHEN c.fix=1 THEN c.sha END) fixes FROM symbol_changes s "
+            "count(DISTINCT CASE WHEN c.fix=1 THEN c.sha END) fixes, "
+            "group_concat(DISTINCT c.sha) shas, "
+            "group_concat(DISTINCT CASE WHEN c.fix=1 THEN c.sha END) fix_shas "
+            "FROM symbol_changes s "
             "JOIN commits c ON c.sha=s.sha WHERE c.reachable=1 AND c.huge=0 "
             "AND instr(c.parents, ' ') = 0 AND c.committer_ts >= ? "
             "AND s.change IN ('modified','added','moved') "
