@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from histutil import Repo, fn
+from histutil import Repo, fn, git
 
 from hindsight.app import open_bank
 from hindsight.history.fixes import is_fix
@@ -96,3 +96,88 @@ def test_hotspots_reclassify_a_bank_from_the_earlier_rule(tmp_path: Path) -> Non
         raw.commit()
         assert b.history.hotspots()["files"][0]["fixes"] == 0
         assert b.stores.history.get_meta("history_fix_rule") == "2"
+
+
+def _pull_request_flow(tmp: Path) -> Repo:
+    """f changed on three branches, each merged with --no-ff; one branch first merges
+    main back in (a sync merge); the last merge comes after the last change of f."""
+    r = Repo(tmp / "flow")
+    r.write("a.py", fn("f") + fn("g"))
+    r.commit("add f and g")
+    for i in (2, 3, 4):
+        git(r.path, "checkout", "-q", "-b", f"topic{i}")
+        r.write("a.py", fn("f", f"return {i}") + fn("g"))
+        r.commit(f"f returns {i}")
+        if i == 3:  # main moved on meanwhile; the branch syncs with it
+            git(r.path, "checkout", "-q", "main")
+            r.write("b.py", fn("h"))
+            r.commit("add h")
+            git(r.path, "checkout", "-q", "topic3")
+            r.n += 1
+            git(r.path, "merge", "-q", "--no-ff", "-m", "merge main into topic3", "main",
+                n=r.n)
+        git(r.path, "checkout", "-q", "main")
+        r.n += 1
+        git(r.path, "merge", "-q", "--no-ff", "-m", f"Merge pull request #{i}", f"topic{i}",
+            n=r.n)
+    return r
+
+
+def test_merges_are_collapsed_in_history_and_why(tmp_path: Path) -> None:
+    r = _pull_request_flow(tmp_path)
+    for args in (["index"], ["ingest"]):
+        subprocess.run([*CLI, *args], cwd=r.path, check=True, capture_output=True)
+    res = cli(r.path, "history", "f")
+    assert [(e["subject"], e["change"]) for e in res["entries"]] == [
+        ("f returns 4", "modified"), ("f returns 3", "modified"), ("f returns 2", "modified"),
+        ("add f and g", "added")]
+    assert (res["count"], res["merges_hidden"]) == (4, 3)
+    full = cli(r.path, "history", "f", "--merges")
+    assert [(e["subject"], e["change"], e["merge"]) for e in full["entries"]] == [
+        ("Merge pull request #4", "merged", True), ("f returns 4", "modified", False),
+        ("Merge pull request #3", "merged", True), ("f returns 3", "modified", False),
+        ("Merge pull request #2", "merged", True), ("f returns 2", "modified", False),
+        ("add f and g", "added", False)]
+    why = cli(r.path, "why", "a.py:2")
+    assert why["last"]["subject"] == "f returns 4"
+    assert (why["since"], why["merges_hidden"]) == ([], 3)
+    assert [e["subject"] for e in why["earlier"]] == ["f returns 3", "f returns 2",
+                                                      "add f and g"]
+    assert all(e["date"] < why["last"]["date"] for e in why["earlier"])
+    why_all = cli(r.path, "why", "a.py:2", "--merges")
+    assert [e["subject"] for e in why_all["since"]] == ["Merge pull request #4"]
+    assert why_all["last"]["subject"] == "f returns 4"
+    p = subprocess.run([*CLI, "history", "f"], cwd=r.path, capture_output=True, text=True,
+                       check=True)
+    assert "Merge pull" not in p.stdout
+    assert "3 merges that only brought in a branch's changes left out (--merges shows them)" \
+        in " ".join(p.stdout.split())
+
+
+def test_mcp_symbol_history_and_why_take_merges(tmp_path: Path) -> None:
+    import asyncio
+
+    from mcp import Client
+
+    from hindsight.mcp.server import build_mcp_server
+
+    r = _pull_request_flow(tmp_path)
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        b.history.ingest()
+
+    async def go() -> list[Any]:
+        server = build_mcp_server(lambda: open_bank(str(r.path)))
+        async with Client(server) as c:
+            out = []
+            for tool, args in (("symbol_history", {"symbol": "f"}),
+                               ("symbol_history", {"symbol": "f", "merges": True}),
+                               ("why", {"file": "a.py", "line": 2, "merges": True})):
+                res = await c.call_tool(tool, args)
+                out.append(res.structured_content)
+            return out
+
+    plain, merged, why = asyncio.run(go())
+    assert (plain["total"], plain["merges_hidden"]) == (4, 3)
+    assert (merged["total"], merged["merges_hidden"]) == (7, 0)
+    assert [e["subject"] for e in why["since"]] == ["Merge pull request #4"]

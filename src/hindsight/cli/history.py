@@ -23,6 +23,10 @@ from hindsight.cli.main import (
 )
 from hindsight.errors import ConfigError
 
+merges_opt = click.option("--merges", is_flag=True,
+                          help="Also list merges that only brought in their branch's changes.")
+
+
 
 @click.command()
 @repo_root_opt
@@ -82,12 +86,14 @@ def time_shown(when: str) -> str:
 @file_opt
 @click.option("--include-unreachable", is_flag=True,
               help="Also show commits dropped by a rebase or force-push.")
+@merges_opt
 @json_opt
 def history(symbol: str, repo_root: str | None, file: str | None, include_unreachable: bool,
-            json: bool) -> None:
-    """Commits that touched SYMBOL, newest first, following it across moves and renames."""
+            merges: bool, json: bool) -> None:
+    """Commits that touched SYMBOL, newest first, following it across moves and renames
+    (merges that only brought in a branch's changes are left out; --merges shows them)."""
     with _errors(), _reader(repo_root) as bank:
-        res = bank.history.history(symbol, file, include_unreachable)
+        res = bank.history.history(symbol, file, include_unreachable, merges)
         if json:
             out.emit_json(res | {"entries": [e.as_dict() for e in res["entries"]]})
             return
@@ -98,12 +104,20 @@ def history(symbol: str, repo_root: str | None, file: str | None, include_unreac
         out.table(title, ["commit", "date", "author", "change", "subject"],
                   [[_short(e.sha), time_shown(e.date), e.author, _change(e), e.subject[:70]]
                    for e in res["entries"]])
+        _merges_note(res["merges_hidden"])
+
+
+def _merges_note(n: int) -> None:
+    if n:
+        out.say(f"{n} merge{'' if n == 1 else 's'} that only brought in a branch's changes "
+                "left out (--merges shows them)")
 
 
 def _change(e: Any) -> str:
     if e.change == "moved":
         return f"moved from {e.old_path}::{e.old_local}"
-    return str(e.change) + ("" if e.reachable else " (unreachable)")
+    return str(e.change) + (" (merge)" if e.merge and e.change != "merged" else "") + \
+        ("" if e.reachable else " (unreachable)")
 
 
 _LOC = re.compile(r"^(.*):(\d{1,9})$", re.S)
@@ -112,8 +126,9 @@ _LOC = re.compile(r"^(.*):(\d{1,9})$", re.S)
 @click.command()
 @click.argument("location", metavar="FILE:LINE")
 @repo_root_opt
+@merges_opt
 @json_opt
-def why(location: str, repo_root: str | None, json: bool) -> None:
+def why(location: str, repo_root: str | None, merges: bool, json: bool) -> None:
     """The commit that last changed the symbol enclosing FILE:LINE, with its message and
     the symbol's earlier changes (blame lifted to the symbol)."""
     with _errors():
@@ -121,9 +136,10 @@ def why(location: str, repo_root: str | None, json: bool) -> None:
         if not m:
             raise ConfigError(f"{location!r}: expected FILE:LINE (line 1-based)")
         with _reader(repo_root) as bank:
-            res = bank.history.why(m.group(1), int(m.group(2)))
+            res = bank.history.why(m.group(1), int(m.group(2)), merges)
         if json:
-            out.emit_json(res | {"earlier": [e.as_dict() for e in res["earlier"]]})
+            out.emit_json(res | {k: [e.as_dict() for e in res[k]]
+                                 for k in ("earlier", "since")})
             return
         last = res["last"]
         head = f"{res['file']}:{res['line']}" + (f" in {res['symbol']['qname']}" if res["symbol"]
@@ -135,10 +151,13 @@ def why(location: str, repo_root: str | None, json: bool) -> None:
             msg = "\n".join("    " + ln for ln in last["message"].rstrip().splitlines())
             out.say(f"{head}\nlast changed by {_short(last['sha'])} ({last['change']}, "
                     f"{time_shown(last['author_date'])}, {last['author_name']})\n{msg}")
-        if res["earlier"]:
-            out.table("earlier changes", ["commit", "date", "author", "change", "subject"],
-                      [[_short(e.sha), time_shown(e.date), e.author, _change(e), e.subject[:70]]
-                       for e in res["earlier"]])
+        for key, title in (("since", "since then, without changing it"),
+                           ("earlier", "earlier changes")):
+            if res[key]:
+                out.table(title, ["commit", "date", "author", "change", "subject"],
+                          [[_short(e.sha), time_shown(e.date), e.author, _change(e),
+                            e.subject[:70]] for e in res[key]])
+        _merges_note(res["merges_hidden"])
         if res["live"]:
             out.table("edits since (edit trace)", ["time", "action", "actor", "session"],
                       [[time_shown(e["ts"]), e["action"], e["actor"], e["session"]]

@@ -20,8 +20,9 @@ from hindsight.store.base import CodeStore, HistoryStore
 class Entry:
     """One commit in a symbol's history. ``date`` is the author date (ISO 8601 with its UTC
     offset); ``change`` is added/modified/moved/removed, ``merged`` (a merge brought in a
-    change made on its branch) or ``file`` (only file-level history exists); ``path``/``local`` name the symbol after the change; ``pure_move``:
-    moved without any change to its content."""
+    change made on its branch) or ``file`` (only file-level history exists);
+    ``path``/``local`` name the symbol after the change; ``pure_move``: moved without any
+    change to its content; ``merge``: the commit is a merge (several parents)."""
 
     sha: str
     date: str
@@ -34,6 +35,7 @@ class Entry:
     old_local: str = ""
     reachable: bool = True
     pure_move: bool = False
+    merge: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -52,7 +54,17 @@ def _entry(r: dict[str, Any], change: str | None = None) -> Entry:
     return Entry(r["sha"], r["author_date"], r["author_name"], r["subject"],
                  change or r["change"], r["path"], r.get("local", ""),
                  r.get("old_path") or "", r.get("old_local") or "", bool(r["reachable"]),
-                 r.get("change") == "moved" and r.get("old_hash") == r.get("new_hash"))
+                 r.get("change") == "moved" and r.get("old_hash") == r.get("new_hash"),
+                 " " in (r.get("parents") or ""))
+
+
+def collapse_merges(entries: list[Entry]) -> tuple[list[Entry], int]:
+    """``entries`` without those of merges that only brought in what their branch's own
+    commits did (``merged``, or any merge in a file-level history), and how many were
+    left out. A merge that changed the symbol itself (a conflict resolved into code no
+    parent had) stays."""
+    kept = [e for e in entries if not (e.merge and e.change in ("merged", "file"))]
+    return kept, len(entries) - len(kept)
 
 
 def symbol_entries(hs: HistoryStore, path: str, local: str,
@@ -113,12 +125,15 @@ def _target(code: CodeStore, hs: HistoryStore, spec: str, file: str | None
 
 
 def history(code: CodeStore, hs: HistoryStore, root: str, spec: str,
-            file: str | None = None, include_unreachable: bool = False) -> dict[str, Any]:
+            file: str | None = None, include_unreachable: bool = False,
+            merges: bool = False) -> dict[str, Any]:
     """The commits that touched symbol ``spec``, newest first, as ``{"symbol": Symbol
-    dict (None when it exists only in history), "qname", "count", "level": "symbol"|"file", "partial": ""|"shallow"|"limited", "entries": [Entry…]}``.
-    Without per-symbol history (``message`` or ``none`` mode) the commits touching its file
-    are given
-    with ``level`` = ``file``. Raises NotIndexed (no history), GitError (not a git
+    dict (None when it exists only in history), "qname", "count", "level":
+    "symbol"|"file", "partial": ""|"shallow"|"limited", "merges_hidden": n, "entries":
+    [Entry…]}``. Merges that only brought in their branch's changes are left out unless
+    ``merges`` (:func:`collapse_merges`; ``merges_hidden`` counts them). Without
+    per-symbol history (``message`` or ``none`` mode) the commits touching its file are
+    given with ``level`` = ``file``. Raises NotIndexed (no history), GitError (not a git
     repository), NotFound, Ambiguous."""
     require_history(hs, root)
     path, local, _sym = _target(code, hs, spec, file)
@@ -130,9 +145,13 @@ def history(code: CodeStore, hs: HistoryStore, root: str, spec: str,
                 for r in hs.file_commits(p, include_unreachable)}
         entries = [_entry({**r, "local": ""}, "file") for r in sorted(
             rows.values(), key=lambda r: (r["committer_ts"], r["seq"]), reverse=True)]
+    hidden = 0
+    if not merges:
+        entries, hidden = collapse_merges(entries)
     return {"symbol": _sym.as_dict() if _sym is not None else None,
             "qname": f"{path}::{local}", "level": level, "count": len(entries),
-            "partial": hs.get_meta("history_partial_kind") or "", "entries": entries}
+            "partial": hs.get_meta("history_partial_kind") or "", "merges_hidden": hidden,
+            "entries": entries}
 
 
 def _enclosing(code: CodeStore, path: str, line: int) -> Symbol | None:
@@ -144,27 +163,34 @@ def _enclosing(code: CodeStore, path: str, line: int) -> Symbol | None:
     return best
 
 
-def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int
-        ) -> dict[str, Any]:
+def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
+        merges: bool = False) -> dict[str, Any]:
     """Why is ``path``:``line`` (1-based) the way it is: ``{"file", "line", "symbol"
     (Symbol dict or None), "source": "symbol"|"blame", "last": commit dict or None,
-    "earlier": [Entry…], "live": [trace events on this symbol/file after the last
-    commit]}``. The symbol is the innermost one enclosing the line; without symbol history
-    the line's own ``git blame`` answers. Raises NotIndexed (no history), GitError."""
+    "earlier": [Entry…] (older than ``last``), "since": [Entry…] (newer than ``last``
+    without changing its content: pure moves, and merges when shown), "merges_hidden",
+    "live": [trace events on this symbol/file after the last commit]}``. The symbol is
+    the innermost one enclosing the line; without symbol history the line's own ``git
+    blame`` answers. Merges are left out as in :func:`history` unless ``merges``. Raises
+    NotIndexed (no history), GitError."""
     require_history(hs, root)
     sym = _enclosing(code, path, line)
     out: dict[str, Any] = {"file": path, "line": line,
                            "symbol": sym.as_dict() if sym else None,
-                           "source": "symbol", "last": None, "earlier": [], "live": []}
+                           "source": "symbol", "last": None, "earlier": [], "since": [],
+                           "merges_hidden": 0, "live": []}
     entries = symbol_entries(hs, sym.path, sym.local) if sym else []
+    if entries and not merges:
+        entries, out["merges_hidden"] = collapse_merges(entries)
     if entries:
         # the last change of content: a pure move (same ast hash) does not explain a line,
         # and a merge only brought in what its branch's commits did
-        pick = next((e for e in entries if not e.pure_move and e.change != "merged"),
-                    entries[0])
+        at = next((i for i, e in enumerate(entries)
+                   if not e.pure_move and e.change != "merged"), 0)
+        pick = entries[at]
         last = hs.commit(pick.sha) or {}
         out["last"] = {**_commit_view(last), "change": pick.change}
-        out["earlier"] = [e for e in entries if e is not pick]
+        out["since"], out["earlier"] = entries[:at], entries[at + 1:]
     else:
         out["source"] = "blame"
         sha = G.blame_line(root, path, line)

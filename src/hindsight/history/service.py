@@ -44,14 +44,15 @@ class HistoryService:
                           progress=progress)
 
     def history(self, symbol: str, file: str | None = None,
-                include_unreachable: bool = False) -> dict[str, Any]:
-        """Commits that touched ``symbol``; see :func:`hindsight.history.queries.history`."""
+                include_unreachable: bool = False, merges: bool = False) -> dict[str, Any]:
+        """Commits that touched ``symbol``; see :func:`hindsight.history.queries.history`
+        (``merges``: also merges that only brought in their branch's changes)."""
         from hindsight.history.queries import history
 
         return history(self.code.require(), self.store, self.root, symbol,
-                       self.code.rel(file), include_unreachable)
+                       self.code.rel(file), include_unreachable, merges)
 
-    def why(self, file: str, line: int) -> dict[str, Any]:
+    def why(self, file: str, line: int, merges: bool = False) -> dict[str, Any]:
         """Blame lifted to the symbol; see :func:`hindsight.history.queries.why`.
         ``line`` is 1-based. Raises NotIndexed, NotFound (no such file), ConfigError (a
         line outside the file)."""
@@ -69,7 +70,7 @@ class HistoryService:
         if n_lines is not None and line > n_lines:
             raise ConfigError(f"{file}:{line}: past the end of the file ({n_lines} lines)",
                               option="line", value=line)
-        return why(code, self.store, self.root, rel, line)
+        return why(code, self.store, self.root, rel, line, merges)
 
     def impact(self, symbol: str, depth: int = 2, file: str | None = None,
                limit: int = 30, min_support: int = 2,

@@ -45,11 +45,14 @@ DESCRIPTIONS = {
     "file, lines and a code snippet: {tree: {name, symbol, snippet, children}, partial}. Call "
     "to understand how a feature or request flows through the code from an entry point.",
     "symbol_history": "The commits that touched a symbol, newest first, following moves and "
-    "renames: {symbol, entries: [{sha, date, author, subject, change}]}. Call to learn when, "
-    "why and by whom a function changed, or whether a bug came with a recent change.",
+    "renames: {symbol, entries: [{sha, date, author, subject, change, merge}], count, total, "
+    "merges_hidden, notes}. Merges that only brought in a branch's changes are left out "
+    "unless merges=true. Call to learn when, why and by whom a function changed, or whether "
+    "a bug came with a recent change.",
     "why": "Why a line is the way it is: the last commit that changed its enclosing symbol "
-    "({last: {sha, subject, message...}}), the earlier ones and live edits since. Call before "
-    "changing or deleting code that looks odd, redundant or wrong: it may be on purpose.",
+    "({last: {sha, subject, message...}}), the earlier ones, moves since, and live edits "
+    "since. Call before changing or deleting code that looks odd, redundant or wrong: it "
+    "may be on purpose.",
     "impact": "What may break if a symbol changes: its callers to depth levels and the symbols "
     "and files that historically change together with it, each with reasons. Call before a "
     "non-trivial change to a function or class, to plan which code and tests to update. "
@@ -87,5 +90,6 @@ PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
     "line": ("1-based line number.", {"minimum": 1}),
     "limit": ("Most results to return.", {"minimum": 1, "maximum": MAX_LIMIT}),
     "search_symbols.limit": ("Most symbols, 1 to 100.", {"minimum": 1, "maximum": 100}),
+    "merges": ("Also list merges that only brought in their branch's changes.", {}),
     "include_unresolved": ("Also list calls by bare name that may mean this symbol.", {}),
 }

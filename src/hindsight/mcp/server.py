@@ -305,17 +305,17 @@ def _code_tools(sess: _Session) -> list[Callable[..., Any]]:
 
 
 def _history_tools(sess: _Session) -> list[Callable[..., Any]]:
-    def symbol_history(symbol: str, file: str | None = None, limit: int = 50
-                       ) -> dict[str, Any]:
+    def symbol_history(symbol: str, file: str | None = None, limit: int = 50,
+                       merges: bool = False) -> dict[str, Any]:
         with sess.use(Deadline()) as bank:
-            res = bank.history.history(symbol, file)
+            res = bank.history.history(symbol, file, merges=merges)
         return {**res, "entries": [e.as_dict() for e in res["entries"][:limit]],
                 "count": min(limit, len(res["entries"])), "total": len(res["entries"])}
 
-    def why(file: str, line: int) -> dict[str, Any]:
+    def why(file: str, line: int, merges: bool = False) -> dict[str, Any]:
         with sess.use(Deadline()) as bank:
-            res = bank.history.why(file, line)
-        return {**res, "earlier": [e.as_dict() for e in res["earlier"]]}
+            res = bank.history.why(file, line, merges)
+        return {**res, **{k: [e.as_dict() for e in res[k]] for k in ("earlier", "since")}}
 
     def impact(symbol: str, depth: int = 2, file: str | None = None, limit: int = 30
                ) -> dict[str, Any]:

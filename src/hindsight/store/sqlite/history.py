@@ -12,7 +12,7 @@ from hindsight.store.sqlite.db import SqliteStore, chunks, rows_as_dicts
 
 ORDER = "c.committer_ts DESC, c.seq DESC"
 _CHANGE_COLS = ("c.sha, c.author_name, c.author_email, c.author_date, c.committer_ts, c.seq, "
-                "c.subject, c.reachable, s.path, s.local, s.kind, s.change, s.old_path, "
+                "c.subject, c.reachable, c.parents, s.path, s.local, s.kind, s.change, s.old_path, "
                 "s.old_local, s.old_hash, s.new_hash, s.start_line, s.end_line")
 
 
@@ -157,7 +157,7 @@ class SqliteHistoryStore(SqliteStore):
         cur = self.conn.execute(
             "SELECT DISTINCT c.sha, c.author_name, c.author_email, c.author_date, "
             "c.committer_ts, c.seq, c.subject, c.reachable, f.status, f.path, f.old_path, "
-            "c.huge FROM commit_files f JOIN commits c ON c.sha=f.sha "
+            "c.huge, c.parents FROM commit_files f JOIN commits c ON c.sha=f.sha "
             "WHERE (f.path=? OR f.old_path=?)" + ("" if include_unreachable else
                                                    " AND c.reachable=1") +
             f" ORDER BY {ORDER}", (path, path))
