@@ -6,6 +6,7 @@ the CLI as a subprocess where the user-facing answer matters."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -181,3 +182,141 @@ def test_mcp_symbol_history_and_why_take_merges(tmp_path: Path) -> None:
     assert (plain["total"], plain["merges_hidden"]) == (4, 3)
     assert (merged["total"], merged["merges_hidden"]) == (7, 0)
     assert [e["subject"] for e in why["since"]] == ["Merge pull request #4"]
+
+
+RENAMES = {"is_dir": "is_existing_directory", "is_file": "is_regular_file",
+           "exists": "path_exists", "read_text": "load_text", "write_text": "save_text",
+           "list_dir": "list_directory", "remove": "delete_path"}
+BODIES = {"is_dir": "return os.path.isdir(p)", "is_file": "return os.path.isfile(p)",
+          "exists": "return os.path.exists(p)",
+          "read_text": "with open(p, encoding='utf-8') as fh:\n        return fh.read()",
+          "write_text": "with open(p, 'w', encoding='utf-8') as fh:\n        fh.write(t)",
+          "list_dir": "return sorted(os.listdir(p))",
+          "remove": "if is_dir(p):\n        os.rmdir(p)\n    else:\n        os.unlink(p)"}
+
+
+def _fs_module(names: dict[str, str], bodies: dict[str, str]) -> str:
+    out = "import os\n\n\n"
+    for old, body in bodies.items():
+        new = names.get(old, old)
+        args = "p, t" if old == "write_text" else "p"
+        out += f"def {new}({args}):\n    {body.replace('is_dir(', names.get('is_dir', 'is_dir') + '(')}\n\n\n"
+    return out
+
+
+def test_rename_inside_a_file_continues_the_history(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "ren")
+    r.write("fs.py", _fs_module({}, BODIES))
+    r.commit("add fs helpers")
+    r.write("fs.py", _fs_module({}, {**BODIES, "is_dir": "return os.path.isdir(p) and True"}))
+    r.commit("is_dir: be explicit")
+    r.write("fs.py", _fs_module(RENAMES, {**BODIES, "is_dir": "return os.path.isdir(p) and True"}))
+    r.commit("Rename the fs helpers")
+    for args in (["index"], ["ingest"]):
+        subprocess.run([*CLI, *args], cwd=r.path, check=True, capture_output=True)
+    res = cli(r.path, "history", "is_existing_directory")
+    got = [(e["sha"], e["change"], e["old_local"]) for e in res["entries"]]
+    s = r.shas
+    assert got == [(s[3], "moved", "is_dir"), (s[2], "modified", "is_dir"), (s[1], "added", "")]
+    log_l = git(r.path, "log", "-L", ":is_existing_directory:fs.py", "--format=%H", "-s")
+    assert [e["sha"] for e in res["entries"]] == log_l.split()
+    for old, new in RENAMES.items():  # each of the seven follows its old name
+        entries = cli(r.path, "history", new)["entries"]
+        assert [(e["change"], e["old_local"]) for e in entries][0] == ("moved", old), new
+        assert entries[-1]["change"] == "added" and entries[-1]["sha"] == s[1], new
+    p = subprocess.run([*CLI, "history", "delete_path"], cwd=r.path, capture_output=True,
+                       text=True, check=True, env={**os.environ, "COLUMNS": "200"})
+    assert "renamed from remove" in p.stdout
+
+
+def test_similar_but_different_functions_are_not_a_rename(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "notren")
+    r.write("m.py", "def is_dir(p):\n    return os.path.isdir(p)\n")
+    r.commit("one")
+    r.write("m.py", "def is_file(p):\n    return os.path.isfile(p)\n")
+    r.commit("replace is_dir by is_file")
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        b.history.ingest()
+        assert [(e.change, e.old_local) for e in b.history.history("is_file")["entries"]] \
+            == [("added", "")]
+
+
+def _huge_history(tmp: Path) -> Repo:
+    """An import commit and a reformat over 5 files each (huge with --huge-commit 4), and
+    one small commit between them."""
+    r = Repo(tmp / "huge")
+    for i in range(5):
+        r.write(f"m{i}.py", fn(f"f{i}") + fn(f"g{i}"))
+    r.commit("Import the project")
+    r.write("m0.py", fn("f0", "return 2") + fn("g0"))
+    r.commit("f0 returns 2")
+    for i in range(5):
+        r.write(f"m{i}.py", fn(f"f{i}", "return 2") + fn(f"g{i}", "return 3"))
+    r.commit("Reformat everything")
+    return r
+
+
+def test_symbols_of_huge_commits_are_attributed(tmp_path: Path) -> None:
+    r = _huge_history(tmp_path)
+    subprocess.run([*CLI, "index"], cwd=r.path, check=True, capture_output=True)
+    p = subprocess.run([*CLI, "ingest", "--huge-commit", "4"], cwd=r.path, capture_output=True,
+                       text=True, check=True)
+    assert ("2 commits touched more than 4 files: stored without per-symbol changes, which "
+            "history and why compute when they are asked about those files") in p.stderr
+    s = r.shas
+    res = cli(r.path, "history", "g3")
+    assert [(e["sha"], e["change"]) for e in res["entries"]] == [(s[3], "modified"),
+                                                                (s[1], "added")]
+    assert res["notes"] == []
+    res = cli(r.path, "history", "f0")
+    assert [(e["sha"], e["change"]) for e in res["entries"]] == [(s[2], "modified"),
+                                                                (s[1], "added")]
+    why = cli(r.path, "why", "m4.py:5")  # inside g4: changed last by the reformat
+    assert (why["source"], why["last"]["sha"], why["last"]["change"]) == (
+        "symbol", s[3], "modified")
+    assert [e["sha"] for e in why["earlier"]] == [s[1]]
+    with open_bank(str(r.path)) as b:  # computed once, for the files asked about
+        raw = b.stores.raw
+        done = raw.execute("SELECT sha, path FROM huge_files_done ORDER BY sha, path")
+        assert sorted(done.fetchall()) == sorted(
+            (sha, f"m{i}.py") for sha in (s[1], s[3]) for i in (0, 3, 4))
+        before = raw.execute("SELECT count(*) FROM symbol_changes").fetchone()[0]
+        b.history.history("g3")
+        assert raw.execute("SELECT count(*) FROM symbol_changes").fetchone()[0] == before
+        # co-change and churn still leave huge commits out
+        assert b.history.impact("g3")["commits"] == 0
+
+
+def test_truncated_huge_attribution_says_so(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from hindsight.history import lazy
+
+    r = _huge_history(tmp_path)
+    monkeypatch.setattr(lazy, "PER_QUESTION", 1)
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        b.history.ingest(huge=4)
+        res = b.history.history("g2")
+        assert [e.sha for e in res["entries"]] == [r.shas[3]]
+        assert res["notes"] == ["1 more huge commit touched this symbol's files and was not "
+                                "examined yet; ask again to examine the next ones"]
+        res = b.history.history("g2")
+        assert [e.sha for e in res["entries"]] == [r.shas[3], r.shas[1]]
+        assert res["notes"] == []
+
+
+def test_empty_history_says_why(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "empty")
+    r.write("a.py", fn("f"))
+    r.commit("one")
+    for i in range(3):
+        r.write("b.py", fn("g", f"return {i}"))
+        r.commit(f"g {i}")
+    subprocess.run([*CLI, "index"], cwd=r.path, check=True, capture_output=True)
+    subprocess.run([*CLI, "ingest", "--limit", "2"], cwd=r.path, check=True,
+                   capture_output=True)
+    res = cli(r.path, "history", "f")
+    assert (res["entries"], res["notes"]) == ([], [
+        "no ingested commit changed this symbol; the ingested history is partial (limited): "
+        "hindsight ingest --all reads the older commits"])

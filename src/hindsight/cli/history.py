@@ -105,6 +105,8 @@ def history(symbol: str, repo_root: str | None, file: str | None, include_unreac
                   [[_short(e.sha), time_shown(e.date), e.author, _change(e), e.subject[:70]]
                    for e in res["entries"]])
         _merges_note(res["merges_hidden"])
+        for n in res["notes"]:
+            out.say(n)
 
 
 def _merges_note(n: int) -> None:
@@ -114,6 +116,8 @@ def _merges_note(n: int) -> None:
 
 
 def _change(e: Any) -> str:
+    if e.change == "moved" and e.old_path == e.path and e.old_local != e.local:
+        return f"renamed from {e.old_local}"
     if e.change == "moved":
         return f"moved from {e.old_path}::{e.old_local}"
     return str(e.change) + (" (merge)" if e.merge and e.change != "merged" else "") + \
@@ -158,6 +162,8 @@ def why(location: str, repo_root: str | None, merges: bool, json: bool) -> None:
                           [[_short(e.sha), time_shown(e.date), e.author, _change(e),
                             e.subject[:70]] for e in res[key]])
         _merges_note(res["merges_hidden"])
+        for n in res["notes"]:
+            out.say(n)
         if res["live"]:
             out.table("edits since (edit trace)", ["time", "action", "actor", "session"],
                       [[time_shown(e["ts"]), e["action"], e["actor"], e["session"]]

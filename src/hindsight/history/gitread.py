@@ -297,17 +297,20 @@ def _numstat(tok: str) -> tuple[int, int]:
     return (int(a) if a.isdigit() else -1, int(d) if d.isdigit() else -1)
 
 
-def diff_commits(root: str, pairs: list[tuple[str, str]]) -> dict[str, list[FileChange]]:
+def diff_commits(root: str, pairs: list[tuple[str, str]], paths: list[str] | None = None
+                 ) -> dict[str, list[FileChange]]:
     """Files changed by each ``(commit, against)`` pair (``against`` = the first parent, or
     ``""`` for a root commit, which lists every file as added). Renames are detected with
     git's default similarity (``-M``); submodule entries are kept (mode 160000) but never
-    descended into."""
+    descended into. ``paths``: only these files (taken literally; a rename is found when
+    both of its names are given)."""
     if not pairs:
         return {}
     spec = "\n".join(f"{c} {p}".strip() for c, p in pairs) + "\n"
-    out = run(root, ["diff-tree", "--stdin", "-r", "-z", "-M", "--raw", "--numstat",
-                     "--no-abbrev", "--root", "--always"],
-              stdin=spec.encode())
+    limit = ["--", *paths] if paths else []
+    out = run(root, [*(["--literal-pathspecs"] if paths else []), "diff-tree", "--stdin",
+                     "-r", "-z", "-M", "--raw", "--numstat", "--no-abbrev", "--root",
+                     "--always", *limit], stdin=spec.encode())
     toks = out.split(b"\0")
     res: dict[str, list[FileChange]] = {}
     i = 0

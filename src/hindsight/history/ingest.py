@@ -8,8 +8,9 @@ where it stopped. Later runs read only commits not yet stored (``rev-list HEAD -
 heads seen last time). When a head seen last time is no longer reachable from any ref (a
 rebase, amend or force-push), every stored commit is checked and the unreachable ones are
 marked (kept for audit, left out of queries). Merges are compared with their first parent;
-a commit touching more than ``huge`` files is stored but not expanded per symbol and does
-not count for co-change (default 100; transactions this large are usually mechanical —
+a commit touching more than ``huge`` files is stored but not expanded per symbol (history
+questions compute that later, per file: :mod:`hindsight.history.lazy`) and does not count
+for co-change (default 100; transactions this large are usually mechanical —
 Zimmermann et al., "Mining Version Histories to Guide Software Changes", ICSE 2004, left
 out large transactions for the same reason). In a shallow clone the boundary commits are
 stored without files (their parents are missing, so a diff would claim they added
@@ -31,7 +32,7 @@ from hindsight.codeindex.languages import language_for
 from hindsight.errors import ConfigError, GitError
 from hindsight.history import gitread as G
 from hindsight.history.fixes import is_fix, reclassify
-from hindsight.history.symdiff import compare_file, pair_moves
+from hindsight.history.symdiff import compare_file, pair_moves, pair_renames
 from hindsight.models import SymbolChange, SymState
 from hindsight.redact import clean
 from hindsight.store.base import HistoryStore
@@ -177,6 +178,10 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
             st.partial = "limited"
             st.notes.append("the clone is no longer shallow: hindsight ingest --all reads "
                             "the older history")
+    if st.huge and mode == "full":
+        st.notes.append(f"{st.huge} commit{'' if st.huge == 1 else 's'} touched more than "
+                        f"{huge_v} files: stored without per-symbol changes, which history "
+                        "and why compute when they are asked about those files")
     reclassify(store)  # a bank ingested under an earlier fix rule
     store.set_meta({"history_heads": json.dumps(heads[:20]), "history_ingested_at": _now(),
                     "history_partial_kind": st.partial})
@@ -270,7 +275,7 @@ def _ingest_chunk(store: HistoryStore, root: str, shas: list[str], seq_map: dict
         st.boundary += is_boundary
         if do_expand:
             expand.append((c.sha, fcs, others))
-    changes = _symbol_changes(root, expand, skip_path, workers, blob_cache) if expand else {}
+    changes = symbol_changes(root, expand, skip_path, workers, blob_cache) if expand else {}
     store.write_commits(rows, files, changes)
     st.ingested += len(rows)
     st.expanded += len(expand)
@@ -292,7 +297,7 @@ def _code_files(fcs: list[G.FileChange], skip_path: Callable[[str], bool]
     return out
 
 
-def _symbol_changes(root: str,
+def symbol_changes(root: str,
                     expand: list[tuple[str, list[G.FileChange], list[dict[str, G.FileChange]]]],
                     skip_path: Callable[[str], bool], workers: int | None,
                     cache: dict[str, list[SymState] | None]) -> dict[str, list[SymbolChange]]:
@@ -355,9 +360,11 @@ def _file_changes(parsed: dict[str, list[SymState] | None], raw: dict[str, bytes
     if (lo and f.old_blob != G.EMPTY_BLOB and old is None) or \
             (ln and f.new_blob != G.EMPTY_BLOB and new is None):
         return []  # binary, too large, minified, or the parser gave up
-    ol = nl = None
-    if old is not None and new is not None and not f.old_path:
-        ol = raw.get(f.old_blob, b"").splitlines()
-        nl = raw.get(f.new_blob, b"").splitlines()
-    return compare_file(f.old_path or f.path, old if lo else None, f.path,
-                        new if ln else None, ol, nl)
+    if old is None or new is None or not lo or not ln:
+        return compare_file(f.old_path or f.path, old if lo else None, f.path,
+                            new if ln else None)
+    ol = raw.get(f.old_blob, b"").splitlines()
+    nl = raw.get(f.new_blob, b"").splitlines()
+    same = not f.old_path
+    return pair_renames(compare_file(f.old_path or f.path, old, f.path, new,
+                                     ol if same else None, nl if same else None), ol, nl)

@@ -101,6 +101,44 @@ def symbol_entries(hs: HistoryStore, path: str, local: str,
     return out
 
 
+Expand = Callable[[set[str]], tuple[int, int]]
+
+
+def attributed_entries(hs: HistoryStore, path: str, local: str,
+                       include_unreachable: bool = False, expand: Expand | None = None
+                       ) -> tuple[list[Entry], list[str]]:
+    """:func:`symbol_entries`, after ``expand(paths)`` (see :mod:`hindsight.history.lazy`)
+    computed the symbol changes of the huge commits that touched the symbol's files: its
+    file, that file's earlier names, and the files of its earlier identities (again for
+    files found that way, at most 3 rounds). Returns the entries and notes for the reader
+    (huge commits left for a later question; why the history is empty)."""
+    entries = symbol_entries(hs, path, local, include_unreachable)
+    notes: list[str] = []
+    waiting = 0
+    asked: set[str] = set()
+    for _round in range(3):
+        if expand is None:
+            break
+        paths = {*file_lineage(hs, path), *(p for e in entries for p in (e.path, e.old_path)
+                                            if p)}
+        if paths <= asked:
+            break
+        asked |= paths
+        done, waiting = expand(paths)
+        if done:
+            entries = symbol_entries(hs, path, local, include_unreachable)
+    if waiting:
+        notes.append(f"{waiting} more huge commit{'' if waiting == 1 else 's'} touched "
+                     f"this symbol's files and {'was' if waiting == 1 else 'were'} not "
+                     "examined yet; ask again to examine the next ones")
+    if not entries:
+        partial = hs.get_meta("history_partial_kind") or ""
+        notes.append("no ingested commit changed this symbol" + (
+            f"; the ingested history is partial ({partial}): hindsight ingest --all reads "
+            "the older commits" if partial else ""))
+    return entries, notes
+
+
 def _target(code: CodeStore, hs: HistoryStore, spec: str, file: str | None
             ) -> tuple[str, str, Symbol | None]:
     """(path, local, current symbol or None) for a symbol name, qualified name or a
@@ -126,21 +164,25 @@ def _target(code: CodeStore, hs: HistoryStore, spec: str, file: str | None
 
 def history(code: CodeStore, hs: HistoryStore, root: str, spec: str,
             file: str | None = None, include_unreachable: bool = False,
-            merges: bool = False) -> dict[str, Any]:
+            merges: bool = False, expand: Expand | None = None) -> dict[str, Any]:
     """The commits that touched symbol ``spec``, newest first, as ``{"symbol": Symbol
     dict (None when it exists only in history), "qname", "count", "level":
     "symbol"|"file", "partial": ""|"shallow"|"limited", "merges_hidden": n, "entries":
-    [Entry…]}``. Merges that only brought in their branch's changes are left out unless
-    ``merges`` (:func:`collapse_merges`; ``merges_hidden`` counts them). Without
+    [Entry…], "notes": [str…]}``. Merges that only brought in their branch's changes are
+    left out unless ``merges`` (:func:`collapse_merges`; ``merges_hidden`` counts them).
+    ``expand``: computes the symbol changes of huge commits first (see
+    :func:`attributed_entries`, which also writes the notes). Without
     per-symbol history (``message`` or ``none`` mode) the commits touching its file are
     given with ``level`` = ``file``. Raises NotIndexed (no history), GitError (not a git
     repository), NotFound, Ambiguous."""
     require_history(hs, root)
     path, local, _sym = _target(code, hs, spec, file)
-    entries = symbol_entries(hs, path, local, include_unreachable)
+    full = (hs.get_meta("history_mode") or '"full"') == '"full"'
+    entries, notes = attributed_entries(hs, path, local, include_unreachable,
+                                        expand if full else None)
     level = "symbol"
-    if not entries and (hs.get_meta("history_mode") or '"full"') != '"full"':
-        level = "file"
+    if not entries and not full:
+        level, notes = "file", []
         rows = {r["sha"]: r for p in file_lineage(hs, path)
                 for r in hs.file_commits(p, include_unreachable)}
         entries = [_entry({**r, "local": ""}, "file") for r in sorted(
@@ -151,7 +193,7 @@ def history(code: CodeStore, hs: HistoryStore, root: str, spec: str,
     return {"symbol": _sym.as_dict() if _sym is not None else None,
             "qname": f"{path}::{local}", "level": level, "count": len(entries),
             "partial": hs.get_meta("history_partial_kind") or "", "merges_hidden": hidden,
-            "entries": entries}
+            "entries": entries, "notes": notes}
 
 
 def _enclosing(code: CodeStore, path: str, line: int) -> Symbol | None:
@@ -164,22 +206,27 @@ def _enclosing(code: CodeStore, path: str, line: int) -> Symbol | None:
 
 
 def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
-        merges: bool = False) -> dict[str, Any]:
+        merges: bool = False, expand: Expand | None = None) -> dict[str, Any]:
     """Why is ``path``:``line`` (1-based) the way it is: ``{"file", "line", "symbol"
     (Symbol dict or None), "source": "symbol"|"blame", "last": commit dict or None,
     "earlier": [Entry…] (older than ``last``), "since": [Entry…] (newer than ``last``
     without changing its content: pure moves, and merges when shown), "merges_hidden",
     "live": [trace events on this symbol/file after the last commit]}``. The symbol is
     the innermost one enclosing the line; without symbol history the line's own ``git
-    blame`` answers. Merges are left out as in :func:`history` unless ``merges``. Raises
-    NotIndexed (no history), GitError."""
+    blame`` answers. Merges are left out as in :func:`history` unless ``merges``;
+    ``expand`` and ``notes`` as there. Raises NotIndexed (no history), GitError."""
     require_history(hs, root)
     sym = _enclosing(code, path, line)
     out: dict[str, Any] = {"file": path, "line": line,
                            "symbol": sym.as_dict() if sym else None,
                            "source": "symbol", "last": None, "earlier": [], "since": [],
-                           "merges_hidden": 0, "live": []}
-    entries = symbol_entries(hs, sym.path, sym.local) if sym else []
+                           "merges_hidden": 0, "live": [], "notes": []}
+    entries: list[Entry] = []
+    if sym:
+        full = (hs.get_meta("history_mode") or '"full"') == '"full"'
+        entries, notes = attributed_entries(hs, sym.path, sym.local,
+                                            expand=expand if full else None)
+        out["notes"] = [n for n in notes if not n.startswith("no ingested commit")]
     if entries and not merges:
         entries, out["merges_hidden"] = collapse_merges(entries)
     if entries:

@@ -50,7 +50,14 @@ class HistoryService:
         from hindsight.history.queries import history
 
         return history(self.code.require(), self.store, self.root, symbol,
-                       self.code.rel(file), include_unreachable, merges)
+                       self.code.rel(file), include_unreachable, merges, self._expand)
+
+    def _expand(self, paths: set[str]) -> tuple[int, int]:
+        """Symbol changes of the huge commits touching ``paths``, computed now; see
+        :func:`hindsight.history.lazy.expand`."""
+        from hindsight.history.lazy import expand
+
+        return expand(self.store, self.root, paths, self.code.excludes())
 
     def why(self, file: str, line: int, merges: bool = False) -> dict[str, Any]:
         """Blame lifted to the symbol; see :func:`hindsight.history.queries.why`.
@@ -70,7 +77,7 @@ class HistoryService:
         if n_lines is not None and line > n_lines:
             raise ConfigError(f"{file}:{line}: past the end of the file ({n_lines} lines)",
                               option="line", value=line)
-        return why(code, self.store, self.root, rel, line, merges)
+        return why(code, self.store, self.root, rel, line, merges, self._expand)
 
     def impact(self, symbol: str, depth: int = 2, file: str | None = None,
                limit: int = 30, min_support: int = 2,

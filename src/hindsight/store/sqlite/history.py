@@ -71,7 +71,7 @@ class SqliteHistoryStore(SqliteStore):
             shas = [m["sha"] for m in commits]
             for ch in chunks(shas):
                 q = ",".join("?" * len(ch))
-                for t in ("commits", "commit_files", "symbol_changes"):
+                for t in ("commits", "commit_files", "symbol_changes", "huge_files_done"):
                     c.execute(f"DELETE FROM {t} WHERE sha IN ({q})", ch)
             cols = ("sha", "seq", "parents", "author_name", "author_email", "author_date",
                     "author_ts", "committer_date", "committer_ts", "message", "subject",
@@ -96,6 +96,48 @@ class SqliteHistoryStore(SqliteStore):
             c.executemany("UPDATE commits SET reachable=1, unreachable_at='' WHERE sha=?",
                           [(s,) for s in back])
         return len(gone), len(back)
+
+    def huge_pending(self, paths: list[str]) -> list[dict[str, Any]]:
+        """Files among ``paths`` (as new or old path) changed by reachable huge commits
+        whose symbol changes were never computed: ``sha, parents, path, old_path,
+        status``, newest commit first."""
+        out: list[dict[str, Any]] = []
+        for ch in chunks(paths, 400):
+            q = ",".join("?" * len(ch))
+            out += rows_as_dicts(self.conn.execute(
+                "SELECT c.sha, c.parents, c.committer_ts, c.seq, f.path, f.old_path, "
+                "f.status FROM commit_files f JOIN commits c ON c.sha=f.sha "
+                "WHERE c.huge=1 AND c.expanded=0 AND c.boundary=0 AND c.reachable=1 "
+                f"AND (f.path IN ({q}) OR f.old_path IN ({q})) AND NOT EXISTS (SELECT 1 "
+                "FROM huge_files_done d WHERE d.sha=f.sha AND d.path=f.path)", [*ch, *ch]))
+        uniq = {(r["sha"], r["path"]): r for r in out}
+        return sorted(uniq.values(), key=lambda r: (r["committer_ts"], r["seq"], r["path"]),
+                      reverse=True)
+
+    def add_huge_changes(self, changes: dict[str, list[SymbolChange]],
+                         done: list[tuple[str, str]]) -> int:
+        """Store the symbol changes computed for the files ``done`` ((sha, path)) of huge
+        commits, in one transaction. A commit is skipped whole when one of its files is
+        done already (another process got there first) or when it is no longer stored as
+        huge and unexpanded (ingested again meanwhile). Returns the files recorded."""
+        by_sha: dict[str, list[str]] = {}
+        for sha, path in done:
+            by_sha.setdefault(sha, []).append(path)
+        with self._tx() as c:
+            ok = []
+            for sha, paths in by_sha.items():
+                live = c.execute("SELECT 1 FROM commits WHERE sha=? AND huge=1 AND "
+                                 "expanded=0", (sha,)).fetchone()
+                q = ",".join("?" * len(paths))
+                seen = c.execute(f"SELECT 1 FROM huge_files_done WHERE sha=? AND path IN "
+                                 f"({q}) LIMIT 1", (sha, *paths)).fetchone()
+                if live and not seen:
+                    ok.append(sha)
+            c.executemany("INSERT INTO huge_files_done VALUES(?,?)",
+                          [(sha, p) for sha in ok for p in by_sha[sha]])
+            c.executemany("INSERT INTO symbol_changes VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                          [(sha, *sc) for sha in ok for sc in changes.get(sha, [])])
+        return sum(len(by_sha[sha]) for sha in ok)
 
     def set_fixes(self, is_fix: Callable[[str], bool]) -> int:
         """Set every stored commit's ``fix`` flag to ``is_fix(message)``; returns how many
