@@ -162,7 +162,10 @@ def pair_renames(changes: list[SymbolChange], old_lines: list[bytes],
     (a child of a renamed parent) first, then the most similar; each symbol in one pair at
     most; other entries are kept as they are, in order. ``git log -L`` follows
     a function through such a rename because its lines stay; the threshold is git's own
-    for renamed files (50%)."""
+    for renamed files (50%). Measured on click's 3,329 commits: 176 pairs reach 0.5 (113
+    keep their simple name under a renamed parent); read by hand, about 8 of the 63 with
+    a new name are wrong, 7 of those 1-2-line test stubs with equal bodies, while of the 32
+    pairs between 0.3 and 0.5 about half are wrong."""
     import re
 
     removed = [c for c in changes if c.change == "removed"]
