@@ -320,3 +320,30 @@ def test_empty_history_says_why(tmp_path: Path) -> None:
     assert (res["entries"], res["notes"]) == ([], [
         "no ingested commit changed this symbol; the ingested history is partial (limited): "
         "hindsight ingest --all reads the older commits"])
+
+
+def test_huge_commit_that_renames_a_file_and_a_huge_merge(tmp_path: Path) -> None:
+    r = _huge_history(tmp_path)
+    git(r.path, "checkout", "-q", "-b", "side")
+    for i in range(5):
+        r.mv(f"m{i}.py", f"n{i}.py")
+    r.write("n1.py", fn("f1", "return 7") + fn("g1", "return 3"))
+    r.commit("Move every module")
+    git(r.path, "checkout", "-q", "main")
+    r.write("other.py", fn("x"))
+    r.commit("add x")
+    r.n += 1
+    git(r.path, "merge", "-q", "--no-ff", "-m", "Merge side", "side", n=r.n)
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        b.history.ingest(huge=4)
+        s = r.shas
+        res = b.history.history("f1", merges=True)
+        assert [(e.subject, e.change, e.path, e.old_path) for e in res["entries"]] == [
+            ("Merge side", "merged", "n1.py", "m1.py"),
+            ("Move every module", "moved", "n1.py", "m1.py"),
+            ("Reformat everything", "modified", "m1.py", "m1.py"),
+            ("Import the project", "added", "m1.py", "")]
+        assert res["entries"][-1].sha == s[1]
+        assert [e.subject for e in b.history.history("f1")["entries"]] == [
+            "Move every module", "Reformat everything", "Import the project"]

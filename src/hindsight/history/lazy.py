@@ -20,6 +20,19 @@ from hindsight.store.base import HistoryStore
 PER_QUESTION = 20  # huge commits examined per question (~2 file parses each)
 
 
+def _change(row: dict[str, str], parents: list[str]) -> G.FileChange:
+    """A stored file change of a one-parent commit as :class:`FileChange`, its two sides
+    named ``<commit>:<path>`` (git's own syntax for a file in a commit) instead of blob
+    ids: ``git cat-file --batch`` reads them alike. A side that is not a blob (a
+    submodule's commit) reads as missing and is not parsed."""
+    sha, status, path = row["sha"], row["status"], row["path"]
+    old = row["old_path"] or path
+    new_side = G.EMPTY_BLOB if status == "D" else f"{sha}:{path}"
+    old_side = G.EMPTY_BLOB if status == "A" or not parents else f"{parents[0]}:{old}"
+    return G.FileChange(status, path, row["old_path"], 0, 0, old_side, new_side,
+                        "100644", "100644")
+
+
 def expand(store: HistoryStore, root: str, paths: set[str], exclude: list[str] | None = None,
            workers: int | None = None, limit: int | None = None) -> tuple[int, int]:
     """Compute and store the symbol changes of the newest ``limit`` (default
@@ -37,18 +50,27 @@ def expand(store: HistoryStore, root: str, paths: set[str], exclude: list[str] |
     if not shas:
         return 0, 0
     parents = {s: by_sha[s][0]["parents"].split() for s in shas}
-    wanted = {s: {p for r in by_sha[s] for p in (r["path"], r["old_path"]) if p}
-              for s in shas}
-    names = sorted(set().union(*wanted.values()))
-    diffs = G.diff_commits(root, [(s, parents[s][0] if parents[s] else "") for s in shas],
-                           names)
-    sides: dict[str, list[dict[str, G.FileChange]]] = {s: [] for s in shas}
-    for k in range(1, max(len(p) for p in parents.values())):
-        pairs = [(s, parents[s][k]) for s in shas if len(parents[s]) > k]
-        for sha, fcs in G.diff_commits(root, pairs, names).items():
-            sides[sha].append({f.path: f for f in fcs})
-    work = [(s, [f for f in diffs.get(s, []) if f.path in wanted[s] or
-                 f.old_path in wanted[s]], sides[s]) for s in shas]
+    # one parent: the stored file list says what changed, and git reads each side as
+    # "<commit>:<path>" (no diff-tree); merges (and names with a newline, which the
+    # line-based batch cannot carry) are diffed against every parent
+    plain = [s for s in shas if len(parents[s]) <= 1 and
+             not any("\n" in r["path"] + r["old_path"] for r in by_sha[s])]
+    work: list[tuple[str, list[G.FileChange], list[dict[str, G.FileChange]]]] = [
+        (s, [_change(r, parents[s]) for r in by_sha[s]], []) for s in plain]
+    rest = [s for s in shas if s not in plain]
+    if rest:
+        wanted = {s: {p for r in by_sha[s] for p in (r["path"], r["old_path"]) if p}
+                  for s in rest}
+        names = sorted(set().union(*wanted.values()))
+        diffs = G.diff_commits(root, [(s, parents[s][0] if parents[s] else "")
+                                      for s in rest], names)
+        sides: dict[str, list[dict[str, G.FileChange]]] = {s: [] for s in rest}
+        for k in range(1, max(len(parents[s]) for s in rest)):
+            pairs = [(s, parents[s][k]) for s in rest if len(parents[s]) > k]
+            for sha, fcs in G.diff_commits(root, pairs, names).items():
+                sides[sha].append({f.path: f for f in fcs})
+        work += [(s, [f for f in diffs.get(s, []) if f.path in wanted[s] or
+                      f.old_path in wanted[s]], sides[s]) for s in rest]
     changes = symbol_changes(root, work, excluded_matcher(root, exclude), workers, {})
     store.add_huge_changes(changes, [(s, r["path"]) for s in shas for r in by_sha[s]])
     return len(shas), len(by_sha) - len(shas)

@@ -109,8 +109,8 @@ def attributed_entries(hs: HistoryStore, path: str, local: str,
                        ) -> tuple[list[Entry], list[str]]:
     """:func:`symbol_entries`, after ``expand(paths)`` (see :mod:`hindsight.history.lazy`)
     computed the symbol changes of the huge commits that touched the symbol's files: its
-    file, that file's earlier names, and the files of its earlier identities (again for
-    files found that way, at most 3 rounds). Returns the entries and notes for the reader
+    file and the files of its earlier identities (a renamed file moves every symbol, so
+    its old name is one of them; again for files found that way, at most 3 rounds). Returns the entries and notes for the reader
     (huge commits left for a later question; why the history is empty)."""
     entries = symbol_entries(hs, path, local, include_unreachable)
     notes: list[str] = []
@@ -119,8 +119,7 @@ def attributed_entries(hs: HistoryStore, path: str, local: str,
     for _round in range(3):
         if expand is None:
             break
-        paths = {*file_lineage(hs, path), *(p for e in entries for p in (e.path, e.old_path)
-                                            if p)}
+        paths = {path, *(p for e in entries for p in (e.path, e.old_path) if p)}
         if paths <= asked:
             break
         asked |= paths

@@ -132,6 +132,7 @@ CREATE INDEX ix_audit_mem ON memory_audit(memory_id);
 -- files of huge commits whose symbol changes were computed later, when a history question
 -- needed them (history/lazy.py): their rows are in symbol_changes like any other.
 CREATE TABLE huge_files_done(sha TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY(sha, path));
+CREATE INDEX ix_commit_files_old ON commit_files(old_path) WHERE old_path != '';
 """),
 ]
 

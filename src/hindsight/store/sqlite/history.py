@@ -102,14 +102,15 @@ class SqliteHistoryStore(SqliteStore):
         whose symbol changes were never computed: ``sha, parents, path, old_path,
         status``, newest commit first."""
         out: list[dict[str, Any]] = []
+        sql = ("SELECT c.sha, c.parents, c.committer_ts, c.seq, f.path, f.old_path, "
+               "f.status FROM commit_files f JOIN commits c ON c.sha=f.sha "
+               "WHERE c.huge=1 AND c.expanded=0 AND c.boundary=0 AND c.reachable=1 "
+               "AND NOT EXISTS (SELECT 1 FROM huge_files_done d WHERE d.sha=f.sha AND "
+               "d.path=f.path) AND ")
         for ch in chunks(paths, 400):
             q = ",".join("?" * len(ch))
-            out += rows_as_dicts(self.conn.execute(
-                "SELECT c.sha, c.parents, c.committer_ts, c.seq, f.path, f.old_path, "
-                "f.status FROM commit_files f JOIN commits c ON c.sha=f.sha "
-                "WHERE c.huge=1 AND c.expanded=0 AND c.boundary=0 AND c.reachable=1 "
-                f"AND (f.path IN ({q}) OR f.old_path IN ({q})) AND NOT EXISTS (SELECT 1 "
-                "FROM huge_files_done d WHERE d.sha=f.sha AND d.path=f.path)", [*ch, *ch]))
+            for cond in (f"f.path IN ({q})", f"f.old_path != '' AND f.old_path IN ({q})"):
+                out += rows_as_dicts(self.conn.execute(sql + cond, ch))
         uniq = {(r["sha"], r["path"]): r for r in out}
         return sorted(uniq.values(), key=lambda r: (r["committer_ts"], r["seq"], r["path"]),
                       reverse=True)
