@@ -347,3 +347,25 @@ def test_huge_commit_that_renames_a_file_and_a_huge_merge(tmp_path: Path) -> Non
         assert res["entries"][-1].sha == s[1]
         assert [e.subject for e in b.history.history("f1")["entries"]] == [
             "Move every module", "Reformat everything", "Import the project"]
+
+
+def test_bank_busy_answers_and_says_what_it_left(tmp_path: Path) -> None:
+    import sqlite3
+
+    r = _huge_history(tmp_path)
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        b.history.ingest(huge=4)
+        other = sqlite3.connect(b.path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another writer holds the bank
+        try:
+            b.stores.history.set_busy_timeout(50)
+            res = b.history.history("g2")
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        assert (res["entries"], res["notes"]) == ([], [
+            "2 more huge commits touched this symbol's files and were not examined yet; ask "
+            "again to examine the next ones"])
+        b.stores.history.set_busy_timeout(30_000)
+        assert [e.sha for e in b.history.history("g2")["entries"]] == [r.shas[3], r.shas[1]]

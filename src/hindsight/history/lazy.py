@@ -14,6 +14,7 @@ record per file, ``huge_files_done``), so each is computed once. At most
 from __future__ import annotations
 
 from hindsight.codeindex.files import excluded_matcher
+from hindsight.errors import StorageError
 from hindsight.history import gitread as G
 from hindsight.store.base import HistoryStore
 
@@ -38,8 +39,9 @@ def expand(store: HistoryStore, root: str, paths: set[str], exclude: list[str] |
     """Compute and store the symbol changes of the newest ``limit`` (default
     :data:`PER_QUESTION`) huge commits that
     touched ``paths`` (repository-relative, as new or old path) and were not examined for
-    them yet. Returns (commits examined now, commits still waiting for these paths).
-    Raises GitError, StorageError."""
+    them yet. Returns (commits examined now, commits still waiting for these paths); when
+    the bank cannot be written, nothing is examined and every commit is still waiting.
+    Raises GitError."""
     from hindsight.history.ingest import symbol_changes
 
     pending = store.huge_pending(sorted(p for p in paths if p))
@@ -72,5 +74,8 @@ def expand(store: HistoryStore, root: str, paths: set[str], exclude: list[str] |
         work += [(s, [f for f in diffs.get(s, []) if f.path in wanted[s] or
                       f.old_path in wanted[s]], sides[s]) for s in rest]
     changes = symbol_changes(root, work, excluded_matcher(root, exclude), workers, {})
-    store.add_huge_changes(changes, [(s, r["path"]) for s in shas for r in by_sha[s]])
+    try:
+        store.add_huge_changes(changes, [(s, r["path"]) for s in shas for r in by_sha[s]])
+    except StorageError:  # a bank that cannot be written (read-only, busy): the question
+        return 0, len(by_sha)  # is still answered, and says what it could not examine
     return len(shas), len(by_sha) - len(shas)

@@ -130,7 +130,7 @@ def attributed_entries(hs: HistoryStore, path: str, local: str,
         notes.append(f"{waiting} more huge commit{'' if waiting == 1 else 's'} touched "
                      f"this symbol's files and {'was' if waiting == 1 else 'were'} not "
                      "examined yet; ask again to examine the next ones")
-    if not entries:
+    if not entries and not waiting:
         partial = hs.get_meta("history_partial_kind") or ""
         notes.append("no ingested commit changed this symbol" + (
             f"; the ingested history is partial ({partial}): hindsight ingest --all reads "
