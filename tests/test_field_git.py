@@ -106,18 +106,23 @@ def test_sparse_checkout_memories_outside_the_cone_are_not_stale(tmp_path: Path)
                        env={**os.environ, "COLUMNS": "300"})
     assert ("cone src; 1 tracked file outside it not indexed, and memories anchored there "
             "are not checked for staleness") in " ".join(p.stdout.split())
-    # a file really deleted inside the cone is still a deleted file
+    # a file really deleted in the sparse checkout is still a deleted file
+    with open_bank(str(repo)) as bank:
+        bank.memory.retain("top is the entry point", files=["top.py"])
     git(repo, "rm", "-q", "top.py")
     with open_bank(str(repo)) as bank:
-        bank.memory.retain("no more top", files=["src/a.py"])
         bank.code.index(workers=1)
+        stale = {m.text: m.stale for m in bank.memory.memories()}
+        assert stale == {"top is the entry point": True, "alpha returns one": False,
+                         "helper must stay pure": False, "keep helper small": False}
     # and back out of the sparse checkout: everything is indexed again, still not stale
     git(repo, "sparse-checkout", "disable")
     with open_bank(str(repo)) as bank:
         bank.code.index(workers=1)
         assert sorted(bank.stores.code.load_files()) == ["lib/util.py", "src/a.py"]
         assert bank.status()["sparse_checkout"] is None
-        assert not any(m.stale for m in bank.memory.memories())
+        assert [m.text for m in bank.memory.memories() if m.stale] == [
+            "top is the entry point"]
 
 
 def test_skip_worktree_file_present_in_the_work_tree_is_indexed(tmp_path: Path) -> None:
