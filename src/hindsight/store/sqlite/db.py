@@ -128,7 +128,7 @@ CREATE TABLE memory_audit(
   action TEXT NOT NULL, detail TEXT NOT NULL DEFAULT '');
 CREATE INDEX ix_audit_mem ON memory_audit(memory_id);
 """),
-    ("0004_huge_commit_files", """
+    ("0006_huge_commit_files", """
 -- files of huge commits whose symbol changes were computed later, when a history question
 -- needed them (history/lazy.py): their rows are in symbol_changes like any other.
 CREATE TABLE huge_files_done(sha TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY(sha, path));
