@@ -137,6 +137,9 @@ def test_explicit_anchor_wins_and_common_words_never_anchor(tmp_path: Path) -> N
         assert b.memory.get(plain.id).anchors == ()
         both = b.memory.retain("OrderService.refund and `refund` differ").id
         assert anchors(b, both) == [("app/orders.py", "OrderService.refund", True, False, "")]
+        # a plain word in backticks names a top-level definition only (`refund` is a method)
+        method = b.memory.retain("do not let the GC close a borrowed `refund`").id
+        assert anchors(b, method) == []
 
 
 def test_ambiguous_and_missing_names_do_not_anchor(tmp_path: Path) -> None:
@@ -157,7 +160,7 @@ def test_mentions_shapes() -> None:
                    "pkg.mod.func, ns::Type::go, fetchOrders, IOError, MAX_SIZE, @retry_it, "
                    "`__init__`, Cls.__init__, `get(key)`, `to_cents()`, shop.db.")
     assert [(m.shape, m.text) for m in got] == [
-        ("path", "src/a.py"), ("qualified", "a.py"), ("word", "Cart"),
+        ("path", "src/a.py"), ("qualified", "a.py"), ("plain", "Cart"),
         ("pathq", "x.py::Cls.meth"), ("qualified", "pkg.mod.func"),
         ("qualified", "ns::Type::go"), ("word", "fetchOrders"), ("word", "IOError"),
         ("word", "MAX_SIZE"), ("word", "retry_it"), ("qualified", "Cls.__init__"),

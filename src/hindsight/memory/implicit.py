@@ -19,7 +19,9 @@ else at the next index pass (:func:`resolve_pending`, run by ``MemoryService.aft
 - a word shaped like code: with an ``_`` (``parse_args``, ``MAX_RETRIES``), camelCase or
   with two capitals (``fetchOrders``, ``OrderService``, ``IOError``), or followed by ``(``;
 - any other word only as the whole of a backtick span (`` `Cart` ``), ``MIN_WORD`` (3)
-  characters or more.
+  characters or more, and then only for a top-level definition: a backticked `` `stdout` ``
+  or `` `capture` `` in a commit message meant a stream and a parameter, not the method or
+  nested function of that name (measured on click's history, see ``bench/anchors.py``).
 
 A word in :data:`COMMON` (generic names such as ``run``, ``main``, ``get``: compared
 case-insensitively) or a dunder name never anchors on its own; inside a qualified name it
@@ -95,8 +97,8 @@ _SINGLE = re.compile(r"\s*([\w$.:/#~\\@%+-]+)(\([^()]*\))?\s*\Z")
 class Mention(NamedTuple):
     """One candidate: ``shape`` ``path``, ``pathq`` (``path::Local``), ``qualified``
     (identifiers joined by ``.``/``::``; ``config.py`` is one too and is also looked up as a
-    file name) or ``word``; ``text`` as read (line suffix and punctuation around it
-    removed)."""
+    file name), ``word`` (shaped like code) or ``plain`` (a plain word in backticks); ``text``
+    as read (line suffix and punctuation around it removed)."""
 
     shape: str
     text: str
@@ -154,9 +156,9 @@ def _classify(tok: str, paren: bool, code: bool, common: frozenset[str]) -> Ment
         return None
     shaped = ("_" in tok.strip("_") or tok.startswith("_") and len(tok) > 2
               or re.search(r"[a-z][A-Z]|[A-Z]{2}[a-z]", tok) is not None)
-    if shaped or paren or (code and len(tok) >= MIN_WORD):
+    if shaped or paren:
         return Mention("word", tok)
-    return None
+    return Mention("plain", tok) if code and len(tok) >= MIN_WORD else None
 
 
 def _qualified(parts: list[str]) -> bool:
@@ -196,8 +198,12 @@ def _matches(code: CodeStore, m: Mention) -> dict[tuple[str, str], str]:
             return {}
         return {(s.path, s.local): s.ast_hash
                 for s in code.symbols_by_qname([f"{files[0][0]}::{local}"])}
-    if m.shape == "word":
-        return _symbols(code.find_symbols(m.text, None, None, LOOKUP_LIMIT), [m.text])
+    if m.shape in ("word", "plain"):
+        found = code.find_symbols(m.text, None, None, LOOKUP_LIMIT)
+        if m.shape == "plain":  # `stdout`, `capture`: a top-level definition only
+            found = [s for s in found if "." not in s.local] if len(found) < LOOKUP_LIMIT \
+                else found
+        return _symbols(found, [m.text])
     parts = re.split(r"::|\.", m.text)
     out: dict[tuple[str, str], str] = {}
     if parts[-1].casefold() not in DATA_EXT:
