@@ -265,3 +265,33 @@ def test_fixture_anchor_set_is_exact(tmp_path: Path) -> None:
     expected = sum(len(m["expect"]) for m in labelled)
     found = sum(len(g) for g in got)
     assert (len(labelled), expected, found) == (66, 56, 54)
+
+
+def test_any_text_is_safe_to_resolve(tmp_path: Path) -> None:
+    """Whatever the text (SQL wildcards, backslashes, unbalanced backticks, CJK, control
+    characters, a long token), resolution answers without error and within the caps."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from hindsight.memory.implicit import MAX_MENTIONS, resolve
+
+    root = shop(tmp_path)
+    with open_bank(str(root)) as b:
+        b.code.index()
+        code = b.stores.code
+        alphabet = st.sampled_from(list("ab_/.:`()%\\*[]'\" \n#@~-$9Z身") + ["::", "a.py",
+                                                                         "load_config"])
+
+        @settings(max_examples=200, deadline=None,
+                  suppress_health_check=[HealthCheck.function_scoped_fixture])
+        @given(st.lists(alphabet, max_size=60).map("".join))
+        def check(text: str) -> None:
+            assert len(mentions(text)) <= MAX_MENTIONS
+            for path, _local, _h in resolve(code, text, []):
+                assert path in ("app/config.py", "app/orders.py")
+
+        check()
+        long = "x" * 100_000 + " " + " ".join(f"name_{i}" for i in range(500))
+        assert len(mentions(long)) == 0  # only the first TEXT_CHARS characters are read
+        many = " ".join(f"name_{i}" for i in range(500))
+        assert len(mentions(many)) == MAX_MENTIONS
