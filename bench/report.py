@@ -177,6 +177,29 @@ def hooks_table(d: dict) -> str:
     return "\n".join(out)
 
 
+def anchors_table(d: dict) -> str:
+    f, cm = d["fixture"], d["commit_messages"]
+    v = f["variants"]
+    out = ["| `python bench/anchors.py` | anchors made | precision | recall |",
+           "|---|---|---|---|"]
+    for label, key in (("fixture, rules as shipped", "shipped rules"),
+                       ("fixture, without the stop list", "no stop list"),
+                       ("fixture, plain words outside backticks too",
+                        "plain words outside backticks")):
+        out.append(f"| {label} | {v[key]['made']} | {v[key]['precision']:.3f} | "
+                   f"{v[key]['recall']:.3f} |")
+    for name, r in cm.items():
+        if name != "held_out_total":
+            out.append(f"| {name} commit messages ({r['role']}) | {r['made']} | "
+                       f"{r['precision']} ({r['correct']}/{r['judged']} judged) | not labelled |")
+    if "held_out_total" in cm:
+        h = cm["held_out_total"]
+        out.append(f"\nTarget precision ≥ 0.95: fixture "
+                   f"{mark(f['through_the_bank']['precision'] >= 0.95)}, held-out "
+                   f"{h['precision']} {mark((h['precision'] or 0) >= 0.95)}.")
+    return "\n".join(out)
+
+
 if __name__ == "__main__":
     print(index_table(json.loads((RES / "index.json").read_text())))
     if (RES / "history.json").exists():
@@ -191,3 +214,6 @@ if __name__ == "__main__":
     if (RES / "hooks.json").exists():
         print()
         print(hooks_table(json.loads((RES / "hooks.json").read_text())))
+    if (RES / "anchors.json").exists():
+        print()
+        print(anchors_table(json.loads((RES / "anchors.json").read_text())))

@@ -3,7 +3,7 @@ release's CLI on ``tests/fixtures/banks/legacy-repo``: index, ingest of two comm
 memories, one edit-trace event) opens with today's code, is migrated in place, answers as
 before, and its ``--json`` output keeps the 0.1.0 shapes except the changes the README
 lists (``count`` fields, ``qname`` in every symbol object, list commands as objects, the
-history symbol as an object)."""
+history symbol as an object, ``implicit`` in every anchor object)."""
 
 from __future__ import annotations
 
@@ -68,6 +68,9 @@ def test_legacy_bank_opens_and_answers(legacy: Path) -> None:
         # it keeps working: a new memory and a re-index
         assert b.memory.retain("Convention: paths are lower-case", kind="convention").id == 3
         assert b.code.index().files_parsed in (0, 1)
+        # the pass after the migration anchors the old lesson to the method it names
+        assert [(a.path, a.symbol, a.implicit) for a in b.memory.get(2).anchors] == [
+            ("pkg/core.py", "Store.save", True)]
     with sqlite3.connect(Path(os.environ["HINDSIGHT_HOME"]) / "banks" / f"{BANK_ID}.db") as c:
         names = [r[0] for r in c.execute("SELECT name FROM migrations ORDER BY name")]
     assert names[:3] == ["0001_code_index", "0002_history", "0003_memory"]
@@ -86,7 +89,19 @@ VOLATILE = ("ms", "access_count", "last_accessed_ts")
 
 
 def _golden(name: str) -> Any:
-    return json.loads((GOLDEN / f"{name}.json").read_text())
+    """The 0.1.0 output with this release's listed change to memories: every anchor object
+    has ``implicit`` (0: given with the memory, 1: found in its text)."""
+    return _implicit(json.loads((GOLDEN / f"{name}.json").read_text()))
+
+
+def _implicit(d: Any) -> Any:
+    if isinstance(d, dict):
+        if "anchors" in d and isinstance(d["anchors"], list):
+            d["anchors"] = [{**a, "implicit": 0} for a in d["anchors"]]
+        return {k: _implicit(v) for k, v in d.items()}
+    if isinstance(d, list):
+        return [_implicit(v) for v in d]
+    return d
 
 
 def test_json_keeps_the_0_1_shapes_but_the_listed_changes(legacy: Path) -> None:

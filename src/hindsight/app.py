@@ -81,7 +81,9 @@ class Bank:
                                     neighbours=self.code.neighbours,
                                     embedder=self._make_embedder,
                                     llm=lambda: make_llm(settings),
-                                    reranker=lambda: make_reranker(settings))
+                                    reranker=lambda: make_reranker(settings),
+                                    code=lambda: self.stores.code
+                                    if self.code.is_indexed() else None)
         self.sessions = SessionService(self)
 
     def __enter__(self) -> Bank:
@@ -106,7 +108,8 @@ class Bank:
             rel = rel_in_root(self.root, rel if rel else f)
             if must_exist and not os.path.exists(os.path.join(self.root, rel)):
                 raise NotFound(f"{f}: no such file under {self.root}", path=f)
-            out.append((rel, "", ""))
+            known = [h for p, h in self.stores.code.files_by_suffix(rel, 1) if p == rel]
+            out.append((rel, "", known[0] if known else ""))  # the hash follows a rename
         from hindsight.errors import Ambiguous
 
         for spec in symbols:

@@ -182,17 +182,23 @@ class SymbolChange(NamedTuple):
 class Anchor:
     """A link from a memory to a file (``symbol`` ``""``) or to a symbol in it (``symbol``
     is its local qualified name, ``ast_hash`` the symbol's ast hash when the anchor was
-    made). ``stale`` is true when that code changed since (``reason`` says how)."""
+    made; for a file, its content hash when known, used only to follow a rename). ``stale``
+    is true when that code changed since (``reason`` says how). ``implicit`` is true for
+    an anchor found in the memory's text (:mod:`hindsight.memory.implicit`), false for one
+    given with the memory."""
 
     path: str
     symbol: str = ""
     ast_hash: str = ""
     stale: bool = False
     reason: str = ""
+    implicit: bool = False
 
     def as_dict(self) -> dict[str, Any]:
+        """JSON shape: ``stale`` and ``implicit`` as 0/1."""
         return {"path": self.path, "symbol": self.symbol, "ast_hash": self.ast_hash,
-                "stale": int(self.stale), "reason": self.reason}
+                "stale": int(self.stale), "reason": self.reason,
+                "implicit": int(self.implicit)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,7 +245,8 @@ class Memory:
     @classmethod
     def from_row(cls, row: dict[str, Any], anchors: list[dict[str, Any]]) -> Memory:
         """From a storage row (column names as the field names; ``tags`` a list) and its
-        anchor rows (``path``, ``symbol``, ``ast_hash``, ``stale``, ``reason``)."""
+        anchor rows (``path``, ``symbol``, ``ast_hash``, ``stale``, ``reason``,
+        ``implicit``)."""
         d: dict[str, Any] = {k: row.get(k) for k in _MEMORY_FIELDS}
         d["tags"] = tuple(row.get("tags") or ())
         d["stale"] = bool(row.get("stale"))
@@ -248,7 +255,8 @@ class Memory:
         d["status_reason"] = row.get("status_reason") or ""
         return cls(**d, anchors=tuple(
             Anchor(a["path"], a.get("symbol", ""), a.get("ast_hash", ""),
-                   bool(a.get("stale", 0)), a.get("reason", "")) for a in anchors))
+                   bool(a.get("stale", 0)), a.get("reason", ""),
+                   bool(a.get("implicit", 0))) for a in anchors))
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON shape of a memory (field order as stored; ``stale`` 0/1 as in 0.1).

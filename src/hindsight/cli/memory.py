@@ -229,8 +229,9 @@ def show(mid: int, repo_root: str | None, json: bool) -> None:
             return
         out.say(f"memory {m.id} ({m.kind}, {m.status}"
                 + (", stale: " + m.stale_reason if m.stale else "") + ")\n" + m.text)
-        out.table("anchors", ["file", "symbol", "stale"],
-                  [[a.path, a.symbol, a.reason if a.stale else ""] for a in m.anchors])
+        out.table("anchors", ["file", "symbol", "stale", "implicit"],
+                  [[a.path, a.symbol, a.reason if a.stale else "",
+                    "yes" if a.implicit else ""] for a in m.anchors])
         out.table("history", ["at", "action", "detail"],
                   [[h["at"], h["action"], h["detail"]] for h in audit])
 

@@ -7,6 +7,10 @@ After every index run:
   If the symbol (or its file) is gone but exactly one symbol with the same hash and name
   exists elsewhere, the anchor is re-pointed there (a rename or move) and the memory stays
   fresh; otherwise it is flagged stale ("symbol removed" / "file deleted or renamed").
+  A file anchor goes stale only when its file is gone; when it recorded the file's content
+  hash and exactly one indexed file now has that hash, it is re-pointed there (a rename).
+  Implicit anchors (found in the text, :mod:`hindsight.memory.implicit`) follow the same
+  rules.
 - **Code comments.** ``# @hindsight: …`` / ``// @hindsight: …`` comments become memories
   (source ``code_comment``, confidence 1.0) anchored to the enclosing symbol — or, for a
   comment on the lines right above a definition, to that definition. A comment that changes
@@ -34,12 +38,25 @@ def check_anchors(mem: MemoryStore, code: CodeStore) -> dict[str, int]:
     fresh: list[tuple[int, str, str]] = []
     repointed = 0
     now = iso(now_ts())
+    by_hash: dict[str, list[str]] | None = None
+    held = {(mid, path, sym) for mid, path, sym, _h, _s in rows}  # never two equal anchors
     for mid, path, sym, h, was_stale in rows:
         if not sym:
-            if path not in files and not was_stale:
+            if path in files:
+                if was_stale:
+                    fresh.append((mid, path, sym))
+                continue
+            if h and by_hash is None:
+                by_hash = {}
+                for p, fr in files.items():
+                    by_hash.setdefault(fr.content_hash, []).append(p)
+            moved = (by_hash or {}).get(h, []) if h else []
+            if len(moved) == 1 and (mid, moved[0], "") not in held:  # renamed as it was
+                mem.repoint(mid, (path, sym), (moved[0], ""), now)
+                held.add((mid, moved[0], ""))
+                repointed += 1
+            elif not was_stale:
                 stale.append((mid, path, sym, "file deleted or renamed"))
-            elif path in files and was_stale:
-                fresh.append((mid, path, sym))
             continue
         found = code.symbols_by_qname([f"{path}::{sym}"])
         if found:
@@ -50,8 +67,9 @@ def check_anchors(mem: MemoryStore, code: CodeStore) -> dict[str, int]:
                 fresh.append((mid, path, sym))  # the edit was undone
             continue
         cands = code.symbols_with_hash(h, sym) if h else []
-        if len(cands) == 1:  # moved or renamed, content unchanged
+        if len(cands) == 1 and (mid, cands[0].path, cands[0].local) not in held:  # moved
             mem.repoint(mid, (path, sym), (cands[0].path, cands[0].local), now)
+            held.add((mid, cands[0].path, cands[0].local))
             repointed += 1
             continue
         if not was_stale:

@@ -103,6 +103,16 @@ class CodeStore(Protocol):
         is ``local``'s (to follow a moved or renamed anchor)."""
         ...
 
+    def files_by_suffix(self, suffix: str, limit: int, stem: bool = False
+                        ) -> list[tuple[str, str]]:
+        """``(path, content hash)`` of indexed files whose path is ``suffix`` or ends with
+        ``/`` + ``suffix`` (case-sensitive), the exact path first, then by path, at most
+        ``limit``. With ``stem`` the
+        path is compared without its extension and without a last ``/__init__``,
+        ``/index`` or ``/mod`` (a module named by its path: ``shop/payments`` finds
+        ``src/shop/payments/__init__.py``)."""
+        ...
+
     def edges_to(self, qnames: list[str], names: list[str]) -> list[StoredEdge]:
         """Edges into any of ``qnames`` (full qualified names), plus unresolved edges
         whose bare name is one of ``names``."""
@@ -208,10 +218,13 @@ class MemoryStore(Protocol):
 
     # --- writes -------------------------------------------------------------------------
     def insert(self, rows: list[dict[str, Any]], anchors: list[list[tuple[str, str, str]]],
-               fts: list[tuple[str, str]], at: str) -> list[tuple[int, bool]]:
+               fts: list[tuple[str, str]], at: str,
+               implicit: list[list[tuple[str, str, str]]] | None = None
+               ) -> list[tuple[int, bool]]:
         """Insert memories in one transaction: ``rows`` (the :class:`Memory` fields but
         ``id``/``anchors``, ``tags`` as a JSON string), per row its anchors (path, symbol,
-        ast hash) and full-text documents (body, context; already tokenised by
+        ast hash), its ``implicit`` anchors (the same triples, stored flagged implicit;
+        None: none) and full-text documents (body, context; already tokenised by
         :mod:`hindsight.memory.textindex`). A row whose ``fingerprint`` exists is not
         inserted: that memory's access count is bumped (and it is made active again).
         Returns ``(id, created)`` per row, in order."""
@@ -236,6 +249,17 @@ class MemoryStore(Protocol):
 
     def touch(self, ids: list[int], ts: float) -> None:
         """Count one access of each memory at ``ts``."""
+        ...
+
+    def add_anchors(self, items: list[tuple[int, str, str, str]], at: str) -> int:
+        """Add implicit anchors (memory id, path, symbol, hash) in one transaction, each
+        with an audit row (``anchored``); one the memory has (same path and symbol) is
+        skipped. Returns how many were added."""
+        ...
+
+    def ids_after(self, after: int, limit: int) -> list[int]:
+        """Ids above ``after`` of active memories other than conversation turns, ascending,
+        at most ``limit``."""
         ...
 
     def mark_stale(self, items: list[tuple[int, str, str, str]], at: str) -> None:

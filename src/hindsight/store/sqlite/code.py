@@ -306,6 +306,26 @@ class SqliteCodeStore(SqliteStore):
         last = local.rpartition(".")[2]
         return self._syms("s.ast_hash=? AND (s.name=? OR s.local=?)", [ast_hash, last, local])
 
+    def files_by_suffix(self, suffix: str, limit: int, stem: bool = False
+                        ) -> list[tuple[str, str]]:
+        """``(path, content hash)`` of files whose path (``stem``: without its extension
+        and a last ``/__init__``, ``/index`` or ``/mod``) is ``suffix`` or ends with ``/`` +
+        ``suffix``; case-sensitive, the exact path first, then by path, at most
+        ``limit``."""
+        if not suffix:
+            return []
+        esc = suffix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        out = []
+        for path, h in self.conn.execute(  # LIKE narrows (ASCII case-insensitive); then exact
+                "SELECT path, content_hash FROM files WHERE path LIKE ? ESCAPE '\\' "
+                "ORDER BY path != ?, path", (f"%{esc}%" if stem else f"%{esc}", suffix)):
+            key = _stem(path) if stem else path
+            if key == suffix or key.endswith("/" + suffix):
+                out.append((path, h))
+                if len(out) >= limit:
+                    break
+        return out
+
     def file_symbols(self, path: str) -> list[Symbol]:
         return self._syms("f.path=?", [path], 100000)
 
@@ -329,3 +349,13 @@ class SqliteCodeStore(SqliteStore):
             "SELECT f.path, f.path || '::' || e.src, e.kind, e.name, e.receiver, e.alias, e.line, e.dst "
             "FROM edges e JOIN files f ON f.id=e.file_id"))
         return syms, edges
+
+
+def _stem(path: str) -> str:
+    """``path`` without the extension of its last part and a last ``/__init__``,
+    ``/index`` or ``/mod`` (the file that stands for its directory's module)."""
+    d, _, base = path.rpartition("/")
+    base = base.rsplit(".", 1)[0] if "." in base.lstrip(".") else base
+    if d and base in ("__init__", "index", "mod"):
+        return d
+    return f"{d}/{base}" if d else base

@@ -128,6 +128,10 @@ CREATE TABLE memory_audit(
   action TEXT NOT NULL, detail TEXT NOT NULL DEFAULT '');
 CREATE INDEX ix_audit_mem ON memory_audit(memory_id);
 """),
+    ("0004_implicit_anchors", """
+-- implicit = 1: an anchor found in the memory's text (memory/implicit.py), 0: given with it
+ALTER TABLE memory_anchors ADD COLUMN implicit INTEGER NOT NULL DEFAULT 0;
+"""),
 ]
 
 # Secondary indexes: dropped before a full rebuild's bulk load and created after it.
