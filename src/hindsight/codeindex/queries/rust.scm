@@ -6,6 +6,7 @@
 (union_item name: (type_identifier) @name) @definition.struct
 (trait_item name: (type_identifier) @name) @definition.trait
 (type_item name: (type_identifier) @name) @definition.type
+(associated_type name: (type_identifier) @name) @definition.type
 (mod_item name: (identifier) @name body: (_)) @definition.module
 (macro_definition name: (identifier) @name) @definition.macro
 (const_item name: (identifier) @name) @definition.constant

@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from hindsight.models import ParseResult, Symbol
+from hindsight.models import ParseResult, Symbol, base_local, split_qname
 from hindsight.redact import clean
 from hindsight.store.base import EdgeMap, FileRow, StoredEdge
 from hindsight.store.sqlite.db import SqliteStore, chunks, create_indexes, drop_indexes
@@ -213,15 +213,24 @@ class SqliteCodeStore(SqliteStore):
     def find_symbols(self, name: str, kind: str | None, file: str | None, limit: int
                      ) -> list[Symbol]:
         """Exact matches on name, local qualified name (``Class.method``) or qualified name
-        (``path::Class.method``)."""
+        (``path::Class.method``). A local name that matches none exactly finds the
+        definitions it is the base of: overloads ``Class.method(…)`` and accessors
+        ``Class.method:setter`` (see :func:`hindsight.models.base_local`)."""
         extra, args = self._filters(kind, file)
-        if "::" in name:
-            path, _, local = name.partition("::")
-            return self._syms("f.path=? AND s.local=?" + extra, [path, local, *args], limit)
-        if "." in name:
-            return self._syms("s.local=?" + extra, [name, *args], limit)
-        return self._syms("s.fold=? AND s.name=?" + extra, [name.casefold(), name, *args],
-                          limit)
+        sp = split_qname(name)
+        if sp is None and "." not in name:
+            return self._syms("s.fold=? AND s.name=?" + extra, [name.casefold(), name, *args],
+                              limit)
+        where, pre = ("f.path=? AND ", [sp[0]]) if sp else ("", [])
+        local = sp[1] if sp else name
+        hits = self._syms(where + "s.local=?" + extra, [*pre, local, *args], limit)
+        if hits:
+            return hits
+        # `C.m(` … `C.m)` and `C.m:` … `C.m;`: every local starting with `C.m(` or `C.m:`
+        more = self._syms(where + "((s.local>? AND s.local<?) OR (s.local>? AND s.local<?))"
+                          + extra, [*pre, local + "(", local + ")", local + ":", local + ";",
+                                    *args], limit * 4)
+        return [h for h in more if base_local(h.local) == local][:limit]
 
     def find_prefix(self, prefix: str, kind: str | None, file: str | None, limit: int
                     ) -> list[Symbol]:
