@@ -102,6 +102,23 @@ def split_qname(spec: str) -> tuple[str, str] | None:
     return spec[:i], spec[i + 2:]
 
 
+def simple_name(qname: str) -> str:
+    """The simple name a qualified or local name ends with: ``a.py::C.m(int)`` → ``m``,
+    ``C.p:setter`` → ``p``, ``f#2`` → ``f`` (the last ``.`` outside brackets counts)."""
+    sp = split_qname(qname)
+    local = base_local((sp[1] if sp else qname).split("#", 1)[0])
+    depth = 0
+    for i in range(len(local) - 1, -1, -1):
+        c = local[i]
+        if c in ")]>":
+            depth += 1
+        elif c in "([<":
+            depth -= 1
+        elif c == "." and depth == 0:
+            return local[i + 1:]
+    return local
+
+
 class RawRef(NamedTuple):
     """A reference seen by the parser, before resolution.
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from hindsight.codeindex.decode import normalise
 from hindsight.errors import Ambiguous, NotFound
-from hindsight.models import ROLES, Step, Symbol, base_local, overload_base, split_qname
+from hindsight.models import ROLES, Step, Symbol, overload_base, simple_name
 from hindsight.store.base import CodeStore, StoredEdge
 
 
@@ -50,7 +50,7 @@ def find(store: CodeStore, name: str, kind: str | None = None, file: str | None 
         return "exact", hits
     if "::" in name or not name:
         return "none", []
-    short = _simple(name)
+    short = simple_name(name)
     if not short:
         return "none", []
     hits = store.find_prefix(short, kind, file, limit)
@@ -82,22 +82,6 @@ def resolve_one(store: CodeStore, spec: str, file: str | None = None) -> list[Sy
         raise Ambiguous(f"{spec!r} matches {len(qnames)} symbols; give one of them",
                         qnames[:20], option="file", value=spec)
     return hits
-
-
-def _simple(qname: str) -> str:
-    """The simple name of a qualified name (``a.py::C.m(int)`` → ``m``)."""
-    sp = split_qname(qname)
-    local = base_local(sp[1] if sp else qname)
-    depth = 0
-    for i in range(len(local) - 1, -1, -1):  # the last `.` outside brackets
-        c = local[i]
-        if c in ")]>":
-            depth += 1
-        elif c in "([<":
-            depth -= 1
-        elif c == "." and depth == 0:
-            return local[i + 1:]
-    return local
 
 
 def _edge_hit(e: StoredEdge, depth: int, qname: str, syms: dict[str, Symbol],
@@ -138,7 +122,7 @@ def _callers(store: CodeStore, spec: str, depth: int, file: str | None, include_
     target = resolve_one(store, spec, file)
 
     def step(frontier: list[str], d: int) -> list[tuple[tuple[str, str], GraphHit, str]]:
-        names = [_simple(q) for q in frontier] if include_unresolved else []
+        names = [simple_name(q) for q in frontier] if include_unresolved else []
         # a call cannot tell overloads apart: it is an edge to `C.m`, a caller of each
         edges = store.edges_to(frontier + [b for b in map(overload_base, frontier)
                                            if b not in frontier], names)

@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from hindsight.models import ParseResult, Symbol, base_local, split_qname
+from hindsight.models import ParseResult, Symbol, base_local, simple_name, split_qname
 from hindsight.redact import clean
 from hindsight.store.base import EdgeMap, FileRow, StoredEdge
 from hindsight.store.sqlite.db import SqliteStore, chunks, create_indexes, drop_indexes
@@ -312,11 +312,18 @@ class SqliteCodeStore(SqliteStore):
     def symbols_with_hash(self, ast_hash: str, local: str) -> list[Symbol]:
         """Symbols whose ast hash is ``ast_hash`` and whose local name ends like ``local``'s
         last part (used to follow a moved or renamed anchor)."""
-        last = local.rpartition(".")[2]
+        last = simple_name(local)
         return self._syms("s.ast_hash=? AND (s.name=? OR s.local=?)", [ast_hash, last, local])
 
     def file_symbols(self, path: str) -> list[Symbol]:
         return self._syms("f.path=?", [path], 100000)
+
+    def repeated_symbols(self) -> list[tuple[str, str, str, int, int]]:
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT f.path, s.local, s.ast_hash, s.start_line, s.end_line FROM symbols s "
+            "JOIN files f ON f.id=s.file_id JOIN (SELECT file_id, local FROM symbols "
+            "GROUP BY file_id, local HAVING count(*) > 1) r ON r.file_id=s.file_id AND "
+            "r.local=s.local ORDER BY f.path, s.start_line")]
 
     def skipped(self) -> dict[str, int]:
         return dict(self.conn.execute("SELECT reason, n FROM skip_counts ORDER BY reason"))
