@@ -134,6 +134,9 @@ def param_types(node: Any, language: str) -> str | None:
         types = _kotlin(params) if params is not None else None
     else:
         params = node.child_by_field_name("parameters")
+        if node.type == "compact_constructor_declaration" and node.parent is not None and \
+                node.parent.parent is not None:  # a record's: its components
+            params = node.parent.parent.child_by_field_name("parameters")
         if params is None:
             return None
         types = _java(params) if language == "java" else _csharp(params)

@@ -54,8 +54,11 @@
   left: (member_expression object: (_) @receiver property: (property_identifier) @name)
   right: (class)) @definition.class
 (assignment_expression left: (identifier) @name right: (class)) @definition.class
-; Named function expressions passed as arguments: `app.get('/', function handler() {})`.
+; Named function expressions passed as arguments or returned:
+; `app.get('/', function handler() {})`, `return function generateETag() {}`.
 (arguments [(function_expression name: (identifier) @name)
+  (generator_function name: (identifier) @name)] @definition.function)
+(return_statement [(function_expression name: (identifier) @name)
   (generator_function name: (identifier) @name)] @definition.function)
 ; Accessors: the getter keeps `Class.prop`, a setter is `Class.prop:setter`.
 (method_definition "set") @mark.setter
