@@ -165,8 +165,8 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
         owner = _owner(defs, starts, node.start_byte)
         i = bisect.bisect_left(starts, node.start_byte)
         if i < len(defs) and defs[i].node == node:  # Rust `mod x;`: a symbol and an import
-            c = defs[i].container
-            owner = c.local if c is not None else ""
+            up = defs[i].container
+            owner = up.local if up is not None else ""
         for module, name, alias in imp.decode(language, node):
             imports.append(RawImport(owner, module, name, alias, node.start_point[0] + 1))
     notes = _notes(defs, starts, comment_nodes)
