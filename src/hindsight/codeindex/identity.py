@@ -32,6 +32,14 @@ OVERLOADED = frozenset({"java", "csharp", "cpp", "kotlin"})
 FUNC_KINDS = frozenset({"function", "method", "constructor"})
 _SPACE = re.compile(r"\s+")
 _GAP = re.compile(r"(?<=\W) | (?=\W)")
+_MEMBERS = frozenset({"pair", "method_definition"})
+_EXPRS = frozenset({"function_expression", "generator_function"})
+# where a named function expression is a definition by its own name: passed or returned
+_FREE = frozenset({"arguments", "return_statement"})
+# an object literal whose members are definitions: bound to a name, assigned, nested in
+# such a literal, or the module's default export
+_NAMED_LITERAL = frozenset({"variable_declarator", "assignment_expression", "pair",
+                            "export_statement"})
 _CPP_PARAMS = frozenset({"parameter_declaration", "optional_parameter_declaration",
                          "variadic_parameter_declaration"})
 
@@ -147,10 +155,21 @@ def param_types(node: Any, language: str) -> str | None:
 
 def js_receiver(d: Any) -> bool:
     """Normalise the receiver of a JavaScript assignment definition ``d`` (a parse.py
-    ``_Def``); False to drop it.
+    ``_Def``); False to drop it: a member of an object literal that is not bound to a
+    name (an argument, an array element) is not a definition, nor is a named function
+    expression other than an argument or a returned value (bound to a name, it is that
+    name's definition).
     ``module.exports.x =`` and ``exports.x =`` define the module's ``x``;
     ``Foo.prototype.m =`` a member of ``Foo``; ``module.exports = function f() {}`` is
     ``f`` (dropped when anonymous)."""
+    node = d.node
+    if node.type in _EXPRS:
+        return node.parent is not None and node.parent.type in _FREE
+    if node.type in _MEMBERS:
+        obj = node.parent
+        if obj is not None and obj.type == "object":
+            up = obj.parent
+            return up is not None and up.type in _NAMED_LITERAL
     r = d.receiver
     if not r:
         return True

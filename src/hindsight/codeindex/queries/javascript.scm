@@ -25,23 +25,10 @@
   left: (member_expression object: (identifier) @name property: (property_identifier) @_p)
   right: (object) (#eq? @_p "prototype")) @scope
 (variable_declarator name: (identifier) @name value: (object (pair value: (object)))) @scope
-([(variable_declarator value: (object (method_definition name: (property_identifier) @name)
-   @definition.function))
-  (variable_declarator value: (object (pair key: (property_identifier) @name
-   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function))
-  (assignment_expression right: (object (method_definition name: (property_identifier) @name)
-   @definition.function))
-  (assignment_expression right: (object (pair key: (property_identifier) @name
-   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function))
-  (pair value: (object (method_definition name: (property_identifier) @name)
-   @definition.function))
-  (pair value: (object (pair key: (property_identifier) @name
-   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function))
-  (export_statement value: (object (method_definition name: (property_identifier) @name)
-   @definition.function))
-  (export_statement value: (object (pair key: (property_identifier) @name
-   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function))
-  ])
+; (members of literals that are arguments or elements are dropped by identity.js_receiver)
+(object [(method_definition name: (property_identifier) @name)
+  (pair key: (property_identifier) @name
+   value: [(arrow_function) (function_expression) (generator_function)])] @definition.function)
 ; Functions and classes assigned to a name or a property: `res.send = function send() {}`,
 ; `Foo.prototype.m = function () {}`, `this.m = () => {}`, `exports.x = ...`,
 ; `ns.Widget = class {}` (receivers: identity.py `js_receiver`, parse.py `_nest`).
@@ -56,10 +43,9 @@
 (assignment_expression left: (identifier) @name right: (class)) @definition.class
 ; Named function expressions passed as arguments or returned:
 ; `app.get('/', function handler() {})`, `return function generateETag() {}`.
-(arguments [(function_expression name: (identifier) @name)
-  (generator_function name: (identifier) @name)] @definition.function)
-(return_statement [(function_expression name: (identifier) @name)
-  (generator_function name: (identifier) @name)] @definition.function)
+; (identity.js_receiver keeps those; a named function bound to a name is that name's)
+[(function_expression name: (identifier) @name)
+ (generator_function name: (identifier) @name)] @definition.function
 ; Accessors: the getter keeps `Class.prop`, a setter is `Class.prop:setter`.
 (method_definition "set") @mark.setter
 (variable_declarator name: (identifier) @name
