@@ -231,3 +231,33 @@ def test_functions_assigned_to_properties_are_symbols(tmp_path: Path) -> None:
         assert out.returncode == 0, out.stderr
         rows = json.loads(out.stdout)
         assert [s["qname"] for s in rows["symbols"]] == ["lib/response.js::res.send"]
+
+
+BRANCHES_V1 = '''import sys
+
+if sys.platform == "win32":
+    def home():
+        return "C:/"
+else:
+    def home():
+        return "/"
+'''
+BRANCHES_V2 = BRANCHES_V1.replace('return "/"', 'return "/home"')
+
+
+def test_why_on_a_repeated_name_reads_its_own_copy(tmp_path: Path) -> None:
+    """A name defined twice keeps one qualified name; ``why`` on the second copy reads
+    the history stored for it (``home#2``), not the first copy's."""
+    r = Repo(tmp_path / "br")
+    r.write("plat.py", BRANCHES_V1)
+    c1 = r.commit("add home")
+    r.write("plat.py", BRANCHES_V2)
+    c2 = r.commit("posix home is /home")
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        b.history.ingest()
+        w = b.history.why("plat.py", _lines(BRANCHES_V2, '"/home"'))
+        assert (w["symbol"]["local"], w["symbol"]["start_line"], w["last"]["sha"]) == (
+            "home", 7, c2)
+        w = b.history.why("plat.py", _lines(BRANCHES_V2, '"C:/"'))
+        assert (w["symbol"]["start_line"], w["last"]["sha"]) == (4, c1)
