@@ -12,7 +12,7 @@ from typing import Any
 from hindsight.codeindex.query import resolve_one, walk
 from hindsight.errors import Ambiguous, GitError, NotFound, NotIndexed
 from hindsight.history import gitread as G
-from hindsight.models import Symbol
+from hindsight.models import Symbol, split_qname
 from hindsight.store.base import CodeStore, HistoryStore
 
 DAY = 86_400
@@ -98,11 +98,12 @@ def _target(code: CodeStore, hs: HistoryStore, spec: str, file: str | None
         sym = resolve_one(code, spec, file)[0]
         return sym.path, sym.local, sym
     except NotFound:
-        if "::" in spec:
-            p, _, loc = spec.partition("::")
+        sp = split_qname(spec)
+        if sp is not None:
+            p, loc = sp
             if hs.symbol_changes(p, loc, None, True):
                 return p, loc, None
-        cands = [c for c in hs.locals_named(spec.rpartition("::")[2])
+        cands = [c for c in hs.locals_named(sp[1] if sp else spec)
                  if not file or c[0] == file or c[0].startswith(file.rstrip("/") + "/")]
         if len(cands) == 1:
             return cands[0][0], cands[0][1], None
@@ -136,6 +137,17 @@ def history(code: CodeStore, hs: HistoryStore, root: str, spec: str,
             "partial": hs.get_meta("history_partial_kind") or "", "entries": entries}
 
 
+def history_key(code: CodeStore, sym: Symbol) -> str:
+    """The local name history stores ``sym`` under: its own, or ``local#N`` when it is
+    the Nth definition (in source order) of a local name repeated in its file (see
+    :func:`hindsight.history.symdiff.keyed`)."""
+    same = sorted(code.symbols_by_qname([sym.qname]), key=lambda s: (s.start_line,
+                                                                      s.end_line))
+    i = next((k for k, s in enumerate(same)
+              if (s.start_line, s.end_line) == (sym.start_line, sym.end_line)), 0)
+    return sym.local if i == 0 else f"{sym.local}#{i + 1}"
+
+
 def _enclosing(code: CodeStore, path: str, line: int) -> Symbol | None:
     best = None
     for s in code.file_symbols(path):
@@ -157,7 +169,8 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int
     out: dict[str, Any] = {"file": path, "line": line,
                            "symbol": sym.as_dict() if sym else None,
                            "source": "symbol", "last": None, "earlier": [], "live": []}
-    entries = symbol_entries(hs, sym.path, sym.local) if sym else []
+    key = history_key(code, sym) if sym else ""
+    entries = symbol_entries(hs, sym.path, key) if sym else []
     if entries:
         # the last change of content: a pure move (same ast hash) does not explain a line,
         # and a merge only brought in what its branch's commits did
@@ -173,7 +186,7 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int
         if c is not None:
             out["last"] = {**_commit_view(c), "change": "line"}
     last_ts = _ts(out["last"]["committer_date"]) if out["last"] else None
-    events = hs.trace_events(path=path, local=sym.local if sym else None,
+    events = hs.trace_events(path=path, local=key if sym else None,
                              since_unix=last_ts, limit=20)
     out["live"] = events
     return out

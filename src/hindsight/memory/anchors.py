@@ -11,6 +11,14 @@ After every index run:
   hash and exactly one indexed file now has that hash, it is re-pointed there (a rename).
   Implicit anchors (found in the text, :mod:`hindsight.memory.implicit`) follow the same
   rules.
+- **Identity migration.** When a new version of symbol extraction names definitions
+  apart that used to share a name (a getter and its setter, overloads, an ``@overload``
+  stub and its implementation), the rebuilt index leaves a snapshot of the old repeated
+  symbols (code meta ``identity_migration``). Before anything is flagged, each anchor to
+  one of them is re-pointed to the new identity with the same ast hash (``C.p`` → its
+  setter ``C.p:setter``, ``C.m`` → ``C.m(int)``); an anchor to a stub that is no longer a
+  symbol stays on the name, now the implementation, and takes its hash when the file is
+  unchanged. The change of names never makes a memory stale.
 - **Code comments.** ``# @hindsight: …`` / ``// @hindsight: …`` comments become memories
   (source ``code_comment``, confidence 1.0) anchored to the enclosing symbol — or, for a
   comment on the lines right above a definition, to that definition. A comment that changes
@@ -20,19 +28,62 @@ After every index run:
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hindsight.memory.clock import iso, now_ts
+from hindsight.models import base_local
 from hindsight.store.base import CodeStore, MemoryStore
 
 ABOVE = 3  # a comment this many lines above a definition belongs to it
 
 
+def migrate_identities(mem: MemoryStore, code: CodeStore) -> int:
+    """Re-point anchors after an identity change (see the module doc); returns how many
+    anchors were re-pointed or re-hashed. Clears the snapshot it reads."""
+    raw = code.get_meta("identity_migration")
+    if not raw:
+        return 0
+    old: dict[tuple[str, str], list[list[Any]]] = {}
+    for path, local, h, start, end, chash in json.loads(raw):
+        old.setdefault((path, local), []).append([h, start, end, chash])
+    files = code.load_files()
+    now = iso(now_ts())
+    done = 0
+    for mid, path, sym, h, _was_stale in mem.anchors_all():
+        copies = old.get((path, sym))
+        if not copies:
+            continue
+        o = next((c for c in copies if c[0] == h), None) if h else copies[0]
+        if o is None:  # the code changed since the anchor was made: check_anchors judges
+            continue
+        syms = code.file_symbols(path)
+        name = base_local(sym).rpartition(".")[2]
+        same = [s for s in syms if s.ast_hash == o[0] and s.name == name]
+        if len(same) > 1:
+            same = [s for s in same if s.start_line == o[1]] or same[:1]
+        if same:
+            if same[0].local != sym:
+                mem.repoint(mid, (path, sym), (path, same[0].local), now)
+                done += 1
+            continue
+        impl = [s for s in syms if s.local == sym]
+        fr = files.get(path)
+        if len(impl) == 1 and fr is not None and fr.content_hash == o[3] and \
+                impl[0].ast_hash != h:  # a stub folded into its implementation
+            mem.repoint(mid, (path, sym), (path, sym), now, ast_hash=impl[0].ast_hash)
+            done += 1
+    code.set_meta({"identity_migration": ""})
+    return done
+
+
 def check_anchors(mem: MemoryStore, code: CodeStore) -> dict[str, int]:
-    """Flag or re-point anchors; returns counts {stale, repointed}."""
+    """Flag or re-point anchors; returns counts {stale, repointed, fresh, migrated}.
+    :func:`migrate_identities` runs first."""
+    migrated = migrate_identities(mem, code)
     rows = mem.anchors_all()
     if not rows:
-        return {"stale": 0, "repointed": 0, "fresh": 0}
+        return {"stale": 0, "repointed": 0, "fresh": 0, "migrated": migrated}
     files = code.load_files()
     stale: list[tuple[int, str, str, str]] = []
     fresh: list[tuple[int, str, str]] = []
@@ -79,7 +130,8 @@ def check_anchors(mem: MemoryStore, code: CodeStore) -> dict[str, int]:
         mem.mark_stale(stale, now)
     if fresh:
         mem.clear_stale(fresh, now)
-    return {"stale": len(stale), "repointed": repointed, "fresh": len(fresh)}
+    return {"stale": len(stale), "repointed": repointed, "fresh": len(fresh),
+            "migrated": migrated}
 
 
 def sync_comments(mem: MemoryStore, code: CodeStore, embedder: Any) -> dict[str, int]:

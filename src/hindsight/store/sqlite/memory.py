@@ -321,10 +321,12 @@ class SqliteMemoryStore(SqliteStore):
                 c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) "
                           "VALUES(?,?,?,?)", (mid, at, "fresh", f"{path}::{sym} matches again"))
 
-    def repoint(self, mid: int, old: tuple[str, str], new: tuple[str, str], at: str) -> None:
+    def repoint(self, mid: int, old: tuple[str, str], new: tuple[str, str], at: str,
+                ast_hash: str | None = None) -> None:
         with self._tx() as c:
-            c.execute("UPDATE memory_anchors SET path=?, symbol=?, stale=0, reason='' WHERE "
-                      "memory_id=? AND path=? AND symbol=?", (*new, mid, *old))
+            c.execute("UPDATE memory_anchors SET path=?, symbol=?, stale=0, reason='', "
+                      "ast_hash=coalesce(?, ast_hash) WHERE memory_id=? AND path=? AND "
+                      "symbol=?", (*new, ast_hash, mid, *old))
             if not c.execute("SELECT 1 FROM memory_anchors WHERE memory_id=? AND stale=1",
                              (mid,)).fetchone():
                 c.execute("UPDATE memories SET stale=0, stale_reason='' WHERE id=?", (mid,))
