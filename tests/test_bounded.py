@@ -157,6 +157,12 @@ def test_callers_of_a_helper_with_1600_call_sites(built: tuple[Path, Path, str],
     assert (complete["count"], complete["total"], complete["truncated"]) == (1600, 1600, False)
     assert "next_offset" not in complete and len(complete["callers"]) == 1600
     assert len(json.dumps(complete, indent=2)) > 900_000  # what the MCP tool used to send
+    tail = cli(repo, "callers", "helper", "--limit", "10", "--offset", "1595")
+    assert tail == complete | {"count": 5, "offset": 1595, "callers": complete["callers"][1595:]}
+    head = cli(repo, "symbols", "handler", "--limit", "2", "--offset", "3")
+    assert [s["qname"] for s in head["symbols"]] == [
+        "pkg/views/mod_00.py::handler_00_03", "pkg/views/mod_00.py::handler_00_04"]
+    assert (head["total"], head["truncated"], head["next_offset"]) == (1600, True, 5)
 
     async def main() -> None:
         path = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
@@ -195,6 +201,11 @@ def test_limit_is_respected_by_every_list_tool(built: tuple[Path, Path, str],
                 assert (ans["count"], len(ans[key]), ans["next_offset"]) == (3, 3, 3), tool
                 assert ans["truncated"] is True and "answer cap" not in ans["hint"], tool
                 assert ans["hint"].startswith(f"3 of {ans['total']} from offset 0; "), tool
+            for bad, msg in (({"offset": -1}, "offset=-1: must be from 0 to 1000000"),
+                             ({"limit": 0}, "limit=0: must be from 1 to 1000"),
+                             ({"limit": 1001}, "limit=1001: must be from 1 to 1000")):
+                res = await c.call_tool("callers", {"symbol": "helper", **bad})
+                assert res.is_error and res.content[0].text.endswith(msg)
             # recall's limit is k, and it ranks the top k: three hits, nothing left out
             ans, _ = await call(c, "recall", text="exporter lesson", k=3)
             assert (ans["count"], ans["total"], ans["truncated"]) == (3, 3, False)

@@ -280,9 +280,10 @@ def page(rows: list[Any], offset: int = 0, limit: int | None = None,
     of the next page) when rows remain after this one. ``total`` is ``len(rows)`` unless
     given (a list its producer already cut after ``offset + limit`` rows). Raises
     ConfigError for a negative offset or a limit below 1."""
-    if offset < 0 or (limit is not None and limit < 1):
-        raise ConfigError(f"offset={offset}, limit={limit}: offset must be 0 or more and "
-                          "limit at least 1", option="offset", value=offset)
+    if offset < 0:
+        raise ConfigError(f"offset {offset}: must be 0 or more", option="offset", value=offset)
+    if limit is not None and limit < 1:
+        raise ConfigError(f"limit {limit}: must be at least 1", option="limit", value=limit)
     shown = rows[offset:] if limit is None else rows[offset:offset + limit]
     n = len(rows) if total is None else total
     fields: dict[str, Any] = {"count": len(shown), "total": n, "offset": offset,

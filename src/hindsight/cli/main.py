@@ -202,8 +202,9 @@ def _graph(direction: str, symbol: str, repo_root: str | None, depth: int, file:
                            direction: [h.as_dict() for h in hits]})
             return
         if not hits:
-            out.say(f"no {direction} of {target.qname} found in the index"
-                    + (f" from row {offset + 1}" if offset else ""))
+            out.say(f"no {direction} of {target.qname} found in the index" if not offset
+                    else f"{fields['total']} {direction} of {target.qname}; none from row "
+                    f"{offset + 1}")
             return
         if direction == "callers":
             rows = [[h.depth, h.via, h.qname + ("" if h.resolved else

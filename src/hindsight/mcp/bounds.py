@@ -84,13 +84,12 @@ def paged(base: dict[str, Any], key: str, rows: list[Any], *, offset: int, limit
                            "next")
         return out
 
-    out = build(asked)
-    if asked <= 1 or size(out) <= cap:
-        return out
-    room = cap - size(build(0)) - 8  # build(0) has one row: the estimate starts from none
-    room += _row_cost(out[key][0], 4)
+    if asked <= 1:
+        return build(asked)
+    one = build(0)  # one row, the hint of a cut page: the estimate starts from it
+    room = cap - size(one) - 8 + _row_cost(one[key][0], 4)
     fitted, used = 0, 0
-    for row in out[key]:
+    for row in rows[offset:offset + asked]:
         used += _row_cost(row, 4)
         if used > room:
             break

@@ -41,7 +41,8 @@ DESCRIPTIONS = {
     "search_symbols": "Find definitions (functions, classes, methods...) by name: exact, then "
     "prefix, then substring. Call to locate a definition before reading or editing it, or to "
     "get the exact qualified name (path::Class.method) the other code tools need when a name "
-    "is ambiguous. Returns {match: exact|prefix|substring|none, symbols, " + _PAGE + "}.",
+    "is ambiguous. Returns {match: exact|prefix|substring|none, symbols, " + _PAGE + "}; "
+    "total counts up to 10,000 matches.",
     "callers": "Who calls a symbol, breadth-first to depth levels. Call before changing a "
     "function's signature or behaviour, renaming or removing it, to find every call site that "
     "must change. " + _SYM % "callers",

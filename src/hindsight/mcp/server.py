@@ -10,6 +10,12 @@ ranking is late; either way the result says ``"partial": true`` with a ``"note"`
 deadline is setting ``mcpTimeoutS`` (``HINDSIGHT_MCP_TIMEOUT_S``, default 10 s), read at each call. Over stdio
 the SDK points file descriptor 1 at stderr while serving, so nothing written to stdout by
 hindsight or a child process can reach the JSON-RPC stream; logging goes to stderr.
+
+Every answer fits the size cap of :mod:`hindsight.mcp.bounds` (setting ``mcpMaxTokens``): the
+list tools take ``limit`` (``k`` for recall) and ``offset`` and say ``count``, ``total``,
+``offset``, ``truncated`` and, when rows remain, ``next_offset`` and a ``hint``; trace_flow
+keeps its steps breadth first; any other answer is cut by :func:`bounds.capped` and says
+what was cut.
 """
 
 from __future__ import annotations
