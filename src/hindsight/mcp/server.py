@@ -248,12 +248,13 @@ def _ranking(sess: _Session, text: str, kw: dict[str, Any], dl: Deadline
 def _recall(sess: _Session, text: str, kw: dict[str, Any], dl: Deadline, offset: int = 0,
             k: int = 10) -> dict[str, Any]:
     """Hits ``offset`` to ``offset + k`` of the ranking for ``text``, cut to the answer cap.
-    The pages of one query come from one ranking: the session keeps the hits it ranked
-    for the last :data:`RANKINGS_KEPT` queries (until a retain or forget) and ranks more
-    only past their end, leaving out the hits ranked before, so that paging neither
-    repeats nor skips a hit although recall counts the hits it shows as accessed."""
+    A first page (``offset`` 0) ranks afresh; a later page continues the ranking of the
+    first: the session keeps the hits it ranked for the last :data:`RANKINGS_KEPT` queries
+    (until a retain or forget) and ranks more only past their end, leaving out the hits
+    ranked before, so that paging neither repeats nor skips a hit although recall counts
+    the hits it shows as accessed."""
     key = json.dumps([text, kw], sort_keys=True, default=str)
-    known = sess.rankings.pop(key, None)
+    known = sess.rankings.pop(key, None) if offset else None
     note = None
     if known is None or len(known["hits"]) < offset + k:
         view, note = _ranking(sess, text, {**kw, "k": offset + k}, dl)
@@ -262,8 +263,9 @@ def _recall(sess: _Session, text: str, kw: dict[str, Any], dl: Deadline, offset:
             view["hits"] = known["hits"] + [h for h in view["hits"] if h["id"] not in ids]
     else:
         view = known
-    if note is None:
-        sess.rankings[key] = view
+    kept = view if note is None else known  # a lexical view is not kept
+    if kept is not None:
+        sess.rankings[key] = kept
         while len(sess.rankings) > RANKINGS_KEPT:
             sess.rankings.pop(next(iter(sess.rankings)))
     base = _partial({f: v for f, v in view.items() if f not in ("hits", "count")}, note)
