@@ -127,6 +127,10 @@ CREATE TABLE memory_audit(
   action TEXT NOT NULL, detail TEXT NOT NULL DEFAULT '');
 CREATE INDEX ix_audit_mem ON memory_audit(memory_id);
 """),
+    ("0004_memory_agent", """
+-- recall looks up the agents a query names (memory/features.py)
+CREATE INDEX ix_memories_agent ON memories(agent);
+"""),
 ]
 
 # Secondary indexes: dropped before a full rebuild's bulk load and created after it.
