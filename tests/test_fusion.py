@@ -142,7 +142,8 @@ def test_speaker_boost_and_name_removed_from_the_embedded_query(repo: Path) -> N
             Item(text="we decided to cache the parsed index on disk", agent="alice")]))
         assert b.memory.store.agents() == ["Bob", "alice"]
         q = "What did Alice decide about the parsed index cache?"
-        assert _ids(b.memory.recall(q, weights={"speaker": 0.0}))[:2] == [bob, alice]
+        off = b.memory.recall(q, weights={"speaker": 0.0})
+        assert _ids(off)[:2] == [bob, alice]
         res = b.memory.recall(q)
         assert _ids(res)[:2] == [alice, bob]
         assert res.hits[0].explain["speaker"] == ChannelRank(0, WEIGHTS["speaker"])
@@ -152,6 +153,7 @@ def test_speaker_boost_and_name_removed_from_the_embedded_query(repo: Path) -> N
         qv = emb.embed_batch(["What did decide about the parsed index cache?"])[0]
         mv = emb.embed_batch(["we decided to cache the parsed index on disk"])[0]
         assert res.hits[0].explain["dense"].score == pytest.approx(float(qv @ mv), abs=2e-6)
+        assert off.hits[1].explain["dense"] == res.hits[0].explain["dense"]  # boost off only
         # "alice" in lower case is a word, not the name
         assert "speaker" not in b.memory.recall(q.replace("Alice", "alice")).hits[0].explain
 

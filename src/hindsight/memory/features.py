@@ -4,7 +4,8 @@ Each feature is a boost in z units (:mod:`hindsight.memory.fusion`) for a candid
 
 - ``speaker``: the query names an agent (a person or coding agent, the memory's ``agent``
   field: who wrote or said it) → that agent's memories. The name is also taken out of the
-  text that is embedded for the query, because memory texts do not carry their author.
+  text that is embedded for the query (whatever the feature's weight), because memory
+  texts do not carry their author.
   A name counts when the query writes it as a proper noun — a capital first letter — in
   full, optionally possessive (``Caroline's``); an agent id such as ``claude-code`` matches
   ``Claude code`` and ``Claude-Code``.
@@ -56,6 +57,10 @@ _TIME = re.compile(
     r"(?:a|one|two|three|four|five|six|few|couple\s+of)\s+(?:days?|weeks?|months?|years?)|"
     r"(?:19|20)\d\d)\b", re.I)
 _TIME_MONTH = re.compile(rf"\b(?:{_FULL})\b")
+# a piece of a word every time expression holds: texts with none skip the expressions
+_TIME_HINTS = ("day", "week", "month", "year", "night", "morrow", "ago", "recent", "morning",
+               "evening", *MONTHS)
+_YEARISH = re.compile(r"(?:19|20)\d\d")
 Period = tuple[int | None, int | None, int | None]  # (year, month, day); None: any
 
 
@@ -141,6 +146,9 @@ def asks_when(text: str) -> bool:
 
 def has_time(text: str) -> bool:
     """Whether ``text`` holds a time expression (see the module doc)."""
+    low = text.lower()
+    if not any(h in low for h in _TIME_HINTS) and not _YEARISH.search(text):
+        return False
     return bool(_TIME.search(text) or _TIME_MONTH.search(text))
 
 

@@ -14,14 +14,14 @@ the files/symbols named in the query or passed in, or to their call-graph neighb
 ``lesson`` (lessons and failures, so that they are not drowned by successes), ``adjacent``
 (the turns right before and after the best hits in the same session: a conversation's
 answer is often spread over neighbouring turns), ``speaker`` (the query names the agent
-who wrote or said the memory), ``date`` (the query names the memory's date), ``when`` (a
-"when" query, a memory with a time expression), ``question`` (the memory is a question:
-down).
+who wrote or said the memory; whatever its weight, the names are taken out of the text the
+dense channel embeds, as memory texts do not carry their author), ``date`` (the query
+names the memory's date), ``when`` (a "when" query, a memory with a time expression),
+``question`` (the memory is a question: down).
 
 Fusion (:mod:`hindsight.memory.fusion`) is linear: Σ_c w_c · z_c over the score channels'
 per-query z-scores, plus the boosts, weights in ``WEIGHTS`` (in z units). They were chosen
-on LoCoMo dev with leave-one-conversation-out checks (README, bench/recall_locomo.py); a
-query's named agents are also taken out of the text embedded for the dense channel. An
+on LoCoMo dev with leave-one-conversation-out checks (README, bench/recall_locomo.py). An
 optional rerank (off by default: it lowered LoCoMo dev recall@10) re-scores the top
 ``RERANK_TOP`` by cosine with the query — the local embedding model is the default scorer,
 as no cross-encoder with bundled weights exists on PyPI — within ``time_ms``.
@@ -122,7 +122,7 @@ def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
     floors: dict[str, float] = {}
     names: set[str] = set()
     embed_text = text
-    if weights.get("speaker") and text.strip():
+    if text.strip() and ("dense" in q.channels or weights.get("speaker")):
         names, embed_text = ft.named_agents(text, store.agents())
     cw = CONTEXT_WEIGHT if q.context_weight < 0 else q.context_weight
     if "bm25" in q.channels:
@@ -159,7 +159,8 @@ def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
         lists[name] = [i for i in lists[name] if i in keep]
         if name in raw:
             raw[name] = {i: v for i, v in raw[name].items() if i in keep}
-    base = fuse({n: raw[n] for n in SCORED if n in raw}, floors, weights, pool)
+    scored = {n: raw[n] for n in SCORED if n in raw}
+    base = fuse(scored, floors, weights, pool)
     bonus: dict[int, float] = {}
     if "adjacent" in q.channels and weights.get("adjacent") and base:
         best = sorted(base, key=lambda i: (-base[i], i))[:ADJACENT_FROM]
@@ -168,16 +169,18 @@ def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
         rows.update({k: v for k, v in more.items() if _keep(v, q)})
         adj = {i: [n for n in near if n in rows] for i, near in adj.items()}
         bonus = neighbour_bonus(base, adj, weights["adjacent"])
-        pool += [n for n in bonus if n not in keep]
+        new = [n for n in bonus if n not in base]
+        base.update(fuse(scored, floors, weights, new))
+        pool += new
         lists["adjacent"] = list(bonus)
-        base = fuse({n: raw[n] for n in SCORED if n in raw}, floors, weights, pool)
+    fused = dict(base)
     if "recency" in q.channels and pool:
         raw["recency"] = {i: activity(rows[i].last_accessed_ts, rows[i].access_count,
                                       rows[i].confidence, now) for i in pool}
         lists["recency"] = sorted(pool, key=lambda i: (-raw["recency"][i], i))
         floors["recency"] = min(raw["recency"].values())
-    fused = fuse({n: raw[n] for n in (*SCORED, "recency") if n in raw}, floors, weights,
-                 pool)
+        for i, v in fuse({"recency": raw["recency"]}, floors, weights, pool).items():
+            fused[i] += v
     boosts = _boosts(rows, pool, q, weights, text, names, level)
     boosts["adjacent"] = bonus
     if "lesson" in q.channels:
@@ -226,7 +229,7 @@ def _boosts(rows: dict[int, Memory], pool: list[int], q: Query, weights: dict[st
     if "lesson" in q.channels and w.get("lesson"):
         out["lesson"] = {i: w["lesson"] for i in pool
                          if rows[i].kind == "lesson" or rows[i].outcome == "failure"}
-    if names:
+    if names and w.get("speaker"):
         out["speaker"] = {i: w["speaker"] for i in pool if rows[i].agent in names}
     periods = ft.query_periods(text) if w.get("date") else []
     if periods:
