@@ -81,6 +81,7 @@ def test_named_agents_are_proper_nouns_in_full() -> None:
     assert ft.named_agents("What did Claude Code change?", agents) == (
         {"claude-code"}, "What did change?")
     assert ft.named_agents("Carolines plan", agents) == (set(), "Carolines plan")
+    assert ft.named_agents("the Melanies' plan", agents) == ({"Melanie"}, "the plan")
     assert ft.named_agents("Caroline", agents) == ({"Caroline"}, "Caroline")  # nothing left
     assert ft.named_agents("X marks it", agents) == (set(), "X marks it")  # too short
 

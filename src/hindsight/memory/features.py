@@ -78,7 +78,12 @@ def named_agents(text: str, agents: Iterable[str]) -> tuple[set[str], str]:
     removing the names would leave no word, the text is returned unchanged."""
     found: set[str] = set()
     spans: list[tuple[int, int]] = []
+    words = set(re.findall(r"[^\W_]+", text.lower()))
     for agent in agents:
+        first = re.search(r"[^\W_]+", agent)
+        if first is None or words.isdisjoint((first.group(0).lower(),
+                                              first.group(0).lower() + "s")):
+            continue  # cheap test first: a bank may know many agents
         pat = _name_pattern(agent)
         if pat is None:
             continue
