@@ -369,7 +369,9 @@ def local_iso(ts: float | None, text: str = "", timespec: str = "seconds") -> st
 @dataclass(frozen=True, slots=True)
 class ChannelRank:
     """A memory's place in one recall channel: 1-based ``rank`` and the channel's raw
-    ``score`` (BM25: higher is better; dense: cosine; recency: activity)."""
+    ``score`` (BM25: higher is better; dense: cosine; recency: activity); for a feature
+    (speaker, date, when, question, lesson, adjacent) ``rank`` 0 and ``score`` the boost it
+    added (z units, memory/recall.py)."""
 
     rank: int
     score: float
@@ -377,8 +379,9 @@ class ChannelRank:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One recalled memory: the fused ``score`` (weighted RRF) and, per channel that found
-    it, its :class:`ChannelRank` (``explain``)."""
+    """One recalled memory: the fused ``score`` (a weighted sum of per-query z-scores and
+    feature boosts, memory/fusion.py; may be negative) and, per channel that found it or
+    feature that applied, its :class:`ChannelRank` (``explain``)."""
 
     memory: Memory
     score: float

@@ -156,6 +156,15 @@ def test_touch_activity_and_adjacent(stores: tuple[Any, Any, Any]) -> None:
     assert mem.adjacent([ids[1]]) == {ids[1]: [ids[0], ids[2]]}
 
 
+def test_agents_are_distinct_and_sorted(stores: tuple[Any, Any, Any]) -> None:
+    _c, _h, mem = stores
+    assert mem.agents() == []
+    ids = [i for i, _ in _insert(mem, ("one", {"agent": "codex"}), ("two", {"agent": "Bob"}),
+                                 ("three", {"agent": "codex"}), ("four", {}))]
+    mem.set_status(ids[1], "forgotten", "wrong", AT)  # any status counts
+    assert mem.agents() == ["Bob", "codex"]
+
+
 def test_anchors_stale_fresh_and_repoint(stores: tuple[Any, Any, Any]) -> None:
     _c, _h, mem = stores
     (a, _), (b, _) = _insert(mem, ("about connect", {"anchors": [("db.py", "connect", "h")]}),

@@ -143,6 +143,9 @@ class MemoryService:
         if bad:
             raise ConfigError(f"kind {bad[0]!r}: one of {', '.join(KINDS)}", option="kind",
                               value=bad[0], choices=KINDS)
+        if kw.get("fusion", "zscore") not in ("zscore", "rrf"):
+            raise ConfigError(f"fusion {kw['fusion']!r}: one of zscore, rrf", option="fusion",
+                              value=kw["fusion"], choices=("zscore", "rrf"))
         since, until = kw.get("since"), kw.get("until")
         if since is not None and until is not None and since >= until:
             raise ConfigError("since: the range is empty (it does not start before until)",

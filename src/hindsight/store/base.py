@@ -346,6 +346,11 @@ class MemoryStore(Protocol):
         session stored right before and after each."""
         ...
 
+    def agents(self) -> list[str]:
+        """The distinct non-empty ``agent`` values (who wrote or said a memory) of the
+        bank's memories, any status, sorted; read from an index (one lookup per agent)."""
+        ...
+
     def anchored(self, paths: list[str], symbols: list[tuple[str, str]]
                  ) -> list[tuple[int, str, str]]:
         """(memory id, path, symbol) of active memories anchored to one of ``paths`` (any

@@ -132,6 +132,10 @@ CREATE INDEX ix_audit_mem ON memory_audit(memory_id);
 -- implicit = 1: an anchor found in the memory's text (memory/implicit.py), 0: given with it
 ALTER TABLE memory_anchors ADD COLUMN implicit INTEGER NOT NULL DEFAULT 0;
 """),
+    ("0005_memory_agent", """
+-- recall looks up the agents a query names (memory/features.py)
+CREATE INDEX ix_memories_agent ON memories(agent);
+"""),
 ]
 
 # Secondary indexes: dropped before a full rebuild's bulk load and created after it.

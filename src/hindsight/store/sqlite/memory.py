@@ -199,6 +199,14 @@ class SqliteMemoryStore(SqliteStore):
             out[i] = [x[0] for x in (prev, nxt) if x is not None]
         return out
 
+    def agents(self) -> list[str]:
+        """Distinct non-empty agents, any status: a skip-scan of ``ix_memories_agent`` (one
+        index lookup per agent, not a pass over the memories)."""
+        return [r[0] for r in self.conn.execute(
+            "WITH RECURSIVE a(x) AS (SELECT min(agent) FROM memories WHERE agent > '' "
+            "UNION ALL SELECT (SELECT min(agent) FROM memories WHERE agent > a.x) FROM a "
+            "WHERE a.x IS NOT NULL) SELECT x FROM a WHERE x IS NOT NULL")]
+
     def _cols(self) -> str:
         if not hasattr(self, "_colnames"):
             self._colnames = ", ".join(r[1] for r in self.conn.execute(
