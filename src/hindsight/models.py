@@ -9,7 +9,9 @@ Conventions used throughout hindsight:
   annotations placed before it (``@decorator``, ``@Override``): this matches Python's
   ``ast`` ``lineno`` for ``def``/``class``.
 * A qualified name is ``<path>::<Outer>.<inner>``, e.g. ``pkg/mod.py::Class.method.helper``.
-  The part after ``::`` is the *local* qualified name.
+  The part after ``::`` is the *local* qualified name. Definitions that share a name get
+  distinct ones (see :mod:`hindsight.codeindex.identity`): ``Class.prop:setter``,
+  ``Class.prop:deleter``, overloads ``Class.m(int,int)``.
 """
 
 from __future__ import annotations
@@ -47,6 +49,74 @@ class Symbol(NamedTuple):
     def as_dict(self) -> dict[str, Any]:
         """The one JSON shape of a symbol, everywhere: its fields plus ``qname``."""
         return {**self._asdict(), "qname": self.qname}
+
+
+ROLES = (":setter", ":deleter")
+
+
+def _overload_start(local: str) -> int:
+    """Index of the ``(`` opening an overload's parameter list at the end of ``local``,
+    or -1 (nested parentheses, as in ``m(void(*)(int))``, are matched)."""
+    if not local.endswith(")"):
+        return -1
+    depth = 0
+    for i in range(len(local) - 1, -1, -1):
+        c = local[i]
+        if c == ")":
+            depth += 1
+        elif c == "(":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def overload_base(local: str) -> str:
+    """``local`` without an overload's parameter list: ``Class.m(int,int)`` → ``Class.m``;
+    any other name is returned unchanged."""
+    i = _overload_start(local)
+    return local[:i] if i > 0 else local
+
+
+def base_local(local: str) -> str:
+    """The name a user types for ``local``: without an accessor role or an overload's
+    parameter list (``Class.prop:setter`` → ``Class.prop``, ``Class.m(int)`` →
+    ``Class.m``)."""
+    for role in ROLES:
+        if local.endswith(role):
+            return local[:-len(role)]
+    return overload_base(local)
+
+
+def split_qname(spec: str) -> tuple[str, str] | None:
+    """``(path, local)`` of a ``path::local`` qualified name, or None when ``spec`` has no
+    path part. The path ends at the first ``::`` outside an overload's parameter list, so
+    ``Foo.m(std::string)`` has none and ``a.cc::Foo.m(std::string)`` is
+    (``a.cc``, ``Foo.m(std::string)``)."""
+    i = spec.find("::")
+    if i < 0:
+        return None
+    paren = spec.find("(")
+    if 0 <= paren < i:
+        return None
+    return spec[:i], spec[i + 2:]
+
+
+def simple_name(qname: str) -> str:
+    """The simple name a qualified or local name ends with: ``a.py::C.m(int)`` → ``m``,
+    ``C.p:setter`` → ``p``, ``f#2`` → ``f`` (the last ``.`` outside brackets counts)."""
+    sp = split_qname(qname)
+    local = base_local((sp[1] if sp else qname).split("#", 1)[0])
+    depth = 0
+    for i in range(len(local) - 1, -1, -1):
+        c = local[i]
+        if c in ")]>":
+            depth += 1
+        elif c in "([<":
+            depth -= 1
+        elif c == "." and depth == 0:
+            return local[i + 1:]
+    return local
 
 
 class RawRef(NamedTuple):
@@ -182,17 +252,23 @@ class SymbolChange(NamedTuple):
 class Anchor:
     """A link from a memory to a file (``symbol`` ``""``) or to a symbol in it (``symbol``
     is its local qualified name, ``ast_hash`` the symbol's ast hash when the anchor was
-    made). ``stale`` is true when that code changed since (``reason`` says how)."""
+    made; for a file, its content hash when known, used only to follow a rename). ``stale``
+    is true when that code changed since (``reason`` says how). ``implicit`` is true for
+    an anchor found in the memory's text (:mod:`hindsight.memory.implicit`), false for one
+    given with the memory."""
 
     path: str
     symbol: str = ""
     ast_hash: str = ""
     stale: bool = False
     reason: str = ""
+    implicit: bool = False
 
     def as_dict(self) -> dict[str, Any]:
+        """JSON shape: ``stale`` and ``implicit`` as 0/1."""
         return {"path": self.path, "symbol": self.symbol, "ast_hash": self.ast_hash,
-                "stale": int(self.stale), "reason": self.reason}
+                "stale": int(self.stale), "reason": self.reason,
+                "implicit": int(self.implicit)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,7 +315,8 @@ class Memory:
     @classmethod
     def from_row(cls, row: dict[str, Any], anchors: list[dict[str, Any]]) -> Memory:
         """From a storage row (column names as the field names; ``tags`` a list) and its
-        anchor rows (``path``, ``symbol``, ``ast_hash``, ``stale``, ``reason``)."""
+        anchor rows (``path``, ``symbol``, ``ast_hash``, ``stale``, ``reason``,
+        ``implicit``)."""
         d: dict[str, Any] = {k: row.get(k) for k in _MEMORY_FIELDS}
         d["tags"] = tuple(row.get("tags") or ())
         d["stale"] = bool(row.get("stale"))
@@ -248,7 +325,8 @@ class Memory:
         d["status_reason"] = row.get("status_reason") or ""
         return cls(**d, anchors=tuple(
             Anchor(a["path"], a.get("symbol", ""), a.get("ast_hash", ""),
-                   bool(a.get("stale", 0)), a.get("reason", "")) for a in anchors))
+                   bool(a.get("stale", 0)), a.get("reason", ""),
+                   bool(a.get("implicit", 0))) for a in anchors))
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON shape of a memory (field order as stored; ``stale`` 0/1 as in 0.1).
@@ -291,7 +369,9 @@ def local_iso(ts: float | None, text: str = "", timespec: str = "seconds") -> st
 @dataclass(frozen=True, slots=True)
 class ChannelRank:
     """A memory's place in one recall channel: 1-based ``rank`` and the channel's raw
-    ``score`` (BM25: higher is better; dense: cosine; recency: activity)."""
+    ``score`` (BM25: higher is better; dense: cosine; recency: activity); for a feature
+    (speaker, date, when, question, lesson, adjacent) ``rank`` 0 and ``score`` the boost it
+    added (z units, memory/recall.py)."""
 
     rank: int
     score: float
@@ -299,8 +379,9 @@ class ChannelRank:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One recalled memory: the fused ``score`` (weighted RRF) and, per channel that found
-    it, its :class:`ChannelRank` (``explain``)."""
+    """One recalled memory: the fused ``score`` (a weighted sum of per-query z-scores and
+    feature boosts, memory/fusion.py; may be negative) and, per channel that found it or
+    feature that applied, its :class:`ChannelRank` (``explain``)."""
 
     memory: Memory
     score: float

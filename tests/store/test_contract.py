@@ -156,6 +156,15 @@ def test_touch_activity_and_adjacent(stores: tuple[Any, Any, Any]) -> None:
     assert mem.adjacent([ids[1]]) == {ids[1]: [ids[0], ids[2]]}
 
 
+def test_agents_are_distinct_and_sorted(stores: tuple[Any, Any, Any]) -> None:
+    _c, _h, mem = stores
+    assert mem.agents() == []
+    ids = [i for i, _ in _insert(mem, ("one", {"agent": "codex"}), ("two", {"agent": "Bob"}),
+                                 ("three", {"agent": "codex"}), ("four", {}))]
+    mem.set_status(ids[1], "forgotten", "wrong", AT)  # any status counts
+    assert mem.agents() == ["Bob", "codex"]
+
+
 def test_anchors_stale_fresh_and_repoint(stores: tuple[Any, Any, Any]) -> None:
     _c, _h, mem = stores
     (a, _), (b, _) = _insert(mem, ("about connect", {"anchors": [("db.py", "connect", "h")]}),
@@ -171,6 +180,30 @@ def test_anchors_stale_fresh_and_repoint(stores: tuple[Any, Any, Any]) -> None:
     assert not mem.get([a])[a].stale
     mem.repoint(a, ("db.py", "connect"), ("store/db.py", "connect"), AT)
     assert [(x.path, x.symbol) for x in mem.get([a])[a].anchors] == [("store/db.py", "connect")]
+
+
+def test_implicit_anchors_insert_add_and_ids_after(stores: tuple[Any, Any, Any]) -> None:
+    from hindsight.memory.textindex import index_text
+
+    _c, _h, mem = stores
+    row, anc = _row("load_config reads the env", anchors=[("cfg.py", "", "fh")])
+    (a, _), = mem.insert([row], [anc], [(index_text(row["text"]), "")], AT,
+                         [[("cfg.py", "load_config", "sh")]])
+    (b, _), (c, _) = _insert(mem, ("a turn", {"kind": "conversation",
+                                              "source": "conversation"}),
+                             ("another note", {}))
+    assert [(x.path, x.symbol, x.ast_hash, x.implicit) for x in mem.get([a])[a].anchors] == [
+        ("cfg.py", "", "fh", False), ("cfg.py", "load_config", "sh", True)]
+    assert mem.ids_after(0, 10) == [a, c]  # conversation turns are left out
+    assert mem.ids_after(a, 10) == [c] and mem.ids_after(0, 1) == [a]
+    # an anchor the memory has (same path and symbol) is not added again
+    assert mem.add_anchors([(c, "x.py", "f", "h2"), (c, "x.py", "f", "h3"),
+                            (a, "cfg.py", "", "other")], AT) == 1
+    assert [(x.path, x.symbol, x.ast_hash, x.implicit) for x in mem.get([c])[c].anchors] == [
+        ("x.py", "f", "h2", True)]
+    assert [(e["action"], e["detail"]) for e in mem.audit(c)] == [
+        ("retain", ""), ("anchored", "implicit: x.py::f")]
+    assert len(mem.get([a])[a].anchors) == 2
 
 
 def test_export_and_import_round_trip(stores: tuple[Any, Any, Any], tmp_path: Path) -> None:
@@ -235,6 +268,14 @@ def test_code_store_after_an_index(stores: tuple[Any, Any, Any], tmp_path: Path)
         ["helper"]
     assert code.notes() == [] and code.problem_files() == []
     assert code.skipped() == {}
+    h = code.load_files()["pkg/core.py"].content_hash
+    assert code.files_by_suffix("core.py", 5) == [("pkg/core.py", h)]
+    assert code.files_by_suffix("pkg/core.py", 5) == [("pkg/core.py", h)]
+    assert code.files_by_suffix("ore.py", 5) == []  # whole path parts only
+    assert code.files_by_suffix("Core.py", 5) == []  # case-sensitive
+    assert code.files_by_suffix("pkg/core", 5, stem=True) == [("pkg/core.py", h)]
+    assert code.files_by_suffix("pkg/core", 5) == [] and code.files_by_suffix("", 5) == []
+    assert code.files_by_suffix("%", 5) == [] and code.files_by_suffix("_ore.py", 5) == []
 
 
 def test_code_store_notes_and_problem_files(stores: tuple[Any, Any, Any],

@@ -15,10 +15,14 @@ from hindsight.cli import output as out
 from hindsight.cli.main import (
     _bank,
     _errors,
+    _more,
+    _page,
     _progress_factory,
     _reader,
     file_opt,
     json_opt,
+    limit_opt,
+    offset_opt,
     repo_root_opt,
 )
 from hindsight.errors import ConfigError
@@ -87,18 +91,22 @@ def time_shown(when: str) -> str:
 @click.option("--include-unreachable", is_flag=True,
               help="Also show commits dropped by a rebase or force-push.")
 @merges_opt
+@limit_opt("commits")
+@offset_opt
 @json_opt
 def history(symbol: str, repo_root: str | None, file: str | None, include_unreachable: bool,
-            merges: bool, json: bool) -> None:
+            merges: bool, limit: int | None, offset: int, json: bool) -> None:
     """Commits that touched SYMBOL, newest first, following it across moves and renames
     (merges that only brought in a branch's changes are left out; --merges shows them)."""
     with _errors(), _reader(repo_root) as bank:
         res = bank.history.history(symbol, file, include_unreachable, merges)
+        shown, fields = _page(res["entries"], offset, limit)
+        res = res | fields | {"entries": shown}
         if json:
-            out.emit_json(res | {"entries": [e.as_dict() for e in res["entries"]]})
+            out.emit_json(res | {"entries": [e.as_dict() for e in shown]})
             return
         title = f"history of {res['qname']}" + (" (file level)" if res["level"] == "file"
-                                                  else "")
+                                                  else "") + _more(fields)
         if res["partial"]:
             title += f" — partial history ({res['partial']})"
         out.table(title, ["commit", "date", "author", "change", "subject"],
@@ -178,19 +186,22 @@ def why(location: str, repo_root: str | None, merges: bool, json: bool) -> None:
               help="Caller levels to follow.")
 @click.option("--limit", type=click.IntRange(1, 1_000_000), default=30, show_default=True,
               help="List at most this many (callers first); the JSON says how many there are.")
+@offset_opt
 @json_opt
 def impact(symbol: str, repo_root: str | None, file: str | None, depth: int, limit: int,
-           json: bool) -> None:
+           offset: int, json: bool) -> None:
     """What may break if SYMBOL changes: callers to --depth and what historically changes
     together with it, each with its reason."""
     with _errors(), _reader(repo_root) as bank:
-        res = bank.history.impact(symbol, depth, file, limit)
+        res = bank.history.impact(symbol, depth, file, offset + limit)
+        shown, fields = _page(res["items"], offset, limit, res["total"])
+        res = res | fields | {"items": shown}
         if json:
-            out.emit_json(res | {"items": [i.as_dict() for i in res["items"]]})
+            out.emit_json(res | {"items": [i.as_dict() for i in shown]})
             return
         n = res["commits"]
-        more = (f"; first {res['count']} of {res['total']}, raise --limit for more"
-                if res["truncated"] else "")
+        more = (f"; {res['count']} of {res['total']} from offset {offset}, --offset "
+                f"{res['next_offset']} for more" if res["truncated"] else "")
         out.table(f"impact of {res['symbol']['qname']} ({n} commit{'' if n == 1 else 's'} in "
                   f"history{more})", ["", "target", "why"],
                   [[i.kind, i.target, "; ".join(i.reasons)] for i in res["items"]])

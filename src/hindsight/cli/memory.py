@@ -174,7 +174,8 @@ def recall(query: str, repo_root: str | None, scene: str, files: tuple[str, ...]
             flag = " [stale]" if m.stale else ""
             row: list[Any] = [m.id, m.kind, time_shown(m.occurred_ts), _short(m.text) + flag]
             if explain:
-                row.append(" ".join(f"{n}#{v.rank}" for n, v in hit.explain.items()))
+                row.append(" ".join(f"{n}#{v.rank}" if v.rank else f"{n}{v.score:+g}"
+                                    for n, v in hit.explain.items()))  # rank 0: a boost
             rows.append(row)
         out.table(f"{len(rows)} memories ({res.ms:.0f} ms)", cols, rows)
 
@@ -229,8 +230,9 @@ def show(mid: int, repo_root: str | None, json: bool) -> None:
             return
         out.say(f"memory {m.id} ({m.kind}, {m.status}"
                 + (", stale: " + m.stale_reason if m.stale else "") + ")\n" + m.text)
-        out.table("anchors", ["file", "symbol", "stale"],
-                  [[a.path, a.symbol, a.reason if a.stale else ""] for a in m.anchors])
+        out.table("anchors", ["file", "symbol", "stale", "implicit"],
+                  [[a.path, a.symbol, a.reason if a.stale else "",
+                    "yes" if a.implicit else ""] for a in m.anchors])
         out.table("history", ["at", "action", "detail"],
                   [[h["at"], h["action"], h["detail"]] for h in audit])
 

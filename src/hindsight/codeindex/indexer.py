@@ -24,6 +24,7 @@ from typing import Any
 from hindsight.codeindex import files as F
 from hindsight.codeindex import modules as M
 from hindsight.codeindex import pool
+from hindsight.codeindex.parse import EXTRACTOR_VERSION
 from hindsight.codeindex.resolve import FileSyms, Row, Table, resolve_file
 from hindsight.config.paths import git_cmd
 from hindsight.errors import ConfigError
@@ -169,16 +170,39 @@ def index(store: CodeStore, root: str, *, full: bool = False,
     if not existing:
         full = True
         stats.full = True
+    version = str(EXTRACTOR_VERSION)
+    was = store.get_meta("extractor_version")
+    migration = ""
+    if existing and was != version:
+        full = stats.full = True  # other definitions or names: every file is read again
+        stats.warnings.append(f"symbol extraction changed (version {was or 1} -> "
+                              f"{version}): the index was rebuilt")
+        migration = _identity_snapshot(store, existing)
     if full:
         _full(store, root, sel, workers, progress, stats, parse_timeout_s)
     else:
         _incremental(store, root, sel, existing, workers, progress, stats, parse_timeout_s)
+    if was != version:
+        meta = {"extractor_version": version}
+        if migration and not store.get_meta("identity_migration"):
+            meta["identity_migration"] = migration  # hindsight.memory.anchors reads it
+        store.set_meta(meta)
     _save_timeouts(store, root, sel, known)
     stats.seconds = time.perf_counter() - t0
     store.set_meta({"root": root, "last_index_seconds": f"{stats.seconds:.3f}",
                       "indexed_commit": _head(root) if sel.git else "",
                       "sparse_checkout": "" if sel.sparse is None else json.dumps(sel.sparse)})
     return stats
+
+
+def _identity_snapshot(store: CodeStore, existing: dict[str, FileRow]) -> str:
+    """Before a rebuild for a new extractor version: the old symbols whose local name
+    repeats in their file (getter and setter, overloads, stubs, which the new version may
+    name apart), as JSON ``[[path, local, ast hash, start, end, file content hash]…]``,
+    so that anchors to them can be re-pointed (``hindsight.memory.anchors``)."""
+    rows = [[p, loc, h, s, e, existing[p].content_hash if p in existing else ""]
+            for p, loc, h, s, e in store.repeated_symbols()]
+    return json.dumps(rows) if rows else ""
 
 
 def _stat_key(root: str, path: str) -> list[int] | None:

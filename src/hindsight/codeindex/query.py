@@ -9,7 +9,7 @@ from typing import Any
 
 from hindsight.codeindex.decode import normalise
 from hindsight.errors import Ambiguous, NotFound
-from hindsight.models import Step, Symbol
+from hindsight.models import ROLES, Step, Symbol, overload_base, simple_name
 from hindsight.store.base import CodeStore, StoredEdge
 
 
@@ -50,7 +50,7 @@ def find(store: CodeStore, name: str, kind: str | None = None, file: str | None 
         return "exact", hits
     if "::" in name or not name:
         return "none", []
-    short = name.rsplit(".", 1)[-1]
+    short = simple_name(name)
     if not short:
         return "none", []
     hits = store.find_prefix(short, kind, file, limit)
@@ -62,13 +62,22 @@ def find(store: CodeStore, name: str, kind: str | None = None, file: str | None 
 
 def resolve_one(store: CodeStore, spec: str, file: str | None = None) -> list[Symbol]:
     """The symbol(s) ``spec`` names exactly. Several definitions sharing one qualified name
-    (overloads, redefinitions) count as one. Raises :class:`NotFound` or :class:`Ambiguous`."""
+    (redefinitions, a C++ declaration and its definition) count as one. Overloads are
+    distinct (``C.m`` matching ``C.m(int)`` and ``C.m(String)`` is ambiguous); a name
+    matching a getter and its setter/deleter means the getter. Raises :class:`NotFound`
+    or :class:`Ambiguous` (with the candidate qualified names)."""
     hits = store.find_symbols(spec, None, file, 200)
     if not hits:
         kind, near = find(store, spec, None, file, 10)
         hint = f"; similar: {', '.join(s.qname for s in near[:5])}" if near else ""
         raise NotFound(f"no symbol named {spec!r}{hint}", value=spec)
     qnames = sorted({s.qname for s in hits})
+    if len(qnames) > 1:  # a getter stands for its setter and deleter (`C.p`, `C.p:setter`)
+        getters = [q for q in qnames if not q.endswith(ROLES) or
+                   q[:q.rindex(":")] not in qnames]
+        if len(getters) == 1:
+            hits = [s for s in hits if s.qname == getters[0]]
+            qnames = getters
     if len(qnames) > 1:
         raise Ambiguous(f"{spec!r} matches {len(qnames)} symbols; give one of them",
                         qnames[:20], option="file", value=spec)
@@ -113,9 +122,10 @@ def _callers(store: CodeStore, spec: str, depth: int, file: str | None, include_
     target = resolve_one(store, spec, file)
 
     def step(frontier: list[str], d: int) -> list[tuple[tuple[str, str], GraphHit, str]]:
-        names = [q.rpartition(".")[2].rpartition("::")[2] for q in frontier] \
-            if include_unresolved else []
-        edges = store.edges_to(frontier, names)
+        names = [simple_name(q) for q in frontier] if include_unresolved else []
+        # a call cannot tell overloads apart: it is an edge to `C.m`, a caller of each
+        edges = store.edges_to(frontier + [b for b in map(overload_base, frontier)
+                                           if b not in frontier], names)
         syms = {s.qname: s for s in store.symbols_by_qname({e.src for e in edges})}
         return [((e.src, ""), _edge_hit(e, d, e.src, syms, reverse=True), e.src)
                 for e in sorted(edges, key=lambda e: (e.src, e.line))]

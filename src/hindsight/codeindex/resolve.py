@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from hindsight.codeindex import modules as M
 from hindsight.codeindex.languages import SPECS
+from hindsight.models import overload_base
 
 FUNC_KINDS = frozenset({"function", "method", "constructor"})
 CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "object", "scope",
@@ -71,7 +72,8 @@ class FileSyms:
             fs.parents[local] = parent
             if parent:
                 if kind != "constructor":  # `new X()` denotes the class, not the ctor
-                    fs.members.setdefault(parent, {}).setdefault(name, local)
+                    # a call cannot tell overloads apart: it names them all (`C.m`)
+                    fs.members.setdefault(parent, {}).setdefault(name, overload_base(local))
             else:
                 fs.top.setdefault(name, kind)
             if language == "go" and kind == "method":

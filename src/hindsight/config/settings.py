@@ -172,6 +172,10 @@ class Settings:
     mcp_timeout_s: float = _seconds(10.0,
                                     "Seconds an MCP tool call may run before it returns what "
                                     "it has with partial: true (above 0).")
+    mcp_max_tokens: int = _knob("int", 10_000,
+                                "Cap of one MCP tool answer in tokens, counted as characters "
+                                "/ 4 of its JSON text; a longer answer is cut with truncated: "
+                                "true and how to get the rest.", lo=500, hi=1_000_000)
 
     # --- bookkeeping (not settings) ---------------------------------------------------
     sources: Mapping[str, str] = field(default_factory=_default_sources, repr=False,

@@ -14,7 +14,9 @@ for co-change (default 100; transactions this large are usually mechanical —
 Zimmermann et al., "Mining Version Histories to Guide Software Changes", ICSE 2004, left
 out large transactions for the same reason). In a shallow clone the boundary commits are
 stored without files (their parents are missing, so a diff would claim they added
-everything) and the history is marked partial.
+everything) and the history is marked partial. When symbol extraction changes
+(``codeindex.parse.EXTRACTOR_VERSION``: other definitions or qualified names), the next
+full-mode ingest reads the symbol changes of every stored commit again.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 
 from hindsight.codeindex.files import excluded_matcher
 from hindsight.codeindex.languages import language_for
+from hindsight.codeindex.parse import EXTRACTOR_VERSION
 from hindsight.errors import ConfigError, GitError
 from hindsight.history import gitread as G
 from hindsight.history.fixes import is_fix, reclassify
@@ -144,6 +147,13 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
     # as huge under a smaller threshold, are read again
     todo += [s for s in store.redo_candidates(huge_v) if s not in boundary and s not in queued]
     queued = set(todo)
+    if mode == "full" and store.get_meta("history_extractor") != str(EXTRACTOR_VERSION):
+        # symbols are named another way now: every commit's symbol changes are redone
+        redone = store.reset_expanded()
+        store.set_meta({"history_extractor": str(EXTRACTOR_VERSION)})
+        if redone:
+            st.notes.append(f"symbol extraction changed: the symbol changes of {redone} "
+                            "commit(s) are read again")
     if mode == "full":  # commits read earlier in message mode get their symbols now
         todo += [s for s in store.unexpanded() if s not in queued]
     stale = [s for s in plan if s in known and not known[s][3]]

@@ -12,7 +12,7 @@ from typing import Any
 from hindsight.codeindex.query import resolve_one, walk
 from hindsight.errors import Ambiguous, GitError, NotFound, NotIndexed
 from hindsight.history import gitread as G
-from hindsight.models import Symbol
+from hindsight.models import Symbol, split_qname
 from hindsight.store.base import CodeStore, HistoryStore
 
 
@@ -110,8 +110,9 @@ def attributed_entries(hs: HistoryStore, path: str, local: str,
     """:func:`symbol_entries`, after ``expand(paths)`` (see :mod:`hindsight.history.lazy`)
     computed the symbol changes of the huge commits that touched the symbol's files: its
     file and the files of its earlier identities (a renamed file moves every symbol, so
-    its old name is one of them; again for files found that way, at most 3 rounds). Returns the entries and notes for the reader
-    (huge commits left for a later question; why the history is empty)."""
+    its old name is one of them; again for files found that way, at most 3 rounds).
+    Returns the entries and notes for the reader (huge commits left for a later question;
+    why the history is empty)."""
     entries = symbol_entries(hs, path, local, include_unreachable)
     notes: list[str] = []
     waiting = 0
@@ -146,11 +147,12 @@ def _target(code: CodeStore, hs: HistoryStore, spec: str, file: str | None
         sym = resolve_one(code, spec, file)[0]
         return sym.path, sym.local, sym
     except NotFound:
-        if "::" in spec:
-            p, _, loc = spec.partition("::")
+        sp = split_qname(spec)
+        if sp is not None:
+            p, loc = sp
             if hs.symbol_changes(p, loc, None, True):
                 return p, loc, None
-        cands = [c for c in hs.locals_named(spec.rpartition("::")[2])
+        cands = [c for c in hs.locals_named(sp[1] if sp else spec)
                  if not file or c[0] == file or c[0].startswith(file.rstrip("/") + "/")]
         if len(cands) == 1:
             return cands[0][0], cands[0][1], None
@@ -195,6 +197,17 @@ def history(code: CodeStore, hs: HistoryStore, root: str, spec: str,
             "entries": entries, "notes": notes}
 
 
+def history_key(code: CodeStore, sym: Symbol) -> str:
+    """The local name history stores ``sym`` under: its own, or ``local#N`` when it is
+    the Nth definition (in source order) of a local name repeated in its file (see
+    :func:`hindsight.history.symdiff.keyed`)."""
+    same = sorted(code.symbols_by_qname([sym.qname]), key=lambda s: (s.start_line,
+                                                                      s.end_line))
+    i = next((k for k, s in enumerate(same)
+              if (s.start_line, s.end_line) == (sym.start_line, sym.end_line)), 0)
+    return sym.local if i == 0 else f"{sym.local}#{i + 1}"
+
+
 def _enclosing(code: CodeStore, path: str, line: int) -> Symbol | None:
     best = None
     for s in code.file_symbols(path):
@@ -220,10 +233,11 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
                            "symbol": sym.as_dict() if sym else None,
                            "source": "symbol", "last": None, "earlier": [], "since": [],
                            "merges_hidden": 0, "live": [], "notes": []}
+    key = history_key(code, sym) if sym else ""
     entries: list[Entry] = []
     if sym:
         full = (hs.get_meta("history_mode") or '"full"') == '"full"'
-        entries, notes = attributed_entries(hs, sym.path, sym.local,
+        entries, notes = attributed_entries(hs, sym.path, key,
                                             expand=expand if full else None)
         out["notes"] = [n for n in notes if not n.startswith("no ingested commit")]
     if entries and not merges:
@@ -244,7 +258,7 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
         if c is not None:
             out["last"] = {**_commit_view(c), "change": "line"}
     last_ts = _ts(out["last"]["committer_date"]) if out["last"] else None
-    events = hs.trace_events(path=path, local=sym.local if sym else None,
+    events = hs.trace_events(path=path, local=key if sym else None,
                              since_unix=last_ts, limit=20)
     out["live"] = events
     return out

@@ -13,12 +13,13 @@ import difflib
 from collections import Counter
 from collections.abc import Iterable
 
-from hindsight.models import SymbolChange, SymState
+from hindsight.models import SymbolChange, SymState, simple_name
 
 
 def keyed(states: Iterable[SymState]) -> dict[str, SymState]:
-    """States by local name; a repeated name (overloads, conditional definitions) gets
-    ``#2``, ``#3``… in source order."""
+    """States by local name; a repeated name (a conditional definition, a C++ declaration
+    and definition in one file) gets ``#2``, ``#3``… in source order. Accessors and
+    overloads have names of their own (:mod:`hindsight.codeindex.identity`)."""
     out: dict[str, SymState] = {}
     seen: Counter[str] = Counter()
     for s in sorted(states, key=lambda s: (s.start_line, s.end_line)):
@@ -90,7 +91,7 @@ def compare_file(old_path: str, old: Iterable[SymState] | None, new_path: str,
 
 
 def _simple(local: str) -> str:
-    return local.rsplit(".", 1)[-1].split("#", 1)[0]
+    return simple_name(local)
 
 
 def pair_moves(changes: list[SymbolChange]) -> list[SymbolChange]:

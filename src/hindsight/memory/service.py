@@ -16,7 +16,7 @@ from typing import Any
 
 from hindsight.errors import ConfigError, NotFound
 from hindsight.models import Memory, MemoryItem, RecallResult, Retained
-from hindsight.store.base import MemoryStore
+from hindsight.store.base import CodeStore, MemoryStore
 
 # Only the start of a long query is used: a 100,000-character query froze recall for
 # minutes (the file-name pattern of the neighbour lookup is quadratic on one long token).
@@ -30,15 +30,19 @@ class MemoryService:
     """Memories of one bank. ``anchors(files, symbols, must_exist)`` → (path, symbol, ast
     hash) triples (raises NotFound/Ambiguous/NotIndexed; files must exist only with
     ``must_exist``: a recall may ask about a deleted file); ``neighbours(text, files, symbols)``
-    → (files, symbols, near) for the anchor channel; ``embedder()``, ``llm()`` and
-    ``reranker()`` make providers on first use (``llm``/``reranker`` may give None)."""
+    → (files, symbols, near) for the anchor channel; ``code()`` → the code index of this
+    machine when the repository is indexed, else None (implicit anchors,
+    :mod:`hindsight.memory.implicit`); ``embedder()``, ``llm()`` and ``reranker()`` make
+    providers on first use (``llm``/``reranker`` may give None)."""
 
     def __init__(self, store: MemoryStore, *, anchors: AnchorFn, neighbours: NeighbourFn,
                  embedder: Callable[[], Any], llm: Callable[[], Any] = lambda: None,
-                 reranker: Callable[[], Any] = lambda: None) -> None:
+                 reranker: Callable[[], Any] = lambda: None,
+                 code: Callable[[], CodeStore | None] = lambda: None) -> None:
         self.store = store
         self._anchors = anchors
         self._neighbours = neighbours
+        self._code = code
         self._make_embedder = embedder
         self._make_llm = llm
         self._make_reranker = reranker
@@ -76,20 +80,42 @@ class MemoryService:
                           supersedes=supersedes, source=source,
                           anchors=self._anchors(list(files or []), list(symbols or []), True),
                           **fields)
-        return retain(self.store, self.embedder, [item], llm=self.llm)[0]
+        return retain(self.store, self.embedder, [item], llm=self.llm,
+                      implicit=self._implicit())[0]
 
     def retain_batch(self, items: list[MemoryItem], embed: bool = True) -> list[Retained]:
         """Retain many items at once: written (and searchable) first, embedded after
         (unless ``embed`` is false). No near-duplicate check."""
         from hindsight.memory.retain import retain
 
-        return retain(self.store, self.embedder, items, batch=True, embed=embed)
+        return retain(self.store, self.embedder, items, batch=True, embed=embed,
+                      implicit=self._implicit())
 
     def retain_items(self, items: list[MemoryItem]) -> list[Retained]:
         """Retain items one by one, each checked for a near duplicate."""
         from hindsight.memory.retain import retain
 
-        return retain(self.store, self.embedder, items)
+        return retain(self.store, self.embedder, items, implicit=self._implicit())
+
+    def _implicit(self) -> Callable[[str, list[tuple[str, str, str]]],
+                                    list[tuple[str, str, str]]] | None:
+        """The implicit-anchor resolver over this machine's code index, or None when the
+        repository is not indexed (the next index pass resolves them). A failed lookup
+        gives no anchors: the memory is kept and the next index pass tries again."""
+        from hindsight.errors import HindsightError
+        from hindsight.memory.implicit import resolve
+
+        code = self._code()
+        if code is None:
+            return None
+
+        def implicit(text: str, have: list[tuple[str, str, str]]
+                     ) -> list[tuple[str, str, str]]:
+            try:
+                return resolve(code, text, have)
+            except HindsightError:
+                return []
+        return implicit
 
     def embed_missing(self, todo: list[tuple[int, str]]) -> int:
         """Embed ``(id, text)`` pairs now; returns how many were embedded."""
@@ -117,6 +143,9 @@ class MemoryService:
         if bad:
             raise ConfigError(f"kind {bad[0]!r}: one of {', '.join(KINDS)}", option="kind",
                               value=bad[0], choices=KINDS)
+        if kw.get("fusion", "zscore") not in ("zscore", "rrf"):
+            raise ConfigError(f"fusion {kw['fusion']!r}: one of zscore, rrf", option="fusion",
+                              value=kw["fusion"], choices=("zscore", "rrf"))
         since, until = kw.get("since"), kw.get("until")
         if since is not None and until is not None and since >= until:
             raise ConfigError("since: the range is empty (it does not start before until)",
@@ -193,17 +222,22 @@ class MemoryService:
         return self.store.status_counts()
 
     def after_index(self, code: Any, outside: Any = None) -> list[str]:
-        """Memories follow the code: anchors are checked, ``@hindsight:`` comments synced.
-        ``outside(paths)``: the paths outside a sparse checkout, whose anchors are left
-        unchecked (see :func:`hindsight.memory.anchors.check_anchors`). Returns warnings (a
-        failure here never fails the index)."""
+        """Memories follow the code: anchors are checked, ``@hindsight:`` comments synced,
+        and memories retained since the last pass get their implicit anchors
+        (:func:`hindsight.memory.implicit.resolve_pending`). ``outside(paths)``: the paths
+        outside a sparse checkout, whose anchors are left unchecked (see
+        :func:`hindsight.memory.anchors.check_anchors`). Returns warnings (a failure here
+        never fails the index)."""
         from hindsight.errors import HindsightError
         from hindsight.memory.anchors import check_anchors, sync_comments
+        from hindsight.memory.clock import iso, now_ts
+        from hindsight.memory.implicit import resolve_pending
 
         try:
             check_anchors(self.store, code, outside)
             if code.notes() or self.store.count(None):
                 sync_comments(self.store, code, self.embedder)
+            resolve_pending(self.store, code, iso(now_ts()))
         except HindsightError as e:
             return [f"memories not updated after indexing: {e}"]
         return []

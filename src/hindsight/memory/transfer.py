@@ -2,7 +2,8 @@
 model change, and reflect (a digest of the best evidence).
 
 Export: one JSON object per line, every column of the memory (the vector base64-encoded
-float32 with its ``model``), its ``anchors`` and its ``history`` (audit rows). Import keeps
+float32 with its ``model``), its ``anchors`` (``implicit`` 0/1 each) and its ``history``
+(audit rows). Import keeps
 every field but the id (new ids are assigned; ``superseded_by`` is mapped to them), skips
 memories whose fingerprint exists already, and rebuilds the full-text index.
 """
@@ -105,6 +106,8 @@ def _checked(d: Any) -> dict[str, Any]:
             raise ValueError("an anchor needs a path")
         a["path"], a["symbol"] = clean(a["path"]), clean(str(a.get("symbol") or ""))
         a["ast_hash"] = str(a.get("ast_hash") or "")
+        if a.get("implicit", 0) not in (0, 1):  # True/False are 1/0 too
+            raise ValueError("an anchor's implicit must be 0 or 1")
     for h in d.get("history") or []:
         if not isinstance(h, dict) or not all(isinstance(h.get(k), str)
                                               for k in ("at", "action")):
@@ -118,6 +121,6 @@ def _checked(d: Any) -> dict[str, Any]:
         d["_dim"] = len(raw) // 4
     scope = f"private:{d['owner']}" if d["visibility"] == "private" else ""
     d["fingerprint"] = fingerprint(d["text"], d["kind"],
-                                   [(a["path"], a["symbol"], a["ast_hash"]) for a in anchors],
-                                   scope)
+                                   [(a["path"], a["symbol"], a["ast_hash"]) for a in anchors
+                                    if not a.get("implicit")], scope)
     return d

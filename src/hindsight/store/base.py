@@ -103,6 +103,16 @@ class CodeStore(Protocol):
         is ``local``'s (to follow a moved or renamed anchor)."""
         ...
 
+    def files_by_suffix(self, suffix: str, limit: int, stem: bool = False
+                        ) -> list[tuple[str, str]]:
+        """``(path, content hash)`` of indexed files whose path is ``suffix`` or ends with
+        ``/`` + ``suffix`` (case-sensitive), the exact path first, then by path, at most
+        ``limit``. With ``stem`` the
+        path is compared without its extension and without a last ``/__init__``,
+        ``/index`` or ``/mod`` (a module named by its path: ``shop/payments`` finds
+        ``src/shop/payments/__init__.py``)."""
+        ...
+
     def edges_to(self, qnames: list[str], names: list[str]) -> list[StoredEdge]:
         """Edges into any of ``qnames`` (full qualified names), plus unresolved edges
         whose bare name is one of ``names``."""
@@ -114,6 +124,11 @@ class CodeStore(Protocol):
 
     def file_symbols(self, path: str) -> list[Symbol]:
         """The symbols of one file, in source order."""
+        ...
+
+    def repeated_symbols(self) -> list[tuple[str, str, str, int, int]]:
+        """``(path, local, ast hash, start line, end line)`` of every symbol whose local
+        name occurs more than once in its file (what an identity change may split)."""
         ...
 
     def notes(self) -> list[tuple[str, str, int, str]]:
@@ -153,6 +168,7 @@ class HistoryStore(Protocol):
     def set_meta(self, values: dict[str, str]) -> None: ...
     def known_commits(self, shas: list[str]) -> dict[str, tuple[int, int, int, int]]: ...
     def unexpanded(self) -> list[str]: ...
+    def reset_expanded(self) -> int: ...
     def redo_candidates(self, huge: int) -> list[str]: ...
     def seqs(self, shas: list[str]) -> dict[str, int]: ...
     def set_seqs(self, seqs: dict[str, int]) -> None: ...
@@ -212,10 +228,13 @@ class MemoryStore(Protocol):
 
     # --- writes -------------------------------------------------------------------------
     def insert(self, rows: list[dict[str, Any]], anchors: list[list[tuple[str, str, str]]],
-               fts: list[tuple[str, str]], at: str) -> list[tuple[int, bool]]:
+               fts: list[tuple[str, str]], at: str,
+               implicit: list[list[tuple[str, str, str]]] | None = None
+               ) -> list[tuple[int, bool]]:
         """Insert memories in one transaction: ``rows`` (the :class:`Memory` fields but
         ``id``/``anchors``, ``tags`` as a JSON string), per row its anchors (path, symbol,
-        ast hash) and full-text documents (body, context; already tokenised by
+        ast hash), its ``implicit`` anchors (the same triples, stored flagged implicit;
+        None: none) and full-text documents (body, context; already tokenised by
         :mod:`hindsight.memory.textindex`). A row whose ``fingerprint`` exists is not
         inserted: that memory's access count is bumped (and it is made active again).
         Returns ``(id, created)`` per row, in order."""
@@ -242,6 +261,17 @@ class MemoryStore(Protocol):
         """Count one access of each memory at ``ts``."""
         ...
 
+    def add_anchors(self, items: list[tuple[int, str, str, str]], at: str) -> int:
+        """Add implicit anchors (memory id, path, symbol, hash) in one transaction, each
+        with an audit row (``anchored``); one the memory has (same path and symbol) is
+        skipped. Returns how many were added."""
+        ...
+
+    def ids_after(self, after: int, limit: int) -> list[int]:
+        """Ids above ``after`` of active memories other than conversation turns, ascending,
+        at most ``limit``."""
+        ...
+
     def mark_stale(self, items: list[tuple[int, str, str, str]], at: str) -> None:
         """Flag anchors (memory id, path, symbol, reason) and their memories stale."""
         ...
@@ -251,8 +281,10 @@ class MemoryStore(Protocol):
         anchors are all fresh is no longer stale."""
         ...
 
-    def repoint(self, mid: int, old: tuple[str, str], new: tuple[str, str], at: str) -> None:
-        """Move an anchor from (path, symbol) ``old`` to ``new`` (a rename or move)."""
+    def repoint(self, mid: int, old: tuple[str, str], new: tuple[str, str], at: str,
+                ast_hash: str | None = None) -> None:
+        """Move an anchor from (path, symbol) ``old`` to ``new`` (a rename or move); with
+        ``ast_hash`` also record that hash (an identity migration, the code unchanged)."""
         ...
 
     def import_rows(self, rows: list[dict[str, Any]], index_text: Callable[[str], str]
@@ -316,6 +348,11 @@ class MemoryStore(Protocol):
     def adjacent(self, ids: list[int]) -> dict[int, list[int]]:
         """For conversation memories among ``ids``: the active memories of the same
         session stored right before and after each."""
+        ...
+
+    def agents(self) -> list[str]:
+        """The distinct non-empty ``agent`` values (who wrote or said a memory) of the
+        bank's memories, any status, sorted; read from an index (one lookup per agent)."""
         ...
 
     def anchored(self, paths: list[str], symbols: list[tuple[str, str]]

@@ -7,6 +7,8 @@
 (method_declaration name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.constructor
 (property_declaration name: (identifier) @name) @definition.property
+(local_function_statement name: (identifier) @name) @definition.function
+(event_declaration name: (identifier) @name) @definition.property
 (namespace_declaration name: (_) @name) @definition.namespace
 (delegate_declaration name: (identifier) @name) @definition.type
 

@@ -12,6 +12,12 @@
          (pointer_type) (channel_type) (array_type) (generic_type)]) @definition.type)
 (interface_type (method_elem name: (field_identifier) @name) @definition.method)
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
+(type_declaration (type_alias name: (type_identifier) @name) @definition.type)
+; Package-level variables holding a function literal: `var handler = func(...) {...}`.
+(source_file (var_declaration [(var_spec name: (identifier) @name
+  value: (expression_list . (func_literal) .)) @definition.function
+  (var_spec_list (var_spec name: (identifier) @name
+  value: (expression_list . (func_literal) .)) @definition.function)]))
 
 (call_expression function: (identifier) @call.name) @reference.call
 (call_expression function: (selector_expression operand: (_) @call.receiver

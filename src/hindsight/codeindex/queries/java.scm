@@ -6,6 +6,10 @@
 (annotation_type_declaration name: (identifier) @name) @definition.interface
 (method_declaration name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.constructor
+(compact_constructor_declaration name: (identifier) @name) @definition.constructor
+(annotation_type_element_declaration name: (identifier) @name) @definition.method
+; Enum constants; a constant with a body holds its own methods (`Op.PLUS.apply`).
+(enum_constant name: (identifier) @name) @definition.constant
 (class_body (field_declaration (modifiers "static" "final")
   declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
 (class_body (field_declaration (modifiers "final" "static")

@@ -3,6 +3,10 @@
 (class_declaration "class" name: (identifier) @name) @definition.class
 (object_declaration name: (identifier) @name) @definition.object
 (function_declaration name: (identifier) @name) @definition.function
+(companion_object name: (identifier) @name) @definition.object
+; Properties of a class or file (accessors are part of the declaration: one symbol).
+(class_body (property_declaration (variable_declaration (identifier) @name)) @definition.property)
+(source_file (property_declaration (variable_declaration (identifier) @name)) @definition.property)
 (type_alias type: (identifier) @name) @definition.type
 
 (call_expression . (identifier) @call.name) @reference.call

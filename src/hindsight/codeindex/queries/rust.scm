@@ -6,7 +6,10 @@
 (union_item name: (type_identifier) @name) @definition.struct
 (trait_item name: (type_identifier) @name) @definition.trait
 (type_item name: (type_identifier) @name) @definition.type
+(associated_type name: (type_identifier) @name) @definition.type
 (mod_item name: (identifier) @name body: (_)) @definition.module
+; `mod x;` declares module x (its body is x.rs or x/mod.rs): a symbol, and an import below.
+(mod_item !body name: (identifier) @name) @definition.module
 (macro_definition name: (identifier) @name) @definition.macro
 (const_item name: (identifier) @name) @definition.constant
 (static_item name: (identifier) @name) @definition.constant

@@ -128,6 +128,14 @@ CREATE TABLE memory_audit(
   action TEXT NOT NULL, detail TEXT NOT NULL DEFAULT '');
 CREATE INDEX ix_audit_mem ON memory_audit(memory_id);
 """),
+    ("0004_implicit_anchors", """
+-- implicit = 1: an anchor found in the memory's text (memory/implicit.py), 0: given with it
+ALTER TABLE memory_anchors ADD COLUMN implicit INTEGER NOT NULL DEFAULT 0;
+"""),
+    ("0005_memory_agent", """
+-- recall looks up the agents a query names (memory/features.py)
+CREATE INDEX ix_memories_agent ON memories(agent);
+"""),
     ("0006_huge_commit_files", """
 -- files of huge commits whose symbol changes were computed later, when a history question
 -- needed them (history/lazy.py): their rows are in symbol_changes like any other.

@@ -39,6 +39,12 @@ class SqliteHistoryStore(SqliteStore):
             "SELECT sha FROM commits c WHERE expanded=0 AND huge=0 AND boundary=0 "
             f"AND reachable=1 ORDER BY {ORDER}")]
 
+    def reset_expanded(self) -> int:
+        """Mark every expanded commit as not expanded (its symbol changes are recomputed
+        by the next full-mode ingest, which replaces them); returns how many."""
+        with self._tx() as c:
+            return c.execute("UPDATE commits SET expanded=0 WHERE expanded=1").rowcount
+
     def redo_candidates(self, huge: int) -> list[str]:
         """Stored commits worth reading again: shallow boundaries (the caller drops those
         still at the boundary) and huge commits within the current ``huge`` limit."""

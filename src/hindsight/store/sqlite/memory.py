@@ -30,13 +30,16 @@ class SqliteMemoryStore(SqliteStore):
 
     # --- writes -----------------------------------------------------------------------
     def insert(self, rows: list[dict[str, Any]], anchors: list[list[tuple[str, str, str]]],
-               fts: list[tuple[str, str]], at: str) -> list[tuple[int, bool]]:
+               fts: list[tuple[str, str]], at: str,
+               implicit: list[list[tuple[str, str, str]]] | None = None
+               ) -> list[tuple[int, bool]]:
         """Insert memories in one transaction. A row whose fingerprint exists is not
         inserted: the existing memory's access count is bumped instead. Returns (id, new)
         per row."""
         out: list[tuple[int, bool]] = []
+        extra = implicit if implicit is not None else [[] for _ in rows]
         with self._tx() as c:
-            for row, anc, (body, ctx) in zip(rows, anchors, fts, strict=True):
+            for row, anc, imp, (body, ctx) in zip(rows, anchors, extra, fts, strict=True):
                 cols = list(row)
                 cur = c.execute(f"INSERT OR IGNORE INTO memories({','.join(cols)}) VALUES "
                                 f"({','.join('?' * len(cols))})", [row[k] for k in cols])
@@ -45,7 +48,8 @@ class SqliteMemoryStore(SqliteStore):
                     c.execute("INSERT INTO memory_fts(rowid, body, context) VALUES(?,?,?)",
                               (mid, body, ctx))
                     c.executemany("INSERT INTO memory_anchors(memory_id, path, symbol, "
-                                  "ast_hash) VALUES(?,?,?,?)", [(mid, *a) for a in anc])
+                                  "ast_hash, implicit) VALUES(?,?,?,?,?)",
+                                  [(mid, *a, 0) for a in anc] + [(mid, *a, 1) for a in imp])
                     c.execute("INSERT INTO memory_audit(memory_id, at, action) VALUES(?,?,?)",
                               (mid, at, "retain"))
                     out.append((mid, True))
@@ -105,6 +109,31 @@ class SqliteMemoryStore(SqliteStore):
                           "WHERE id=?", [(reason, at, i) for i in ids])
             c.executemany("INSERT INTO memory_audit(memory_id, at, action, detail) "
                           "VALUES(?,?,?,?)", [(i, at, "archived", reason) for i in ids])
+
+    def add_anchors(self, items: list[tuple[int, str, str, str]], at: str) -> int:
+        """Add implicit anchors (memory id, path, symbol, hash), each with an audit row; an
+        anchor the memory has already (same path and symbol) is skipped. Returns how many
+        were added."""
+        added = 0
+        with self._tx() as c:
+            for mid, path, sym, h in items:
+                cur = c.execute(
+                    "INSERT INTO memory_anchors(memory_id, path, symbol, ast_hash, implicit) "
+                    "SELECT ?,?,?,?,1 WHERE NOT EXISTS (SELECT 1 FROM memory_anchors WHERE "
+                    "memory_id=? AND path=? AND symbol=?)", (mid, path, sym, h, mid, path, sym))
+                if cur.rowcount == 1:
+                    added += 1
+                    c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) "
+                              "VALUES(?,?,?,?)", (mid, at, "anchored", "implicit: " + path
+                                                  + (f"::{sym}" if sym else "")))
+        return added
+
+    def ids_after(self, after: int, limit: int) -> list[int]:
+        """Ids above ``after`` of active memories that are not conversation turns, in id
+        order, at most ``limit``."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT id FROM memories WHERE id > ? AND status='active' AND "
+            "kind != 'conversation' ORDER BY id LIMIT ?", (after, limit))]
 
     def mark_stale(self, items: list[tuple[int, str, str, str]], at: str) -> None:
         """(memory id, path, symbol, reason) anchors to flag stale."""
@@ -169,6 +198,14 @@ class SqliteMemoryStore(SqliteStore):
                 "AND status='active' ORDER BY id LIMIT 1", (sess, i)).fetchone()
             out[i] = [x[0] for x in (prev, nxt) if x is not None]
         return out
+
+    def agents(self) -> list[str]:
+        """Distinct non-empty agents, any status: a skip-scan of ``ix_memories_agent`` (one
+        index lookup per agent, not a pass over the memories)."""
+        return [r[0] for r in self.conn.execute(
+            "WITH RECURSIVE a(x) AS (SELECT min(agent) FROM memories WHERE agent > '' "
+            "UNION ALL SELECT (SELECT min(agent) FROM memories WHERE agent > a.x) FROM a "
+            "WHERE a.x IS NOT NULL) SELECT x FROM a WHERE x IS NOT NULL")]
 
     def _cols(self) -> str:
         if not hasattr(self, "_colnames"):
@@ -292,10 +329,12 @@ class SqliteMemoryStore(SqliteStore):
                 c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) "
                           "VALUES(?,?,?,?)", (mid, at, "fresh", f"{path}::{sym} matches again"))
 
-    def repoint(self, mid: int, old: tuple[str, str], new: tuple[str, str], at: str) -> None:
+    def repoint(self, mid: int, old: tuple[str, str], new: tuple[str, str], at: str,
+                ast_hash: str | None = None) -> None:
         with self._tx() as c:
-            c.execute("UPDATE memory_anchors SET path=?, symbol=?, stale=0, reason='' WHERE "
-                      "memory_id=? AND path=? AND symbol=?", (*new, mid, *old))
+            c.execute("UPDATE memory_anchors SET path=?, symbol=?, stale=0, reason='', "
+                      "ast_hash=coalesce(?, ast_hash) WHERE memory_id=? AND path=? AND "
+                      "symbol=?", (*new, ast_hash, mid, *old))
             if not c.execute("SELECT 1 FROM memory_anchors WHERE memory_id=? AND stale=1",
                              (mid,)).fetchone():
                 c.execute("UPDATE memories SET stale=0, stale_reason='' WHERE id=?", (mid,))
@@ -379,9 +418,10 @@ class SqliteMemoryStore(SqliteStore):
                 c.execute("INSERT INTO memory_fts(rowid, body, context) VALUES(?,?,?)",
                           (mid, index_text(body), index_text(d.get("context", ""))))
                 c.executemany("INSERT INTO memory_anchors(memory_id, path, symbol, ast_hash, "
-                              "stale, reason) VALUES(?,?,?,?,?,?)",
+                              "stale, reason, implicit) VALUES(?,?,?,?,?,?,?)",
                               [(mid, a["path"], a.get("symbol", ""), a.get("ast_hash", ""),
-                                a.get("stale", 0), a.get("reason", ""))
+                                a.get("stale", 0), a.get("reason", ""),
+                                int(bool(a.get("implicit", 0))))
                                for a in d.get("anchors", [])])
                 c.executemany("INSERT INTO memory_audit(memory_id, at, action, detail) "
                               "VALUES(?,?,?,?)", [(mid, h["at"], h["action"], h["detail"])
