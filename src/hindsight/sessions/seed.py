@@ -163,6 +163,10 @@ def seed(bank: Any, settings: Any) -> dict[str, Any] | None:
         if first and settings["importTranscripts"]:
             _step(state, "import-claude-code", lambda: import_claude(bank))
             _step(state, "import-codex", lambda: import_codex(bank))
+            from hindsight.sessions.imports import import_copilot, import_cursor
+
+            _step(state, "import-cursor", lambda: import_cursor(bank))
+            _step(state, "import-copilot", lambda: import_copilot(bank))
         state["state"] = "synced" if state["steps"]["index"]["ok"] else "failed"
         state["finished"] = _now()
         _save(bank, state)

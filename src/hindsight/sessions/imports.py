@@ -1,0 +1,66 @@
+"""Importing earlier sessions of Cursor and GitHub Copilot CLI into a bank (``hindsight
+import cursor|copilot`` and the first seeding). Idempotent: each transcript is read from its
+stored offset and memories are deduplicated by fingerprint
+(:func:`hindsight.sessions.writeback.retain_transcript`).
+
+Which sessions belong to this repository:
+
+* Cursor: the transcripts in the folders Cursor names after the bank's work tree and its
+  main worktree (``~/.cursor/projects/<name>/agent-transcripts``). Its transcripts record no
+  working directory, so two workspaces whose names differ only in punctuation (``a-b`` and
+  ``a.b``) share a folder and cannot be told apart.
+* Copilot CLI: every session under ``$COPILOT_HOME/session-state`` whose working directory
+  (``workspace.yaml``, else ``session.start``) resolves to this bank.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import partial
+from typing import Any
+
+from hindsight.config.agents import copilot_dir, cursor_dir
+
+
+def _roots(bank: Any) -> list[str]:
+    main = getattr(bank.resolution, "main", bank.root) or bank.root
+    return [os.path.abspath(p) for p in dict.fromkeys([bank.root, main])]
+
+
+def import_cursor(bank: Any, *, cursor_home: str | None = None) -> dict[str, Any]:
+    """Retain the Cursor agent transcripts of this repository (see the module doc).
+    Returns ``{"files", "retained", "duplicates", "errors", "looked_in"}``."""
+    from hindsight.sessions.cursor import read_cursor, transcripts, transcripts_dir
+    from hindsight.sessions.seed import _import
+
+    home = cursor_home or cursor_dir()
+    roots = _roots(bank)
+    out: dict[str, Any] = {"files": 0, "retained": 0, "duplicates": 0, "errors": []}
+    for root in roots:  # each workspace's transcripts read with that workspace's root
+        one = _import(bank, transcripts(root, home), partial(read_cursor, cwd=root), "cursor")
+        out = {k: out[k] + one[k] for k in out}
+    out["looked_in"] = [transcripts_dir(r, home) for r in roots]
+    return out
+
+
+def import_copilot(bank: Any, *, copilot_home: str | None = None) -> dict[str, Any]:
+    """Retain the Copilot CLI sessions whose working directory resolves to this bank.
+    Returns ``{"files", "retained", "duplicates", "errors", "looked_in"}``."""
+    from hindsight.config.banks import resolve
+    from hindsight.sessions.copilot import read_copilot, session_cwd, sessions
+    from hindsight.sessions.seed import _import
+
+    home = copilot_home or copilot_dir()
+    mine: list[str] = []
+    errors: list[str] = []
+    for path in sessions(home):
+        try:
+            cwd = session_cwd(path)
+            if cwd and resolve(cwd, "copilot").bank_id == bank.bank_id:
+                mine.append(path)
+        except Exception as e:  # noqa: BLE001 - one session must not stop the rest
+            errors.append(f"{path}: {e}")
+    out = _import(bank, mine, read_copilot, "copilot")
+    out["errors"] = errors + out["errors"]
+    out["looked_in"] = [os.path.join(home, "session-state")]
+    return out

@@ -1,0 +1,122 @@
+"""Cursor and GitHub Copilot CLI, as the hook tests see them: transcript writers in each
+agent's format (docs/agent-formats.md §5, §6), payload fixtures from
+``tests/fixtures/agents/<agent>/<event>.json`` (``@REPO@``/``@TRANSCRIPT@`` filled in), and
+``hindsight hook <event> --harness <agent>`` as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "agents"
+
+
+def agent_env(env: dict[str, str], home: Path) -> dict[str, str]:
+    """``env`` with a private ``HOME`` (Cursor's ``~/.cursor``) and ``COPILOT_HOME``."""
+    return {**env, "HOME": str(home), "COPILOT_HOME": str(home / ".copilot")}
+
+
+def payload(agent: str, event: str, repo: Path, transcript: str | None = None,
+            **changes: Any) -> dict[str, Any]:
+    text = (FIXTURES / agent / f"{event}.json").read_text(encoding="utf-8")
+    text = text.replace("@REPO@", str(repo))
+    data: dict[str, Any] = json.loads(text)
+    if transcript is not None:
+        for key in ("transcript_path", "transcriptPath"):
+            if key in data:
+                data[key] = transcript
+    data.update(changes)
+    return data
+
+
+def run_hook(event: str, harness: str | None, data: Any, env: dict[str, str],
+             cwd: Path) -> subprocess.CompletedProcess[str]:
+    text = data if isinstance(data, str) else json.dumps(data)
+    args = [sys.executable, "-m", "hindsight", "hook", event]
+    if harness:
+        args += ["--harness", harness]
+    return subprocess.run(args, input=text, capture_output=True, text=True, env=env,
+                          timeout=120, cwd=cwd)
+
+
+def cursor_project(root: Path) -> str:
+    """Cursor's folder name for a workspace root."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9]", "-", str(root).lstrip("/"))
+
+
+class CursorTranscript:
+    """Lines of Cursor's agent-transcripts JSONL (no ids; ``<user_query>`` wrappers)."""
+
+    def __init__(self, home: Path, root: Path, conversation: str) -> None:
+        self.path = (home / ".cursor" / "projects" / cursor_project(root) / "agent-transcripts"
+                     / f"{conversation}.jsonl")
+        self.lines: list[str] = []
+
+    def user(self, text: str) -> None:
+        self.lines.append(json.dumps({"role": "user", "message": {"content": [
+            {"type": "text", "text": "<timestamp>Sunday, Nov 29, 2026, 10:00</timestamp>\n"
+             f"<user_query>\n{text}\n</user_query>"}]}}))
+
+    def say(self, text: str, *tools: tuple[str, dict[str, Any]]) -> None:
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+        blocks += [{"type": "tool_use", "name": n, "input": i} for n, i in tools]
+        self.lines.append(json.dumps({"role": "assistant", "message": {"content": blocks}}))
+
+    def tool_output(self, text: str) -> None:
+        self.lines.append(json.dumps({"role": "tool", "message": {"content": [
+            {"type": "tool_result", "content": text}]}}))
+
+    def raw(self, line: str) -> None:
+        self.lines.append(line)
+
+    def write(self, tail: str = "") -> Path:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text("".join(x + "\n" for x in self.lines) + tail, encoding="utf-8")
+        return self.path
+
+
+class CopilotEvents:
+    """Lines of Copilot CLI's ``session-state/<id>/events.jsonl`` (+ ``workspace.yaml``)."""
+
+    def __init__(self, copilot_home: Path, session: str, cwd: Path) -> None:
+        self.dir = copilot_home / "session-state" / session
+        self.path = self.dir / "events.jsonl"
+        self.session, self.cwd = session, str(cwd)
+        self.lines: list[str] = []
+        self.n = 0
+        self.event("session.start", {"sessionId": session, "version": 1,
+                                     "producer": "copilot-agent", "copilotVersion": "1.0.80",
+                                     "startTime": "2026-11-29T11:00:00.000Z",
+                                     "context": {"cwd": self.cwd, "branch": "main"}})
+
+    def event(self, kind: str, data: dict[str, Any], event_id: str | None = None) -> str:
+        self.n += 1
+        eid = event_id or f"ev-{self.n:04d}"
+        self.lines.append(json.dumps({"type": kind, "data": data, "id": eid,
+                                      "timestamp": f"2026-11-29T11:00:{self.n:02d}.000Z",
+                                      "parentId": None}))
+        return eid
+
+    def user(self, text: str) -> str:
+        return self.event("user.message", {"content": text, "attachments": []})
+
+    def say(self, text: str, *tools: tuple[str, dict[str, Any], str, bool]) -> None:
+        reqs = [{"toolCallId": f"call_{self.n}_{i}", "name": n, "arguments": a,
+                 "type": "function"} for i, (n, a, _, _) in enumerate(tools)]
+        self.event("assistant.message", {"messageId": f"m{self.n}", "content": text,
+                                         "toolRequests": reqs})
+        for req, (_, _, out, ok) in zip(reqs, tools, strict=True):
+            self.event("tool.execution_complete", {"toolCallId": req["toolCallId"],
+                                                   "success": ok, "result": {"content": out}})
+
+    def write(self, tail: str = "") -> Path:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        (self.dir / "workspace.yaml").write_text(f"id: {self.session}\ncwd: {self.cwd}\n",
+                                                 encoding="utf-8")
+        self.path.write_text("".join(x + "\n" for x in self.lines) + tail, encoding="utf-8")
+        return self.path
