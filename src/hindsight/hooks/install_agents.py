@@ -1,0 +1,258 @@
+"""Register hindsight with Cursor and GitHub Copilot CLI, undo it, and find which agents are
+on this machine. Same machinery and guarantees as :mod:`hindsight.hooks.install` (every
+file parsed before any is written, timestamped backups, original bytes restored, only our
+entries removed, commands ``<python> -P -m hindsight …`` carrying the install's
+``HINDSIGHT_HOME``/``HINDSIGHT_CONFIG``).
+
+* **Cursor** (cursor.com/docs/hooks, …/docs/context/mcp): hooks in ``~/.cursor/hooks.json``
+  (user) or ``<project>/.cursor/hooks.json``, ``{"version": 1, "hooks": {"<event>":
+  [{"command": "…"}]}}``; no ``timeout`` is written (its unit is not documented; every hook
+  bounds itself, :data:`hindsight.hooks.runtime.BUDGET_S`). MCP in ``~/.cursor/mcp.json`` or
+  ``<project>/.cursor/mcp.json``, ``{"mcpServers": {"hindsight": {"command", "args",
+  "env"}}}``.
+* **GitHub Copilot CLI** (docs.github.com, CLI hooks reference; "Add MCP servers"): a hook
+  file of our own, ``$COPILOT_HOME/hooks/hindsight.json`` (user, default ``~/.copilot``) or
+  ``<project>/.github/hooks/hindsight.json``, ``{"version": 1, "hooks": {"<event>":
+  [{"type": "command", "bash": "…", "timeoutSec": N}]}}`` (camelCase events, so payloads
+  are camelCase). MCP in ``$COPILOT_HOME/mcp-config.json`` or ``<project>/.github/mcp.json``
+  (``{"mcpServers": {"hindsight": {"type": "local", "command", "args", "env", "tools":
+  ["*"]}}}``; ``.github/mcp.json`` rather than ``.mcp.json``, which Claude Code's project
+  install writes with ``type: stdio``). Copilot runs repository hooks only in folders the
+  user trusts.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from typing import Any
+
+from hindsight.config.agents import copilot_dir, cursor_dir, user_home
+from hindsight.errors import ConfigError
+from hindsight.hooks.configfiles import JSON, Changes, Format, Mutator, plan_edit
+from hindsight.hooks.install import (
+    MCP_NAME,
+    _mcp_entry,
+    _remove_hooks,
+    _remove_server,
+    _run,
+    _server_state,
+    _sub,
+    claude_code_paths,
+    codex_home_dir,
+    hook_command,
+    is_our_command,
+)
+
+# agent event -> (our event, seconds or None: no timeout written)
+CURSOR_EVENTS: dict[str, tuple[str, int | None]] = {
+    "sessionStart": ("session-start", None),
+    "beforeSubmitPrompt": ("user-prompt-submit", None),
+    "afterFileEdit": ("edit", None),
+    "stop": ("stop", None),
+    "sessionEnd": ("session-end", None),
+}
+COPILOT_EVENTS: dict[str, tuple[str, int | None]] = {
+    "sessionStart": ("session-start", 10),
+    "userPromptTransformed": ("user-prompt-submit", 5),
+    "postToolUse": ("edit", 5),
+    "agentStop": ("stop", 30),
+    "sessionEnd": ("session-end", 30),
+}
+HOOK_FILE = "hindsight.json"  # Copilot's hook file of ours
+
+
+def _versioned_bare(doc: Any) -> bool:
+    return not {k: v for k, v in doc.items() if k != "version"}
+
+
+HOOKS_JSON = Format(JSON.parse, JSON.dump, _versioned_bare)
+
+
+def _flat_hooks(spec: dict[str, tuple[str, int | None]], harness: str, key: str,
+                base: dict[str, Any], timeout_key: str) -> Mutator:
+    """Add our entries to a flat ``{"version": 1, "hooks": {event: [entry]}}`` file:
+    ``entry`` = ``base`` + ``{key: command}`` (+ ``{timeout_key: seconds}``)."""
+    def mutate(doc: dict[str, Any], path: str) -> tuple[Any, Changes]:
+        if "version" not in doc:
+            doc = {"version": 1, **doc}
+        elif doc["version"] != 1:
+            raise ConfigError(f"{path}: 'version' is {doc['version']!r}; hindsight writes "
+                              "version 1 hooks only")
+        hooks = _sub(doc, "hooks", path, dict)
+        if hooks is None:
+            hooks = doc["hooks"] = {}
+        out: Changes = []
+        for event, (name, timeout) in spec.items():
+            entries = _sub(hooks, event, path, list) or []
+            want = {**base, key: hook_command(name, harness)}
+            if timeout is not None:
+                want[timeout_key] = timeout
+            ours = [e for e in entries if isinstance(e, dict) and is_our_command(e.get(key))]
+            if ours == [want]:
+                out.append(("present", f"hooks.{event}"))
+                continue
+            hooks[event] = [e for e in entries if not any(e is o for o in ours)] + [want]
+            out.append(("updated" if ours else "added", f"hooks.{event}"))
+        return doc, out
+    return mutate
+
+
+def _strip_flat(key: str) -> Mutator:
+    """Remove our entries (``is_our_command(entry[key])``) from a flat hooks file."""
+    def mutate(doc: dict[str, Any], path: str) -> tuple[Any, Changes]:
+        hooks = _sub(doc, "hooks", path, dict)
+        out: Changes = []
+        for event in list(hooks or {}):
+            entries = hooks[event]
+            if not isinstance(entries, list):
+                continue
+            rest = [e for e in entries if not (isinstance(e, dict)
+                                               and is_our_command(e.get(key)))]
+            if len(rest) < len(entries):
+                out.append(("removed", f"hooks.{event}"))
+                if rest:
+                    hooks[event] = rest
+                else:
+                    del hooks[event]
+        if out and not hooks:
+            del doc["hooks"]
+        return doc, out
+    return mutate
+
+
+def _add_mcp(extra_first: dict[str, str], extra_last: dict[str, Any]) -> Mutator:
+    """Add our server to ``mcpServers``: ``extra_first`` + command/args/env +
+    ``extra_last``."""
+    def mutate(doc: dict[str, Any], path: str) -> tuple[Any, Changes]:
+        label = f"mcpServers.{MCP_NAME}"
+        want = {**_mcp_entry(**extra_first), **extra_last}
+        state = _server_state(_sub(doc, "mcpServers", path, dict), want, label)
+        if state:
+            return doc, [state]
+        doc, old = _remove_server("mcpServers")(doc, path)
+        doc.setdefault("mcpServers", {})[MCP_NAME] = want
+        return doc, [("updated" if old else "added", label)]
+    return mutate
+
+
+def _project(scope: str, project: str | None) -> str | None:
+    if scope not in ("user", "project"):
+        raise ConfigError(f"unknown scope {scope!r} (expected 'user' or 'project')")
+    return os.path.abspath(project or os.getcwd()) if scope == "project" else None
+
+
+def cursor_paths(scope: str, project: str | None = None, *, home: str | None = None
+                 ) -> tuple[str, str]:
+    """``(hooks.json, mcp.json)`` Cursor reads for ``scope``: ``<home or ~>/.cursor/…``
+    (user) or ``<project or cwd>/.cursor/…`` (project). Raises ConfigError for another
+    scope."""
+    root = _project(scope, project)
+    folder = os.path.join(root, ".cursor") if root else cursor_dir(home)
+    return os.path.join(folder, "hooks.json"), os.path.join(folder, "mcp.json")
+
+
+def copilot_paths(scope: str, project: str | None = None, *, home: str | None = None
+                  ) -> tuple[str, str]:
+    """``(our hook file, MCP file)`` of Copilot CLI for ``scope``:
+    ``<copilot dir>/hooks/hindsight.json`` and ``<copilot dir>/mcp-config.json`` (user;
+    ``$COPILOT_HOME`` or ``<home or ~>/.copilot``), or ``<project>/.github/hooks/
+    hindsight.json`` and ``<project>/.github/mcp.json``. Raises ConfigError for another
+    scope."""
+    root = _project(scope, project)
+    if root:
+        return (os.path.join(root, ".github", "hooks", HOOK_FILE),
+                os.path.join(root, ".github", "mcp.json"))
+    folder = copilot_dir(home)
+    return os.path.join(folder, "hooks", HOOK_FILE), os.path.join(folder, "mcp-config.json")
+
+
+def install_cursor(scope: str = "user", project: str | None = None, *,
+                   home: str | None = None) -> dict[str, Any]:
+    """Add our hooks (sessionStart, beforeSubmitPrompt, afterFileEdit, stop, sessionEnd,
+    each ``… hook <event> --harness cursor``) and the ``hindsight`` MCP server to Cursor's
+    files for ``scope`` (:func:`cursor_paths`). Idempotent. Returns the report of
+    :func:`hindsight.hooks.install.install_claude_code`; raises ConfigError (nothing
+    written) for invalid JSON or an unexpected structure."""
+    hooks, mcp = cursor_paths(scope, project, home=home)
+    return _run("install", "cursor", scope, [
+        (hooks, HOOKS_JSON, _flat_hooks(CURSOR_EVENTS, "cursor", "command", {}, "timeout")),
+        (mcp, JSON, _add_mcp({}, {}))])
+
+
+def uninstall_cursor(scope: str = "user", project: str | None = None, *,
+                     home: str | None = None) -> dict[str, Any]:
+    """Remove only our hooks and MCP server from Cursor's files for ``scope``; same restore
+    rules, report and errors as :func:`hindsight.hooks.install.uninstall_claude_code`."""
+    hooks, mcp = cursor_paths(scope, project, home=home)
+    return _run("uninstall", "cursor", scope, [
+        (hooks, HOOKS_JSON, _strip_flat("command")), (mcp, JSON, _remove_server("mcpServers"))])
+
+
+def install_copilot(scope: str = "user", project: str | None = None, *,
+                    home: str | None = None) -> dict[str, Any]:
+    """Write our hook file (sessionStart, userPromptTransformed, postToolUse, agentStop,
+    sessionEnd, each ``… hook <event> --harness copilot``) and the ``hindsight`` MCP server
+    for Copilot CLI's ``scope`` (:func:`copilot_paths`). Idempotent; report and errors as
+    :func:`install_cursor`."""
+    hooks, mcp = copilot_paths(scope, project, home=home)
+    report = _run("install", "copilot", scope, [
+        (hooks, HOOKS_JSON, _flat_hooks(COPILOT_EVENTS, "copilot", "bash",
+                                        {"type": "command"}, "timeoutSec")),
+        (mcp, JSON, _add_mcp({"type": "local"}, {"tools": ["*"]}))])
+    if scope == "project":
+        report["notes"].append("Copilot CLI runs a repository's hooks only in a folder you "
+                               "trust")
+    return report
+
+
+def uninstall_copilot(scope: str = "user", project: str | None = None, *,
+                      home: str | None = None) -> dict[str, Any]:
+    """Remove our hooks and MCP server from Copilot CLI's files for ``scope`` (our hook
+    file is deleted when nothing else is in it); as :func:`uninstall_cursor`."""
+    hooks, mcp = copilot_paths(scope, project, home=home)
+    return _run("uninstall", "copilot", scope, [
+        (hooks, HOOKS_JSON, _strip_flat("bash")), (mcp, JSON, _remove_server("mcpServers"))])
+
+
+def _installed(edits: list[tuple[str, Format, Mutator]]) -> bool | None:
+    """Whether an uninstall would remove something (True), nothing (False), or the files
+    cannot be read (None). Writes nothing."""
+    try:
+        return any(a == "removed" for path, fmt, mutate in edits
+                   for a, _ in plan_edit(path, fmt, mutate).changes)
+    except ConfigError:
+        return None
+
+
+def detect(*, home: str | None = None) -> list[dict[str, Any]]:
+    """The coding agents found on this machine, one ``{"agent", "label", "found",
+    "evidence": [str], "installed": bool | None}`` per agent hindsight integrates. Checked:
+    the agent's user directory (``~/.claude`` or ``$CLAUDE_CONFIG_DIR``, ``$CODEX_HOME`` or
+    ``~/.codex``, ``~/.cursor``, ``$COPILOT_HOME`` or ``~/.copilot``) and its command on
+    ``PATH`` (``claude``, ``codex``, ``cursor-agent``/``cursor``, ``copilot``).
+    ``installed``: hindsight's entries are in the user-scope files (None: unreadable)."""
+    h = home or user_home()
+    settings, claude_mcp = claude_code_paths("user", home=h)
+    codex = codex_home_dir()
+    c_hooks, c_mcp = cursor_paths("user", home=h)
+    p_hooks, p_mcp = copilot_paths("user", home=home)
+    table: list[tuple[str, str, str, tuple[str, ...], list[Any]]] = [
+        ("claude-code", "Claude Code", os.path.dirname(settings), ("claude",),
+         [(settings, JSON, _remove_hooks), (claude_mcp, JSON, _remove_server("mcpServers"))]),
+        ("codex", "Codex", codex, ("codex",),
+         [(os.path.join(codex, "hooks.json"), JSON, _remove_hooks)]),
+        ("cursor", "Cursor", os.path.dirname(c_hooks), ("cursor-agent", "cursor"),
+         [(c_hooks, HOOKS_JSON, _strip_flat("command")),
+          (c_mcp, JSON, _remove_server("mcpServers"))]),
+        ("copilot", "GitHub Copilot CLI", os.path.dirname(os.path.dirname(p_hooks)),
+         ("copilot",), [(p_hooks, HOOKS_JSON, _strip_flat("bash")),
+                        (p_mcp, JSON, _remove_server("mcpServers"))]),
+    ]
+    out = []
+    for agent, label, folder, commands, edits in table:
+        evidence = [f"{folder}/"] if os.path.isdir(folder) else []
+        evidence += [w for w in (shutil.which(c) for c in commands) if w]
+        out.append({"agent": agent, "label": label, "found": bool(evidence),
+                    "evidence": evidence, "installed": _installed(edits)})
+    return out
