@@ -11,7 +11,7 @@ Our event names (``hindsight hook <event> --harness <agent>``): ``session-start`
   ``source``; context as ``{"hookSpecificOutput": {"hookEventName", "additionalContext"}}``
   for SessionStart and UserPromptSubmit, nothing otherwise. **Codex** shares this contract.
 * **Cursor** (cursor.com/docs/hooks): snake_case, ``conversation_id`` (= ``session_id``),
-  ``generation_id``, ``workspace_roots`` (no common ``cwd``), ``transcript_path`` (null in
+  ``workspace_roots`` (no common ``cwd``), ``transcript_path`` (null in
   the CLI), ``prompt``, ``file_path``. stdout must be one JSON object or empty (plain text is
   dropped). ``sessionStart`` → ``{"additional_context": …}`` (documented).
   ``beforeSubmitPrompt`` → ``{"continue": true, "additional_context": …}``: only
@@ -63,9 +63,9 @@ def _str(data: dict[str, Any], *keys: str) -> str:
 class Event:
     """One hook call, whatever the agent: ``name`` (our event name), ``harness`` (the agent
     whose contract applies), ``session``, ``transcript`` (path, "" when not given),
-    ``cwd``, ``prompt``, ``source`` (SessionStart's startup/resume/…), ``turn`` (the agent's
-    id of this turn, "" when none), ``files`` (paths an edit event names), ``extra`` (fields
-    only the agent's output needs), ``agent`` (its :class:`Adapter`)."""
+    ``cwd``, ``prompt``, ``source`` (SessionStart's startup/resume/…), ``files`` (paths an
+    edit event names), ``extra`` (fields only the agent's output needs), ``agent`` (its
+    :class:`Adapter`)."""
 
     name: str
     harness: str
@@ -74,7 +74,6 @@ class Event:
     cwd: str = ""
     prompt: str = ""
     source: str = ""
-    turn: str = ""
     files: tuple[str, ...] = ()
     extra: dict[str, str] = field(default_factory=dict)
     agent: Adapter | None = field(default=None, repr=False)
@@ -134,8 +133,7 @@ class CursorAdapter(Adapter):
         ev = Event(name, self.name, _text(_str(data, "conversation_id", "session_id")),
                    _str(data, "transcript_path"),
                    root or _str(data, "cwd") or cursor_project_dir() or os.getcwd(),
-                   _text(_str(data, "prompt")), _str(data, "source"),
-                   _str(data, "generation_id"))
+                   _text(_str(data, "prompt")), _str(data, "source"))
         if name == "edit":
             path = _str(data, "file_path")
             ev.files = (path,) if path else ()

@@ -160,7 +160,9 @@ def user_prompt_submit(ev: Event, diag: Diag) -> str:
     if gate and not res.settings[gate]:
         diag.set(skipped=f"{gate} is off")
         return ""
-    key = ev.turn or xxhash.xxh3_64_hexdigest(ev.prompt.encode("utf-8", "replace"))
+    # keyed by the prompt, not the agent's turn id: a payload Cursor maps to Claude Code's
+    # form may not carry generation_id
+    key = xxhash.xxh3_64_hexdigest(ev.prompt.encode("utf-8", "replace"))
     if not _first(res, ev, "prompt", key, CLAIM_WINDOW_S, diag):
         return ""
     try:
@@ -184,28 +186,16 @@ def user_prompt_submit(ev: Event, diag: Diag) -> str:
 
 
 def edit(ev: Event, diag: Diag) -> str:
-    """An agent edited ``ev.files``: record them in the edit trace now (HEAD → the file now,
-    once per content; the write-back at stop skips what is recorded). Injects nothing."""
-    from hindsight.errors import BankNotFound, StorageError
-
+    """An agent edited ``ev.files``: queue them for the edit trace (HEAD → the file now, once
+    per content, recorded by the detached drain, or at once with ``hookSync``; the
+    write-back at stop skips what is recorded). Injects nothing."""
     if not ev.files:
         diag.set(skipped="no edited file in the payload")
         return ""
     res = _resolve(ev, diag)
     if res is None:
         return ""
-    try:
-        bank = _open(res, False)
-    except BankNotFound:
-        diag.set(skipped="no bank yet")
-        return ""
-    with bank:
-        bank.stores.set_busy_timeout(READ_HOOK_BUSY_MS)
-        try:
-            diag.set(result=bank.sessions.record_edits(list(ev.files), ev.session, ev.harness))
-        except StorageError as e:  # the write-back at stop records it later
-            diag.set(skipped_write=f"edit trace: {e}"[:200])
-    diag.mark("edit")
+    _spool(res, ev, diag, {"files": list(ev.files)})
     return ""
 
 
@@ -218,8 +208,6 @@ def _spool_dir(bank_id: str, create: bool = False) -> str:
 def writeback(ev: Event, diag: Diag) -> str:
     """stop / pre-compact / session-end: queue the transcript for write-back and start
     the drain (detached, unless ``hookSync``). Injects nothing."""
-    from hindsight.config.banks import claude_project_dir
-
     res = _resolve(ev, diag)
     if res is None or not res.settings["retainTranscripts"]:
         return ""
@@ -227,14 +215,24 @@ def writeback(ev: Event, diag: Diag) -> str:
     if not ev.transcript and not locate:
         diag.set(skipped="no transcript_path")
         return ""
-    if not _first(res, ev, f"writeback:{ev.name}", ev.turn, CLAIM_WINDOW_S, diag):
+    # a write-back skipped here is not lost: the next one reads on from the stored offset
+    if not _first(res, ev, f"writeback:{ev.name}", "", CLAIM_WINDOW_S, diag):
         return ""
-    d = _spool_dir(res.bank_id, create=True)
-    job = {"event": ev.name, "harness": ev.harness, "session": ev.session,
-           "transcript": ev.transcript, "cwd": ev.cwd, "bank": res.bank_id,
-           "project_dir": claude_project_dir()}
+    job: dict[str, Any] = {"transcript": ev.transcript}
     if ev.agent is not None and ev.agent.transcript_wait_s:
         job["wait_s"] = ev.agent.transcript_wait_s
+    _spool(res, ev, diag, job)
+    return ""
+
+
+def _spool(res: Any, ev: Event, diag: Diag, fields: dict[str, Any]) -> None:
+    """Queue a job for the bank's drain (``spool/<bank>/<time>-<pid>.json``) and start the
+    drain (detached, or here with ``hookSync``)."""
+    from hindsight.config.banks import claude_project_dir
+
+    d = _spool_dir(res.bank_id, create=True)
+    job = {"event": ev.name, "harness": ev.harness, "session": ev.session, "cwd": ev.cwd,
+           "bank": res.bank_id, "project_dir": claude_project_dir(), **fields}
     name = os.path.join(d, f"{time.time_ns():020d}-{os.getpid()}.json")
     with open(name + ".tmp", "w", encoding="utf-8") as f:
         json.dump(job, f)
@@ -244,7 +242,6 @@ def writeback(ev: Event, diag: Diag) -> str:
         diag.set(drained=drain(res.bank_id, wait_s=20.0))
     else:
         diag.set(drain_pid=spawn(["hook", "_drain", "--bank", res.bank_id], "drain.log"))
-    return ""
 
 
 def _run_job(path: str, banks: dict[Any, Any]) -> dict[str, Any]:
@@ -262,6 +259,10 @@ def _run_job(path: str, banks: dict[Any, Any]) -> dict[str, Any]:
             raise ConfigError(f"{job['cwd']} now resolves to {res.bank_id}, not "
                               f"{job['bank']} as when the hook ran (config changed?)")
         banks[key] = _open(res, True)
+    if job["event"] == "edit":
+        edits = banks[key].sessions.record_edits(job["files"], job.get("session", ""),
+                                                 job["harness"])
+        return {"bank": banks[key].bank_id, **edits}
     out = banks[key].sessions.write_back(job["transcript"], job["harness"],
                                          session=job.get("session", ""),
                                          final=job["event"] == "session-end",
