@@ -1,5 +1,5 @@
-"""Cursor and GitHub Copilot CLI, as the hook tests see them: transcript writers in each
-agent's format (docs/agent-formats.md §5, §6), payload fixtures from
+"""Cursor, GitHub Copilot CLI and Gemini CLI, as the hook tests see them: transcript writers
+in each agent's format (docs/agent-formats.md §5-§7), payload fixtures from
 ``tests/fixtures/agents/<agent>/<event>.json`` (``@REPO@``/``@TRANSCRIPT@`` filled in), and
 ``hindsight hook <event> --harness <agent>`` as a real subprocess."""
 
@@ -118,5 +118,51 @@ class CopilotEvents:
         self.dir.mkdir(parents=True, exist_ok=True)
         (self.dir / "workspace.yaml").write_text(f"id: {self.session}\ncwd: {self.cwd}\n",
                                                  encoding="utf-8")
+        self.path.write_text("".join(x + "\n" for x in self.lines) + tail, encoding="utf-8")
+        return self.path
+
+
+class GeminiChat:
+    """Lines of a Gemini CLI chat recording (``~/.gemini/tmp/<slug>/chats/session-….jsonl``,
+    the project folder marked by ``.project_root``)."""
+
+    def __init__(self, gemini_home: Path, root: Path, session: str, slug: str = "") -> None:
+        folder = gemini_home / "tmp" / (slug or root.name)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / ".project_root").write_text(str(root), encoding="utf-8")
+        self.path = folder / "chats" / f"session-2026-11-29T12-00-{session[:8]}.jsonl"
+        self.lines = [json.dumps({"sessionId": session, "projectHash": "x" * 64,
+                                  "startTime": "2026-11-29T12:00:00.000Z",
+                                  "lastUpdated": "2026-11-29T12:00:00.000Z",
+                                  "kind": "main"})]
+        self.n = 0
+
+    def record(self, kind: str, content: Any, record_id: str | None = None,
+               **extra: Any) -> str:
+        self.n += 1
+        rid = record_id or f"m{self.n}"
+        self.lines.append(json.dumps({"id": rid, "timestamp":
+                                      f"2026-11-29T12:00:{self.n:02d}.000Z", "type": kind,
+                                      "content": content, **extra}))
+        return rid
+
+    def user(self, text: str) -> str:
+        return self.record("user", [{"text": text}])
+
+    def say(self, text: str, *calls: tuple[str, dict[str, Any], str, str],
+            record_id: str | None = None) -> str:
+        tool_calls = [{"id": f"call-{self.n}-{i}", "name": n, "args": a,
+                       "result": [{"functionResponse": {"response": {"output": r}}}],
+                       "status": st, "timestamp": "2026-11-29T12:00:00.000Z"}
+                      for i, (n, a, r, st) in enumerate(calls)]
+        extra = {"toolCalls": tool_calls} if tool_calls else {}
+        return self.record("gemini", text, record_id, thoughts=[
+            {"subject": "plan", "description": "THINKING-TEXT"}], model="gemini-3", **extra)
+
+    def raw(self, line: str) -> None:
+        self.lines.append(line)
+
+    def write(self, tail: str = "") -> Path:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text("".join(x + "\n" for x in self.lines) + tail, encoding="utf-8")
         return self.path

@@ -1,4 +1,4 @@
-"""Cursor and GitHub Copilot CLI hooks as real subprocesses (issue 16): each event's payload →
+"""Cursor, GitHub Copilot CLI and Gemini CLI hooks as real subprocesses (issue 16): each event's payload →
 the exact output the agent accepts (tests/golden/agents/outputs.json), the edit trace, bad
 payloads, Cursor running Claude Code's hooks too (one briefing, one injection, one
 write-back), and a memory written back from a Cursor session briefing a Copilot session."""
@@ -12,14 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentutil import CopilotEvents, CursorTranscript, agent_env, payload, run_hook
+from agentutil import CopilotEvents, CursorTranscript, GeminiChat, agent_env, payload, run_hook
 from histutil import Repo, fn
 from hookutil import AWS, FRAME, cli, diag, make_env, make_repo, memories
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "agents" / "outputs.json")
                     .read_text(encoding="utf-8"))
 CONVENTION = "Always use pathlib, never os.path, in this repo."
-AGENTS = ("cursor", "copilot")
+AGENTS = ("cursor", "copilot", "gemini")
+SESSION_KEY = {"cursor": "conversation_id", "copilot": "sessionId", "gemini": "session_id"}
 
 
 @pytest.fixture()
@@ -52,7 +53,7 @@ def last(env: dict[str, str], event: str) -> dict[str, Any]:
 def test_each_event_prints_exactly_the_agents_contract(agent: str, env: dict[str, str],
                                                        repo: Repo, tmp_path: Path) -> None:
     cwd = tmp_path  # hooks run outside the repository: the payload says where
-    first = {"conversation_id": "c-empty"} if agent == "cursor" else {"sessionId": "s-empty"}
+    first = {SESSION_KEY[agent]: "s-empty"}
     r = run_hook("session-start", agent, payload(agent, "session-start", repo.path, **first),
                  env, cwd)
     assert (r.returncode, r.stdout) == (0, golden(agent, "session-start", "without"))
@@ -73,8 +74,7 @@ def test_each_event_prints_exactly_the_agents_contract(agent: str, env: dict[str
     r = run_hook("user-prompt-submit", agent, up, env, cwd)
     assert r.stdout == golden(agent, "user-prompt-submit", "without")
     # another session gets it on a relevant prompt
-    other = {"conversation_id": "c0a1-other"} if agent == "cursor" else {
-        "sessionId": "3f2c-other"}
+    other = {SESSION_KEY[agent]: "s-other"}
     r = run_hook("user-prompt-submit", agent, {**up, **other}, env, cwd)
     injected = last(env, "user-prompt-submit")["injected"]
     assert injected.startswith('<hindsight-memory kind="recalled">\n' + FRAME) and \
@@ -86,7 +86,8 @@ def test_each_event_prints_exactly_the_agents_contract(agent: str, env: dict[str
     r = run_hook("edit", agent, payload(agent, "edit", repo.path), env, cwd)
     assert r.stdout == golden(agent, "edit", "without")
     trace = json.loads(cli(["trace-log", "--json"], env, repo.path))["events"]
-    session = "c0a1-cursor" if agent == "cursor" else "3f2c9d7e-copilot"
+    session = {"cursor": "c0a1-cursor", "copilot": "3f2c9d7e-copilot",
+               "gemini": "7d1e0c52-gemini"}[agent]
     assert [(t["file"], t["actor"], t["session"]) for t in trace] == [("pay.py", agent,
                                                                        session)]
     assert [s["qname"] for s in trace[0]["symbols"]] == ["pay.py::charge"]
@@ -219,3 +220,21 @@ def test_memory_from_a_cursor_session_briefs_the_next_copilot_session(
     brief = json.loads(r.stdout)["additionalContext"]
     assert f"convention 2026-11-29 12:00 +00:00: {CONVENTION}" in brief
     assert last(env, "session-start")["harness"] == "copilot"
+
+
+def test_gemini_stop_writes_back_its_recording_and_the_next_session_is_briefed(
+        env: dict[str, str], repo: Repo, tmp_path: Path) -> None:
+    chat = GeminiChat(tmp_path / "home" / ".gemini", repo.path, "7d1e0c52-gemini")
+    chat.user(CONVENTION)
+    chat.say("Will do.", ("write_file", {"file_path": str(repo.path / "cfg.py"),
+                                         "content": "from pathlib import Path"}, "ok",
+                          "success"))
+    path = chat.write()
+    r = run_hook("stop", "gemini", payload("gemini", "stop", repo.path, str(path)), env,
+                 tmp_path)
+    assert (r.returncode, r.stdout) == (0, "{}\n")
+    assert ("convention", CONVENTION) in memories(env)
+    r = run_hook("session-start", "gemini", payload("gemini", "session-start", repo.path,
+                                                    session_id="next"), env, tmp_path)
+    out = json.loads(r.stdout)["hookSpecificOutput"]
+    assert out["hookEventName"] == "SessionStart" and CONVENTION in out["additionalContext"]

@@ -1,4 +1,4 @@
-"""`hindsight install|uninstall cursor|copilot` and `hindsight install --detect` through real
+"""`hindsight install|uninstall cursor|copilot|gemini` and `hindsight install --detect` through real
 subprocesses with a temporary HOME / COPILOT_HOME (issue 16): byte-for-byte restore, the
 user's own entries kept (also when edited in between), idempotence, the scopes, invalid files
 left alone, the installed commands isolated from the repository they run in."""
@@ -213,14 +213,63 @@ def test_detect_lists_agents_by_directory_and_command(tmp_path: Path) -> None:
     r = run("install", "--detect", "--json", env=env)
     assert r.returncode == 0, r.stderr
     found = {d["agent"]: d for d in json.loads(r.stdout)}
-    assert list(found) == ["claude-code", "codex", "cursor", "copilot"]
+    assert list(found) == ["claude-code", "codex", "cursor", "copilot", "gemini"]
     assert {a: (d["found"], d["evidence"], d["installed"]) for a, d in found.items()} == {
         "claude-code": (False, [], False), "codex": (False, [], False),
         "cursor": (True, [f"{home / '.cursor'}/"], False),
-        "copilot": (True, [str(exe)], False)}
+        "copilot": (True, [str(exe)], False), "gemini": (False, [], False)}
     assert run("install", "cursor", env=env).returncode == 0
     r = run("install", "--detect", env=env)
     lines = r.stdout.splitlines()
     assert lines[3] == f"  cursor       {home / '.cursor'}/  [hindsight installed]"
     assert lines[4] == f"  copilot      {exe}  [hindsight not installed]"
+    assert lines[5] == "  gemini       not found  [hindsight not installed]"
     assert lines[-1] == "Install with: hindsight install copilot"
+
+
+GEMINI_EVENTS = {"SessionStart": ("session-start", None, 10000),
+                 "BeforeAgent": ("user-prompt-submit", None, 5000),
+                 "AfterTool": ("edit", "write_file|replace", 5000),
+                 "AfterAgent": ("stop", None, 30000), "PreCompress": ("pre-compact", None, 30000),
+                 "SessionEnd": ("session-end", None, 30000)}
+
+
+def test_gemini_settings_get_hooks_in_ms_and_the_server_then_bytes_back(tmp_path: Path
+                                                                       ) -> None:
+    home = tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True)
+    settings = home / ".gemini" / "settings.json"
+    mine = {"ui": {"theme": "GitHub"}, "hooksConfig": {"enabled": True},
+            "hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [
+                {"type": "command", "command": "./guard.sh", "timeout": 2000}]}]},
+            "mcpServers": {"docs": {"httpUrl": "https://docs.example.com/mcp"}}}
+    settings.write_bytes(json.dumps(mine, indent=2).encode())
+    before = snapshot(home)
+    env = {"HOME": str(home)}
+    r = run("install", "gemini", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(settings.read_text())
+    for event, (name, matcher, ms) in GEMINI_EVENTS.items():
+        group = {"matcher": matcher} if matcher else {}
+        group["hooks"] = [{"type": "command", "command": command(name, "gemini"),
+                           "timeout": ms}]
+        assert data["hooks"][event] == [group], event
+    assert data["hooks"]["BeforeTool"] == mine["hooks"]["BeforeTool"]
+    assert data["mcpServers"] == {**mine["mcpServers"], "hindsight": mcp()}
+    assert data["ui"] == mine["ui"]
+    assert run("install", "gemini", env=env).stdout.startswith("hindsight is already")
+    r = run("uninstall", "gemini", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    assert snapshot(home) == before
+
+
+def test_gemini_install_says_when_hooks_are_switched_off(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".gemini").mkdir(parents=True)
+    (repo / ".gemini" / "settings.json").write_text('{"hooksConfig": {"enabled": false}}')
+    r = run("install", "gemini", "--scope", "project", "--project", str(repo), "--json",
+            env={"HOME": str(tmp_path / "home")})
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["notes"] == [
+        f"{repo / '.gemini' / 'settings.json'}: hooksConfig.enabled is false: our hooks will "
+        "not run", "Gemini CLI asks you to trust new or changed project hooks"]

@@ -1,4 +1,4 @@
-"""Cursor agent transcripts and Copilot CLI events.jsonl (issue 16): what is kept and what is
+"""Cursor agent transcripts, Copilot CLI events.jsonl and Gemini CLI chat recordings (issue 16): what is kept and what is
 not (tool output, thinking, injected context, side chains), corrupt and truncated lines,
 rewinds, incremental and duplicate-safe reads, and `hindsight import cursor|copilot` taking
 this repository's sessions only."""
@@ -9,11 +9,12 @@ import json
 from pathlib import Path
 
 import pytest
-from agentutil import CopilotEvents, CursorTranscript, agent_env
+from agentutil import CopilotEvents, CursorTranscript, GeminiChat, agent_env
 from hookutil import AWS, GH, cli, make_env, make_repo, memories
 
 from hindsight.sessions.copilot import read_copilot
 from hindsight.sessions.cursor import project_name, read_cursor, transcript_path
+from hindsight.sessions.gemini import read_gemini
 
 FENCE = ('<hindsight-memory kind="recalled">\nNotes recalled by hindsight…\n- #3 use pathlib'
          '\n</hindsight-memory>')
@@ -187,3 +188,71 @@ def test_writeback_twice_and_after_an_append_stores_each_exchange_once(
     texts = [x for _, x in memories(env)]
     assert texts == ["User: first question about refunds\nAssistant: first answer",
                      "User: second question about refunds\nAssistant: second answer"]
+
+
+def test_gemini_reader_control_lines_replacements_and_pending_calls(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    c = GeminiChat(tmp_path / "g", root, "7d1e0c52-gemini")
+    c.user(f"<hook_context>{FENCE}</hook_context>\nAlways keep money in cents.")
+    first = c.say("Checking.", ("run_shell_command", {"command": "pytest -q"},
+                                f"TOOL-OUTPUT-BODY {AWS}", "error"),
+                  record_id="g1")
+    c.say("Checking the tests again.", ("run_shell_command", {"command": "pytest -q"},
+                                        f"TOOL-OUTPUT-BODY {AWS}", "error"),
+          ("write_file", {"file_path": str(root / "money.py"), "content": "CENTS = 100"},
+           "ok", "success"), record_id=first)  # the same id again: replaces the first
+    c.record("info", "INFO-RECORD")
+    c.raw('{"$set": {"lastUpdated": "2026-11-29T12:01:00.000Z", "summary": "cents"}}')
+    c.raw("{corrupt")
+    gone = c.user("Actually use floats.")
+    c.say("Switching to floats.")
+    c.raw(json.dumps({"$rewindTo": gone}))
+    c.user("Keep cents after all.")
+    path = c.write(tail='{"id": "m9", "type": "gem')
+
+    r = read_gemini(str(path), cwd=str(root))
+    assert r.session_id == "7d1e0c52-gemini"
+    assert roles(r.turns) == [
+        ("user", "Always keep money in cents."), ("assistant", "Checking the tests again."),
+        ("action", "run_shell_command: pytest -q"), ("action", "write_file: money.py"),
+        ("user", "Keep cents after all.")]
+    assert r.turns[2].error == "error"  # a failed call, its output not kept
+    assert r.turns[3].files == (str(root / "money.py"),)
+    assert len(r.warnings) == 1 and "invalid JSON" in r.warnings[0]
+    assert r.offset == path.stat().st_size - len('{"id": "m9", "type": "gem')
+    # a call still running is left for the next read (with all after it), unless final
+    c.lines.append(json.dumps({"id": "g2", "type": "gemini", "content": "Running.",
+                               "toolCalls": [{"id": "x", "name": "run_shell_command",
+                                              "args": {"command": "make"},
+                                              "status": "executing"}]}))
+    c.write()
+    r2 = read_gemini(str(path), r.offset, cwd=str(root))
+    assert (r2.turns, r2.offset) == ([], r.offset)
+    assert roles(read_gemini(str(path), r.offset, final=True).turns) == [
+        ("assistant", "Running."), ("action", "run_shell_command: make")]
+    # finished, the record is appended again; the next read keeps it once
+    c.lines.append(c.lines[-1].replace('"executing"', '"success"'))
+    c.write()
+    r3 = read_gemini(str(path), r.offset, cwd=str(root))
+    assert roles(r3.turns) == [("assistant", "Running."), ("action", "run_shell_command: make")]
+    assert read_gemini(str(path), r3.offset).turns == []
+
+
+def test_import_gemini_finds_the_project_folder_by_its_marker(env: dict[str, str],
+                                                              tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    ghome = tmp_path / "home" / ".gemini"
+    mine = GeminiChat(ghome, repo.path, "aaaa1111-mine", slug="shop-1")
+    mine.user("Never log card numbers.")
+    mine.say("Right.")
+    mine.write()
+    other = GeminiChat(ghome, tmp_path / "elsewhere", "bbbb2222-other", slug="shop")
+    other.user("OTHER-PROJECT prompt")
+    other.say("ok")
+    other.write()
+    out = json.loads(cli(["import", "gemini", "--json"], env, repo.path))
+    assert (out["files"], out["retained"], out["errors"]) == (1, 2, [])
+    rows = memories(env)
+    assert ("convention", "Never log card numbers.") in rows
+    assert not any("OTHER-PROJECT" in t for _, t in rows)
+    assert json.loads(cli(["import", "gemini", "--json"], env, repo.path))["retained"] == 0

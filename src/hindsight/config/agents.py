@@ -51,3 +51,8 @@ def hook_host(env: Mapping[str, str] | None = None) -> str:
 def cursor_project_dir(env: Mapping[str, str] | None = None) -> str:
     """``$CURSOR_PROJECT_DIR`` (the workspace Cursor runs a hook for), ``""`` when unset."""
     return _env(env).get("CURSOR_PROJECT_DIR", "")
+
+
+def gemini_dir(home: str | None = None) -> str:
+    """Gemini CLI's per-user directory: ``<home or ~>/.gemini`` (absolute)."""
+    return os.path.join(os.path.abspath(home) if home else user_home(), ".gemini")

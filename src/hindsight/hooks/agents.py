@@ -31,6 +31,12 @@ Our event names (``hindsight hook <event> --harness <agent>``): ``session-start`
   ``{"modifiedTransformedPrompt": <memories> + the prompt as transformed}`` (documented; it
   replaces the model-facing prompt, so it is only written when the payload carries
   ``transformedPrompt``, and the transcript reader strips our fence). Everything else ``{}``.
+* **Gemini CLI** (``docs/hooks`` and ``hooks/types.ts`` of google-gemini/gemini-cli):
+  Claude Code's field names (``session_id``, ``transcript_path``, ``cwd``, ``prompt``,
+  ``source``; ``AfterTool`` ``tool_name``/``tool_input.file_path``). Context as
+  ``{"hookSpecificOutput": {"hookEventName": "SessionStart"|"BeforeAgent",
+  "additionalContext": …}}`` (documented); every other answer is ``{}``, since plain stdout
+  would be shown to the user as a system message.
 """
 
 from __future__ import annotations
@@ -195,12 +201,36 @@ def _copilot_files(data: dict[str, Any]) -> tuple[str, ...]:
     return (path if os.path.isabs(path) or not cwd else os.path.join(cwd, path),)
 
 
+GEMINI_EVENT_NAMES = {"session-start": "SessionStart", "user-prompt-submit": "BeforeAgent"}
+GEMINI_EDIT_TOOLS = ("write_file", "replace")
+
+
+class GeminiAdapter(Adapter):
+    """Gemini CLI's payloads and outputs (see the module doc)."""
+
+    def event(self, name: str, data: dict[str, Any], harness: str = "") -> Event:
+        ev = Adapter.event(self, name, data, self.name)
+        tool_input = data.get("tool_input")
+        path = tool_input.get("file_path") if isinstance(tool_input, dict) else None
+        if name == "edit" and _str(data, "tool_name") in GEMINI_EDIT_TOOLS and \
+                isinstance(path, str) and path:
+            ev.files = (path if os.path.isabs(path) else os.path.join(ev.cwd, path),)
+        return ev
+
+    def render(self, ev: Event, text: str) -> str:
+        if text and ev.name in GEMINI_EVENT_NAMES:
+            return _dump({"hookSpecificOutput": {"hookEventName": GEMINI_EVENT_NAMES[ev.name],
+                                                 "additionalContext": text}})
+        return "{}\n"
+
+
 CLAUDE = Adapter("claude-code", "Claude Code")
 CODEX = Adapter("codex", "Codex")
 CURSOR = CursorAdapter("cursor", "Cursor", dedupe=True, locates_transcript=True,
                        transcript_wait_s=5.0, prompt_setting="cursorPromptContext")
 COPILOT = CopilotAdapter("copilot", "GitHub Copilot CLI", locates_transcript=True)
-ADAPTERS: dict[str, Adapter] = {a.name: a for a in (CLAUDE, CODEX, CURSOR, COPILOT)}
+GEMINI = GeminiAdapter("gemini", "Gemini CLI")
+ADAPTERS: dict[str, Adapter] = {a.name: a for a in (CLAUDE, CODEX, CURSOR, COPILOT, GEMINI)}
 
 
 def for_hook(harness: str, data: dict[str, Any]) -> Adapter:

@@ -1,5 +1,5 @@
 """Click commands of the agent integration: ``hindsight hook <event>`` (run by the agent)
-and ``hindsight import claude-code|codex|cursor|copilot``."""
+and ``hindsight import claude-code|codex|cursor|copilot|gemini``."""
 
 from __future__ import annotations
 
@@ -109,6 +109,14 @@ def import_cursor_cmd(as_json: bool) -> None:
         _import_report(bank.sessions.import_cursor(), as_json)
 
 
+@click.command("gemini")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+def import_gemini_cmd(as_json: bool) -> None:
+    """Read Gemini CLI chat recordings (~/.gemini/tmp/<this repository>/chats)."""
+    with _bank("gemini") as bank:
+        _import_report(bank.sessions.import_gemini(), as_json)
+
+
 @click.command("copilot")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
 def import_copilot_cmd(as_json: bool) -> None:
@@ -125,5 +133,6 @@ def commands() -> list[click.Command]:
 
 def import_sources() -> list[click.Command]:
     """The ``import`` subcommands this package provides (``claude-code``, ``codex``,
-    ``cursor``, ``copilot``)."""
-    return [import_claude_cmd, import_codex_cmd, import_cursor_cmd, import_copilot_cmd]
+    ``cursor``, ``copilot``, ``gemini``)."""
+    return [import_claude_cmd, import_codex_cmd, import_cursor_cmd, import_copilot_cmd,
+            import_gemini_cmd]

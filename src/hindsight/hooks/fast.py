@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 EVENTS = ("session-start", "user-prompt-submit", "edit", "stop", "pre-compact", "session-end")
-HARNESSES = ("claude-code", "codex", "cursor", "copilot")  # hooks.agents.ADAPTERS
+HARNESSES = ("claude-code", "codex", "cursor", "copilot", "gemini")  # hooks.agents.ADAPTERS
 
 
 def run_event(event: str, harness: str) -> int:

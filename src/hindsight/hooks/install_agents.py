@@ -1,4 +1,4 @@
-"""Register hindsight with Cursor and GitHub Copilot CLI, undo it, and find which agents are
+"""Register hindsight with Cursor, GitHub Copilot CLI and Gemini CLI, undo it, and find which agents are
 on this machine. Same machinery and guarantees as :mod:`hindsight.hooks.install` (every
 file parsed before any is written, timestamped backups, original bytes restored, only our
 entries removed, commands ``<python> -P -m hindsight …`` carrying the install's
@@ -19,6 +19,13 @@ entries removed, commands ``<python> -P -m hindsight …`` carrying the install'
   ["*"]}}}``; ``.github/mcp.json`` rather than ``.mcp.json``, which Claude Code's project
   install writes with ``type: stdio``). Copilot runs repository hooks only in folders the
   user trusts.
+* **Gemini CLI** (``docs/hooks``, ``docs/tools/mcp-server.md`` of google-gemini/gemini-cli):
+  hooks and MCP servers in one ``settings.json``, ``~/.gemini/settings.json`` (user) or
+  ``<project>/.gemini/settings.json``: ``{"hooks": {"<Event>": [{"matcher": "…", "hooks":
+  [{"type": "command", "command": "…", "timeout": <milliseconds>}]}]}, "mcpServers":
+  {"hindsight": {"command", "args", "env"}}}`` (Claude Code's nesting, but ``timeout`` in
+  milliseconds: ``hookRunner.ts``). Project hooks are fingerprinted: Gemini asks to trust
+  new or changed ones.
 """
 
 from __future__ import annotations
@@ -27,11 +34,12 @@ import os
 import shutil
 from typing import Any
 
-from hindsight.config.agents import copilot_dir, cursor_dir, user_home
+from hindsight.config.agents import copilot_dir, cursor_dir, gemini_dir, user_home
 from hindsight.errors import ConfigError
 from hindsight.hooks.configfiles import JSON, Changes, Format, Mutator, plan_edit
 from hindsight.hooks.install import (
     MCP_NAME,
+    _add_hooks,
     _mcp_entry,
     _remove_hooks,
     _remove_server,
@@ -60,6 +68,15 @@ COPILOT_EVENTS: dict[str, tuple[str, int | None]] = {
     "sessionEnd": ("session-end", 30),
 }
 HOOK_FILE = "hindsight.json"  # Copilot's hook file of ours
+# Gemini event -> (our event, matcher or None, timeout in milliseconds)
+GEMINI_EVENTS: dict[str, tuple[str, str | None, int]] = {
+    "SessionStart": ("session-start", None, 10_000),
+    "BeforeAgent": ("user-prompt-submit", None, 5_000),
+    "AfterTool": ("edit", "write_file|replace", 5_000),
+    "AfterAgent": ("stop", None, 30_000),
+    "PreCompress": ("pre-compact", None, 30_000),
+    "SessionEnd": ("session-end", None, 30_000),
+}
 
 
 def _versioned_bare(doc: Any) -> bool:
@@ -133,6 +150,15 @@ def _add_mcp(extra_first: dict[str, str], extra_last: dict[str, Any]) -> Mutator
         doc, old = _remove_server("mcpServers")(doc, path)
         doc.setdefault("mcpServers", {})[MCP_NAME] = want
         return doc, [("updated" if old else "added", label)]
+    return mutate
+
+
+def _both(first: Mutator, second: Mutator) -> Mutator:
+    """One mutator doing ``first`` then ``second`` (two edits of one file)."""
+    def mutate(doc: Any, path: str) -> tuple[Any, Changes]:
+        doc, a = first(doc, path)
+        doc, b = second(doc, path)
+        return doc, a + b
     return mutate
 
 
@@ -215,6 +241,54 @@ def uninstall_copilot(scope: str = "user", project: str | None = None, *,
         (hooks, HOOKS_JSON, _strip_flat("bash")), (mcp, JSON, _remove_server("mcpServers"))])
 
 
+def gemini_settings(scope: str, project: str | None = None, *, home: str | None = None
+                    ) -> str:
+    """The ``settings.json`` Gemini CLI reads for ``scope``: ``<home or ~>/.gemini/…``
+    (user) or ``<project or cwd>/.gemini/…``. Raises ConfigError for another scope."""
+    root = _project(scope, project)
+    folder = os.path.join(root, ".gemini") if root else gemini_dir(home)
+    return os.path.join(folder, "settings.json")
+
+
+def _gemini_notes(path: str) -> list[str]:
+    from hindsight.config.jsontext import loads
+    from hindsight.hooks.configfiles import read_bytes
+
+    try:
+        conf = loads(read_bytes(path) or b"{}")
+    except (ValueError, ConfigError):
+        return []
+    cfg = conf.get("hooksConfig") if isinstance(conf, dict) else None
+    if isinstance(cfg, dict) and cfg.get("enabled") is False:
+        return [f"{path}: hooksConfig.enabled is false: our hooks will not run"]
+    return []
+
+
+def install_gemini(scope: str = "user", project: str | None = None, *,
+                   home: str | None = None) -> dict[str, Any]:
+    """Add our hooks (SessionStart, BeforeAgent, AfterTool on write_file|replace,
+    AfterAgent, PreCompress, SessionEnd, each ``… hook <event> --harness gemini``, timeouts
+    in milliseconds) and the ``hindsight`` MCP server to the Gemini CLI ``settings.json``
+    of ``scope`` (:func:`gemini_settings`). Idempotent; report and errors as
+    :func:`install_cursor`, plus a note when hooks are switched off there."""
+    settings = gemini_settings(scope, project, home=home)
+    report = _run("install", "gemini", scope, [
+        (settings, JSON, _both(_add_hooks(GEMINI_EVENTS, "gemini"), _add_mcp({}, {})))])
+    report["notes"] += _gemini_notes(settings)
+    if scope == "project":
+        report["notes"].append("Gemini CLI asks you to trust new or changed project hooks")
+    return report
+
+
+def uninstall_gemini(scope: str = "user", project: str | None = None, *,
+                     home: str | None = None) -> dict[str, Any]:
+    """Remove our hooks and MCP server from Gemini CLI's ``settings.json`` of ``scope``;
+    as :func:`uninstall_cursor`."""
+    return _run("uninstall", "gemini", scope, [
+        (gemini_settings(scope, project, home=home), JSON,
+         _both(_remove_hooks, _remove_server("mcpServers")))])
+
+
 def _installed(edits: list[tuple[str, Format, Mutator]]) -> bool | None:
     """Whether an uninstall would remove something (True), nothing (False), or the files
     cannot be read (None). Writes nothing."""
@@ -229,8 +303,9 @@ def detect(*, home: str | None = None) -> list[dict[str, Any]]:
     """The coding agents found on this machine, one ``{"agent", "label", "found",
     "evidence": [str], "installed": bool | None}`` per agent hindsight integrates. Checked:
     the agent's user directory (``~/.claude`` or ``$CLAUDE_CONFIG_DIR``, ``$CODEX_HOME`` or
-    ``~/.codex``, ``~/.cursor``, ``$COPILOT_HOME`` or ``~/.copilot``) and its command on
-    ``PATH`` (``claude``, ``codex``, ``cursor-agent``/``cursor``, ``copilot``).
+    ``~/.codex``, ``~/.cursor``, ``$COPILOT_HOME`` or ``~/.copilot``, ``~/.gemini``) and
+    its command on ``PATH`` (``claude``, ``codex``, ``cursor-agent``/``cursor``,
+    ``copilot``, ``gemini``).
     ``installed``: hindsight's entries are in the user-scope files (None: unreadable)."""
     h = home or user_home()
     settings, claude_mcp = claude_code_paths("user", home=h)
@@ -248,6 +323,9 @@ def detect(*, home: str | None = None) -> list[dict[str, Any]]:
         ("copilot", "GitHub Copilot CLI", os.path.dirname(os.path.dirname(p_hooks)),
          ("copilot",), [(p_hooks, HOOKS_JSON, _strip_flat("bash")),
                         (p_mcp, JSON, _remove_server("mcpServers"))]),
+        ("gemini", "Gemini CLI", gemini_dir(h), ("gemini",),
+         [(gemini_settings("user", home=h), JSON, _both(_remove_hooks,
+                                                        _remove_server("mcpServers")))]),
     ]
     out = []
     for agent, label, folder, commands, edits in table:

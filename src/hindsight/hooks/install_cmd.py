@@ -19,7 +19,7 @@ from typing import Any
 import click
 
 _AGENTS = {"claude-code": "Claude Code", "codex": "Codex", "cursor": "Cursor",
-           "copilot": "GitHub Copilot CLI"}
+           "copilot": "GitHub Copilot CLI", "gemini": "Gemini CLI"}
 
 
 def _restart_hint(report: dict[str, Any]) -> str:
@@ -33,6 +33,8 @@ def _restart_hint(report: dict[str, Any]) -> str:
                 "MCP server).")
     if report["agent"] == "copilot":
         return "Start a new Copilot CLI session."
+    if report["agent"] == "gemini":
+        return "Start a new Gemini CLI session (/hooks lists the hooks it loaded)."
     hint = "Restart Claude Code (running sessions keep their old hooks and MCP servers)."
     if report["scope"] == "project" and report["action"] == "install":
         hint += " Claude Code asks once to approve the project's .mcp.json server."
@@ -110,7 +112,7 @@ def _detect_text(found: list[dict[str, Any]]) -> str:
 
 
 def _agent_command(verb: str, agent: str) -> click.Command:
-    """``<verb> cursor|copilot`` (``--scope``, ``--project``, ``--json``)."""
+    """``<verb> cursor|copilot|gemini`` (``--scope``, ``--project``, ``--json``)."""
     label = _AGENTS[agent]
     helps = {"install": f"Add hindsight's hooks and MCP server to {label} (idempotent; "
                         "backups are written next to each changed file).",
@@ -157,7 +159,7 @@ def _group(verb: str) -> click.Group:
                              else _detect_text(found) + "\n")
     else:
         group = click.Group(verb, help=group_help)
-    for agent in ("cursor", "copilot"):
+    for agent in ("cursor", "copilot", "gemini"):
         group.add_command(_agent_command(verb, agent))
 
     @group.command("claude-code", help=cc_help)

@@ -9,6 +9,8 @@ Which sessions belong to this repository:
   main worktree (``~/.cursor/projects/<name>/agent-transcripts``). Its transcripts record no
   working directory, so two workspaces whose names differ only in punctuation (``a-b`` and
   ``a.b``) share a folder and cannot be told apart.
+* Gemini CLI: the chat recordings of the project folders whose ``.project_root`` (or
+  ``projects.json``, or the older ``sha256`` name) is the bank's work tree or main worktree.
 * Copilot CLI: every session under ``$COPILOT_HOME/session-state`` whose working directory
   (``workspace.yaml``, else ``session.start``) resolves to this bank.
 """
@@ -19,7 +21,7 @@ import os
 from functools import partial
 from typing import Any
 
-from hindsight.config.agents import copilot_dir, cursor_dir
+from hindsight.config.agents import copilot_dir, cursor_dir, gemini_dir
 
 
 def _roots(bank: Any) -> list[str]:
@@ -40,6 +42,21 @@ def import_cursor(bank: Any, *, cursor_home: str | None = None) -> dict[str, Any
         one = _import(bank, transcripts(root, home), partial(read_cursor, cwd=root), "cursor")
         out = {k: out[k] + one[k] for k in out}
     out["looked_in"] = [transcripts_dir(r, home) for r in roots]
+    return out
+
+
+def import_gemini(bank: Any, *, gemini_home: str | None = None) -> dict[str, Any]:
+    """Retain the Gemini CLI chat recordings of this repository (see the module doc).
+    Returns ``{"files", "retained", "duplicates", "errors", "looked_in"}``."""
+    from hindsight.sessions.gemini import chats, read_gemini
+    from hindsight.sessions.seed import _import
+
+    home = gemini_home or gemini_dir()
+    out: dict[str, Any] = {"files": 0, "retained": 0, "duplicates": 0, "errors": []}
+    for root in _roots(bank):
+        one = _import(bank, chats(root, home), partial(read_gemini, cwd=root), "gemini")
+        out = {k: out[k] + one[k] for k in out}
+    out["looked_in"] = [os.path.join(home, "tmp")]
     return out
 
 

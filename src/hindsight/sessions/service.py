@@ -15,7 +15,7 @@ from hindsight.codeindex.service import CodeService
 from hindsight.history.service import HistoryService
 from hindsight.memory.service import MemoryService
 
-HARNESS_READERS = ("claude-code", "codex", "cursor", "copilot")
+HARNESS_READERS = ("claude-code", "codex", "cursor", "copilot", "gemini")
 TRANSCRIPT_WAIT_S = 5.0  # Cursor writes its transcript after the hook (entire waits ≤ 5 s)
 
 
@@ -155,6 +155,12 @@ class SessionService:
 
         return import_cursor(self.bank)
 
+    def import_gemini(self) -> dict[str, Any]:
+        """Retain earlier Gemini CLI chat recordings of this repository (idempotent)."""
+        from hindsight.sessions.imports import import_gemini
+
+        return import_gemini(self.bank)
+
     def import_copilot(self) -> dict[str, Any]:
         """Retain earlier GitHub Copilot CLI sessions of this repository (idempotent)."""
         from hindsight.sessions.imports import import_copilot
@@ -175,6 +181,12 @@ def _reader(harness: str, path: str = "", cwd: str = "") -> Any:
         from hindsight.sessions.cursor import read_cursor, workspace_of
 
         return partial(read_cursor, cwd=workspace_of(path, [cwd] if cwd else []))
+    if harness == "gemini":
+        from functools import partial
+
+        from hindsight.sessions.gemini import read_gemini
+
+        return partial(read_gemini, cwd=cwd)
     if harness == "copilot":
         from hindsight.sessions.copilot import read_copilot
 
