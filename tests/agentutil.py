@@ -1,5 +1,5 @@
-"""Cursor, GitHub Copilot CLI and Gemini CLI, as the hook tests see them: transcript writers
-in each agent's format (docs/agent-formats.md §5-§7), payload fixtures from
+"""Cursor, GitHub Copilot CLI, Gemini CLI and Antigravity CLI, as the hook tests see them:
+transcript writers in each agent's format (docs/agent-formats.md §5-§8), payload fixtures from
 ``tests/fixtures/agents/<agent>/<event>.json`` (``@REPO@``/``@TRANSCRIPT@`` filled in), and
 ``hindsight hook <event> --harness <agent>`` as a real subprocess."""
 
@@ -161,6 +161,50 @@ class GeminiChat:
 
     def raw(self, line: str) -> None:
         self.lines.append(line)
+
+    def write(self, tail: str = "") -> Path:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text("".join(x + "\n" for x in self.lines) + tail, encoding="utf-8")
+        return self.path
+
+
+class AgyTranscript:
+    """Steps of an Antigravity CLI transcript
+    (``~/.gemini/antigravity-cli/brain/<id>/.system_generated/logs/transcript_full.jsonl``);
+    tool arguments JSON-encoded a second time, as agy writes them."""
+
+    def __init__(self, home: Path, conversation: str) -> None:
+        self.path = (home / ".gemini" / "antigravity-cli" / "brain" / conversation
+                     / ".system_generated" / "logs" / "transcript_full.jsonl")
+        self.lines: list[str] = []
+        self.n = 0
+
+    def step(self, kind: str, source: str = "MODEL", status: str = "DONE",
+             **fields: Any) -> None:
+        self.lines.append(json.dumps({"step_index": self.n, "source": source, "type": kind,
+                                      "status": status,
+                                      "created_at": f"2026-11-29T13:00:{self.n:02d}Z",
+                                      **fields}))
+        self.n += 1
+
+    def user(self, text: str) -> None:
+        self.step("USER_INPUT", "USER_EXPLICIT", content=f"<USER_REQUEST>\n{text}\n"
+                  "</USER_REQUEST>\n<ADDITIONAL_METADATA>\nThe current local time is: "
+                  "2026-11-29T13:00:00Z.\n</ADDITIONAL_METADATA>")
+
+    def say(self, text: str, *calls: tuple[str, dict[str, Any]]) -> None:
+        tool_calls = [{"name": n, "args": {k: json.dumps(v) for k, v in a.items()}}
+                      for n, a in calls]
+        fields: dict[str, Any] = {"thinking": "**Plan**\nTHINKING-TEXT"}
+        if text:
+            fields["content"] = text
+        if tool_calls:
+            fields["tool_calls"] = tool_calls
+        self.step("PLANNER_RESPONSE", **fields)
+
+    def result(self, kind: str, text: str, status: str = "DONE") -> None:
+        self.step(kind, status=status, content="Created At: 2026-11-29T13:00:00Z\n"
+                  f"Completed At: 2026-11-29T13:00:01Z\n{text}")
 
     def write(self, tail: str = "") -> Path:
         self.path.parent.mkdir(parents=True, exist_ok=True)

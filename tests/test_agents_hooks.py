@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentutil import CopilotEvents, CursorTranscript, GeminiChat, agent_env, payload, run_hook
+from agentutil import (
+    AgyTranscript,
+    CopilotEvents,
+    CursorTranscript,
+    GeminiChat,
+    agent_env,
+    payload,
+    run_hook,
+)
 from histutil import Repo, fn
 from hookutil import AWS, FRAME, cli, diag, make_env, make_repo, memories
 
@@ -120,7 +128,7 @@ def test_copilot_without_transformed_prompt_never_rewrites(env: dict[str, str], 
     assert last(env, "user-prompt-submit")["injected"] == ""
 
 
-@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("agent", (*AGENTS, "antigravity"))
 @pytest.mark.parametrize("body", ["", "{not json", "[1, 2]", '{"workspace_roots": 7, '
                                   '"sessionId": [], "cwd": 3, "toolArgs": "{bad"}',
                                   "x" * (3 << 20)])
@@ -238,3 +246,33 @@ def test_gemini_stop_writes_back_its_recording_and_the_next_session_is_briefed(
                                                     session_id="next"), env, tmp_path)
     out = json.loads(r.stdout)["hookSpecificOutput"]
     assert out["hookEventName"] == "SessionStart" and CONVENTION in out["additionalContext"]
+
+
+def test_antigravity_briefs_at_the_first_invocation_once_and_writes_back_when_idle(
+        env: dict[str, str], repo: Repo, tmp_path: Path) -> None:
+    cli(["retain", CONVENTION, "--kind", "convention"], env, repo.path)
+    first = payload("antigravity", "session-start", repo.path)
+    r = run_hook("session-start", "antigravity", first, env, tmp_path)
+    injected = last(env, "session-start")["injected"]
+    assert CONVENTION in injected
+    assert r.stdout == json.dumps({"injectSteps": [{"ephemeralMessage": injected}]},
+                                  ensure_ascii=False) + "\n"
+    for n in (1, 0):  # a later model call of the turn, then the next turn's first call
+        r = run_hook("session-start", "antigravity", {**first, "invocationNum": n}, env,
+                     tmp_path)
+        assert r.stdout == "{}\n"
+    skips = [d.get("skipped", "") for d in diag(env) if d["event"] == "session-start"][-2:]
+    assert skips[0].startswith("model invocation 1 of a turn") and "duplicate" in skips[1]
+
+    t = AgyTranscript(tmp_path / "home", "ec33ebf9-agy")
+    t.user("We decided to keep refunds idempotent.")
+    t.say("Understood.")
+    path = str(t.write())
+    stop = payload("antigravity", "stop", repo.path, path)
+    r = run_hook("stop", "antigravity", {**stop, "fullyIdle": False}, env, tmp_path)
+    assert (r.stdout, last(env, "stop")["skipped"]) == (
+        "{}\n", "not fully idle: background tasks still run")
+    assert not any(t.startswith("User: We decided") for _, t in memories(env))
+    r = run_hook("stop", "antigravity", stop, env, tmp_path)
+    assert r.stdout == "{}\n"
+    assert ("decision", "We decided to keep refunds idempotent.") in memories(env)

@@ -213,11 +213,13 @@ def test_detect_lists_agents_by_directory_and_command(tmp_path: Path) -> None:
     r = run("install", "--detect", "--json", env=env)
     assert r.returncode == 0, r.stderr
     found = {d["agent"]: d for d in json.loads(r.stdout)}
-    assert list(found) == ["claude-code", "codex", "cursor", "copilot", "gemini"]
+    assert list(found) == ["claude-code", "codex", "cursor", "copilot", "gemini",
+                           "antigravity"]
     assert {a: (d["found"], d["evidence"], d["installed"]) for a, d in found.items()} == {
         "claude-code": (False, [], False), "codex": (False, [], False),
         "cursor": (True, [f"{home / '.cursor'}/"], False),
-        "copilot": (True, [str(exe)], False), "gemini": (False, [], False)}
+        "copilot": (True, [str(exe)], False), "gemini": (False, [], False),
+        "antigravity": (False, [], False)}
     assert run("install", "cursor", env=env).returncode == 0
     r = run("install", "--detect", env=env)
     lines = r.stdout.splitlines()
@@ -273,3 +275,36 @@ def test_gemini_install_says_when_hooks_are_switched_off(tmp_path: Path) -> None
     assert json.loads(r.stdout)["notes"] == [
         f"{repo / '.gemini' / 'settings.json'}: hooksConfig.enabled is false: our hooks will "
         "not run", "Gemini CLI asks you to trust new or changed project hooks"]
+
+
+def test_antigravity_bundle_and_server_then_bytes_back(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    cfg = home / ".gemini" / "config"
+    cfg.mkdir(parents=True)
+    (cfg / "hooks.json").write_text(json.dumps({"entire": {"Stop": [
+        {"type": "command", "command": "entire hooks antigravity stop"}]}}, indent=2))
+    before = snapshot(home)
+    env = {"HOME": str(home)}
+    r = run("install", "antigravity", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    data = json.loads((cfg / "hooks.json").read_text())
+    assert data["hindsight"] == {
+        "PreInvocation": [{"type": "command", "command": command("session-start",
+                                                                  "antigravity")}],
+        "Stop": [{"type": "command", "command": command("stop", "antigravity")}]}
+    assert data["entire"]["Stop"][0]["command"] == "entire hooks antigravity stop"
+    assert json.loads((cfg / "mcp_config.json").read_text()) == {
+        "mcpServers": {"hindsight": mcp()}}
+    assert run("install", "antigravity", env=env).stdout.startswith("hindsight is already")
+    assert run("uninstall", "antigravity", env=env).returncode == 0
+    assert snapshot(home) == before
+    repo = tmp_path / "repo"
+    r = run("install", "antigravity", "--scope", "project", "--project", str(repo), "--json",
+            env=env)
+    report = json.loads(r.stdout)
+    assert report["changed"] == [str(repo / ".agents" / "hooks.json")]
+    assert report["notes"] == ["the MCP server goes in ~/.gemini/config/mcp_config.json: "
+                               "hindsight install antigravity (user scope)"]
+    assert run("uninstall", "antigravity", "--scope", "project", "--project", str(repo),
+               env=env).returncode == 0
+    assert not (repo / ".agents" / "hooks.json").exists()

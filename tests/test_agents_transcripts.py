@@ -9,9 +9,10 @@ import json
 from pathlib import Path
 
 import pytest
-from agentutil import CopilotEvents, CursorTranscript, GeminiChat, agent_env
+from agentutil import AgyTranscript, CopilotEvents, CursorTranscript, GeminiChat, agent_env
 from hookutil import AWS, GH, cli, make_env, make_repo, memories
 
+from hindsight.sessions.antigravity import read_antigravity
 from hindsight.sessions.copilot import read_copilot
 from hindsight.sessions.cursor import project_name, read_cursor, transcript_path
 from hindsight.sessions.gemini import read_gemini
@@ -256,3 +257,52 @@ def test_import_gemini_finds_the_project_folder_by_its_marker(env: dict[str, str
     assert ("convention", "Never log card numbers.") in rows
     assert not any("OTHER-PROJECT" in t for _, t in rows)
     assert json.loads(cli(["import", "gemini", "--json"], env, repo.path))["retained"] == 0
+
+
+def test_antigravity_reader_unwraps_requests_and_decodes_arguments(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    t = AgyTranscript(tmp_path, "ec33ebf9-agy")
+    t.user(f"Rename the refund helper {FENCE}")
+    t.step("CONVERSATION_HISTORY", "SYSTEM")
+    t.say("", ("run_command", {"CommandLine": "pytest -q", "Cwd": str(root),
+                               "toolAction": "Running tests"}))
+    t.result("RUN_COMMAND", f"TOOL-OUTPUT-BODY {AWS}\nFAILED tests/test_pay.py::test_refund",
+             status="ERROR")
+    t.say("Renaming.", ("replace_file_content", {"TargetFile": str(root / "pay.py"),
+                                                 "ReplacementContent": "def give_back(): ..."}))
+    t.result("CODE_ACTION", "edited")
+    t.lines.append(t.lines[-1])  # a step written twice
+    t.lines.append("{corrupt")
+    t.say("Done, renamed to give_back.")
+    path = t.write(tail='{"step_index": 99, "source": "MO')
+
+    r = read_antigravity(str(path), cwd=str(root))
+    assert r.session_id == "ec33ebf9-agy"
+    assert roles(r.turns) == [
+        ("user", "Rename the refund helper"), ("action", "run_command: pytest -q"),
+        ("assistant", "Renaming."), ("action", "replace_file_content: pay.py"),
+        ("assistant", "Done, renamed to give_back.")]
+    assert r.turns[1].error == "FAILED tests/test_pay.py::test_refund"
+    assert r.turns[3].files == (str(root / "pay.py"),)
+    assert len(r.warnings) == 1 and r.offset == path.stat().st_size - len(
+        '{"step_index": 99, "source": "MO')
+    assert read_antigravity(str(path), r.offset).turns == []
+
+
+def test_import_antigravity_takes_conversations_about_this_repository(
+        env: dict[str, str], tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    home = tmp_path / "home"
+    mine = AgyTranscript(home, "conv-mine")
+    mine.user("Always run the linter before tests.")
+    mine.say("OK.", ("run_command", {"CommandLine": "ruff check .", "Cwd": str(repo.path)}))
+    mine.write()
+    other = AgyTranscript(home, "conv-other")
+    other.user("OTHER-PROJECT prompt")
+    other.say("ok", ("run_command", {"CommandLine": "ls", "Cwd": str(tmp_path / "shop2")}))
+    other.write()
+    out = json.loads(cli(["import", "antigravity", "--json"], env, repo.path))
+    assert (out["files"], out["errors"]) == (1, [])
+    rows = memories(env)
+    assert ("convention", "Always run the linter before tests.") in rows
+    assert not any("OTHER-PROJECT" in t for _, t in rows)

@@ -56,3 +56,14 @@ def cursor_project_dir(env: Mapping[str, str] | None = None) -> str:
 def gemini_dir(home: str | None = None) -> str:
     """Gemini CLI's per-user directory: ``<home or ~>/.gemini`` (absolute)."""
     return os.path.join(os.path.abspath(home) if home else user_home(), ".gemini")
+
+
+def antigravity_dir(home: str | None = None) -> str:
+    """Antigravity CLI's (``agy``) data directory: ``<home or ~>/.gemini/antigravity-cli``."""
+    return os.path.join(gemini_dir(home), "antigravity-cli")
+
+
+def antigravity_config_dir(home: str | None = None) -> str:
+    """Antigravity CLI's user configuration: ``<home or ~>/.gemini/config`` (``hooks.json``,
+    ``mcp_config.json``)."""
+    return os.path.join(gemini_dir(home), "config")

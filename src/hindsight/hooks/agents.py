@@ -37,6 +37,13 @@ Our event names (``hindsight hook <event> --harness <agent>``): ``session-start`
   ``{"hookSpecificOutput": {"hookEventName": "SessionStart"|"BeforeAgent",
   "additionalContext": …}}`` (documented); every other answer is ``{}``, since plain stdout
   would be shown to the user as a system message.
+* **Antigravity CLI** (``agy``; entireio/cli captures of agy 1.0.14/1.0.15 and third-party
+  hooks -- *no documentation read*): camelCase ``conversationId``, ``transcriptPath``,
+  ``workspacePaths``; ``PreInvocation`` runs before every model call (``invocationNum``
+  0-based) and carries no prompt, so it briefs once per conversation, at its first
+  invocation, as ``{"injectSteps": [{"ephemeralMessage": …}]}`` (*third-party only*);
+  ``Stop`` (``fullyIdle``) writes back once the agent is idle. No per-prompt recall: the
+  briefing and the MCP tools.
 """
 
 from __future__ import annotations
@@ -70,8 +77,8 @@ class Event:
     """One hook call, whatever the agent: ``name`` (our event name), ``harness`` (the agent
     whose contract applies), ``session``, ``transcript`` (path, "" when not given),
     ``cwd``, ``prompt``, ``source`` (SessionStart's startup/resume/…), ``files`` (paths an
-    edit event names), ``extra`` (fields only the agent's output needs), ``agent`` (its
-    :class:`Adapter`)."""
+    edit event names), ``extra`` (fields only the agent's output needs), ``skip`` (why no
+    work is needed, "" otherwise), ``agent`` (its :class:`Adapter`)."""
 
     name: str
     harness: str
@@ -82,6 +89,7 @@ class Event:
     source: str = ""
     files: tuple[str, ...] = ()
     extra: dict[str, str] = field(default_factory=dict)
+    skip: str = ""  # why this call needs no work (the adapter saw it in the payload)
     agent: Adapter | None = field(default=None, repr=False)
 
     @classmethod
@@ -224,13 +232,40 @@ class GeminiAdapter(Adapter):
         return "{}\n"
 
 
+class AntigravityAdapter(Adapter):
+    """Antigravity CLI's payloads and outputs (see the module doc)."""
+
+    def event(self, name: str, data: dict[str, Any], harness: str = "") -> Event:
+        roots = data.get("workspacePaths")
+        root = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) \
+            else ""
+        ev = Event(name, self.name, _text(_str(data, "conversationId")),
+                   _str(data, "transcriptPath"), root or os.getcwd())
+        n = data.get("invocationNum")
+        if name == "session-start" and isinstance(n, int) and not isinstance(n, bool) and n:
+            ev.skip = f"model invocation {n} of a turn: the briefing goes with the first"
+        if name == "stop" and data.get("fullyIdle") is False:
+            ev.skip = "not fully idle: background tasks still run"
+        ev.agent = self
+        return ev
+
+    def render(self, ev: Event, text: str) -> str:
+        if ev.name == "session-start" and text:
+            return _dump({"injectSteps": [{"ephemeralMessage": text}]})
+        return "{}\n"
+
+
 CLAUDE = Adapter("claude-code", "Claude Code")
 CODEX = Adapter("codex", "Codex")
 CURSOR = CursorAdapter("cursor", "Cursor", dedupe=True, locates_transcript=True,
                        transcript_wait_s=5.0, prompt_setting="cursorPromptContext")
 COPILOT = CopilotAdapter("copilot", "GitHub Copilot CLI", locates_transcript=True)
 GEMINI = GeminiAdapter("gemini", "Gemini CLI")
-ADAPTERS: dict[str, Adapter] = {a.name: a for a in (CLAUDE, CODEX, CURSOR, COPILOT, GEMINI)}
+# agy writes its transcript after the Stop hook, "sometimes seconds later" (entireio/cli)
+ANTIGRAVITY = AntigravityAdapter("antigravity", "Antigravity CLI", dedupe=True,
+                                 transcript_wait_s=15.0)
+ADAPTERS: dict[str, Adapter] = {a.name: a for a in (CLAUDE, CODEX, CURSOR, COPILOT, GEMINI,
+                                                    ANTIGRAVITY)}
 
 
 def for_hook(harness: str, data: dict[str, Any]) -> Adapter:

@@ -1,5 +1,5 @@
 """Click commands of the agent integration: ``hindsight hook <event>`` (run by the agent)
-and ``hindsight import claude-code|codex|cursor|copilot|gemini``."""
+and ``hindsight import claude-code|codex|cursor|copilot|gemini|antigravity``."""
 
 from __future__ import annotations
 
@@ -117,6 +117,15 @@ def import_gemini_cmd(as_json: bool) -> None:
         _import_report(bank.sessions.import_gemini(), as_json)
 
 
+@click.command("antigravity")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+def import_antigravity_cmd(as_json: bool) -> None:
+    """Read Antigravity CLI conversations (~/.gemini/antigravity-cli/brain) whose tool calls
+    name paths in this repository."""
+    with _bank("antigravity") as bank:
+        _import_report(bank.sessions.import_antigravity(), as_json)
+
+
 @click.command("copilot")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
 def import_copilot_cmd(as_json: bool) -> None:
@@ -133,6 +142,6 @@ def commands() -> list[click.Command]:
 
 def import_sources() -> list[click.Command]:
     """The ``import`` subcommands this package provides (``claude-code``, ``codex``,
-    ``cursor``, ``copilot``, ``gemini``)."""
+    ``cursor``, ``copilot``, ``gemini``, ``antigravity``)."""
     return [import_claude_cmd, import_codex_cmd, import_cursor_cmd, import_copilot_cmd,
-            import_gemini_cmd]
+            import_gemini_cmd, import_antigravity_cmd]

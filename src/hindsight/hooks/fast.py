@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 EVENTS = ("session-start", "user-prompt-submit", "edit", "stop", "pre-compact", "session-end")
-HARNESSES = ("claude-code", "codex", "cursor", "copilot", "gemini")  # hooks.agents.ADAPTERS
+HARNESSES = ("claude-code", "codex", "cursor", "copilot", "gemini", "antigravity")  # hooks.agents.ADAPTERS
 
 
 def run_event(event: str, harness: str) -> int:
@@ -36,6 +36,9 @@ def run_event(event: str, harness: str) -> int:
             diag.set(harness=adapter.name, via=harness)
         ev = adapter.event(event, data)
         diag.set(session=ev.session)
+        if ev.skip:
+            diag.set(skipped=ev.skip)
+            return adapter.render(ev, "")
         return adapter.render(ev, fn(ev, diag))
 
     return guarded(event, harness, run)

@@ -1,4 +1,5 @@
-"""Register hindsight with Cursor, GitHub Copilot CLI and Gemini CLI, undo it, and find which agents are
+"""Register hindsight with Cursor, GitHub Copilot CLI, Gemini CLI and Antigravity CLI, undo
+it, and find which agents are
 on this machine. Same machinery and guarantees as :mod:`hindsight.hooks.install` (every
 file parsed before any is written, timestamped backups, original bytes restored, only our
 entries removed, commands ``<python> -P -m hindsight …`` carrying the install's
@@ -26,6 +27,12 @@ entries removed, commands ``<python> -P -m hindsight …`` carrying the install'
   {"hindsight": {"command", "args", "env"}}}`` (Claude Code's nesting, but ``timeout`` in
   milliseconds: ``hookRunner.ts``). Project hooks are fingerprinted: Gemini asks to trust
   new or changed ones.
+* **Antigravity CLI** (``agy``; entireio/cli ``agent/antigravity/hooks.go``, agy 1.0.x, and
+  the peer memory tool's installer -- *third-party, not documented*): hooks under a bundle
+  key of their own in ``~/.gemini/config/hooks.json`` (user) or
+  ``<project>/.agents/hooks.json``: ``{"hindsight": {"PreInvocation": [{"type": "command",
+  "command": "…"}], "Stop": [...]}}``; MCP in ``~/.gemini/config/mcp_config.json``
+  (``mcpServers``; user scope only).
 """
 
 from __future__ import annotations
@@ -34,7 +41,14 @@ import os
 import shutil
 from typing import Any
 
-from hindsight.config.agents import copilot_dir, cursor_dir, gemini_dir, user_home
+from hindsight.config.agents import (
+    antigravity_config_dir,
+    antigravity_dir,
+    copilot_dir,
+    cursor_dir,
+    gemini_dir,
+    user_home,
+)
 from hindsight.errors import ConfigError
 from hindsight.hooks.configfiles import JSON, Changes, Format, Mutator, plan_edit
 from hindsight.hooks.install import (
@@ -289,6 +303,79 @@ def uninstall_gemini(scope: str = "user", project: str | None = None, *,
          _both(_remove_hooks, _remove_server("mcpServers")))])
 
 
+ANTIGRAVITY_EVENTS = {"PreInvocation": "session-start", "Stop": "stop"}
+BUNDLE = "hindsight"  # our key in agy's hooks.json
+
+
+def _bundle_entry() -> dict[str, Any]:
+    return {event: [{"type": "command", "command": hook_command(name, "antigravity")}]
+            for event, name in ANTIGRAVITY_EVENTS.items()}
+
+
+def _is_our_bundle(value: Any) -> bool:
+    return isinstance(value, dict) and any(
+        isinstance(h, dict) and is_our_command(h.get("command"))
+        for handlers in value.values() if isinstance(handlers, list) for h in handlers)
+
+
+def _add_bundle(doc: dict[str, Any], path: str) -> tuple[Any, Changes]:
+    want, cur = _bundle_entry(), doc.get(BUNDLE)
+    if cur == want:
+        return doc, [("present", BUNDLE)]
+    if cur is not None and not _is_our_bundle(cur):
+        return doc, [("conflict", BUNDLE)]
+    doc[BUNDLE] = want
+    return doc, [("updated" if cur is not None else "added", BUNDLE)]
+
+
+def _remove_bundle(doc: dict[str, Any], path: str) -> tuple[Any, Changes]:
+    if not _is_our_bundle(doc.get(BUNDLE)):
+        return doc, []
+    del doc[BUNDLE]
+    return doc, [("removed", BUNDLE)]
+
+
+def antigravity_paths(scope: str, project: str | None = None, *, home: str | None = None
+                      ) -> tuple[str, str | None]:
+    """``(hooks.json, MCP file or None)`` of Antigravity CLI for ``scope``:
+    ``<home or ~>/.gemini/config/hooks.json`` and ``…/mcp_config.json`` (user), or
+    ``<project>/.agents/hooks.json`` and no MCP file (no project-level one is known).
+    Raises ConfigError for another scope."""
+    root = _project(scope, project)
+    if root:
+        return os.path.join(root, ".agents", "hooks.json"), None
+    folder = antigravity_config_dir(home)
+    return os.path.join(folder, "hooks.json"), os.path.join(folder, "mcp_config.json")
+
+
+def install_antigravity(scope: str = "user", project: str | None = None, *,
+                        home: str | None = None) -> dict[str, Any]:
+    """Add our bundle (``PreInvocation`` → ``… hook session-start --harness antigravity``,
+    ``Stop`` → ``… hook stop --harness antigravity``) to agy's ``hooks.json`` and, for the
+    user scope, the ``hindsight`` server to its ``mcp_config.json``
+    (:func:`antigravity_paths`). Idempotent; report and errors as :func:`install_cursor`."""
+    hooks, mcp = antigravity_paths(scope, project, home=home)
+    edits: list[tuple[str, Format, Mutator]] = [(hooks, JSON, _add_bundle)]
+    if mcp:
+        edits.append((mcp, JSON, _add_mcp({}, {})))
+    report = _run("install", "antigravity", scope, edits)
+    if not mcp:
+        report["notes"].append("the MCP server goes in ~/.gemini/config/mcp_config.json: "
+                               "hindsight install antigravity (user scope)")
+    return report
+
+
+def uninstall_antigravity(scope: str = "user", project: str | None = None, *,
+                          home: str | None = None) -> dict[str, Any]:
+    """Remove our bundle and MCP server from agy's files for ``scope``; as
+    :func:`uninstall_cursor`."""
+    hooks, mcp = antigravity_paths(scope, project, home=home)
+    edits: list[tuple[str, Format, Mutator]] = [(hooks, JSON, _remove_bundle)]
+    if mcp:
+        edits.append((mcp, JSON, _remove_server("mcpServers")))
+    return _run("uninstall", "antigravity", scope, edits)
+
+
 def _installed(edits: list[tuple[str, Format, Mutator]]) -> bool | None:
     """Whether an uninstall would remove something (True), nothing (False), or the files
     cannot be read (None). Writes nothing."""
@@ -303,9 +390,9 @@ def detect(*, home: str | None = None) -> list[dict[str, Any]]:
     """The coding agents found on this machine, one ``{"agent", "label", "found",
     "evidence": [str], "installed": bool | None}`` per agent hindsight integrates. Checked:
     the agent's user directory (``~/.claude`` or ``$CLAUDE_CONFIG_DIR``, ``$CODEX_HOME`` or
-    ``~/.codex``, ``~/.cursor``, ``$COPILOT_HOME`` or ``~/.copilot``, ``~/.gemini``) and
-    its command on ``PATH`` (``claude``, ``codex``, ``cursor-agent``/``cursor``,
-    ``copilot``, ``gemini``).
+    ``~/.codex``, ``~/.cursor``, ``$COPILOT_HOME`` or ``~/.copilot``, ``~/.gemini``,
+    ``~/.gemini/antigravity-cli``) and its command on ``PATH`` (``claude``, ``codex``,
+    ``cursor-agent``/``cursor``, ``copilot``, ``gemini``, ``agy``).
     ``installed``: hindsight's entries are in the user-scope files (None: unreadable)."""
     h = home or user_home()
     settings, claude_mcp = claude_code_paths("user", home=h)
@@ -326,6 +413,8 @@ def detect(*, home: str | None = None) -> list[dict[str, Any]]:
         ("gemini", "Gemini CLI", gemini_dir(h), ("gemini",),
          [(gemini_settings("user", home=h), JSON, _both(_remove_hooks,
                                                         _remove_server("mcpServers")))]),
+        ("antigravity", "Antigravity CLI", antigravity_dir(h), ("agy",),
+         [(os.path.join(antigravity_config_dir(h), "hooks.json"), JSON, _remove_bundle)]),
     ]
     out = []
     for agent, label, folder, commands, edits in table:

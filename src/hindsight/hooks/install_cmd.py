@@ -19,7 +19,8 @@ from typing import Any
 import click
 
 _AGENTS = {"claude-code": "Claude Code", "codex": "Codex", "cursor": "Cursor",
-           "copilot": "GitHub Copilot CLI", "gemini": "Gemini CLI"}
+           "copilot": "GitHub Copilot CLI", "gemini": "Gemini CLI",
+           "antigravity": "Antigravity CLI"}
 
 
 def _restart_hint(report: dict[str, Any]) -> str:
@@ -35,6 +36,8 @@ def _restart_hint(report: dict[str, Any]) -> str:
         return "Start a new Copilot CLI session."
     if report["agent"] == "gemini":
         return "Start a new Gemini CLI session (/hooks lists the hooks it loaded)."
+    if report["agent"] == "antigravity":
+        return "Start a new agy conversation."
     hint = "Restart Claude Code (running sessions keep their old hooks and MCP servers)."
     if report["scope"] == "project" and report["action"] == "install":
         hint += " Claude Code asks once to approve the project's .mcp.json server."
@@ -112,7 +115,8 @@ def _detect_text(found: list[dict[str, Any]]) -> str:
 
 
 def _agent_command(verb: str, agent: str) -> click.Command:
-    """``<verb> cursor|copilot|gemini`` (``--scope``, ``--project``, ``--json``)."""
+    """``<verb> cursor|copilot|gemini|antigravity`` (``--scope``, ``--project``,
+    ``--json``)."""
     label = _AGENTS[agent]
     helps = {"install": f"Add hindsight's hooks and MCP server to {label} (idempotent; "
                         "backups are written next to each changed file).",
@@ -159,7 +163,7 @@ def _group(verb: str) -> click.Group:
                              else _detect_text(found) + "\n")
     else:
         group = click.Group(verb, help=group_help)
-    for agent in ("cursor", "copilot", "gemini"):
+    for agent in ("cursor", "copilot", "gemini", "antigravity"):
         group.add_command(_agent_command(verb, agent))
 
     @group.command("claude-code", help=cc_help)

@@ -11,6 +11,9 @@ Which sessions belong to this repository:
   ``a.b``) share a folder and cannot be told apart.
 * Gemini CLI: the chat recordings of the project folders whose ``.project_root`` (or
   ``projects.json``, or the older ``sha256`` name) is the bank's work tree or main worktree.
+* Antigravity CLI: the conversations under ``~/.gemini/antigravity-cli/brain`` whose tool
+  calls name a path in the bank's work tree or main worktree (agy records no working
+  directory).
 * Copilot CLI: every session under ``$COPILOT_HOME/session-state`` whose working directory
   (``workspace.yaml``, else ``session.start``) resolves to this bank.
 """
@@ -21,7 +24,7 @@ import os
 from functools import partial
 from typing import Any
 
-from hindsight.config.agents import copilot_dir, cursor_dir, gemini_dir
+from hindsight.config.agents import antigravity_dir, copilot_dir, cursor_dir, gemini_dir
 
 
 def _roots(bank: Any) -> list[str]:
@@ -57,6 +60,25 @@ def import_gemini(bank: Any, *, gemini_home: str | None = None) -> dict[str, Any
         one = _import(bank, chats(root, home), partial(read_gemini, cwd=root), "gemini")
         out = {k: out[k] + one[k] for k in out}
     out["looked_in"] = [os.path.join(home, "tmp")]
+    return out
+
+
+def import_antigravity(bank: Any, *, antigravity_home: str | None = None
+                       ) -> dict[str, Any]:
+    """Retain the Antigravity CLI conversations about this repository (see the module
+    doc). Returns ``{"files", "retained", "duplicates", "errors", "looked_in"}``."""
+    from hindsight.sessions.antigravity import brain_dir, mentions, read_antigravity, transcripts
+    from hindsight.sessions.seed import _import
+
+    home = antigravity_home or antigravity_dir()
+    out: dict[str, Any] = {"files": 0, "retained": 0, "duplicates": 0, "errors": []}
+    taken: set[str] = set()
+    for root in _roots(bank):
+        mine = [p for p in transcripts(home) if p not in taken and mentions(p, root)]
+        taken.update(mine)
+        one = _import(bank, mine, partial(read_antigravity, cwd=root), "antigravity")
+        out = {k: out[k] + one[k] for k in out}
+    out["looked_in"] = [brain_dir(home)]
     return out
 
 

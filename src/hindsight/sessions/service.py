@@ -15,7 +15,7 @@ from hindsight.codeindex.service import CodeService
 from hindsight.history.service import HistoryService
 from hindsight.memory.service import MemoryService
 
-HARNESS_READERS = ("claude-code", "codex", "cursor", "copilot", "gemini")
+HARNESS_READERS = ("claude-code", "codex", "cursor", "copilot", "gemini", "antigravity")
 TRANSCRIPT_WAIT_S = 5.0  # Cursor writes its transcript after the hook (entire waits ≤ 5 s)
 
 
@@ -161,6 +161,13 @@ class SessionService:
 
         return import_gemini(self.bank)
 
+    def import_antigravity(self) -> dict[str, Any]:
+        """Retain earlier Antigravity CLI conversations about this repository
+        (idempotent)."""
+        from hindsight.sessions.imports import import_antigravity
+
+        return import_antigravity(self.bank)
+
     def import_copilot(self) -> dict[str, Any]:
         """Retain earlier GitHub Copilot CLI sessions of this repository (idempotent)."""
         from hindsight.sessions.imports import import_copilot
@@ -187,6 +194,12 @@ def _reader(harness: str, path: str = "", cwd: str = "") -> Any:
         from hindsight.sessions.gemini import read_gemini
 
         return partial(read_gemini, cwd=cwd)
+    if harness == "antigravity":
+        from functools import partial
+
+        from hindsight.sessions.antigravity import read_antigravity
+
+        return partial(read_antigravity, cwd=cwd)
     if harness == "copilot":
         from hindsight.sessions.copilot import read_copilot
 
