@@ -276,3 +276,26 @@ def test_antigravity_briefs_at_the_first_invocation_once_and_writes_back_when_id
     r = run_hook("stop", "antigravity", stop, env, tmp_path)
     assert r.stdout == "{}\n"
     assert ("decision", "We decided to keep refunds idempotent.") in memories(env)
+
+
+def test_claims_are_taken_once_and_renewed_once_when_stale(tmp_path: Path) -> None:
+    import os
+
+    from hindsight.hooks.agents import CURSOR
+    from hindsight.hooks.handlers import claim
+
+    ev = CURSOR.event("user-prompt-submit", {"conversation_id": "c1",
+                                             "workspace_roots": [str(tmp_path)]})
+    assert claim("b::x", ev, "prompt", "k", 10.0) is True
+    assert claim("b::x", ev, "prompt", "k", 10.0) is False  # the other hook of this turn
+    assert claim("b::x", ev, "prompt", "other", 10.0) is True
+    assert claim("b::x", ev, "brief", "", None) is True
+    files = [p for p in Path(os.environ["HINDSIGHT_HOME"]).rglob("claims/*")]
+    assert len(files) == 3
+    old = os.stat(files[0]).st_mtime - 60
+    for f in files:
+        os.utime(f, (old, old))
+    assert claim("b::x", ev, "prompt", "k", 10.0) is True  # a later turn, same prompt
+    assert claim("b::x", ev, "prompt", "k", 10.0) is False
+    assert claim("b::x", ev, "brief", "", None) is False  # a briefing never expires
+    assert len(list(Path(os.environ["HINDSIGHT_HOME"]).rglob("claims/*"))) == 3

@@ -87,11 +87,16 @@ def claim(bank_id: str, ev: Event, kind: str, key: str, window_s: float | None) 
     try:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except FileExistsError:
-        with contextlib.suppress(OSError):
-            if window_s is not None and time.time() - os.stat(path).st_mtime >= window_s:
-                os.utime(path)
-                return True
-        return False
+        try:
+            if window_s is None or time.time() - os.stat(path).st_mtime < window_s:
+                return False
+            # a stale claim: of the processes that find it, the one whose rename
+            # succeeds (atomic) takes it
+            os.rename(path, aside := f"{path}.{os.getpid()}")
+            os.unlink(aside)
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except OSError:
+            return False
     if kind == "brief":
         _prune(folder)
     return True
