@@ -225,6 +225,16 @@ def measure_agents(repo: Path, env: dict[str, str], runs: int, work: Path
         lat[h].setdefault(label or event, []).append(s)
         return out
 
+    def drains() -> int:
+        return sum('"event": "drain"' in x for x in diag.read_text().splitlines()) \
+            if diag.exists() else 0
+
+    def settle(before: int, timeout: float = 60) -> None:
+        """Wait for the detached drain an edit started (as the stop loop does)."""
+        deadline = time.time() + timeout
+        while drains() <= before and time.time() < deadline:
+            time.sleep(0.05)
+
     for i in range(runs):
         for h in HARNESSES:
             run(h, "session-start", _payload(h, "session-start", repo, f"{h}-b{i}"))
@@ -246,7 +256,9 @@ def measure_agents(repo: Path, env: dict[str, str], runs: int, work: Path
                 data["toolArgs"] = {"path": str(target)}
             else:
                 data["tool_input"] = {"file_path": str(target)}
+            before = drains()
             run(h, "edit", data)
+            settle(before)
         run("copilot", "edit", _payload("copilot", "edit", repo, "copilot-e", toolName="bash",
                                         toolArgs={"command": "ls"}), "edit (other tool)")
     target.write_text(original)

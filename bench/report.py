@@ -225,6 +225,9 @@ if __name__ == "__main__":
     if (RES / "hooks.json").exists():
         print()
         print(hooks_table(json.loads((RES / "hooks.json").read_text())))
+    if (RES / "hooks_loaded.json").exists():  # the same script, while other work ran
+        print()
+        print(hooks_table(json.loads((RES / "hooks_loaded.json").read_text())))
     if (RES / "anchors.json").exists():
         print()
         print(anchors_table(json.loads((RES / "anchors.json").read_text())))
