@@ -168,6 +168,17 @@ def hooks_table(d: dict) -> str:
                  if ev == "user-prompt-submit" else "")
         out.append(f"| `hook {ev}`{extra} | {x['p50_ms']:.0f} / {x['p95_ms']:.0f} ms | "
                    f"{x['x_python_start_p50']:.1f} | {tgt} |")
+    for agent, events in r.get("agents", {}).items():
+        for ev, x in events.items():
+            extra = (f" ({x['prompts_with_injection']} of {x['n']} prompts got memories)"
+                     if ev == "user-prompt-submit" else "")
+            vs = f"{x['x_claude_p50']:.2f} × Claude Code's" if "x_claude_p50" in x else ""
+            out.append(f"| side by side: `hook {ev.split()[0]}"
+                       f"{'' if agent == 'claude-code' else ' --harness ' + agent}`"
+                       f"{' (not an edit tool)' if ' ' in ev else ''}{extra} | "
+                       f"{x['p50_ms']:.0f} / {x['p95_ms']:.0f} ms | "
+                       f"{x['p50_ms'] / base['p50_ms']:.1f}{'; ' + vs if vs and agent != 'claude-code' else ''} | "
+                       f"p95 ≤ {x['target_p95_ms']:,} ms {mark(x['met'])} |")
     b = r["stop_2mb"]
     out.append(f"| `hook stop` on a {b['transcript_bytes'] / 2**20:.1f} MB transcript: returns "
                f"/ searchable / all done (embedded) | {b['return_ms']:.0f} ms / "
@@ -214,6 +225,9 @@ if __name__ == "__main__":
     if (RES / "hooks.json").exists():
         print()
         print(hooks_table(json.loads((RES / "hooks.json").read_text())))
+    if (RES / "hooks_loaded.json").exists():  # the same script, while other work ran
+        print()
+        print(hooks_table(json.loads((RES / "hooks_loaded.json").read_text())))
     if (RES / "anchors.json").exists():
         print()
         print(anchors_table(json.loads((RES / "anchors.json").read_text())))

@@ -5,7 +5,8 @@
    (``disableHooks`` → ``HINDSIGHT_DISABLE_HOOKS``; ``HINDSIGHT_DISABLEHOOKS`` works too);
 3. the top level of the file (``$HINDSIGHT_CONFIG``, default ``$HINDSIGHT_HOME/config.json``,
    i.e. ``~/.hindsight/config.json``);
-4. ``harnesses.<name>`` of the file (``claude-code``, ``codex``, ``mcp``, ``cli``);
+4. ``harnesses.<name>`` of the file (``claude-code``, ``codex``, ``cursor``, ``copilot``,
+   ``gemini``, ``antigravity``, ``mcp``, ``cli``);
 5. ``banks.<bankId>`` of the file.
 
 Nothing is ever read from inside a repository: a cloned repository cannot turn memory on,
@@ -38,7 +39,8 @@ from typing import Any, NamedTuple
 
 from hindsight.errors import ConfigError
 
-HARNESSES = ("claude-code", "codex", "mcp", "cli")
+HARNESSES = ("claude-code", "codex", "cursor", "copilot", "gemini", "antigravity", "mcp",
+             "cli")
 MASK = "***"
 _INT32_MAX = 2_147_483_647
 _MAX_SECONDS = 1_000_000.0  # timeouts: above 0 and at most this (about 11 days)
@@ -135,6 +137,10 @@ class Settings:
                             "Run the stop hooks' work in the foreground (debugging).")
     diag_file: str = _knob("str", "",
                            "Hook diagnostics JSONL (default $HINDSIGHT_HOME/logs/hooks.jsonl).")
+    cursor_prompt_context: bool = _knob(
+        "bool", True, "Cursor's beforeSubmitPrompt hook returns recalled memories as "
+        "additional_context (accepted by Cursor 3.20 clients, not documented); off: Cursor "
+        "gets the session briefing and the MCP tools only.")
     # --- model providers --------------------------------------------------------------
     llm_url: str = _knob("str", "",
                          "Base URL of an OpenAI-compatible chat endpoint, ending in /v1 (e.g. "
