@@ -25,10 +25,14 @@ The constants were chosen on the dev half of the labelled set in tests/fixtures/
 embedder (package missing or not the expected files), only named anchors and memories
 with ``lex`` ≥ :data:`LEXICAL_ONLY` pass.
 
-Static vectors of the memories are cached beside the bank (``<bank>.db.gate``, an ``.npz``
-of ids, fingerprints and float16 rows), checked on every use against the active memories'
-(id, fingerprint) pairs; a hook embeds at most :data:`EMBED_BUDGET` missing memories, and
-write-back and seeding refresh the rest (:func:`refresh_cache`).
+Static vectors of the memories are cached beside the bank (``<bank>.db.gate``: ids,
+fingerprints and float16 rows, :func:`_read_cache`), checked on every use against the
+active memories' (id, fingerprint) pairs; a hook embeds at most :data:`EMBED_BUDGET`
+missing memories, and write-back and seeding refresh the rest (:func:`refresh_cache`).
+The embedder's word table lives beside it (``<bank>.db.gate-words``). The prompt's words
+are looked up there first; when some are missing the tokenizer starts loading in a
+thread while lexical recall runs (:meth:`WordLlamaStatic.prepare`). Both files are only
+savings: deleting them costs one rebuild.
 """
 
 from __future__ import annotations
@@ -51,14 +55,14 @@ INJECT_KINDS = ("convention", "decision", "lesson", "experience", "fact")
 # expressions (which hold the GIL) busy past the hook's time budget.
 PROMPT_CHARS = 2000
 LEX_WEIGHT = 0.3        # weight of ``lex`` beside the cosine (dev half of tests/fixtures/gate)
-MIN_BANK = 100         # IDF computed as if the bank held at least this many memories
+MIN_BANK = 100          # IDF computed as if the bank held at least this many memories
 EVIDENCE_MIN = 3.5      # Σ IDF of the matched terms below which ``lex`` counts 0 (same)
 CLEAR_THRESHOLD = 0.36  # a lower score that still passes when it leads clearly (same)
 CLEAR_GAP = 0.12        # by this much over the second best score (same)
 LEXICAL_ONLY = 0.6      # ``lex`` needed when no static embedder is available (same)
 LEXICAL_CANDIDATES = 20     # memories taken from lexical and anchor recall
 SEMANTIC_CANDIDATES = 10    # memories taken from the static embedding's nearest
-EMBED_BUDGET = 128      # missing cached vectors one hook computes (≈ 25 ms)
+EMBED_BUDGET = 128      # missing cached vectors one hook computes (≈ 25 ms idle)
 CACHE_SUFFIX = ".gate"
 WORDS_SUFFIX = "-words"  # the embedder's word → token ids table, beside the cache
 
@@ -69,7 +73,8 @@ def lexical(terms: list[str], row: Memory, df: dict[str, int], n: int
     and anchors, singular or plural): ``share`` = Σ idf over matched terms / Σ idf over all
     terms (in [0, 1]; 0 for no terms), ``evidence`` = Σ idf over matched terms, with idf(t) =
     ln(1 + N / (1 + df(t))) as in BM25's IDF (Robertson & Zaragoza 2009) without its
-    negative part; ``df`` from the full-text index, ``n`` the active memories."""
+    negative part; ``df`` from the full-text index, ``n`` the active memories (at least
+    :data:`MIN_BANK`: in a bank of a few memories every word would look rare)."""
     from hindsight.memory.textindex import forms, tokens
 
     if not terms:
@@ -287,8 +292,10 @@ def gate(memory: MemoryService, prompt: str, *, threshold: float, exclude: set[i
          agent: str = "", embedder: Any = None, cache: str = ""
          ) -> list[tuple[Memory, float]]:
     """The memories that pass the gate for ``prompt`` (module doc), best first, as
-    ``(memory, score)``; a named anchor's score is at least 1.0. Memories
-    in ``exclude`` or private to another agent never pass. ``[]`` for an empty prompt or
+    ``(memory, score)``; a named anchor's score is at least 1.0. A memory private to
+    another agent is never a candidate; one in ``exclude`` (already injected in the
+    session) is not injected again, and the one that would come after it is not injected
+    in its place. ``[]`` for an empty prompt or
     bank. Raises StorageError."""
     prompt = prompt[:PROMPT_CHARS]
     if not prompt.strip() or not memory.store.has_active():
@@ -313,7 +320,7 @@ def gate(memory: MemoryService, prompt: str, *, threshold: float, exclude: set[i
         rows.update(memory.get_many([i for i in cos if i not in rows]))
     scored: list[tuple[Memory, float, bool]] = []
     for mid, row in rows.items():
-        if mid in exclude or row.status != "active" or row.kind not in INJECT_KINDS or \
+        if row.status != "active" or row.kind not in INJECT_KINDS or \
                 not (row.visibility != "private" or row.owner == agent):
             continue
         share, evidence = lexical(terms, row, df, n)
@@ -324,12 +331,13 @@ def gate(memory: MemoryService, prompt: str, *, threshold: float, exclude: set[i
         return []
     named = [(r, max(sc, 1.0)) for r, sc, nm in scored if nm]
     if named:
-        return sorted(named, key=lambda p: (-p[1], p[0].id))
-    scored.sort(key=lambda p: (-p[1], p[0].id))
-    row, best = scored[0][0], scored[0][1]
-    second = scored[1][1] if len(scored) > 1 else 0.0
-    if cos is None:
-        return [(row, best)] if best >= max(threshold, LEXICAL_ONLY) else []
-    if best >= threshold or (best >= CLEAR_THRESHOLD and best - second >= CLEAR_GAP):
-        return [(row, best)]
-    return []
+        out = sorted(named, key=lambda p: (-p[1], p[0].id))
+    else:
+        scored.sort(key=lambda p: (-p[1], p[0].id))
+        row, best = scored[0][0], scored[0][1]
+        second = scored[1][1] if len(scored) > 1 else 0.0
+        ok = best >= max(threshold, LEXICAL_ONLY) if cos is None else \
+            best >= threshold or (best >= CLEAR_THRESHOLD and best - second >= CLEAR_GAP)
+        out = [(row, best)] if ok else []
+    # already shown in this session: not again, and no runner-up takes its place
+    return [(r, sc) for r, sc in out if r.id not in exclude]
