@@ -171,11 +171,17 @@ def test_vector_cache_follows_the_bank(tmp_path: Path, monkeypatch: pytest.Monke
         ids = [b.memory.retain(t, kind="lesson").id for t in
                ("Wrap help to the terminal width", "Pin actions to a commit SHA",
                 "Money is integer cents")]
-        b.memory.retain("a chat turn about lunch", kind="conversation")
+        b.memory.retain("a chat turn about sesquipedalian names", kind="conversation")
         emb, path = b.prompt_embedder(), cache_path(b.path)
         got, rows = cached_rows(b.memory.store, emb, path, budget=2)
         assert got == ids[:2] and len(rows) == 2 * 2 * 256  # the budget: two of three
         assert refresh_cache(b.memory.store, emb, path) == 3
+        from hindsight.providers.static_wordllama import WordLlamaStatic
+
+        later = WordLlamaStatic()  # a later hook: the conversation's words are known
+        later.use_word_file(path + "-words")
+        later.prepare("sesquipedalian names")
+        assert later._loader is None and len(later.words["sesquipedalian"]) > 1
         first = cached_rows(b.memory.store, emb, path)
         b.memory.forget(ids[1], "wrong")
         assert cached_rows(b.memory.store, emb, path)[0] == [ids[0], ids[2]]

@@ -237,6 +237,18 @@ class WordLlamaStatic:
         norm = sum(x * x for x in acc) ** 0.5
         return [x / norm for x in acc] if norm > 0 else acc
 
+    def learn(self, texts: list[str]) -> int:
+        """Tokenize the words of ``texts`` not in the table yet and keep them (in the word
+        file too); returns how many were new. Raises ProviderError."""
+        words = sorted({w for t in texts for w in t.split()} - set(self.words))
+        if words and self._file:
+            self.words.update(self._lookup(words))
+            words = [w for w in words if w not in self.words]
+        if words:
+            self._tokenize(words)
+            self._store()
+        return len(words)
+
     def use_word_file(self, path: str) -> None:
         """Keep the word table in the SQLite file ``path`` (created when missing): words are
         read from it as texts need them, and words tokenized here are added to it. A file

@@ -230,10 +230,18 @@ def cached_rows(store: MemoryStore, embedder: Any, path: str,
     return ids, b"".join(rows[i][1] for i in ids)
 
 
+LEARN_RECENT = 5000  # memories of any kind whose words a refresh adds to the word table
+
+
 def refresh_cache(store: MemoryStore, embedder: Any, path: str) -> int:
-    """Bring the cache at ``path`` up to date (every missing vector); returns how many
-    memories it holds. Raises ProviderError."""
-    return len(cached_rows(store, embedder, path, budget=None)[0])
+    """Bring the cache at ``path`` up to date (every missing vector) and add the words of
+    the :data:`LEARN_RECENT` newest memories of any kind (past prompts among them) to the
+    word table, so that later prompts seldom need the tokenizer; returns how many memories
+    the cache holds. Raises ProviderError."""
+    n = len(cached_rows(store, embedder, path, budget=None)[0])
+    if hasattr(embedder, "learn"):
+        embedder.learn([m.text for m in store.list_memories(limit=LEARN_RECENT)])
+    return n
 
 
 NUMPY_FROM = 4000  # cached memories from which NumPy (≈ 50 ms to import) pays for itself
