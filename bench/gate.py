@@ -130,15 +130,22 @@ def report(prompts: list[dict[str, Any]], got: dict[str, list[str]]) -> dict[str
 
 def run_inprocess(repo: Path, prompts: list[dict[str, Any]], back: dict[int, str],
                   settings: dict[str, Any]) -> dict[str, list[str]]:
-    """Injected fixture ids per prompt, through the service the hook calls."""
+    """Injected fixture ids per prompt, through the function the hook calls, each prompt
+    with a new static embedder as in a new hook process, after the refresh that seeding
+    and write-back run (so words the bank has never seen are split as a hook splits
+    them, without the tokenizer)."""
     from hindsight.app import open_bank
+    from hindsight.sessions.briefing import prompt_memories
+    from hindsight.sessions.gate import cache_path
 
     got: dict[str, list[str]] = {}
     with open_bank(str(repo), harness="claude-code", create=False) as b:
+        b.sessions.refresh_gate()
         for p in prompts:
-            _t, ids, _r = b.sessions.prompt_recall(
-                p["prompt"], threshold=settings["threshold"], limit=settings["limit"],
-                max_chars=settings["max_chars"], exclude=set(), agent="claude-code")
+            _t, ids, _r = prompt_memories(
+                b.memory, p["prompt"], threshold=settings["threshold"],
+                limit=settings["limit"], max_chars=settings["max_chars"], exclude=set(),
+                agent="claude-code", embedder=b.prompt_embedder(), cache=cache_path(b.path))
             got[p["id"]] = [back.get(i, f"#{i}") for i in ids]
     return got
 
@@ -199,6 +206,9 @@ def main() -> None:
             from hindsight.app import Bank
 
             Bank.prompt_embedder = lambda self: None  # type: ignore[method-assign]
+            from hindsight.sessions.service import SessionService
+
+            SessionService.refresh_gate = lambda self: None  # type: ignore[method-assign]
         s = load("claude-code")
         settings = {"threshold": float(s["recallThreshold"]), "limit": int(s["recallLimit"]),
                     "max_chars": int(s["recallMaxChars"])}

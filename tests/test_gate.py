@@ -69,6 +69,8 @@ def test_field_report_the_help_width_lesson_is_injected(ledger: dict[str, Any]) 
 
 
 def _run(ledger: dict[str, Any], embedder: Any = "default") -> dict[str, list[str]]:
+    """Injected fixture ids per prompt as hooks would inject them: after the refresh that
+    seeding runs, each prompt with a new embedder (a new hook process)."""
     import os
 
     from hindsight.app import open_bank
@@ -79,8 +81,9 @@ def _run(ledger: dict[str, Any], embedder: Any = "default") -> dict[str, list[st
     os.environ["HINDSIGHT_HOME"] = ledger["env"]["HINDSIGHT_HOME"]
     got = {}
     with open_bank(str(ledger["repo"]), create=False) as b:
-        emb = b.prompt_embedder() if embedder == "default" else embedder
+        b.sessions.refresh_gate()
         for p in ledger["prompts"]:
+            emb = b.prompt_embedder() if embedder == "default" else embedder
             _t, ids, _r = prompt_memories(b.memory, p["prompt"], threshold=0.42, limit=5,
                                           max_chars=4000, exclude=set(), embedder=emb,
                                           cache=cache_path(b.path))
@@ -90,10 +93,10 @@ def _run(ledger: dict[str, Any], embedder: Any = "default") -> dict[str, list[st
 
 def test_labelled_set_dev_and_test_halves(ledger: dict[str, Any]) -> None:
     """Floors just under the figures measured when the gate was tuned (README table):
-    dev precision 0.905 / recall 0.761, test 0.857 / 0.652."""
+    dev precision 0.900 / recall 0.718, test 0.857 / 0.652."""
     r = bench_gate.report(ledger["prompts"], _run(ledger))
     dev, test = r["dev"]["all"], r["test"]["all"]
-    assert dev["precision"] >= 0.89 and dev["recall"] >= 0.74, dev
+    assert dev["precision"] >= 0.88 and dev["recall"] >= 0.70, dev
     assert test["precision"] >= 0.84 and test["recall"] >= 0.63, test
     for half in ("dev", "test"):  # naming a file or symbol always finds its memories
         assert r[half]["file"]["recall"] == 1.0 and r[half]["symbol"]["recall"] == 1.0
@@ -141,20 +144,28 @@ def test_word_file_learns_words_and_survives_damage(tmp_path: Path) -> None:
     from hindsight.providers.static_wordllama import WordLlamaStatic
 
     path = tmp_path / "words"
+    text = "the flibbertigibbet overflows"
     a = WordLlamaStatic()
     a.use_word_file(str(path))
-    v = a.embed_one("the flibbertigibbet overflows", exact=True)
+    exact = a.embed_batch([text])[0]  # loads the tokenizer: words and vocabulary are saved
     b = WordLlamaStatic()
     b.use_word_file(str(path))
-    b.prepare("the flibbertigibbet overflows")
+    b.prepare(text)
     assert b._loader is None  # learned by a, read back from the file
-    assert b.embed_one("the flibbertigibbet overflows") == v
-    path.write_bytes(b"not a database" * 100)
-    c = WordLlamaStatic()
+    assert max(abs(x - y) for x, y in zip(b.embed_one(text), exact, strict=True)) < 1e-6
+    c = WordLlamaStatic()  # a word never seen: split by the stored vocabulary, no tokenizer
     c.use_word_file(str(path))
-    assert c.embed_one("the flibbertigibbet overflows", exact=True) == v  # re-learned
-    missing = WordLlamaStatic()  # without exact, an unknown word is left out
-    assert missing.embed_one("flibbertigibbet", exact=False) == [0.0] * 256
+    c.prepare("snollygosters")
+    assert c._loader is None
+    assert c._greedy(["snollygosters", "the"]) == {
+        # longest pieces first: ▁sn olly go sters (the tokenizer's BPE: ▁sn olly g ost ers)
+        "snollygosters": [a._tok.token_to_id(p) for p in ("\u2581sn", "olly", "go", "sters")],
+        "the": [a._tok.token_to_id("\u2581the")]}
+    assert c.embed_one("snollygosters") != [0.0] * 256 and c._tok is None
+    path.write_bytes(b"not a database" * 100)
+    d = WordLlamaStatic()  # a damaged file: words are tokenized again, nothing fails
+    d.use_word_file(str(path))
+    assert max(abs(x - y) for x, y in zip(d.embed_one(text), exact, strict=True)) < 1e-6
 
 
 def test_vector_cache_follows_the_bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

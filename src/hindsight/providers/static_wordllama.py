@@ -44,7 +44,8 @@ TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 EXPECTED = {WEIGHTS: ("ZLR6LcSTy46FlEB2YBGJc5hS17ZODh7tyxk3olHNn9U", 16384096),
             TOKENIZER: ("kySPKp7DbHs19wCgM9XzYiiq5I22Gu4xAH-kkGLN62g", 1842796)}
 MAX_TOKENS = 512  # per text; the mean of a longer text hardly moves
-_FILE_VERSION = 1  # of the word file's layout, and of the model it belongs to
+_FILE_VERSION = 2  # of the word file's layout, and of the model it belongs to
+LONGEST_WORD = 40  # characters of an unknown word split by :meth:`WordLlamaStatic._greedy`
 
 
 def package_dir() -> str:
@@ -96,6 +97,8 @@ class WordLlamaStatic:
         self._map: Any = None
         self._loader: Any = None
         self._tok_error: ProviderError | None = None
+        self._pieces_new: dict[str, int] = {}
+        self._vocab_done = False
 
     def _pkg(self) -> str:
         if self._dir is None:
@@ -147,33 +150,82 @@ class WordLlamaStatic:
         if self._loader is not None:
             self._loader.join()
             self._loader = None
+        if self._tok is None and self._tok_error is None:
+            self._load_tokenizer()
         if self._tok is None:
-            if self._tok_error is None:
-                self._load_tokenizer()
-            if self._tok is None:
-                raise self._tok_error or ProviderError("the static embedder's tokenizer")
-            for piece, i in self._tok.get_vocab().items():
+            raise self._tok_error or ProviderError("the static embedder's tokenizer")
+        if not self._vocab_done:  # the one-token words join the table, once per process
+            self._vocab_done = True
+            vocab = self._tok.get_vocab()
+            for piece, i in vocab.items():
                 w = piece[1:]
                 if len(piece) > 1 and piece[0] == "\u2581" and "\u2581" not in w and \
                         w not in self.words:
                     self.words[w] = [i]
                     if not self._file_ready:  # the word file gets them once
                         self._new[w] = [i]
+            if not self._file_ready:
+                self._pieces_new = vocab
         todo = [w for w in words if w not in self.words]
         for w, e in zip(todo, self._tok.encode_batch(todo, add_special_tokens=False),
                         strict=True):
             self.words[w] = self._new[w] = list(e.ids)
 
+    def _greedy(self, words: list[str]) -> dict[str, list[int]]:
+        """Token ids of ``words`` by longest vocabulary piece first, left to right (the
+        WordPiece rule, Wu et al. 2016), from the word file's vocabulary: close to the
+        BPE result without loading the tokenizer (on the labelled prompts 63% of the
+        unknown words split the same). ``{}`` when the file has no vocabulary."""
+        import sqlite3
+
+        cut = [w[:LONGEST_WORD] for w in words]
+        keys = {("\u2581" if i == 0 else "") + w[i:j] for w in cut
+                for i in range(len(w)) for j in range(i + 1, len(w) + 1)}
+        keys.add("\u2581")
+        vocab: dict[str, int] = {}
+        try:
+            conn = self._connect()
+            try:
+                ks = sorted(keys)
+                for k in range(0, len(ks), 500):
+                    chunk = ks[k:k + 500]
+                    q = ",".join("?" * len(chunk))
+                    vocab.update(conn.execute(f"SELECT p, id FROM pieces WHERE p IN ({q})",
+                                              chunk).fetchall())
+            finally:
+                conn.close()
+        except (sqlite3.Error, OSError):
+            return {}
+        out: dict[str, list[int]] = {}
+        for w, c in zip(words, cut, strict=True):
+            ids, i, mark = [], 0, "\u2581"
+            while i < len(c):
+                for j in range(len(c), i, -1):
+                    if mark + c[i:j] in vocab:
+                        ids.append(vocab[mark + c[i:j]])
+                        i, mark = j, ""
+                        break
+                else:  # no piece starts here: the word marker alone, or skip a character
+                    if mark and mark in vocab:
+                        ids.append(vocab[mark])
+                    else:
+                        i += 1
+                    mark = ""
+            if ids:
+                out[w] = ids
+        return out
+
     def prepare(self, text: str) -> None:
-        """Look up ``text``'s words in the word file; when some are not there, start loading
-        the tokenizer in a background thread, so that :meth:`embed_one` with ``exact`` can
-        tokenize them without waiting the whole load."""
+        """Look up ``text``'s words in the word file. When some are not there and the file
+        has no vocabulary yet (a new bank), start loading the tokenizer in a background
+        thread, so that :meth:`embed_one` can tokenize them without waiting the whole
+        load."""
         import threading
 
         words = sorted(set(" ".join(text.split()).split(" ")) - set(self.words) - {""})
         if words and self._file:
             self.words.update(self._lookup(words))
-        if self._tok is None and self._loader is None and \
+        if self._tok is None and self._loader is None and not self._file_ready and \
                 any(w not in self.words for w in words):
             self._loader = threading.Thread(target=self._load_tokenizer, daemon=True)
             self._loader.start()
@@ -205,12 +257,13 @@ class WordLlamaStatic:
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-12)
 
-    def embed_one(self, text: str, exact: bool = False) -> list[float]:
+    def embed_one(self, text: str) -> list[float]:
         """The vector of ``text`` as a list of ``dim`` floats (unit length, or zeros when no
-        word of it is known), without NumPy. Words not in the table are tokenized when
-        ``exact`` (loading the tokenizer if :meth:`prepare` has not started it), else left
-        out. Equal to ``embed_batch([text])[0]`` when every word is known or ``exact``.
-        Raises ProviderError."""
+        word of it is known), without NumPy. Words not in the table are tokenized when the
+        tokenizer is loaded or loading (:meth:`prepare`), else split by :meth:`_greedy`
+        (no tokenizer load: ≈ 40 ms idle, 300 ms and more on a loaded machine), else left
+        out. Equal to ``embed_batch([text])[0]`` when every word is in the table or the
+        tokenizer is used. Raises ProviderError."""
         import mmap
         import struct
         from operator import add
@@ -220,10 +273,14 @@ class WordLlamaStatic:
         if unknown and self._file:
             self.words.update(self._lookup(unknown))
             unknown = [w for w in unknown if w not in self.words]
-        if unknown and exact:
+        split: dict[str, list[int]] = {}
+        if unknown and (self._tok is not None or self._loader is not None or
+                        not self._file_ready):
             self._tokenize(unknown)
             self._store()
-        ids = [i for w in words for i in self.words.get(w, ())][:MAX_TOKENS]
+        elif unknown:
+            split = self._greedy(unknown)
+        ids = [i for w in words for i in self.words.get(w, split.get(w, ()))][:MAX_TOKENS]
         if self._map is None:
             offset, rows = self._header()
             with open(os.path.join(self._pkg(), WEIGHTS), "rb") as f:
@@ -264,6 +321,8 @@ class WordLlamaStatic:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("CREATE TABLE IF NOT EXISTS words(w TEXT PRIMARY KEY, ids TEXT NOT NULL)"
                      " WITHOUT ROWID")
+        conn.execute("CREATE TABLE IF NOT EXISTS pieces(p TEXT PRIMARY KEY, id INTEGER NOT NULL)"
+                     " WITHOUT ROWID")
         return conn
 
     def _lookup(self, words: list[str]) -> dict[str, list[int]]:
@@ -290,7 +349,7 @@ class WordLlamaStatic:
     def _store(self) -> None:
         import sqlite3
 
-        if not self._file or not self._new:
+        if not self._file or not (self._new or self._pieces_new):
             return
         try:
             conn = self._connect()
@@ -299,8 +358,10 @@ class WordLlamaStatic:
                 conn.execute(f"PRAGMA user_version={_FILE_VERSION}")
                 conn.executemany("INSERT OR IGNORE INTO words VALUES(?, ?)",
                                  [(w, " ".join(map(str, ids))) for w, ids in self._new.items()])
+                conn.executemany("INSERT OR IGNORE INTO pieces VALUES(?, ?)",
+                                 list(self._pieces_new.items()))
                 conn.execute("COMMIT")
-                self._new = {}
+                self._new, self._pieces_new = {}, {}
                 self._file_ready = True
             finally:
                 conn.close()

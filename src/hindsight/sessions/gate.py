@@ -57,8 +57,8 @@ PROMPT_CHARS = 2000
 LEX_WEIGHT = 0.3        # weight of ``lex`` beside the cosine (dev half of tests/fixtures/gate)
 MIN_BANK = 100          # IDF computed as if the bank held at least this many memories
 EVIDENCE_MIN = 3.5      # Σ IDF of the matched terms below which ``lex`` counts 0 (same)
-CLEAR_THRESHOLD = 0.36  # a lower score that still passes when it leads clearly (same)
-CLEAR_GAP = 0.12        # by this much over the second best score (same)
+CLEAR_THRESHOLD = 0.39  # a lower score that still passes when it leads clearly (same)
+CLEAR_GAP = 0.08        # by this much over the second best score (same)
 LEXICAL_ONLY = 0.6      # ``lex`` needed when no static embedder is available (same)
 LEXICAL_CANDIDATES = 20     # memories taken from lexical and anchor recall
 SEMANTIC_CANDIDATES = 10    # memories taken from the static embedding's nearest
@@ -269,7 +269,7 @@ def _semantic(memory: MemoryService, prompt: str, embedder: Any, path: str,
     """Cosine of the prompt to its :data:`SEMANTIC_CANDIDATES` nearest cached memories and to
     every one of ``lexical_ids``."""
     ids, rows = cached_rows(memory.store, embedder, path)  # loads the word table too
-    qv = embedder.embed_one(prompt, exact=True)
+    qv = embedder.embed_one(prompt)
     cos = dict(zip(ids, cosines(qv, rows, embedder.dim), strict=True))
     out = dict(sorted(cos.items(), key=lambda kv: -kv[1])[:SEMANTIC_CANDIDATES])
     rest = [i for i in lexical_ids if i not in cos]
