@@ -186,8 +186,8 @@ def main() -> None:
     bank, prompts = load_fixture()
     with tempfile.TemporaryDirectory(prefix="hs-gate-") as tmp:
         work = Path(tmp)
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("HINDSIGHT_", "CLAUDE_"))}
+        env = {k: v for k, v in os.environ.items()  # byte-code caches on, as users have
+               if not k.startswith(("HINDSIGHT_", "CLAUDE_")) and k != "PYTHONDONTWRITEBYTECODE"}
         env.update(HINDSIGHT_HOME=str(work / "home"), HINDSIGHT_EMBEDDER=a.embedder,
                    HINDSIGHT_DIAG_FILE=str(work / "diag.jsonl"), HINDSIGHT_SEED="0",
                    CLAUDE_CONFIG_DIR=str(work / "claude"))

@@ -99,6 +99,7 @@ class WordLlamaStatic:
         self._tok_error: ProviderError | None = None
         self._pieces_new: dict[str, int] = {}
         self._vocab_done = False
+        self._ro: Any = None
 
     def _pkg(self) -> str:
         if self._dir is None:
@@ -176,25 +177,13 @@ class WordLlamaStatic:
         WordPiece rule, Wu et al. 2016), from the word file's vocabulary: close to the
         BPE result without loading the tokenizer (on the labelled prompts 63% of the
         unknown words split the same). ``{}`` when the file has no vocabulary."""
-        import sqlite3
-
         cut = [w[:LONGEST_WORD] for w in words]
         keys = {("\u2581" if i == 0 else "") + w[i:j] for w in cut
                 for i in range(len(w)) for j in range(i + 1, len(w) + 1)}
         keys.add("\u2581")
-        vocab: dict[str, int] = {}
-        try:
-            conn = self._connect()
-            try:
-                ks = sorted(keys)
-                for k in range(0, len(ks), 500):
-                    chunk = ks[k:k + 500]
-                    q = ",".join("?" * len(chunk))
-                    vocab.update(conn.execute(f"SELECT p, id FROM pieces WHERE p IN ({q})",
-                                              chunk).fetchall())
-            finally:
-                conn.close()
-        except (sqlite3.Error, OSError):
+        vocab: dict[str, int] = dict(self._select("SELECT p, id FROM pieces WHERE p IN ({})",
+                                                  sorted(keys)))
+        if not vocab:
             return {}
         out: dict[str, list[int]] = {}
         for w, c in zip(words, cut, strict=True):
@@ -325,26 +314,44 @@ class WordLlamaStatic:
                      " WITHOUT ROWID")
         return conn
 
-    def _lookup(self, words: list[str]) -> dict[str, list[int]]:
+    def _reader(self) -> Any:
+        """A read-only connection to the word file, kept for this instance; None when the
+        file is missing, damaged or of another layout."""
         import sqlite3
 
-        out: dict[str, list[int]] = {}
-        try:
-            conn = self._connect()
+        if self._ro is None:
             try:
+                conn = sqlite3.connect(f"file:{self._file}?mode=ro", uri=True, timeout=0.2)
                 if conn.execute("PRAGMA user_version").fetchone()[0] != _FILE_VERSION:
-                    return out
-                self._file_ready = True
-                for k in range(0, len(words), 500):
-                    chunk = words[k:k + 500]
-                    q = ",".join("?" * len(chunk))
-                    out.update((w, [int(i) for i in ids.split()]) for w, ids in conn.execute(
-                        f"SELECT w, ids FROM words WHERE w IN ({q})", chunk))
-            finally:
-                conn.close()
-        except (sqlite3.Error, OSError, ValueError):
-            return {}
+                    conn.close()
+                    return None
+            except sqlite3.Error:
+                return None
+            self._ro = conn
+            self._file_ready = True
+        return self._ro
+
+    def _select(self, sql: str, keys: list[str]) -> list[tuple[Any, Any]]:
+        import sqlite3
+
+        conn = self._reader()
+        if conn is None:
+            return []
+        out: list[tuple[Any, Any]] = []
+        try:
+            for k in range(0, len(keys), 500):
+                chunk = keys[k:k + 500]
+                out += conn.execute(sql.format(",".join("?" * len(chunk))), chunk).fetchall()
+        except sqlite3.Error:
+            return []
         return out
+
+    def _lookup(self, words: list[str]) -> dict[str, list[int]]:
+        try:
+            return {w: [int(i) for i in ids.split()] for w, ids in
+                    self._select("SELECT w, ids FROM words WHERE w IN ({})", words)}
+        except ValueError:
+            return {}
 
     def _store(self) -> None:
         import sqlite3
@@ -362,6 +369,7 @@ class WordLlamaStatic:
                                  list(self._pieces_new.items()))
                 conn.execute("COMMIT")
                 self._new, self._pieces_new = {}, {}
+                self._file_ready = True
                 self._file_ready = True
             finally:
                 conn.close()

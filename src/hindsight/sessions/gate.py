@@ -157,32 +157,30 @@ _MAGIC = b"hindsight-gate 1\n"
 _FP = 32  # bytes kept of a fingerprint (xxh3-128 in hex: all of it)
 
 
-def _read_cache(path: str, model: str, dim: int) -> dict[int, tuple[bytes, bytes]]:
-    """id → (fingerprint, float16 row bytes) from the cache file; ``{}`` when it is
-    missing, damaged or of another model. Layout: magic line, model id line, ``<II`` dim
-    and n, n ``<q`` ids, n fingerprints of :data:`_FP` bytes, n rows of dim ``<e``."""
+def _read_cache(path: str, model: str, dim: int) -> tuple[tuple[int, ...], bytes, bytes]:
+    """``(ids, fingerprints, rows)`` of the cache file: ids in order, then the
+    fingerprints (:data:`_FP` bytes each) and the float16 rows (dim ``<e`` each) as two
+    blocks; empty when it is missing, damaged or of another model. Layout: magic line,
+    model id line, ``<II`` dim and n, n ``<q`` ids, the fingerprints, the rows."""
     import struct
 
     try:
         with open(path, "rb") as f:
             data = f.read()
         if not data.startswith(_MAGIC):
-            return {}
+            return (), b"", b""
         end = data.index(b"\n", len(_MAGIC))
-        if data[len(_MAGIC):end].decode("utf-8") != model:
-            return {}
         d, n = struct.unpack_from("<II", data, end + 1)
-        if d != dim:
-            return {}
+        if data[len(_MAGIC):end].decode("utf-8") != model or d != dim:
+            return (), b"", b""
         at = end + 9
         ids = struct.unpack_from(f"<{n}q", data, at)
         fps, rows = at + 8 * n, at + 8 * n + _FP * n
         if len(data) != rows + 2 * dim * n:
-            return {}
+            return (), b"", b""
     except (OSError, ValueError, struct.error, UnicodeDecodeError):
-        return {}
-    return {ids[k]: (data[fps + _FP * k:fps + _FP * (k + 1)],
-                     data[rows + 2 * dim * k:rows + 2 * dim * (k + 1)]) for k in range(n)}
+        return (), b"", b""
+    return ids, data[fps:rows], data[rows:]
 
 
 def _write_cache(path: str, model: str, dim: int, rows: dict[int, tuple[bytes, bytes]]
@@ -212,22 +210,27 @@ def cached_rows(store: MemoryStore, embedder: Any, path: str,
     out until a later call. Rewrites the cache when anything changed. Raises
     ProviderError."""
     _load_words(embedder, path)
-    dim = embedder.dim
-    want = {i: fp.encode("ascii", "replace")[:_FP].ljust(_FP, b"-") for i, fp in
-            store.active_fingerprints(list(INJECT_KINDS))}
-    have = _read_cache(path, embedder.model_id, dim)
-    rows = {i: v for i, v in have.items() if want.get(i) == v[0]}
-    missing = [i for i in want if i not in rows]
+    dim, size = embedder.dim, 2 * embedder.dim
+    want = [(i, fp.encode("ascii", "replace")[:_FP].ljust(_FP, b"-")) for i, fp in
+            store.active_fingerprints(list(INJECT_KINDS))]
+    ids, fps, block = _read_cache(path, embedder.model_id, dim)
+    if list(ids) == [i for i, _f in want] and fps == b"".join(f for _i, f in want):
+        return list(ids), block  # the usual case: nothing changed since the last write
+    have = {i: (fps[_FP * k:_FP * (k + 1)], block[size * k:size * (k + 1)])
+            for k, i in enumerate(ids)}
+    wanted = dict(want)
+    rows = {i: v for i, v in have.items() if wanted.get(i) == v[0]}
+    missing = [i for i, _f in want if i not in rows]
     todo = missing if budget is None else missing[:budget]
     if todo:
         got = store.get(todo)
         todo = [i for i in todo if i in got]
         vecs = embedder.embed_batch([got[i].text for i in todo]).astype("<f2")
-        rows.update({i: (want[i], vecs[k].tobytes()) for k, i in enumerate(todo)})
+        rows.update({i: (wanted[i], vecs[k].tobytes()) for k, i in enumerate(todo)})
     if todo or len(rows) != len(have):
         _write_cache(path, embedder.model_id, dim, rows)
-    ids = sorted(rows)
-    return ids, b"".join(rows[i][1] for i in ids)
+    out = sorted(rows)
+    return out, b"".join(rows[i][1] for i in out)
 
 
 LEARN_RECENT = 5000  # memories of any kind whose words a refresh adds to the word table
