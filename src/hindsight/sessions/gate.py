@@ -88,11 +88,6 @@ def lexical(terms: list[str], row: Memory, df: dict[str, int], n: int
     return (got / total if total else 0.0), got
 
 
-def relevance(prompt_terms: list[str], row: Memory, df: dict[str, int], n: int) -> float:
-    """The ``share`` of :func:`lexical`."""
-    return lexical(prompt_terms, row, df, n)[0]
-
-
 _IDENT = re.compile(r"[A-Za-z_][\w]*")
 
 
@@ -276,7 +271,7 @@ def _semantic(memory: MemoryService, prompt: str, embedder: Any, path: str,
     cos = dict(zip(ids, cosines(qv, rows, embedder.dim), strict=True))
     out = dict(sorted(cos.items(), key=lambda kv: -kv[1])[:SEMANTIC_CANDIDATES])
     rest = [i for i in lexical_ids if i not in cos]
-    if rest:  # not cached yet (over the budget): embedded here, known words only
+    if rest:  # not cached yet (over the budget): embedded here as the prompt is
         got = memory.store.get(rest)
         for i in rest:
             if i in got:
@@ -306,15 +301,14 @@ def gate(memory: MemoryService, prompt: str, *, threshold: float, exclude: set[i
     ``(memory, score)``; a named anchor's score is at least 1.0. A memory private to
     another agent is never a candidate; one in ``exclude`` (already injected in the
     session) is not injected again, and the one that would come after it is not injected
-    in its place. ``[]`` for an empty prompt or
-    bank. Raises StorageError."""
+    in its place. ``[]`` for an empty prompt or bank. Raises StorageError."""
     prompt = prompt[:PROMPT_CHARS]
     if not prompt.strip() or not memory.store.has_active():
         return []
     if embedder is not None and cache and hasattr(embedder, "prepare"):
         with contextlib.suppress(ProviderError):
             _load_words(embedder, cache)
-            embedder.prepare(prompt)  # the tokenizer loads meanwhile, if it is needed
+            embedder.prepare(prompt)  # in a new bank the tokenizer loads meanwhile
     terms, df, n, query = _terms(memory, prompt)
     res = memory.recall(query, k=LEXICAL_CANDIDATES, kinds=list(INJECT_KINDS), agent=agent,
                         channels=("bm25", "anchor", "recency", "lesson"), embed=False,
