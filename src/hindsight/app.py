@@ -136,6 +136,12 @@ class Bank:
 
         return make_embedder(self.settings)
 
+    def prompt_embedder(self) -> Any:
+        """The prompt gate's static embedder (``providers.make_prompt_embedder``)."""
+        from hindsight.providers import make_prompt_embedder
+
+        return make_prompt_embedder()
+
     def status(self) -> dict[str, Any]:
         """Bank id, paths and size; the code index's counts and freshness (see
         :meth:`CodeService.status`); history counts; memories per status; how the bank was

@@ -123,8 +123,8 @@ class Settings:
                                   lo=200, hi=20_000)
     recall_limit: int = _knob("int", 5, "At most this many memories injected per prompt.",
                               lo=0, hi=50)
-    recall_threshold: float = _knob("float", 0.35,
-                                    "Minimum relevance (0..1, see sessions/briefing.py relevance) for a "
+    recall_threshold: float = _knob("float", 0.42,
+                                    "Minimum gate score (0..1, see sessions/gate.py) for a "
                                     "memory to be injected on a prompt.", lo=0.0, hi=1.0)
     seed: bool = _knob("bool", True, "Seed a cold bank in the background at session start.")
     seed_history_limit: int = _knob("int", 300, "Commits read by seeding.",

@@ -24,10 +24,15 @@ class BankView(Protocol):
 
     bank_id: str
     root: str
+    path: str
     resolution: Any
     code: CodeService
     history: HistoryService
     memory: MemoryService
+
+    def prompt_embedder(self) -> Any:
+        """The prompt gate's static embedder."""
+        ...
 
 
 class SessionService:
@@ -63,12 +68,34 @@ class SessionService:
     def prompt_recall(self, prompt: str, *, threshold: float, limit: int, max_chars: int,
                       exclude: set[int], agent: str = ""
                       ) -> tuple[str, list[int], list[float]]:
-        """``(text to inject, ids, relevances)`` for a prompt, only above ``threshold``;
-        see :func:`hindsight.sessions.briefing.prompt_memories`."""
+        """``(text to inject, ids, scores)`` for a prompt, only what passes the prompt gate
+        (:mod:`hindsight.sessions.gate`, ``threshold``); see
+        :func:`hindsight.sessions.briefing.prompt_memories`."""
         from hindsight.sessions.briefing import prompt_memories
+        from hindsight.sessions.gate import cache_path
 
         return prompt_memories(self.bank.memory, prompt, threshold=threshold, limit=limit,
-                               max_chars=max_chars, exclude=exclude, agent=agent)
+                               max_chars=max_chars, exclude=exclude, agent=agent,
+                               embedder=self._gate_embedder(),
+                               cache=cache_path(self.bank.path))
+
+    def _gate_embedder(self) -> Any:
+        if not hasattr(self, "_gate"):
+            self._gate = self.bank.prompt_embedder()
+        return self._gate
+
+    def refresh_gate(self) -> int | None:
+        """Embed every memory the prompt gate's vector cache lacks (write-back and seeding
+        call this, so that hooks find it complete); returns the memories cached, or None
+        when the static embedder is unavailable (the gate then works lexically)."""
+        from hindsight.errors import ProviderError
+        from hindsight.sessions.gate import cache_path, refresh_cache
+
+        try:
+            return refresh_cache(self.bank.memory.store, self._gate_embedder(),
+                                 cache_path(self.bank.path))
+        except ProviderError:
+            return None
 
     def injected(self, session: str) -> set[int]:
         """Memory ids already injected into ``session`` (briefing and prompts)."""
@@ -97,8 +124,10 @@ class SessionService:
             raise FileNotFoundError(2, "no transcript known",
                                     f"<{harness} session {session or '(none)'}>")
         _wait_for(path, wait_s)
-        return retain_transcript(self.bank, path, _reader(harness, path, cwd), harness,
-                                 session=session, final=final, edits=edits)
+        out = retain_transcript(self.bank, path, _reader(harness, path, cwd), harness,
+                                session=session, final=final, edits=edits)
+        self.refresh_gate()  # the hooks that follow find the new memories' vectors
+        return out
 
     @staticmethod
     def transcript_for(harness: str, session: str, cwd: str) -> str:
@@ -132,10 +161,14 @@ class SessionService:
 
     def seed(self, settings: Any) -> dict[str, Any] | None:
         """Seed or refresh the bank now (blocking); ``None`` when another process is
-        seeding it. See :func:`hindsight.sessions.seed.seed`."""
+        seeding it. See :func:`hindsight.sessions.seed.seed`. Then the prompt gate's
+        vector cache is refreshed (:meth:`refresh_gate`)."""
         from hindsight.sessions.seed import seed
 
-        return seed(self.bank, settings)
+        out = seed(self.bank, settings)
+        if out is not None:
+            self.refresh_gate()
+        return out
 
     def import_claude(self, project: str | None = None) -> dict[str, Any]:
         """Retain earlier Claude Code transcripts of this repository (idempotent)."""

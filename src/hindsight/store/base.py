@@ -380,3 +380,8 @@ class MemoryStore(Protocol):
     def missing_vectors(self, model: str) -> list[tuple[int, str]]:
         """(id, text) of memories without a vector from ``model``."""
         ...
+
+    def active_fingerprints(self, kinds: list[str]) -> list[tuple[int, str]]:
+        """(id, fingerprint) of active memories of ``kinds``, in id order (the prompt
+        gate's vector cache is checked against them)."""
+        ...

@@ -439,3 +439,10 @@ class SqliteMemoryStore(SqliteStore):
         return [(r[0], r[1]) for r in self.conn.execute(
             "SELECT id, text FROM memories WHERE vector IS NULL OR model != ? ORDER BY id",
             (model,))]
+
+    def active_fingerprints(self, kinds: list[str]) -> list[tuple[int, str]]:
+        """(id, fingerprint) of active memories of ``kinds``, in id order."""
+        q = ",".join("?" * len(kinds))
+        return [(r[0], r[1]) for r in self.conn.execute(
+            f"SELECT id, fingerprint FROM memories WHERE status='active' AND kind IN ({q}) "
+            "ORDER BY id", list(kinds))] if kinds else []
