@@ -86,7 +86,7 @@ def test_each_event_prints_exactly_the_agents_contract(agent: str, env: dict[str
     r = run_hook("user-prompt-submit", agent, {**up, **other}, env, cwd)
     injected = last(env, "user-prompt-submit")["injected"]
     assert injected.startswith('<hindsight-memory kind="recalled">\n' + FRAME) and \
-        f"{CONVENTION} (relevance 1.00)" in injected
+        f"{CONVENTION} (relevance 1.08)" in injected
     assert r.stdout == golden(agent, "user-prompt-submit", "with", injected,
                               up.get("transformedPrompt", ""))
 
@@ -180,7 +180,7 @@ def test_cursor_with_claude_code_hooks_too_does_everything_once(
                  prompt="pathlib in this repo?")
     outs = _both("user-prompt-submit", up, cursor_env, tmp_path)
     injected = [json.loads(o)["additional_context"] for o in outs if "additional" in o]
-    assert len(injected) == 1 and f"{CONVENTION} (relevance 1.00)" in injected[0]
+    assert len(injected) == 1 and f"{CONVENTION} (relevance 1.08)" in injected[0]
     assert '{"continue": true}\n' in outs
 
     t = CursorTranscript(home, repo.path, "c-2")
