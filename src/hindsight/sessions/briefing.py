@@ -156,12 +156,14 @@ def relevance(prompt_terms: list[str], row: Memory, df: dict[str, int], n: int) 
     anchors): Σ idf(t) over matched terms / Σ idf(t) over all terms, idf(t) = ln(1 + N / (1 +
     df(t))) as in BM25's IDF (Robertson & Zaragoza 2009) without the negative part. In
     [0, 1]; 0 when the prompt has no search terms."""
-    from hindsight.memory.textindex import forms, tokens
+    from hindsight.memory.segment import terms
+    from hindsight.memory.textindex import forms
 
     if not prompt_terms:
         return 0.0
-    hay = set(tokens(" ".join([row.text, " ".join(row.tags),
-                               " ".join(a.path + " " + a.symbol for a in row.anchors)])))
+    hay = set(terms(" ".join([row.text, " ".join(row.tags),
+                              " ".join(a.path + " " + a.symbol for a in row.anchors)]),
+                    words=False))
     idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in prompt_terms}
     total = sum(idf.values())
     got = sum(v for t, v in idf.items() if any(f in hay for f in forms(t)))
@@ -175,17 +177,18 @@ def prompt_memories(memory: MemoryService, prompt: str, *, threshold: float, lim
     embedding model is loaded, to stay within the hook's latency target), then only
     memories of :data:`INJECT_KINDS` with :func:`relevance` ≥ ``threshold`` that are not
     in ``exclude`` (already injected this session). ``("", [], [])`` when none is."""
-    from hindsight.memory.textindex import forms, match_terms
+    from hindsight.memory.lexical import document_frequency
+    from hindsight.memory.segment import query_terms
+    from hindsight.memory.textindex import forms
 
     prompt = prompt[:PROMPT_CHARS]
     if not prompt.strip() or not memory.store.has_active():
         return "", [], []
-    quoted = list(dict.fromkeys(match_terms(prompt)))[:40]
-    terms = [t.strip('"') for t in quoted]
+    terms = query_terms(prompt, words=False)[:40]  # no segmenter dictionary in the hook
     if not terms:
         return "", [], []
-    rows = memory.store.term_rows(quoted)
-    df, n = {t.strip('"'): v for t, v in rows.items()}, max(1, memory.store.active_count())
+    df, n = document_frequency(memory.store, terms)
+    n = max(1, n)
     # the other number of a word no memory uses as written (a longer query costs time)
     extra = " ".join(f for t in terms if not df.get(t) for f in forms(t)[1:])
     res = memory.recall(f"{prompt} {extra}", k=max(20, limit * 4), kinds=list(INJECT_KINDS),

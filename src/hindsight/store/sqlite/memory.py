@@ -1,6 +1,6 @@
 """SQLite implementation of :class:`hindsight.store.base.MemoryStore` (migration
-``0003_memory``): memory rows with their vector (float32 blob), anchors, an FTS5 table
-(``porter unicode61``, fed with :mod:`hindsight.memory.textindex` tokens) and an audit log."""
+``0003_memory``, ``0004_lexical``): memory rows with their vector (float32 blob), anchors,
+the lexical index (:mod:`hindsight.store.sqlite.lexical`) and an audit log."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
-from hindsight.errors import StorageError
 from hindsight.models import Memory
+from hindsight.store.base import LexDoc
+from hindsight.store.sqlite import lexical as lex
 from hindsight.store.sqlite.db import SqliteStore, rows_as_dicts
 
 _CHUNK = 500
@@ -30,20 +31,20 @@ class SqliteMemoryStore(SqliteStore):
 
     # --- writes -----------------------------------------------------------------------
     def insert(self, rows: list[dict[str, Any]], anchors: list[list[tuple[str, str, str]]],
-               fts: list[tuple[str, str]], at: str) -> list[tuple[int, bool]]:
-        """Insert memories in one transaction. A row whose fingerprint exists is not
-        inserted: the existing memory's access count is bumped instead. Returns (id, new)
-        per row."""
+               docs: list[LexDoc], at: str) -> list[tuple[int, bool]]:
+        """Insert memories with their lexical documents in one transaction. A row whose
+        fingerprint exists is not inserted: the existing memory's access count is bumped
+        instead. Returns (id, new) per row."""
         out: list[tuple[int, bool]] = []
+        new_docs: list[tuple[int, dict[str, int], dict[str, int]]] = []
         with self._tx() as c:
-            for row, anc, (body, ctx) in zip(rows, anchors, fts, strict=True):
+            for row, anc, (body, ctx) in zip(rows, anchors, docs, strict=True):
                 cols = list(row)
                 cur = c.execute(f"INSERT OR IGNORE INTO memories({','.join(cols)}) VALUES "
                                 f"({','.join('?' * len(cols))})", [row[k] for k in cols])
                 if cur.rowcount == 1:
                     mid = int(cur.lastrowid or 0)
-                    c.execute("INSERT INTO memory_fts(rowid, body, context) VALUES(?,?,?)",
-                              (mid, body, ctx))
+                    new_docs.append((mid, body, ctx))
                     c.executemany("INSERT INTO memory_anchors(memory_id, path, symbol, "
                                   "ast_hash) VALUES(?,?,?,?)", [(mid, *a) for a in anc])
                     c.execute("INSERT INTO memory_audit(memory_id, at, action) VALUES(?,?,?)",
@@ -64,6 +65,7 @@ class SqliteMemoryStore(SqliteStore):
                                   "VALUES(?,?,?,?)", (mid, at, "active",
                                                       f"retained again (was {status})"))
                     out.append((mid, False))
+            lex.add_docs(c, new_docs)
         return out
 
     def merge_into(self, mid: int, at: str, detail: str) -> None:
@@ -184,31 +186,42 @@ class SqliteMemoryStore(SqliteStore):
         return rows_as_dicts(self.conn.execute(
             "SELECT at, action, detail FROM memory_audit WHERE memory_id=? ORDER BY id", (mid,)))
 
-    def fts(self, terms: list[str], limit: int, weights: tuple[float, float]
-            ) -> list[tuple[int, float]]:
-        """(id, bm25 score, lower is better as in SQLite), any status."""
-        if not terms:
-            return []
-        match = " OR ".join(terms)
-        try:  # statuses are checked by the caller: a join here costs a lookup per match
-            rows = self.conn.execute(
-                "SELECT rowid, bm25(memory_fts, ?, ?) s FROM memory_fts WHERE memory_fts "
-                "MATCH ? ORDER BY s LIMIT ?", (weights[0], weights[1], match, limit)).fetchall()
-        except sqlite3.OperationalError as e:  # a query we built is always valid; be safe
-            raise StorageError(f"full-text query failed: {e}") from e
-        return [(r[0], r[1]) for r in rows]
+    # --- the lexical index (hindsight.store.sqlite.lexical) -------------------------------
+    def lex_stats(self) -> tuple[int, int, int]:
+        """(documents, total body length, total context length) of the lexical index."""
+        return lex.stats(self.conn)
 
-    def term_rows(self, terms: list[str]) -> dict[str, int]:
-        """How many memories hold each quoted FTS term (any status)."""
-        out = {}
-        for t in terms:
-            try:
-                out[t] = int(self.conn.execute(
-                    "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?", (t,)
-                ).fetchone()[0])
-            except sqlite3.OperationalError:
-                out[t] = 0
-        return out
+    def lex_df(self, terms: list[str]) -> dict[str, int]:
+        """Document frequency of each of ``terms`` (0 when not indexed)."""
+        got = lex.df(self.conn, terms)
+        return {t: got[t][1] if t in got else 0 for t in terms}
+
+    def lex_postings(self, terms: list[str]) -> dict[str, Any]:
+        """term → postings (NumPy structured array of ``POSTING``) for indexed ``terms``."""
+        return lex.postings(self.conn, terms)
+
+    def lex_missing(self, limit: int) -> list[dict[str, Any]]:
+        return lex.missing(self.conn, limit)
+
+    def lex_behind(self) -> bool:
+        """Whether the newest memory has no lexical document (two primary-key lookups)."""
+        r = self.conn.execute("SELECT (SELECT max(id) FROM memories), "
+                              "(SELECT max(memory_id) FROM lex_docs)").fetchone()
+        return r[0] is not None and r[0] != r[1]
+
+    def lex_add(self, docs: list[tuple[int, dict[str, int], dict[str, int]]]) -> int:
+        with self._tx() as c:
+            return lex.add_docs(c, docs)
+
+    def lex_reset(self, version: str) -> bool:
+        with self._tx() as c:
+            r = c.execute("SELECT value FROM meta WHERE key='lexical_building'").fetchone()
+            if r is not None and r[0] == version:
+                return False
+            lex.clear(c)
+            c.execute("DELETE FROM meta WHERE key='lexical'")
+            c.execute("INSERT OR REPLACE INTO meta VALUES('lexical_building', ?)", (version,))
+        return True
 
     def matrix(self, model: str) -> tuple[Any, Any]:
         """(ids, vectors) of active memories embedded with ``model``: int64 array and a
@@ -340,8 +353,9 @@ class SqliteMemoryStore(SqliteStore):
         q = ",".join("?" * len(ids))
         return rows_as_dicts(self.conn.execute(f"SELECT * FROM memories WHERE id IN ({q})", ids))
 
-    def import_rows(self, rows: list[dict[str, Any]], index_text: Any) -> dict[str, int]:
-        """Insert exported rows (see :mod:`hindsight.memory.transfer`) in one transaction."""
+    def import_rows(self, rows: list[dict[str, Any]], docs: list[LexDoc]) -> dict[str, int]:
+        """Insert exported rows (see :mod:`hindsight.memory.transfer`) with their lexical
+        documents in one transaction."""
         self._cache = None
         import base64
 
@@ -350,8 +364,9 @@ class SqliteMemoryStore(SqliteStore):
         imported = skipped = 0
         dims = {r[0]: len(r[1]) // 4 for r in self.conn.execute(
             "SELECT model, vector FROM memories WHERE vector IS NOT NULL GROUP BY model")}
+        new_docs: list[tuple[int, dict[str, int], dict[str, int]]] = []
         with self._tx() as c:
-            for d in rows:
+            for d, doc in zip(rows, docs, strict=True):
                 if d.get("_dim") and dims.setdefault(d.get("model", ""), d["_dim"]) != d["_dim"]:
                     d["vector"] = None  # another size for this model: re-embed instead
                     d["model"] = ""
@@ -373,11 +388,7 @@ class SqliteMemoryStore(SqliteStore):
                 mid = int(cur.lastrowid or 0)
                 if isinstance(d.get("id"), int):
                     idmap[d["id"]] = mid
-                tags = " ".join(d.get("tags") or [])
-                body = " ".join(x for x in (d["text"], d.get("scene", ""), d.get("problem", ""),
-                                            d.get("solution", ""), tags) if x)
-                c.execute("INSERT INTO memory_fts(rowid, body, context) VALUES(?,?,?)",
-                          (mid, index_text(body), index_text(d.get("context", ""))))
+                new_docs.append((mid, *doc))
                 c.executemany("INSERT INTO memory_anchors(memory_id, path, symbol, ast_hash, "
                               "stale, reason) VALUES(?,?,?,?,?,?)",
                               [(mid, a["path"], a.get("symbol", ""), a.get("ast_hash", ""),
@@ -392,6 +403,7 @@ class SqliteMemoryStore(SqliteStore):
                 if old in idmap and sup in idmap:
                     c.execute("UPDATE memories SET superseded_by=? WHERE id=?",
                               (idmap[sup], idmap[old]))
+            lex.add_docs(c, new_docs)
         return {"imported": imported, "skipped": skipped}
 
     def missing_vectors(self, model: str) -> list[tuple[int, str]]:

@@ -1,0 +1,187 @@
+"""The lexical channel: BM25F over the store's postings, computed here with NumPy.
+
+The store keeps integers only (term → document frequency, postings with per-field term
+frequencies and lengths, collection totals: ``store.base.MemoryStore.lex_*``); terms come
+from :mod:`hindsight.memory.segment`. So any backend that stores the same postings gives
+bit-identical scores (docs/design.md, "Lexical engine").
+
+Score of memory d for query terms Q (Robertson & Zaragoza, "The Probabilistic Relevance
+Framework: BM25 and Beyond", 2009, §3.5 BM25F, with Lucene's non-negative IDF)::
+
+    tf~(t, d) = Σ_f w_f · tf_f(t, d) / ((1 − b) + b · len_f(d) / avglen_f)
+    score(d)  = Σ_{t ∈ Q} idf(t) · tf~ · (k1 + 1) / (k1 + tf~)
+    idf(t)    = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))
+
+over the fields body (weight 1) and context (the neighbouring turns; weight
+``context_weight``, recall's ``CONTEXT_WEIGHT``). N and the average lengths count every
+indexed memory, any status (recall filters statuses after).
+
+Bounded cost: a query uses at most :data:`MAX_TERMS` terms (its rarest). When its terms'
+postings add up to more than :data:`MAX_POSTINGS`, the rarest terms within that budget are
+scored in full (at least one), the best :data:`REFINE` memories by that partial score are
+kept, and the frequent terms add their part to those only — term-at-a-time scoring with a
+candidate limit in the manner of MaxScore (Turtle & Flood 1995). Exact below the budget.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from hindsight.memory import segment
+from hindsight.store.base import LexDoc, MemoryStore
+
+K1 = 1.2  # Robertson & Zaragoza 2009 (k1 in 1.2-2.0); Lucene's default
+B = 0.75  # length normalisation; see the README's measurements for the value kept
+MAX_TERMS = 64  # a query's rarest terms kept (a pasted log can hold hundreds)
+MAX_POSTINGS = 250_000  # postings scored in full per query before frequent terms only refine
+REFINE = 2_000  # candidates the frequent terms refine when the budget is exceeded
+FILL_CHUNK = 2_000  # memories indexed per transaction when (re)building the index
+PRF_DOCS = 5
+PRF_TERMS = 8
+
+
+def document(row: dict[str, Any]) -> LexDoc:
+    """The lexical document of a memory row (``text``, ``scene``, ``problem``,
+    ``solution``, ``tags`` as a list or JSON string, ``context``): term counts of the body
+    (text, scene, problem, solution and tags) and of the context."""
+    tags = row.get("tags") or []
+    if isinstance(tags, str):
+        import json
+
+        tags = json.loads(tags)
+    body = " ".join(x for x in (row.get("text", ""), row.get("scene", ""),
+                                row.get("problem", ""), row.get("solution", ""),
+                                " ".join(tags)) if x)
+    return segment.counts(body), segment.counts(row.get("context", "") or "")
+
+
+def ensure(store: MemoryStore) -> None:
+    """Build the lexical index where it is missing or was made by another analyzer
+    version (a bank written before it existed is indexed on first use, in chunks of
+    :data:`FILL_CHUNK` memories, each its own transaction, so an interrupted build goes
+    on where it stopped). Costs two reads when the index is complete. Raises
+    StorageError."""
+    if store.get_meta("lexical") == segment.ANALYZER and not store.lex_behind():
+        return
+    if store.get_meta("lexical") != segment.ANALYZER:
+        store.lex_reset(segment.ANALYZER)
+    while rows := store.lex_missing(FILL_CHUNK):
+        store.lex_add([(r["id"], *document(r)) for r in rows])
+    store.set_meta({"lexical": segment.ANALYZER})
+
+
+def _ensure_for_read(store: MemoryStore) -> None:
+    """:func:`ensure` for a search: when the build cannot write (another process holds
+    the bank past the busy timeout, a read-only file), search what is indexed."""
+    import contextlib
+
+    from hindsight.errors import StorageError
+
+    with contextlib.suppress(StorageError):
+        ensure(store)
+
+
+def idf(n: int, df: int) -> float:
+    """ln(1 + (N − df + 0.5) / (df + 0.5)) (Lucene's BM25 IDF, never negative)."""
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def document_frequency(store: MemoryStore, terms: list[str]) -> tuple[dict[str, int], int]:
+    """``(df per term, N)``: how many indexed memories hold each term, and how many are
+    indexed. Builds the index first if needed (:func:`ensure`)."""
+    _ensure_for_read(store)
+    return store.lex_df(terms), store.lex_stats()[0]
+
+
+def search(store: MemoryStore, text: str, limit: int, context_weight: float,
+           words: bool = True) -> list[tuple[int, float]]:
+    """The ``limit`` best memories (any status) for ``text`` by BM25F, as ``(id, score)``
+    best first (ties by id); ``[]`` when the text has no term or nothing matches.
+    ``words``: also the jieba words of Chinese text (see :mod:`.segment`). Raises
+    StorageError."""
+    return search_terms(store, segment.query_terms(text, words=words), limit, context_weight)
+
+
+def search_terms(store: MemoryStore, terms: list[str], limit: int, context_weight: float
+                 ) -> list[tuple[int, float]]:
+    """:func:`search` for analysed ``terms`` (distinct)."""
+    import numpy as np
+
+    if not terms or limit <= 0:
+        return []
+    _ensure_for_read(store)
+    n, sum_body, sum_ctx = store.lex_stats()
+    if n == 0:
+        return []
+    df = store.lex_df(terms)
+    pos = {t: i for i, t in enumerate(terms)}
+    terms = sorted((t for t in terms if df[t]), key=lambda t: (df[t], pos[t]))[:MAX_TERMS]
+    if not terms:
+        return []
+    post = store.lex_postings(terms)
+    avg_b = sum_body / n if sum_body else 1.0
+    avg_c = sum_ctx / n if sum_ctx else 0.0
+    full: list[str] = []
+    total = 0
+    for t in terms:  # rarest first
+        if full and total + df[t] > MAX_POSTINGS:
+            break
+        full.append(t)
+        total += df[t]
+    rest = terms[len(full):]
+    ids = np.concatenate([post[t]["id"] for t in full]).astype(np.int64)
+    part = np.concatenate([_term_scores(post[t], idf(n, df[t]), context_weight, avg_b, avg_c)
+                           for t in full])
+    acc = np.bincount(ids, weights=part)
+    cand = np.flatnonzero(acc > 0)
+    if rest and len(cand) > REFINE:
+        keep = np.argpartition(-acc[cand], REFINE - 1)[:REFINE]
+        cand = np.sort(cand[keep])
+    if rest:
+        mask = np.zeros(len(acc), dtype=bool)
+        mask[cand] = True
+        for t in rest:
+            p = post[t]
+            inside = p["id"] < len(acc)
+            p = p[inside][mask[p["id"][inside]]]
+            acc = acc + np.bincount(p["id"].astype(np.int64), minlength=len(acc),
+                                    weights=_term_scores(p, idf(n, df[t]), context_weight,
+                                                         avg_b, avg_c))[:len(acc)]
+    scores = acc[cand]
+    if len(cand) > limit:
+        top = np.argpartition(-scores, limit - 1)[:limit]
+        cand, scores = cand[top], scores[top]
+    order = np.lexsort((cand, -scores))
+    return [(int(cand[i]), float(scores[i])) for i in order]
+
+
+def _term_scores(p: Any, w_idf: float, context_weight: float, avg_b: float, avg_c: float
+                 ) -> Any:
+    """BM25F contribution of one term to each memory of its postings ``p``."""
+    tf = p["tf_body"] / ((1.0 - B) + B * (p["len_body"] / avg_b))
+    if context_weight > 0 and avg_c > 0:
+        tf = tf + context_weight * (p["tf_context"] / ((1.0 - B) + B * (p["len_context"] / avg_c)))
+    return w_idf * (tf * (K1 + 1.0)) / (K1 + tf)
+
+
+def prf(store: MemoryStore, text: str, top: list[int], limit: int, context_weight: float,
+        words: bool = True) -> list[tuple[int, float]]:
+    """Pseudo-relevance feedback (Rocchio 1971; RM3 in spirit): terms found in at least
+    two of the best :data:`PRF_DOCS` hits ``top`` and not in the query (at most
+    :data:`PRF_TERMS`, most frequent first; no numbers, none under three characters) expand
+    it for a second :func:`search`. ``[]`` when no term qualifies."""
+    from collections import Counter
+
+    query = segment.query_terms(text, words=words)
+    qset = set(query)
+    rows = store.get(top[:PRF_DOCS])
+    seen: Counter[str] = Counter()
+    for r in rows.values():
+        seen.update({t for t in segment.terms(r.text, words=words)
+                     if t not in qset and len(t) > 2 and not t.isdigit()
+                     and not segment.is_stop(t)})
+    extra = [t for t, c in seen.most_common(PRF_TERMS) if c >= 2]
+    if not extra:
+        return []
+    return search_terms(store, query + extra, limit, context_weight)
