@@ -168,6 +168,7 @@ def main() -> None:
     ap.add_argument("--synthetic-from", type=int, default=1_000_000,
                     help="sizes from this one on use random distractor vectors")
     ap.add_argument("--queries", type=int, default=50, help="questions timed with recall")
+    ap.add_argument("--out", default="recall_scale", help="results file name")
     ap.add_argument("--child", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--work", default="", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -194,7 +195,7 @@ def main() -> None:
             out["sizes"].append(r)
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"wrote {write('recall_scale', out)}")
+    print(f"wrote {write(args.out, out)}")
 
 
 if __name__ == "__main__":
