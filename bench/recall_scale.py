@@ -145,6 +145,13 @@ def child(n: int, data: Path, cap: int, synthetic: bool, nq: int, work: Path) ->
             b.memory.retain(f"{rnd.choice(other)} single retain {i} {rnd.random()}", kind="fact")
             single.append(time.perf_counter() - t0)
         db = sum(os.path.getsize(p) for p in (b.path, b.path + "-wal") if os.path.exists(p))
+        from hindsight.store.sqlite import open_stores
+
+        _c, _h, cold, conn = open_stores(b.path, b.bank_id, str(root))
+        t0 = time.perf_counter()
+        cold.matrix(emb.model_id)  # what a new process (a CLI recall) pays before dense
+        cold_s = time.perf_counter() - t0
+        conn.close()
     fts.close()
     ratio = summary_ms(lat["fts5"])["p95_ms"] / max(1e-9, summary_ms(lat["bm25"])["p95_ms"])
     return {"memories": n_dis + len(held), "held_turns": len(held), "questions": len(qs),
@@ -157,6 +164,7 @@ def child(n: int, data: Path, cap: int, synthetic: bool, nq: int, work: Path) ->
             "held_recall@10": {k: round(float(np.mean(v)), 4) for k, v in quality.items()},
             "pruning_changed_top10": f"{changed}/{len(qs)}",
             "db_bytes_per_memory": round(db / (n_dis + len(held) + 30)),
+            "matrix_cold_ms": round(cold_s * 1000, 1),
             "peak_rss_mb": peak_rss_mb()}
 
 

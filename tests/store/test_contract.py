@@ -190,6 +190,34 @@ def test_vectors_matrix_and_missing(stores: tuple[Any, Any, Any]) -> None:
     assert len(mem.matrix("other-model")[0]) == 0
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_matrix_follows_other_connections(backend: str, tmp_path: Path) -> None:
+    """A process holding the matrix sees vectors another process adds, removes (status)
+    or replaces (re-embedding)."""
+    _c1, _h1, a, h1 = OPENERS[backend](tmp_path)
+    _c2, _h2, b, h2 = OPENERS[backend](tmp_path)
+    try:
+        ids = [i for i, _ in _insert(a, ("one", {}), ("two", {}), ("three", {}))]
+        v = np.eye(3, 4, dtype=np.float32)
+        a.set_vectors([(ids[0], v[0].tobytes()), (ids[1], v[1].tobytes())], "m1")
+        got, mat = a.matrix("m1")
+        assert sorted(got.tolist()) == ids[:2]
+        b.set_vectors([(ids[2], v[2].tobytes())], "m1")  # added elsewhere
+        got, mat = a.matrix("m1")
+        rows = {int(i): m for i, m in zip(got, mat, strict=True)}
+        assert sorted(rows) == ids and np.allclose(rows[ids[2]], v[2])
+        b.set_status(ids[0], "forgotten", "wrong", AT)  # removed elsewhere
+        assert sorted(a.matrix("m1")[0].tolist()) == ids[1:]
+        w = np.roll(v, 1, axis=1)
+        b.set_vectors([(ids[1], w[1].tobytes())], "m1")  # replaced elsewhere
+        got, mat = a.matrix("m1")
+        rows = {int(i): m for i, m in zip(got, mat, strict=True)}
+        assert sorted(rows) == ids[1:] and np.allclose(rows[ids[1]], w[1])
+    finally:
+        h1.close()
+        h2.close()
+
+
 def test_touch_activity_and_adjacent(stores: tuple[Any, Any, Any]) -> None:
     _c, _h, mem = stores
     ids = [i for i, _ in _insert(

@@ -142,6 +142,12 @@ INSERT INTO lex_stats VALUES(1, 0, 0, 0);
 -- the FTS5 table of 0003 is replaced: lexical.ensure builds the new index from the rows
 DROP TABLE memory_fts;
 """),
+    ("0005_vector_seq", """
+-- the set_vectors call that stored a row's vector, in order: processes holding the vectors
+-- in memory read only the rows stamped after what they hold (store/sqlite/vectors.py)
+ALTER TABLE memories ADD COLUMN vec_seq INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX ix_memories_vec_seq ON memories(vec_seq);
+"""),
 ]
 
 # Secondary indexes: dropped before a full rebuild's bulk load and created after it.

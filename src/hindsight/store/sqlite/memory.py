@@ -12,6 +12,7 @@ from typing import Any
 from hindsight.models import Memory
 from hindsight.store.base import LexDoc
 from hindsight.store.sqlite import lexical as lex
+from hindsight.store.sqlite import vectors as vec
 from hindsight.store.sqlite.db import SqliteStore, rows_as_dicts
 
 _CHUNK = 500
@@ -59,6 +60,7 @@ class SqliteMemoryStore(SqliteStore):
                               "VALUES(?,?,?,?)", (mid, at, "duplicate", "exact"))
                     if status != "active":  # retained again: it is current again
                         self._cache = None
+                        vec.bump_epoch(c)
                         c.execute("UPDATE memories SET status='active', status_reason='', "
                                   "status_at=?, superseded_by=NULL WHERE id=?", (at, mid))
                         c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) "
@@ -78,6 +80,7 @@ class SqliteMemoryStore(SqliteStore):
                    superseded_by: int | None = None) -> None:
         self._cache = None
         with self._tx() as c:
+            vec.bump_epoch(c)
             c.execute("UPDATE memories SET status=?, status_reason=?, status_at=?, "
                       "superseded_by=? WHERE id=?", (status, reason, at, superseded_by, mid))
             c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) VALUES(?,?,?,?)",
@@ -85,8 +88,14 @@ class SqliteMemoryStore(SqliteStore):
 
     def set_vectors(self, items: list[tuple[int, bytes]], model: str) -> None:
         with self._tx() as c:
-            c.executemany("UPDATE memories SET vector=?, model=? WHERE id=?",
-                          [(v, model, i) for i, v in items])
+            q = ",".join("?" * len(items))
+            if items and c.execute(f"SELECT 1 FROM memories WHERE vector IS NOT NULL AND id IN "
+                                   f"({q}) LIMIT 1", [i for i, _ in items]).fetchone():
+                vec.bump_epoch(c)  # vectors replaced (re-embedding): others read again
+                self._cache = None
+            seq = vec.next_seq(c)
+            c.executemany("UPDATE memories SET vector=?, model=?, vec_seq=? WHERE id=?",
+                          [(v, model, seq, i) for i, v in items])
         active = {r[0] for r in self.conn.execute(
             f"SELECT id FROM memories WHERE status='active' AND id IN "
             f"({','.join('?' * len(items))})", [i for i, _ in items])} if items else set()
@@ -103,6 +112,7 @@ class SqliteMemoryStore(SqliteStore):
     def archive_many(self, ids: list[int], reason: str, at: str) -> None:
         self._cache = None
         with self._tx() as c:
+            vec.bump_epoch(c)
             c.executemany("UPDATE memories SET status='archived', status_reason=?, status_at=? "
                           "WHERE id=?", [(reason, at, i) for i in ids])
             c.executemany("INSERT INTO memory_audit(memory_id, at, action, detail) "
@@ -225,29 +235,15 @@ class SqliteMemoryStore(SqliteStore):
 
     def matrix(self, model: str) -> tuple[Any, Any]:
         """(ids, vectors) of active memories embedded with ``model``: int64 array and a
-        float32 matrix (rows unit length). Kept in memory: reloaded only when another
-        connection wrote (``PRAGMA data_version``) or this one changed statuses; vectors
-        this connection adds are appended in place (spare capacity doubles)."""
-        import numpy as np
-
+        float32 matrix (rows unit length), in no promised order. Kept in memory per
+        connection and brought up to date, not read again, after other connections add
+        vectors (:mod:`hindsight.store.sqlite.vectors`); vectors this connection adds are
+        appended in place."""
         dv = self.conn.execute("PRAGMA data_version").fetchone()[0]
         c = self._cache
-        if c is not None and c["model"] == model and c["dv"] == dv:
-            return c["ids"][:c["n"]], c["mat"][:c["n"]]
-        rows = self.conn.execute("SELECT id, vector FROM memories WHERE status='active' AND "
-                                 "model=? AND vector IS NOT NULL ORDER BY id",
-                                 (model,)).fetchall()
-        n = len(rows)
-        dim = len(rows[0][1]) // 4 if rows else 1
-        cap = max(64, n * 2)
-        ids = np.zeros(cap, dtype=np.int64)
-        mat = np.zeros((cap, dim), dtype=np.float32)
-        if rows:
-            ids[:n] = [r[0] for r in rows]
-            mat[:n] = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32
-                                    ).reshape(n, dim)
-        self._cache = {"model": model, "dv": dv, "ids": ids, "mat": mat, "n": n}
-        return ids[:n], mat[:n]
+        if c is None or c["model"] != model or c["dv"] != dv:
+            c = self._cache = vec.load(self.conn, model, c, dv)
+        return c["ids"][:c["n"]], c["mat"][:c["n"]]
 
     def _append(self, items: list[tuple[int, bytes]], model: str) -> None:
         """Add freshly embedded vectors to the cached matrix (or drop the cache)."""
@@ -257,19 +253,13 @@ class SqliteMemoryStore(SqliteStore):
         if c is None or c["model"] != model:
             self._cache = None
             return
-        known = set(c["ids"][:c["n"]].tolist()) if len(items) > 1 else None
+        known = set(c["ids"][:c["n"]].tolist())
         for mid, blob in items:
             v = np.frombuffer(blob, dtype=np.float32)
-            if v.shape[0] != c["mat"].shape[1] or (known is not None and mid in known) or \
-                    (known is None and mid in c["ids"][:c["n"]]):
+            if v.shape[0] != c["mat"].shape[1] or mid in known:
                 self._cache = None
                 return
-            if c["n"] == len(c["ids"]):
-                c["ids"] = np.concatenate([c["ids"], np.zeros_like(c["ids"])])
-                c["mat"] = np.concatenate([c["mat"], np.zeros_like(c["mat"])])
-            c["ids"][c["n"]] = mid
-            c["mat"][c["n"]] = v
-            c["n"] += 1
+            vec.append(c, mid, v)
 
     def anchored(self, paths: list[str], symbols: list[tuple[str, str]]) -> list[tuple[int,
                                                                                       str, str]]:
@@ -351,7 +341,10 @@ class SqliteMemoryStore(SqliteStore):
 
     def export_full(self, ids: list[int]) -> list[dict[str, Any]]:
         q = ",".join("?" * len(ids))
-        return rows_as_dicts(self.conn.execute(f"SELECT * FROM memories WHERE id IN ({q})", ids))
+        rows = rows_as_dicts(self.conn.execute(f"SELECT * FROM memories WHERE id IN ({q})", ids))
+        for r in rows:
+            r.pop("vec_seq", None)  # bookkeeping of this file, not part of a memory
+        return rows
 
     def import_rows(self, rows: list[dict[str, Any]], docs: list[LexDoc]) -> dict[str, int]:
         """Insert exported rows (see :mod:`hindsight.memory.transfer`) with their lexical
@@ -359,13 +352,15 @@ class SqliteMemoryStore(SqliteStore):
         self._cache = None
         import base64
 
-        cols = [r[1] for r in self.conn.execute("PRAGMA table_info(memories)") if r[1] != "id"]
+        cols = [r[1] for r in self.conn.execute("PRAGMA table_info(memories)")
+                if r[1] not in ("id", "vec_seq")]
         idmap: dict[int, int] = {}
         imported = skipped = 0
         dims = {r[0]: len(r[1]) // 4 for r in self.conn.execute(
             "SELECT model, vector FROM memories WHERE vector IS NOT NULL GROUP BY model")}
         new_docs: list[tuple[int, dict[str, int], dict[str, int]]] = []
         with self._tx() as c:
+            vec.bump_epoch(c)  # imported vectors carry no sequence stamp: others read again
             for d, doc in zip(rows, docs, strict=True):
                 if d.get("_dim") and dims.setdefault(d.get("model", ""), d["_dim"]) != d["_dim"]:
                     d["vector"] = None  # another size for this model: re-embed instead
