@@ -84,6 +84,29 @@ def test_bm25f_scores_follow_the_formula(repo: Path) -> None:
     assert sorted(got, key=lambda m: -got[m]) == [a, c, d]
 
 
+def test_python_and_numpy_paths_give_the_same_floats(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small queries are scored without NumPy (the hook never imports it); the two paths
+    must agree to the last bit, as two backends must."""
+    import random
+
+    rnd = random.Random(5)
+    words = ["cache", "index", "parser", "retry", "hook", "session", "config", "deploy", "branch", "lock", "queue"]
+    with open_bank(str(repo)) as b:
+        b.memory.retain_batch([MemoryItem(
+            text=" ".join(rnd.choice(words) for _ in range(rnd.randint(1, 12))), kind="fact",
+            context=" ".join(rnd.choice(words) for _ in range(rnd.randint(0, 30))))
+            for _ in range(300)], embed=False)
+        store = b.stores.memory
+        for q in ("cache retry", "parser hook lock queue", "deploy", "branch config index"):
+            for cw in (0.0, 0.35):
+                monkeypatch.setattr(lexical, "PY_POSTINGS", 10**9)
+                py = lexical.search(store, q, 50, cw)
+                monkeypatch.setattr(lexical, "PY_POSTINGS", 0)
+                npy = lexical.search(store, q, 50, cw)
+                assert py == npy and len(py) == 50, (q, cw)
+
+
 def test_postings_budget_scores_frequent_terms_only_for_candidates(
         repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with open_bank(str(repo)) as b:
@@ -93,6 +116,7 @@ def test_postings_budget_scores_frequent_terms_only_for_candidates(
             [MemoryItem(text=f"common filler number {i}", kind="fact") for i in range(40)],
             embed=False)]
         store = b.stores.memory
+        monkeypatch.setattr(lexical, "PY_POSTINGS", 0)  # the NumPy path has the budget
         exact = lexical.search(store, "rare common", 100, 0.35)
         # "rare" (df 2) outweighs "common" (df 41 of 42); the shorter memory ranks first
         assert [i for i, _ in exact[:2]] == [only, both]

@@ -22,11 +22,13 @@ EdgeMap = dict[str, tuple[list[Row], set[str]]]
 # A memory's lexical document: term → frequency in its body (text, scene, problem,
 # solution, tags) and in its context, terms from hindsight.memory.segment.
 LexDoc = tuple[dict[str, int], dict[str, int]]
-# One posting as a NumPy structured dtype (docs/design.md, "Lexical engine"): memory id,
-# term frequency per field, field lengths (in terms); values above 65,535 are stored as
-# 65,535, so every backend hands back the same integers and the same BM25 scores.
+# One posting, 12 bytes little-endian (docs/design.md, "Lexical engine"): memory id, term
+# frequency per field, field lengths (in terms); values above 65,535 are stored as 65,535,
+# so every backend hands back the same bytes and the same BM25 scores. As a NumPy
+# structured dtype (``np.dtype(POSTING)``) and as a ``struct`` format:
 POSTING = [("id", "<u4"), ("tf_body", "<u2"), ("tf_context", "<u2"), ("len_body", "<u2"),
            ("len_context", "<u2")]
+POSTING_STRUCT = "<IHHHH"
 
 
 class FileRow(NamedTuple):
@@ -312,10 +314,11 @@ class MemoryStore(Protocol):
         hold it in either field; 0 when no memory does. Keys: every one of ``terms``."""
         ...
 
-    def lex_postings(self, terms: list[str]) -> dict[str, Any]:
-        """term → its postings, for each of ``terms`` that some memory holds: a NumPy
-        structured array of dtype :data:`POSTING`, shape (df,), one entry per memory
-        holding the term (any status), in the order they were indexed."""
+    def lex_postings(self, terms: list[str]) -> dict[str, bytes]:
+        """term → its postings, for each of ``terms`` that some memory holds: ``df`` packed
+        postings (:data:`POSTING`, 12 bytes each), one per memory holding the term (any
+        status), in the order they were indexed. Bytes, not arrays: a short-lived hook
+        decodes a few with ``struct`` instead of importing NumPy."""
         ...
 
     def lex_missing(self, limit: int) -> list[dict[str, Any]]:

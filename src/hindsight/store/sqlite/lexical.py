@@ -105,21 +105,15 @@ def df(conn: sqlite3.Connection, terms: list[str]) -> dict[str, tuple[int, int]]
     return out
 
 
-def postings(conn: sqlite3.Connection, terms: list[str]) -> dict[str, Any]:
-    """term → its postings as a NumPy structured array (fields of ``store.base.POSTING``),
-    for the ``terms`` that are indexed."""
-    import numpy as np
-
-    from hindsight.store.base import POSTING
-
-    dt = np.dtype(POSTING)
-    out: dict[str, Any] = {}
+def postings(conn: sqlite3.Connection, terms: list[str]) -> dict[str, bytes]:
+    """term → its postings, packed as stored (12 bytes each, the module doc's layout, in
+    the order they were added), for the ``terms`` that are indexed."""
+    out: dict[str, bytes] = {}
     for term, (tid, _df) in df(conn, terms).items():
         lo = tid << KEY_SHIFT
-        data = b"".join(r[0] for r in conn.execute(
+        out[term] = b"".join(r[0] for r in conn.execute(
             "SELECT data FROM lex_blocks WHERE key >= ? AND key < ? ORDER BY key",
             (lo, lo + (1 << KEY_SHIFT))))
-        out[term] = np.frombuffer(data, dtype=dt)
     return out
 
 

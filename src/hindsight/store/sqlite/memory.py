@@ -206,8 +206,8 @@ class SqliteMemoryStore(SqliteStore):
         got = lex.df(self.conn, terms)
         return {t: got[t][1] if t in got else 0 for t in terms}
 
-    def lex_postings(self, terms: list[str]) -> dict[str, Any]:
-        """term → postings (NumPy structured array of ``POSTING``) for indexed ``terms``."""
+    def lex_postings(self, terms: list[str]) -> dict[str, bytes]:
+        """term → packed postings (``store.base.POSTING`` layout) for indexed ``terms``."""
         return lex.postings(self.conn, terms)
 
     def lex_missing(self, limit: int) -> list[dict[str, Any]]:
