@@ -100,9 +100,11 @@ def test_python_and_numpy_paths_give_the_same_floats(
         store = b.stores.memory
         for q in ("cache retry", "parser hook lock queue", "deploy", "branch config index"):
             for cw in (0.0, 0.35):
-                monkeypatch.setattr(lexical, "PY_POSTINGS", 10**9)
+                for name in ("PY_POSTINGS", "NP_LOADED_POSTINGS"):
+                    monkeypatch.setattr(lexical, name, 10**9)
                 py = lexical.search(store, q, 50, cw)
-                monkeypatch.setattr(lexical, "PY_POSTINGS", 0)
+                for name in ("PY_POSTINGS", "NP_LOADED_POSTINGS"):
+                    monkeypatch.setattr(lexical, name, 0)
                 npy = lexical.search(store, q, 50, cw)
                 assert py == npy and len(py) == 50, (q, cw)
 
@@ -116,7 +118,8 @@ def test_postings_budget_scores_frequent_terms_only_for_candidates(
             [MemoryItem(text=f"common filler number {i}", kind="fact") for i in range(40)],
             embed=False)]
         store = b.stores.memory
-        monkeypatch.setattr(lexical, "PY_POSTINGS", 0)  # the NumPy path has the budget
+        for name in ("PY_POSTINGS", "NP_LOADED_POSTINGS"):  # the NumPy path has the budget
+            monkeypatch.setattr(lexical, name, 0)
         exact = lexical.search(store, "rare common", 100, 0.35)
         # "rare" (df 2) outweighs "common" (df 41 of 42); the shorter memory ranks first
         assert [i for i, _ in exact[:2]] == [only, both]
