@@ -1,4 +1,5 @@
-"""The lexical channel: BM25F over the store's postings, computed here with NumPy.
+"""The lexical channel: BM25 over the store's postings, scored here (NumPy, or plain Python for
+small queries in a process that has not loaded NumPy: the same floats).
 
 The store keeps integers only (term → document frequency, postings with per-field term
 frequencies and lengths, collection totals: ``store.base.MemoryStore.lex_*``); terms come
