@@ -2,10 +2,11 @@
 
 Score channels, each a list of memory ids with a raw score (higher = better):
 
-- ``bm25``: FTS5 BM25 over identifier-aware, stemmed tokens (CJK as bigrams), the memory
-  text weighted 1 and its context (neighbouring turns) ``CONTEXT_WEIGHT``;
-- ``prf``: a second BM25 pass with words of the best hits (pseudo-relevance feedback; off
-  by default: weight 0, it lowered LoCoMo dev recall@10 under z-score fusion, README);
+- ``bm25``: BM25F (:mod:`.lexical`) over identifier-aware, stemmed terms (CJK as bigrams
+  and words, :mod:`.segment`), the memory text weighted 1 and its context (neighbouring
+  turns) ``CONTEXT_WEIGHT``;
+- ``prf``: the same, its query expanded by pseudo-relevance feedback (off by default:
+  weight 0, it lowered LoCoMo dev recall@10 under z-score fusion, README);
 - ``dense``: cosine between the query's and the memories' embeddings (exact, NumPy);
 - ``recency``: activity (last access, access count) of the candidates.
 
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hindsight.memory import features as ft
+from hindsight.memory import lexical
 from hindsight.memory.clock import now_ts, user_zone
 from hindsight.memory.fusion import channel_floor, fuse, neighbour_bonus, rrf
 from hindsight.models import ChannelRank, Hit, Memory, RecallResult
@@ -52,11 +54,6 @@ ANCHOR_LEVEL = (1.0, 0.8, 0.5)  # × weight: anchored to a named symbol, to a na
 # a call-graph neighbour of one
 _CHANNEL_ORDER = ("bm25", "prf", "dense", "anchor", "recency", "lesson", "adjacent")
 ADJACENT_FROM = 20  # the top memories by channel score whose neighbouring turns count
-PRF_DOCS = 5
-PRF_TERMS = 8
-PRUNE_FROM = 20_000  # banks larger than this query only their selective words
-PRUNE_DF = 0.02
-PRUNE_KEEP = 3
 PRF_MAX_MEMORIES = 20_000  # a second full-text pass costs as much as the first; beyond
 # this size it is skipped to keep recall fast (README: recall_scale)
 CONTEXT_WEIGHT = 0.35
@@ -125,19 +122,20 @@ def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
     if text.strip() and ("dense" in q.channels or weights.get("speaker")):
         names, embed_text = ft.named_agents(text, store.agents())
     cw = CONTEXT_WEIGHT if q.context_weight < 0 else q.context_weight
+    words = embedder is not None  # without a model (prompt hook): no segmenter dictionary
     if "bm25" in q.channels:
-        got = store.fts(_bm25_query(store, text), CANDIDATES, (1.0, cw))
+        got = lexical.search(store, text, CANDIDATES, cw, words)
         lists["bm25"] = [i for i, _ in got]
-        raw["bm25"] = {i: -s for i, s in got}
+        raw["bm25"] = dict(got)
         floors["bm25"] = channel_floor(raw["bm25"], 0.0, CANDIDATES)
     if "prf" in q.channels:
         lists["prf"] = []
         if weights.get("prf") and lists.get("bm25") and \
                 store.active_count() <= PRF_MAX_MEMORIES:
-            lists["prf"] = _prf(store, text, lists["bm25"], cw)
-            # its function gives the ranked ids only: the negated rank stands for a score
-            raw["prf"] = {i: -float(r) for r, i in enumerate(lists["prf"], 1)}
-            floors["prf"] = -float(CANDIDATES + 1)
+            got = lexical.prf(store, text, lists["bm25"], CANDIDATES, cw, words)
+            lists["prf"] = [i for i, _ in got]
+            raw["prf"] = dict(got)
+            floors["prf"] = channel_floor(raw["prf"], 0.0, CANDIDATES)
     qvec = None
     if embedder is not None and text.strip() and ("dense" in q.channels or q.rerank):
         ids, mat = store.matrix(embedder.model_id)
@@ -280,45 +278,6 @@ def _rerank(store: MemoryStore, embedder: Any, qvec: Any, order: list[int], fuse
     n = len(top)
     score = {i: (1 - RERANK_MIX) * (1 - r / n) + RERANK_MIX * cos[i] for r, i in enumerate(top)}
     return sorted(top, key=lambda i: -score[i]) + order[RERANK_TOP:]
-
-
-def _bm25_query(store: MemoryStore, text: str) -> list[str]:
-    """The MATCH expression; in a large bank only its selective words: SQLite's ``bm25()``
-    scores every row holding any query word (no early termination), so words found in more
-    than ``PRUNE_DF`` of the memories are left out, keeping at least the ``PRUNE_KEEP``
-    rarest (counting a word's rows costs far less than scoring them: 81 → 27 ms per query
-    at 100,000 memories, bench/recall_scale.py)."""
-    from hindsight.memory.textindex import match_terms
-
-    terms = match_terms(text)
-    n = store.active_count()
-    if n <= PRUNE_FROM or len(terms) <= PRUNE_KEEP:
-        return terms
-    df = store.term_rows(terms)
-    keep = [t for t in terms if df[t] <= PRUNE_DF * n]
-    if len(keep) < PRUNE_KEEP:
-        keep = sorted(terms, key=lambda t: df[t])[:PRUNE_KEEP]
-    return keep
-
-
-def _prf(store: MemoryStore, text: str, top: list[int], cw: float) -> list[int]:
-    """Pseudo-relevance feedback (Rocchio; RM3 in spirit): words that recur in the best
-    ``PRF_DOCS`` BM25 hits and are not in the query expand it for a second BM25 pass."""
-    from collections import Counter
-
-    from hindsight.memory.textindex import STOPWORDS, match_terms, tokens
-
-    qwords = set(tokens(text))
-    rows = store.get(top[:PRF_DOCS])
-    df: Counter[str] = Counter()
-    for r in rows.values():
-        df.update({t for t in tokens(r.text) if t not in STOPWORDS and t not in qwords
-                   and len(t) > 2 and not t.isdigit()})
-    extra = [t for t, n in df.most_common(PRF_TERMS) if n >= 2]
-    if not extra:
-        return []
-    got = store.fts(match_terms(text + " " + " ".join(extra)), CANDIDATES, (1.0, cw))
-    return [i for i, _ in got]
 
 
 def _cross_rerank(reranker: Any, text: str, order: list[int], rows: dict[int, Any]

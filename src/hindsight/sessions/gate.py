@@ -75,12 +75,14 @@ def lexical(terms: list[str], row: Memory, df: dict[str, int], n: int
     ln(1 + N / (1 + df(t))) as in BM25's IDF (Robertson & Zaragoza 2009) without its
     negative part; ``df`` from the full-text index, ``n`` the active memories (at least
     :data:`MIN_BANK`: in a bank of a few memories every word would look rare)."""
-    from hindsight.memory.textindex import forms, tokens
+    from hindsight.memory.segment import terms as analyse
+    from hindsight.memory.textindex import forms
 
     if not terms:
         return 0.0, 0.0
-    hay = set(tokens(" ".join([row.text, " ".join(row.tags),
-                               " ".join(a.path + " " + a.symbol for a in row.anchors)])))
+    hay = set(analyse(" ".join([row.text, " ".join(row.tags),
+                                " ".join(a.path + " " + a.symbol for a in row.anchors)]),
+                      words=False))
     n = max(n, MIN_BANK)
     idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in terms}
     total = sum(idf.values())
@@ -284,14 +286,14 @@ def _semantic(memory: MemoryService, prompt: str, embedder: Any, path: str,
 def _terms(memory: MemoryService, prompt: str) -> tuple[list[str], dict[str, int], int, str]:
     """The prompt's search terms, their document frequencies, the active count, and the
     text to recall with (the other number of a word no memory uses as written)."""
-    from hindsight.memory.textindex import forms, match_terms
+    from hindsight.memory.lexical import document_frequency
+    from hindsight.memory.segment import query_terms
+    from hindsight.memory.textindex import forms
 
-    quoted = list(dict.fromkeys(match_terms(prompt)))[:40]
-    terms = [t.strip('"') for t in quoted]
-    rows = memory.store.term_rows(quoted) if quoted else {}
-    df = {t.strip('"'): v for t, v in rows.items()}
+    terms = query_terms(prompt, words=False)[:40]  # no segmenter dictionary in the hook
+    df, n = document_frequency(memory.store, terms) if terms else ({}, 0)
     extra = " ".join(f for t in terms if not df.get(t) for f in forms(t)[1:])
-    return terms, df, max(1, memory.store.active_count()), f"{prompt} {extra}"
+    return terms, df, max(1, n or memory.store.active_count()), f"{prompt} {extra}"
 
 
 def gate(memory: MemoryService, prompt: str, *, threshold: float, exclude: set[int],

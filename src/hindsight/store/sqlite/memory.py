@@ -1,6 +1,6 @@
 """SQLite implementation of :class:`hindsight.store.base.MemoryStore` (migration
-``0003_memory``): memory rows with their vector (float32 blob), anchors, an FTS5 table
-(``porter unicode61``, fed with :mod:`hindsight.memory.textindex` tokens) and an audit log."""
+``0003_memory``, ``0007_lexical``): memory rows with their vector (float32 blob), anchors,
+the lexical index (:mod:`hindsight.store.sqlite.lexical`) and an audit log."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
-from hindsight.errors import StorageError
 from hindsight.models import Memory
+from hindsight.store.base import LexDoc
+from hindsight.store.sqlite import lexical as lex
+from hindsight.store.sqlite import vectors as vec
 from hindsight.store.sqlite.db import SqliteStore, rows_as_dicts
 
 _CHUNK = 500
@@ -30,23 +32,23 @@ class SqliteMemoryStore(SqliteStore):
 
     # --- writes -----------------------------------------------------------------------
     def insert(self, rows: list[dict[str, Any]], anchors: list[list[tuple[str, str, str]]],
-               fts: list[tuple[str, str]], at: str,
+               docs: list[LexDoc], at: str,
                implicit: list[list[tuple[str, str, str]]] | None = None
                ) -> list[tuple[int, bool]]:
-        """Insert memories in one transaction. A row whose fingerprint exists is not
-        inserted: the existing memory's access count is bumped instead. Returns (id, new)
-        per row."""
+        """Insert memories with their lexical documents in one transaction. A row whose
+        fingerprint exists is not inserted: the existing memory's access count is bumped
+        instead. Returns (id, new) per row."""
         out: list[tuple[int, bool]] = []
+        new_docs: list[tuple[int, dict[str, int], dict[str, int]]] = []
         extra = implicit if implicit is not None else [[] for _ in rows]
         with self._tx() as c:
-            for row, anc, imp, (body, ctx) in zip(rows, anchors, extra, fts, strict=True):
+            for row, anc, imp, (body, ctx) in zip(rows, anchors, extra, docs, strict=True):
                 cols = list(row)
                 cur = c.execute(f"INSERT OR IGNORE INTO memories({','.join(cols)}) VALUES "
                                 f"({','.join('?' * len(cols))})", [row[k] for k in cols])
                 if cur.rowcount == 1:
                     mid = int(cur.lastrowid or 0)
-                    c.execute("INSERT INTO memory_fts(rowid, body, context) VALUES(?,?,?)",
-                              (mid, body, ctx))
+                    new_docs.append((mid, body, ctx))
                     c.executemany("INSERT INTO memory_anchors(memory_id, path, symbol, "
                                   "ast_hash, implicit) VALUES(?,?,?,?,?)",
                                   [(mid, *a, 0) for a in anc] + [(mid, *a, 1) for a in imp])
@@ -62,12 +64,14 @@ class SqliteMemoryStore(SqliteStore):
                               "VALUES(?,?,?,?)", (mid, at, "duplicate", "exact"))
                     if status != "active":  # retained again: it is current again
                         self._cache = None
+                        vec.bump_epoch(c)
                         c.execute("UPDATE memories SET status='active', status_reason='', "
                                   "status_at=?, superseded_by=NULL WHERE id=?", (at, mid))
                         c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) "
                                   "VALUES(?,?,?,?)", (mid, at, "active",
                                                       f"retained again (was {status})"))
                     out.append((mid, False))
+            lex.add_docs(c, new_docs)
         return out
 
     def merge_into(self, mid: int, at: str, detail: str) -> None:
@@ -80,6 +84,7 @@ class SqliteMemoryStore(SqliteStore):
                    superseded_by: int | None = None) -> None:
         self._cache = None
         with self._tx() as c:
+            vec.bump_epoch(c)
             c.execute("UPDATE memories SET status=?, status_reason=?, status_at=?, "
                       "superseded_by=? WHERE id=?", (status, reason, at, superseded_by, mid))
             c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) VALUES(?,?,?,?)",
@@ -87,8 +92,14 @@ class SqliteMemoryStore(SqliteStore):
 
     def set_vectors(self, items: list[tuple[int, bytes]], model: str) -> None:
         with self._tx() as c:
-            c.executemany("UPDATE memories SET vector=?, model=? WHERE id=?",
-                          [(v, model, i) for i, v in items])
+            q = ",".join("?" * len(items))
+            if items and c.execute(f"SELECT 1 FROM memories WHERE vector IS NOT NULL AND id IN "
+                                   f"({q}) LIMIT 1", [i for i, _ in items]).fetchone():
+                vec.bump_epoch(c)  # vectors replaced (re-embedding): others read again
+                self._cache = None
+            seq = vec.next_seq(c)
+            c.executemany("UPDATE memories SET vector=?, model=?, vec_seq=? WHERE id=?",
+                          [(v, model, seq, i) for i, v in items])
         active = {r[0] for r in self.conn.execute(
             f"SELECT id FROM memories WHERE status='active' AND id IN "
             f"({','.join('?' * len(items))})", [i for i, _ in items])} if items else set()
@@ -105,6 +116,7 @@ class SqliteMemoryStore(SqliteStore):
     def archive_many(self, ids: list[int], reason: str, at: str) -> None:
         self._cache = None
         with self._tx() as c:
+            vec.bump_epoch(c)
             c.executemany("UPDATE memories SET status='archived', status_reason=?, status_at=? "
                           "WHERE id=?", [(reason, at, i) for i in ids])
             c.executemany("INSERT INTO memory_audit(memory_id, at, action, detail) "
@@ -221,57 +233,54 @@ class SqliteMemoryStore(SqliteStore):
         return rows_as_dicts(self.conn.execute(
             "SELECT at, action, detail FROM memory_audit WHERE memory_id=? ORDER BY id", (mid,)))
 
-    def fts(self, terms: list[str], limit: int, weights: tuple[float, float]
-            ) -> list[tuple[int, float]]:
-        """(id, bm25 score, lower is better as in SQLite), any status."""
-        if not terms:
-            return []
-        match = " OR ".join(terms)
-        try:  # statuses are checked by the caller: a join here costs a lookup per match
-            rows = self.conn.execute(
-                "SELECT rowid, bm25(memory_fts, ?, ?) s FROM memory_fts WHERE memory_fts "
-                "MATCH ? ORDER BY s LIMIT ?", (weights[0], weights[1], match, limit)).fetchall()
-        except sqlite3.OperationalError as e:  # a query we built is always valid; be safe
-            raise StorageError(f"full-text query failed: {e}") from e
-        return [(r[0], r[1]) for r in rows]
+    # --- the lexical index (hindsight.store.sqlite.lexical) -------------------------------
+    def lex_stats(self) -> tuple[int, int, int]:
+        """(documents, total body length, total context length) of the lexical index."""
+        return lex.stats(self.conn)
 
-    def term_rows(self, terms: list[str]) -> dict[str, int]:
-        """How many memories hold each quoted FTS term (any status)."""
-        out = {}
-        for t in terms:
-            try:
-                out[t] = int(self.conn.execute(
-                    "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?", (t,)
-                ).fetchone()[0])
-            except sqlite3.OperationalError:
-                out[t] = 0
-        return out
+    def lex_df(self, terms: list[str]) -> dict[str, int]:
+        """Document frequency of each of ``terms`` (0 when not indexed)."""
+        got = lex.df(self.conn, terms)
+        return {t: got[t][1] if t in got else 0 for t in terms}
+
+    def lex_postings(self, terms: list[str]) -> dict[str, bytes]:
+        """term → packed postings (``store.base.POSTING`` layout) for indexed ``terms``."""
+        return lex.postings(self.conn, terms)
+
+    def lex_missing(self, limit: int) -> list[dict[str, Any]]:
+        return lex.missing(self.conn, limit)
+
+    def lex_behind(self) -> bool:
+        """Whether the newest memory has no lexical document (two primary-key lookups)."""
+        r = self.conn.execute("SELECT (SELECT max(id) FROM memories), "
+                              "(SELECT max(memory_id) FROM lex_docs)").fetchone()
+        return r[0] is not None and r[0] != r[1]
+
+    def lex_add(self, docs: list[tuple[int, dict[str, int], dict[str, int]]]) -> int:
+        with self._tx() as c:
+            return lex.add_docs(c, docs)
+
+    def lex_reset(self, version: str) -> bool:
+        with self._tx() as c:
+            r = c.execute("SELECT value FROM meta WHERE key='lexical_building'").fetchone()
+            if r is not None and r[0] == version:
+                return False
+            lex.clear(c)
+            c.execute("DELETE FROM meta WHERE key='lexical'")
+            c.execute("INSERT OR REPLACE INTO meta VALUES('lexical_building', ?)", (version,))
+        return True
 
     def matrix(self, model: str) -> tuple[Any, Any]:
         """(ids, vectors) of active memories embedded with ``model``: int64 array and a
-        float32 matrix (rows unit length). Kept in memory: reloaded only when another
-        connection wrote (``PRAGMA data_version``) or this one changed statuses; vectors
-        this connection adds are appended in place (spare capacity doubles)."""
-        import numpy as np
-
+        float32 matrix (rows unit length), in no promised order. Kept in memory per
+        connection and brought up to date, not read again, after other connections add
+        vectors (:mod:`hindsight.store.sqlite.vectors`); vectors this connection adds are
+        appended in place."""
         dv = self.conn.execute("PRAGMA data_version").fetchone()[0]
         c = self._cache
-        if c is not None and c["model"] == model and c["dv"] == dv:
-            return c["ids"][:c["n"]], c["mat"][:c["n"]]
-        rows = self.conn.execute("SELECT id, vector FROM memories WHERE status='active' AND "
-                                 "model=? AND vector IS NOT NULL ORDER BY id",
-                                 (model,)).fetchall()
-        n = len(rows)
-        dim = len(rows[0][1]) // 4 if rows else 1
-        cap = max(64, n * 2)
-        ids = np.zeros(cap, dtype=np.int64)
-        mat = np.zeros((cap, dim), dtype=np.float32)
-        if rows:
-            ids[:n] = [r[0] for r in rows]
-            mat[:n] = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32
-                                    ).reshape(n, dim)
-        self._cache = {"model": model, "dv": dv, "ids": ids, "mat": mat, "n": n}
-        return ids[:n], mat[:n]
+        if c is None or c["model"] != model or c["dv"] != dv:
+            c = self._cache = vec.load(self.conn, model, c, dv)
+        return c["ids"][:c["n"]], c["mat"][:c["n"]]
 
     def _append(self, items: list[tuple[int, bytes]], model: str) -> None:
         """Add freshly embedded vectors to the cached matrix (or drop the cache)."""
@@ -281,19 +290,13 @@ class SqliteMemoryStore(SqliteStore):
         if c is None or c["model"] != model:
             self._cache = None
             return
-        known = set(c["ids"][:c["n"]].tolist()) if len(items) > 1 else None
+        known = set(c["ids"][:c["n"]].tolist())
         for mid, blob in items:
             v = np.frombuffer(blob, dtype=np.float32)
-            if v.shape[0] != c["mat"].shape[1] or (known is not None and mid in known) or \
-                    (known is None and mid in c["ids"][:c["n"]]):
+            if v.shape[0] != c["mat"].shape[1] or mid in known:
                 self._cache = None
                 return
-            if c["n"] == len(c["ids"]):
-                c["ids"] = np.concatenate([c["ids"], np.zeros_like(c["ids"])])
-                c["mat"] = np.concatenate([c["mat"], np.zeros_like(c["mat"])])
-            c["ids"][c["n"]] = mid
-            c["mat"][c["n"]] = v
-            c["n"] += 1
+            vec.append(c, mid, v)
 
     def anchored(self, paths: list[str], symbols: list[tuple[str, str]]) -> list[tuple[int,
                                                                                       str, str]]:
@@ -377,20 +380,27 @@ class SqliteMemoryStore(SqliteStore):
 
     def export_full(self, ids: list[int]) -> list[dict[str, Any]]:
         q = ",".join("?" * len(ids))
-        return rows_as_dicts(self.conn.execute(f"SELECT * FROM memories WHERE id IN ({q})", ids))
+        rows = rows_as_dicts(self.conn.execute(f"SELECT * FROM memories WHERE id IN ({q})", ids))
+        for r in rows:
+            r.pop("vec_seq", None)  # bookkeeping of this file, not part of a memory
+        return rows
 
-    def import_rows(self, rows: list[dict[str, Any]], index_text: Any) -> dict[str, int]:
-        """Insert exported rows (see :mod:`hindsight.memory.transfer`) in one transaction."""
+    def import_rows(self, rows: list[dict[str, Any]], docs: list[LexDoc]) -> dict[str, int]:
+        """Insert exported rows (see :mod:`hindsight.memory.transfer`) with their lexical
+        documents in one transaction."""
         self._cache = None
         import base64
 
-        cols = [r[1] for r in self.conn.execute("PRAGMA table_info(memories)") if r[1] != "id"]
+        cols = [r[1] for r in self.conn.execute("PRAGMA table_info(memories)")
+                if r[1] not in ("id", "vec_seq")]
         idmap: dict[int, int] = {}
         imported = skipped = 0
         dims = {r[0]: len(r[1]) // 4 for r in self.conn.execute(
             "SELECT model, vector FROM memories WHERE vector IS NOT NULL GROUP BY model")}
+        new_docs: list[tuple[int, dict[str, int], dict[str, int]]] = []
         with self._tx() as c:
-            for d in rows:
+            vec.bump_epoch(c)  # imported vectors carry no sequence stamp: others read again
+            for d, doc in zip(rows, docs, strict=True):
                 if d.get("_dim") and dims.setdefault(d.get("model", ""), d["_dim"]) != d["_dim"]:
                     d["vector"] = None  # another size for this model: re-embed instead
                     d["model"] = ""
@@ -412,11 +422,7 @@ class SqliteMemoryStore(SqliteStore):
                 mid = int(cur.lastrowid or 0)
                 if isinstance(d.get("id"), int):
                     idmap[d["id"]] = mid
-                tags = " ".join(d.get("tags") or [])
-                body = " ".join(x for x in (d["text"], d.get("scene", ""), d.get("problem", ""),
-                                            d.get("solution", ""), tags) if x)
-                c.execute("INSERT INTO memory_fts(rowid, body, context) VALUES(?,?,?)",
-                          (mid, index_text(body), index_text(d.get("context", ""))))
+                new_docs.append((mid, *doc))
                 c.executemany("INSERT INTO memory_anchors(memory_id, path, symbol, ast_hash, "
                               "stale, reason, implicit) VALUES(?,?,?,?,?,?,?)",
                               [(mid, a["path"], a.get("symbol", ""), a.get("ast_hash", ""),
@@ -432,6 +438,7 @@ class SqliteMemoryStore(SqliteStore):
                 if old in idmap and sup in idmap:
                     c.execute("UPDATE memories SET superseded_by=? WHERE id=?",
                               (idmap[sup], idmap[old]))
+            lex.add_docs(c, new_docs)
         return {"imported": imported, "skipped": skipped}
 
     def missing_vectors(self, model: str) -> list[tuple[int, str]]:
