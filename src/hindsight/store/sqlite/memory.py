@@ -334,18 +334,37 @@ class SqliteMemoryStore(SqliteStore):
                       (mid, at, "repointed", f"{old[0]}::{old[1]} -> {new[0]}::{new[1]}"))
 
     def list_memories(self, *, status: str = "active", kind: str | None = None,
-                      stale: bool = False, source: str | None = None, limit: int = 100
-                      ) -> list[Memory]:
+                      stale: bool = False, source: str | None = None, limit: int = 100,
+                      tag: str | None = None, visibility: str | None = None,
+                      since: float | None = None, until: float | None = None,
+                      anchor: tuple[str, str] | None = None, after_id: int = 0,
+                      offset: int = 0, order: str = "occurred") -> list[Memory]:
         where, args = ["1=1"], []
         for col, val in (("status", None if status == "all" else status), ("kind", kind),
-                         ("source", source)):
+                         ("source", source), ("visibility", visibility)):
             if val:
                 where.append(f"{col}=?")
                 args.append(val)
         if stale:
             where.append("stale=1")
+        if tag:  # a substring test first (cheap), then the exact element
+            quoted = json.dumps(tag, ensure_ascii=False)
+            where.append("instr(tags, ?) > 0 AND EXISTS (SELECT 1 FROM json_each(tags) "
+                         "WHERE value=?)")
+            args += [quoted, tag]
+        for cond, val in (("occurred_ts >= ?", since), ("occurred_ts < ?", until),
+                          ("id > ?", after_id or None)):
+            if val is not None:
+                where.append(cond)
+                args.append(val)
+        if anchor is not None:
+            path, symbol = anchor
+            where.append("id IN (SELECT memory_id FROM memory_anchors WHERE path=?"
+                         + (" AND symbol=?)" if symbol else ")"))
+            args += [path, symbol] if symbol else [path]
+        by = "id DESC" if order == "id" else "occurred_ts DESC, id DESC"
         cur = self.conn.execute(f"SELECT id FROM memories WHERE {' AND '.join(where)} "
-                                "ORDER BY occurred_ts DESC, id DESC LIMIT ?", [*args, limit])
+                                f"ORDER BY {by} LIMIT ? OFFSET ?", [*args, limit, offset])
         ids = [r[0] for r in cur.fetchall()]
         got = self.get(ids)
         return [got[i] for i in ids if i in got]
