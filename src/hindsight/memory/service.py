@@ -181,11 +181,12 @@ class MemoryService:
 
         return forget(self.store, mid, reason)
 
-    def restore(self, mid: int) -> dict[str, Any]:
-        """Make a memory active again; ``{"id", "status", "was"}``. Raises NotFound."""
+    def restore(self, mid: int, reason: str = "") -> dict[str, Any]:
+        """Make a memory active again (``reason`` kept in the audit log); ``{"id",
+        "status", "was"}``. Raises NotFound."""
         from hindsight.memory.lifecycle import restore
 
-        return restore(self.store, mid)
+        return restore(self.store, mid, reason)
 
     def gc(self, **kw: Any) -> dict[str, Any]:
         """Archive idle and over-capacity memories; see :func:`memory.lifecycle.gc`."""

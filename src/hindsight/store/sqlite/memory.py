@@ -339,7 +339,8 @@ class SqliteMemoryStore(SqliteStore):
                       since: float | None = None, until: float | None = None,
                       anchor: tuple[str, str] | None = None, after_id: int = 0,
                       offset: int = 0, order: str = "occurred") -> list[Memory]:
-        where, args = ["1=1"], []
+        where: list[str] = ["1=1"]
+        args: list[Any] = []
         for col, val in (("status", None if status == "all" else status), ("kind", kind),
                          ("source", source), ("visibility", visibility)):
             if val:
@@ -352,11 +353,13 @@ class SqliteMemoryStore(SqliteStore):
             where.append("instr(tags, ?) > 0 AND EXISTS (SELECT 1 FROM json_each(tags) "
                          "WHERE value=?)")
             args += [quoted, tag]
-        for cond, val in (("occurred_ts >= ?", since), ("occurred_ts < ?", until),
-                          ("id > ?", after_id or None)):
-            if val is not None:
+        bounds: list[tuple[str, float | None]] = [
+            ("occurred_ts >= ?", since), ("occurred_ts < ?", until),
+            ("id > ?", after_id or None)]
+        for cond, bound in bounds:
+            if bound is not None:
                 where.append(cond)
-                args.append(val)
+                args.append(bound)
         if anchor is not None:
             path, symbol = anchor
             where.append("id IN (SELECT memory_id FROM memory_anchors WHERE path=?"
