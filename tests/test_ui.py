@@ -95,7 +95,7 @@ def test_address_line_token_and_cookie(served: tuple[uiutil.Server, Path]) -> No
     assert status == 200 and "session token cache went stale" in body
     assert "login checks the user first" not in body  # filtered to lessons
     assert "script-src 'self'" in h["content-security-policy"]
-    assert h["x-frame-options"] == "DENY" and h["referrer-policy"] == "no-referrer"
+    assert h["x-frame-options"] == "DENY" and h["referrer-policy"] == "same-origin"
     assert re.fullmatch(r"app;dur=\d+\.\d", h["server-timing"])
 
 
@@ -282,3 +282,25 @@ def test_vendored_assets_match_their_notice() -> None:
     assert "Zero-Clause BSD" in (VENDOR / "htmx.LICENSE").read_text()
     assert "MIT" in (VENDOR / "cytoscape.LICENSE").read_text() or \
         "Permission is hereby granted" in (VENDOR / "cytoscape.LICENSE").read_text()
+
+
+def test_walk_limit_keeps_the_first_hits(module_repo: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The graph and the symbol page ask for at most N callers: the first N of the full
+    walk, nearest first, and whether some were left out."""
+    from hindsight.app import open_bank
+    from hindsight.ui.code_views import graph
+
+    monkeypatch.setenv("HINDSIGHT_HOME", HOMES[module_repo]["HINDSIGHT_HOME"])
+    with open_bank(str(module_repo), create=False) as bank:
+        _t, full, _d, cut = bank.code.walk("callers", "token", 3)
+        assert [h.qname for h in full] == ["svc/auth.py::session", "svc/auth.py::login",
+                                           "svc/api.py::handle"] and not cut
+        for n in (1, 2, 3):
+            _t, got, _d, cut = bank.code.walk("callers", "token", 3, limit=n)
+            assert [h.qname for h in got] == [h.qname for h in full[:n]]
+            assert cut is (n < 3)
+        g = graph(bank, "svc/auth.py::session", 2, 3)
+        assert g["truncated"] and len(g["nodes"]) == 3
+        assert {n["id"] for n in g["nodes"]} == {
+            "svc/auth.py::session", "svc/auth.py::login", "svc/auth.py::token"}

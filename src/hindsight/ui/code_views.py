@@ -16,6 +16,7 @@ SYMBOL_KINDS = ("function", "method", "constructor", "class", "interface", "stru
                 "trait", "type", "constant", "module", "namespace", "macro", "object",
                 "property")
 GRAPH_MAX = 400  # nodes in one graph answer at most (the page asks for 250)
+LIST_MAX = 200  # callers and callees listed on a symbol page at most
 TIMELINE_W = 900  # width of the timeline drawing (SVG user units)
 
 
@@ -47,11 +48,14 @@ def _symbol(request: Any, served: Served) -> dict[str, Any]:
     if not q:
         raise ConfigError("q: give a symbol (name, Class.method or path::local)", option="q")
     depth = int_arg(request, "depth", 1, 1, 3)
+    cap = int_arg(request, "max", 250, 1, GRAPH_MAX)
     sym = bank.code.resolve(q)
     step = bank.code.trace(sym.qname, depth=0)
-    _t, callers = bank.code.callers(sym.qname, 1)
-    _t, callees = bank.code.callees(sym.qname, 1)
-    ctx: dict[str, Any] = {"sym": sym, "snippet": step.snippet, "depth": depth, "callers": callers,
+    _t, callers, _d, more_callers = bank.code.walk("callers", sym.qname, 1, limit=LIST_MAX)
+    _t, callees, _d, more_callees = bank.code.walk("callees", sym.qname, 1, limit=LIST_MAX)
+    ctx: dict[str, Any] = {"more_callers": more_callers, "more_callees": more_callees,
+                           "list_max": LIST_MAX,"sym": sym, "snippet": step.snippet, "depth": depth,
+                           "graph_max": cap, "callers": callers,
                            "callees": callees, "history": [], "history_note": ""}
     try:
         ctx["history"] = bank.history.history(sym.qname)["entries"]
@@ -97,13 +101,15 @@ def graph(bank: Any, spec: str, depth: int, max_nodes: int) -> dict[str, Any]:
     qname, kind, path, line, side: center|caller|callee, depth, resolved}], "edges":
     [{source, target}], "truncated"}``; an unresolved callee's id is ``?name``. Raises
     NotIndexed, NotFound, Ambiguous."""
-    target, callers = bank.code.callers(spec, depth)
-    _t, callees = bank.code.callees(target.qname, depth)
+    target, callers, _d, cut_callers = bank.code.walk("callers", spec, depth,
+                                                      limit=max_nodes)
+    _t, callees, _d, cut_callees = bank.code.walk("callees", target.qname, depth,
+                                                  limit=max_nodes)
     nodes: dict[str, dict[str, Any]] = {target.qname: _node(
         target.qname, target.name, target.kind, target.path, target.start_line, "center", 0,
         True)}
     edges: set[tuple[str, str]] = set()
-    truncated = False
+    truncated = cut_callers or cut_callees
     hits = sorted([("caller", h) for h in callers] + [("callee", h) for h in callees],
                   key=lambda sh: sh[1].depth)
     for side, h in hits:

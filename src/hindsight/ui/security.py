@@ -12,8 +12,9 @@
   not this server or ``Sec-Fetch-Site`` says another site; the forms also carry the token
   (checked by :func:`form_ok`).
 - Every answer gets ``Content-Security-Policy`` (scripts only from this server),
-  ``X-Frame-Options: DENY``, ``Referrer-Policy: no-referrer`` and ``Server-Timing:
-  app;dur=<ms>`` (the server time of the view, in milliseconds, read by bench/ui.py).
+  ``X-Frame-Options: DENY``, ``Referrer-Policy: same-origin`` (``no-referrer`` would make
+  Chromium send ``Origin: null`` with the forms) and ``Server-Timing: app;dur=<ms>`` (the
+  server time of the view, in milliseconds, read by bench/ui.py).
 """
 
 from __future__ import annotations
@@ -153,7 +154,7 @@ class Guard:
 
 
 _SECURITY = [(b"content-security-policy", CSP.encode()), (b"x-frame-options", b"DENY"),
-             (b"referrer-policy", b"no-referrer"), (b"x-content-type-options", b"nosniff")]
+             (b"referrer-policy", b"same-origin"), (b"x-content-type-options", b"nosniff")]
 _NO_STORE = (b"cache-control", b"no-store")
 _STATIC_CACHE = (b"cache-control", b"private, max-age=3600")
 
