@@ -39,15 +39,13 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 from common import machine, pct, summary_ms, write  # noqa: E402
 from index import copy_stdlib  # noqa: E402
+from recall_scale import DEFAULT as LOCOMO  # noqa: E402
+from recall_scale import base_texts  # noqa: E402
 from uiutil import Server, start  # noqa: E402
 
 from hindsight.app import open_bank  # noqa: E402
 from hindsight.models import MemoryItem  # noqa: E402
 
-WORDS = ["cache", "index", "parser", "retry", "hook", "session", "config", "deploy", "branch",
-         "merge", "test", "flaky", "lock", "database", "queue", "worker", "timeout", "schema",
-         "token", "memory", "socket", "encoding", "decoder", "thread", "signal", "import",
-         "path", "email", "json", "http"]
 KINDS = ("decision", "convention", "lesson", "fact", "experience")
 TAGS = ("storage", "net", "ci", "perf", "security", "docs", "api", "tests")
 
@@ -78,7 +76,8 @@ def make_repo(root: Path, commits: int, rnd: random.Random) -> None:
         git(root, "commit", "-qam", f"{'fix' if i % 3 == 0 else 'change'}: edit {i} of {f.name}")
 
 
-def fill(bank: Any, n: int, embed_cap: int, rnd: random.Random) -> dict[str, Any]:
+def fill(bank: Any, n: int, embed_cap: int, rnd: random.Random, texts: list[str]
+         ) -> dict[str, Any]:
     """Retain ``n`` memories in batches; vectors for the first ``embed_cap`` texts, noisy
     copies for the rest. Returns timings."""
     import numpy as np
@@ -89,7 +88,7 @@ def fill(bank: Any, n: int, embed_cap: int, rnd: random.Random) -> dict[str, Any
     now = time.time()
     items = []
     for i in range(n):
-        text = " ".join(rnd.choice(WORDS) for _ in range(14)) + f" (note {i:06d})"
+        text = f"{rnd.choice(texts)} {rnd.choice(texts)} (ref{i:06d})"
         anchors = [tuple(rnd.choice(syms))] if i % 10 == 0 else []
         items.append(MemoryItem(
             text=text, kind=rnd.choice(KINDS), tags=rnd.sample(TAGS, 2), source="import",
@@ -123,7 +122,7 @@ def server_ms(h: dict[str, str]) -> float:
     return float(h["server-timing"].split("dur=")[1])
 
 
-def views(bank: Any, rnd: random.Random) -> dict[str, list[str]]:
+def views(bank: Any, rnd: random.Random, texts: list[str]) -> dict[str, list[str]]:
     """Addresses per view, drawn from the bank."""
     raw = bank.stores.raw
     qnames = [f"{p}::{loc}" for p, loc in raw.execute(
@@ -132,7 +131,7 @@ def views(bank: Any, rnd: random.Random) -> dict[str, list[str]]:
     names = [q.rsplit("::", 1)[1].split(".")[-1] for q in qnames]
     ids = [r[0] for r in raw.execute("SELECT id FROM memories ORDER BY random() LIMIT 100")]
     paths = [q.split("::")[0] for q in qnames]
-    queries = [" ".join(rnd.sample(WORDS, 4)) for _ in range(50)]
+    queries = [" ".join(rnd.choice(texts).split()[:8]) for _ in range(50)]
     return {
         "banks": ["/"],
         "memories": ["/memories", "/memories?kind=lesson", "/memories?stale=on",
@@ -226,6 +225,7 @@ def main() -> None:
     ap.add_argument("--embed-cap", type=int, default=2_000)
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--commits", type=int, default=40)
+    ap.add_argument("--data", default=str(LOCOMO))
     args = ap.parse_args()
     rnd = random.Random(13)
     work = Path(tempfile.mkdtemp(prefix="hindsight-ui-bench-"))
@@ -244,8 +244,9 @@ def main() -> None:
             out["index"] = {"seconds": round(time.perf_counter() - t0, 1),
                             "files": st.files_parsed, "symbols": bank.code.status()["symbols"]}
             bank.history.ingest()
-            out["fill"] = fill(bank, args.memories, args.embed_cap, rnd)
-            urls = views(bank, rnd)
+            texts = base_texts(Path(args.data))
+            out["fill"] = fill(bank, args.memories, args.embed_cap, rnd, texts)
+            urls = views(bank, rnd, texts)
             target = big_neighbourhood(bank)
         srv = start(root, "--repo-root", str(root), env={"HINDSIGHT_HOME": str(home),
                                                           "HINDSIGHT_EMBEDDER": "minilm"})

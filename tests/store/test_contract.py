@@ -143,6 +143,10 @@ def test_list_filters_for_browsing(stores: tuple[Any, Any, Any]) -> None:
     assert [m.id for m in mem.list_memories(limit=2, offset=1)] == [ids[0], ids[2]]
     assert [m.id for m in mem.list_memories(after_id=ids[1], order="id")] == [ids[3], ids[2]]
     assert [m.id for m in mem.list_memories(order="id", limit=1)] == [max(ids)]
+    assert mem.list_memories(stale=True) == []
+    mem.mark_stale([(ids[0], "db.py", "connect", "changed")], AT)
+    assert [m.id for m in mem.list_memories(stale=True)] == [ids[0]]
+    assert [m.id for m in mem.list_memories(stale=True, tag="wal", kind="fact")] == [ids[0]]
 
 
 def test_full_text_and_document_frequency(stores: tuple[Any, Any, Any]) -> None:

@@ -110,8 +110,7 @@ def _memories(request: Any, served: Served) -> dict[str, Any]:
     query = "&".join(f"{k}={_q(v)}" for k, v in form.items() if v)
     return {"rows": rows[:PAGE], "more": len(rows) > PAGE, "offset": offset, "page": PAGE,
             "form": form, "query": query, "kinds": KINDS, "statuses": STATUSES,
-            "visibilities": VISIBILITY, "after": newest[0].id if newest else 0,
-            "counts": mem.counts()}
+            "visibilities": VISIBILITY, "after": newest[0].id if newest else 0}
 
 
 def _q(v: str) -> str:

@@ -341,13 +341,20 @@ class SqliteMemoryStore(SqliteStore):
                       offset: int = 0, order: str = "occurred") -> list[Memory]:
         where: list[str] = ["1=1"]
         args: list[Any] = []
+        # `+status`: SQLite then walks the order's index (occurred time or id) newest first
+        # and stops after `limit` rows instead of sorting every row of a status (120 ms →
+        # 0.1 ms for the first page of 100,000 active memories). Not when a filter is
+        # likely rare (a visibility other than team, a source): a walk would then visit
+        # most rows through the index, slower than a scan.
+        walk = not source and visibility in (None, "team")
         for col, val in (("status", None if status == "all" else status), ("kind", kind),
                          ("source", source), ("visibility", visibility)):
             if val:
-                where.append(f"{col}=?")
+                where.append(f"{'+' if walk else ''}{col}=?")
                 args.append(val)
-        if stale:
-            where.append("stale=1")
+        if stale:  # a stale memory has a stale anchor (mark_stale/clear_stale keep both)
+            where.append("stale=1 AND id IN (SELECT memory_id FROM memory_anchors "
+                         "WHERE stale=1)")
         if tag:  # a substring test first (cheap), then the exact element
             quoted = json.dumps(tag, ensure_ascii=False)
             where.append("instr(tags, ?) > 0 AND EXISTS (SELECT 1 FROM json_each(tags) "
@@ -376,8 +383,9 @@ class SqliteMemoryStore(SqliteStore):
         out = dict.fromkeys(("active", "archived", "forgotten", "superseded"), 0)
         out.update({st: n for st, n in self.conn.execute(
             "SELECT status, count(*) FROM memories GROUP BY status")})
-        out["stale"] = self.conn.execute(
-            "SELECT count(*) FROM memories WHERE stale=1 AND status='active'").fetchone()[0]
+        out["stale"] = self.conn.execute(  # from the anchors: no scan of the memory rows
+            "SELECT count(*) FROM memories WHERE id IN (SELECT memory_id FROM memory_anchors "
+            "WHERE stale=1) AND stale=1 AND status='active'").fetchone()[0]
         return out
 
     def activity_rows(self) -> list[tuple[int, float, int, float]]:
