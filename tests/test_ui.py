@@ -11,6 +11,7 @@ import re
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlencode
@@ -304,3 +305,40 @@ def test_walk_limit_keeps_the_first_hits(module_repo: Path,
         assert g["truncated"] and len(g["nodes"]) == 3
         assert {n["id"] for n in g["nodes"]} == {
             "svc/auth.py::session", "svc/auth.py::login", "svc/auth.py::token"}
+
+
+def test_switch_bank_and_open(module_repo: Path, tmp_path: Path) -> None:
+    """The Banks view lists every bank of the home and switches the one the other views
+    show (a cookie); ``--open`` hands the address to the browser ($BROWSER here)."""
+    other = make_repo(tmp_path / "other", {"lib.py": "def helper():\n    return 1\n"})
+    HOMES[other] = HOMES[module_repo]
+    for args in (["index"], ["retain", "The other repository keeps its own notes"]):
+        assert cli(*args, cwd=other).returncode == 0
+    opened = tmp_path / "opened.txt"
+    browser = f"{sys.executable} -c \"import sys; open({str(opened)!r}, 'w').write(sys.argv[1])\" %s"
+    srv = uiutil.start(module_repo, "--open", env={**HOMES[module_repo], "BROWSER": browser})
+    try:
+        status, _h, body = srv.get("/")
+        assert status == 200 and "coding-agent::proj" in body and "coding-agent::other" in body
+        assert body.index("coding-agent::proj") < body.index("coding-agent::other")  # current
+        status, h, _b = srv.get("/banks/switch", method="POST", data=urlencode(
+            {"token": srv.token, "root": str(other)}).encode(),
+            headers={"Content-Type": "application/x-www-form-urlencoded", "Origin": srv.base})
+        assert status == 303 and h["set-cookie"].startswith("hindsight_bank=")
+        cookie = h["set-cookie"].split(";")[0]
+        _s, _h, body = srv.get("/memories", headers={"Cookie": cookie})
+        assert "keeps its own notes" in body and "login checks" not in body
+        assert "Bank <strong>coding-agent::other</strong>" in body
+        _s, _h, body = srv.get("/memories")  # no cookie: the default bank
+        assert "login checks" in body
+        status, _h, _b = srv.get("/banks/switch", method="POST", data=urlencode(
+            {"token": srv.token, "root": "/etc"}).encode(),
+            headers={"Content-Type": "application/x-www-form-urlencoded", "Origin": srv.base})
+        assert status == 400
+        for _ in range(50):
+            if opened.exists():
+                break
+            time.sleep(0.1)
+        assert opened.read_text() == srv.first_line.removeprefix("hindsight ui: ")
+    finally:
+        srv.stop()
