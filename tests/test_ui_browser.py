@@ -96,6 +96,9 @@ def test_control_plane_end_to_end(tmp_path: Path) -> None:
             page.get_by_role("button", name="Forget memory #1").click()
             expect(page.locator("#memory-status")).to_have_text("forgotten")
             expect(page.locator(".audit")).to_contain_text("replaced by the token check")
+            page.goto(f"{srv.base}/memories?status=forgotten")
+            expect(page.locator("#memory-1 td.text")).to_have_text(
+                "We decided <script>alert('x')</script> login checks the user first")
 
             # the recall debugger: channel ranks; the forgotten memory is gone
             page.get_by_role("link", name="Recall").click()
