@@ -211,6 +211,26 @@ def anchors_table(d: dict) -> str:
     return "\n".join(out)
 
 
+def ui_table(d: dict) -> str:
+    v, g = d["views"], d["graph"]
+    out = [f"| `python bench/ui.py` ({d['memories']:,} memories, stdlib index) | server p50 / "
+           "p95 ms | target |", "|---|---|---|"]
+    for name in ("banks", "memories", "memory", "recall", "code", "symbol", "graph_json",
+                 "hotspots", "pages"):
+        x = v[name]
+        out.append(f"| {name} | {x['server_p50_ms']:.1f} / {x['server_p95_ms']:.1f} | "
+                   f"≤ 300 {mark(x['server_p95_ms'] <= 300)} |")
+    first = v["first_recall_ms"]["server_ms"]
+    out.append(f"| recall, first request (loads the embedding model) | {first:,.0f} | |")
+    r = g["ready_since_navigation_ms"]
+    out.append(f"| graph of {g['nodes']} nodes (`{g['symbol']}`) drawn, from navigation | "
+               f"{r['p50']:.0f} / {r['p95']:.0f} | ≤ 1,000 {mark(r['p95'] <= 1000)} |")
+    t = g["tap_handler_ms"]
+    out.append(f"| then a tap on a node reaches its handler | {t['p50']:.2f} / {t['p95']:.2f} |"
+               " |")
+    return "\n".join(out)
+
+
 if __name__ == "__main__":
     print(index_table(json.loads((RES / "index.json").read_text())))
     if (RES / "history.json").exists():
@@ -231,3 +251,6 @@ if __name__ == "__main__":
     if (RES / "anchors.json").exists():
         print()
         print(anchors_table(json.loads((RES / "anchors.json").read_text())))
+    if (RES / "ui.json").exists():
+        print()
+        print(ui_table(json.loads((RES / "ui.json").read_text())))

@@ -117,6 +117,38 @@ def test_list_filters_and_order(stores: tuple[Any, Any, Any]) -> None:
     assert [e["action"] for e in mem.audit(ids[0])] == ["retain", "forgotten"]
 
 
+def test_list_filters_for_browsing(stores: tuple[Any, Any, Any]) -> None:
+    """The filters the control plane offers: tag, visibility, time, anchor, paging, new
+    ids, insertion order."""
+    _c, _h, mem = stores
+    ids = [i for i, _ in _insert(
+        mem, ("tagged storage", {"tags": ["storage", "wal"], "kind": "fact",
+                                 "occurred": "2026-01-03T00:00:00+00:00",
+                                 "anchors": [("db.py", "connect", "h1")]}),
+        ("tagged storage too", {"tags": ["storage"], "kind": "fact",
+                                "occurred": "2026-01-01T00:00:00+00:00",
+                                "anchors": [("db.py", "", "")]}),
+        ("a tag containing the other", {"tags": ["storage-x"], "kind": "fact",
+                                        "occurred": "2026-01-02T00:00:00+00:00"}),
+        ("private note", {"kind": "fact", "visibility": "private", "owner": "bot",
+                          "occurred": "2026-01-04T00:00:00+00:00"}))]
+    assert [m.id for m in mem.list_memories(tag="storage")] == [ids[0], ids[1]]
+    assert [m.id for m in mem.list_memories(tag="wal")] == [ids[0]]
+    assert mem.list_memories(tag="stor") == []
+    assert [m.id for m in mem.list_memories(visibility="private")] == [ids[3]]
+    jan2, jan3 = 1_767_312_000.0, 1_767_398_400.0
+    assert [m.id for m in mem.list_memories(since=jan2, until=jan3)] == [ids[2]]
+    assert [m.id for m in mem.list_memories(anchor=("db.py", ""))] == [ids[0], ids[1]]
+    assert [m.id for m in mem.list_memories(anchor=("db.py", "connect"))] == [ids[0]]
+    assert [m.id for m in mem.list_memories(limit=2, offset=1)] == [ids[0], ids[2]]
+    assert [m.id for m in mem.list_memories(after_id=ids[1], order="id")] == [ids[3], ids[2]]
+    assert [m.id for m in mem.list_memories(order="id", limit=1)] == [max(ids)]
+    assert mem.list_memories(stale=True) == []
+    mem.mark_stale([(ids[0], "db.py", "connect", "changed")], AT)
+    assert [m.id for m in mem.list_memories(stale=True)] == [ids[0]]
+    assert [m.id for m in mem.list_memories(stale=True, tag="wal", kind="fact")] == [ids[0]]
+
+
 def test_lexical_index_integers(stores: tuple[Any, Any, Any]) -> None:
     """The store keeps the integers BM25 needs: df, per-field frequencies and lengths,
     collection totals; postings of every status; terms exactly as the analyzer gave them."""

@@ -133,15 +133,17 @@ class CodeService:
         return callees(self.require(), symbol, depth, self.rel(file))
 
     def walk(self, direction: str, symbol: str, depth: int = 1, file: str | None = None,
-             include_unresolved: bool = False, stop: Callable[[], bool] | None = None
-             ) -> tuple[Symbol, list[Any], int, bool]:
+             include_unresolved: bool = False, stop: Callable[[], bool] | None = None,
+             limit: int | None = None) -> tuple[Symbol, list[Any], int, bool]:
         """:meth:`callers` or :meth:`callees` (``direction``) that asks ``stop()`` before
         each level after the first: ``(target, hits, levels done, cut short)``; the levels
-        done hold exactly the full walk's hits. Raises NotIndexed, NotFound, Ambiguous."""
+        done hold exactly the full walk's hits. ``limit``: at most that many hits, the
+        first of the full walk (see :func:`hindsight.codeindex.query.walk`). Raises
+        NotIndexed, NotFound, Ambiguous."""
         from hindsight.codeindex.query import walk
 
         return walk(self.require(), direction, symbol, depth, self.rel(file),
-                    include_unresolved, stop)
+                    include_unresolved, stop, limit)
 
     def trace(self, start: str, depth: int = 3, file: str | None = None) -> Any:
         """Call tree from ``start`` (a :class:`hindsight.codeindex.query.Step`)."""

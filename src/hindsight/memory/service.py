@@ -22,6 +22,8 @@ from hindsight.store.base import CodeStore, MemoryStore
 # minutes (the file-name pattern of the neighbour lookup is quadratic on one long token).
 QUERY_CHARS = 10_000
 AnchorFn = Callable[[list[str], list[str], bool], list[tuple[str, str, str]]]
+STATUSES = ("active", "archived", "forgotten", "superseded", "all")
+VISIBILITY = ("team", "public", "private")
 NeighbourFn = Callable[[str, list[str], list[tuple[str, str]]],
                        tuple[list[str], list[tuple[str, str]], list[tuple[str, str]]]]
 
@@ -182,11 +184,12 @@ class MemoryService:
 
         return forget(self.store, mid, reason)
 
-    def restore(self, mid: int) -> dict[str, Any]:
-        """Make a memory active again; ``{"id", "status", "was"}``. Raises NotFound."""
+    def restore(self, mid: int, reason: str = "") -> dict[str, Any]:
+        """Make a memory active again (``reason`` kept in the audit log); ``{"id",
+        "status", "was"}``. Raises NotFound."""
         from hindsight.memory.lifecycle import restore
 
-        return restore(self.store, mid)
+        return restore(self.store, mid, reason)
 
     def gc(self, **kw: Any) -> dict[str, Any]:
         """Archive idle and over-capacity memories; see :func:`memory.lifecycle.gc`."""
@@ -209,9 +212,30 @@ class MemoryService:
         return self.store.audit(mid)
 
     def memories(self, *, status: str = "active", kind: str | None = None,
-                 stale: bool = False, limit: int = 100) -> list[Memory]:
-        """Memories newest first; ``status`` ``all`` for every status."""
-        return self.store.list_memories(status=status, kind=kind, stale=stale, limit=limit)
+                 stale: bool = False, limit: int = 100, tag: str | None = None,
+                 visibility: str | None = None, since: float | None = None,
+                 until: float | None = None, anchor: str | None = None, after_id: int = 0,
+                 offset: int = 0, order: str = "occurred") -> list[Memory]:
+        """Memories newest first (``order="id"``: latest stored first); ``status`` ``all``
+        for every status. ``anchor`` is a root-relative file (any anchor in it) or
+        ``path::local`` (that symbol); ``since``/``until`` Unix seconds of the occurred
+        time; the other filters as :meth:`MemoryStore.list_memories`. Raises ConfigError
+        (an unknown status, visibility or order)."""
+        from hindsight.models import split_qname
+
+        for option, value, allowed in (
+                ("status", status, STATUSES), ("visibility", visibility or "team", VISIBILITY),
+                ("order", order, ("occurred", "id"))):
+            if value not in allowed:
+                raise ConfigError(f"{option} {value!r}: one of {', '.join(allowed)}",
+                                  option=option, value=value, choices=list(allowed))
+        where = None
+        if anchor:
+            where = split_qname(anchor) or (anchor, "")
+        return self.store.list_memories(status=status, kind=kind, stale=stale, limit=limit,
+                                        tag=tag, visibility=visibility, since=since,
+                                        until=until, anchor=where, after_id=after_id,
+                                        offset=offset, order=order)
 
     def anchored(self, files: list[str]) -> list[int]:
         """Ids of active memories anchored to one of ``files``."""

@@ -310,10 +310,18 @@ class MemoryStore(Protocol):
         ...
 
     def list_memories(self, *, status: str = "active", kind: str | None = None,
-                      stale: bool = False, source: str | None = None, limit: int = 100
-                      ) -> list[Memory]:
-        """Memories newest first (by occurred time, then id); ``status`` ``all`` for every
-        status; ``stale`` only stale ones."""
+                      stale: bool = False, source: str | None = None, limit: int = 100,
+                      tag: str | None = None, visibility: str | None = None,
+                      since: float | None = None, until: float | None = None,
+                      anchor: tuple[str, str] | None = None, after_id: int = 0,
+                      offset: int = 0, order: str = "occurred") -> list[Memory]:
+        """Memories newest first (by occurred time, then id; ``order="id"``: by id, the
+        order they were stored), skipping ``offset``, at most ``limit``. Filters (all
+        optional, combined with AND): ``status`` (``all`` for every status), ``kind``,
+        ``source``, ``visibility``, ``stale`` (only stale ones), ``tag`` (one of its tags),
+        ``since``/``until`` (occurred time in Unix seconds, ``since`` ≤ t < ``until``),
+        ``anchor`` ((path, symbol local name or ``""`` for any anchor in the file)) and
+        ``after_id`` (ids above it)."""
         ...
 
     def has_active(self) -> bool:
