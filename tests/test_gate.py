@@ -112,7 +112,9 @@ def test_without_the_static_embedder_the_gate_is_lexical(ledger: dict[str, Any],
     got = _run(ledger, embedder=WordLlamaStatic(pkg_dir=str(tmp_path)))
     r = bench_gate.report(ledger["prompts"], got)["all"]
     assert r["all"]["precision"] >= 0.95 and 0.3 <= r["all"]["recall"] <= 0.5, r["all"]
-    assert r["other-words"]["recall"] == 0.0  # no shared word, no embedding: nothing
+    # other words share no word and, without the embedding, hardly anything: at most a
+    # stem (the analyzer stems both sides) — 1 of the 42 such prompts
+    assert r["other-words"]["recall"] <= 0.03
     by_text = {p["prompt"]: got[p["id"]] for p in ledger["prompts"]}
     assert by_text["in pyproject.toml, add the new emails folder to the package data"] == [
         "m34"]  # the memory anchored to the file it names

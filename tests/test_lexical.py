@@ -172,7 +172,7 @@ def test_legacy_bank_gets_the_lexical_index(tmp_path: Path, hindsight_home: Path
     with sqlite3.connect(banks / "legacy-bank.db") as c:
         assert c.execute("SELECT count(*) FROM sqlite_master WHERE name='memory_fts'"
                          ).fetchone()[0] == 0
-        assert "0004_lexical" in {r[0] for r in c.execute("SELECT name FROM migrations")}
+        assert "0007_lexical" in {r[0] for r in c.execute("SELECT name FROM migrations")}
 
 
 CJK = [  # (language, lesson, a sentence prompt that is no substring of it)

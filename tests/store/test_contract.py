@@ -288,11 +288,11 @@ def test_anchors_stale_fresh_and_repoint(stores: tuple[Any, Any, Any]) -> None:
 
 
 def test_implicit_anchors_insert_add_and_ids_after(stores: tuple[Any, Any, Any]) -> None:
-    from hindsight.memory.textindex import index_text
+    from hindsight.memory.lexical import document
 
     _c, _h, mem = stores
     row, anc = _row("load_config reads the env", anchors=[("cfg.py", "", "fh")])
-    (a, _), = mem.insert([row], [anc], [(index_text(row["text"]), "")], AT,
+    (a, _), = mem.insert([row], [anc], [document(row)], AT,
                          [[("cfg.py", "load_config", "sh")]])
     (b, _), (c, _) = _insert(mem, ("a turn", {"kind": "conversation",
                                               "source": "conversation"}),
