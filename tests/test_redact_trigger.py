@@ -24,3 +24,32 @@ def test_fast_trigger_agrees_with_the_case_insensitive_one(parts: list[str]) -> 
 def test_secret_in_mixed_case_is_still_redacted() -> None:
     assert clean("def f(API_KEY='abcd1234efgh')") == "def f(API_KEY='[REDACTED:env_secret]')"
     assert clean("") == "" and clean("def plain(x, y)") == "def plain(x, y)"
+
+
+def _slow(text: str) -> str:
+    """redact without the trigger and the per-pattern gates (every pattern, in order)."""
+    from hindsight.redact import _PATTERNS, _sub_group
+
+    text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    for kind, pat, group in _PATTERNS:
+        text = _sub_group(text, kind, pat, group, [])
+    return text
+
+
+SECRETISH = ["password is hunter2hunter2", "PASSWORD=abc123456", "api_key: 'x1y2z3w4'",
+             "Authorization: Bearer abcdefghijklmnopqrstuvwxyz", "--token=abcdef",
+             "https://user:pw@example.com/x", "?access_token=QWERTY&x=1", "mysql -pSECRET",
+             "docker login -p tok3n", "ghp_" + "a" * 36, "glpat-" + "b" * 20,
+             "AKIA" + "C" * 16, "secret " + "D" * 40, "xoxb-1234567890", "sk_live_" + "e" * 16,
+             "AIza" + "f" * 35, "sk-" + "g" * 24, "eyJabcdefghi.eyJabcdefghi.abcdefghij",
+             "Basic dXNlcjpwYXNz", "hf_" + "h" * 30, "export PGPASSWORD to s3cr3t",
+             "-----BEGIN RSA PRIVATE KEY-----\nMII\n-----END RSA PRIVATE KEY-----",
+             "https://hooks.slack.com/services/T0/B0/x", "npm_" + "i" * 36,
+             "def f(key, value)", "token", "Secret", " ", "\n", "=", ":", "'", '"', "ſ"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(SECRETISH) | st.text(max_size=6), max_size=6))
+def test_gated_redaction_equals_every_pattern_in_order(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert clean(text) == _slow(text)

@@ -67,6 +67,18 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
 ]
 
 
+# For each pattern, in order: lower-case words of which the text must hold one for the
+# pattern to match it (checked on ASCII text only, where lower-casing agrees with (?i)).
+_GATES: list[tuple[str, ...]] = [
+    ("-----begin",), ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), ("glpat-",),
+    ("npm_",), ("hooks.slack.com/services/",), ("akia", "asia"), ("secret",), ("xox",),
+    ("k_live_", "k_test_"), ("aiza",), ("sk-",), ("eyj",), ("bearer ",), ("basic ",),
+    ("://",), ("token=", "key=", "secret=", "password=", "sig=", "signature="),
+    ("secret", "token", "pass", "pwd", "key", "credential"), ("pass", "pwd"), ("mysql",),
+    ("docker",), ("--",), ("authorization",), ("hf_",), ("pgpassword",),
+]
+
+
 def _sub_group(text: str, kind: str, pat: re.Pattern[str], group: int, found: list[str]
                ) -> str:
     def sub(m: re.Match[str]) -> str:
@@ -108,8 +120,14 @@ def redact(text: str) -> tuple[str, list[str]]:
     text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
     if not _triggered(text):
         return text, found
-    for kind, pat, group in _PATTERNS:
+    low = text.lower() if text.isascii() else None
+    for (kind, pat, group), gate in zip(_PATTERNS, _GATES, strict=True):
+        if low is not None and not any(g in low for g in gate):
+            continue  # the pattern cannot match without one of its words
+        n = len(found)
         text = _sub_group(text, kind, pat, group, found)
+        if low is not None and len(found) != n:
+            low = text.lower()  # a replacement label adds words a later gate may need
     return text, found
 
 
