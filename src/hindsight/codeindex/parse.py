@@ -11,7 +11,8 @@ Capture contract of the queries:
 * ``@scope`` + ``@name``: a naming scope that is not itself a symbol (Rust ``impl T``).
 * ``@mark.setter`` / ``@mark.deleter`` / ``@mark.stub`` on a definition node: an accessor
   role or an overload stub (see :mod:`hindsight.codeindex.identity`).
-* ``@reference.call`` with ``@call.name`` and optional ``@call.receiver``.
+* ``@call.name`` and optional ``@call.receiver`` on a call (the call node itself is not
+  captured: one Python object less per call).
 * ``@inherit.name`` with optional ``@inherit.receiver`` (base class / interface).
 * ``@import`` on an import statement (decoded by :mod:`hindsight.codeindex.imports`).
 * ``@comment`` on every comment (excluded from the ast hash, used for doc comments).
