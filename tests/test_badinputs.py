@@ -202,11 +202,11 @@ def test_grammar_that_never_returns_is_skipped(tmp_path: Path, monkeypatch: obje
 
 
 def test_hang_among_many_files_in_parallel(tmp_path: Path, monkeypatch: object) -> None:
-    from hindsight.codeindex import indexer
+    from hindsight.codeindex import build
 
     monkeypatch.setenv("HINDSIGHT_PARSE_TIMEOUT_S", "3")  # type: ignore[attr-defined]
-    monkeypatch.setattr(indexer, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
-    monkeypatch.setattr(indexer, "BATCH_BYTES", 200)  # type: ignore[attr-defined]
+    monkeypatch.setattr(build, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
+    monkeypatch.setattr(build, "BATCH_BYTES", 200)  # type: ignore[attr-defined]
     hang = (Path(__file__).parent / "fixtures" / "hang" / "hang.tsx").read_bytes()
     files: dict[str, str | bytes] = {f"m{i:02d}.py": f"def f{i}():\n    return {i}\n"
                                      for i in range(40)}

@@ -158,10 +158,10 @@ def test_counts_kept_in_meta_match_a_scan(tmp_path: Path) -> None:
 
 
 def test_parallel_full_build_equals_sequential(tmp_path: Path, monkeypatch: object) -> None:
-    from hindsight.codeindex import indexer
+    from hindsight.codeindex import build
 
-    monkeypatch.setattr(indexer, "PARALLEL_RESOLVE_MIN", 1)  # type: ignore[attr-defined]
-    monkeypatch.setattr(indexer, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
+    monkeypatch.setattr(build, "PARALLEL_RESOLVE_MIN", 1)  # type: ignore[attr-defined]
+    monkeypatch.setattr(build, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
     repo = make_repo(tmp_path / "r", BASE)
     with open_bank(repo_root_path=str(repo)) as bank:
         bank.code.index(full=True, workers=2)

@@ -7,6 +7,7 @@ Each worker loads grammars lazily (cached per process) and returns plain picklab
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import xxhash
 
@@ -105,6 +106,19 @@ def content_skip_reason(path: str, raw: bytes) -> str:
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff") or raw[:4] == b"\x00\x00\xfe\xff" or b"\r" in raw:
         src = normalise(raw)[0]  # measure lines as the parser will see them
     return "minified" if _minified(path, src) else ""
+
+
+def parse_wire(root: str, path: str, language: str) -> tuple[Any, ...]:
+    """:func:`parse_path` as :meth:`ParseResult.to_wire` (worker entry point)."""
+    return parse_path(root, path, language).to_wire()
+
+
+def index_wire(root: str, path: str, language: str) -> tuple[Any, ...]:
+    """:func:`parse_path` in the compact form of a full build
+    (:func:`hindsight.codeindex.wire.index_wire`; worker entry point)."""
+    from hindsight.codeindex.wire import index_wire as wire
+
+    return wire(parse_path(root, path, language))
 
 
 def parse_batch(root: str, items: list[tuple[str, str]]) -> list[ParseResult]:

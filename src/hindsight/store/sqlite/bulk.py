@@ -1,0 +1,212 @@
+"""A full rebuild of the code index, fed while it runs (issue 14, item 5).
+
+The rebuild is one transaction on the bank database: readers see the old index until it
+commits, and a failure leaves the old index. Secondary indexes are dropped during the load
+and built once at the end (``create_indexes``).
+
+Edges are written by forked resolver processes, not by this one: each child writes its
+rows into its own *part* file (a scratch SQLite database with the ``edges`` and ``deps``
+tables and no index), and this process copies a finished part with one
+``INSERT … SELECT`` (C speed, no Python object per row). SQLite refuses ``ATTACH`` inside a
+transaction, so the part files are made and attached before it starts; and because
+``BEGIN IMMEDIATE`` would take the write lock of every attached file (the children could
+not write them), the transaction begins deferred and takes the bank's write lock with its
+first statement, a write to the main database, retried until the busy timeout as
+``BEGIN IMMEDIATE`` would wait. SQLite attaches at most 10 databases: at most
+:data:`MAX_PARTS` parts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sqlite3
+import tempfile
+import time
+from typing import Any
+
+from hindsight.errors import StorageError
+from hindsight.store.sqlite.db import create_indexes, db_path, drop_indexes
+
+MAX_PARTS = 8
+_PART_SCHEMA = (
+    "CREATE TABLE edges(file_id INTEGER NOT NULL, src TEXT NOT NULL, kind TEXT NOT NULL, "
+    "name TEXT NOT NULL, receiver TEXT NOT NULL, alias TEXT NOT NULL, line INTEGER NOT NULL, "
+    "dst TEXT NOT NULL)",
+    "CREATE TABLE deps(file_id INTEGER NOT NULL, key TEXT NOT NULL)",
+)
+_EDGE_INSERT = "INSERT INTO edges VALUES(?,?,?,?,?,?,?,?)"
+_DEP_INSERT = "INSERT INTO deps VALUES(?,?)"
+CODE_TABLES = ("files", "symbols", "edges", "deps", "notes")
+
+
+class PartWriter:
+    """Writes edge and dependency rows into part files; made by :class:`SqliteBulkLoad`
+    and used in forked child processes (it holds paths, never a connection)."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.paths = paths
+
+    def __call__(self, part: int, edges: list[tuple[Any, ...]],
+                 deps: list[tuple[int, str]]) -> None:
+        """Append ``edges`` ``(file_id, src, kind, name, receiver, alias, line, dst)`` and
+        ``deps`` ``(file_id, key)`` to part ``part`` (0-based, below the number of parts) in
+        one transaction. Raises sqlite3.Error (the caller is a child process that reports
+        failure by its exit status)."""
+        c = sqlite3.connect(self.paths[part], timeout=600, isolation_level=None)
+        try:
+            c.execute("PRAGMA synchronous=OFF")
+            c.execute("BEGIN IMMEDIATE")
+            c.executemany(_EDGE_INSERT, edges)
+            c.executemany(_DEP_INSERT, deps)
+            c.execute("COMMIT")
+        finally:
+            c.close()
+
+
+class SqliteBulkLoad:
+    """One full rebuild of a bank's code index (use as a context manager: leaving it by an
+    exception rolls everything back; :meth:`finish` commits). ``parts``: how many part files
+    forked writers may fill (capped at :data:`MAX_PARTS`; 0 for none). Every row must be
+    redacted by the caller already (``hindsight.redact.clean`` on signatures, docstrings
+    and note texts): a full build does that in its worker processes."""
+
+    def __init__(self, conn: sqlite3.Connection, parts: int, busy_ms: int) -> None:
+        self.c = conn
+        self.where = db_path(conn)
+        self.dir = ""
+        self.paths: list[str] = []
+        self.parts = 0
+        self._attached = 0
+        self._open = False
+        try:
+            n = max(0, min(parts, MAX_PARTS))
+            if n:
+                self.dir = tempfile.mkdtemp(prefix="hindsight-parts-")
+                for i in range(n):
+                    self.paths.append(self._new_part(i))
+                    conn.execute(f"ATTACH DATABASE ? AS part{i}", (self.paths[i],))
+                    self._attached += 1
+            self.parts = len(self.paths)
+            self._begin(busy_ms)
+            drop_indexes(conn)
+            for t in CODE_TABLES[1:]:
+                conn.execute(f"DELETE FROM main.{t}")
+        except sqlite3.Error as e:
+            self._close(rollback=True)
+            raise StorageError(f"{self.where}: cannot start a full rebuild: {e}",
+                               path=self.where) from e
+        except BaseException:
+            self._close(rollback=True)
+            raise
+
+    def _new_part(self, i: int) -> str:
+        path = os.path.join(self.dir, f"part{i}.db")
+        p = sqlite3.connect(path, isolation_level=None)
+        try:
+            for stmt in _PART_SCHEMA:
+                p.execute(stmt)
+        finally:
+            p.close()
+        return path
+
+    def _begin(self, busy_ms: int) -> None:
+        """Deferred BEGIN, then the first write takes the bank's write lock; a busy bank
+        is retried until ``busy_ms`` ms have passed (as BEGIN IMMEDIATE would wait)."""
+        deadline = time.monotonic() + busy_ms / 1000
+        while True:
+            self.c.execute("BEGIN")
+            try:
+                self.c.execute("DELETE FROM main.files")
+                self._open = True
+                return
+            except sqlite3.OperationalError as e:
+                self.c.execute("ROLLBACK")
+                if ("locked" not in str(e) and "busy" not in str(e)) or \
+                        time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.05)
+
+    # --- feeding ---------------------------------------------------------------------------
+    def add(self, files: list[tuple[Any, ...]], symbols: list[tuple[Any, ...]],
+            notes: list[tuple[Any, ...]]) -> None:
+        """Insert ``files`` ``(id, path, language, size, mtime_ns, content_hash, lines,
+        module, package, error)``, ``symbols`` ``(file_id, name, local, fold, kind, parent,
+        start_line, start_col, end_line, end_col, signature, doc, language, ast_hash)`` and
+        ``notes`` ``(file_id, src, line, text)``."""
+        self.c.executemany(
+            "INSERT INTO main.files(id, path, language, size, mtime_ns, content_hash, lines, "
+            "module, dir, package, error) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+            [(*f[:8], f[1].rpartition("/")[0], *f[8:]) for f in files])
+        self.c.executemany("INSERT INTO main.symbols(file_id, name, local, fold, kind, parent,"
+                           " start_line, start_col, end_line, end_col, signature, doc, "
+                           "language, ast_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", symbols)
+        if notes:
+            self.c.executemany("INSERT INTO main.notes VALUES(?,?,?,?)", notes)
+
+    def set_modules(self, modules: dict[int, str]) -> None:
+        """Change the module of files already added (file id → module)."""
+        self.c.executemany("UPDATE main.files SET module=? WHERE id=?",
+                           [(m, i) for i, m in modules.items()])
+
+    def add_edges(self, edges: list[tuple[Any, ...]], deps: list[tuple[int, str]]) -> None:
+        """Insert edge and dependency rows directly (shapes as :class:`PartWriter`)."""
+        self.c.executemany(_EDGE_INSERT.replace("INTO", "INTO main.", 1), edges)
+        self.c.executemany(_DEP_INSERT.replace("INTO", "INTO main.", 1), deps)
+
+    def part_writer(self) -> PartWriter:
+        """A writer for the part files, for forked child processes."""
+        return PartWriter(list(self.paths))
+
+    def merge_part(self, part: int) -> None:
+        """Copy the rows a child wrote into part ``part`` (in their order)."""
+        self.c.execute(f"INSERT INTO main.edges SELECT * FROM part{part}.edges ORDER BY rowid")
+        self.c.execute(f"INSERT INTO main.deps SELECT * FROM part{part}.deps ORDER BY rowid")
+
+    # --- end -------------------------------------------------------------------------------
+    def finish(self, skipped: dict[str, str], skip_counts: dict[str, int]) -> dict[str, int]:
+        """Write the skip lists and the counts, build the secondary indexes, commit.
+        Returns the counts (``symbols``, ``edges``, ``calls``, ``unresolved_calls``)."""
+        c = self.c
+        c.execute("DELETE FROM main.skipped")
+        c.executemany("INSERT OR REPLACE INTO main.skipped VALUES(?,?)", sorted(skipped.items()))
+        c.execute("DELETE FROM main.skip_counts")
+        c.executemany("INSERT INTO main.skip_counts VALUES(?,?)", sorted(skip_counts.items()))
+        edges, calls, unresolved = c.execute(
+            "SELECT count(*), coalesce(sum(kind='call'), 0), "
+            "coalesce(sum(kind='call' AND dst=''), 0) FROM main.edges").fetchone()
+        totals = {"symbols": c.execute("SELECT count(*) FROM main.symbols").fetchone()[0],
+                  "edges": edges, "calls": calls, "unresolved_calls": unresolved}
+        c.executemany("INSERT OR REPLACE INTO main.meta VALUES(?, ?)",
+                      [(f"count_{k}", str(v)) for k, v in totals.items()])
+        create_indexes(c)
+        c.execute("COMMIT")
+        self._open = False
+        self._close(rollback=False)
+        c.execute("PRAGMA optimize")
+        c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return totals
+
+    def _close(self, rollback: bool) -> None:
+        if rollback and self._open:
+            with contextlib.suppress(sqlite3.Error):
+                self.c.execute("ROLLBACK")
+            self._open = False
+        for i in range(self._attached):
+            with contextlib.suppress(sqlite3.Error):
+                self.c.execute(f"DETACH DATABASE part{i}")
+        self._attached = 0
+        if self.dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = ""
+
+    def __enter__(self) -> SqliteBulkLoad:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if self._open or self._attached or self.dir:
+            self._close(rollback=True)
+        if isinstance(exc, sqlite3.Error):
+            raise StorageError(f"{self.where}: full rebuild failed, nothing changed: {exc}",
+                               path=self.where) from exc
