@@ -13,8 +13,8 @@ which only this process works (:attr:`~hindsight.models.IndexStats.serial_second
 * ``resolve`` (parallel): forked child processes, one per part file of the rebuild, each
   resolve a share of the files (balanced by number of references) against the whole
   table, which they inherit from this process through fork (copy-on-write, nothing is
-  sent), and write their edge rows into their part; this process merges each part as its
-  child exits. Only "resolve the references of these files given this table"
+  sent), and write their edge rows into their part; this process meanwhile builds the
+  indexes of files, symbols and notes, and merges each part as its child exits. Only "resolve the references of these files given this table"
   (:func:`resolve_rows`) is asked of resolution.
 * ``merge`` (serial): merging the part of the child that finished last.
 * ``finish`` (serial): skip lists, counts, secondary indexes, commit, WAL checkpoint.
@@ -274,6 +274,7 @@ def _resolve(load: BulkLoad, table: Table, intake: _Intake, paths: list[str],
                 finally:
                     os._exit(code)
             pids.append(pid)
+        load.early_indexes()  # this process would only wait for the children
         for i, pid in enumerate(pids):
             _pid, status = os.waitpid(pid, 0)
             pids[i] = 0
