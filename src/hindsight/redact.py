@@ -106,7 +106,10 @@ _TRIGGER = re.compile("(?i)" + _WORDS)
 _TRIGGER_LOWER = re.compile(_WORDS)
 
 
-def _triggered(text: str) -> bool:
+def may_hold_secret(text: str) -> bool:
+    """False when no pattern of :func:`redact` can match ``text`` (a quick check; true
+    does not mean a secret is there). Holds for a concatenation as for its parts, so one
+    check can clear many texts joined by newlines."""
     if text.isascii():
         return _TRIGGER_LOWER.search(text.lower()) is not None
     return _TRIGGER.search(text) is not None
@@ -118,7 +121,7 @@ def redact(text: str) -> tuple[str, list[str]]:
     if not text:
         return text, found
     text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-    if not _triggered(text):
+    if not may_hold_secret(text):
         return text, found
     low = text.lower() if text.isascii() else None
     for (kind, pat, group), gate in zip(_PATTERNS, _GATES, strict=True):

@@ -23,6 +23,7 @@ regex operations.
 
 from __future__ import annotations
 
+import bisect
 import re
 
 import xxhash
@@ -63,3 +64,32 @@ def indent_hash(text: bytes, col: int) -> str:
     column ``col`` (so a uniform shift keeps the hash and a block change alters it)."""
     inds = b"|".join([i[col:] for i in _INDENT.findall(text)])
     return xxhash.xxh3_64_hexdigest(text.translate(None, _WS) + b"\0" + inds)
+
+
+class Indents:
+    """Every ``\n<indentation><non-space>`` of one comment-blanked file, found once, so that
+    :meth:`hash` gives :func:`indent_hash` of any definition's span without scanning the
+    span again (nested definitions would scan their lines once per level)."""
+
+    __slots__ = ("ends", "inds", "starts", "text")
+
+    def __init__(self, text: bytes) -> None:
+        self.text = text
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.inds: list[bytes] = []
+        for m in _INDENT.finditer(text):
+            self.starts.append(m.start())
+            self.ends.append(m.end())
+            self.inds.append(m.group(1))
+
+    def hash(self, start: int, end: int, col: int) -> str:
+        """``indent_hash(text[start:end], col)``, for a span that starts with a
+        non-whitespace byte (a definition does): the matches inside the span are then
+        exactly those a scan of the span alone would find."""
+        lo = bisect.bisect_left(self.starts, start)
+        hi = bisect.bisect_right(self.ends, end, lo)
+        inds = self.inds[lo:hi]
+        joined = b"|".join([i[col:] for i in inds] if col else inds)
+        return xxhash.xxh3_64_hexdigest(self.text[start:end].translate(None, _WS) + b"\0"
+                                        + joined)

@@ -42,7 +42,6 @@ from hindsight.models import IndexStats
 from hindsight.store.base import BulkLoad, CodeStore
 
 Progress = Callable[[str, int, int], None]
-Refs = list[tuple[str, str, str, str, int]]
 IN_PROCESS_MAX = 24  # below this many files to parse, a worker pool costs more than it saves
 BATCH_BYTES = 1 << 20  # a batch of files sent to one worker (big files first)
 PARALLEL_RESOLVE_MIN = 400  # files; below this a forked resolver costs more than it saves
@@ -113,8 +112,9 @@ class _Intake:
         self.stats = stats
         self.ids = {p: i + 1 for i, (p, _lang) in enumerate(items)}  # path order
         self.init = init_files(p for p, _lang in items)
-        self.fss: dict[str, FileSyms] = {}
-        self.refs: dict[str, Refs] = {}
+        self.info: dict[str, tuple[str, str, str]] = {}  # path -> language, module, package
+        self.fs_blobs: dict[str, bytes] = {}  # pickled FileSyms, see hindsight.codeindex.wire
+        self.refs: dict[str, bytes] = {}  # pickled references
         self.busy = 0.0  # seconds spent here
 
     def take(self, wires: list[tuple[Any, ...]]) -> None:
@@ -135,9 +135,8 @@ class _Intake:
             syms += [(fid, *s) for s in w[W.SYMBOLS]]
             if w[W.NOTES]:
                 notes += [(fid, *n) for n in w[W.NOTES]]
-            fs: FileSyms = w[W.FILESYMS]
-            fs.module = mod
-            self.fss[path] = fs
+            self.info[path] = (w[W.LANGUAGE], mod, w[W.PACKAGE])
+            self.fs_blobs[path] = w[W.FILESYMS]
             self.refs[path] = w[W.REFS]
             st.lines += w[W.LINES]
             st.bytes += w[W.SIZE]
@@ -146,16 +145,21 @@ class _Intake:
         self.load.add(files, syms, notes)
         self.busy += time.perf_counter() - t
 
+    def filesyms(self, path: str) -> FileSyms | None:
+        """The FileSyms of a parsed file (unpickled on each call: Table caches them)."""
+        blob = self.fs_blobs.get(path)
+        return None if blob is None else W.unpack_filesyms(blob, self.info[path][1])
+
     def fix_modules(self) -> None:
         """Skipped ``__init__`` files (too large, binary…) change module names: update."""
-        init = init_files(self.fss)
+        init = init_files(self.info)
         if init == self.init:
             return
         changed: dict[int, str] = {}
-        for path, fs in self.fss.items():
-            mod = module_for(path, fs.language, init)
-            if mod != fs.module:
-                fs.module = mod
+        for path, (lang, was, package) in self.info.items():
+            mod = module_for(path, lang, init)
+            if mod != was:
+                self.info[path] = (lang, mod, package)
                 changed[self.ids[path]] = mod
         self.init = init
         if changed:
@@ -192,10 +196,9 @@ def _full_build(store: CodeStore, root: str, sel: F.Selection, workers: int,
         stats.phases["parse.intake"] = round(intake.busy, 6)
         clock.lap("parse", serial=False)
         intake.fix_modules()
-        paths = sorted(intake.fss)
-        key_index = M.build_key_index((p, intake.fss[p].language, intake.fss[p].module,
-                                       intake.fss[p].package) for p in paths)
-        table = Table(intake.fss.get, key_index, *table_args)
+        paths = sorted(intake.info)
+        key_index = M.build_key_index((p, *intake.info[p]) for p in paths)
+        table = Table(intake.filesyms, key_index, *table_args)
         clock.lap("table", serial=True)
         _resolve(load, table, intake, paths, progress, clock)
         totals = load.finish(dict(sel.skipped), dict(sel.counts))
@@ -223,15 +226,18 @@ def _parse(root: str, items: list[tuple[str, str]], workers: int, progress: Prog
         progress("parse", len(items), len(items))
 
 
-def resolve_rows(table: Table, fss: dict[str, FileSyms], refs: dict[str, Refs],
-                 ids: dict[str, int], paths: list[str]
+def resolve_rows(table: Table, refs: dict[str, bytes], ids: dict[str, int], paths: list[str]
                  ) -> tuple[list[tuple[Any, ...]], list[tuple[int, str]]]:
     """Edge rows ``(file_id, src, kind, name, receiver, alias, line, dst)`` and dependency
-    rows ``(file_id, key)`` of the files ``paths``, resolved against ``table``."""
+    rows ``(file_id, key)`` of the files ``paths`` (with their pickled ``refs``), resolved
+    against ``table``."""
     edges: list[tuple[Any, ...]] = []
     deps: list[tuple[int, str]] = []
     for p in paths:
-        rows, keys = resolve_file(table, fss[p], refs[p])
+        fs = table.get(p)
+        if fs is None:
+            continue
+        rows, keys = resolve_file(table, fs, W.unpack_refs(refs[p]))
         fid = ids[p]
         edges += [(fid, *r) for r in rows]
         deps += [(fid, k) for k in sorted(keys)]
@@ -252,13 +258,12 @@ def shares(paths: list[str], weight: Callable[[str], int], n: int) -> list[list[
 
 def _resolve(load: BulkLoad, table: Table, intake: _Intake, paths: list[str],
              progress: Progress | None, clock: Clock) -> None:
-    fss, refs, ids = intake.fss, intake.refs, intake.ids
+    refs, ids = intake.refs, intake.ids
     if load.parts == 0:
-        load.add_edges(*resolve_rows(table, fss, refs, ids, paths))
+        load.add_edges(*resolve_rows(table, refs, ids, paths))
         clock.lap("resolve", serial=True)
         return
-    groups = [g for g in shares(paths, lambda p: len(refs[p]) + len(fss[p].imports) + 1,
-                                load.parts) if g]
+    groups = [g for g in shares(paths, lambda p: len(refs[p]) + 64, load.parts) if g]
     write = load.part_writer()
     pids: list[int] = []
     gc.freeze()  # children share these objects: the collector would copy their pages
@@ -269,7 +274,7 @@ def _resolve(load: BulkLoad, table: Table, intake: _Intake, paths: list[str],
                 code = 1
                 try:
                     gc.disable()
-                    write(i, *resolve_rows(table, fss, refs, ids, group))
+                    write(i, *resolve_rows(table, refs, ids, group))
                     code = 0
                 finally:
                     os._exit(code)
@@ -283,7 +288,7 @@ def _resolve(load: BulkLoad, table: Table, intake: _Intake, paths: list[str],
             if status == 0:
                 load.merge_part(i)
             else:  # the child failed: resolve its share here
-                load.add_edges(*resolve_rows(table, fss, refs, ids, groups[i]))
+                load.add_edges(*resolve_rows(table, refs, ids, groups[i]))
             if progress:
                 progress("resolve", sum(len(g) for g in groups[:i + 1]), len(paths))
         clock.lap("merge", serial=True)

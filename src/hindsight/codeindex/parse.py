@@ -27,7 +27,7 @@ from functools import cache
 from typing import Any
 
 from hindsight.codeindex import imports as imp
-from hindsight.codeindex.asthash import blank_comments, flat_hash, indent_hash
+from hindsight.codeindex.asthash import Indents, blank_comments, flat_hash
 from hindsight.codeindex.identity import OVERLOADED, drop_stubs, js_receiver, name_overloads
 from hindsight.codeindex.languages import get
 from hindsight.models import RawImport, RawRef, Symbol
@@ -86,6 +86,17 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
 
     ``notes`` are ``(caller_local, line, text)`` for ``@hindsight:`` comments.
     """
+    syms, refs, imps, package, notes = extract_rows(path, language, src, tree)
+    return ([Symbol._make(s) for s in syms], [RawRef._make(r) for r in refs],
+            [RawImport._make(i) for i in imps], package, notes)
+
+
+def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
+        list[tuple[Any, ...]], list[tuple[str, str, str, str, int]],
+        list[tuple[str, str, str, str, int]], str, list[tuple[str, int, str]]]:
+    """:func:`extract` with plain tuples in the fields' order of
+    :class:`~hindsight.models.Symbol`, :class:`~hindsight.models.RawRef` and
+    :class:`~hindsight.models.RawImport` (no object per row: what a full build sends)."""
     import tree_sitter as ts
 
     loaded = get(language)
@@ -154,14 +165,15 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
         defs = [d for d in defs if d.depth <= MAX_NESTING]
     comments.sort()
     nc = blank_comments(src, comments)
-    symbols = [_symbol(path, language, src, d, nc, spec) for d in defs if not d.is_scope]
+    ind = Indents(nc) if spec.indent_sensitive else None
+    symbols = [_symbol(path, language, src, d, nc, spec, ind) for d in defs if not d.is_scope]
     starts = [d.start for d in defs]
-    refs: list[RawRef] = []
+    refs: list[tuple[str, str, str, str, int]] = []
     for pos, name, recv, line in calls:
-        refs.append(RawRef(_owner(defs, starts, pos), "call", name, recv, line))
+        refs.append((_owner(defs, starts, pos), "call", name, recv, line))
     for pos, name, recv, line in inherits:
-        refs.append(RawRef(_owner(defs, starts, pos), "inherits", name, recv, line))
-    imports: list[RawImport] = []
+        refs.append((_owner(defs, starts, pos), "inherits", name, recv, line))
+    imports: list[tuple[str, str, str, str, int]] = []
     for node in import_nodes:
         owner = _owner(defs, starts, node.start_byte)
         i = bisect.bisect_left(starts, node.start_byte)
@@ -169,7 +181,7 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
             up = defs[i].container
             owner = up.local if up is not None else ""
         for module, name, alias in imp.decode(language, node):
-            imports.append(RawImport(owner, module, name, alias, node.start_point[0] + 1))
+            imports.append((owner, module, name, alias, node.start_point[0] + 1))
     notes = _notes(defs, starts, comment_nodes)
     return symbols, refs, imports, package, notes
 
@@ -325,7 +337,8 @@ def _start_node_pos(node: Any) -> tuple[int, int, int]:
     return node.start_point[0], node.start_point[1], node.start_byte
 
 
-def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes, spec: Any) -> Symbol:
+def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes, spec: Any,
+            ind: Indents | None) -> tuple[Any, ...]:
     node = d.node
     row, col, sbyte = _start_node_pos(node)
     end = node.end_point
@@ -336,8 +349,8 @@ def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes, spec: Any)
         sig = src[sbyte:min(node.end_byte, sbyte + 400)].split(b"{", 1)[0].split(b"\n", 1)[0]
     signature = _WS.sub(" ", _txt(sig)).strip().rstrip(":{ ").strip()[:MAX_SIG]
     doc = _py_docstring(body) if spec.python_docstrings else _doc_comment(node)
-    if spec.indent_sensitive:
-        h = indent_hash(nc[sbyte:node.end_byte], col)
+    if ind is not None:
+        h = ind.hash(sbyte, node.end_byte, col)
     else:
         h = flat_hash(nc[sbyte:node.end_byte])
     parent = d.parent.local if d.parent is not None else d.rec_local
@@ -345,8 +358,8 @@ def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes, spec: Any)
     if end_col == 0 and end_row > row:  # node ends with its newline (C #define)
         end_row -= 1
         end_col = node.end_byte - 1 - (src.rfind(b"\n", 0, node.end_byte - 1) + 1)
-    return Symbol(path, d.name, d.local, d.kind, parent, row + 1, col, end_row + 1, end_col,
-                  signature, doc, language, h)
+    return (path, d.name, d.local, d.kind, parent, row + 1, col, end_row + 1, end_col,
+            signature, doc, language, h)
 
 
 def _py_docstring(body: Any) -> str:

@@ -13,7 +13,7 @@ import xxhash
 
 from hindsight.codeindex.decode import looks_binary, normalise
 from hindsight.codeindex.languages import get
-from hindsight.codeindex.parse import extract
+from hindsight.codeindex.parse import extract, extract_rows
 from hindsight.models import ParseResult
 
 
@@ -28,18 +28,21 @@ def parse_bytes(path: str, language: str, raw: bytes, mtime_ns: int = 0) -> Pars
     Never raises for bad source: syntax errors give a partial result with ``error`` set to
     ``"syntax error at line N"`` (1-based, first error).
     """
-    src, _enc = normalise(raw)
-    loaded = get(language)
-    tree = loaded.parser.parse(src)
+    src, tree, lines, error = _parse(language, raw)
     res = ParseResult(path=path, language=language, content_hash=content_hash(raw),
-                      size=len(raw), mtime_ns=mtime_ns,
-                      lines=src.count(b"\n") + (1 if src and not src.endswith(b"\n") else 0))
-    root = tree.root_node
-    if root.has_error:
-        res.error = _first_error(root)
+                      size=len(raw), mtime_ns=mtime_ns, lines=lines, error=error)
     res.symbols, res.refs, res.imports, res.package, res.hindsight_notes = extract(
         path, language, src, tree)
     return res
+
+
+def _parse(language: str, raw: bytes) -> tuple[bytes, Any, int, str]:
+    """(normalised source, tree, line count, ``syntax error at line N`` or "")."""
+    src, _enc = normalise(raw)
+    tree = get(language).parser.parse(src)
+    lines = src.count(b"\n") + (1 if src and not src.endswith(b"\n") else 0)
+    root = tree.root_node
+    return src, tree, lines, _first_error(root) if root.has_error else ""
 
 
 def _first_error(root: object) -> str:
@@ -114,11 +117,24 @@ def parse_wire(root: str, path: str, language: str) -> tuple[Any, ...]:
 
 
 def index_wire(root: str, path: str, language: str) -> tuple[Any, ...]:
-    """:func:`parse_path` in the compact form of a full build
-    (:func:`hindsight.codeindex.wire.index_wire`; worker entry point)."""
-    from hindsight.codeindex.wire import index_wire as wire
+    """:func:`parse_path` in the compact form of a full build (see
+    :mod:`hindsight.codeindex.wire`; worker entry point), built from plain tuples."""
+    from hindsight.codeindex import wire
 
-    return wire(parse_path(root, path, language))
+    full = os.path.join(root, path)
+    try:
+        st = os.stat(full)
+        with open(full, "rb") as fh:
+            raw = fh.read()
+    except OSError:
+        return wire.index_wire(parse_path(root, path, language))  # records the error
+    reason = content_skip_reason(path, raw)
+    h = content_hash(raw)
+    if reason:
+        return wire.skipped(path, language, h, len(raw), st.st_mtime_ns, reason)
+    src, tree, lines, error = _parse(language, raw)
+    return wire.from_rows(path, language, h, len(raw), st.st_mtime_ns, lines, error,
+                          extract_rows(path, language, src, tree))
 
 
 def parse_batch(root: str, items: list[tuple[str, str]]) -> list[ParseResult]:

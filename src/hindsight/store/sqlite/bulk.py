@@ -30,11 +30,15 @@ from hindsight.errors import StorageError
 from hindsight.store.sqlite.db import INDEXES, create_indexes, db_path, drop_indexes
 
 MAX_PARTS = 8
+# Page cache during the load, in KiB (negative: SQLite's unit): small, so that pages reach
+# the WAL while parsing and resolution run in other processes instead of all at COMMIT.
+LOAD_CACHE_KIB = -8192
 _PART_SCHEMA = (
     "CREATE TABLE edges(file_id INTEGER NOT NULL, src TEXT NOT NULL, kind TEXT NOT NULL, "
     "name TEXT NOT NULL, receiver TEXT NOT NULL, alias TEXT NOT NULL, line INTEGER NOT NULL, "
     "dst TEXT NOT NULL)",
     "CREATE TABLE deps(file_id INTEGER NOT NULL, key TEXT NOT NULL)",
+    "CREATE TABLE counts(edges INTEGER, calls INTEGER, unresolved_calls INTEGER)",
 )
 _EDGE_INSERT = "INSERT INTO edges VALUES(?,?,?,?,?,?,?,?)"
 _DEP_INSERT = "INSERT INTO deps VALUES(?,?)"
@@ -60,6 +64,9 @@ class PartWriter:
             c.execute("BEGIN IMMEDIATE")
             c.executemany(_EDGE_INSERT, edges)
             c.executemany(_DEP_INSERT, deps)
+            calls = [e[7] for e in edges if e[2] == "call"]
+            c.execute("INSERT INTO counts VALUES(?,?,?)",
+                      (len(edges), len(calls), calls.count("")))
             c.execute("COMMIT")
         finally:
             c.close()
@@ -78,6 +85,9 @@ class SqliteBulkLoad:
         self.dir = ""
         self.paths: list[str] = []
         self.parts = 0
+        self._symbols = 0
+        self._edge_counts = dict.fromkeys(("edges", "calls", "unresolved_calls"), 0)
+        self._cache = 0
         self._attached = 0
         self._open = False
         try:
@@ -89,6 +99,8 @@ class SqliteBulkLoad:
                     conn.execute(f"ATTACH DATABASE ? AS part{i}", (self.paths[i],))
                     self._attached += 1
             self.parts = len(self.paths)
+            self._cache = int(conn.execute("PRAGMA cache_size").fetchone()[0])
+            conn.execute(f"PRAGMA cache_size={LOAD_CACHE_KIB}")
             self._begin(busy_ms)
             drop_indexes(conn)
             for t in CODE_TABLES[1:]:
@@ -145,6 +157,15 @@ class SqliteBulkLoad:
                            "language, ast_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", symbols)
         if notes:
             self.c.executemany("INSERT INTO main.notes VALUES(?,?,?,?)", notes)
+        self._symbols += len(symbols)
+
+    def _count(self, edges: list[tuple[Any, ...]]) -> None:
+        n = self._edge_counts
+        n["edges"] += len(edges)
+        for e in edges:
+            if e[2] == "call":
+                n["calls"] += 1
+                n["unresolved_calls"] += e[7] == ""
 
     def set_modules(self, modules: dict[int, str]) -> None:
         """Change the module of files already added (file id → module)."""
@@ -155,6 +176,7 @@ class SqliteBulkLoad:
         """Insert edge and dependency rows directly (shapes as :class:`PartWriter`)."""
         self.c.executemany(_EDGE_INSERT.replace("INTO", "INTO main.", 1), edges)
         self.c.executemany(_DEP_INSERT.replace("INTO", "INTO main.", 1), deps)
+        self._count(edges)
 
     def early_indexes(self) -> None:
         """Build the secondary indexes of files, symbols and notes now (nothing more may
@@ -172,6 +194,9 @@ class SqliteBulkLoad:
         """Copy the rows a child wrote into part ``part`` (in their order)."""
         self.c.execute(f"INSERT INTO main.edges SELECT * FROM part{part}.edges ORDER BY rowid")
         self.c.execute(f"INSERT INTO main.deps SELECT * FROM part{part}.deps ORDER BY rowid")
+        for row in self.c.execute(f"SELECT * FROM part{part}.counts"):
+            for k, v in zip(("edges", "calls", "unresolved_calls"), row, strict=True):
+                self._edge_counts[k] += v
 
     # --- end -------------------------------------------------------------------------------
     def finish(self, skipped: dict[str, str], skip_counts: dict[str, int]) -> dict[str, int]:
@@ -182,11 +207,7 @@ class SqliteBulkLoad:
         c.executemany("INSERT OR REPLACE INTO main.skipped VALUES(?,?)", sorted(skipped.items()))
         c.execute("DELETE FROM main.skip_counts")
         c.executemany("INSERT INTO main.skip_counts VALUES(?,?)", sorted(skip_counts.items()))
-        edges, calls, unresolved = c.execute(
-            "SELECT count(*), coalesce(sum(kind='call'), 0), "
-            "coalesce(sum(kind='call' AND dst=''), 0) FROM main.edges").fetchone()
-        totals = {"symbols": c.execute("SELECT count(*) FROM main.symbols").fetchone()[0],
-                  "edges": edges, "calls": calls, "unresolved_calls": unresolved}
+        totals = {"symbols": self._symbols, **self._edge_counts}
         c.executemany("INSERT OR REPLACE INTO main.meta VALUES(?, ?)",
                       [(f"count_{k}", str(v)) for k, v in totals.items()])
         create_indexes(c)
@@ -209,6 +230,10 @@ class SqliteBulkLoad:
         if self.dir:
             shutil.rmtree(self.dir, ignore_errors=True)
             self.dir = ""
+        if self._cache:
+            with contextlib.suppress(sqlite3.Error):
+                self.c.execute(f"PRAGMA cache_size={self._cache}")
+            self._cache = 0
 
     def __enter__(self) -> SqliteBulkLoad:
         return self
