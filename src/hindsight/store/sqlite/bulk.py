@@ -30,9 +30,6 @@ from hindsight.errors import StorageError
 from hindsight.store.sqlite.db import INDEXES, create_indexes, db_path, drop_indexes
 
 MAX_PARTS = 8
-# Page cache during the load, in KiB (negative: SQLite's unit): small, so that pages reach
-# the WAL while parsing and resolution run in other processes instead of all at COMMIT.
-LOAD_CACHE_KIB = -8192
 _PART_SCHEMA = (
     "CREATE TABLE edges(file_id INTEGER NOT NULL, src TEXT NOT NULL, kind TEXT NOT NULL, "
     "name TEXT NOT NULL, receiver TEXT NOT NULL, alias TEXT NOT NULL, line INTEGER NOT NULL, "
@@ -87,7 +84,6 @@ class SqliteBulkLoad:
         self.parts = 0
         self._symbols = 0
         self._edge_counts = dict.fromkeys(("edges", "calls", "unresolved_calls"), 0)
-        self._cache = 0
         self._attached = 0
         self._open = False
         try:
@@ -99,8 +95,6 @@ class SqliteBulkLoad:
                     conn.execute(f"ATTACH DATABASE ? AS part{i}", (self.paths[i],))
                     self._attached += 1
             self.parts = len(self.paths)
-            self._cache = int(conn.execute("PRAGMA cache_size").fetchone()[0])
-            conn.execute(f"PRAGMA cache_size={LOAD_CACHE_KIB}")
             self._begin(busy_ms)
             drop_indexes(conn)
             for t in CODE_TABLES[1:]:
@@ -230,10 +224,6 @@ class SqliteBulkLoad:
         if self.dir:
             shutil.rmtree(self.dir, ignore_errors=True)
             self.dir = ""
-        if self._cache:
-            with contextlib.suppress(sqlite3.Error):
-                self.c.execute(f"PRAGMA cache_size={self._cache}")
-            self._cache = 0
 
     def __enter__(self) -> SqliteBulkLoad:
         return self
