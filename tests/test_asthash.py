@@ -30,26 +30,29 @@ def test_brace_language_hash_rules() -> None:
     assert a == b and a["f"] != c["f"]
 
 
-def test_indents_index_gives_the_same_hash_as_scanning_each_span() -> None:
-    """Indents.hash (one scan per file) equals indent_hash of the span, for every
-    definition span of a real module (nested classes, blank lines, tabs, a last line
-    without newline) and for spans ending just before or after an indented line."""
-    import bisect
+
+def test_indent_hash_equals_its_formula_on_every_span_of_a_real_module() -> None:
+    """indent_hash (one regex per start column) equals the documented formula: the
+    whitespace-free text, NUL, then ``i[col:]`` of every non-blank line's indentation
+    joined by ``|`` — for every def/class of a real module at several end positions, lines
+    indented less than ``col`` and tabs included."""
     import re
     import tokenize
 
-    from hindsight.codeindex.asthash import Indents, indent_hash
+    import xxhash
+
+    from hindsight.codeindex.asthash import _INDENT, _WS, indent_hash
+
+    def formula(text: bytes, col: int) -> str:
+        inds = b"|".join([i[col:] for i in _INDENT.findall(text)])
+        return xxhash.xxh3_64_hexdigest(text.translate(None, _WS) + b"\0" + inds)
 
     with open(tokenize.__file__, "rb") as fh:
-        src = fh.read() + b"\nclass T:\n\tdef m(self):\n\n\t\treturn 1"
-    idx = Indents(src)
+        src = fh.read() + b"\nclass T:\n\tdef m(self):\n\n\t\treturn 1\n  x\n\ty"
     starts = [m.start(1) for m in re.finditer(rb"(?m)^[ \t]*(def|class) ", src)]
     assert len(starts) > 25
-    newlines = [m.start() for m in re.finditer(rb"\n", src)]
     for a in starts:
         col = a - (src.rfind(b"\n", 0, a) + 1)
-        i = bisect.bisect_right(newlines, a)
-        ends = {len(src), *(n + k for n in newlines[i:i + 3] for k in range(col + 10))}
-        for end in ends:
-            end = min(end, len(src))
-            assert idx.hash(a, end, col) == indent_hash(src[a:end], col), (a, end)
+        for end in (len(src), src.find(b"\n\n", a), a + 200, a + 1):
+            for c in {col, 0, 1, 3, 8}:
+                assert indent_hash(src[a:end], c) == formula(src[a:end], c), (a, end, c)

@@ -23,7 +23,7 @@ regex operations.
 
 from __future__ import annotations
 
-import bisect
+import functools
 import re
 
 import xxhash
@@ -58,38 +58,20 @@ def flat_hash(text: bytes) -> str:
 _INDENT = re.compile(rb"\n([ \t]*)\S")
 
 
+@functools.cache
+def _indent_after(col: int) -> re.Pattern[bytes]:
+    """The indentation of every non-blank line after the first, less its first ``col``
+    bytes (empty when shorter): ``[i[col:] for i in _INDENT.findall(text)]`` in one C
+    scan (the second branch matches the shorter indentations, capturing nothing)."""
+    if col == 0:
+        return _INDENT
+    return re.compile(rb"\n(?:[ \t]{%d}([ \t]*)|[ \t]*)\S" % col)
+
+
 def indent_hash(text: bytes, col: int) -> str:
     """Hash for indentation-sensitive languages: :func:`flat_hash`'s input plus the
     indentation of every non-blank line after the first, minus the definition's own start
     column ``col`` (so a uniform shift keeps the hash and a block change alters it)."""
-    inds = b"|".join([i[col:] for i in _INDENT.findall(text)])
+    inds = b"|".join(_indent_after(col).findall(text))
     return xxhash.xxh3_64_hexdigest(text.translate(None, _WS) + b"\0" + inds)
 
-
-class Indents:
-    """Every ``\n<indentation><non-space>`` of one comment-blanked file, found once, so that
-    :meth:`hash` gives :func:`indent_hash` of any definition's span without scanning the
-    span again (nested definitions would scan their lines once per level)."""
-
-    __slots__ = ("ends", "inds", "starts", "text")
-
-    def __init__(self, text: bytes) -> None:
-        self.text = text
-        self.starts: list[int] = []
-        self.ends: list[int] = []
-        self.inds: list[bytes] = []
-        for m in _INDENT.finditer(text):
-            self.starts.append(m.start())
-            self.ends.append(m.end())
-            self.inds.append(m.group(1))
-
-    def hash(self, start: int, end: int, col: int) -> str:
-        """``indent_hash(text[start:end], col)``, for a span that starts with a
-        non-whitespace byte (a definition does): the matches inside the span are then
-        exactly those a scan of the span alone would find."""
-        lo = bisect.bisect_left(self.starts, start)
-        hi = bisect.bisect_right(self.ends, end, lo)
-        inds = self.inds[lo:hi]
-        joined = b"|".join([i[col:] for i in inds] if col else inds)
-        return xxhash.xxh3_64_hexdigest(self.text[start:end].translate(None, _WS) + b"\0"
-                                        + joined)

@@ -27,7 +27,7 @@ from functools import cache
 from typing import Any
 
 from hindsight.codeindex import imports as imp
-from hindsight.codeindex.asthash import Indents, blank_comments, flat_hash
+from hindsight.codeindex.asthash import blank_comments, flat_hash, indent_hash
 from hindsight.codeindex.identity import OVERLOADED, drop_stubs, js_receiver, name_overloads
 from hindsight.codeindex.languages import get
 from hindsight.models import RawImport, RawRef, Symbol
@@ -165,8 +165,7 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
         defs = [d for d in defs if d.depth <= MAX_NESTING]
     comments.sort()
     nc = blank_comments(src, comments)
-    ind = Indents(nc) if spec.indent_sensitive else None
-    symbols = [_symbol(path, language, src, d, nc, spec, ind) for d in defs if not d.is_scope]
+    symbols = [_symbol(path, language, src, d, nc, spec) for d in defs if not d.is_scope]
     starts = [d.start for d in defs]
     refs: list[tuple[str, str, str, str, int]] = []
     for pos, name, recv, line in calls:
@@ -337,8 +336,8 @@ def _start_node_pos(node: Any) -> tuple[int, int, int]:
     return node.start_point[0], node.start_point[1], node.start_byte
 
 
-def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes, spec: Any,
-            ind: Indents | None) -> tuple[Any, ...]:
+def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes, spec: Any
+            ) -> tuple[Any, ...]:
     node = d.node
     row, col, sbyte = _start_node_pos(node)
     end = node.end_point
@@ -349,8 +348,8 @@ def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes, spec: Any,
         sig = src[sbyte:min(node.end_byte, sbyte + 400)].split(b"{", 1)[0].split(b"\n", 1)[0]
     signature = _WS.sub(" ", _txt(sig)).strip().rstrip(":{ ").strip()[:MAX_SIG]
     doc = _py_docstring(body) if spec.python_docstrings else _doc_comment(node)
-    if ind is not None:
-        h = ind.hash(sbyte, node.end_byte, col)
+    if spec.indent_sensitive:
+        h = indent_hash(nc[sbyte:node.end_byte], col)
     else:
         h = flat_hash(nc[sbyte:node.end_byte])
     parent = d.parent.local if d.parent is not None else d.rec_local
