@@ -10,7 +10,7 @@ from hindsight.redact import _TRIGGER, clean, may_hold_secret
 
 WORDS = ["SeCrEt", "TOKEN", "Pass", "pwd", "KEY", "Credential", "PRIVATE", "://", "GHP_",
          "Login", "AUTHORIZATION", "HF_", "GitHub_PAT", "GLPAT", "NPM_", "AKIA", "Asia",
-         "XOX", "RK_", "Sk_", "AIza", "SK-", "EYJ", "Bearer", "BASIC", "MySQL", "kelvin",
+         "XOX", "RK_", "Sk_", "AIza", "SK-", "gHs_", "GHR_", "gho_", "ghu_", "GlPat", "hf_", "EYJ", "Bearer", "BASIC", "MySQL", "kelvin",
          "\u212a", "\u017fecret", "\u0130", "x", " ", "_", "-", "ß"]
 
 
@@ -53,3 +53,15 @@ SECRETISH = ["password is hunter2hunter2", "PASSWORD=abc123456", "api_key: 'x1y2
 def test_gated_redaction_equals_every_pattern_in_order(parts: list[str]) -> None:
     text = "".join(parts)
     assert clean(text) == _slow(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(WORDS) | st.text(max_size=4), max_size=8))
+def test_grouped_trigger_finds_what_the_flat_word_list_finds(parts: list[str]) -> None:
+    import re
+
+    flat = re.compile(r"(?i)secret|token|pass|pwd|key|credential|private|://|ghp_|gho_|ghu_|"
+                      r"login|authorization|hf_|ghs_|ghr_|github_pat|glpat|npm_|akia|asia|"
+                      r"xox|[rs]k_|aiza|sk-|eyj|bearer|basic|mysql")
+    text = "".join(parts)
+    assert (_TRIGGER.search(text) is not None) == (flat.search(text) is not None)

@@ -97,9 +97,12 @@ def _sub_group(text: str, kind: str, pat: re.Pattern[str], group: int, found: li
 
 # every pattern above needs one of these: texts without any skip the full pass (indexing
 # runs this over every signature and docstring)
-_WORDS = (r"secret|token|pass|pwd|key|credential|private|://|ghp_|gho_|ghu_|login|"
-          r"authorization|hf_|ghs_|ghr_|github_pat|glpat|npm_|akia|asia|xox|[rs]k_|aiza|sk-|"
-          r"eyj|bearer|basic|mysql")
+# secret|token|pass|pwd|key|credential|private|://|ghp_|gho_|ghu_|ghs_|ghr_|github_pat|
+# glpat|login|authorization|hf_|npm_|akia|asia|xox|[rs]k_|aiza|sk-|eyj|bearer|basic|mysql,
+# grouped by first letter (2x faster to search than the flat alternation)
+_WORDS = (r"s(?:ecret|k-|k_)|t(?:oken)|p(?:ass|wd|rivate)|k(?:ey)|c(?:redential)|://|"
+          r"g(?:h[pousr]_|ithub_pat|lpat)|l(?:ogin)|a(?:uthorization|kia|sia|iza)|hf_|npm_|"
+          r"xox|rk_|eyj|b(?:earer|asic)|mysql")
 _TRIGGER = re.compile("(?i)" + _WORDS)
 # the same words on lower-cased ASCII text: a case-sensitive pattern keeps the regex
 # engine's literal prefilter, which (?i) turns off (4x faster on the stdlib's docstrings)
