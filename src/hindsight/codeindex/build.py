@@ -113,7 +113,7 @@ class _Intake:
         self.ids = {p: i + 1 for i, (p, _lang) in enumerate(items)}  # path order
         self.init = init_files(p for p, _lang in items)
         self.info: dict[str, tuple[str, str, str]] = {}  # path -> language, module, package
-        self.fs_blobs: dict[str, bytes] = {}  # pickled FileSyms, see hindsight.codeindex.wire
+        self.fss: dict[str, FileSyms] = {}
         self.refs: dict[str, bytes] = {}  # pickled references
         self.busy = 0.0  # seconds spent here
 
@@ -136,7 +136,7 @@ class _Intake:
             if w[W.NOTES]:
                 notes += [(fid, *n) for n in w[W.NOTES]]
             self.info[path] = (w[W.LANGUAGE], mod, w[W.PACKAGE])
-            self.fs_blobs[path] = w[W.FILESYMS]
+            self.fss[path] = W.unpack_filesyms(w[W.FILESYMS], mod)
             self.refs[path] = w[W.REFS]
             st.lines += w[W.LINES]
             st.bytes += w[W.SIZE]
@@ -144,11 +144,6 @@ class _Intake:
             st.parse_errors += w[W.ERROR] != ""
         self.load.add(files, syms, notes)
         self.busy += time.perf_counter() - t
-
-    def filesyms(self, path: str) -> FileSyms | None:
-        """The FileSyms of a parsed file (unpickled on each call: Table caches them)."""
-        blob = self.fs_blobs.get(path)
-        return None if blob is None else W.unpack_filesyms(blob, self.info[path][1])
 
     def fix_modules(self) -> None:
         """Skipped ``__init__`` files (too large, binary…) change module names: update."""
@@ -160,6 +155,7 @@ class _Intake:
             mod = module_for(path, lang, init)
             if mod != was:
                 self.info[path] = (lang, mod, package)
+                self.fss[path].module = mod
                 changed[self.ids[path]] = mod
         self.init = init
         if changed:
@@ -198,7 +194,7 @@ def _full_build(store: CodeStore, root: str, sel: F.Selection, workers: int,
         intake.fix_modules()
         paths = sorted(intake.info)
         key_index = M.build_key_index((p, *intake.info[p]) for p in paths)
-        table = Table(intake.filesyms, key_index, *table_args)
+        table = Table(intake.fss.get, key_index, *table_args)
         clock.lap("table", serial=True)
         _resolve(load, table, intake, paths, progress, clock)
         totals = load.finish(dict(sel.skipped), dict(sel.counts))
