@@ -4,10 +4,10 @@ Everything per row is done in the worker, in parallel: symbol rows come ready fo
 (case fold computed, signature and docstring redacted), note texts redacted, the file's
 :class:`~hindsight.codeindex.resolve.FileSyms` built for resolution (its ``module`` is set
 by the main process, which knows the package layout), references as plain tuples. The
-main process only unpickles the rows it writes (plain tuples of str/int pickle and
-unpickle at C speed; NamedTuples would call a constructor per row). The FileSyms and the
-references are pickled into bytes by the worker: the main process only holds those bytes,
-and each forked resolver unpickles the files it needs.
+main process only unpickles what it uses (plain tuples of str/int pickle and unpickle at
+C speed; NamedTuples would call a constructor per row). The references are pickled into
+bytes by the worker: the main process only holds those bytes, and each forked resolver
+unpickles those of its own share of the files.
 
 A wire is a tuple; :data:`PATH` … :data:`REFS` name its positions.
 """
