@@ -217,3 +217,14 @@ def test_hang_among_many_files_in_parallel(tmp_path: Path, monkeypatch: object) 
         assert st.skipped["parse_timeout"] == 1
         assert len(bank.stores.code.load_files()) == 40
         assert st.symbols == 40
+
+
+def test_long_line_check_agrees_with_splitting_at_every_boundary() -> None:
+    from hindsight.codeindex.worker import MAX_LINE_BYTES, _long_line
+
+    for lead in (0, 1, 9_999, 10_000, 10_001, 19_999):
+        for n in (MAX_LINE_BYTES - 1, MAX_LINE_BYTES, MAX_LINE_BYTES + 1, 30_000):
+            for tail in (b"", b"\n", b"\nx\n" * 5000):
+                src = b"a\n" * (lead // 2) + b"b" * n + tail
+                want = max(map(len, src.split(b"\n"))) > MAX_LINE_BYTES
+                assert _long_line(src) == want, (lead, n, len(tail))
