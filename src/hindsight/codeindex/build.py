@@ -4,7 +4,8 @@ Phases, named as in :attr:`hindsight.models.IndexStats.phases`; *serial* ones ar
 which only this process works (:attr:`~hindsight.models.IndexStats.serial_seconds`):
 
 * ``begin`` (serial): part files, the rebuild transaction, old rows deleted.
-* ``parse`` (parallel): worker processes parse batches of files (big files first) and
+* ``parse`` (parallel, until the last batch's result arrives; taking that one in is
+  ``parse.tail``, serial): worker processes parse batches of files (big files first) and
   send each finished batch in the compact form of :mod:`hindsight.codeindex.wire`; this
   process meanwhile writes the batch's files, symbols and notes into the rebuild and keeps
   each file's :class:`~hindsight.codeindex.resolve.FileSyms` and references.
@@ -16,7 +17,9 @@ which only this process works (:attr:`~hindsight.models.IndexStats.serial_second
   sent), and write their edge rows into their part; this process meanwhile builds the
   indexes of files, symbols and notes, and merges each part as its child exits. Only "resolve the references of these files given this table"
   (:func:`resolve_rows`) is asked of resolution.
-* ``merge`` (serial): merging the part of the child that finished last.
+* ``merge`` (serial): what this process still does once the last child has finished
+  (merging the last parts; the children write the time they finished into a pipe, and
+  the monotonic clock is the same in every process).
 * ``finish`` (serial): skip lists, counts, secondary indexes, commit, WAL checkpoint.
 
 Where fork is missing, or for fewer than :data:`PARALLEL_RESOLVE_MIN` files, resolution
@@ -29,6 +32,7 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import struct
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -55,8 +59,10 @@ class Clock:
         self.stats = stats
         self.t = time.perf_counter()
 
-    def lap(self, name: str, serial: bool) -> None:
-        now = time.perf_counter()
+    def lap(self, name: str, serial: bool, at: float | None = None) -> None:
+        """End phase ``name`` now, or at ``at`` (a ``time.perf_counter()`` value, not
+        before the phase began)."""
+        now = time.perf_counter() if at is None else max(at, self.t)
         dt = now - self.t
         self.t = now
         self.stats.phases[name] = round(self.stats.phases.get(name, 0.0) + dt, 6)
@@ -188,9 +194,12 @@ def _full_build(store: CodeStore, root: str, sel: F.Selection, workers: int,
     with store.bulk_load(min(workers, os.cpu_count() or 1, 64) if fork else 0) as load:
         intake = _Intake(load, items, sel, stats)
         clock.lap("begin", serial=True)
-        _parse(root, items, workers, progress, timeout, intake)
+        finished: list[float] = []
+        _parse(root, items, workers, progress, timeout, intake, finished)
         stats.phases["parse.intake"] = round(intake.busy, 6)
-        clock.lap("parse", serial=False)
+        # parallel until the last worker's result arrived; taking it in is this process's
+        clock.lap("parse", serial=False, at=max(finished, default=None))
+        clock.lap("parse.tail", serial=True)
         intake.fix_modules()
         paths = sorted(intake.info)
         key_index = M.build_key_index((p, *intake.info[p]) for p in paths)
@@ -205,15 +214,16 @@ def _full_build(store: CodeStore, root: str, sel: F.Selection, workers: int,
 
 
 def _parse(root: str, items: list[tuple[str, str]], workers: int, progress: Progress | None,
-           timeout: float | None, intake: _Intake) -> None:
+           timeout: float | None, intake: _Intake, finished: list[float]) -> None:
     if not items:
         return
     if len(items) <= IN_PROCESS_MAX:
         results, given_up = pool.run_small(root, items, timeout)
+        finished.append(time.perf_counter())
         intake.take([W.index_wire(r) for r in sorted(results, key=lambda r: r.path)])
     else:
         _, given_up = pool.run(root, batches(root, items), workers, progress, timeout,
-                               sink=intake.take)
+                               sink=intake.take, finished=finished)
     for path, _lang in sorted(given_up):
         intake.sel.skip(path, "parse_timeout")
         intake.stats.warnings.append(f"{path}: parsing took over "
@@ -262,6 +272,7 @@ def _resolve(load: BulkLoad, table: Table, intake: _Intake, paths: list[str],
     groups = [g for g in shares(paths, lambda p: len(refs[p]) + 64, load.parts) if g]
     write = load.part_writer()
     pids: list[int] = []
+    rfd, wfd = os.pipe()  # each child writes the time it finished (8 bytes: atomic)
     gc.freeze()  # children share these objects: the collector would copy their pages
     try:
         for i, group in enumerate(groups):
@@ -271,29 +282,43 @@ def _resolve(load: BulkLoad, table: Table, intake: _Intake, paths: list[str],
                 try:
                     gc.disable()
                     write(i, *resolve_rows(table, refs, ids, group))
+                    os.write(wfd, struct.pack("d", time.perf_counter()))
                     code = 0
                 finally:
                     os._exit(code)
             pids.append(pid)
+        os.close(wfd)
+        wfd = -1
         load.early_indexes()  # this process would only wait for the children
         for i, pid in enumerate(pids):
             _pid, status = os.waitpid(pid, 0)
             pids[i] = 0
-            if i == len(groups) - 1:
-                clock.lap("resolve", serial=False)
             if status == 0:
                 load.merge_part(i)
             else:  # the child failed: resolve its share here
                 load.add_edges(*resolve_rows(table, refs, ids, groups[i]))
             if progress:
                 progress("resolve", sum(len(g) for g in groups[:i + 1]), len(paths))
+        # parallel until the last child finished; what this process did after is serial
+        clock.lap("resolve", serial=False, at=max(_finish_times(rfd), default=None))
         clock.lap("merge", serial=True)
     finally:
         gc.unfreeze()
+        os.close(rfd)
+        if wfd >= 0:
+            os.close(wfd)
         for pid in pids:
             if pid:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
+
+
+def _finish_times(fd: int) -> list[float]:
+    """The ``time.perf_counter()`` values the children wrote (all have exited)."""
+    data = b""
+    while chunk := os.read(fd, 4096):
+        data += chunk
+    return [t for (t,) in struct.iter_unpack("d", data[:len(data) // 8 * 8])]
 
 
 def _can_fork() -> bool:

@@ -122,8 +122,8 @@ def _context() -> Any:
 
 
 def _round(root: str, batches: list[list[Item]], workers: int, timeout: float, scratch: str,
-           on_done: Callable[[list[tuple[Any, ...]]], None], wire: str = "parse"
-           ) -> list[list[Item]]:
+           on_done: Callable[[list[tuple[Any, ...]]], None], wire: str = "parse",
+           finished: list[float] | None = None) -> list[list[Item]]:
     """Run ``batches`` in one pool; returns the batches lost to a dead worker."""
     broken: list[list[Item]] = []
     ex = ProcessPoolExecutor(max(1, min(workers, len(batches))), mp_context=_context())
@@ -131,7 +131,10 @@ def _round(root: str, batches: list[list[Item]], workers: int, timeout: float, s
         futs: dict[Future[list[tuple[Any, ...]]], list[Item]] = {}
         for b in batches:
             try:
-                futs[ex.submit(_job, (root, b, timeout, scratch, wire))] = b
+                fut = ex.submit(_job, (root, b, timeout, scratch, wire))
+                if finished is not None:  # when each batch's result arrived
+                    fut.add_done_callback(lambda _f: finished.append(time.perf_counter()))
+                futs[fut] = b
             except BrokenProcessPool:
                 broken.append(b)
         for fut in as_completed(futs):
@@ -153,8 +156,8 @@ def _round(root: str, batches: list[list[Item]], workers: int, timeout: float, s
 
 def run(root: str, batches: list[list[Item]], workers: int,
         progress: Progress | None = None, timeout: float | None = None, *,
-        sink: Callable[[list[tuple[Any, ...]]], None] | None = None
-        ) -> tuple[list[ParseResult], list[Item]]:
+        sink: Callable[[list[tuple[Any, ...]]], None] | None = None,
+        finished: list[float] | None = None) -> tuple[list[ParseResult], list[Item]]:
     """Parse every batch in up to ``workers`` processes, each file within ``timeout``
     seconds (see :func:`parse_timeout_s`). Returns the results and the items given up (over
     the time limit, or crashing the parser).
@@ -162,7 +165,8 @@ def run(root: str, batches: list[list[Item]], workers: int,
     With ``sink``, each finished batch is handed to ``sink`` as it arrives (in this
     process, while the other batches are still being parsed) in the compact form of a full
     build (``WIRES["index"]``), and the returned results are empty. A batch lost to a dead
-    worker is never handed over; it runs again."""
+    worker is never handed over; it runs again. ``finished`` (if given) receives the
+    ``time.perf_counter()`` at which each batch's result arrived."""
     total = sum(len(b) for b in batches)
     timeout = parse_timeout_s(timeout)
     results: list[ParseResult] = []
@@ -183,7 +187,7 @@ def run(root: str, batches: list[list[Item]], workers: int,
     try:
         pending = [b for b in batches if b]
         while pending:
-            lost = _round(root, pending, workers, timeout, scratch, on_done, wire)
+            lost = _round(root, pending, workers, timeout, scratch, on_done, wire, finished)
             if not lost:
                 break
             blamed = set(_culprits(scratch))
@@ -196,7 +200,7 @@ def run(root: str, batches: list[list[Item]], workers: int,
             suspects = [it for b in pending for it in b]
             if len(suspects) <= ISOLATE_MAX:
                 for it in suspects:
-                    if _round(root, [[it]], 1, timeout, scratch, on_done, wire):
+                    if _round(root, [[it]], 1, timeout, scratch, on_done, wire, finished):
                         given_up.append(it)
                 break
             pending = [[it] for it in suspects]
