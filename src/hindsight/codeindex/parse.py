@@ -130,7 +130,7 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
             if names:
                 rec = caps.get("receiver")
                 node = caps[kind][0]
-                defs.append(_Def(node, kind[11:] if kind != "scope" else "scope",
+                defs.append(_Def(node, _KIND[kind],
                                  _txt(names[0].text), _txt(rec[0].text) if rec else "",
                                  kind == "scope"))
         elif cat == _INHERIT:
@@ -186,6 +186,18 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
 
 
 _DEF, _CALL, _INHERIT, _IMPORT, _PACKAGE, _COMMENT, _MARK, _OTHER = range(8)
+
+
+class _Kinds(dict[str, str]):
+    """Capture name → symbol kind (``definition.method`` → ``method``, ``scope``), one
+    string object per kind (pickled once per batch, not once per symbol)."""
+
+    def __missing__(self, capture: str) -> str:
+        kind = self[capture] = capture[11:] if capture != "scope" else "scope"
+        return kind
+
+
+_KIND = _Kinds()
 _CAPTURE = re.compile(r"@([\w.]+)")
 
 

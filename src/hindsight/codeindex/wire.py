@@ -56,15 +56,21 @@ def from_rows(path: str, language: str, content_hash: str, size: int, mtime_ns: 
     syms, refs, imps, package, notes = rows
     # one check clears every signature and docstring of the file (most files)
     if may_hold_secret("\n".join([t for s in syms for t in (s[9], s[10])])):
-        srows = [(s[1], s[2], s[1].casefold(), s[3], s[4], s[5], s[6], s[7], s[8],
+        srows = [(s[1], s[2], _fold(s[1]), s[3], s[4], s[5], s[6], s[7], s[8],
                   clean(s[9]), clean(s[10]), s[11], s[12]) for s in syms]
     else:
-        srows = [(s[1], s[2], s[1].casefold(), *s[3:]) for s in syms]
+        srows = [(s[1], s[2], _fold(s[1]), *s[3:]) for s in syms]
     fs = FileSyms.build(path, language, "", package,
                         ((s[2], s[1], s[3], s[4], s[9]) for s in syms), imps,
                         ((c, n, r, ln) for c, k, n, r, ln in refs if k == "inherits"))
     return (path, language, content_hash, size, mtime_ns, lines, package, error, "", srows,
             [(src, line, clean(text)) for src, line, text in notes], _pack(fs), _pack(refs))
+
+
+def _fold(name: str) -> str:
+    """The case fold of ``name``, as the same object when unchanged (pickled once)."""
+    f = name.casefold()
+    return name if f == name else f
 
 
 def _pack(obj: Any) -> bytes:
