@@ -231,3 +231,36 @@ def test_a_failing_resolver_child_is_replaced_by_the_main_process(tmp_path: Path
         st = bank.code.index(full=True, workers=2)
         assert snapshot(bank) == want
         assert st.edges == len(want[1])
+
+
+def test_other_writers_are_not_kept_waiting_while_a_full_build_parses(
+        tmp_path: Path, monkeypatch: object) -> None:
+    """The rebuild stages what parsing yields outside the bank: a second connection with no
+    busy timeout can write the bank in the middle of the parse phase."""
+    import sqlite3
+
+    from hindsight.codeindex import build
+
+    monkeypatch.setattr(build, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
+    monkeypatch.setattr(build, "BATCH_BYTES", 1)  # type: ignore[attr-defined]
+    repo = make_repo(tmp_path / "r", BASE)
+    wrote: list[int] = []
+    with open_bank(repo_root_path=str(repo)) as bank:
+        db = bank.stores.raw.execute("PRAGMA database_list").fetchone()[2]
+        real = build._Intake.take
+
+        def take(self: object, wires: list[object]) -> None:
+            real(self, wires)  # type: ignore[arg-type]
+            other = sqlite3.connect(db, timeout=0, isolation_level=None)
+            try:
+                other.execute("BEGIN IMMEDIATE")
+                other.execute("INSERT OR REPLACE INTO meta VALUES('probe', ?)", (len(wrote),))
+                other.execute("COMMIT")
+                wrote.append(1)
+            finally:
+                other.close()
+
+        monkeypatch.setattr(build._Intake, "take", take)  # type: ignore[attr-defined]
+        st = bank.code.index(full=True, workers=2)
+        assert len(wrote) >= 3 and st.files_parsed == len(wrote)
+        assert bank.stores.code.get_meta("probe") == str(len(wrote) - 1)

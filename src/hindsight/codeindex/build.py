@@ -3,19 +3,21 @@
 Phases, named as in :attr:`hindsight.models.IndexStats.phases`; *serial* ones are those in
 which only this process works (:attr:`~hindsight.models.IndexStats.serial_seconds`):
 
-* ``begin`` (serial): part files, the rebuild transaction, old rows deleted.
+* ``begin`` (serial): the scratch files of the rebuild (:mod:`hindsight.store.sqlite.bulk`).
 * ``parse`` (parallel, until the last batch's result arrives; taking that one in is
   ``parse.tail``, serial): worker processes parse batches of files (big files first) and
   send each finished batch in the compact form of :mod:`hindsight.codeindex.wire`; this
-  process meanwhile writes the batch's files, symbols and notes into the rebuild and keeps
-  each file's :class:`~hindsight.codeindex.resolve.FileSyms` and references.
+  process meanwhile stages the batch's files, symbols and notes for the rebuild (without
+  the bank's write lock) and keeps each file's
+  :class:`~hindsight.codeindex.resolve.FileSyms` and references.
 * ``table`` (serial): Python module names once the skipped ``__init__`` files are known,
   and the key index.
 * ``resolve`` (parallel): forked child processes, one per part file of the rebuild, each
   resolve a share of the files (balanced by number of references) against the whole
   table, which they inherit from this process through fork (copy-on-write, nothing is
-  sent), and write their edge rows into their part; this process meanwhile builds the
-  indexes of files, symbols and notes, and merges each part as its child exits. Only "resolve the references of these files given this table"
+  sent), and write their edge rows into their part; this process meanwhile takes the
+  bank's write lock, replaces the old index's files, symbols and notes with the staged
+  ones and builds their indexes, then merges each part as its child exits. Only "resolve the references of these files given this table"
   (:func:`resolve_rows`) is asked of resolution.
 * ``merge`` (serial): what this process still does once the last child has finished
   (merging the last parts; the children write the time they finished into a pipe, and
@@ -266,6 +268,7 @@ def _resolve(load: BulkLoad, table: Table, intake: _Intake, paths: list[str],
              progress: Progress | None, clock: Clock) -> None:
     refs, ids = intake.refs, intake.ids
     if load.parts == 0:
+        load.begin_write()
         load.add_edges(*resolve_rows(table, refs, ids, paths))
         clock.lap("resolve", serial=True)
         return
@@ -289,7 +292,7 @@ def _resolve(load: BulkLoad, table: Table, intake: _Intake, paths: list[str],
             pids.append(pid)
         os.close(wfd)
         wfd = -1
-        load.early_indexes()  # this process would only wait for the children
+        load.begin_write()  # the bank's write lock, symbol rows and indexes: meanwhile
         for i, pid in enumerate(pids):
             _pid, status = os.waitpid(pid, 0)
             pids[i] = 0

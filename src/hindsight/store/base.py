@@ -58,9 +58,11 @@ class BulkLoad(Protocol):
     ``(file_id, key)``. Edges may also be written by forked child processes through
     :meth:`part_writer` (``writer(part, edges, deps)``, one call per part, in the child;
     ``part`` below the ``parts`` the load was made with, or none when it was made with 0)
-    and are then taken in by :meth:`merge_part` once that child has exited 0.
-    :meth:`early_indexes` builds the indexes of files, symbols and notes once nothing more
-    is added to them (so that work can overlap resolution in other processes)."""
+    and are then taken in by :meth:`merge_part` once that child has exited 0. Files,
+    symbols and notes are added first (:meth:`add`, :meth:`set_modules`) without holding
+    the bank's write lock; :meth:`begin_write` takes it, replaces the old index with them
+    and builds their indexes; edges are added after (:meth:`add_edges`,
+    :meth:`merge_part`)."""
 
     def __enter__(self) -> BulkLoad: ...
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None: ...
@@ -73,7 +75,7 @@ class BulkLoad(Protocol):
     def part_writer(self) -> Callable[[int, list[tuple[Any, ...]], list[tuple[int, str]]],
                                       None]: ...
     def merge_part(self, part: int) -> None: ...
-    def early_indexes(self) -> None: ...
+    def begin_write(self) -> None: ...
     def finish(self, skipped: dict[str, str], skip_counts: dict[str, int]
                ) -> dict[str, int]: ...
 

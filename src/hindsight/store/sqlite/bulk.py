@@ -1,19 +1,23 @@
 """A full rebuild of the code index, fed while it runs (issue 14, item 5).
 
-The rebuild is one transaction on the bank database: readers see the old index until it
-commits, and a failure leaves the old index. Secondary indexes are dropped during the load
-and built once at the end (``create_indexes``).
+The rebuild of the bank's tables is one transaction: readers see the old index until it
+commits, and a failure leaves the old index. Its write lock is taken only once parsing is
+done (:meth:`SqliteBulkLoad.begin_write`): the files, symbols and notes that arrive while
+parsing goes on are staged in a scratch *intake* file, so other writers (hooks retaining
+memories) are not kept waiting through a long parse. Secondary indexes are dropped during
+the load; those of files, symbols and notes are built as soon as those rows are in (while
+the resolvers run), those of edges and deps at the end.
 
 Edges are written by forked resolver processes, not by this one: each child writes its
 rows into its own *part* file (a scratch SQLite database with the ``edges`` and ``deps``
 tables and no index), and this process copies a finished part with one
 ``INSERT … SELECT`` (C speed, no Python object per row). SQLite refuses ``ATTACH`` inside a
-transaction, so the part files are made and attached before it starts; and because
+transaction, so the intake and part files are made and attached first; and because
 ``BEGIN IMMEDIATE`` would take the write lock of every attached file (the children could
 not write them), the transaction begins deferred and takes the bank's write lock with its
 first statement, a write to the main database, retried until the busy timeout as
-``BEGIN IMMEDIATE`` would wait. SQLite attaches at most 10 databases: at most
-:data:`MAX_PARTS` parts.
+``BEGIN IMMEDIATE`` would wait. SQLite attaches at most 10 databases: the intake and at
+most :data:`MAX_PARTS` parts.
 """
 
 from __future__ import annotations
@@ -36,6 +40,17 @@ _PART_SCHEMA = (
     "dst TEXT NOT NULL)",
     "CREATE TABLE deps(file_id INTEGER NOT NULL, key TEXT NOT NULL)",
     "CREATE TABLE counts(edges INTEGER, calls INTEGER, unresolved_calls INTEGER)",
+)
+# the files, symbols and notes of main, staged while parsing runs (same columns)
+_INTAKE_SCHEMA = (
+    "CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT, language TEXT, size INTEGER, "
+    "mtime_ns INTEGER, content_hash TEXT, lines INTEGER, module TEXT, dir TEXT, "
+    "package TEXT, error TEXT)",
+    "CREATE TABLE symbols(id INTEGER PRIMARY KEY, file_id INTEGER, name TEXT, local TEXT, "
+    "fold TEXT, kind TEXT, parent TEXT, start_line INTEGER, start_col INTEGER, "
+    "end_line INTEGER, end_col INTEGER, signature TEXT, doc TEXT, language TEXT, "
+    "ast_hash TEXT)",
+    "CREATE TABLE notes(file_id INTEGER, src TEXT, line INTEGER, text TEXT)",
 )
 _EDGE_INSERT = "INSERT INTO edges VALUES(?,?,?,?,?,?,?,?)"
 _DEP_INSERT = "INSERT INTO deps VALUES(?,?)"
@@ -74,7 +89,11 @@ class SqliteBulkLoad:
     exception rolls everything back; :meth:`finish` commits). ``parts``: how many part files
     forked writers may fill (capped at :data:`MAX_PARTS`; 0 for none). Every row must be
     redacted by the caller already (``hindsight.redact.clean`` on signatures, docstrings
-    and note texts): a full build does that in its worker processes."""
+    and note texts): a full build does that in its worker processes.
+
+    Files, symbols and notes added while parsing goes on are staged in a scratch *intake*
+    file, so the bank's write lock is not held meanwhile (other writers, such as hooks
+    retaining memories, go on); :meth:`begin_write` takes the lock and copies them in."""
 
     def __init__(self, conn: sqlite3.Connection, parts: int, busy_ms: int) -> None:
         self.c = conn
@@ -84,21 +103,17 @@ class SqliteBulkLoad:
         self.parts = 0
         self._symbols = 0
         self._edge_counts = dict.fromkeys(("edges", "calls", "unresolved_calls"), 0)
-        self._attached = 0
+        self._attached: list[str] = []
         self._open = False
+        self._busy_ms = busy_ms
         try:
-            n = max(0, min(parts, MAX_PARTS))
-            if n:
-                self.dir = tempfile.mkdtemp(prefix="hindsight-parts-")
-                for i in range(n):
-                    self.paths.append(self._new_part(i))
-                    conn.execute(f"ATTACH DATABASE ? AS part{i}", (self.paths[i],))
-                    self._attached += 1
+            self.dir = tempfile.mkdtemp(prefix="hindsight-parts-")
+            self._attach(self._new_part("intake", _INTAKE_SCHEMA), "intake")
+            conn.execute("PRAGMA intake.journal_mode=OFF")
+            for i in range(max(0, min(parts, MAX_PARTS))):
+                self.paths.append(self._new_part(f"part{i}", _PART_SCHEMA))
+                self._attach(self.paths[i], f"part{i}")
             self.parts = len(self.paths)
-            self._begin(busy_ms)
-            drop_indexes(conn)
-            for t in CODE_TABLES[1:]:
-                conn.execute(f"DELETE FROM main.{t}")
         except sqlite3.Error as e:
             self._close(rollback=True)
             raise StorageError(f"{self.where}: cannot start a full rebuild: {e}",
@@ -107,16 +122,20 @@ class SqliteBulkLoad:
             self._close(rollback=True)
             raise
 
-    def _new_part(self, i: int) -> str:
-        path = os.path.join(self.dir, f"part{i}.db")
+    def _new_part(self, name: str, schema: tuple[str, ...]) -> str:
+        path = os.path.join(self.dir, f"{name}.db")
         p = sqlite3.connect(path, isolation_level=None)
         try:
             p.execute("PRAGMA synchronous=OFF")  # scratch: no fsync
-            for stmt in _PART_SCHEMA:
+            for stmt in schema:
                 p.execute(stmt)
         finally:
             p.close()
         return path
+
+    def _attach(self, path: str, name: str) -> None:
+        self.c.execute(f"ATTACH DATABASE ? AS {name}", (path,))
+        self._attached.append(name)
 
     def _begin(self, busy_ms: int) -> None:
         """Deferred BEGIN, then the first write takes the bank's write lock; a busy bank
@@ -138,20 +157,40 @@ class SqliteBulkLoad:
     # --- feeding ---------------------------------------------------------------------------
     def add(self, files: list[tuple[Any, ...]], symbols: list[tuple[Any, ...]],
             notes: list[tuple[Any, ...]]) -> None:
-        """Insert ``files`` ``(id, path, language, size, mtime_ns, content_hash, lines,
+        """Stage ``files`` ``(id, path, language, size, mtime_ns, content_hash, lines,
         module, package, error)``, ``symbols`` ``(file_id, name, local, fold, kind, parent,
         start_line, start_col, end_line, end_col, signature, doc, language, ast_hash)`` and
-        ``notes`` ``(file_id, src, line, text)``."""
-        self.c.executemany(
-            "INSERT INTO main.files(id, path, language, size, mtime_ns, content_hash, lines, "
-            "module, dir, package, error) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-            [(*f[:8], f[1].rpartition("/")[0], *f[8:]) for f in files])
-        self.c.executemany("INSERT INTO main.symbols(file_id, name, local, fold, kind, parent,"
-                           " start_line, start_col, end_line, end_col, signature, doc, "
-                           "language, ast_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", symbols)
-        if notes:
-            self.c.executemany("INSERT INTO main.notes VALUES(?,?,?,?)", notes)
+        ``notes`` ``(file_id, src, line, text)`` (before :meth:`begin_write`)."""
+        c = self.c
+        c.execute("BEGIN")  # the first write is to the intake: only its lock is taken
+        try:
+            c.executemany(
+                "INSERT INTO intake.files VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                [(*f[:8], f[1].rpartition("/")[0], *f[8:]) for f in files])
+            c.executemany("INSERT INTO intake.symbols(file_id, name, local, fold, kind, "
+                          "parent, start_line, start_col, end_line, end_col, signature, doc, "
+                          "language, ast_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", symbols)
+            if notes:
+                c.executemany("INSERT INTO intake.notes VALUES(?,?,?,?)", notes)
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
         self._symbols += len(symbols)
+
+    def begin_write(self) -> None:
+        """Take the bank's write lock (waiting as :func:`_begin` does), delete the old
+        index, copy in the staged files, symbols and notes and build their indexes."""
+        c = self.c
+        self._begin(self._busy_ms)
+        drop_indexes(c)
+        for t in CODE_TABLES[1:]:
+            c.execute(f"DELETE FROM main.{t}")
+        for t in ("files", "symbols", "notes"):
+            c.execute(f"INSERT INTO main.{t} SELECT * FROM intake.{t} ORDER BY rowid")
+        for name, target in INDEXES:
+            if target.split("(", 1)[0] in ("files", "symbols", "notes"):
+                c.execute(f"CREATE INDEX IF NOT EXISTS main.{name} ON {target}")
 
     def _count(self, edges: list[tuple[Any, ...]]) -> None:
         n = self._edge_counts
@@ -163,22 +202,21 @@ class SqliteBulkLoad:
 
     def set_modules(self, modules: dict[int, str]) -> None:
         """Change the module of files already added (file id → module)."""
-        self.c.executemany("UPDATE main.files SET module=? WHERE id=?",
-                           [(m, i) for i, m in modules.items()])
+        c = self.c
+        c.execute("BEGIN")
+        try:
+            c.executemany("UPDATE intake.files SET module=? WHERE id=?",
+                          [(m, i) for i, m in modules.items()])
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
 
     def add_edges(self, edges: list[tuple[Any, ...]], deps: list[tuple[int, str]]) -> None:
         """Insert edge and dependency rows directly (shapes as :class:`PartWriter`)."""
         self.c.executemany(_EDGE_INSERT.replace("INTO", "INTO main.", 1), edges)
         self.c.executemany(_DEP_INSERT.replace("INTO", "INTO main.", 1), deps)
         self._count(edges)
-
-    def early_indexes(self) -> None:
-        """Build the secondary indexes of files, symbols and notes now (nothing more may
-        be added to those tables), so that this work overlaps the resolution running in
-        other processes instead of adding to :meth:`finish`."""
-        for name, target in INDEXES:
-            if target.split("(", 1)[0] in ("files", "symbols", "notes"):
-                self.c.execute(f"CREATE INDEX IF NOT EXISTS main.{name} ON {target}")
 
     def part_writer(self) -> PartWriter:
         """A writer for the part files, for forked child processes."""
@@ -217,10 +255,10 @@ class SqliteBulkLoad:
             with contextlib.suppress(sqlite3.Error):
                 self.c.execute("ROLLBACK")
             self._open = False
-        for i in range(self._attached):
+        for name in self._attached:
             with contextlib.suppress(sqlite3.Error):
-                self.c.execute(f"DETACH DATABASE part{i}")
-        self._attached = 0
+                self.c.execute(f"DETACH DATABASE {name}")
+        self._attached = []
         if self.dir:
             shutil.rmtree(self.dir, ignore_errors=True)
             self.dir = ""
