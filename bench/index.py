@@ -117,6 +117,7 @@ def full_index_summary(runs: dict[str, Any], base: dict[str, object] | None
             "serial_s": two["serial_s"],
             "serial_share_of_1_worker": two["serial_share_of_1_worker"],
             "ratio_to_parse_only": two["ratio_to_parse_floor"],
+            "cpu_ratio_to_parse_only": two["cpu_ratio_to_parse_floor"],
             "ratio_to_ctags": round(two["wall_s"] / float(base["seconds"]), 3)  # type: ignore[arg-type]
             if base else None}
 

@@ -86,11 +86,17 @@ def series(root: Path, files: list[tuple[str, str]], workers: list[int], repeat:
             floors_cpu.append(fc)
             run = one_run(root, w, dump if (r == 0 and w == 2) else None)
             run["floor_wall_s"] = round(fw, 3)
+            run["floor_cpu_s"] = round(fc, 3)
             run["ratio_to_parse_floor"] = round(run["wall_s"] / fw, 3)
+            # all the CPU the index took (main + workers + resolvers) over the floor's
+            run["cpu_ratio_to_parse_floor"] = round(
+                (run["cpu_main_s"] + run["cpu_children_s"]) / fc, 3)
             runs[w].append(run)
             print(f"  workers {w}: {run['wall_s']:.2f} s wall (floor {fw:.2f} s, "
                   f"{run['ratio_to_parse_floor']:.2f}x), CPU main {run['cpu_main_s']:.2f} s "
-                  f"+ children {run['cpu_children_s']:.2f} s, serial {run['serial_s']:.2f} s",
+                  f"+ children {run['cpu_children_s']:.2f} s "
+                  f"({run['cpu_ratio_to_parse_floor']:.2f}x the floor's {fc:.2f} s), "
+                  f"serial {run['serial_s']:.2f} s",
                   flush=True)
     med = statistics.median
     one = med(r["wall_s"] for r in runs[workers[0]]) if workers[0] == 1 else None
@@ -103,6 +109,8 @@ def series(root: Path, files: list[tuple[str, str]], workers: list[int], repeat:
         out["by_workers"][str(w)] = {
             "wall_s": round(wall, 3), "lines_per_s": round(lines / wall),
             "ratio_to_parse_floor": round(med(r["ratio_to_parse_floor"] for r in rs), 3),
+            "cpu_ratio_to_parse_floor": round(med(r["cpu_ratio_to_parse_floor"] for r in rs),
+                                              3),
             "cpu_main_s": round(med(r["cpu_main_s"] for r in rs), 3),
             "cpu_children_s": round(med(r["cpu_children_s"] for r in rs), 3),
             "serial_s": round(serial, 3),
