@@ -122,7 +122,7 @@ def full_index_summary(runs: dict[str, Any], base: dict[str, object] | None
             if base else None}
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser()
     ap.add_argument("--src", help="directory to index (default: a copy of the stdlib)")
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
@@ -136,7 +136,11 @@ def main() -> None:
                     help="only the full-index runs (no ctags, incremental, lookups, CLI)")
     ap.add_argument("--dump", help="write the 2-worker index's rows to this file")
     ap.add_argument("--compare", help="compare the 2-worker index with this dump")
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def main() -> None:
+    args = parse_args()
     work = Path(tempfile.mkdtemp(prefix="hs-bench-"))
     os.environ["HINDSIGHT_HOME"] = str(work / "home")
     CLI_ENV.update({k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})

@@ -273,23 +273,12 @@ def _resolve(load: BulkLoad, table: Table, intake: _Intake, paths: list[str],
         clock.lap("resolve", serial=True)
         return
     groups = [g for g in shares(paths, lambda p: len(refs[p]) + 64, load.parts) if g]
-    write = load.part_writer()
     pids: list[int] = []
     rfd, wfd = os.pipe()  # each child writes the time it finished (8 bytes: atomic)
     gc.freeze()  # children share these objects: the collector would copy their pages
     try:
-        for i, group in enumerate(groups):
-            pid = os.fork()
-            if pid == 0:  # child: never returns
-                code = 1
-                try:
-                    gc.disable()
-                    write(i, *resolve_rows(table, refs, ids, group))
-                    os.write(wfd, struct.pack("d", time.perf_counter()))
-                    code = 0
-                finally:
-                    os._exit(code)
-            pids.append(pid)
+        _fork(pids, groups, wfd, lambda i: load.part_writer()(
+            i, *resolve_rows(table, refs, ids, groups[i])))
         os.close(wfd)
         wfd = -1
         load.begin_write()  # the bank's write lock, symbol rows and indexes: meanwhile
@@ -314,6 +303,24 @@ def _resolve(load: BulkLoad, table: Table, intake: _Intake, paths: list[str],
             if pid:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
+
+
+def _fork(pids: list[int], groups: list[list[str]], wfd: int,
+          work: Callable[[int], None]) -> None:
+    """One child per group running ``work(i)``; each writes its finish time to ``wfd``
+    and exits 0, or exits 1 on any error. Appends the children's pids to ``pids``."""
+    for i in range(len(groups)):
+        pid = os.fork()
+        if pid == 0:  # child: never returns
+            code = 1
+            try:
+                gc.disable()
+                work(i)
+                os.write(wfd, struct.pack("d", time.perf_counter()))
+                code = 0
+            finally:
+                os._exit(code)
+        pids.append(pid)
 
 
 def _finish_times(fd: int) -> list[float]:

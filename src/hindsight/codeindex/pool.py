@@ -167,21 +167,11 @@ def run(root: str, batches: list[list[Item]], workers: int,
     build (``WIRES["index"]``), and the returned results are empty. A batch lost to a dead
     worker is never handed over; it runs again. ``finished`` (if given) receives the
     ``time.perf_counter()`` at which each batch's result arrived."""
-    total = sum(len(b) for b in batches)
     timeout = parse_timeout_s(timeout)
     results: list[ParseResult] = []
     given_up: list[Item] = []
-    done = [0]
     wire = "parse" if sink is None else "index"
-
-    def on_done(ws: list[tuple[Any, ...]]) -> None:
-        done[0] += len(ws)
-        if sink is not None:
-            sink(ws)
-        else:
-            results.extend(ParseResult.from_wire(w) for w in ws)
-        if progress:
-            progress("parse", done[0], total)
+    on_done = _receiver(results, sink, progress, sum(len(b) for b in batches))
 
     scratch = tempfile.mkdtemp(prefix="hindsight-parse-")
     try:
@@ -207,6 +197,24 @@ def run(root: str, batches: list[list[Item]], workers: int,
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return results, given_up
+
+
+def _receiver(results: list[ParseResult], sink: Callable[[list[tuple[Any, ...]]], None] | None,
+              progress: Progress | None, total: int) -> Callable[[list[tuple[Any, ...]]], None]:
+    """What :func:`run` does with each finished batch: hand it to ``sink``, or add it to
+    ``results`` as ParseResults; report progress."""
+    done = [0]
+
+    def on_done(ws: list[tuple[Any, ...]]) -> None:
+        done[0] += len(ws)
+        if sink is not None:
+            sink(ws)
+        else:
+            results.extend(ParseResult.from_wire(w) for w in ws)
+        if progress:
+            progress("parse", done[0], total)
+
+    return on_done
 
 
 def _forked(root: str, items: list[Item], timeout: float, scratch: str
