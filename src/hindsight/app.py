@@ -96,7 +96,7 @@ class Bank:
         self.stores.close()
 
     def _after_index(self, st: IndexStats) -> None:
-        st.warnings += self.memory.after_index(self.stores.code)
+        st.warnings += self.memory.after_index(self.stores.code, self.code.outside_checkout)
 
     def _anchors(self, files: list[str], symbols: list[str], must_exist: bool = True
                  ) -> list[tuple[str, str, str]]:
@@ -135,6 +135,12 @@ class Bank:
         from hindsight.providers import make_embedder
 
         return make_embedder(self.settings)
+
+    def prompt_embedder(self) -> Any:
+        """The prompt gate's static embedder (``providers.make_prompt_embedder``)."""
+        from hindsight.providers import make_prompt_embedder
+
+        return make_prompt_embedder()
 
     def status(self) -> dict[str, Any]:
         """Bank id, paths and size; the code index's counts and freshness (see
@@ -279,3 +285,27 @@ def time_iso(text: str, *, option: str) -> float:
     from hindsight.memory.clock import parse_iso_strict
 
     return parse_iso_strict(text, option=option)
+
+
+SYMBOLS_COUNTED = 10_000  # a symbol search counts (and pages through) this many matches
+
+
+def page(rows: list[Any], offset: int = 0, limit: int | None = None,
+         total: int | None = None) -> tuple[list[Any], dict[str, Any]]:
+    """One page of a ranked list, the same for ``--json`` and the MCP tools: the rows
+    ``rows[offset:offset + limit]`` (all from ``offset`` when ``limit`` is None) and their
+    fields ``{"count", "total", "offset", "truncated"}``, plus ``"next_offset"`` (the offset
+    of the next page) when rows remain after this one. ``total`` is ``len(rows)`` unless
+    given (a list its producer already cut after ``offset + limit`` rows). Raises
+    ConfigError for a negative offset or a limit below 1."""
+    if offset < 0:
+        raise ConfigError(f"offset {offset}: must be 0 or more", option="offset", value=offset)
+    if limit is not None and limit < 1:
+        raise ConfigError(f"limit {limit}: must be at least 1", option="limit", value=limit)
+    shown = rows[offset:] if limit is None else rows[offset:offset + limit]
+    n = len(rows) if total is None else total
+    fields: dict[str, Any] = {"count": len(shown), "total": n, "offset": offset,
+                              "truncated": offset + len(shown) < n}
+    if fields["truncated"]:
+        fields["next_offset"] = offset + len(shown)
+    return shown, fields

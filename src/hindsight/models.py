@@ -51,72 +51,14 @@ class Symbol(NamedTuple):
         return {**self._asdict(), "qname": self.qname}
 
 
-ROLES = (":setter", ":deleter")
-
-
-def _overload_start(local: str) -> int:
-    """Index of the ``(`` opening an overload's parameter list at the end of ``local``,
-    or -1 (nested parentheses, as in ``m(void(*)(int))``, are matched)."""
-    if not local.endswith(")"):
-        return -1
-    depth = 0
-    for i in range(len(local) - 1, -1, -1):
-        c = local[i]
-        if c == ")":
-            depth += 1
-        elif c == "(":
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
-
-
-def overload_base(local: str) -> str:
-    """``local`` without an overload's parameter list: ``Class.m(int,int)`` → ``Class.m``;
-    any other name is returned unchanged."""
-    i = _overload_start(local)
-    return local[:i] if i > 0 else local
-
-
-def base_local(local: str) -> str:
-    """The name a user types for ``local``: without an accessor role or an overload's
-    parameter list (``Class.prop:setter`` → ``Class.prop``, ``Class.m(int)`` →
-    ``Class.m``)."""
-    for role in ROLES:
-        if local.endswith(role):
-            return local[:-len(role)]
-    return overload_base(local)
-
-
-def split_qname(spec: str) -> tuple[str, str] | None:
-    """``(path, local)`` of a ``path::local`` qualified name, or None when ``spec`` has no
-    path part. The path ends at the first ``::`` outside an overload's parameter list, so
-    ``Foo.m(std::string)`` has none and ``a.cc::Foo.m(std::string)`` is
-    (``a.cc``, ``Foo.m(std::string)``)."""
-    i = spec.find("::")
-    if i < 0:
-        return None
-    paren = spec.find("(")
-    if 0 <= paren < i:
-        return None
-    return spec[:i], spec[i + 2:]
-
-
-def simple_name(qname: str) -> str:
-    """The simple name a qualified or local name ends with: ``a.py::C.m(int)`` → ``m``,
-    ``C.p:setter`` → ``p``, ``f#2`` → ``f`` (the last ``.`` outside brackets counts)."""
-    sp = split_qname(qname)
-    local = base_local((sp[1] if sp else qname).split("#", 1)[0])
-    depth = 0
-    for i in range(len(local) - 1, -1, -1):
-        c = local[i]
-        if c in ")]>":
-            depth += 1
-        elif c in "([<":
-            depth -= 1
-        elif c == "." and depth == 0:
-            return local[i + 1:]
-    return local
+# Re-exported: the qualified-name helpers live in hindsight.qnames.
+from hindsight.qnames import (  # noqa: E402, F401
+    ROLES,
+    base_local,
+    overload_base,
+    simple_name,
+    split_qname,
+)
 
 
 class RawRef(NamedTuple):
@@ -373,7 +315,9 @@ def local_iso(ts: float | None, text: str = "", timespec: str = "seconds") -> st
 @dataclass(frozen=True, slots=True)
 class ChannelRank:
     """A memory's place in one recall channel: 1-based ``rank`` and the channel's raw
-    ``score`` (BM25: higher is better; dense: cosine; recency: activity)."""
+    ``score`` (BM25: higher is better; dense: cosine; recency: activity); for a feature
+    (speaker, date, when, question, lesson, adjacent) ``rank`` 0 and ``score`` the boost it
+    added (z units, memory/recall.py)."""
 
     rank: int
     score: float
@@ -381,8 +325,9 @@ class ChannelRank:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One recalled memory: the fused ``score`` (weighted RRF) and, per channel that found
-    it, its :class:`ChannelRank` (``explain``)."""
+    """One recalled memory: the fused ``score`` (a weighted sum of per-query z-scores and
+    feature boosts, memory/fusion.py; may be negative) and, per channel that found it or
+    feature that applied, its :class:`ChannelRank` (``explain``)."""
 
     memory: Memory
     score: float

@@ -174,7 +174,8 @@ def recall(query: str, repo_root: str | None, scene: str, files: tuple[str, ...]
             flag = " [stale]" if m.stale else ""
             row: list[Any] = [m.id, m.kind, time_shown(m.occurred_ts), _short(m.text) + flag]
             if explain:
-                row.append(" ".join(f"{n}#{v.rank}" for n, v in hit.explain.items()))
+                row.append(" ".join(f"{n}#{v.rank}" if v.rank else f"{n}{v.score:+g}"
+                                    for n, v in hit.explain.items()))  # rank 0: a boost
             rows.append(row)
         out.table(f"{len(rows)} memories ({res.ms:.0f} ms)", cols, rows)
 

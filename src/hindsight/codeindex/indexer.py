@@ -159,7 +159,8 @@ def index(store: CodeStore, root: str, *, full: bool = False,
     clock.lap("end", serial=True)
     stats.seconds = time.perf_counter() - t0
     store.set_meta({"root": root, "last_index_seconds": f"{stats.seconds:.3f}",
-                    "indexed_commit": head})
+                    "indexed_commit": head,
+                    "sparse_checkout": "" if sel.sparse is None else json.dumps(sel.sparse)})
     return stats
 
 

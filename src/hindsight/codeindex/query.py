@@ -107,40 +107,52 @@ def callers(store: CodeStore, spec: str, depth: int = 1, file: str | None = None
 
 
 def walk(store: CodeStore, direction: str, spec: str, depth: int = 1, file: str | None = None,
-         include_unresolved: bool = False, stop: Callable[[], bool] | None = None
-         ) -> tuple[Symbol, list[GraphHit], int, bool]:
+         include_unresolved: bool = False, stop: Callable[[], bool] | None = None,
+         limit: int | None = None) -> tuple[Symbol, list[GraphHit], int, bool]:
     """:func:`callers` (``direction`` ``callers``) or :func:`callees` (``callees``) with
     ``stop()`` asked before each level after the first: ``(target, hits, levels done,
-    cut short)``. The hits of the levels done are exactly those of the full walk."""
+    cut short)``. The hits of the levels done are exactly those of the full walk. With
+    ``limit``, at most that many hits, the first ones of the full walk (nearest levels
+    first), and only their symbols are looked up (a name called from 10,000 places costs
+    what ``limit`` callers cost); cut short is then true when hits were left out."""
     if direction == "callees":
-        return _callees(store, spec, depth, file, stop)
-    return _callers(store, spec, depth, file, include_unresolved, stop)
+        return _callees(store, spec, depth, file, stop, limit)
+    return _callers(store, spec, depth, file, include_unresolved, stop, limit)
 
 
 def _callers(store: CodeStore, spec: str, depth: int, file: str | None, include_unresolved: bool,
-             stop: Callable[[], bool] | None) -> tuple[Symbol, list[GraphHit], int, bool]:
+             stop: Callable[[], bool] | None, limit: int | None = None
+             ) -> tuple[Symbol, list[GraphHit], int, bool]:
     target = resolve_one(store, spec, file)
 
-    def step(frontier: list[str], d: int) -> list[tuple[tuple[str, str], GraphHit, str]]:
+    def step(frontier: list[str], d: int, room: int | None
+             ) -> list[tuple[tuple[str, str], GraphHit, str]]:
         names = [simple_name(q) for q in frontier] if include_unresolved else []
         # a call cannot tell overloads apart: it is an edge to `C.m`, a caller of each
-        edges = store.edges_to(frontier + [b for b in map(overload_base, frontier)
-                                           if b not in frontier], names)
+        edges = sorted(store.edges_to(frontier + [b for b in map(overload_base, frontier)
+                                                  if b not in frontier], names),
+                       key=lambda e: (e.src, e.line))
+        if room is not None:  # the first `room` callers (one more: to know some were left)
+            keep = set(list(dict.fromkeys(e.src for e in edges))[:room + 1])
+            edges = [e for e in edges if e.src in keep]
         syms = {s.qname: s for s in store.symbols_by_qname({e.src for e in edges})}
         return [((e.src, ""), _edge_hit(e, d, e.src, syms, reverse=True), e.src)
-                for e in sorted(edges, key=lambda e: (e.src, e.line))]
+                for e in edges]
 
-    return (target[0], *_bfs(target[0].qname, depth, step, stop))
+    return (target[0], *_bfs(target[0].qname, depth, step, stop, limit))
 
 
 def _bfs(start: str, depth: int,
-         step: Callable[[list[str], int], list[tuple[tuple[str, str], GraphHit, str]]],
-         stop: Callable[[], bool] | None = None) -> tuple[list[GraphHit], int, bool]:
+         step: Callable[[list[str], int, int | None],
+                        list[tuple[tuple[str, str], GraphHit, str]]],
+         stop: Callable[[], bool] | None = None, limit: int | None = None
+         ) -> tuple[list[GraphHit], int, bool]:
     """Breadth-first over the call graph from ``start`` to ``depth`` levels. ``step``
-    gives, for one level's frontier, (dedup key, hit, next symbol or "") per edge; a hit
-    is listed once per key and level, a symbol followed once. ``stop()`` is asked before
-    each level after the first: true ends the walk there. Returns (hits, levels done,
-    whether ``stop`` cut it short)."""
+    gives, for one level's frontier and the room left under ``limit`` (None: no limit),
+    (dedup key, hit, next symbol or "") per edge; a hit is listed once per key and level,
+    a symbol followed once. ``stop()`` is asked before each level after the first: true
+    ends the walk there. Returns (hits, levels done, whether ``stop`` or ``limit`` cut it
+    short)."""
     out: list[GraphHit] = []
     seen = {start}
     frontier = [start]
@@ -150,9 +162,11 @@ def _bfs(start: str, depth: int,
             return out, done, True
         nxt: list[str] = []
         keys: set[tuple[str, str]] = set()
-        for key, hit, follow in step(frontier, d):
+        for key, hit, follow in step(frontier, d, None if limit is None else limit - len(out)):
             if key in keys:
                 continue
+            if limit is not None and len(out) >= limit:
+                return out, done, True
             keys.add(key)
             out.append(hit)
             if follow and follow not in seen:
@@ -175,16 +189,18 @@ def callees(store: CodeStore, spec: str, depth: int = 1, file: str | None = None
 
 
 def _callees(store: CodeStore, spec: str, depth: int, file: str | None,
-             stop: Callable[[], bool] | None) -> tuple[Symbol, list[GraphHit], int, bool]:
+             stop: Callable[[], bool] | None, limit: int | None = None
+             ) -> tuple[Symbol, list[GraphHit], int, bool]:
     target = resolve_one(store, spec, file)
 
-    def step(frontier: list[str], d: int) -> list[tuple[tuple[str, str], GraphHit, str]]:
+    def step(frontier: list[str], d: int, _room: int | None
+             ) -> list[tuple[tuple[str, str], GraphHit, str]]:
         edges = store.edges_from(frontier)
         syms = {s.qname: s for s in store.symbols_by_qname({e.dst for e in edges if e.dst})}
         return [((e.src, e.dst or "?" + e.name), _edge_hit(e, d, e.dst, syms, reverse=False),
                  e.dst if e.dst in syms else "") for e in edges]
 
-    return (target[0], *_bfs(target[0].qname, depth, step, stop))
+    return (target[0], *_bfs(target[0].qname, depth, step, stop, limit))
 
 
 def snippet(root: str, sym: Symbol, max_lines: int = 8) -> str:

@@ -77,28 +77,36 @@ def parse_path(root: str, path: str, language: str) -> ParseResult:
 
 
 def _minified(path: str, src: bytes) -> bool:
+    """``*.min.*`` names; or, in a file over ``MINIFIED_MIN_BYTES``, lines over
+    ``LONG_LINE`` bytes that look like code hold at least half the bytes (see
+    :func:`content_skip_reason`)."""
     base = path.rsplit("/", 1)[-1]
     if ".min." in base:
         return True
-    n = src.count(b"\n") + 1
-    if len(src) > 8192 and len(src) / n > MAX_AVG_LINE:
-        return True
-    return len(src) > MAX_LINE_BYTES and _long_line(src)
-
-
-def _long_line(src: bytes) -> bool:
-    """Whether a line is longer than MAX_LINE_BYTES. A longer line would hold a whole
-    aligned block of half that size, so when every such block has a newline (the usual
-    case, found without splitting the file) no line is that long."""
-    half = MAX_LINE_BYTES // 2
-    if all(src.find(b"\n", i, i + half) >= 0 for i in range(0, len(src) - half + 1, half)):
+    if len(src) <= MINIFIED_MIN_BYTES or not _has_long_line(src):
         return False
-    return max(map(len, src.split(b"\n"))) > MAX_LINE_BYTES
+    in_long = 0
+    for line in src.split(b"\n"):
+        if len(line) > LONG_LINE and \
+                sum(map(line.count, CODE_MARKS)) >= CODE_MARK_SHARE * len(line):
+            in_long += len(line)
+    return 2 * in_long >= len(src)
+
+
+def _has_long_line(src: bytes) -> bool:
+    """False only when no line is longer than LONG_LINE bytes. Such a line would hold a
+    whole aligned block of half that size, so when every block has a newline (the usual
+    case, found without splitting the file) there is none."""
+    half = LONG_LINE // 2
+    return not all(src.find(b"\n", i, i + half) >= 0
+                   for i in range(0, len(src) - half + 1, half))
 
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
-MAX_LINE_BYTES = 20_000
-MAX_AVG_LINE = 400
+MINIFIED_MIN_BYTES = 8192
+LONG_LINE = 1000
+CODE_MARKS = (b"(", b")", b"{", b"}", b";", b",")
+CODE_MARK_SHARE = 0.05
 
 
 def content_skip_reason(path: str, raw: bytes) -> str:
@@ -106,10 +114,17 @@ def content_skip_reason(path: str, raw: bytes) -> str:
 
     ``too_large`` above ``MAX_FILE_BYTES`` (2 MiB); ``binary`` when a NUL byte appears in the
     first 8 KiB (UTF-16/32 files with a BOM excepted); ``minified`` for ``*.min.*`` names,
-    any line over ``MAX_LINE_BYTES`` (20,000) bytes, or an average line over
-    ``MAX_AVG_LINE`` (400) bytes in a file over 8 KiB, measured after decoding and line-end
-    normalisation (limits in the spirit of ctags' and
-    GitHub linguist's generated-file heuristics).
+    or when most bytes sit in long lines of code: in a file over 8 KiB, lines over
+    ``LONG_LINE`` (1,000) bytes of which at least 5% are ``( ) { } ; ,`` hold at least half
+    of the bytes. One long line does not make a file minified, and a long data line (an
+    embedded base64 image, a hex or escaped-text string: almost none of those marks) does
+    not count. Measured after decoding and line-end normalisation. Thresholds measured
+    (issue #14): the long lines of 135 real ``*.min.js``/``*.min.css`` files have 7.6% to
+    15% of those marks, base64 about 0%, English prose about 1-2%; on 6,624 source files
+    (a Python stdlib, npm's node_modules, a virtualenv) the content rule alone flags 11
+    files, all minified, where the earlier rule (one line over 20,000 bytes, or an average
+    line over 400) also skipped 8 files with long data lines (pygments' ``unistring.py``,
+    protobuf's ``descriptor_pb2.py``, a wasm blob in base64).
     """
     if len(raw) > MAX_FILE_BYTES:
         return "too_large"

@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from hindsight.errors import ConfigError
+from hindsight.errors import ConfigError, GitError
 
 
 def hindsight_home() -> str:
@@ -197,21 +197,47 @@ def git_cmd(root: str, *args: str) -> list[str]:
     return ["git", "-C", root, *GIT_SAFE, *args]
 
 
+def git_refusal(root: str, stderr: bytes | str) -> str | None:
+    """When git refused to work in ``root`` because the repository belongs to another user
+    (git 2.35.2 and later: "detected dubious ownership", CVE-2022-24765; its message names
+    ``safe.directory``): one line with git's own reason and the command that trusts the
+    repository (the one git prints, else built from ``root``). ``None`` for any other
+    error text."""
+    text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else stderr
+    if "safe.directory" not in text:
+        return None
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    reason = next((ln for ln in lines if ln.startswith("fatal:")), lines[0])
+    reason = reason.removeprefix("fatal:").strip()
+    fix = next((ln for ln in lines if ln.startswith("git config")), "")
+    if not fix:
+        import shlex
+
+        fix = f"git config --global --add safe.directory {shlex.quote(root)}"
+    return f"git refuses the repository: {reason}; if you trust it, run: {fix}"
+
+
 def git_toplevel(path: str) -> str | None:
-    """Top of the git work tree containing ``path``, or ``None`` (not a repo, or no git)."""
+    """Top of the git work tree containing ``path``, or ``None`` (not a repo, or no git).
+    Raises :class:`GitError` when git refuses the repository (:func:`git_refusal`): the
+    directory is a repository, so treating it as a plain one would be wrong."""
     try:
         out = subprocess.run(git_cmd(path, "rev-parse", "--show-toplevel"),
                              capture_output=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return None
     if out.returncode != 0:
+        refused = git_refusal(path, out.stderr)
+        if refused:
+            raise GitError(refused, path=path)
         return None
     return os.fsdecode(out.stdout.strip()) or None
 
 
 def repo_root(path: str) -> str:
     """Absolute root of the repository containing ``path``: the git work tree top, or
-    ``path`` itself outside git. Raises :class:`ConfigError` if ``path`` is not a directory."""
+    ``path`` itself outside git. Raises :class:`ConfigError` if ``path`` is not a directory,
+    :class:`GitError` when git refuses the repository (:func:`git_refusal`)."""
     p = os.path.abspath(path)
     if not os.path.isdir(p):
         raise ConfigError(f"{path}: not a directory", path=path)

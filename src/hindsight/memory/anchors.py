@@ -11,6 +11,8 @@ After every index run:
   hash and exactly one indexed file now has that hash, it is re-pointed there (a rename).
   Implicit anchors (found in the text, :mod:`hindsight.memory.implicit`) follow the same
   rules.
+  A file outside a sparse checkout (tracked, not checked out; the ``outside`` callback says
+  which) is neither: its anchors are left as they are, since nothing can be checked.
 - **Identity migration.** When a new version of symbol extraction names definitions
   apart that used to share a name (a getter and its setter, overloads, an ``@overload``
   stub and its implementation), the rebuilt index leaves a snapshot of the old repeated
@@ -29,6 +31,7 @@ After every index run:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from hindsight.memory.clock import iso, now_ts
@@ -77,14 +80,20 @@ def migrate_identities(mem: MemoryStore, code: CodeStore) -> int:
     return done
 
 
-def check_anchors(mem: MemoryStore, code: CodeStore) -> dict[str, int]:
-    """Flag or re-point anchors; returns counts {stale, repointed, fresh, migrated}.
-    :func:`migrate_identities` runs first."""
+def check_anchors(mem: MemoryStore, code: CodeStore,
+                  outside: Callable[[list[str]], set[str]] | None = None) -> dict[str, int]:
+    """Flag or re-point anchors; returns counts {stale, repointed, fresh, migrated,
+    outside}. :func:`migrate_identities` runs first. ``outside(paths)``: which of the
+    anchored paths missing from the index lie outside a sparse checkout (their anchors
+    are not checked)."""
     migrated = migrate_identities(mem, code)
     rows = mem.anchors_all()
     if not rows:
-        return {"stale": 0, "repointed": 0, "fresh": 0, "migrated": migrated}
+        return {"stale": 0, "repointed": 0, "fresh": 0, "migrated": migrated, "outside": 0}
     files = code.load_files()
+    missing = sorted({r[1] for r in rows if r[1] and r[1] not in files})
+    away = outside(missing) if outside is not None and missing else set()
+    rows = [r for r in rows if r[1] not in away]
     stale: list[tuple[int, str, str, str]] = []
     fresh: list[tuple[int, str, str]] = []
     repointed = 0
@@ -131,7 +140,7 @@ def check_anchors(mem: MemoryStore, code: CodeStore) -> dict[str, int]:
     if fresh:
         mem.clear_stale(fresh, now)
     return {"stale": len(stale), "repointed": repointed, "fresh": len(fresh),
-            "migrated": migrated}
+            "migrated": migrated, "outside": len(away)}
 
 
 def sync_comments(mem: MemoryStore, code: CodeStore, embedder: Any) -> dict[str, int]:

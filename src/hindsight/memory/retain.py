@@ -4,7 +4,7 @@ Order of work for each item: secrets are redacted first (:mod:`.redact`), then t
 structured (:mod:`.extract`), fingerprinted (xxh3-128 of the casefolded, whitespace-collapsed
 text with its kind and given anchors: an exact duplicate never makes a second row — the
 fingerprint column is UNIQUE, which also holds under concurrent writers), written (rows,
-full-text and anchors, the implicit ones found in the text included, in one transaction, so
+lexical index and anchors, the implicit ones found in the text included, in one transaction, so
 the text is searchable at once) and embedded. A single retain also looks for a near
 duplicate first: cosine ≥ ``near_dup`` (default 0.85) with the same given anchors merges into the existing memory (its access count is bumped) instead of adding
 one. Batches skip that check (they are imports) and embed after writing.
@@ -21,7 +21,7 @@ import xxhash
 from hindsight.errors import ConfigError, ProviderError
 from hindsight.memory import extract
 from hindsight.memory.clock import iso, now_ts
-from hindsight.memory.textindex import index_text
+from hindsight.memory.lexical import document
 from hindsight.models import MemoryItem as Item
 from hindsight.models import Retained
 from hindsight.redact import clean, redact
@@ -120,13 +120,6 @@ def _json(v: Any) -> str:
     return json.dumps(v, ensure_ascii=False)
 
 
-def _fts(row: dict[str, Any]) -> tuple[str, str]:
-    tags = " ".join(__import__("json").loads(row["tags"]))
-    body = " ".join(x for x in (row["text"], row["scene"], row["problem"], row["solution"],
-                                tags) if x)
-    return index_text(body), index_text(row["context"])
-
-
 Anchors = list[tuple[str, str, str]]
 
 
@@ -140,6 +133,8 @@ def retain(store: MemoryStore, embedder: Any, items: list[Item], *, batch: bool 
     of the batch is written), ProviderError (the embedder failed: rows stay, vectors are
     missing; ``reembed`` fills them), StorageError."""
     import numpy as np
+
+    from hindsight.memory.lexical import ensure
 
     now = now_ts()
     prepared = [prepare(it, now, None if batch else llm) for it in items]
@@ -158,6 +153,7 @@ def retain(store: MemoryStore, embedder: Any, items: list[Item], *, batch: bool 
                 raise ConfigError(f"supersedes {it.supersedes}: that memory is "
                                   f"{old.status}, not active", option="supersedes",
                                   value=it.supersedes)
+    ensure(store)  # an index made by this analyzer before anything is added to it
     vecs = None
     warning = ""
     if not batch and embed and embedder is not None:
@@ -177,7 +173,7 @@ def retain(store: MemoryStore, embedder: Any, items: list[Item], *, batch: bool 
                 store.merge_into(dup, iso(now), f"near-duplicate of: {row['text'][:200]}")
                 out.append(Retained(dup, "merged", found, structured[len(out)]))
                 continue
-            (mid, new), = store.insert([row], [anchors[len(out)]], [_fts(row)], iso(now),
+            (mid, new), = store.insert([row], [anchors[len(out)]], [document(row)], iso(now),
                                        [extra[len(out)]])
             if new:
                 store.set_vectors([(mid, np.asarray(v, dtype=np.float32).tobytes())],
@@ -187,7 +183,7 @@ def retain(store: MemoryStore, embedder: Any, items: list[Item], *, batch: bool 
             _supersede(store, it, mid, now)
         return out
     res = store.insert([r for r, _ in prepared], anchors,
-                       [_fts(r) for r, _ in prepared], iso(now), extra)
+                       [document(r) for r, _ in prepared], iso(now), extra)
     out = [Retained(mid, "created" if new else "duplicate", f,
                     "" if batch else structured[n], warning)
            for n, ((mid, new), (_r, f)) in enumerate(zip(res, prepared, strict=True))]

@@ -22,6 +22,8 @@ from hindsight.store.base import CodeStore, MemoryStore
 # minutes (the file-name pattern of the neighbour lookup is quadratic on one long token).
 QUERY_CHARS = 10_000
 AnchorFn = Callable[[list[str], list[str], bool], list[tuple[str, str, str]]]
+STATUSES = ("active", "archived", "forgotten", "superseded", "all")
+VISIBILITY = ("team", "public", "private")
 NeighbourFn = Callable[[str, list[str], list[tuple[str, str]]],
                        tuple[list[str], list[tuple[str, str]], list[tuple[str, str]]]]
 
@@ -143,6 +145,9 @@ class MemoryService:
         if bad:
             raise ConfigError(f"kind {bad[0]!r}: one of {', '.join(KINDS)}", option="kind",
                               value=bad[0], choices=KINDS)
+        if kw.get("fusion", "zscore") not in ("zscore", "rrf"):
+            raise ConfigError(f"fusion {kw['fusion']!r}: one of zscore, rrf", option="fusion",
+                              value=kw["fusion"], choices=("zscore", "rrf"))
         since, until = kw.get("since"), kw.get("until")
         if since is not None and until is not None and since >= until:
             raise ConfigError("since: the range is empty (it does not start before until)",
@@ -179,11 +184,12 @@ class MemoryService:
 
         return forget(self.store, mid, reason)
 
-    def restore(self, mid: int) -> dict[str, Any]:
-        """Make a memory active again; ``{"id", "status", "was"}``. Raises NotFound."""
+    def restore(self, mid: int, reason: str = "") -> dict[str, Any]:
+        """Make a memory active again (``reason`` kept in the audit log); ``{"id",
+        "status", "was"}``. Raises NotFound."""
         from hindsight.memory.lifecycle import restore
 
-        return restore(self.store, mid)
+        return restore(self.store, mid, reason)
 
     def gc(self, **kw: Any) -> dict[str, Any]:
         """Archive idle and over-capacity memories; see :func:`memory.lifecycle.gc`."""
@@ -206,9 +212,30 @@ class MemoryService:
         return self.store.audit(mid)
 
     def memories(self, *, status: str = "active", kind: str | None = None,
-                 stale: bool = False, limit: int = 100) -> list[Memory]:
-        """Memories newest first; ``status`` ``all`` for every status."""
-        return self.store.list_memories(status=status, kind=kind, stale=stale, limit=limit)
+                 stale: bool = False, limit: int = 100, tag: str | None = None,
+                 visibility: str | None = None, since: float | None = None,
+                 until: float | None = None, anchor: str | None = None, after_id: int = 0,
+                 offset: int = 0, order: str = "occurred") -> list[Memory]:
+        """Memories newest first (``order="id"``: latest stored first); ``status`` ``all``
+        for every status. ``anchor`` is a root-relative file (any anchor in it) or
+        ``path::local`` (that symbol); ``since``/``until`` Unix seconds of the occurred
+        time; the other filters as :meth:`MemoryStore.list_memories`. Raises ConfigError
+        (an unknown status, visibility or order)."""
+        from hindsight.models import split_qname
+
+        for option, value, allowed in (
+                ("status", status, STATUSES), ("visibility", visibility or "team", VISIBILITY),
+                ("order", order, ("occurred", "id"))):
+            if value not in allowed:
+                raise ConfigError(f"{option} {value!r}: one of {', '.join(allowed)}",
+                                  option=option, value=value, choices=list(allowed))
+        where = None
+        if anchor:
+            where = split_qname(anchor) or (anchor, "")
+        return self.store.list_memories(status=status, kind=kind, stale=stale, limit=limit,
+                                        tag=tag, visibility=visibility, since=since,
+                                        until=until, anchor=where, after_id=after_id,
+                                        offset=offset, order=order)
 
     def anchored(self, files: list[str]) -> list[int]:
         """Ids of active memories anchored to one of ``files``."""
@@ -218,18 +245,20 @@ class MemoryService:
         """Memories per status, plus ``stale`` (active and stale)."""
         return self.store.status_counts()
 
-    def after_index(self, code: Any) -> list[str]:
+    def after_index(self, code: Any, outside: Any = None) -> list[str]:
         """Memories follow the code: anchors are checked, ``@hindsight:`` comments synced,
         and memories retained since the last pass get their implicit anchors
-        (:func:`hindsight.memory.implicit.resolve_pending`). Returns warnings (a failure
-        here never fails the index)."""
+        (:func:`hindsight.memory.implicit.resolve_pending`). ``outside(paths)``: the paths
+        outside a sparse checkout, whose anchors are left unchecked (see
+        :func:`hindsight.memory.anchors.check_anchors`). Returns warnings (a failure here
+        never fails the index)."""
         from hindsight.errors import HindsightError
         from hindsight.memory.anchors import check_anchors, sync_comments
         from hindsight.memory.clock import iso, now_ts
         from hindsight.memory.implicit import resolve_pending
 
         try:
-            check_anchors(self.store, code)
+            check_anchors(self.store, code, outside)
             if code.notes() or self.store.count(None):
                 sync_comments(self.store, code, self.embedder)
             resolve_pending(self.store, code, iso(now_ts()))

@@ -41,7 +41,7 @@ def export_lines(mem: MemoryStore) -> Iterator[str]:
 def import_lines(mem: MemoryStore, lines: Iterable[str]) -> dict[str, int]:
     """Import exported JSONL; returns {imported, skipped}. Raises ConfigError naming the
     first bad line (nothing of the import is written then)."""
-    from hindsight.memory.textindex import index_text
+    from hindsight.memory.lexical import document, ensure
 
     rows: list[dict[str, Any]] = []
     for n, line in enumerate(lines, 1):
@@ -52,7 +52,8 @@ def import_lines(mem: MemoryStore, lines: Iterable[str]) -> dict[str, int]:
             rows.append(_checked(d))
         except (ValueError, TypeError, KeyError, RecursionError) as e:
             raise ConfigError(f"import line {n}: {e}") from None
-    return mem.import_rows(rows, index_text)
+    ensure(mem)
+    return mem.import_rows(rows, [document(r) for r in rows])
 
 
 _TEXT = ("text", "kind", "scene", "problem", "solution", "outcome", "context", "source",

@@ -163,6 +163,17 @@ def seed(bank: Any, settings: Any) -> dict[str, Any] | None:
         if first and settings["importTranscripts"]:
             _step(state, "import-claude-code", lambda: import_claude(bank))
             _step(state, "import-codex", lambda: import_codex(bank))
+            from hindsight.sessions.imports import (
+                import_antigravity,
+                import_copilot,
+                import_cursor,
+                import_gemini,
+            )
+
+            _step(state, "import-cursor", lambda: import_cursor(bank))
+            _step(state, "import-copilot", lambda: import_copilot(bank))
+            _step(state, "import-gemini", lambda: import_gemini(bank))
+            _step(state, "import-antigravity", lambda: import_antigravity(bank))
         state["state"] = "synced" if state["steps"]["index"]["ok"] else "failed"
         state["finished"] = _now()
         _save(bank, state)

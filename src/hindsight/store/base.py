@@ -19,6 +19,17 @@ from hindsight.models import Memory, ParseResult, Symbol, SymbolChange
 Row = tuple[str, str, str, str, str, int, str]
 EdgeMap = dict[str, tuple[list[Row], set[str]]]
 
+# A memory's lexical document: term → frequency in its body (text, scene, problem,
+# solution, tags) and in its context, terms from hindsight.memory.segment.
+LexDoc = tuple[dict[str, int], dict[str, int]]
+# One posting, 12 bytes little-endian (docs/design.md, "Lexical engine"): memory id, term
+# frequency per field, field lengths (in terms); values above 65,535 are stored as 65,535,
+# so every backend hands back the same bytes and the same BM25 scores. As a NumPy
+# structured dtype (``np.dtype(POSTING)``) and as a ``struct`` format:
+POSTING = [("id", "<u4"), ("tf_body", "<u2"), ("tf_context", "<u2"), ("len_body", "<u2"),
+           ("len_context", "<u2")]
+POSTING_STRUCT = "<IHHHH"
+
 
 class FileRow(NamedTuple):
     """An indexed file as stored."""
@@ -208,6 +219,10 @@ class HistoryStore(Protocol):
                       files: dict[str, list[tuple[str, str, str, int, int]]],
                       changes: dict[str, list[SymbolChange]]) -> None: ...
     def mark_reachable(self, reachable: set[str], at: str) -> tuple[int, int]: ...
+    def set_fixes(self, is_fix: Callable[[str], bool]) -> int: ...
+    def huge_pending(self, paths: list[str]) -> list[dict[str, Any]]: ...
+    def add_huge_changes(self, changes: dict[str, list[SymbolChange]],
+                         done: list[tuple[str, str]]) -> int: ...
     def commit_count(self) -> int: ...
     def set_busy_timeout(self, ms: int) -> None: ...
     def history_counts(self) -> dict[str, int]: ...
@@ -255,16 +270,16 @@ class MemoryStore(Protocol):
 
     # --- writes -------------------------------------------------------------------------
     def insert(self, rows: list[dict[str, Any]], anchors: list[list[tuple[str, str, str]]],
-               fts: list[tuple[str, str]], at: str,
+               docs: list[LexDoc], at: str,
                implicit: list[list[tuple[str, str, str]]] | None = None
                ) -> list[tuple[int, bool]]:
         """Insert memories in one transaction: ``rows`` (the :class:`Memory` fields but
         ``id``/``anchors``, ``tags`` as a JSON string), per row its anchors (path, symbol,
-        ast hash), its ``implicit`` anchors (the same triples, stored flagged implicit;
-        None: none) and full-text documents (body, context; already tokenised by
-        :mod:`hindsight.memory.textindex`). A row whose ``fingerprint`` exists is not
-        inserted: that memory's access count is bumped (and it is made active again).
-        Returns ``(id, created)`` per row, in order."""
+        ast hash), its lexical document (:data:`LexDoc`, made by
+        :func:`hindsight.memory.lexical.document`, indexed in the same transaction) and its
+        ``implicit`` anchors (the same triples, stored flagged implicit; None: none). A row
+        whose ``fingerprint`` exists is not inserted: that memory's access count is bumped
+        (and it is made active again). Returns ``(id, created)`` per row, in order."""
         ...
 
     def merge_into(self, mid: int, at: str, detail: str) -> None:
@@ -314,10 +329,10 @@ class MemoryStore(Protocol):
         ``ast_hash`` also record that hash (an identity migration, the code unchanged)."""
         ...
 
-    def import_rows(self, rows: list[dict[str, Any]], index_text: Callable[[str], str]
-                    ) -> dict[str, int]:
-        """Insert exported rows (:mod:`hindsight.memory.transfer`) in one transaction;
-        ``{"imported", "skipped"}`` (skipped: the fingerprint exists)."""
+    def import_rows(self, rows: list[dict[str, Any]], docs: list[LexDoc]) -> dict[str, int]:
+        """Insert exported rows (:mod:`hindsight.memory.transfer`), each with its lexical
+        document, in one transaction; ``{"imported", "skipped"}`` (skipped: the
+        fingerprint exists)."""
         ...
 
     # --- reads --------------------------------------------------------------------------
@@ -326,10 +341,18 @@ class MemoryStore(Protocol):
         ...
 
     def list_memories(self, *, status: str = "active", kind: str | None = None,
-                      stale: bool = False, source: str | None = None, limit: int = 100
-                      ) -> list[Memory]:
-        """Memories newest first (by occurred time, then id); ``status`` ``all`` for every
-        status; ``stale`` only stale ones."""
+                      stale: bool = False, source: str | None = None, limit: int = 100,
+                      tag: str | None = None, visibility: str | None = None,
+                      since: float | None = None, until: float | None = None,
+                      anchor: tuple[str, str] | None = None, after_id: int = 0,
+                      offset: int = 0, order: str = "occurred") -> list[Memory]:
+        """Memories newest first (by occurred time, then id; ``order="id"``: by id, the
+        order they were stored), skipping ``offset``, at most ``limit``. Filters (all
+        optional, combined with AND): ``status`` (``all`` for every status), ``kind``,
+        ``source``, ``visibility``, ``stale`` (only stale ones), ``tag`` (one of its tags),
+        ``since``/``until`` (occurred time in Unix seconds, ``since`` ≤ t < ``until``),
+        ``anchor`` ((path, symbol local name or ``""`` for any anchor in the file)) and
+        ``after_id`` (ids above it)."""
         ...
 
     def has_active(self) -> bool:
@@ -355,16 +378,42 @@ class MemoryStore(Protocol):
         """The memory's audit rows ``{"at", "action", "detail"}``, oldest first."""
         ...
 
-    def fts(self, terms: list[str], limit: int, weights: tuple[float, float]
-            ) -> list[tuple[int, float]]:
-        """Full-text search: memories holding any of ``terms`` (quoted phrases from
-        :func:`hindsight.memory.textindex.match_terms`), best first, at most ``limit``, as
-        ``(id, score)`` with BM25 (Robertson & Zaragoza 2009) as SQLite's ``bm25()`` gives it:
-        lower is better. ``weights``: (body, context) column weights. Any status."""
+    # --- the lexical index: integers only; BM25 is computed in hindsight.memory.lexical ---
+    def lex_stats(self) -> tuple[int, int, int]:
+        """``(documents, total body length, total context length)`` of the lexical index
+        (every indexed memory, any status; lengths in terms)."""
         ...
 
-    def term_rows(self, terms: list[str]) -> dict[str, int]:
-        """Document frequency: how many memories hold each term (any status)."""
+    def lex_df(self, terms: list[str]) -> dict[str, int]:
+        """Document frequency of each of ``terms``: how many indexed memories (any status)
+        hold it in either field; 0 when no memory does. Keys: every one of ``terms``."""
+        ...
+
+    def lex_postings(self, terms: list[str]) -> dict[str, bytes]:
+        """term → its postings, for each of ``terms`` that some memory holds: ``df`` packed
+        postings (:data:`POSTING`, 12 bytes each), one per memory holding the term (any
+        status), in the order they were indexed. Bytes, not arrays: a short-lived hook
+        decodes a few with ``struct`` instead of importing NumPy."""
+        ...
+
+    def lex_missing(self, limit: int) -> list[dict[str, Any]]:
+        """Up to ``limit`` memories (any status) without a lexical document, in id order:
+        ``{"id", "text", "scene", "problem", "solution", "tags" (list), "context"}``."""
+        ...
+
+    def lex_behind(self) -> bool:
+        """Whether the newest memory has no lexical document (a cheap check)."""
+        ...
+
+    def lex_add(self, docs: list[tuple[int, dict[str, int], dict[str, int]]]) -> int:
+        """Index ``(memory id, body counts, context counts)`` of stored memories in one
+        transaction; memories already indexed are skipped. Returns how many were added."""
+        ...
+
+    def lex_reset(self, version: str) -> bool:
+        """Empty the lexical index for a rebuild by analyzer ``version`` and remove meta
+        ``lexical``, unless a rebuild for ``version`` has already begun (meta
+        ``lexical_building``); returns whether it emptied the index."""
         ...
 
     def matrix(self, model: str) -> tuple[Any, Any]:
@@ -375,6 +424,11 @@ class MemoryStore(Protocol):
     def adjacent(self, ids: list[int]) -> dict[int, list[int]]:
         """For conversation memories among ``ids``: the active memories of the same
         session stored right before and after each."""
+        ...
+
+    def agents(self) -> list[str]:
+        """The distinct non-empty ``agent`` values (who wrote or said a memory) of the
+        bank's memories, any status, sorted; read from an index (one lookup per agent)."""
         ...
 
     def anchored(self, paths: list[str], symbols: list[tuple[str, str]]
@@ -401,4 +455,9 @@ class MemoryStore(Protocol):
 
     def missing_vectors(self, model: str) -> list[tuple[int, str]]:
         """(id, text) of memories without a vector from ``model``."""
+        ...
+
+    def active_fingerprints(self, kinds: list[str]) -> list[tuple[int, str]]:
+        """(id, fingerprint) of active memories of ``kinds``, in id order (the prompt
+        gate's vector cache is checked against them)."""
         ...

@@ -132,6 +132,37 @@ CREATE INDEX ix_audit_mem ON memory_audit(memory_id);
 -- implicit = 1: an anchor found in the memory's text (memory/implicit.py), 0: given with it
 ALTER TABLE memory_anchors ADD COLUMN implicit INTEGER NOT NULL DEFAULT 0;
 """),
+    ("0005_memory_agent", """
+-- recall looks up the agents a query names (memory/features.py)
+CREATE INDEX ix_memories_agent ON memories(agent);
+"""),
+    ("0006_huge_commit_files", """
+-- files of huge commits whose symbol changes were computed later, when a history question
+-- needed them (history/lazy.py): their rows are in symbol_changes like any other.
+CREATE TABLE huge_files_done(sha TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY(sha, path));
+CREATE INDEX ix_commit_files_old ON commit_files(old_path) WHERE old_path != '';
+"""),
+    ("0007_lexical", """
+-- the lexical index (docs/design.md, "Lexical engine"): terms come from
+-- hindsight.memory.segment, scores are computed by hindsight.memory.lexical.
+-- lex_blocks.key = term id * 2^24 + block number, data = up to 128 postings of 12 bytes,
+-- little-endian (memory id u32, tf body u16, tf context u16, len body u16, len context u16).
+CREATE TABLE lex_terms(id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE, df INTEGER NOT NULL);
+CREATE TABLE lex_blocks(key INTEGER PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE lex_docs(memory_id INTEGER PRIMARY KEY, len_body INTEGER NOT NULL,
+  len_context INTEGER NOT NULL);
+CREATE TABLE lex_stats(id INTEGER PRIMARY KEY CHECK (id = 1), docs INTEGER NOT NULL,
+  len_body INTEGER NOT NULL, len_context INTEGER NOT NULL);
+INSERT INTO lex_stats VALUES(1, 0, 0, 0);
+-- the FTS5 table of 0003 is replaced: lexical.ensure builds the new index from the rows
+DROP TABLE memory_fts;
+"""),
+    ("0008_vector_seq", """
+-- the set_vectors call that stored a row's vector, in order: processes holding the vectors
+-- in memory read only the rows stamped after what they hold (store/sqlite/vectors.py)
+ALTER TABLE memories ADD COLUMN vec_seq INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX ix_memories_vec_seq ON memories(vec_seq);
+"""),
 ]
 
 # Secondary indexes: dropped before a full rebuild's bulk load and created after it.
