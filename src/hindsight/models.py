@@ -158,6 +158,10 @@ class IndexStats:
     seconds: float = 0.0
     full: bool = False
     warnings: list[str] = field(default_factory=list)
+    # wall seconds of each phase of the run, in order (names: codeindex/indexer.py), and
+    # the part of them during which no worker process ran (only this process worked)
+    phases: dict[str, float] = field(default_factory=dict)
+    serial_seconds: float = 0.0
 
 
 class SymState(NamedTuple):

@@ -11,7 +11,8 @@ Capture contract of the queries:
 * ``@scope`` + ``@name``: a naming scope that is not itself a symbol (Rust ``impl T``).
 * ``@mark.setter`` / ``@mark.deleter`` / ``@mark.stub`` on a definition node: an accessor
   role or an overload stub (see :mod:`hindsight.codeindex.identity`).
-* ``@reference.call`` with ``@call.name`` and optional ``@call.receiver``.
+* ``@call.name`` and optional ``@call.receiver`` on a call (the call node itself is not
+  captured: one Python object less per call).
 * ``@inherit.name`` with optional ``@inherit.receiver`` (base class / interface).
 * ``@import`` on an import statement (decoded by :mod:`hindsight.codeindex.imports`).
 * ``@comment`` on every comment (excluded from the ast hash, used for doc comments).
@@ -85,6 +86,17 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
 
     ``notes`` are ``(caller_local, line, text)`` for ``@hindsight:`` comments.
     """
+    syms, refs, imps, package, notes = extract_rows(path, language, src, tree)
+    return ([Symbol._make(s) for s in syms], [RawRef._make(r) for r in refs],
+            [RawImport._make(i) for i in imps], package, notes)
+
+
+def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
+        list[tuple[Any, ...]], list[tuple[str, str, str, str, int]],
+        list[tuple[str, str, str, str, int]], str, list[tuple[str, int, str]]]:
+    """:func:`extract` with plain tuples in the fields' order of
+    :class:`~hindsight.models.Symbol`, :class:`~hindsight.models.RawRef` and
+    :class:`~hindsight.models.RawImport` (no object per row: what a full build sends)."""
     import tree_sitter as ts
 
     loaded = get(language)
@@ -118,7 +130,7 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
             if names:
                 rec = caps.get("receiver")
                 node = caps[kind][0]
-                defs.append(_Def(node, kind[11:] if kind != "scope" else "scope",
+                defs.append(_Def(node, _KIND[kind],
                                  _txt(names[0].text), _txt(rec[0].text) if rec else "",
                                  kind == "scope"))
         elif cat == _INHERIT:
@@ -155,12 +167,12 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
     nc = blank_comments(src, comments)
     symbols = [_symbol(path, language, src, d, nc, spec) for d in defs if not d.is_scope]
     starts = [d.start for d in defs]
-    refs: list[RawRef] = []
+    refs: list[tuple[str, str, str, str, int]] = []
     for pos, name, recv, line in calls:
-        refs.append(RawRef(_owner(defs, starts, pos), "call", name, recv, line))
+        refs.append((_owner(defs, starts, pos), "call", name, recv, line))
     for pos, name, recv, line in inherits:
-        refs.append(RawRef(_owner(defs, starts, pos), "inherits", name, recv, line))
-    imports: list[RawImport] = []
+        refs.append((_owner(defs, starts, pos), "inherits", name, recv, line))
+    imports: list[tuple[str, str, str, str, int]] = []
     for node in import_nodes:
         owner = _owner(defs, starts, node.start_byte)
         i = bisect.bisect_left(starts, node.start_byte)
@@ -168,12 +180,24 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
             up = defs[i].container
             owner = up.local if up is not None else ""
         for module, name, alias in imp.decode(language, node):
-            imports.append(RawImport(owner, module, name, alias, node.start_point[0] + 1))
+            imports.append((owner, module, name, alias, node.start_point[0] + 1))
     notes = _notes(defs, starts, comment_nodes)
     return symbols, refs, imports, package, notes
 
 
 _DEF, _CALL, _INHERIT, _IMPORT, _PACKAGE, _COMMENT, _MARK, _OTHER = range(8)
+
+
+class _Kinds(dict[str, str]):
+    """Capture name → symbol kind (``definition.method`` → ``method``, ``scope``), one
+    string object per kind (pickled once per batch, not once per symbol)."""
+
+    def __missing__(self, capture: str) -> str:
+        kind = self[capture] = capture[11:] if capture != "scope" else "scope"
+        return kind
+
+
+_KIND = _Kinds()
 _CAPTURE = re.compile(r"@([\w.]+)")
 
 
@@ -324,7 +348,8 @@ def _start_node_pos(node: Any) -> tuple[int, int, int]:
     return node.start_point[0], node.start_point[1], node.start_byte
 
 
-def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes, spec: Any) -> Symbol:
+def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes, spec: Any
+            ) -> tuple[Any, ...]:
     node = d.node
     row, col, sbyte = _start_node_pos(node)
     end = node.end_point
@@ -344,8 +369,8 @@ def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes, spec: Any)
     if end_col == 0 and end_row > row:  # node ends with its newline (C #define)
         end_row -= 1
         end_col = node.end_byte - 1 - (src.rfind(b"\n", 0, node.end_byte - 1) + 1)
-    return Symbol(path, d.name, d.local, d.kind, parent, row + 1, col, end_row + 1, end_col,
-                  signature, doc, language, h)
+    return (path, d.name, d.local, d.kind, parent, row + 1, col, end_row + 1, end_col,
+            signature, doc, language, h)
 
 
 def _py_docstring(body: Any) -> str:

@@ -7,12 +7,13 @@ Each worker loads grammars lazily (cached per process) and returns plain picklab
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import xxhash
 
 from hindsight.codeindex.decode import looks_binary, normalise
 from hindsight.codeindex.languages import get
-from hindsight.codeindex.parse import extract
+from hindsight.codeindex.parse import extract, extract_rows
 from hindsight.models import ParseResult
 
 
@@ -27,18 +28,21 @@ def parse_bytes(path: str, language: str, raw: bytes, mtime_ns: int = 0) -> Pars
     Never raises for bad source: syntax errors give a partial result with ``error`` set to
     ``"syntax error at line N"`` (1-based, first error).
     """
-    src, _enc = normalise(raw)
-    loaded = get(language)
-    tree = loaded.parser.parse(src)
+    src, tree, lines, error = _parse(language, raw)
     res = ParseResult(path=path, language=language, content_hash=content_hash(raw),
-                      size=len(raw), mtime_ns=mtime_ns,
-                      lines=src.count(b"\n") + (1 if src and not src.endswith(b"\n") else 0))
-    root = tree.root_node
-    if root.has_error:
-        res.error = _first_error(root)
+                      size=len(raw), mtime_ns=mtime_ns, lines=lines, error=error)
     res.symbols, res.refs, res.imports, res.package, res.hindsight_notes = extract(
         path, language, src, tree)
     return res
+
+
+def _parse(language: str, raw: bytes) -> tuple[bytes, Any, int, str]:
+    """(normalised source, tree, line count, ``syntax error at line N`` or "")."""
+    src, _enc = normalise(raw)
+    tree = get(language).parser.parse(src)
+    lines = src.count(b"\n") + (1 if src and not src.endswith(b"\n") else 0)
+    root = tree.root_node
+    return src, tree, lines, _first_error(root) if root.has_error else ""
 
 
 def _first_error(root: object) -> str:
@@ -79,7 +83,7 @@ def _minified(path: str, src: bytes) -> bool:
     base = path.rsplit("/", 1)[-1]
     if ".min." in base:
         return True
-    if len(src) <= MINIFIED_MIN_BYTES:
+    if len(src) <= MINIFIED_MIN_BYTES or not _has_long_line(src):
         return False
     in_long = 0
     for line in src.split(b"\n"):
@@ -87,6 +91,15 @@ def _minified(path: str, src: bytes) -> bool:
                 sum(map(line.count, CODE_MARKS)) >= CODE_MARK_SHARE * len(line):
             in_long += len(line)
     return 2 * in_long >= len(src)
+
+
+def _has_long_line(src: bytes) -> bool:
+    """False only when no line is longer than LONG_LINE bytes. Such a line would hold a
+    whole aligned block of half that size, so when every block has a newline (the usual
+    case, found without splitting the file) there is none."""
+    half = LONG_LINE // 2
+    return not all(src.find(b"\n", i, i + half) >= 0
+                   for i in range(0, len(src) - half + 1, half))
 
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -121,6 +134,32 @@ def content_skip_reason(path: str, raw: bytes) -> str:
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff") or raw[:4] == b"\x00\x00\xfe\xff" or b"\r" in raw:
         src = normalise(raw)[0]  # measure lines as the parser will see them
     return "minified" if _minified(path, src) else ""
+
+
+def parse_wire(root: str, path: str, language: str) -> tuple[Any, ...]:
+    """:func:`parse_path` as :meth:`ParseResult.to_wire` (worker entry point)."""
+    return parse_path(root, path, language).to_wire()
+
+
+def index_wire(root: str, path: str, language: str) -> tuple[Any, ...]:
+    """:func:`parse_path` in the compact form of a full build (see
+    :mod:`hindsight.codeindex.wire`; worker entry point), built from plain tuples."""
+    from hindsight.codeindex import wire
+
+    full = os.path.join(root, path)
+    try:
+        st = os.stat(full)
+        with open(full, "rb") as fh:
+            raw = fh.read()
+    except OSError:
+        return wire.index_wire(parse_path(root, path, language))  # records the error
+    reason = content_skip_reason(path, raw)
+    h = content_hash(raw)
+    if reason:
+        return wire.skipped(path, language, h, len(raw), st.st_mtime_ns, reason)
+    src, tree, lines, error = _parse(language, raw)
+    return wire.from_rows(path, language, h, len(raw), st.st_mtime_ns, lines, error,
+                          extract_rows(path, language, src, tree))
 
 
 def parse_batch(root: str, items: list[tuple[str, str]]) -> list[ParseResult]:

@@ -58,13 +58,45 @@ class StoredEdge(NamedTuple):
     line: int
 
 
+class BulkLoad(Protocol):
+    """A full rebuild of the code index in progress, one transaction: a context manager
+    (an exception rolls it back and raises StorageError for a backend failure);
+    :meth:`finish` commits. Rows arrive redacted (``hindsight.redact.clean``). Row shapes:
+    files ``(id, path, language, size, mtime_ns, content_hash, lines, module, package,
+    error)``; symbols ``(file_id, name, local, fold, kind, parent, start_line, start_col,
+    end_line, end_col, signature, doc, language, ast_hash)``; notes ``(file_id, src, line,
+    text)``; edges ``(file_id, src, kind, name, receiver, alias, line, dst)``; deps
+    ``(file_id, key)``. Edges may also be written by forked child processes through
+    :meth:`part_writer` (``writer(part, edges, deps)``, one call per part, in the child;
+    ``part`` below the ``parts`` the load was made with, or none when it was made with 0)
+    and are then taken in by :meth:`merge_part` once that child has exited 0. Files,
+    symbols and notes are added first (:meth:`add`, :meth:`set_modules`) without holding
+    the bank's write lock; :meth:`begin_write` takes it, replaces the old index with them
+    and builds their indexes; edges are added after (:meth:`add_edges`,
+    :meth:`merge_part`)."""
+
+    def __enter__(self) -> BulkLoad: ...
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None: ...
+    parts: int  # part files made (at most the number asked for)
+
+    def add(self, files: list[tuple[Any, ...]], symbols: list[tuple[Any, ...]],
+            notes: list[tuple[Any, ...]]) -> None: ...
+    def set_modules(self, modules: dict[int, str]) -> None: ...
+    def add_edges(self, edges: list[tuple[Any, ...]], deps: list[tuple[int, str]]) -> None: ...
+    def part_writer(self) -> Callable[[int, list[tuple[Any, ...]], list[tuple[int, str]]],
+                                      None]: ...
+    def merge_part(self, part: int) -> None: ...
+    def begin_write(self) -> None: ...
+    def finish(self, skipped: dict[str, str], skip_counts: dict[str, int]
+               ) -> dict[str, int]: ...
+
+
 class CodeStore(Protocol):
     """Persistence of the code index (L1 symbols, L2 edges) of one bank.
 
-    ``load_files`` maps each indexed path to its :class:`FileRow`; ``write_full`` replaces
-    the whole index in one transaction (``edges_fn`` is called inside it, so resolution can
-    overlap the symbol inserts); ``write_incremental`` replaces the rows of ``changed`` and
-    ``deleted`` files only. ``counts()`` gives ``files, lines, symbols, edges, calls,
+    ``load_files`` maps each indexed path to its :class:`FileRow`; ``bulk_load`` starts a
+    full rebuild (:class:`BulkLoad`, one transaction fed while parsing and resolution run);
+    ``write_incremental`` replaces the rows of ``changed`` and ``deleted`` files only. ``counts()`` gives ``files, lines, symbols, edges, calls,
     unresolved_calls, imports, inherits`` (ints). ``find_symbols`` matches ``name``
     exactly, then as a prefix, then as a substring (case-insensitive fold), at most
     ``limit``; ``edges_to``/``edges_from`` give the stored edges into / out of full
@@ -74,8 +106,7 @@ class CodeStore(Protocol):
     def load_files(self) -> dict[str, FileRow]: ...
     def set_meta(self, values: dict[str, str]) -> None: ...
     def get_meta(self, key: str) -> str | None: ...
-    def write_full(self, results: list[ParseResult], modules: dict[str, str],
-                   edges_fn: Callable[[], EdgeMap], sel: Any) -> None: ...
+    def bulk_load(self, parts: int) -> BulkLoad: ...
     def write_incremental(self, changed: list[ParseResult], modules: dict[str, str],
                           deleted: list[str], edges: EdgeMap, id_of: dict[str, int],
                           modules_update: dict[str, str], sel: Any) -> None: ...

@@ -19,9 +19,9 @@
   (var_spec_list (var_spec name: (identifier) @name
   value: (expression_list . (func_literal) .)) @definition.function)]))
 
-(call_expression function: (identifier) @call.name) @reference.call
+(call_expression function: (identifier) @call.name)
 (call_expression function: (selector_expression operand: (_) @call.receiver
-  field: (field_identifier) @call.name)) @reference.call
+  field: (field_identifier) @call.name))
 
 ; Embedding: struct fields without a name, interface elements naming one type (not a
 ; constraint such as `~int | string` or a predeclared type).

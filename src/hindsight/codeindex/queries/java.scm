@@ -15,14 +15,14 @@
 (class_body (field_declaration (modifiers "final" "static")
   declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
 
-(method_invocation !object name: (identifier) @call.name) @reference.call
-(method_invocation object: (_) @call.receiver name: (identifier) @call.name) @reference.call
+(method_invocation !object name: (identifier) @call.name)
+(method_invocation object: (_) @call.receiver name: (identifier) @call.name)
 (object_creation_expression type: [(type_identifier) @call.name
-  (generic_type . (type_identifier) @call.name)]) @reference.call
+  (generic_type . (type_identifier) @call.name)])
 (object_creation_expression type: [
   (scoped_type_identifier (_) @call.receiver . (type_identifier) @call.name .)
   (generic_type . (scoped_type_identifier (_) @call.receiver . (type_identifier) @call.name .))
-  ]) @reference.call
+  ])
 
 ; Base types: plain, qualified (`a.B`: receiver `a`) and generic (`B<T>`).
 (superclass [(type_identifier) @inherit.name

@@ -58,13 +58,13 @@
   value: [(string) (number) (template_string) (object) (array)]) @definition.constant))
   (#match? @name "^[A-Z][A-Z0-9_]*$"))
 
-(call_expression function: (identifier) @call.name) @reference.call
+(call_expression function: (identifier) @call.name)
 (call_expression function: (member_expression
   object: (_) @call.receiver
-  property: [(property_identifier) (private_property_identifier)] @call.name)) @reference.call
-(new_expression constructor: (identifier) @call.name) @reference.call
+  property: [(property_identifier) (private_property_identifier)] @call.name))
+(new_expression constructor: (identifier) @call.name)
 (new_expression constructor: (member_expression
-  object: (_) @call.receiver property: (property_identifier) @call.name)) @reference.call
+  object: (_) @call.receiver property: (property_identifier) @call.name))
 
 (import_statement) @import
 (export_statement "default") @import  ; export default X: recorded as an alias "default"

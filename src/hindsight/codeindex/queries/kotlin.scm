@@ -9,8 +9,8 @@
 (source_file (property_declaration (variable_declaration (identifier) @name)) @definition.property)
 (type_alias type: (identifier) @name) @definition.type
 
-(call_expression . (identifier) @call.name) @reference.call
-(call_expression . (navigation_expression . (_) @call.receiver . (identifier) @call.name .)) @reference.call
+(call_expression . (identifier) @call.name)
+(call_expression . (navigation_expression . (_) @call.receiver . (identifier) @call.name .))
 (delegation_specifier (user_type (identifier) @inherit.name))
 (delegation_specifier (constructor_invocation (user_type (identifier) @inherit.name)))
 

@@ -1,5 +1,5 @@
 ; hindsight query for Python. Capture names are the contract read by parse.py:
-; @definition.<kind> + @name, @reference.call + @call.name [+ @call.receiver],
+; @definition.<kind> + @name, @call.name [+ @call.receiver],
 ; @inherit.name [+ @inherit.receiver], @import, @comment.
 (function_definition name: (identifier) @name) @definition.function
 (class_definition name: (identifier) @name) @definition.class
@@ -22,8 +22,8 @@
   definition: (function_definition) @mark.stub
   (#eq? @_o "overload"))
 
-(call function: (identifier) @call.name) @reference.call
-(call function: (attribute object: (_) @call.receiver attribute: (identifier) @call.name)) @reference.call
+(call function: (identifier) @call.name)
+(call function: (attribute object: (_) @call.receiver attribute: (identifier) @call.name))
 
 (class_definition superclasses: (argument_list (identifier) @inherit.name))
 (class_definition superclasses: (argument_list

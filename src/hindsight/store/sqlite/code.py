@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from hindsight.models import ParseResult, Symbol, base_local, simple_name, split_qname
 from hindsight.redact import clean
 from hindsight.store.base import EdgeMap, FileRow, StoredEdge
-from hindsight.store.sqlite.db import SqliteStore, chunks, create_indexes, drop_indexes
+from hindsight.store.sqlite.bulk import SqliteBulkLoad
+from hindsight.store.sqlite.db import SqliteStore, chunks
 
 _SYM_COLS = ("f.path, s.name, s.local, s.kind, s.parent, s.start_line, s.start_col, "
              "s.end_line, s.end_col, s.signature, s.doc, s.language, s.ast_hash")
@@ -56,35 +57,11 @@ class SqliteCodeStore(SqliteStore):
                       [(fid, *e) for e in edges])
         c.executemany("INSERT INTO deps VALUES(?,?)", [(fid, k) for k in sorted(deps)])
 
-    def write_full(self, results: list[ParseResult], modules: dict[str, str],
-                   edges_fn: Callable[[], EdgeMap], sel: Any) -> None:
-        """Replace the whole code index in one transaction. Files and symbols are written
-        first; ``edges_fn()`` is then called for the edges (it may block while they are
-        still being resolved elsewhere). Secondary indexes are dropped during the load."""
-        with self._tx() as c:
-            drop_indexes(c)
-            for t in ("files", "symbols", "edges", "deps", "notes"):
-                c.execute(f"DELETE FROM {t}")
-            ids: dict[str, int] = {}
-            for r in results:
-                ids[r.path] = self._insert_file(c, r, modules[r.path])
-                self._insert_contents(c, ids[r.path], r)
-            edges = edges_fn()
-            totals = {"symbols": sum(len(r.symbols) for r in results), "edges": 0, "calls": 0,
-                      "unresolved_calls": 0}
-            for r in results:
-                rows = edges[r.path]
-                self._insert_edges(c, ids[r.path], rows)
-                totals["edges"] += len(rows[0])
-                for e in rows[0]:
-                    if e[1] == "call":
-                        totals["calls"] += 1
-                        totals["unresolved_calls"] += e[6] == ""
-            self._write_skips(c, sel)
-            self._set_counts(c, totals)
-            create_indexes(c)
-        self.conn.execute("PRAGMA optimize")
-        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    def bulk_load(self, parts: int) -> SqliteBulkLoad:
+        """Start a full rebuild (see :class:`hindsight.store.sqlite.bulk.SqliteBulkLoad`);
+        ``parts`` part files are made for forked edge writers."""
+        busy = int(self.conn.execute("PRAGMA busy_timeout").fetchone()[0])
+        return SqliteBulkLoad(self.conn, parts, busy)
 
     def write_incremental(self, changed: list[ParseResult], modules: dict[str, str],
                           deleted: list[str], edges: EdgeMap, id_of: dict[str, int],
