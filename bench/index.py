@@ -14,7 +14,8 @@ Measures, in one run on the same files:
   * incremental re-index after a one-file edit: in-process ms and CLI wall ms;
   * symbol lookup and callers depth 2 latency p50/p95; ``hindsight symbols`` CLI wall;
   * agreement of Python symbols with ``ast`` on every stdlib file (qualified name + line);
-  * ``--dump FILE`` writes every row of the 2-worker index (sorted, without row ids);
+  * ``--dump FILE`` writes every row of the index built with the most workers (sorted,
+    without row ids);
     ``--compare FILE`` reports whether this index is identical to such a dump written
     earlier, e.g. by the code before a change (``PYTHONPATH=<old>/src python bench/index.py
     --src DIR --full-only --dump before.jsonl``).
@@ -134,8 +135,9 @@ def parse_args() -> argparse.Namespace:
                     help="also run on N copies of the stdlib (4: the 4x corpus)")
     ap.add_argument("--full-only", action="store_true",
                     help="only the full-index runs (no ctags, incremental, lookups, CLI)")
-    ap.add_argument("--dump", help="write the 2-worker index's rows to this file")
-    ap.add_argument("--compare", help="compare the 2-worker index with this dump")
+    ap.add_argument("--dump", help="write the rows of the index built with the most "
+                    "workers to this file")
+    ap.add_argument("--compare", help="compare that index with this dump")
     return ap.parse_args()
 
 

@@ -74,8 +74,9 @@ def one_run(root: Path, workers: int, dump: Path | None = None) -> dict[str, Any
 
 def series(root: Path, files: list[tuple[str, str]], workers: list[int], repeat: int,
            dump: Path | None = None) -> dict[str, Any]:
-    """Alternate floor and full-index runs: ``repeat`` rounds over ``workers``. Returns the
-    medians per worker count and the serial share of the one-worker time."""
+    """Alternate floor and full-index runs: ``repeat`` rounds over ``workers`` (ascending).
+    Returns the medians per worker count and the serial share of the one-worker time.
+    ``dump``: where the first run with the most workers writes its rows."""
     runs: dict[int, list[dict[str, Any]]] = {w: [] for w in workers}
     floors: list[float] = []
     floors_cpu: list[float] = []
@@ -84,7 +85,7 @@ def series(root: Path, files: list[tuple[str, str]], workers: list[int], repeat:
             fw, fc = parse_floor(root, files)
             floors.append(fw)
             floors_cpu.append(fc)
-            run = one_run(root, w, dump if (r == 0 and w == 2) else None)
+            run = one_run(root, w, dump if (r == 0 and w == workers[-1]) else None)
             run["floor_wall_s"] = round(fw, 3)
             run["floor_cpu_s"] = round(fc, 3)
             run["ratio_to_parse_floor"] = round(run["wall_s"] / fw, 3)

@@ -162,6 +162,7 @@ def test_parallel_full_build_equals_sequential(tmp_path: Path, monkeypatch: obje
 
     monkeypatch.setattr(build, "PARALLEL_RESOLVE_MIN", 1)  # type: ignore[attr-defined]
     monkeypatch.setattr(build, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
+    monkeypatch.setattr(build, "RESOLVE_CHUNK", 1)  # several writes per resolver child
     repo = make_repo(tmp_path / "r", BASE)
     with open_bank(repo_root_path=str(repo)) as bank:
         bank.code.index(full=True, workers=2)

@@ -51,6 +51,7 @@ Progress = Callable[[str, int, int], None]
 IN_PROCESS_MAX = 24  # below this many files to parse, a worker pool costs more than it saves
 BATCH_BYTES = 1 << 20  # a batch of files sent to one worker (big files first)
 PARALLEL_RESOLVE_MIN = 400  # files; below this a forked resolver costs more than it saves
+RESOLVE_CHUNK = 256  # files a resolver writes to its part at a time
 
 
 class Clock:
@@ -277,8 +278,12 @@ def _resolve(load: BulkLoad, table: Table, intake: _Intake, paths: list[str],
     rfd, wfd = os.pipe()  # each child writes the time it finished (8 bytes: atomic)
     gc.freeze()  # children share these objects: the collector would copy their pages
     try:
-        _fork(pids, groups, wfd, lambda i: load.part_writer()(
-            i, *resolve_rows(table, refs, ids, groups[i])))
+        def work(i: int) -> None:  # in chunks: a child never holds all its rows
+            write = load.part_writer()
+            for at in range(0, len(groups[i]), RESOLVE_CHUNK):
+                write(i, *resolve_rows(table, refs, ids, groups[i][at:at + RESOLVE_CHUNK]))
+
+        _fork(pids, groups, wfd, work)
         os.close(wfd)
         wfd = -1
         load.begin_write()  # the bank's write lock, symbol rows and indexes: meanwhile

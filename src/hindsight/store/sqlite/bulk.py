@@ -68,7 +68,7 @@ class PartWriter:
                  deps: list[tuple[int, str]]) -> None:
         """Append ``edges`` ``(file_id, src, kind, name, receiver, alias, line, dst)`` and
         ``deps`` ``(file_id, key)`` to part ``part`` (0-based, below the number of parts) in
-        one transaction. Raises sqlite3.Error (the caller is a child process that reports
+        one transaction (a child may call it several times; rows keep their order). Raises sqlite3.Error (the caller is a child process that reports
         failure by its exit status)."""
         c = sqlite3.connect(self.paths[part], timeout=600, isolation_level=None)
         try:
