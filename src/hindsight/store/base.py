@@ -418,7 +418,22 @@ class MemoryStore(Protocol):
 
     def matrix(self, model: str) -> tuple[Any, Any]:
         """``(ids, vectors)`` of active memories embedded with ``model``: an int64 array of
-        shape (n,) and a float32 array of shape (n, dim), rows unit length."""
+        shape (n,) and a float32 array of shape (n, dim), rows unit length. For export and
+        tests: recall and retain ask :meth:`nearest` and :meth:`cosines` instead."""
+        ...
+
+    def nearest(self, model: str, vector: Any, k: int, floor: float = -1.0
+                ) -> list[tuple[int, float]]:
+        """The dense channel's top-k: up to ``k`` active memories embedded with ``model``
+        nearest to ``vector`` (float32, shape (dim,), unit length), as ``(id, cosine)``
+        best first (ties in any order), only those with cosine ≥ ``floor``. A backend may
+        answer approximately above a size it states (SQLite: an IVF index from 200,000
+        vectors; PostgreSQL: its vector index), never below 100,000 vectors."""
+        ...
+
+    def cosines(self, model: str, vector: Any, ids: list[int]) -> dict[int, float]:
+        """Cosine of ``vector`` (unit length) with the ``model`` vector of each of ``ids``
+        that is active and has one (others are left out)."""
         ...
 
     def adjacent(self, ids: list[int]) -> dict[int, list[int]]:
