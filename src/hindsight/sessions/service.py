@@ -53,8 +53,10 @@ class SessionService:
         worth saying); see :func:`hindsight.sessions.briefing.session_briefing`."""
         from hindsight.sessions.briefing import session_briefing
 
+        pages = getattr(self.bank, "pages", None)  # the knowledge pages' map, when any
         return session_briefing(self.bank.memory, self.bank.root, max_chars=max_chars,
-                                agent=agent)
+                                agent=agent,
+                                pages_map=pages.brief_map() if pages is not None else "")
 
     @staticmethod
     def seeding_note(max_chars: int) -> str:
