@@ -244,19 +244,22 @@ class PageService:
 
     # --- the session briefing -----------------------------------------------------------
     def brief_map(self, max_chars: int = 1200) -> str:
-        """A short map of the pages for the session briefing: one line per page, each
-        section's heading and first claim (citation marks left out), at most
-        ``max_chars`` characters (whole lines); "" when no page is written."""
+        """A short map of the pages for the session briefing: one line per page (each
+        at most ``max_chars`` / pages, 60 to 360 characters), each section's heading and
+        first claim (citation marks left out), at most ``max_chars`` characters (whole
+        lines); "" when no page is written."""
         lines: builtins.list[str] = []
         used = 0
-        for p in self.list():
+        pages = self.list()
+        width = max(60, min(360, max_chars // max(1, len(pages)) - 1))
+        for p in pages:
             bits = []
             for s in p.sections:
                 first = next((ln[2:] for ln in s.text.splitlines() if ln.startswith("- ")),
                              "")
                 first = " ".join(MARK.sub("", first).split())
                 bits.append(f"{s.heading}: {_clip(first, 90)}" if first else s.heading)
-            line = _clip(f"- {p.name} (v{p.version}): " + "; ".join(bits), 360)
+            line = _clip(f"- {p.name} (v{p.version}): " + "; ".join(bits), width)
             if used + len(line) + 1 > max_chars:
                 break
             lines.append(line)

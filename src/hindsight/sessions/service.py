@@ -56,7 +56,8 @@ class SessionService:
         pages = getattr(self.bank, "pages", None)  # the knowledge pages' map, when any
         return session_briefing(self.bank.memory, self.bank.root, max_chars=max_chars,
                                 agent=agent,
-                                pages_map=pages.brief_map() if pages is not None else "")
+                                pages_map=pages.brief_map(max_chars // 4) if pages is not None
+                                else "")
 
     @staticmethod
     def seeding_note(max_chars: int) -> str:

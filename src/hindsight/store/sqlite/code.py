@@ -184,7 +184,7 @@ class SqliteCodeStore(SqliteStore):
     def import_edges(self) -> list[tuple[str, int, str]]:
         return [(p, line, dst.split("::", 1)[0]) for p, line, dst in self.conn.execute(
             "SELECT f.path, e.line, e.dst FROM edges e JOIN files f ON f.id=e.file_id "
-            "WHERE e.kind='import' AND e.dst != '' ORDER BY f.path, e.line")]
+            "WHERE e.kind='import' AND e.dst != '' ORDER BY f.path, e.line, e.dst")]
 
     # --- queries ---------------------------------------------------------------------
     def _syms(self, where: str, args: Iterable[Any], limit: int = 1000) -> list[Symbol]:
