@@ -18,8 +18,8 @@ from histutil import Repo, fn
 
 from hindsight.app import open_bank
 
-TOOLS = {"retain", "recall", "reflect", "forget", "search_symbols", "callers", "callees", "pages",
-         "trace_flow", "symbol_history", "why", "impact", "status"}
+TOOLS = {"retain", "recall", "reflect", "forget", "search_symbols", "callers", "callees",
+         "pages", "trace_flow", "symbol_history", "why", "impact", "status"}
 CHAIN = ["leaf", "middle", "top", "entry", "main"]  # each calls the one before
 
 
@@ -62,7 +62,9 @@ def env(indexed: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> dict[str
     monkeypatch.setenv("HINDSIGHT_HOME", str(indexed[1]))
     monkeypatch.setenv("HINDSIGHT_EMBEDDER", "hashing")
     monkeypatch.delenv("HINDSIGHT_MCP_TIMEOUT_S", raising=False)
-    return {"HINDSIGHT_HOME": str(indexed[1]), "HINDSIGHT_EMBEDDER": "hashing"}
+    # the stdio client passes only the variables it is given: the code under test too
+    extra = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}
+    return {"HINDSIGHT_HOME": str(indexed[1]), "HINDSIGHT_EMBEDDER": "hashing", **extra}
 
 
 async def ok(client: Any, tool: str, **args: Any) -> dict[str, Any]:

@@ -196,6 +196,7 @@ def test_triggers_first_commits_and_schedule(tmp_path: Path,
     repo, home, names = build(tmp_path)
     monkeypatch.setenv("HINDSIGHT_HOME", str(home))
     monkeypatch.setenv("HINDSIGHT_SURVEY_REFRESH_COMMITS", "2")
+    monkeypatch.setenv("HINDSIGHT_NOW", "2026-03-10T08:30:00+00:00")  # no hour passes
     with open_bank(repo_root_path=str(repo)) as bank:
         assert bank.pages.due() == dict.fromkeys(
             ("architecture", "conventions", "hotspots", "in-flight"), "first")

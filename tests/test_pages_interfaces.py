@@ -140,6 +140,7 @@ def test_session_start_starts_a_detached_refresh_of_due_pages(tmp_path: Path) ->
     repo, home, _names = build(tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HINDSIGHT_", "CLAUDE_"))}
     env.update(HINDSIGHT_HOME=str(home), HINDSIGHT_EMBEDDER="hashing", HINDSIGHT_SEED="0",
+               HINDSIGHT_PAGE_TRIGGER_CRON="",  # only "first" here: no hour may pass between
                HINDSIGHT_DIAG_FILE=str(tmp_path / "diag.jsonl"),
                CLAUDE_CONFIG_DIR=str(tmp_path / "claude"))
     payload = {"session_id": "s1", "cwd": str(repo), "hook_event_name": "SessionStart",
@@ -170,7 +171,7 @@ def test_session_start_starts_a_detached_refresh_of_due_pages(tmp_path: Path) ->
 
 def test_git_hook_refresh_writes_due_pages_after_enough_commits(tmp_path: Path) -> None:
     repo, home, names = build(tmp_path)
-    env = {"HINDSIGHT_SURVEY_REFRESH_COMMITS": "2"}
+    env = {"HINDSIGHT_SURVEY_REFRESH_COMMITS": "2", "HINDSIGHT_PAGE_TRIGGER_CRON": ""}
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HINDSIGHT_HOME", str(home))
         with open_bank(repo_root_path=str(repo)) as bank:

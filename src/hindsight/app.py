@@ -271,7 +271,12 @@ def git_refresh(root: str, event: str) -> None:
     from hindsight.history.githooks import refresh
 
     def pages(bank: Bank, rec: dict[str, Any]) -> None:  # due pages, in this detached run
-        rec["pages"] = bank.pages.refresh_due(reason=f"git {event}")
+        from hindsight.errors import HindsightError
+
+        try:
+            rec["pages"] = bank.pages.refresh_due(reason=f"git {event}")
+        except HindsightError as e:  # index and ingest did their part: say what failed
+            rec["pages_error"] = f"{type(e).__name__}: {e}"
 
     refresh(root, event, lambda r: open_bank(r), after=pages)
 

@@ -162,12 +162,11 @@ def _pages_due(bank: Any, ev: Event, diag: Diag) -> None:
 
     try:
         due = bank.pages.due()
-    except HindsightError as e:
-        diag.set(pages_error=str(e)[:200])
-        return
-    if due:
-        diag.set(pages_due=due, pages_pid=spawn(["hook", "_pages", "--cwd", ev.cwd,
-                                                 "--harness", ev.harness], "pages.log"))
+        if due:
+            diag.set(pages_due=due, pages_pid=spawn(["hook", "_pages", "--cwd", ev.cwd,
+                                                     "--harness", ev.harness], "pages.log"))
+    except (HindsightError, OSError) as e:  # the briefing goes on without the refresh
+        diag.set(pages_error=f"{type(e).__name__}: {e}"[:200])
 
 
 def user_prompt_submit(ev: Event, diag: Diag) -> str:

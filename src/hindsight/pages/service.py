@@ -113,15 +113,17 @@ class PageService:
         new = self._commits() - int(st.get("commits", 0))
         out: dict[str, str] = {}
         for name in NAMES:
-            at = st.get("due", {}).get(name)
-            if st.get("cron") != s.page_trigger_cron:
-                at = next_run(s.page_trigger_cron, self.bank_id, name,
-                              float(st.get("at", {}).get(name, now)))
             if name not in written:
                 out[name] = "first"
-            elif every and new >= every:
+                continue
+            if every and new >= every:
                 out[name] = "commits"
-            elif at is not None and now >= float(at):
+                continue
+            at = st.get("due", {}).get(name)
+            if st.get("cron") != s.page_trigger_cron:  # changed since: when it is due now
+                at = next_run(s.page_trigger_cron, self.bank_id, name,
+                              float(st.get("at", {}).get(name, now)))
+            if at is not None and now >= float(at):
                 out[name] = "schedule"
         return out
 
