@@ -51,9 +51,8 @@ class SessionService:
     def briefing(self, *, max_chars: int = 8000, agent: str = "") -> tuple[str, list[int]]:
         """``(text, memory ids shown)`` for session start (``("", [])`` when nothing is
         worth saying); see :func:`hindsight.sessions.briefing.session_briefing`."""
-        from hindsight.sessions.briefing import session_briefing
-
         from hindsight.errors import HindsightError
+        from hindsight.sessions.briefing import session_briefing
 
         pages, pages_map = getattr(self.bank, "pages", None), ""  # the pages' map, if any
         try:
