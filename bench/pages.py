@@ -123,6 +123,8 @@ def main() -> None:
                                     "max_seconds": round(max(secs), 3), "target_seconds": 2}
             out["page_sizes"] = {p.name: sum(len(s.text) for s in p.sections)
                                  for p in bank.pages.list()}
+            arch = bank.pages.get("architecture")  # what the survey says, to read
+            out["sample"] = {s.heading: s.text.splitlines()[:4] for s in arch.sections}
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(write("pages", out))

@@ -238,3 +238,64 @@ def test_bad_trigger_settings_are_one_line_errors(tmp_path: Path) -> None:
         assert "\n" not in str(e.value)
     assert load("", env={"HINDSIGHT_PAGE_TRIGGER_CRON": "H 3 * * 1-5"}).page_trigger_cron \
         == "H 3 * * 1-5"
+
+
+@pytest.mark.parametrize(("language", "text", "want"), [
+    ("python", 'import click\n\n@click.command()\ndef main():\n    pass\n',
+     [("cli", "click/typer command", 3, "")]),
+    ("python", '@router.delete("/items/{id}")\nasync def rm(id): ...\n',
+     [("route", "HTTP route", 1, "DELETE /items/{id}")]),
+    ("javascript", "const app = express()\napp.get('/users', list)\nrouter.post(`/u`, f)\n",
+     [("route", "HTTP route", 2, "GET /users"), ("route", "HTTP route", 3, "POST /u")]),
+    ("typescript", "import { Command } from 'commander'\n",
+     [("cli", "commander", 1, "")]),
+    ("go", 'var root = &cobra.Command{Use: "x"}\nfunc main() {\n\thttp.HandleFunc("/health", h)\n}\n',
+     [("cli", "cobra", 1, ""), ("route", "HTTP route", 3, "ANY /health")]),
+    ("rust", "#[derive(Parser, Debug)]\nstruct Args {}\n#[get(\"/hello\")]\nasync fn hello() {}\n",
+     [("cli", "clap", 1, ""), ("route", "HTTP route", 3, "GET /hello")]),
+    ("java", '@GetMapping("/orders")\npublic List<Order> all() {}\n',
+     [("route", "HTTP route", 1, "GET /orders")]),
+    ("python", "x = {}.get('/not/a/route')\n", []),
+])
+def test_scan_finds_entry_points_in_each_language(language: str, text: str,
+                                                  want: list[tuple[str, str, int, str]]
+                                                  ) -> None:
+    from hindsight.pages.scan import scan_text
+
+    assert [tuple(f) for f in scan_text(text, language)] == want
+
+
+@pytest.mark.parametrize(("language", "text", "want"), [
+    ("python", '#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n"""Parse things.\n\nMore."""\n',
+     ("Parse things.", 3)),
+    ("go", "// Package shop sells things.\n// It is small.\npackage shop\n",
+     ("Package shop sells things. It is small.", 1)),
+    ("rust", "//! The engine.\n//! Fast.\nuse std::io;\n", ("The engine. Fast.", 1)),
+    ("javascript", "/**\n * HTTP client helpers.\n */\nexport function get() {}\n",
+     ("HTTP client helpers.", 1)),
+    ("javascript", "/* Copyright 2020 X */\nexport const a = 1\n", ("", 0)),
+    ("python", "import os\n", ("", 0)),
+])
+def test_doc_comments_per_language(language: str, text: str, want: tuple[str, int]) -> None:
+    from hindsight.pages.scan import doc_of
+
+    assert doc_of(text, language) == want
+
+
+def test_tool_configuration_and_manifests_are_read_line_by_line(tmp_path: Path) -> None:
+    from hindsight.pages.configs import declared, tool_settings
+
+    (tmp_path / "package.json").write_text(json.dumps(
+        {"name": "web", "bin": {"webctl": "bin/cli.js"}, "main": "index.js",
+         "devDependencies": {"eslint": "9", "prettier": "3", "vitest": "2"}}, indent=2))
+    (tmp_path / "go.mod").write_text("module example.com/x\n\ngo 1.22\n")
+    (tmp_path / ".editorconfig").write_text("root = true\n\n[*]\nindent_style = space\n")
+    got = [(s.role, s.tool, s.path, s.line) for s in tool_settings(str(tmp_path))]
+    assert got == [("editor", "EditorConfig", ".editorconfig", 3),
+                   ("formatter", "prettier", "package.json", 9),
+                   ("linter", "eslint", "package.json", 8),
+                   ("tests", "vitest", "package.json", 10),
+                   ("formatter", "gofmt (Go's standard format)", "go.mod", 1),
+                   ("tests", "go test", "go.mod", 1)]
+    assert [(d.kind, d.name, d.target, d.line) for d in declared(str(tmp_path))] == [
+        ("bin", "webctl", "bin/cli.js", 4), ("main", "web", "index.js", 6)]

@@ -192,15 +192,19 @@ def _entry_section(code: Any, found: dict[str, list[Found]], files: dict[str, An
             by_label[(f.kind, f.label)].append((path, f))
     for (kind, label), hits in sorted(by_label.items(), key=lambda kv: (kv[0][0] != "cli",
                                                                         -len(kv[1]), kv[0])):
-        shown_hits = hits[:10]
         if kind == "route":
+            shown_hits = hits[:10]
             text = f"{label}s ({len(hits)}): " + ", ".join(
                 f"`{f.what}` ({p})" for p, f in shown_hits)
-        else:
-            where = sorted({p for p, _f in hits})
-            text = (f"CLI ({label}) in {count(len(where), 'file')}: "
-                    + ", ".join(f"`{p}`" for p in where[:10]))
-        more = len(hits) - len(shown_hits)
+            more = len(hits) - len(shown_hits)
+        else:  # one line per file: its first definition
+            first: dict[str, Found] = {}
+            for p, f in hits:
+                first.setdefault(p, f)
+            shown_hits = list(first.items())[:10]
+            text = (f"CLI ({label}) in {count(len(first), 'file')}: "
+                    + ", ".join(f"`{p}`" for p, _f in shown_hits))
+            more = len(first) - len(shown_hits)
         c.add(text + (f" and {more} more" if more > 0 else ""),
               *(Citation("file", f"{p}:{f.line}") for p, f in shown_hits))
     if not c.lines:
