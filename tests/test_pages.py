@@ -299,3 +299,18 @@ def test_tool_configuration_and_manifests_are_read_line_by_line(tmp_path: Path) 
                    ("tests", "go test", "go.mod", 1)]
     assert [(d.kind, d.name, d.target, d.line) for d in declared(str(tmp_path))] == [
         ("bin", "webctl", "bin/cli.js", 4), ("main", "web", "index.js", 6)]
+
+
+def test_a_readme_linked_out_of_the_repository_is_not_quoted(tmp_path: Path) -> None:
+    from hindsight.pages.scan import read_text, readme
+
+    outside = tmp_path / "secret.md"
+    outside.write_text("Top secret paragraph that must stay out of the pages.\n")
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "README.md").symlink_to(outside)
+    (repo / "pkg" / "inside.md").write_text("Inside.\n")
+    (repo / "README.md").symlink_to(repo / "pkg" / "inside.md")
+    assert readme(str(repo), "pkg") == ("", "", 0)
+    assert read_text(str(repo), "pkg/README.md") is None
+    assert readme(str(repo), "") == ("README.md", "Inside.", 1)  # a link inside is fine

@@ -81,9 +81,14 @@ class Found(NamedTuple):
 
 def read_text(root: str, path: str, limit: int = MAX_READ) -> str | None:
     """The file's text (UTF-8, undecodable bytes replaced), at most ``limit`` bytes; None
-    when it cannot be read or is larger."""
+    when it cannot be read, is larger, or is a symbolic link leading out of ``root`` (a
+    page never quotes a file outside the repository)."""
+    full = os.path.join(root, path)
+    if os.path.islink(full) and not os.path.realpath(full).startswith(
+            os.path.realpath(root) + os.sep):
+        return None
     try:
-        with open(os.path.join(root, path), "rb") as fh:
+        with open(full, "rb") as fh:
             data = fh.read(limit + 1)
     except OSError:
         return None
