@@ -1,6 +1,7 @@
 """One contract suite for every storage backend (``store/base.py``): CodeStore,
-HistoryStore and MemoryStore. The ``stores`` fixture is parameterised by backend; a second
-backend adds a parameter (and its opener below), not a second suite."""
+HistoryStore and MemoryStore (PageStore in test_contract_pages.py, on the same backends).
+The ``stores`` fixture is parameterised by backend; a second backend adds a parameter (and
+its opener below), not a second suite."""
 
 from __future__ import annotations
 
@@ -490,3 +491,4 @@ def test_a_new_bank_opened_by_several_processes_at_once(tmp_path: Path) -> None:
         for p in procs:
             p.join(60)
         assert [out.get(timeout=5) for _ in procs] == ["ok"] * 3
+
