@@ -25,9 +25,10 @@ def payload(agent: str, event: str, repo: Path, transcript: str | None = None,
     text = text.replace("@REPO@", str(repo))
     data: dict[str, Any] = json.loads(text)
     if transcript is not None:
-        for key in ("transcript_path", "transcriptPath"):
-            if key in data:
-                data[key] = transcript
+        for obj in (data, data.get("tool_info") or {}):
+            for key in ("transcript_path", "transcriptPath"):
+                if key in obj:
+                    obj[key] = transcript
     data.update(changes)
     return data
 
@@ -205,6 +206,36 @@ class AgyTranscript:
     def result(self, kind: str, text: str, status: str = "DONE") -> None:
         self.step(kind, status=status, content="Created At: 2026-11-29T13:00:00Z\n"
                   f"Completed At: 2026-11-29T13:00:01Z\n{text}")
+
+    def write(self, tail: str = "") -> Path:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text("".join(x + "\n" for x in self.lines) + tail, encoding="utf-8")
+        return self.path
+
+
+class WindsurfTranscript:
+    """Steps of a Windsurf transcript (``~/.windsurf/transcripts/<trajectory_id>.jsonl``),
+    each kind's body under its own key (the reader's assumed schema: sessions/windsurf.py)."""
+
+    def __init__(self, home: Path, trajectory: str) -> None:
+        self.path = home / ".windsurf" / "transcripts" / f"{trajectory}.jsonl"
+        self.lines: list[str] = []
+        self.n = 0
+
+    def step(self, kind: str, status: str = "done", **body: Any) -> None:
+        self.lines.append(json.dumps({"step_index": self.n, "type": kind, "status": status,
+                                      "created_at": f"2026-11-29T14:00:{self.n:02d}Z",
+                                      kind: body}))
+        self.n += 1
+
+    def user(self, text: str) -> None:
+        self.step("user_input", user_response=text)
+
+    def say(self, text: str) -> None:
+        self.step("planner_response", response=text, thinking="THINKING-TEXT")
+
+    def raw(self, line: str) -> None:
+        self.lines.append(line)
 
     def write(self, tail: str = "") -> Path:
         self.path.parent.mkdir(parents=True, exist_ok=True)

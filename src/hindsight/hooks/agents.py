@@ -44,6 +44,8 @@ Our event names (``hindsight hook <event> --harness <agent>``): ``session-start`
   invocation, as ``{"injectSteps": [{"ephemeralMessage": …}]}`` (*third-party only*);
   ``Stop`` (``fullyIdle``) writes back once the agent is idle. No per-prompt recall: the
   briefing and the MCP tools.
+
+Windsurf, Cline, opencode and Kilo: :mod:`hindsight.hooks.agents_more`.
 """
 
 from __future__ import annotations
@@ -271,11 +273,13 @@ ADAPTERS: dict[str, Adapter] = {a.name: a for a in (CLAUDE, CODEX, CURSOR, COPIL
 def for_hook(harness: str, data: dict[str, Any]) -> Adapter:
     """The adapter for a hook run with ``--harness harness`` on payload ``data``: a Claude
     Code hook that Cursor started (``CURSOR_VERSION`` in the environment, or a payload with
-    Cursor's ``cursor_version`` / ``conversation_id``) is handled as Cursor's. Unknown names
-    get Claude Code's (the hook command's default)."""
+    Cursor's ``cursor_version`` / ``conversation_id``) is handled as Cursor's. The agents of
+    :mod:`hindsight.hooks.agents_more` are looked up there. Unknown names get Claude Code's
+    (the hook command's default)."""
     from hindsight.config.agents import hook_host
+    from hindsight.hooks.agents_more import MORE
 
-    adapter = ADAPTERS.get(harness, CLAUDE)
+    adapter = ADAPTERS.get(harness) or MORE.get(harness, CLAUDE)
     if adapter is CLAUDE and (hook_host() == "cursor" or isinstance(
             data.get("cursor_version"), str) or isinstance(data.get("conversation_id"), str)):
         return CURSOR

@@ -1,5 +1,5 @@
 """Click commands of the agent integration: ``hindsight hook <event>`` (run by the agent)
-and ``hindsight import claude-code|codex|cursor|copilot|gemini|antigravity``."""
+and ``hindsight import <agent>`` (every agent whose past sessions can be read)."""
 
 from __future__ import annotations
 
@@ -126,6 +126,15 @@ def import_antigravity_cmd(as_json: bool) -> None:
         _import_report(bank.sessions.import_antigravity(), as_json)
 
 
+@click.command("windsurf")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+def import_windsurf_cmd(as_json: bool) -> None:
+    """Read Windsurf transcripts (~/.windsurf/transcripts, written by the
+    post_cascade_response_with_transcript hook) whose steps name paths in this repository."""
+    with _bank("windsurf") as bank:
+        _import_report(bank.sessions.import_windsurf(), as_json)
+
+
 @click.command("copilot")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
 def import_copilot_cmd(as_json: bool) -> None:
@@ -142,6 +151,6 @@ def commands() -> list[click.Command]:
 
 def import_sources() -> list[click.Command]:
     """The ``import`` subcommands this package provides (``claude-code``, ``codex``,
-    ``cursor``, ``copilot``, ``gemini``, ``antigravity``)."""
+    ``cursor``, ``copilot``, ``gemini``, ``antigravity``, ``windsurf``, …)."""
     return [import_claude_cmd, import_codex_cmd, import_cursor_cmd, import_copilot_cmd,
-            import_gemini_cmd, import_antigravity_cmd]
+            import_gemini_cmd, import_antigravity_cmd, import_windsurf_cmd]

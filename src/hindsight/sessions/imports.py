@@ -14,6 +14,8 @@ Which sessions belong to this repository:
 * Antigravity CLI: the conversations under ``~/.gemini/antigravity-cli/brain`` whose tool
   calls name a path in the bank's work tree or main worktree (agy records no working
   directory).
+* Windsurf: the transcripts under ``~/.windsurf/transcripts`` whose steps name a path in
+  the bank's work tree or main worktree (the transcript records no working directory).
 * Copilot CLI: every session under ``$COPILOT_HOME/session-state`` whose working directory
   (``workspace.yaml``, else ``session.start``) resolves to this bank.
 """
@@ -24,7 +26,13 @@ import os
 from functools import partial
 from typing import Any
 
-from hindsight.config.agents import antigravity_dir, copilot_dir, cursor_dir, gemini_dir
+from hindsight.config.agents import (
+    antigravity_dir,
+    copilot_dir,
+    cursor_dir,
+    gemini_dir,
+    windsurf_transcripts_dir,
+)
 
 
 def _roots(bank: Any) -> list[str]:
@@ -102,4 +110,23 @@ def import_copilot(bank: Any, *, copilot_home: str | None = None) -> dict[str, A
     out = _import(bank, mine, read_copilot, "copilot")
     out["errors"] = errors + out["errors"]
     out["looked_in"] = [os.path.join(home, "session-state")]
+    return out
+
+
+def import_windsurf(bank: Any, *, transcripts_dir: str | None = None) -> dict[str, Any]:
+    """Retain the Windsurf transcripts about this repository (see the module doc).
+    Returns ``{"files", "retained", "duplicates", "errors", "looked_in"}``."""
+    from hindsight.sessions.antigravity import mentions
+    from hindsight.sessions.seed import _import
+    from hindsight.sessions.windsurf import read_windsurf, transcripts
+
+    folder = transcripts_dir or windsurf_transcripts_dir()
+    out: dict[str, Any] = {"files": 0, "retained": 0, "duplicates": 0, "errors": []}
+    taken: set[str] = set()
+    for root in _roots(bank):
+        mine = [p for p in transcripts(folder) if p not in taken and mentions(p, root)]
+        taken.update(mine)
+        one = _import(bank, mine, partial(read_windsurf, cwd=root), "windsurf")
+        out = {k: out[k] + one[k] for k in out}
+    out["looked_in"] = [folder]
     return out

@@ -15,7 +15,8 @@ from hindsight.codeindex.service import CodeService
 from hindsight.history.service import HistoryService
 from hindsight.memory.service import MemoryService
 
-HARNESS_READERS = ("claude-code", "codex", "cursor", "copilot", "gemini", "antigravity")
+HARNESS_READERS = ("claude-code", "codex", "cursor", "copilot", "gemini", "antigravity",
+                   "windsurf", "cline", "opencode", "kilo")
 TRANSCRIPT_WAIT_S = 5.0  # Cursor writes its transcript after the hook (entire waits ≤ 5 s)
 
 
@@ -201,6 +202,12 @@ class SessionService:
 
         return import_antigravity(self.bank)
 
+    def import_windsurf(self) -> dict[str, Any]:
+        """Retain earlier Windsurf transcripts about this repository (idempotent)."""
+        from hindsight.sessions.imports import import_windsurf
+
+        return import_windsurf(self.bank)
+
     def import_copilot(self) -> dict[str, Any]:
         """Retain earlier GitHub Copilot CLI sessions of this repository (idempotent)."""
         from hindsight.sessions.imports import import_copilot
@@ -233,6 +240,12 @@ def _reader(harness: str, path: str = "", cwd: str = "") -> Any:
         from hindsight.sessions.antigravity import read_antigravity
 
         return partial(read_antigravity, cwd=cwd)
+    if harness == "windsurf":
+        from functools import partial
+
+        from hindsight.sessions.windsurf import read_windsurf
+
+        return partial(read_windsurf, cwd=cwd)
     if harness == "copilot":
         from hindsight.sessions.copilot import read_copilot
 
