@@ -241,3 +241,44 @@ class WindsurfTranscript:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text("".join(x + "\n" for x in self.lines) + tail, encoding="utf-8")
         return self.path
+
+
+class ClineHistory:
+    """A Cline task's ``api_conversation_history.json`` (one JSON array, written compact as
+    ``JSON.stringify`` does) under ``<data>/tasks/<task>/``."""
+
+    def __init__(self, data_dir: Path, task: str, cwd: Path) -> None:
+        self.path = data_dir / "tasks" / task / "api_conversation_history.json"
+        self.cwd = str(cwd)
+        self.messages: list[Any] = []
+
+    def env(self) -> str:
+        return (f"<environment_details>\n# VSCode Visible Files\npay.py\n\n"
+                f"# Current Working Directory ({self.cwd}) Files\npay.py\n"
+                "</environment_details>")
+
+    def task(self, text: str) -> None:
+        self.messages.append({"role": "user", "content": [
+            {"type": "text", "text": f"<task>\n{text}\n</task>"},
+            {"type": "text", "text": self.env()}]})
+
+    def user(self, text: str) -> None:
+        self.messages.append({"role": "user", "content": [
+            {"type": "text", "text": f"<feedback>\n{text}\n</feedback>"},
+            {"type": "text", "text": self.env()}]})
+
+    def say(self, text: str) -> None:
+        self.messages.append({"role": "assistant", "content": [{"type": "text", "text": text}]})
+
+    def result(self, tool: str, text: str) -> None:
+        self.messages.append({"role": "user", "content": [
+            {"type": "text", "text": f"[{tool}] Result:"}, {"type": "text", "text": text},
+            {"type": "text", "text": self.env()}]})
+
+    def text(self) -> str:
+        return json.dumps(self.messages, separators=(",", ":"), ensure_ascii=False)
+
+    def write(self, text: str | None = None) -> Path:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(self.text() if text is None else text, encoding="utf-8")
+        return self.path

@@ -11,11 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentutil import WindsurfTranscript, agent_env, payload, run_hook
+from agentutil import ClineHistory, WindsurfTranscript, agent_env, payload, run_hook
 from histutil import Repo, fn
 from hookutil import AWS, cli, diag, make_env, make_repo, memories
 
+from hindsight.sessions.cline import read_cline
 from hindsight.sessions.windsurf import read_windsurf
+
+GOLDEN = json.loads((Path(__file__).parent / "golden" / "agents" / "outputs.json")
+                    .read_text(encoding="utf-8"))
 
 CONVENTION = "Always use pathlib, never os.path, in this repo."
 FENCE = ('<hindsight-memory kind="recalled">\nNotes recalled by hindsight…\n- #3 use pathlib'
@@ -152,3 +156,135 @@ def test_import_windsurf_takes_transcripts_about_this_repository(
     assert ("convention", "Always run the linter before tests.") in rows
     assert not any("OTHER-PROJECT" in t for _, t in rows)
     assert json.loads(cli(["import", "windsurf", "--json"], env, repo.path))["retained"] == 0
+
+
+def golden(agent: str, event: str, case: str, injected: str = "") -> str:
+    def fill(v: Any) -> Any:
+        if isinstance(v, str):
+            return v.replace("@INJECTED@", injected)
+        return {k: fill(x) for k, x in v.items()} if isinstance(v, dict) else v
+
+    return json.dumps(fill(GOLDEN[agent][event][case]), ensure_ascii=False) + "\n"
+
+
+def cline_session(data: Path, repo: Path, task: str = "1764417600000") -> ClineHistory:
+    h = ClineHistory(data, task, repo)
+    h.task(f"{FENCE}\n{CONVENTION}")
+    h.say("<thinking>THINKING-TEXT</thinking>\nUnderstood, pathlib it is.\n"
+          "<execute_command>\n<command>pytest -q</command>\n"
+          "<requires_approval>false</requires_approval>\n</execute_command>")
+    h.result("execute_command for 'pytest -q'", f"1 passed TOOL-OUTPUT-BODY {AWS}")
+    h.say("<replace_in_file>\n<path>pay.py</path>\n<diff>\n------- SEARCH\nreturn 1\n"
+          "=======\nFILE-CONTENT-BODY\n+++++++ REPLACE\n</diff>\n</replace_in_file>")
+    h.result("replace_in_file for 'pay.py'", "The tool execution failed with the following "
+             "error:\n<error>\nSEARCH block not found in pay.py\n</error>")
+    h.say("<attempt_completion>\n<result>Done, pathlib everywhere.</result>\n"
+          "</attempt_completion>")
+    return h
+
+
+def test_cline_each_event_prints_exactly_clines_contract(env: dict[str, str], repo: Repo,
+                                                          tmp_path: Path) -> None:
+    cwd = tmp_path  # Cline runs hooks in the workspace; the payload says it too
+    r = run_hook("session-start", "cline", payload("cline", "session-start", repo.path), env,
+                 cwd)
+    assert (r.returncode, r.stdout) == (0, golden("cline", "session-start", "without"))
+    cli(["retain", CONVENTION, "--kind", "convention"], env, repo.path)
+    start = payload("cline", "session-start", repo.path, taskId="t-2")
+    r = run_hook("session-start", "cline", start, env, cwd)
+    injected = last(env, "session-start")["injected"]
+    assert CONVENTION in injected
+    assert r.stdout == golden("cline", "session-start", "with", injected)
+    resume = {**start, "hookName": "TaskResume", "taskResume": {}}
+    del resume["taskStart"]
+    r = run_hook("session-start", "cline", resume, env, cwd)  # the briefing again, on resume
+    assert json.loads(r.stdout)["contextModification"] == injected
+
+    up = payload("cline", "user-prompt-submit", repo.path, prompt="x")
+    up["userPromptSubmit"]["prompt"] = "pathlib in this repo?"
+    r = run_hook("user-prompt-submit", "cline", {**up, "taskId": "t-2"}, env, cwd)
+    assert r.stdout == golden("cline", "user-prompt-submit", "without")  # shown in the brief
+    r = run_hook("user-prompt-submit", "cline", up, env, cwd)
+    injected = last(env, "user-prompt-submit")["injected"]
+    assert f"{CONVENTION} (relevance" in injected
+    assert r.stdout == golden("cline", "user-prompt-submit", "with", injected)
+
+    (repo.path / "pay.py").write_text(fn("charge", body="return 2") + fn("refund"))
+    r = run_hook("edit", "cline", payload("cline", "edit", repo.path), env, cwd)
+    assert r.stdout == golden("cline", "edit", "without")
+    trace = json.loads(cli(["trace-log", "--json"], env, repo.path))["events"]
+    assert [(t["file"], t["actor"], t["session"]) for t in trace] == [
+        ("pay.py", "cline", "1764417600000")]
+
+    cline_session(tmp_path / "home" / ".cline" / "data", repo.path).write()
+    r = run_hook("stop", "cline", payload("cline", "stop", repo.path), env, cwd)
+    assert r.stdout == golden("cline", "stop", "without")
+    assert last(env, "stop")["error"] == ""
+    rows = memories(env)
+    conv = [x for k, x in rows if k == "conversation"]
+    assert conv == [f"User: {CONVENTION}\nAssistant: Understood, pathlib it is.\n"
+                    "Done, pathlib everywhere.\nActions: execute_command: pytest -q; "
+                    "replace_in_file: pay.py (failed)"]
+    stored = " ".join(x for _, x in rows)
+    for secret in ("TOOL-OUTPUT-BODY", AWS, "FILE-CONTENT-BODY", "THINKING-TEXT",
+                   "environment_details", "hindsight-memory"):
+        assert secret not in stored
+
+
+def test_cline_reader_corrupt_message_unfinished_end_and_appends(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    h = cline_session(tmp_path / "data", root)
+    full = h.text()
+    cut = full.index('{"role":"assistant","content":[{"type":"text","text":"<replace_in_file>')
+    corrupt = full[:cut] + '{"role":"assistant","content":[{"type":"text","text":"broken"' \
+        + "," + full[cut:]
+    path = h.write(corrupt)
+    r = read_cline(str(path))
+    assert r.session_id == "1764417600000" and r.cwd == str(root)
+    assert roles(r.turns) == [
+        ("user", CONVENTION), ("assistant", "Understood, pathlib it is."),
+        ("action", "execute_command: pytest -q"), ("action", "replace_in_file: pay.py"),
+        ("assistant", "Done, pathlib everywhere.")]
+    assert r.turns[3].files == (str(root / "pay.py"),)
+    assert r.turns[3].error == "SEARCH block not found in pay.py"
+    assert len(r.warnings) == 1 and "not valid JSON; skipped" in r.warnings[0]
+    assert r.offset == len(corrupt.encode()) - 1  # up to the closing ]
+
+    h = cline_session(tmp_path / "data", root)  # Cline rewrites the array as it grows
+    path = h.write()
+    first = read_cline(str(path))
+    h.user("Now add a test for refunds.")
+    h.say("<write_to_file>\n<path>tests/test_pay.py</path>\n<content>SECRET</content>\n"
+          "</write_to_file>")
+    unfinished = h.text()[:-30]  # the write is not finished yet
+    h.write(unfinished)
+    mid = read_cline(str(path), first.offset)
+    assert roles(mid.turns) == [("user", "Now add a test for refunds.")]
+    h.write()
+    rest = read_cline(str(path), mid.offset)
+    assert roles(rest.turns) == [("action", "write_to_file: tests/test_pay.py")]
+    assert rest.turns[0].files == (str(root / "tests" / "test_pay.py"),)
+    assert read_cline(str(path), rest.offset).turns == []
+
+
+def test_import_cline_takes_tasks_run_in_this_repository(env: dict[str, str],
+                                                         tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    data = tmp_path / "home" / ".config" / "Code" / "User" / "globalStorage" / \
+        "saoudrizwan.claude-dev"
+    mine = ClineHistory(data, "t-mine", repo.path)
+    mine.task("Never commit generated files.")
+    mine.say("Noted.")
+    mine.write()
+    other = ClineHistory(data, "t-other", tmp_path / "elsewhere")
+    other.task("OTHER-PROJECT prompt")
+    other.say("ok")
+    other.write()
+    (tmp_path / "elsewhere").mkdir()
+    out = json.loads(cli(["import", "cline", "--json"], env, repo.path))
+    assert (out["files"], out["retained"], out["errors"]) == (1, 2, [])
+    assert out["looked_in"] == [str(data / "tasks")]
+    rows = memories(env)
+    assert ("convention", "Never commit generated files.") in rows
+    assert not any("OTHER-PROJECT" in t for _, t in rows)
+    assert json.loads(cli(["import", "cline", "--json"], env, repo.path))["retained"] == 0

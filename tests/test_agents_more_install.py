@@ -150,3 +150,81 @@ def test_detect_finds_the_new_agents(tmp_path: Path) -> None:
     found = {d["agent"]: d for d in json.loads(run("install", "--detect", "--json",
                                                    env=env).stdout)}
     assert found["windsurf"]["installed"] is True
+
+
+CLINE_HOOKS = {"TaskStart": "session-start", "TaskResume": "session-start",
+               "UserPromptSubmit": "user-prompt-submit", "PostToolUse": "edit",
+               "TaskComplete": "stop", "TaskCancel": "stop", "PreCompact": "pre-compact"}
+
+
+def test_cline_user_scope_scripts_rules_and_mcp_then_bytes_back(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    hooks = home / "Documents" / "Cline" / "Hooks"
+    hooks.mkdir(parents=True)
+    mine = hooks / "PreToolUse"  # the user's own hook, of an event we do not use
+    mine.write_text("#!/bin/sh\necho '{\"cancel\": false}'\n")
+    mine.chmod(0o755)
+    theirs = hooks / "TaskCancel"  # and one of an event we use: left alone
+    theirs.write_text("#!/bin/sh\n./notify.sh\n")
+    vscode = home / ".config" / "Code" / "User" / "globalStorage" / "saoudrizwan.claude-dev"
+    (vscode / "settings").mkdir(parents=True)
+    settings = vscode / "settings" / "cline_mcp_settings.json"
+    settings.write_text(json.dumps({"mcpServers": {"fs": {"command": "npx", "args": ["fs"],
+                                                          "disabled": True}}}, indent=2))
+    before = snapshot(home)
+    env = {"HOME": str(home)}
+
+    report = ok(run("install", "cline", "--json", env=env))
+    for name, event in CLINE_HOOKS.items():
+        if name == "TaskCancel":
+            continue
+        script = (hooks / name).read_text()
+        assert script == ("#!/bin/sh\n# written by `hindsight install cline`; `hindsight "
+                          f"uninstall cline` removes it\nexec {command(event, 'cline')}\n")
+        assert os.access(hooks / name, os.X_OK)
+    assert theirs.read_text() == "#!/bin/sh\n./notify.sh\n"
+    assert f"{theirs}: a file hindsight did not write is there; left untouched (move it " \
+           "away and install again)" in report["notes"]
+    rules = (home / "Documents" / "Cline" / "Rules" / "hindsight.md").read_text()
+    assert rules.startswith("<!-- written by `hindsight install cline`") and "`recall`" in rules
+    assert json.loads(settings.read_text())["mcpServers"]["hindsight"] == mcp(disabled=False)
+    assert not (home / ".cline").exists()  # the editor's folder is there: not the CLI's
+    installed = snapshot(home)
+    assert run("install", "cline", env=env).stdout.startswith("hindsight is already")
+    assert snapshot(home) == installed
+
+    # the installed script runs as Cline runs it: an executable, in the workspace
+    repo = tmp_path / "repo"
+    (repo / "hindsight").mkdir(parents=True)  # a cloned repository's own package
+    (repo / "hindsight" / "__init__.py").write_text("raise SystemExit(3)\n")
+    data = {"taskId": "t1", "hookName": "UserPromptSubmit", "workspaceRoots": [str(repo)],
+            "userPromptSubmit": {"prompt": "hi"}}
+    r = subprocess.run([str(hooks / "UserPromptSubmit")], input=json.dumps(data),
+                       capture_output=True, text=True, cwd=repo, timeout=60,
+                       env={**os.environ, "HOME": str(home), "HINDSIGHT_SEED": "0"})
+    assert (r.returncode, r.stdout) == (0, '{"cancel": false}\n')
+
+    ok(run("uninstall", "cline", env=env))
+    assert snapshot(home) == before
+
+
+def test_cline_project_scope_and_single_file_rules(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    env = {"HOME": str(tmp_path / "home")}
+    ok(run("install", "cline", "--scope", "project", "--project", str(repo), env=env))
+    assert sorted(snapshot(repo)) == sorted([".clinerules/hindsight.md",
+                                             *[f".clinerules/hooks/{n}" for n in CLINE_HOOKS]])
+    assert not (tmp_path / "home").exists()
+    ok(run("uninstall", "cline", "--scope", "project", "--project", str(repo), env=env))
+    assert snapshot(repo) == {}
+
+    repo = tmp_path / "repo2"
+    repo.mkdir()
+    (repo / ".clinerules").write_text("Use tabs.\n")
+    r = run("install", "cline", "--scope", "project", "--project", str(repo), env=env)
+    assert r.returncode == 2
+    assert r.stderr.strip() == (f"hindsight: {repo / '.clinerules'} is a file (single-file "
+                                "rules); Cline reads hooks only from a .clinerules/ folder: "
+                                "make it a folder first")
+    assert snapshot(repo) == {".clinerules": b"Use tabs.\n"}

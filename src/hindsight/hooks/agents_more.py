@@ -11,6 +11,16 @@ and the handlers' text → what the agent reads on stdout.
   where it is. Cascade hooks have **no documented output that reaches the model**, so
   nothing is printed (exit 0, empty stdout); the briefing and recall come through the
   rules file ``install`` writes and the MCP tools.
+* **Cline** (docs.cline.bot, Hooks and the hook reference; ``proto/cline/hooks.proto`` and
+  ``src/core/hooks`` of cline/cline): one executable per event; camelCase ``clineVersion``,
+  ``hookName``, ``timestamp``, ``taskId`` (the session), ``workspaceRoots``, ``userId`` and
+  one object named after the event (``taskStart.taskMetadata``, ``userPromptSubmit.prompt``,
+  ``postToolUse.{toolName, parameters, result, success}``). Output: ``{"cancel": false,
+  "contextModification": …}`` (documented; ``contextModification`` is added to the
+  conversation). A third party reports that the CLI passes it to the model only from the
+  tool hooks, so there the briefing rests on the rules file and the MCP tools. No
+  transcript path is given: write-back finds ``tasks/<taskId>/api_conversation_history.json``
+  (:func:`hindsight.config.agents.cline_data_dirs`).
 """
 
 from __future__ import annotations
@@ -18,7 +28,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from hindsight.hooks.agents import Adapter, Event, _str, _text
+from hindsight.hooks.agents import Adapter, Event, _dump, _str, _text
 
 
 def _obj(data: dict[str, Any], key: str) -> dict[str, Any]:
@@ -49,5 +59,37 @@ class WindsurfAdapter(Adapter):
         return ""
 
 
+CLINE_EDIT_TOOLS = ("write_to_file", "replace_in_file", "apply_patch", "new_file", "edit_file")
+
+
+class ClineAdapter(Adapter):
+    """Cline's payloads and outputs (see the module doc)."""
+
+    def event(self, name: str, data: dict[str, Any], harness: str = "") -> Event:
+        roots = data.get("workspaceRoots")
+        root = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) \
+            else ""
+        ev = Event(name, self.name, _text(_str(data, "taskId")), "", root or os.getcwd())
+        if name == "user-prompt-submit":
+            ev.prompt = _text(_str(_obj(data, "userPromptSubmit"), "prompt"))
+        if name == "session-start" and (data.get("hookName") == "TaskResume"
+                                        or "taskResume" in data):
+            ev.source = "resume"
+        if name == "edit":
+            use = _obj(data, "postToolUse")
+            path = _str(_obj(use, "parameters"), "path", "file_path")
+            if _str(use, "toolName") in CLINE_EDIT_TOOLS and path:
+                ev.files = (path if os.path.isabs(path) else os.path.join(ev.cwd, path),)
+        ev.agent = self
+        return ev
+
+    def render(self, ev: Event, text: str) -> str:
+        if text and ev.name in ("session-start", "user-prompt-submit"):
+            return _dump({"cancel": False, "contextModification": text})
+        return _dump({"cancel": False})
+
+
 WINDSURF = WindsurfAdapter("windsurf", "Windsurf")
-MORE: dict[str, Adapter] = {a.name: a for a in (WINDSURF,)}
+# Cline saves the task's history as the turn goes; the hook may come first
+CLINE = ClineAdapter("cline", "Cline", locates_transcript=True, transcript_wait_s=2.0)
+MORE: dict[str, Adapter] = {a.name: a for a in (WINDSURF, CLINE)}

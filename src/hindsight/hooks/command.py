@@ -135,6 +135,15 @@ def import_windsurf_cmd(as_json: bool) -> None:
         _import_report(bank.sessions.import_windsurf(), as_json)
 
 
+@click.command("cline")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+def import_cline_cmd(as_json: bool) -> None:
+    """Read Cline task histories (~/.cline/data and the editors' Cline storage) run in this
+    repository."""
+    with _bank("cline") as bank:
+        _import_report(bank.sessions.import_cline(), as_json)
+
+
 @click.command("copilot")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
 def import_copilot_cmd(as_json: bool) -> None:
@@ -153,4 +162,4 @@ def import_sources() -> list[click.Command]:
     """The ``import`` subcommands this package provides (``claude-code``, ``codex``,
     ``cursor``, ``copilot``, ``gemini``, ``antigravity``, ``windsurf``, …)."""
     return [import_claude_cmd, import_codex_cmd, import_cursor_cmd, import_copilot_cmd,
-            import_gemini_cmd, import_antigravity_cmd, import_windsurf_cmd]
+            import_gemini_cmd, import_antigravity_cmd, import_windsurf_cmd, import_cline_cmd]

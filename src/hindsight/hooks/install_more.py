@@ -15,6 +15,15 @@ that is not ours (it reports a conflict), uninstall deletes only ours.
   ``~/.codeium/windsurf/memories/global_rules.md`` (user) or the file
   ``<project>/.windsurf/rules/hindsight.md`` (``trigger: always_on``), which tells Cascade to
   use the MCP tools.
+* **Cline** (docs.cline.bot: Hooks, Rules, MCP): one executable per event, named exactly
+  after it, in ``~/Documents/Cline/Hooks/`` (user) or ``<project>/.clinerules/hooks/`` --
+  ours are ``#!/bin/sh`` scripts that ``exec`` the hook command (Cline runs hooks on macOS
+  and Linux, when its "Enable Hooks" setting is on; one version of Cline's source looks in
+  ``Documents/Cline/Rules/Hooks`` instead: *uncertain*). A rules file
+  ``~/Documents/Cline/Rules/hindsight.md`` or ``<project>/.clinerules/hindsight.md``; MCP in
+  ``<data>/settings/cline_mcp_settings.json`` of every Cline data folder present (the CLI's
+  ``~/.cline/data``, the editor extension's global storage; the CLI's when none is), user
+  scope only.
 """
 
 from __future__ import annotations
@@ -22,9 +31,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from hindsight.config.agents import windsurf_dir
+from hindsight.config.agents import cline_data_dirs, cline_documents_dir, windsurf_dir
+from hindsight.errors import ConfigError
 from hindsight.hooks.configfiles import JSON, TEXT, Changes, Format, Mutator
-from hindsight.hooks.install import _remove_server
+from hindsight.hooks.install import _remove_server, hook_command
 from hindsight.hooks.install import _run as _run_edits
 from hindsight.hooks.install_agents import _add_mcp, _flat_hooks, _project, _strip_flat
 
@@ -185,9 +195,95 @@ def uninstall_windsurf(scope: str = "user", project: str | None = None, *,
                 _windsurf_edits("uninstall", scope, project, home))
 
 
+# Cline hook file -> our event
+CLINE_HOOKS = {"TaskStart": "session-start", "TaskResume": "session-start",
+               "UserPromptSubmit": "user-prompt-submit", "PostToolUse": "edit",
+               "TaskComplete": "stop", "TaskCancel": "stop", "PreCompact": "pre-compact"}
+
+
+def cline_script(event: str) -> str:
+    """Our Cline hook file for ``event`` (one of :data:`CLINE_HOOKS`' values): a
+    ``#!/bin/sh`` script running ``exec … hook <event> --harness cline``."""
+    return ("#!/bin/sh\n# written by `hindsight install cline`; `hindsight uninstall cline` "
+            f"removes it\nexec {hook_command(event, 'cline')}\n")
+
+
+def cline_paths(scope: str, project: str | None = None, *, home: str | None = None
+                ) -> tuple[str, str, list[str]]:
+    """``(hooks folder, rules file, [MCP settings files])`` of Cline for ``scope``: user
+    ``<home or ~>/Documents/Cline/{Hooks, Rules/hindsight.md}`` and the
+    ``settings/cline_mcp_settings.json`` of each Cline data folder that exists (the CLI's
+    when none does); project ``<project>/.clinerules/{hooks, hindsight.md}`` and no MCP
+    file. Raises ConfigError for another scope, or when ``<project>/.clinerules`` is a file
+    (Cline's single-file rules: hooks need the folder form)."""
+    root = _project(scope, project)
+    if root:
+        rules = os.path.join(root, ".clinerules")
+        if os.path.isfile(rules):
+            raise ConfigError(f"{rules} is a file (single-file rules); Cline reads hooks "
+                              "only from a .clinerules/ folder: make it a folder first")
+        return os.path.join(rules, "hooks"), os.path.join(rules, "hindsight.md"), []
+    docs = cline_documents_dir(home)
+    dirs = cline_data_dirs(home)
+    present = [d for d in dirs if os.path.isdir(d)] or dirs[:1]
+    return (os.path.join(docs, "Hooks"), os.path.join(docs, "Rules", "hindsight.md"),
+            [os.path.join(d, "settings", "cline_mcp_settings.json") for d in present])
+
+
+def _cline_edits(action: str, scope: str, project: str | None, home: str | None
+                 ) -> list[tuple[str, Format, Mutator]]:
+    hooks, rules, mcps = cline_paths(scope, project, home=home)
+    install = action == "install"
+    edits: list[tuple[str, Format, Mutator]] = [
+        (os.path.join(hooks, name), TEXT, own_file(cline_script(event)) if install
+         else drop_own_file) for name, event in CLINE_HOOKS.items()]
+    edits.append((rules, TEXT, own_file(rule_file("cline")) if install else drop_own_file))
+    edits += [(m, JSON, _add_mcp({}, {"disabled": False}) if install
+               else _remove_server("mcpServers")) for m in mcps]
+    return edits
+
+
+def _executable(report: dict[str, Any], folder: str) -> None:
+    """Make the scripts install wrote in ``folder`` executable (``rwx`` less the umask)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    for f in report["files"]:
+        if f["status"] in ("created", "changed") and os.path.dirname(f["path"]) == folder:
+            os.chmod(f["path"], 0o777 & ~mask)
+
+
+def install_cline(scope: str = "user", project: str | None = None, *,
+                  home: str | None = None) -> dict[str, Any]:
+    """Write our hook scripts (:data:`CLINE_HOOKS`: TaskStart and TaskResume brief,
+    UserPromptSubmit recalls, PostToolUse records edits, TaskComplete, TaskCancel and
+    PreCompact write back), our rules file and (user scope) the ``hindsight`` MCP server
+    (:func:`cline_paths`). A hook file of that name that is not ours is left alone and
+    reported. Idempotent; report and errors as
+    :func:`hindsight.hooks.install.install_claude_code`."""
+    report = _run("install", "cline", scope, _cline_edits("install", scope, project, home))
+    _executable(report, cline_paths(scope, project, home=home)[0])
+    report["notes"].append("Cline runs hooks when its \"Enable Hooks\" setting is on "
+                           "(macOS and Linux); the Cline CLI passes hook context to the "
+                           "model from tool hooks only (third-party report): there the "
+                           "briefing comes through the rules file and the MCP tools")
+    if scope == "project":
+        report["notes"].append("the MCP server goes in Cline's settings: hindsight install "
+                               "cline (user scope)")
+    return report
+
+
+def uninstall_cline(scope: str = "user", project: str | None = None, *,
+                    home: str | None = None) -> dict[str, Any]:
+    """Remove our hook scripts, rules file and MCP server from Cline's files for ``scope``;
+    as :func:`uninstall_windsurf`."""
+    return _run("uninstall", "cline", scope, _cline_edits("uninstall", scope, project, home))
+
+
 def detect_rows(home: str) -> list[tuple[str, str, str, tuple[str, ...], list[Any]]]:
     """The rows of :func:`hindsight.hooks.install_agents.detect` for the agents of this
     module: ``(agent, label, user directory, commands on PATH, user-scope uninstall
     edits)``."""
     return [("windsurf", "Windsurf", windsurf_dir(home), ("windsurf",),
-             _windsurf_edits("uninstall", "user", None, home))]
+             _windsurf_edits("uninstall", "user", None, home)),
+            ("cline", "Cline", cline_documents_dir(home), ("cline",),
+             _cline_edits("uninstall", "user", None, home))]

@@ -16,6 +16,8 @@ Which sessions belong to this repository:
   directory).
 * Windsurf: the transcripts under ``~/.windsurf/transcripts`` whose steps name a path in
   the bank's work tree or main worktree (the transcript records no working directory).
+* Cline: every task under the Cline data folders whose working directory (its first
+  environment details) resolves to this bank.
 * Copilot CLI: every session under ``$COPILOT_HOME/session-state`` whose working directory
   (``workspace.yaml``, else ``session.start``) resolves to this bank.
 """
@@ -28,6 +30,7 @@ from typing import Any
 
 from hindsight.config.agents import (
     antigravity_dir,
+    cline_data_dirs,
     copilot_dir,
     cursor_dir,
     gemini_dir,
@@ -129,4 +132,28 @@ def import_windsurf(bank: Any, *, transcripts_dir: str | None = None) -> dict[st
         one = _import(bank, mine, partial(read_windsurf, cwd=root), "windsurf")
         out = {k: out[k] + one[k] for k in out}
     out["looked_in"] = [folder]
+    return out
+
+
+def import_cline(bank: Any, *, data_dirs: list[str] | None = None) -> dict[str, Any]:
+    """Retain the Cline tasks whose working directory resolves to this bank. Returns
+    ``{"files", "retained", "duplicates", "errors", "looked_in"}``."""
+    from hindsight.config.banks import resolve
+    from hindsight.sessions.cline import histories, read_cline, task_cwd
+    from hindsight.sessions.seed import _import
+
+    dirs = data_dirs if data_dirs is not None else cline_data_dirs()
+    out: dict[str, Any] = {"files": 0, "retained": 0, "duplicates": 0, "errors": []}
+    for path in histories(dirs):
+        try:
+            cwd = task_cwd(path)
+            if not cwd or resolve(cwd, "cline").bank_id != bank.bank_id:
+                continue
+        except Exception as e:  # noqa: BLE001 - one task must not stop the rest
+            out["errors"].append(f"{path}: {e}")
+            continue
+        one = _import(bank, [path], partial(read_cline, cwd=cwd), "cline")
+        out = {k: out[k] + one[k] for k in out}
+    out["looked_in"] = [os.path.join(d, "tasks") for d in dirs if os.path.isdir(d)] or \
+        [os.path.join(d, "tasks") for d in dirs[:1]]
     return out

@@ -134,11 +134,15 @@ class SessionService:
     def transcript_for(harness: str, session: str, cwd: str) -> str:
         """Where ``harness`` keeps the transcript of ``session`` run in ``cwd`` (``""`` when
         that agent has no known place): Cursor's agent-transcripts of the workspace,
-        Copilot CLI's session-state. The file may not exist (yet)."""
-        from hindsight.config.agents import copilot_dir, cursor_dir
+        Copilot CLI's session-state, Cline's task folder. The file may not exist (yet)."""
+        from hindsight.config.agents import cline_data_dirs, copilot_dir, cursor_dir
 
         if not session:
             return ""
+        if harness == "cline":
+            from hindsight.sessions.cline import task_history
+
+            return task_history(session, cline_data_dirs())
         if harness == "cursor":
             from hindsight.sessions.cursor import transcript_path
 
@@ -208,6 +212,12 @@ class SessionService:
 
         return import_windsurf(self.bank)
 
+    def import_cline(self) -> dict[str, Any]:
+        """Retain earlier Cline tasks run in this repository (idempotent)."""
+        from hindsight.sessions.imports import import_cline
+
+        return import_cline(self.bank)
+
     def import_copilot(self) -> dict[str, Any]:
         """Retain earlier GitHub Copilot CLI sessions of this repository (idempotent)."""
         from hindsight.sessions.imports import import_copilot
@@ -240,6 +250,12 @@ def _reader(harness: str, path: str = "", cwd: str = "") -> Any:
         from hindsight.sessions.antigravity import read_antigravity
 
         return partial(read_antigravity, cwd=cwd)
+    if harness == "cline":
+        from functools import partial
+
+        from hindsight.sessions.cline import read_cline
+
+        return partial(read_cline, cwd=cwd)
     if harness == "windsurf":
         from functools import partial
 
