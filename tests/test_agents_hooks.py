@@ -128,7 +128,7 @@ def test_copilot_without_transformed_prompt_never_rewrites(env: dict[str, str], 
     assert last(env, "user-prompt-submit")["injected"] == ""
 
 
-@pytest.mark.parametrize("agent", (*AGENTS, "antigravity", "windsurf", "cline"))
+@pytest.mark.parametrize("agent", (*AGENTS, "antigravity", "windsurf", "cline", "opencode", "kilo"))
 @pytest.mark.parametrize("body", ["", "{not json", "[1, 2]", '{"workspace_roots": 7, '
                                   '"sessionId": [], "cwd": 3, "toolArgs": "{bad"}',
                                   "x" * (3 << 20)])

@@ -288,3 +288,137 @@ def test_import_cline_takes_tasks_run_in_this_repository(env: dict[str, str],
     assert ("convention", "Never commit generated files.") in rows
     assert not any("OTHER-PROJECT" in t for _, t in rows)
     assert json.loads(cli(["import", "cline", "--json"], env, repo.path))["retained"] == 0
+
+
+def oc_messages(repo: Path, session: str = "ses_4b1c0e7f-opencode") -> list[dict[str, Any]]:
+    """Messages as opencode's SDK returns them (``client.session.messages``)."""
+    def msg(mid: str, role: str, t: int, *parts: dict[str, Any]) -> dict[str, Any]:
+        return {"info": {"id": mid, "sessionID": session, "role": role,
+                         "time": {"created": 1764417600000 + t, "completed":
+                                  1764417600000 + t + 1}}, "parts": list(parts)}
+
+    return [
+        msg("msg_1", "user", 0, {"type": "text", "text": f"{FENCE}\n{CONVENTION}"},
+            {"type": "text", "text": "FILE-CONTENT-BODY", "synthetic": True}),
+        msg("msg_2", "assistant", 1000, {"type": "reasoning", "text": "THINKING-TEXT"},
+            {"type": "text", "text": "Understood, pathlib it is."},
+            {"type": "tool", "tool": "bash", "callID": "c1", "state": {
+                "status": "completed", "input": {"command": "pytest -q"},
+                "output": f"1 passed TOOL-OUTPUT-BODY {AWS}"}},
+            {"type": "tool", "tool": "edit", "callID": "c2", "state": {
+                "status": "error", "input": {"filePath": str(repo / "pay.py"),
+                                             "oldString": "a", "newString": "SECRET-NEW"},
+                "error": "oldString not found in content"}}),
+        msg("msg_3", "assistant", 2000, {"type": "text", "text": "Done."})]
+
+
+@pytest.mark.parametrize("agent", ["opencode", "kilo"])
+def test_opencode_plugin_payloads_get_exactly_what_the_plugin_reads(
+        agent: str, env: dict[str, str], repo: Repo, tmp_path: Path) -> None:
+    cwd = tmp_path
+    r = run_hook("session-start", agent, payload("opencode", "session-start", repo.path), env,
+                 cwd)
+    assert (r.returncode, r.stdout) == (0, golden(agent, "session-start", "without"))
+    cli(["retain", CONVENTION, "--kind", "convention"], env, repo.path)
+    start = payload("opencode", "session-start", repo.path, session_id="ses_2")
+    r = run_hook("session-start", agent, start, env, cwd)
+    injected = last(env, "session-start")["injected"]
+    assert CONVENTION in injected and last(env, "session-start")["harness"] == agent
+    assert r.stdout == golden(agent, "session-start", "with", injected)
+    up = payload("opencode", "user-prompt-submit", repo.path, prompt="pathlib in this repo?")
+    r = run_hook("user-prompt-submit", agent, up, env, cwd)
+    injected = last(env, "user-prompt-submit")["injected"]
+    assert f"{CONVENTION} (relevance" in injected
+    assert r.stdout == golden(agent, "user-prompt-submit", "with", injected)
+
+    (repo.path / "pay.py").write_text(fn("charge", body="return 2") + fn("refund"))
+    r = run_hook("edit", agent, payload("opencode", "edit", repo.path), env, cwd)
+    assert r.stdout == golden(agent, "edit", "without")
+    trace = json.loads(cli(["trace-log", "--json"], env, repo.path))["events"]
+    assert [(t["file"], t["actor"]) for t in trace] == [("pay.py", agent)]
+
+    stop = payload("opencode", "stop", repo.path, messages=oc_messages(repo.path))
+    r = run_hook("stop", agent, stop, env, cwd)
+    assert (r.stdout, last(env, "stop")["error"]) == (golden(agent, "stop", "without"), "")
+    kept = Path(env["HINDSIGHT_HOME"]) / "transcripts" / agent / "ses_4b1c0e7f-opencode.jsonl"
+    assert [json.loads(x)["info"]["id"] for x in kept.read_text().splitlines()] == [
+        "msg_1", "msg_2", "msg_3"]
+    turn = [{"info": {"id": "msg_4", "role": "user", "time": {"created": 1764417700000}},
+             "parts": [{"type": "text", "text": "and the invoices?"}]},
+            {"info": {"id": "msg_5", "role": "assistant", "time": {"created": 1764417701000,
+                                                                   "completed": 1}},
+             "parts": [{"type": "text", "text": "Also pathlib."}]}]
+    stop["messages"] = oc_messages(repo.path) + turn  # the plugin restarted: all again
+    run_hook("stop", agent, stop, env, cwd)
+    assert [json.loads(x)["info"]["id"] for x in kept.read_text().splitlines()] == [
+        "msg_1", "msg_2", "msg_3", "msg_4", "msg_5"]
+    rows = memories(env)
+    assert [x for k, x in rows if k == "conversation"] == [
+        f"User: {CONVENTION}\nAssistant: Understood, pathlib it is.\nDone.\n"
+        "Actions: bash: pytest -q; edit: pay.py (failed)",
+        "User: and the invoices?\nAssistant: Also pathlib."]
+    stored = " ".join(x for _, x in rows)
+    for secret in ("TOOL-OUTPUT-BODY", AWS, "FILE-CONTENT-BODY", "THINKING-TEXT",
+                   "SECRET-NEW", "hindsight-memory"):
+        assert secret not in stored
+
+
+def test_opencode_transcript_corrupt_and_truncated_lines(tmp_path: Path) -> None:
+    from hindsight.sessions.opencode import append_messages, read_opencode
+
+    root = tmp_path / "ws"
+    path = tmp_path / "t" / "ses_x.jsonl"
+    assert append_messages(str(path), oc_messages(root)[:2]) == 2
+    assert append_messages(str(path), [*oc_messages(root)[:2], {"info": {}}, 7]) == 0
+    with path.open("a") as f:
+        f.write("{this line is corrupt\n")
+    assert append_messages(str(path), oc_messages(root)) == 1
+    with path.open("a") as f:
+        f.write('{"info": {"id": "msg_9", "role": "us')
+    r = read_opencode(str(path), cwd=str(root))
+    assert r.session_id == "ses_4b1c0e7f-opencode"
+    assert roles(r.turns) == [("user", CONVENTION), ("assistant", "Understood, pathlib it is."),
+                              ("action", "bash: pytest -q"), ("action", "edit: pay.py"),
+                              ("assistant", "Done.")]
+    assert r.turns[0].timestamp == "2025-11-29T12:00:00Z"  # 1764417600000 ms
+    assert r.turns[3].files == (str(root / "pay.py"),)
+    assert r.turns[3].error == "oldString not found in content"
+    assert len(r.warnings) == 1 and r.warnings[0].endswith(":line 3: invalid JSON")
+    assert r.offset == path.stat().st_size - len('{"info": {"id": "msg_9", "role": "us')
+
+
+def test_import_opencode_reads_this_repositorys_sessions_from_its_database(
+        env: dict[str, str], tmp_path: Path) -> None:
+    import sqlite3
+
+    repo = make_repo(tmp_path)
+    db = tmp_path / "home" / ".local" / "share" / "opencode" / "opencode.db"
+    db.parent.mkdir(parents=True)
+    con = sqlite3.connect(db)  # the tables as tuiboard #17 describes them (opencode 1.18)
+    con.executescript("""
+        CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT,
+          directory TEXT, title TEXT, time_created INTEGER, time_updated INTEGER);
+        CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER,
+          time_updated INTEGER, data TEXT);
+        CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT,
+          time_created INTEGER, time_updated INTEGER, data TEXT);""")
+    for sid, directory, text in (("ses_mine", str(repo.path / "src"), "Never commit "
+                                  "generated files."),
+                                 ("ses_other", str(tmp_path / "elsewhere"), "OTHER-PROJECT")):
+        con.execute("INSERT INTO session VALUES (?, 'p', NULL, ?, 't', 1, 1)", (sid, directory))
+        for n, (role, part) in enumerate(((("user"), {"type": "text", "text": text}),
+                                          ("assistant", {"type": "text", "text": "ok"}))):
+            mid = f"msg_{sid}_{n}"
+            con.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)", (mid, sid, n, n, json.dumps(
+                {"role": role, "time": {"created": 1764417600000 + n}})))
+            con.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", (f"prt_{mid}", mid, sid,
+                                                                      n, n, json.dumps(part)))
+    con.commit()
+    con.close()
+    out = json.loads(cli(["import", "opencode", "--json"], env, repo.path))
+    assert (out["files"], out["retained"], out["errors"]) == (1, 2, [])
+    assert out["looked_in"] == [str(db)]
+    rows = memories(env)
+    assert ("convention", "Never commit generated files.") in rows
+    assert not any("OTHER-PROJECT" in t for _, t in rows)
+    assert json.loads(cli(["import", "opencode", "--json"], env, repo.path))["retained"] == 0

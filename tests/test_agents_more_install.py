@@ -228,3 +228,109 @@ def test_cline_project_scope_and_single_file_rules(tmp_path: Path) -> None:
                                 "rules); Cline reads hooks only from a .clinerules/ folder: "
                                 "make it a folder first")
     assert snapshot(repo) == {".clinerules": b"Use tabs.\n"}
+
+
+TEMPLATE = Path(__file__).resolve().parents[1] / "src" / "hindsight" / "hooks" / "plugins" / \
+    "opencode.js"
+
+
+def plugin_config(path: Path) -> dict[str, Any]:
+    """The CONFIG line of an installed plugin; the rest must be the shipped file's."""
+    lines = path.read_text().split("\n")
+    shipped = TEMPLATE.read_text().split("\n")
+    at = [i for i, x in enumerate(lines) if x.startswith("const CONFIG = ")]
+    assert len(at) == 1 and len(lines) == len(shipped)
+    assert [x for i, x in enumerate(lines) if i != at[0]] == [
+        x for i, x in enumerate(shipped) if i != at[0]]
+    return json.loads(lines[at[0]].removeprefix("const CONFIG = ").removesuffix(";"))
+
+
+def local_mcp() -> dict[str, Any]:
+    return {"type": "local", "command": [PY, "-P", "-m", "hindsight", "mcp"],
+            "environment": {"HINDSIGHT_HOME": os.environ["HINDSIGHT_HOME"]}, "enabled": True}
+
+
+def test_opencode_user_scope_plugin_and_mcp_then_bytes_back(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    cfg = home / ".config" / "opencode"
+    cfg.mkdir(parents=True)
+    mine = {"$schema": "https://opencode.ai/config.json", "model": "anthropic/claude-x",
+            "plugin": ["opencode-wakatime"],
+            "mcp": {"docs": {"type": "remote", "url": "https://docs.example.com/mcp"}}}
+    (cfg / "opencode.json").write_text(json.dumps(mine, indent=2))
+    before = snapshot(home)
+    env = {"HOME": str(home)}
+    report = ok(run("install", "opencode", "--json", env=env))
+    assert sorted(report["changed"]) == [str(cfg / "opencode.json"),
+                                         str(cfg / "plugins" / "hindsight.js")]
+    assert plugin_config(cfg / "plugins" / "hindsight.js") == {
+        "argv": [PY, "-P", "-m", "hindsight"],
+        "env": {"HINDSIGHT_HOME": os.environ["HINDSIGHT_HOME"]}, "harness": "opencode"}
+    data = json.loads((cfg / "opencode.json").read_text())
+    assert data == {**mine, "mcp": {**mine["mcp"], "hindsight": local_mcp()}}
+    installed = snapshot(home)
+    assert run("install", "opencode", env=env).stdout.startswith("hindsight is already")
+    assert snapshot(home) == installed
+    ok(run("uninstall", "opencode", env=env))
+    assert snapshot(home) == before
+
+    xdg = tmp_path / "xdg"  # XDG_CONFIG_HOME moves ~/.config
+    ok(run("install", "opencode", env={**env, "XDG_CONFIG_HOME": str(xdg)}))
+    assert (xdg / "opencode" / "plugins" / "hindsight.js").exists()
+    ok(run("uninstall", "opencode", env={**env, "XDG_CONFIG_HOME": str(xdg)}))
+    assert snapshot(xdg) == {}
+
+
+def test_kilo_plugin_is_named_as_a_file_url_and_edits_in_between_stay(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "kilo.json").write_text('{"plugin": ["./my-plugin.ts"]}\n')
+    before = snapshot(repo)
+    env = {"HOME": str(tmp_path / "home")}
+    ok(run("install", "kilo", "--scope", "project", "--project", str(repo), env=env))
+    plugin = repo / ".kilo" / "plugins" / "hindsight.js"
+    assert plugin_config(plugin)["harness"] == "kilo"
+    data = json.loads((repo / "kilo.json").read_text())
+    assert data == {"plugin": ["./my-plugin.ts", f"file://{plugin}"],
+                    "mcp": {"hindsight": local_mcp()}}
+    ok(run("uninstall", "kilo", "--scope", "project", "--project", str(repo), env=env))
+    assert snapshot(repo) == before
+
+    ok(run("install", "kilo", "--scope", "project", "--project", str(repo), env=env))
+    data = json.loads((repo / "kilo.json").read_text())
+    data["plugin"].append("./second.ts")
+    data["theme"] = "dark"
+    (repo / "kilo.json").write_text(json.dumps(data))
+    ok(run("uninstall", "kilo", "--scope", "project", "--project", str(repo), env=env))
+    assert json.loads((repo / "kilo.json").read_text()) == {
+        "plugin": ["./my-plugin.ts", "./second.ts"], "theme": "dark"}
+    assert not plugin.exists()
+
+
+def test_jsonc_with_comments_and_a_foreign_plugin_file_are_left_alone(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    cfg = home / ".config" / "kilo"
+    cfg.mkdir(parents=True)
+    (cfg / "kilo.jsonc").write_text('{\n  // my theme\n  "theme": "dark"\n}\n')
+    before = snapshot(home)
+    r = run("install", "kilo", env={"HOME": str(home)})
+    assert r.returncode == 2
+    assert r.stderr.strip() == (f"hindsight: {cfg / 'kilo.jsonc'}: not plain JSON "
+                                "(comments?): hindsight cannot edit it without losing them; "
+                                "add the entries by hand (README, Agents)")
+    assert snapshot(home) == before
+    (cfg / "kilo.jsonc").write_text('{"theme": "dark"}\n')  # plain JSON in a .jsonc: edited
+    ok(run("install", "kilo", env={"HOME": str(home)}))
+    assert json.loads((cfg / "kilo.jsonc").read_text())["mcp"]["hindsight"] == local_mcp()
+    ok(run("uninstall", "kilo", env={"HOME": str(home)}))
+    assert (cfg / "kilo.jsonc").read_text() == '{"theme": "dark"}\n'
+
+    proj = tmp_path / "proj"
+    (proj / ".opencode" / "plugins").mkdir(parents=True)
+    theirs = proj / ".opencode" / "plugins" / "hindsight.js"
+    theirs.write_text("export const Mine = async () => ({})\n")
+    report = ok(run("install", "opencode", "--scope", "project", "--project", str(proj),
+                    "--json", env={"HOME": str(home)}))
+    assert theirs.read_text() == "export const Mine = async () => ({})\n"
+    assert any(n.startswith(f"{theirs}: a file hindsight did not write") for n in
+               report["notes"])

@@ -80,7 +80,8 @@ class Event:
     whose contract applies), ``session``, ``transcript`` (path, "" when not given),
     ``cwd``, ``prompt``, ``source`` (SessionStart's startup/resume/…), ``files`` (paths an
     edit event names), ``extra`` (fields only the agent's output needs), ``skip`` (why no
-    work is needed, "" otherwise), ``agent`` (its :class:`Adapter`)."""
+    work is needed, "" otherwise), ``agent`` (its :class:`Adapter`), ``data`` (what the
+    write-back job carries as is: the messages opencode's and Kilo's plugin send)."""
 
     name: str
     harness: str
@@ -93,6 +94,7 @@ class Event:
     extra: dict[str, str] = field(default_factory=dict)
     skip: str = ""  # why this call needs no work (the adapter saw it in the payload)
     agent: Adapter | None = field(default=None, repr=False)
+    data: Any = field(default=None, repr=False)  # what the write-back gets as is (messages)
 
     @classmethod
     def from_payload(cls, name: str, harness: str, data: dict[str, Any]) -> Event:

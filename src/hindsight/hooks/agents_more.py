@@ -21,6 +21,14 @@ and the handlers' text → what the agent reads on stdout.
   tool hooks, so there the briefing rests on the rules file and the MCP tools. No
   transcript path is given: write-back finds ``tasks/<taskId>/api_conversation_history.json``
   (:func:`hindsight.config.agents.cline_data_dirs`).
+* **opencode** and **Kilo** (an opencode fork): no shell hooks; hindsight's plugin
+  (``hooks/plugins/opencode.js``, written by ``install``) runs ``hook <event> --harness
+  opencode|kilo`` with a payload of its own making: ``session_id``, ``cwd`` (the plugin's
+  ``directory``), ``prompt`` (user-prompt-submit), ``file_path`` (edit) and ``messages``
+  (stop: the session's finished messages, ``[{info, parts}]``, which the write-back keeps as
+  the session's transcript, :mod:`hindsight.sessions.opencode`). Output: ``{"additional_
+  context": …}`` for the briefing and recall (the plugin pushes it into the system prompt
+  through ``experimental.chat.system.transform``), ``{}`` otherwise.
 """
 
 from __future__ import annotations
@@ -89,7 +97,30 @@ class ClineAdapter(Adapter):
         return _dump({"cancel": False})
 
 
+class OpencodeAdapter(Adapter):
+    """The payloads of hindsight's opencode/Kilo plugin (see the module doc)."""
+
+    def event(self, name: str, data: dict[str, Any], harness: str = "") -> Event:
+        ev = Adapter.event(self, name, data, self.name)
+        if name == "edit":
+            path = _str(data, "file_path")
+            ev.files = (path if os.path.isabs(path) else os.path.join(ev.cwd, path),) \
+                if path else ()
+        messages = data.get("messages")
+        if name in ("stop", "pre-compact", "session-end") and isinstance(messages, list):
+            ev.data = messages
+        return ev
+
+    def render(self, ev: Event, text: str) -> str:
+        if text and ev.name in ("session-start", "user-prompt-submit"):
+            return _dump({"additional_context": text})
+        return "{}\n"
+
+
 WINDSURF = WindsurfAdapter("windsurf", "Windsurf")
 # Cline saves the task's history as the turn goes; the hook may come first
 CLINE = ClineAdapter("cline", "Cline", locates_transcript=True, transcript_wait_s=2.0)
-MORE: dict[str, Adapter] = {a.name: a for a in (WINDSURF, CLINE)}
+# the write-back finds the transcript hindsight keeps for the session (Home.transcript_file)
+OPENCODE = OpencodeAdapter("opencode", "opencode", locates_transcript=True)
+KILO = OpencodeAdapter("kilo", "Kilo Code", locates_transcript=True)
+MORE: dict[str, Adapter] = {a.name: a for a in (WINDSURF, CLINE, OPENCODE, KILO)}

@@ -144,6 +144,15 @@ def import_cline_cmd(as_json: bool) -> None:
         _import_report(bank.sessions.import_cline(), as_json)
 
 
+@click.command("opencode")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+def import_opencode_cmd(as_json: bool) -> None:
+    """Read opencode sessions run in this repository from opencode's database
+    (~/.local/share/opencode/opencode.db, $OPENCODE_DB)."""
+    with _bank("opencode") as bank:
+        _import_report(bank.sessions.import_opencode(), as_json)
+
+
 @click.command("copilot")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
 def import_copilot_cmd(as_json: bool) -> None:
@@ -162,4 +171,5 @@ def import_sources() -> list[click.Command]:
     """The ``import`` subcommands this package provides (``claude-code``, ``codex``,
     ``cursor``, ``copilot``, ``gemini``, ``antigravity``, ``windsurf``, …)."""
     return [import_claude_cmd, import_codex_cmd, import_cursor_cmd, import_copilot_cmd,
-            import_gemini_cmd, import_antigravity_cmd, import_windsurf_cmd, import_cline_cmd]
+            import_gemini_cmd, import_antigravity_cmd, import_windsurf_cmd, import_cline_cmd,
+            import_opencode_cmd]

@@ -22,7 +22,7 @@ _AGENTS = {"claude-code": "Claude Code", "codex": "Codex", "cursor": "Cursor",
            "copilot": "GitHub Copilot CLI", "gemini": "Gemini CLI",
            "antigravity": "Antigravity CLI", "windsurf": "Windsurf", "cline": "Cline",
            "opencode": "opencode", "kilo": "Kilo Code"}
-_MORE = ("windsurf", "cline")  # in hooks.install_more
+_MORE = ("windsurf", "cline", "opencode", "kilo")  # in hooks.install_more
 _HINTS = {"windsurf": "Windsurf reloads hooks.json; open a new Cascade conversation (and "
                       "refresh the MCP servers in Cascade's settings).",
           "cline": "Start a new Cline task (hooks need Cline's \"Enable Hooks\" setting; "

@@ -24,19 +24,40 @@ that is not ours (it reports a conflict), uninstall deletes only ours.
   ``<data>/settings/cline_mcp_settings.json`` of every Cline data folder present (the CLI's
   ``~/.cline/data``, the editor extension's global storage; the CLI's when none is), user
   scope only.
+* **opencode** (opencode docs: plugins, MCP servers, config): our plugin
+  (``hooks/plugins/opencode.js`` with the command line filled in) as
+  ``~/.config/opencode/plugins/hindsight.js`` (user; ``$XDG_CONFIG_HOME`` honoured) or
+  ``<project>/.opencode/plugins/hindsight.js``, which opencode loads by itself; the MCP
+  server under ``mcp`` of ``opencode.json`` (``~/.config/opencode/`` or the project root):
+  ``{"type": "local", "command": [<python>, "-P", "-m", "hindsight", "mcp"], "environment":
+  {…}, "enabled": true}``.
+* **Kilo** (an opencode fork; third-party facts): the same plugin as
+  ``~/.config/kilo/plugins/hindsight.js`` or ``<project>/.kilo/plugins/hindsight.js``, named
+  in the ``plugin`` list of ``kilo.json`` (``~/.config/kilo/`` or the project root) as a
+  ``file://`` URL (Kilo skips other forms), and the MCP server under ``mcp`` as for
+  opencode. A ``kilo.jsonc``/``opencode.jsonc`` is edited only when it is plain JSON: the
+  comments of a JSONC file cannot be kept, so hindsight says so and writes nothing.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
-from hindsight.config.agents import cline_data_dirs, cline_documents_dir, windsurf_dir
+from hindsight.config.agents import (
+    cline_data_dirs,
+    cline_documents_dir,
+    windsurf_dir,
+    xdg_config_dir,
+)
+from hindsight.config.paths import pinned_env
 from hindsight.errors import ConfigError
-from hindsight.hooks.configfiles import JSON, TEXT, Changes, Format, Mutator
-from hindsight.hooks.install import _remove_server, hook_command
+from hindsight.hooks.configfiles import JSON, TEXT, Changes, Format, Mutator, parse_json
+from hindsight.hooks.install import MCP_ARGS, MCP_NAME, _remove_server, _sub, hook_command
 from hindsight.hooks.install import _run as _run_edits
 from hindsight.hooks.install_agents import _add_mcp, _flat_hooks, _project, _strip_flat
+from hindsight.hooks.runtime import python
 
 MARK = "hindsight install"  # every file of ours says it was written by `hindsight install …`
 BEGIN = "<!-- hindsight:begin (written by hindsight install; hindsight uninstall removes it) -->"
@@ -279,6 +300,162 @@ def uninstall_cline(scope: str = "user", project: str | None = None, *,
     return _run("uninstall", "cline", scope, _cline_edits("uninstall", scope, project, home))
 
 
+PLUGIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plugins", "opencode.js")
+_CONFIG_LINE = "const CONFIG = "
+
+
+def plugin_text(harness: str) -> str:
+    """Our opencode/Kilo plugin for ``harness`` (``opencode`` or ``kilo``): the shipped
+    ``plugins/opencode.js`` with its ``const CONFIG = …;`` line set to this interpreter's
+    command (``<python> -P -m hindsight``), the install's pinned ``HINDSIGHT_*`` variables
+    and ``harness``. Raises ConfigError when the shipped file lacks that line."""
+    with open(PLUGIN, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    at = next((i for i, line in enumerate(lines) if line.startswith(_CONFIG_LINE)), None)
+    if at is None:
+        raise ConfigError(f"{PLUGIN}: no '{_CONFIG_LINE}' line (a damaged installation)")
+    config = {"argv": [python(), *MCP_ARGS[:-1]], "env": pinned_env(), "harness": harness}
+    lines[at] = f"{_CONFIG_LINE}{json.dumps(config, ensure_ascii=False)};"
+    return "\n".join(lines)
+
+
+def _is_our_local_mcp(entry: Any) -> bool:
+    cmd = entry.get("command") if isinstance(entry, dict) else None
+    return isinstance(cmd, list) and [str(c) for c in cmd[-3:]] == ["-m", "hindsight", "mcp"]
+
+
+def _add_local_mcp(doc: dict[str, Any], path: str) -> tuple[Any, Changes]:
+    label = f"mcp.{MCP_NAME}"
+    want: dict[str, Any] = {"type": "local", "command": [python(), *MCP_ARGS]}
+    if pinned_env():
+        want["environment"] = pinned_env()
+    want["enabled"] = True
+    servers = _sub(doc, "mcp", path, dict)
+    cur = servers.get(MCP_NAME) if servers else None
+    if cur == want:
+        return doc, [("present", label)]
+    if cur is not None and not _is_our_local_mcp(cur):
+        return doc, [("conflict", label)]
+    doc.setdefault("mcp", {})[MCP_NAME] = want
+    return doc, [("updated" if cur is not None else "added", label)]
+
+
+def _drop_local_mcp(doc: dict[str, Any], path: str) -> tuple[Any, Changes]:
+    servers = _sub(doc, "mcp", path, dict)
+    if not servers or not _is_our_local_mcp(servers.get(MCP_NAME)):
+        return doc, []
+    del servers[MCP_NAME]
+    if not servers:
+        del doc["mcp"]
+    return doc, [("removed", f"mcp.{MCP_NAME}")]
+
+
+def _plugin_entry(url: str, add: bool) -> Mutator:
+    """Add ``url`` to (or remove it from) the ``plugin`` list of a Kilo config."""
+    def mutate(doc: dict[str, Any], path: str) -> tuple[Any, Changes]:
+        plugins = _sub(doc, "plugin", path, list)
+        present = bool(plugins) and url in plugins
+        if add:
+            if present:
+                return doc, [("present", "plugin")]
+            doc.setdefault("plugin", []).append(url)
+            return doc, [("added", "plugin")]
+        if not present:
+            return doc, []
+        plugins[:] = [p for p in plugins if p != url]
+        if not plugins:
+            del doc["plugin"]
+        return doc, [("removed", "plugin")]
+    return mutate
+
+
+def _both(first: Mutator, second: Mutator) -> Mutator:
+    def mutate(doc: Any, path: str) -> tuple[Any, Changes]:
+        doc, a = first(doc, path)
+        doc, b = second(doc, path)
+        return doc, a + b
+    return mutate
+
+
+def _parse_jsonc(text: str, path: str) -> Any:
+    try:
+        return parse_json(text, path)
+    except ConfigError:
+        raise ConfigError(f"{path}: not plain JSON (comments?): hindsight cannot edit it "
+                          "without losing them; add the entries by hand (README, "
+                          "Agents)") from None
+
+
+JSONC = Format(_parse_jsonc, JSON.dump, JSON.bare)
+
+
+def _config_file(folder: str, name: str) -> tuple[str, Format]:
+    """``<folder>/<name>.json``, or ``<name>.jsonc`` when only that exists."""
+    plain_json, jsonc = os.path.join(folder, f"{name}.json"), os.path.join(folder,
+                                                                         f"{name}.jsonc")
+    return (jsonc, JSONC) if os.path.exists(jsonc) and not os.path.exists(plain_json) \
+        else (plain_json, JSON)
+
+
+def opencode_paths(agent: str, scope: str, project: str | None = None, *,
+                   home: str | None = None) -> tuple[str, str, Format]:
+    """``(plugin file, config file, its format)`` of ``agent`` (``opencode`` or ``kilo``)
+    for ``scope``: user ``<config>/<agent>/plugins/hindsight.js`` and
+    ``<config>/<agent>/{opencode,kilo}.json`` (``<config>``: ``$XDG_CONFIG_HOME`` or
+    ``<home or ~>/.config``); project ``<project>/.{opencode,kilo}/plugins/hindsight.js``
+    and ``<project>/{opencode,kilo}.json``. Raises ConfigError for another scope."""
+    root = _project(scope, project)
+    base = os.path.join(root, f".{agent}") if root else os.path.join(
+        xdg_config_dir(home), agent)
+    config, fmt = _config_file(root or base, agent)
+    return os.path.join(base, "plugins", "hindsight.js"), config, fmt
+
+
+def _opencode_edits(agent: str, action: str, scope: str, project: str | None,
+                    home: str | None) -> list[tuple[str, Format, Mutator]]:
+    plugin, config, fmt = opencode_paths(agent, scope, project, home=home)
+    install = action == "install"
+    mcp: Mutator = _add_local_mcp if install else _drop_local_mcp
+    if agent == "kilo":
+        mcp = _both(_plugin_entry(f"file://{plugin}", install), mcp)
+    return [(plugin, TEXT, own_file(plugin_text(agent)) if install else drop_own_file),
+            (config, fmt, mcp)]
+
+
+def install_opencode(scope: str = "user", project: str | None = None, *,
+                     home: str | None = None) -> dict[str, Any]:
+    """Write our plugin (:func:`plugin_text`) where opencode loads plugins from and add the
+    ``hindsight`` MCP server to ``opencode.json`` (:func:`opencode_paths`). Idempotent;
+    report and errors as :func:`hindsight.hooks.install.install_claude_code`."""
+    return _run("install", "opencode", scope,
+                _opencode_edits("opencode", "install", scope, project, home))
+
+
+def uninstall_opencode(scope: str = "user", project: str | None = None, *,
+                       home: str | None = None) -> dict[str, Any]:
+    """Remove our plugin and MCP server from opencode's files for ``scope``; as
+    :func:`uninstall_windsurf`."""
+    return _run("uninstall", "opencode", scope,
+                _opencode_edits("opencode", "uninstall", scope, project, home))
+
+
+def install_kilo(scope: str = "user", project: str | None = None, *,
+                 home: str | None = None) -> dict[str, Any]:
+    """Write our plugin for Kilo, name it in ``kilo.json``'s ``plugin`` list as a
+    ``file://`` URL and add the ``hindsight`` MCP server (:func:`opencode_paths`).
+    Idempotent; report and errors as :func:`install_opencode`."""
+    return _run("install", "kilo", scope, _opencode_edits("kilo", "install", scope, project,
+                                                          home))
+
+
+def uninstall_kilo(scope: str = "user", project: str | None = None, *,
+                   home: str | None = None) -> dict[str, Any]:
+    """Remove our plugin, its ``plugin`` entry and the MCP server from Kilo's files; as
+    :func:`uninstall_windsurf`."""
+    return _run("uninstall", "kilo", scope, _opencode_edits("kilo", "uninstall", scope,
+                                                            project, home))
+
+
 def detect_rows(home: str) -> list[tuple[str, str, str, tuple[str, ...], list[Any]]]:
     """The rows of :func:`hindsight.hooks.install_agents.detect` for the agents of this
     module: ``(agent, label, user directory, commands on PATH, user-scope uninstall
@@ -286,4 +463,8 @@ def detect_rows(home: str) -> list[tuple[str, str, str, tuple[str, ...], list[An
     return [("windsurf", "Windsurf", windsurf_dir(home), ("windsurf",),
              _windsurf_edits("uninstall", "user", None, home)),
             ("cline", "Cline", cline_documents_dir(home), ("cline",),
-             _cline_edits("uninstall", "user", None, home))]
+             _cline_edits("uninstall", "user", None, home)),
+            ("opencode", "opencode", os.path.join(xdg_config_dir(home), "opencode"),
+             ("opencode",), _opencode_edits("opencode", "uninstall", "user", None, home)),
+            ("kilo", "Kilo Code", os.path.join(xdg_config_dir(home), "kilo"), ("kilo",),
+             _opencode_edits("kilo", "uninstall", "user", None, home))]

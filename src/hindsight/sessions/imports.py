@@ -18,6 +18,8 @@ Which sessions belong to this repository:
   the bank's work tree or main worktree (the transcript records no working directory).
 * Cline: every task under the Cline data folders whose working directory (its first
   environment details) resolves to this bank.
+* opencode: the sessions of opencode's database whose ``directory`` is the bank's work
+  tree or main worktree (or below), copied to the transcripts hindsight keeps for opencode.
 * Copilot CLI: every session under ``$COPILOT_HOME/session-state`` whose working directory
   (``workspace.yaml``, else ``session.start``) resolves to this bank.
 """
@@ -34,6 +36,7 @@ from hindsight.config.agents import (
     copilot_dir,
     cursor_dir,
     gemini_dir,
+    opencode_db,
     windsurf_transcripts_dir,
 )
 
@@ -156,4 +159,31 @@ def import_cline(bank: Any, *, data_dirs: list[str] | None = None) -> dict[str, 
         out = {k: out[k] + one[k] for k in out}
     out["looked_in"] = [os.path.join(d, "tasks") for d in dirs if os.path.isdir(d)] or \
         [os.path.join(d, "tasks") for d in dirs[:1]]
+    return out
+
+
+def import_opencode(bank: Any, *, db: str | None = None) -> dict[str, Any]:
+    """Retain the opencode sessions run in this repository (see the module doc). Returns
+    ``{"files", "retained", "duplicates", "errors", "looked_in"}``; a missing database is
+    no error (nothing to import)."""
+    from hindsight.config.paths import Home
+    from hindsight.sessions.opencode import append_messages, db_sessions, read_opencode
+    from hindsight.sessions.seed import _import
+
+    path = db or opencode_db()
+    out: dict[str, Any] = {"files": 0, "retained": 0, "duplicates": 0, "errors": []}
+    try:
+        sessions = db_sessions(path, _roots(bank))
+    except FileNotFoundError:
+        sessions = []
+    except (OSError, ValueError) as e:
+        out["errors"].append(str(e))
+        sessions = []
+    files = []
+    for sid, messages in sessions:
+        files.append(Home.current().transcript_file("opencode", sid, create=True))
+        append_messages(files[-1], messages)
+    out = {**out, **{k: v for k, v in _import(bank, files, partial(
+        read_opencode, cwd=bank.root), "opencode").items() if k != "errors"}}
+    out["looked_in"] = [path]
     return out
