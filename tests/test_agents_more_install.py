@@ -139,17 +139,31 @@ def test_windsurf_project_scope_and_a_rules_file_that_is_not_ours(tmp_path: Path
 
 
 def test_detect_finds_the_new_agents(tmp_path: Path) -> None:
-    home = tmp_path / "home"
+    home, bin_dir = tmp_path / "home", tmp_path / "bin"
     (home / ".codeium" / "windsurf").mkdir(parents=True)
-    env = {"HOME": str(home), "PATH": "/usr/bin:/bin",
+    (home / "Documents" / "Cline").mkdir(parents=True)
+    (home / ".config" / "kilo").mkdir(parents=True)
+    bin_dir.mkdir()
+    (bin_dir / "opencode").write_text("#!/bin/sh\nexit 0\n")
+    (bin_dir / "opencode").chmod(0o755)
+    env = {"HOME": str(home), "PATH": f"{bin_dir}:/usr/bin:/bin",
            "CLAUDE_CONFIG_DIR": str(tmp_path / "none"), "CODEX_HOME": str(tmp_path / "nx")}
-    found = {d["agent"]: d for d in json.loads(run("install", "--detect", "--json",
-                                                   env=env).stdout)}
-    assert (found["windsurf"]["found"], found["windsurf"]["installed"]) == (True, False)
-    ok(run("install", "windsurf", env=env))
-    found = {d["agent"]: d for d in json.loads(run("install", "--detect", "--json",
-                                                   env=env).stdout)}
-    assert found["windsurf"]["installed"] is True
+
+    def found() -> dict[str, tuple[bool, list[str], bool | None]]:
+        rows = json.loads(run("install", "--detect", "--json", env=env).stdout)
+        return {d["agent"]: (d["found"], d["evidence"], d["installed"]) for d in rows[6:]}
+
+    assert found() == {
+        "windsurf": (True, [f"{home / '.codeium' / 'windsurf'}/"], False),
+        "cline": (True, [f"{home / 'Documents' / 'Cline'}/"], False),
+        "opencode": (True, [str(bin_dir / "opencode")], False),
+        "kilo": (True, [f"{home / '.config' / 'kilo'}/"], False)}
+    for agent in ("windsurf", "cline", "opencode", "kilo"):
+        ok(run("install", agent, env=env))
+    assert [v[2] for v in found().values()] == [True] * 4
+    lines = run("install", "--detect", env=env).stdout.splitlines()
+    rows = [x for x in lines if x.startswith(("  windsurf", "  cline", "  opencode", "  kilo"))]
+    assert len(rows) == 4 and all(x.endswith("[hindsight installed]") for x in rows)
 
 
 CLINE_HOOKS = {"TaskStart": "session-start", "TaskResume": "session-start",
@@ -334,3 +348,41 @@ def test_jsonc_with_comments_and_a_foreign_plugin_file_are_left_alone(tmp_path: 
     assert theirs.read_text() == "export const Mine = async () => ({})\n"
     assert any(n.startswith(f"{theirs}: a file hindsight did not write") for n in
                report["notes"])
+
+
+# agent -> (a file of the user's that install edits, relative to HOME; its content)
+USER_FILES: dict[str, tuple[str, dict[str, Any]]] = {
+    "cursor": (".cursor/mcp.json", USER_MCP),
+    "copilot": (".copilot/mcp-config.json", USER_MCP),
+    "gemini": (".gemini/settings.json", {"ui": {"theme": "GitHub"}}),
+    "antigravity": (".gemini/config/hooks.json", {"entire": {"Stop": [
+        {"type": "command", "command": "entire hooks antigravity stop"}]}}),
+    "windsurf": (".codeium/windsurf/mcp_config.json", USER_MCP),
+    "cline": (".cline/data/settings/cline_mcp_settings.json", USER_MCP),
+    "opencode": (".config/opencode/opencode.json", {"model": "anthropic/claude-x"}),
+    "kilo": (".config/kilo/kilo.json", {"plugin": ["./mine.ts"]}),
+}
+
+
+@pytest.mark.parametrize("agent", list(USER_FILES))
+def test_uninstall_keeps_what_the_user_changed_in_between(agent: str, tmp_path: Path
+                                                          ) -> None:
+    home = tmp_path / "home"
+    rel, content = USER_FILES[agent]
+    (home / rel).parent.mkdir(parents=True)
+    (home / rel).write_text(json.dumps(content, indent=3) + "\n")
+    before = snapshot(home)
+    env = {"HOME": str(home)}
+    ok(run("install", agent, env=env))
+    assert (home / rel).read_bytes() != before[rel]
+    data = json.loads((home / rel).read_text())
+    data["addedByTheUser"] = {"while": "hindsight was installed"}
+    (home / rel).write_text(json.dumps(data))
+    ok(run("uninstall", agent, env=env))
+    assert json.loads((home / rel).read_text()) == {
+        **content, "addedByTheUser": {"while": "hindsight was installed"}}
+    after = snapshot(home)
+    assert {p for p in after if ".hindsight-orig" not in p} == set(before)
+    assert {p: b for p, b in after.items() if p != rel} == {
+        p: b for p, b in before.items() if p != rel}
+    assert not any(b"-m hindsight" in b or b"hindsight.js" in b for b in after.values())

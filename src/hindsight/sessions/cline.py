@@ -102,7 +102,9 @@ def task_cwd(path: str, limit: int = 1 << 20) -> str:
 def read_cline(path: str, offset: int = 0, *, max_text: int = 8000, final: bool = False,
                cwd: str = "") -> ReadResult:
     """Read the Cline task history ``path`` from byte ``offset`` (0-based; 0 or the end of
-    a message read before).
+    a message read before: when the bytes there do not follow a message, the history was
+    rewritten, as a checkpoint restore does, and it is read from the start -- the
+    write-back's fingerprints keep what was stored from being stored twice).
 
     User text → "user" (unwrapped from ``<task>``/``<feedback>``/…; environment details,
     tool results and injected context removed); assistant text → "assistant" (thinking
@@ -119,6 +121,10 @@ def read_cline(path: str, offset: int = 0, *, max_text: int = 8000, final: bool 
         base = max(0, min(int(offset), size))
         f.seek(base)
         data = f.read(READ_CAP)
+        if base and data.lstrip()[:1] not in (b",", b"]"):
+            base = 0  # not the end of a message: the history was rewritten (a rewind)
+            f.seek(0)
+            data = f.read(READ_CAP)
     text = data.decode("utf-8", "replace")
     st = ReadState(max_text, cwd=cwd or (task_cwd(path) if base else ""))
     st.session_id = os.path.basename(os.path.dirname(os.path.abspath(path)))
