@@ -128,7 +128,9 @@ def _agent_command(verb: str, agent: str) -> click.Command:
     """``<verb> cursor|copilot|gemini|antigravity`` (``--scope``, ``--project``,
     ``--json``)."""
     label = _AGENTS[agent]
-    helps = {"install": f"Add hindsight's hooks and MCP server to {label} (idempotent; "
+    what = {"windsurf": "hooks, rule", "cline": "hook scripts, rules file",
+            "opencode": "plugin", "kilo": "plugin"}.get(agent, "hooks")
+    helps = {"install": f"Add hindsight's {what} and MCP server to {label} (idempotent; "
                         "backups are written next to each changed file).",
              "uninstall": f"Remove only hindsight's entries from {label}; a file unchanged "
                           "since install gets its original bytes back."}
