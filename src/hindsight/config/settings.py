@@ -6,7 +6,8 @@
 3. the top level of the file (``$HINDSIGHT_CONFIG``, default ``$HINDSIGHT_HOME/config.json``,
    i.e. ``~/.hindsight/config.json``);
 4. ``harnesses.<name>`` of the file (``claude-code``, ``codex``, ``cursor``, ``copilot``,
-   ``gemini``, ``antigravity``, ``mcp``, ``cli``);
+   ``gemini``, ``antigravity``, ``windsurf``, ``cline``, ``opencode``, ``kilo``, ``mcp``,
+   ``cli``);
 5. ``banks.<bankId>`` of the file.
 
 Nothing is ever read from inside a repository: a cloned repository cannot turn memory on,
@@ -39,8 +40,8 @@ from typing import Any, NamedTuple
 
 from hindsight.errors import ConfigError
 
-HARNESSES = ("claude-code", "codex", "cursor", "copilot", "gemini", "antigravity", "mcp",
-             "cli")
+HARNESSES = ("claude-code", "codex", "cursor", "copilot", "gemini", "antigravity", "windsurf",
+             "cline", "opencode", "kilo", "mcp", "cli")
 MASK = "***"
 _INT32_MAX = 2_147_483_647
 _MAX_SECONDS = 1_000_000.0  # timeouts: above 0 and at most this (about 11 days)

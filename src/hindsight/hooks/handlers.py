@@ -240,6 +240,8 @@ def writeback(ev: Event, diag: Diag) -> str:
     if not _first(res, ev, f"writeback:{ev.name}", "", CLAIM_WINDOW_S, diag):
         return ""
     job: dict[str, Any] = {"transcript": ev.transcript}
+    if isinstance(ev.data, list):  # messages an agent's plugin sent (opencode, Kilo)
+        job["messages"] = ev.data
     if ev.agent is not None and ev.agent.transcript_wait_s:
         job["wait_s"] = ev.agent.transcript_wait_s
     _spool(res, ev, diag, job)
@@ -287,7 +289,8 @@ def _run_job(path: str, banks: dict[Any, Any]) -> dict[str, Any]:
     out = banks[key].sessions.write_back(job["transcript"], job["harness"],
                                          session=job.get("session", ""),
                                          final=job["event"] == "session-end",
-                                         cwd=job["cwd"], wait_s=float(job.get("wait_s", 0)))
+                                         cwd=job["cwd"], wait_s=float(job.get("wait_s", 0)),
+                                         messages=job.get("messages"))
     return {"bank": banks[key].bank_id, **out}
 
 
