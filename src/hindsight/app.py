@@ -1,9 +1,9 @@
 """The composition root: open a repository's bank and wire its services.
 
 ``open_bank(...)`` resolves the bank id, opens the storage backend (SQLite here; the only
-module that names a concrete backend or provider) and returns a :class:`Bank` holding four
-services: ``code`` (L1/L2), ``history`` (L3), ``memory`` and ``sessions``. Nothing here
-writes SQL.
+module that names a concrete backend or provider) and returns a :class:`Bank` holding its
+services: ``code`` (L1/L2), ``history`` (L3), ``memory``, ``sessions`` and ``context``
+(task context). Nothing here writes SQL.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from hindsight.codeindex.service import CodeService
 from hindsight.config.paths import Home, bank_file, file_lock, index_lock_name, repo_root
+from hindsight.context.service import ContextService
 from hindsight.errors import BankNotFound, Busy, ConfigError
 from hindsight.history.service import HistoryService, rel_in_root
 from hindsight.memory.service import MemoryService
@@ -67,6 +68,7 @@ class Bank:
     history: HistoryService = field(init=False)
     memory: MemoryService = field(init=False)
     sessions: SessionService = field(init=False)
+    context: ContextService = field(init=False)
 
     def __post_init__(self) -> None:
         from hindsight.providers import make_llm, make_reranker
@@ -85,6 +87,8 @@ class Bank:
                                     code=lambda: self.stores.code
                                     if self.code.is_indexed() else None)
         self.sessions = SessionService(self)
+        self.context = ContextService(self.code, self.history, recall=self._recall_anchored,
+                                      cache=self.path + ".context")
 
     def __enter__(self) -> Bank:
         return self
@@ -94,6 +98,15 @@ class Bank:
 
     def close(self) -> None:
         self.stores.close()
+
+    def _recall_anchored(self, text: str, k: int) -> list[tuple[int, str, list[str], float]]:
+        """Task context's memory channel: lexical recall (no model load), each memory with
+        the paths it is anchored to."""
+        if not self.memory.store.has_active():
+            return []
+        res = self.memory.recall(text, touch=False, embed=False, k=k)
+        return [(h.memory.id, h.memory.text, [a.path for a in h.memory.anchors], h.score)
+                for h in res.hits]
 
     def _after_index(self, st: IndexStats) -> None:
         st.warnings += self.memory.after_index(self.stores.code, self.code.outside_checkout)
