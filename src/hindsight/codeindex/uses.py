@@ -47,6 +47,15 @@ _CONSTRUCT = frozenset({"object_creation_expression", "composite_literal", "stru
 _INHERIT = frozenset({"superclass", "super_interfaces", "extends_clause", "implements_clause",
                       "base_class_clause", "base_list", "delegation_specifier",
                       "class_heritage", "extends_interfaces", "extends_type_clause"})
+# declarations whose ``name`` field is the type they define
+_SPECIFIERS = frozenset({"struct_specifier", "class_specifier", "enum_specifier",
+                         "union_specifier"})
+_DECLS = _SPECIFIERS | frozenset({
+    "type_spec", "type_alias", "struct_item", "enum_item", "union_item", "trait_item",
+    "type_item", "associated_type", "class_declaration", "abstract_class_declaration",
+    "interface_declaration", "type_alias_declaration", "enum_declaration",
+    "type_parameter", "type_parameter_declaration", "alias_declaration",
+    "object_declaration", "type_definition"})
 _QUALIFIED = frozenset({"scoped_type_identifier", "qualified_type", "nested_type_identifier",
                         "scoped_identifier", "qualified_name", "user_type"})
 _TYPE_ARGS = frozenset({"type_arguments", "type_argument_list", "type_parameter"})
@@ -236,8 +245,12 @@ def _is_reference(lang: str, node: Any, in_type: bool) -> bool:
         return False
     field = _field(parent, node)
     if lang in _LEAF and node.type == "type_identifier":
-        # not a definition's own name; Rust `impl T { … }` defines T's methods
-        return not (field == "name" or (parent.type == "impl_item" and field == "type"))
+        if field == "name" and parent.type in _DECLS:
+            # a definition's own name (C's `struct T x;` names T without defining it)
+            return parent.type in _SPECIFIERS and parent.child_by_field_name(
+                "body") is None
+        # Rust `impl T { … }` defines T's methods
+        return not (parent.type == "impl_item" and field == "type")
     if lang == "python":
         return in_type and (node.type == "identifier" and not (
             parent.type == "attribute" and field == "object") or node.type == "string")
