@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from histutil import Repo
 
 from hindsight.app import open_bank
 from hindsight.context import channels as ch
@@ -20,7 +21,6 @@ from hindsight.context.corpus import Corpus, _alive, message_text
 from hindsight.context.fusion import WEIGHTS, Weights, first_stage, normalised
 from hindsight.context.service import Attempt, task_words
 from hindsight.errors import ConfigError, NotIndexed
-from tests.histutil import Repo
 
 STOCK = '''"""Stock levels of the warehouse."""
 
@@ -336,3 +336,36 @@ def test_task_words_map_stems_back() -> None:
     words = task_words("Failing deductions in deductStock")
     assert words["fail"] == "Failing" and words["deduct"] == "deductions"
     assert words["stock"] == "deductStock"
+
+
+def test_prompt_hook_names_the_files_when_confident(tmp_path: Path) -> None:
+    from hookutil import cli, diag, hook, make_env
+
+    env = make_env(tmp_path)
+    repo = shop(tmp_path)
+    cli(["index"], env, repo.path)
+    cli(["ingest", "--all"], env, repo.path)
+    on = {**env, "HINDSIGHT_PROMPT_CONTEXT_FILES": "2"}
+    ask = {"session_id": "s1", "cwd": str(repo.path),
+           "prompt": "the card processor charge_card sends twice"}
+    r = hook("user-prompt-submit", ask, on)
+    assert (r.returncode, r.stdout) == (0, "")  # its indexes were never built: a hook waits
+    assert diag(env)[-1]["context_files"] == []
+    cli(["context", "stock", "-k", "1"], env, repo.path)  # builds them
+    r = hook("user-prompt-submit", ask, env)
+    assert (r.returncode, r.stdout) == (0, "")  # the setting is 0 by default
+    assert "context_files" not in diag(env)[-1]
+    r = hook("user-prompt-submit", {**ask, "session_id": "s2"}, on)
+    text = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert text.startswith('<hindsight-memory kind="task-context">')
+    assert text.endswith(
+        "Files this task most likely involves, best first (hindsight context):\n"
+        "- shop/payment.py: named in the task: `charge_card`; holds what the task quotes: "
+        "`charge_card`\n- shop/stock.py: changed together with shop/payment.py in 3 of its 3 "
+        "commits; changed in 3 of the last 6 commits\n</hindsight-memory>")
+    assert diag(env)[-1]["context_files"] == ["shop/payment.py", "shop/stock.py"]
+    # a prompt whose best file does not lead clearly names none
+    r = hook("user-prompt-submit", {**ask, "session_id": "s3",
+                                    "prompt": "refund again when it runs dry"}, on)
+    assert (r.returncode, r.stdout) == (0, "")
+    assert diag(env)[-1]["context_files"] == []

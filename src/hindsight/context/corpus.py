@@ -29,7 +29,7 @@ from hindsight.memory import segment
 from hindsight.models import Symbol
 from hindsight.store.base import CodeStore, FileRow, HistoryStore
 
-VERSION = f"context 1/{segment.ANALYZER}"  # a change rebuilds every cache
+VERSION = f"context 2/{segment.ANALYZER}"  # a change rebuilds every cache
 FIELDS = ("path", "symbols", "text")
 MAX_READ = 2 << 20  # bytes of a file that are analysed (the index skips larger files)
 _TRAILER = re.compile(r"^[\w-]+(-by|-authored-by):.*$|^Change-Id:.*$", re.M | re.I)
@@ -164,7 +164,8 @@ def load(cache: str | None, code: CodeStore, hs: HistoryStore | None, root: str,
         return known
     got = _load(cache) if cache else None
     if got is not None and got.get("key") == [fkey, hkey]:
-        return _corpus(got)
+        with contextlib.suppress(KeyError, TypeError, ValueError):  # else: rebuilt
+            return _corpus(got)
     if not build:
         return None
     docs = (_load(cache + "-docs") if cache else None) or {}

@@ -4,7 +4,7 @@ Each channel's scores are divided by that channel's best score for the task (so 
 in [0, 1] and a channel that found nothing adds nothing), then::
 
     first(f)  = Σ_c w_c · ŝ_c(f)                      c ∈ code, commits, named, graph,
-                                                         memories, attempts
+                                                         memories, attempts, literal
     final(f)  = first(f) + w_recent · ŝ_recent(f) + w_cochange · ĉ(f)
 
 where ĉ is the co-change of each file with the best files of ``first``
@@ -21,13 +21,14 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, replace
 
-CHANNELS = ("code", "commits", "named", "graph", "memories", "attempts")
+CHANNELS = ("code", "commits", "named", "graph", "memories", "attempts", "literal")
 
 
 @dataclass(frozen=True)
 class Weights:
     """The fusion weights (module doc) and the channel parameters tuned with them:
-    ``similar`` past commits that vote, ``size_power`` of their vote's division by the
+    ``literal_files`` best files (by the other channels) searched for the task's literal
+    strings, ``similar`` past commits that vote, ``size_power`` of their vote's division by the
     files they changed, ``half_life`` (commits) of the recency prior, ``seeds`` files
     whose co-changes count."""
 
@@ -37,6 +38,8 @@ class Weights:
     graph: float = 0.1
     memories: float = 0.3
     attempts: float = 0.3
+    literal: float = 0.3
+    literal_files: int = 50
     recent: float = 0.15
     cochange: float = 0.15
     similar: int = 30

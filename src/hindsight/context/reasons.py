@@ -1,9 +1,10 @@
 """The reasons task context gives for a file, and the symbols it ranks inside the best files.
 
-A symbol of a ranked file scores ``file score × (named + changed + match)``: ``named`` 1
-when the task names it, ``changed`` the share of the similar past commits (those that voted
-for its file) that changed it, ``match`` the IDF-weighted share of the task's terms in its
-name, signature and doc. Only symbols with some evidence are listed.
+A symbol of one of the best :data:`SYMBOL_FILES` files scores ``file score × (named +
+changed + match)``: ``named`` 1 when the task names it, ``changed`` the share of the
+similar past commits (those that voted for its file) that changed it, ``match`` the
+IDF-weighted share of the task's terms in its name, signature and the first line of its
+doc. Only symbols with some evidence are listed.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 MAX_TERMS_SHOWN = 6
 MAX_COMMITS_SHOWN = 2
 SIMILAR_FOR_SYMBOLS = 10  # similar commits whose symbol changes rank symbols
+SYMBOL_FILES = 5  # the best files whose symbols are ranked
 
 
 def matched_terms(ev: Evidence, f: int) -> list[str]:
@@ -42,6 +44,9 @@ def file_reasons(ev: Evidence, f: int, first: dict[int, float], w: Weights) -> l
     out: list[str] = []
     for word in ev.named_files.get(f, []):
         out.append(f"named in the task: `{word}`")
+    if ev.literal.get(f):
+        out.append("holds what the task quotes: " + ", ".join(
+            f"`{x}`" for x in ev.literal[f][:MAX_TERMS_SHOWN]))
     out += [f"call graph: {r}" for r in ev.graph.get(f, [])[:3]]
     if ev.scores.get("code", {}).get(f):
         terms = matched_terms(ev, f)
@@ -97,12 +102,13 @@ def symbols_of(code: CodeStore, hs: HistoryStore, ev: Evidence,
     weight = {t: idf(n, len(c.fpost.get(t, ())) // 4) for t in ev.terms}
     total = sum(weight.values()) or 1.0
     out: list[Ranked] = []
-    for f, fscore in top:
+    for f, fscore in top[:SYMBOL_FILES]:
         path = c.files[f]
         mine: list[Ranked] = []
         for s in code.file_symbols(path):
             key = (s.path, s.local)
-            words = set(segment.terms(f"{s.name} {s.signature} {s.doc}", words=False))
+            doc = s.doc.strip().split("\n", 1)[0][:200]  # its summary line
+            words = set(segment.terms(f"{s.name} {s.signature[:200]} {doc}", words=False))
             match = sum(weight[t] for t in ev.terms if t in words) / total
             share = changed.get(key, 0) / max(1, len(shas))
             hit = 1.0 if key in named else 0.0

@@ -57,7 +57,8 @@ Recall = Callable[[str, int], list[tuple[int, str, list[str], float]]]
 @dataclass
 class Evidence:
     """What the channels found for one task, by file id of ``corpus``: ``scores[channel]``
-    (``code``, ``commits``, ``named``, ``graph``, ``memories``, ``attempts``, ``recent``)
+    (``code``, ``commits``, ``named``, ``graph``, ``memories``, ``attempts``, ``literal``,
+    ``recent``)
     and the details the reasons are written from."""
 
     corpus: Corpus
@@ -70,6 +71,7 @@ class Evidence:
     graph: dict[int, list[str]] = field(default_factory=dict)
     memories: dict[int, list[str]] = field(default_factory=dict)
     attempts: dict[int, list[str]] = field(default_factory=dict)
+    literal: dict[int, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -164,7 +166,22 @@ class ContextService:
         ev.scores["graph"] = {f: float(len(r)) for f, r in ev.graph.items()}
         ev.scores["memories"] = self._memories(c, text, ev)
         ev.scores["attempts"] = self._attempts(c, text, ev)
+        self._literal(c, text, ev, w)
         return ev
+
+    def _literal(self, c: Corpus, text: str, ev: Evidence, w: Weights) -> None:
+        """The ``literal`` channel over the best ``w.literal_files`` files of the others
+        (:mod:`hindsight.context.literal`)."""
+        from hindsight.context import literal
+
+        lits = literal.literals(text)
+        if not lits or not w.literal or w.literal_files < 1:
+            return
+        prelim = fusion.first_stage(ev.scores, w)
+        todo = [c.files[f] for f, _s in fusion.best(prelim, w.literal_files, c.files)]
+        found = _ids(c, literal.find(self.code.root, todo, lits))
+        ev.literal = found
+        ev.scores["literal"] = literal.scores(found)
 
     def _memories(self, c: Corpus, text: str, ev: Evidence) -> dict[int, float]:
         out: dict[int, float] = {}
@@ -205,11 +222,12 @@ class ContextService:
         return fusion.final(first, ev.scores["recent"], cc, w), first, cc
 
     def rank(self, task: str, k: int = 10, *, weights: Weights = WEIGHTS,
-             build: bool = True) -> ContextResult:
+             build: bool = True, symbols: bool = True) -> ContextResult:
         """The ``k`` files and up to ``k`` symbols most likely to need a change for
         ``task``, best first, with reasons. ``build`` false: an empty answer (with a
-        note) when the indexes are not current instead of rebuilding them. Raises
-        ConfigError (an empty task, ``k`` outside 1-100), NotIndexed, StorageError."""
+        note) when the indexes are not current instead of rebuilding them; ``symbols``
+        false: files only. Raises ConfigError (an empty task, ``k`` outside 1-100),
+        NotIndexed, StorageError."""
         t0 = time.perf_counter()
         if not isinstance(task, str) or not task.strip():
             raise ConfigError("task: empty; say what is to be done")
@@ -223,7 +241,7 @@ class ContextService:
         final, first, cc = self.scores(ev, weights)
         top = fusion.best(final, k, c.files)
         files = [self._file(ev, f, s, first, cc, weights) for f, s in top]
-        syms = self._symbols(ev, top, k)
+        syms = self._symbols(ev, top, k) if symbols else []
         notes = self._notes(ev)
         return ContextResult(task, files, syms, confident(top), notes,
                              (time.perf_counter() - t0) * 1000)
