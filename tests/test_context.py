@@ -135,11 +135,17 @@ def test_a_named_symbol_and_its_callers(tmp_path: Path) -> None:
 def test_cochange_reason_counts_the_shared_commits(tmp_path: Path) -> None:
     repo = shop(tmp_path)
     with _bank(repo) as b:
-        res = b.context.rank("make `deduct_stock` atomic", k=5)
+        res = b.context.rank("refund again when it runs dry", k=5)
+        named = b.context.rank("make `deduct_stock` atomic", k=5)
+        weighted = b.context.rank("make `deduct_stock` atomic", k=5,
+                                  weights=WEIGHTS.but(cochange=0.5))
     pay = next(f for f in res.files if f.target == "shop/payment.py")
     # stock.py: initial, refund, audit (3 commits); payment changed in all of them
     assert "changed together with shop/stock.py in 3 of its 3 commits" in pay.reasons
-    assert pay.channels.get("cochange", 0) > 0
+    # by default co-change ranks nothing by itself (weight 0, README: Task context)
+    assert "shop/payment.py" not in [f.target for f in named.files]
+    pay = next(f for f in weighted.files if f.target == "shop/payment.py")
+    assert set(pay.channels) == {"cochange", "recent"} and pay.channels["cochange"] == 0.5
 
 
 def test_rename_is_followed_to_the_current_path(tmp_path: Path) -> None:
@@ -361,9 +367,8 @@ def test_prompt_hook_names_the_files_when_confident(tmp_path: Path) -> None:
     assert text.endswith(
         "Files this task most likely involves, best first (hindsight context):\n"
         "- shop/payment.py: named in the task: `charge_card`; holds what the task quotes: "
-        "`charge_card`\n- shop/stock.py: changed together with shop/payment.py in 3 of its 3 "
-        "commits; changed in 3 of the last 6 commits\n</hindsight-memory>")
-    assert diag(env)[-1]["context_files"] == ["shop/payment.py", "shop/stock.py"]
+        "`charge_card`\n</hindsight-memory>")
+    assert diag(env)[-1]["context_files"] == ["shop/payment.py"]
     # a prompt whose best file does not lead clearly names none
     r = hook("user-prompt-submit", {**ask, "session_id": "s3",
                                     "prompt": "refund again when it runs dry"}, on)

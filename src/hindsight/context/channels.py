@@ -32,9 +32,10 @@ K1 = 1.2  # Robertson & Zaragoza 2009; as the memory engine (memory/lexical.py)
 
 @dataclass(frozen=True)
 class FieldWeights:
-    """BM25F weights and length normalisation (b) of the file fields."""
+    """BM25F weights and length normalisation (b) of the file fields (chosen with the
+    fusion weights: :mod:`hindsight.context.fusion`)."""
 
-    path: float = 2.0
+    path: float = 4.0
     symbols: float = 1.0
     text: float = 1.0
     b_path: float = 0.3

@@ -33,21 +33,21 @@ class Weights:
     whose co-changes count."""
 
     code: float = 1.0
-    commits: float = 0.6
-    named: float = 0.4
+    commits: float = 0.8
+    named: float = 1.0
     graph: float = 0.1
     memories: float = 0.3
     attempts: float = 0.3
-    literal: float = 0.3
-    literal_files: int = 50
-    recent: float = 0.15
-    cochange: float = 0.15
-    similar: int = 30
-    size_power: float = 1.0
+    literal: float = 0.5
+    literal_files: int = 20
+    recent: float = 0.05
+    cochange: float = 0.0
+    similar: int = 10
+    size_power: float = 0.5
     vote_half_life: float = 0.0
-    alive_power: float = 1.0
-    half_life: float = 200.0
-    seeds: int = 5
+    alive_power: float = 0.5
+    half_life: float = 50.0
+    seeds: int = 3
 
     def but(self, **kw: float) -> Weights:
         """A copy with some fields changed (the ablation sets one to 0)."""
@@ -79,7 +79,7 @@ def final(first: dict[int, float], recent: dict[int, float], cochanged: dict[int
           w: Weights) -> dict[int, float]:
     """``first`` plus the recency prior and the co-change term (module doc); only files
     that some query-dependent channel found (a prior alone never ranks a file)."""
-    r, c = normalised(recent), normalised(cochanged)
+    r, c = normalised(recent), normalised(cochanged) if w.cochange else {}
     out = dict(first)
     for f in set(first) | set(c):
         out[f] = out.get(f, 0.0) + w.recent * r.get(f, 0.0) + w.cochange * c.get(f, 0.0)
