@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 from hindsight.codeindex.service import CodeService
 from hindsight.config.paths import Home, bank_file, file_lock, index_lock_name, repo_root
-from hindsight.context.service import ContextService
 from hindsight.errors import BankNotFound, Busy, ConfigError
 from hindsight.history.service import HistoryService, rel_in_root
 from hindsight.memory.service import MemoryService
@@ -29,6 +28,7 @@ from hindsight.store.base import CodeStore, HistoryStore, MemoryStore
 
 if TYPE_CHECKING:
     from hindsight.config.settings import Settings
+    from hindsight.context.service import ContextService
 
 INDEX_LOCK_WAIT_S = 600.0  # an index writer waits this long for another one's pass
 
@@ -68,7 +68,7 @@ class Bank:
     history: HistoryService = field(init=False)
     memory: MemoryService = field(init=False)
     sessions: SessionService = field(init=False)
-    context: ContextService = field(init=False)
+    _context: ContextService | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         from hindsight.providers import make_llm, make_reranker
@@ -87,8 +87,18 @@ class Bank:
                                     code=lambda: self.stores.code
                                     if self.code.is_indexed() else None)
         self.sessions = SessionService(self)
-        self.context = ContextService(self.code, self.history, recall=self._recall_anchored,
-                                      cache=self.path + ".context")
+
+    @property
+    def context(self) -> ContextService:
+        """Task context (``context/service.py``), made on first use: its indexes are kept
+        in ``<bank>.db.context``."""
+        if self._context is None:
+            from hindsight.context.service import ContextService
+
+            self._context = ContextService(self.code, self.history,
+                                           recall=self._recall_anchored,
+                                           cache=self.path + ".context")
+        return self._context
 
     def __enter__(self) -> Bank:
         return self
