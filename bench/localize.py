@@ -23,6 +23,7 @@ The baseline is BM25 over file contents (``bm25s``, Lucene variant, k1 = 1.2, b 
 the same analyzer's terms (:mod:`hindsight.memory.segment`).
 
     python bench/localize.py --repo PATH [--tasks FILE] [-n N] [--ablation] [--out NAME]
+    python bench/localize.py --repo PATH --latency N     # context p50/p95 on HEAD's bank
 
 Writes bench/results/<NAME>.json (default ``localize``; with several runs, results of other
 repositories in the file are kept). The last two lines of stdout are
@@ -281,6 +282,35 @@ def evaluate(src: str, tasks: list[Task] | None, n: int, ablation: bool,
             "per_task": per_task}
 
 
+def latency(src: str, n: int) -> dict[str, Any]:
+    """``hindsight context`` in process on the bank of HEAD (history in full): the newest
+    ``n`` commit messages as tasks, each ranked as a new process would (indexes read from
+    their file), k = 10. Not a quality figure (those commits are in the history)."""
+    from hindsight.app import open_bank
+
+    with tempfile.TemporaryDirectory(prefix="hs-latency-") as tmp:
+        clone = prepare(src, Path(tmp))
+        move_to(clone, git(clone, "rev-parse", "HEAD").strip())
+        queries = [q.strip() for q in git(clone, "log", "--no-merges", f"-n{n}",
+                                          "--format=%B%x00").split("\0") if q.strip()]
+        os.environ["HINDSIGHT_HOME"] = str(Path(tmp) / "home")
+        with open_bank(str(clone), repo_root_path=str(clone)) as bank:
+            bank.code.index(workers=1)
+            bank.history.ingest(all_=True, mode="full", workers=1)
+            commits = bank.history.store.commit_count()
+            bank.context.corpus()
+            lat = []
+            for q in queries:
+                bank.context._corpus = None
+                s = time.perf_counter()
+                bank.context.rank(q, k=10)
+                lat.append((time.perf_counter() - s) * 1000)
+            size = os.path.getsize(bank.path + ".context")
+    return {"commits": commits, "queries": len(lat), "p50_ms": round(pct(lat, 50), 1),
+            "p95_ms": round(pct(lat, 95), 1), "cache_bytes": size,
+            "load": os.getloadavg()[0]}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", required=True, help="a git repository or bundle")
@@ -289,7 +319,20 @@ def main() -> None:
     ap.add_argument("--ablation", action="store_true",
                     help="also rank without each channel in turn")
     ap.add_argument("--out", default="localize", help="result file name (bench/results)")
+    ap.add_argument("--latency", type=int, default=0, metavar="N",
+                    help="only time `context` on the bank of HEAD for the newest N commit "
+                    "messages (written to <out>_latency.json)")
     a = ap.parse_args()
+    if a.latency:
+        got = latency(a.repo, a.latency)
+        name = f"{a.out}_latency"
+        path = RESULTS / f"{name}.json"
+        old = json.loads(path.read_text()) if path.exists() else {}
+        runs = {**old.get("runs", {}), os.path.basename(a.repo.rstrip("/")): got}
+        write(name, {"machine": machine(), "runs": runs})
+        print(f"context on {got['commits']} commits: p50 {got['p50_ms']} ms, p95 "
+              f"{got['p95_ms']} ms ({got['queries']} tasks, load {got['load']:.1f})")
+        return
     tasks = read_tasks(a.tasks) if a.tasks else None
     res = evaluate(a.repo, tasks, a.n, a.ablation, lambda s: print(s, file=sys.stderr))
     path = RESULTS / f"{a.out}.json"

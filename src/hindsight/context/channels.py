@@ -24,7 +24,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
-from hindsight.context.corpus import Corpus
+from hindsight.context.corpus import Corpus, recency
 from hindsight.memory.lexical import idf
 
 K1 = 1.2  # Robertson & Zaragoza 2009; as the memory engine (memory/lexical.py)
@@ -112,14 +112,11 @@ def commit_votes(c: Corpus, hits: list[tuple[int, float]], size_power: float = 1
 
 def recent(c: Corpus, half_life: float) -> dict[int, float]:
     """Σ 2^(−age / ``half_life``) over the commits that changed each file; age: how many
-    commits came after (the newest commit has age 0)."""
-    n = len(c.commits)
-    out: dict[int, float] = {}
-    for j, fs in enumerate(c.cfiles):
-        w = 2.0 ** (-(n - 1 - j) / half_life)
-        for f in fs:
-            out[f] = out.get(f, 0.0) + w
-    return out
+    commits came after (the newest commit has age 0). Computed when the corpus was built
+    for the default half-life (:func:`hindsight.context.corpus.recency`)."""
+    if c.prior is not None and c.prior[0] == half_life:
+        return c.prior[1]
+    return recency(c, half_life)
 
 
 def cochange(c: Corpus, seeds: dict[int, float], top: int = 10,

@@ -29,7 +29,7 @@ from hindsight.memory import segment
 from hindsight.models import Symbol
 from hindsight.store.base import CodeStore, FileRow, HistoryStore
 
-VERSION = f"context 2/{segment.ANALYZER}"  # a change rebuilds every cache
+VERSION = f"context 3/{segment.ANALYZER}"  # a change rebuilds every cache
 FIELDS = ("path", "symbols", "text")
 MAX_READ = 2 << 20  # bytes of a file that are analysed (the index skips larger files)
 _TRAILER = re.compile(r"^[\w-]+(-by|-authored-by):.*$|^Change-Id:.*$", re.M | re.I)
@@ -44,7 +44,8 @@ class Corpus:
     it changed that exist now (renames followed), ``clive[j]`` for each of those the share
     of the symbols it changed there that still exist there (1.0 when it changed no
     symbol), ``cn[j]`` how many files it changed in all, ``clen[j]`` its message length in
-    terms, ``cpost[term]`` an ``array('I')`` of ``(commit, tf)`` pairs."""
+    terms, ``cpost[term]`` an ``array('I')`` of ``(commit, tf)`` pairs. ``prior``: the
+    recency prior of the default half-life, computed once when built."""
 
     files: list[str] = field(default_factory=list)
     flen: list[tuple[int, int, int]] = field(default_factory=list)
@@ -56,6 +57,7 @@ class Corpus:
     clen: list[int] = field(default_factory=list)
     cpost: dict[str, array[int]] = field(default_factory=dict)
     key: tuple[str, str] = ("", "")
+    prior: tuple[float, dict[int, float]] | None = None  # (half-life, recency by file)
     _by_path: dict[str, int] | None = None
     _touching: list[list[int]] | None = None
 
@@ -119,13 +121,32 @@ def _pack(post: dict[str, list[int]]) -> dict[str, bytes]:
     return {t: array("I", v).tobytes() for t, v in post.items()}
 
 
+class Postings(dict[str, Any]):
+    """term → postings, kept as the bytes read from the cache file and turned into an
+    ``array('I')`` when a term is first asked for (a ranking asks for a few terms of
+    tens of thousands)."""
+
+    def __getitem__(self, term: str) -> array[int]:
+        raw = super().__getitem__(term)
+        if isinstance(raw, bytes | bytearray):
+            a = array("I")
+            a.frombytes(raw)
+            super().__setitem__(term, a)
+            return a
+        return raw
+
+    def get(self, term: str, default: Any = None) -> Any:
+        if term not in self:
+            return default
+        return self[term]
+
+
 def _unpack(post: dict[str, bytes]) -> dict[str, array[int]]:
-    out: dict[str, array[int]] = {}
-    for t, b in post.items():
-        a = array("I")
-        a.frombytes(b)
-        out[t] = a
-    return out
+    return Postings(post)
+
+
+def _raw(a: bytes | array[int]) -> bytes:
+    return a if isinstance(a, bytes) else a.tobytes()
 
 
 def _load(path: str) -> dict[str, Any] | None:
@@ -180,15 +201,16 @@ def _corpus(d: dict[str, Any]) -> Corpus:
     return Corpus(d["files"], [tuple(x) for x in d["flen"]], _unpack(d["fpost"]),
                   [tuple(x) for x in d["commits"]], [tuple(x) for x in d["cfiles"]],
                   [tuple(x) for x in d["clive"]], d["cn"], d["clen"], _unpack(d["cpost"]),
-                  tuple(d["key"]))
+                  tuple(d["key"]), prior=(d["prior"][0], d["prior"][1]))
 
 
 def _packed(c: Corpus) -> dict[str, Any]:
     return {"key": list(c.key), "files": c.files, "flen": [list(x) for x in c.flen],
-            "fpost": {t: a.tobytes() for t, a in c.fpost.items()},
+            "fpost": {t: _raw(a) for t, a in c.fpost.items()},
             "commits": [list(x) for x in c.commits], "cfiles": [list(x) for x in c.cfiles],
             "clive": [list(x) for x in c.clive],
-            "cn": c.cn, "clen": c.clen, "cpost": {t: a.tobytes() for t, a in c.cpost.items()}}
+            "prior": list(c.prior) if c.prior else [0.0, {}],
+            "cn": c.cn, "clen": c.clen, "cpost": {t: _raw(a) for t, a in c.cpost.items()}}
 
 
 def _build(rows: dict[str, FileRow], code: CodeStore, hs: HistoryStore | None, root: str,
@@ -216,6 +238,9 @@ def _build(rows: dict[str, FileRow], code: CodeStore, hs: HistoryStore | None, r
     if hs is not None:
         live = {p: set(v[4]) for p, v in files.items()}
         _commits(c, hs.change_sets(), old_commits, commits, live)
+    from hindsight.context.fusion import WEIGHTS
+
+    c.prior = (WEIGHTS.half_life, recency(c, WEIGHTS.half_life))
     return c, {"files": files, "commits": commits}
 
 
@@ -253,6 +278,18 @@ def _commits(c: Corpus, sets: list[tuple[str, int, str, list[tuple[str, str, lis
         for t, n in counts.items():
             post.setdefault(t, []).extend((j, n))
     c.cpost = _unpack(_pack(post))
+
+
+def recency(c: Corpus, half_life: float) -> dict[int, float]:
+    """Σ 2^(−age / ``half_life``) over the commits that changed each file; age: how many
+    commits came after (the newest commit has age 0)."""
+    n = len(c.commits)
+    out: dict[int, float] = {}
+    for j, fs in enumerate(c.cfiles):
+        w = 2.0 ** (-(n - 1 - j) / half_life)
+        for f in fs:
+            out[f] = out.get(f, 0.0) + w
+    return out
 
 
 def _alive(changed: list[str], now: set[str]) -> float:

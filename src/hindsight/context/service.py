@@ -164,7 +164,7 @@ class ContextService:
         ev.scores["named"] = {f: float(len(ws)) for f, ws in ev.named_files.items()}
         ev.graph = _ids(c, neighbours(store, ev.named_symbols))
         ev.scores["graph"] = {f: float(len(r)) for f, r in ev.graph.items()}
-        ev.scores["memories"] = self._memories(c, text, ev)
+        ev.scores["memories"] = self._memories(c, text, ev, w)
         ev.scores["attempts"] = self._attempts(c, text, ev)
         self._literal(c, text, ev, w)
         return ev
@@ -183,9 +183,9 @@ class ContextService:
         ev.literal = found
         ev.scores["literal"] = literal.scores(found)
 
-    def _memories(self, c: Corpus, text: str, ev: Evidence) -> dict[int, float]:
+    def _memories(self, c: Corpus, text: str, ev: Evidence, w: Weights) -> dict[int, float]:
         out: dict[int, float] = {}
-        if self._recall is None:
+        if self._recall is None or not w.memories:
             return out
         for rank, (mid, mtext, paths, _s) in enumerate(self._recall(text, 10)):
             for p in dict.fromkeys(paths):

@@ -90,8 +90,11 @@ class SessionService:
         ctx = getattr(self.bank, "context", None)
         if ctx is None or n < 1:
             return "", []
-        try:
-            res = ctx.rank(prompt, n, build=False, symbols=False)
+        from hindsight.context.fusion import WEIGHTS
+
+        try:  # memories are the relevance gate's to inject: not searched twice
+            res = ctx.rank(prompt, n, build=False, symbols=False,
+                           weights=WEIGHTS.but(memories=0.0))
         except NotIndexed:
             return "", []
         if not res.confident or not res.files:
