@@ -23,7 +23,7 @@ The baseline is BM25 over file contents (``bm25s``, Lucene variant, k1 = 1.2, b 
 the same analyzer's terms (:mod:`hindsight.memory.segment`).
 
     python bench/localize.py --repo PATH [--tasks FILE] [-n N] [--ablation] [--out NAME]
-    python bench/localize.py --repo PATH --latency N     # context p50/p95 on HEAD's bank
+    python bench/localize.py --repo PATH --latency N     # context and prompt hook p50/p95
 
 Writes bench/results/<NAME>.json (default ``localize``; with several runs, results of other
 repositories in the file are kept). The last two lines of stdout are
@@ -306,9 +306,33 @@ def latency(src: str, n: int) -> dict[str, Any]:
                 bank.context.rank(q, k=10)
                 lat.append((time.perf_counter() - s) * 1000)
             size = os.path.getsize(bank.path + ".context")
+        hooks = {n: prompt_hook(clone, Path(tmp), queries[:30], n) for n in (0, 3)}
     return {"commits": commits, "queries": len(lat), "p50_ms": round(pct(lat, 50), 1),
             "p95_ms": round(pct(lat, 95), 1), "cache_bytes": size,
-            "load": os.getloadavg()[0]}
+            "prompt_hook": hooks, "load": os.getloadavg()[0]}
+
+
+def prompt_hook(clone: Path, tmp: Path, prompts: list[str], files: int) -> dict[str, Any]:
+    """The prompt hook as a subprocess (process start included) on each prompt's first
+    line, with setting ``promptContextFiles`` = ``files``: p50 / p95 ms and on how many
+    prompts files were named."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HINDSIGHT_")}
+    env.update(HINDSIGHT_HOME=str(tmp / "home"), HINDSIGHT_EMBEDDER="hashing",
+               HINDSIGHT_SEED="0", HINDSIGHT_DIAG_FILE=str(tmp / "diag.jsonl"),
+               HINDSIGHT_PROMPT_CONTEXT_FILES=str(files),
+               PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))
+    lat, named = [], 0
+    for i, q in enumerate(prompts):
+        data = json.dumps({"session_id": f"bench-{files}-{i}", "cwd": str(clone),
+                           "prompt": q.splitlines()[0]})
+        s = time.perf_counter()
+        out = subprocess.run([sys.executable, "-m", "hindsight", "hook",
+                              "user-prompt-submit"], input=data, capture_output=True,
+                             text=True, env=env, cwd=str(clone))
+        lat.append((time.perf_counter() - s) * 1000)
+        named += "task-context" in out.stdout
+    return {"p50_ms": round(pct(lat, 50), 1), "p95_ms": round(pct(lat, 95), 1),
+            "prompts": len(lat), "files_named": named}
 
 
 def main() -> None:
@@ -321,7 +345,8 @@ def main() -> None:
     ap.add_argument("--out", default="localize", help="result file name (bench/results)")
     ap.add_argument("--latency", type=int, default=0, metavar="N",
                     help="only time `context` on the bank of HEAD for the newest N commit "
-                    "messages (written to <out>_latency.json)")
+                    "messages, and the prompt hook on 30 of them with promptContextFiles 0 "
+                    "and 3 (written to <out>_latency.json)")
     a = ap.parse_args()
     if a.latency:
         got = latency(a.repo, a.latency)
@@ -332,6 +357,9 @@ def main() -> None:
         write(name, {"machine": machine(), "runs": runs})
         print(f"context on {got['commits']} commits: p50 {got['p50_ms']} ms, p95 "
               f"{got['p95_ms']} ms ({got['queries']} tasks, load {got['load']:.1f})")
+        for n, h in got["prompt_hook"].items():
+            print(f"prompt hook, promptContextFiles {n}: p50 {h['p50_ms']} ms, p95 "
+                  f"{h['p95_ms']} ms, files named on {h['files_named']} of {h['prompts']}")
         return
     tasks = read_tasks(a.tasks) if a.tasks else None
     res = evaluate(a.repo, tasks, a.n, a.ablation, lambda s: print(s, file=sys.stderr))
