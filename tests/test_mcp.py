@@ -19,7 +19,8 @@ from histutil import Repo, fn
 from hindsight.app import open_bank
 
 TOOLS = {"retain", "recall", "reflect", "forget", "search_symbols", "callers", "callees",
-         "pages", "trace_flow", "symbol_history", "why", "impact", "status"}
+         "pages", "trace_flow", "symbol_history", "why", "impact", "status",
+         "context"}
 CHAIN = ["leaf", "middle", "top", "entry", "main"]  # each calls the one before
 
 
@@ -129,6 +130,13 @@ async def _check_history_tools(c: Any) -> None:
     assert items["pkg/core.py::top"]["reasons"] == ["calls it (depth 2)"]
     assert "pkg/core.py::entry" not in items
     assert items["pkg/util.py::fmt"]["cochanges"] == 3 and imp["partial"] is False
+    ctx = await ok(c, "context", task="leaf skips the footer row", k=2)
+    assert [f["path"] for f in ctx["files"]] == ["pkg/core.py", "pkg/util.py"]
+    assert any(r.endswith('"leaf: skip the footer row" changed it')
+               for r in ctx["files"][0]["reasons"])
+    assert ctx["symbols"][0]["qname"] == "pkg/core.py::leaf"
+    assert "task must not be empty" in await err(c, "context", task=" ")
+    assert "k=0: must be from 1 to 100" in await err(c, "context", task="leaf", k=0)
 
 
 async def _check_memory_tools(c: Any) -> None:
@@ -174,7 +182,7 @@ def test_stdio_server_tools(indexed: tuple[Path, Path], env: dict[str, str]) -> 
     async def main() -> None:
         async with _stdio(indexed[0], env) as c:
             listed = (await c.list_tools()).tools
-            assert {t.name for t in listed} == TOOLS and len(listed) == 13
+            assert {t.name for t in listed} == TOOLS and len(listed) == 14
             for t in listed:
                 assert t.description and len(t.description) > 80, t.name
                 assert "Call " in t.description, t.name  # states when to call it

@@ -1,10 +1,9 @@
 """The composition root: open a repository's bank and wire its services.
 
 ``open_bank(...)`` resolves the bank id, opens the storage backend (SQLite here; the only
-module that names a concrete backend or provider) and returns a :class:`Bank` holding five
-services: ``code`` (L1/L2), ``history`` (L3), ``memory``, ``sessions`` and ``pages``
-(knowledge pages). Nothing here
-writes SQL.
+module that names a concrete backend or provider) and returns a :class:`Bank` holding its
+services: ``code`` (L1/L2), ``history`` (L3), ``memory``, ``sessions``, ``pages``
+(knowledge pages) and ``context`` (task context). Nothing here writes SQL.
 """
 
 from __future__ import annotations
@@ -31,6 +30,7 @@ from hindsight.store.base import CodeStore, HistoryStore, MemoryStore, PageStore
 
 if TYPE_CHECKING:
     from hindsight.config.settings import Settings
+    from hindsight.context.service import ContextService
 
 INDEX_LOCK_WAIT_S = 600.0  # an index writer waits this long for another one's pass
 
@@ -72,6 +72,7 @@ class Bank:
     memory: MemoryService = field(init=False)
     sessions: SessionService = field(init=False)
     pages: PageService = field(init=False)
+    _context: ContextService | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         from hindsight.providers import make_llm, make_reranker
@@ -98,6 +99,18 @@ class Bank:
                                  llm=lambda: make_llm(self.settings),
                                  records=lambda: getattr(self, "records", None))
 
+    @property
+    def context(self) -> ContextService:
+        """Task context (``context/service.py``), made on first use: its indexes are kept
+        in ``<bank>.db.context``."""
+        if self._context is None:
+            from hindsight.context.service import ContextService
+
+            self._context = ContextService(self.code, self.history,
+                                           recall=self._recall_anchored,
+                                           cache=self.path + ".context")
+        return self._context
+
     def __enter__(self) -> Bank:
         return self
 
@@ -106,6 +119,15 @@ class Bank:
 
     def close(self) -> None:
         self.stores.close()
+
+    def _recall_anchored(self, text: str, k: int) -> list[tuple[int, str, list[str], float]]:
+        """Task context's memory channel: lexical recall (no model load), each memory with
+        the paths it is anchored to."""
+        if not self.memory.store.has_active():
+            return []
+        res = self.memory.recall(text, touch=False, embed=False, k=k)
+        return [(h.memory.id, h.memory.text, [a.path for a in h.memory.anchors], h.score)
+                for h in res.hits]
 
     def _after_index(self, st: IndexStats) -> None:
         st.warnings += self.memory.after_index(self.stores.code, self.code.outside_checkout)

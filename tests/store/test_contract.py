@@ -419,6 +419,22 @@ def test_code_store_after_an_index(stores: tuple[Any, Any, Any], tmp_path: Path)
     assert code.files_by_suffix("%", 5) == [] and code.files_by_suffix("_ore.py", 5) == []
 
 
+def test_code_store_imports_of(stores: tuple[Any, Any, Any], tmp_path: Path) -> None:
+    from hindsight.codeindex.indexer import index
+
+    code, _h, _m = stores
+    repo = make_repo(tmp_path / "repo", {
+        "pkg/__init__.py": "", "pkg/core.py": "def connect():\n    return 1\n",
+        "app.py": "from pkg.core import connect\nimport pkg.core\n\n\ndef run():\n"
+                  "    return connect()\n"})
+    index(code, str(repo), workers=1)
+    got = [(e.src, e.kind, e.dst, e.path, e.line)
+           for e in code.imports_of(["pkg/core.py::connect", "pkg/core.py::"])]
+    assert got == [("app.py::", "import", "pkg/core.py::connect", "app.py", 1),
+                   ("app.py::", "import", "pkg/core.py::", "app.py", 2)]
+    assert code.imports_of(["pkg/core.py::nothing"]) == []
+
+
 def test_code_store_notes_and_problem_files(stores: tuple[Any, Any, Any],
                                            tmp_path: Path) -> None:
     from hindsight.codeindex.indexer import index
@@ -460,6 +476,10 @@ def test_history_store_after_an_ingest(stores: tuple[Any, Any, Any], tmp_path: P
     assert [(r["local"], r["commits"], r["fixes"]) for r in history.symbol_churn(0)] == \
         [("f", 2, 1)]
     assert history.renames() == []
+    init_sha = changes[1]["sha"]
+    assert history.change_sets() == [
+        (init_sha, history.commit(init_sha)["committer_ts"], "init\n", [("a.py", "", ["f"])]),
+        (head["sha"], head["committer_ts"], "fix: f returns 2\n", [("a.py", "", ["f"])])]
     ev, = history.trace_events("a.py")
     assert (ev["id"], ev["actor"], ev["ranges"]) == (n, "agent", [[2, 1, 2, 1]])
     assert history.trace_events("a.py", since_unix=1_900_000_000.0) == []

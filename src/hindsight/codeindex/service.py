@@ -36,6 +36,10 @@ class CodeService:
         self.root = root
         self._lock = writer_lock
         self._after = after_index
+        # when each using definition was last verified: [(path, local)] -> {(path, local):
+        # ISO time}; execution records provide it (None until then: times are null)
+        self.verified: Callable[[list[tuple[str, str]]], dict[tuple[str, str], str]] | None \
+            = None
 
     # --- indexing -----------------------------------------------------------------------
     def index(self, *, full: bool = False, include_untracked: bool | None = None,
@@ -144,6 +148,18 @@ class CodeService:
 
         return walk(self.require(), direction, symbol, depth, self.rel(file),
                     include_unresolved, stop, limit)
+
+    def uses(self, entity: str, relation: str = "uses", depth: int = 1,
+             file: str | None = None) -> tuple[Symbol, list[Any]]:
+        """``(entity symbol, uses)``: every place that uses ``entity`` by ``relation``
+        (``uses``, ``calls``, ``imports``, ``inherits``) to ``depth`` levels, each with
+        file:line and its last verified time (from :attr:`verified`, else None); see
+        :func:`hindsight.codeindex.uses.uses`. Raises ConfigError, NotIndexed, NotFound,
+        Ambiguous."""
+        from hindsight.codeindex.uses import uses
+
+        return uses(self.require(), self.root, entity, relation, depth, self.rel(file),
+                    self.verified)
 
     def trace(self, start: str, depth: int = 3, file: str | None = None) -> Any:
         """Call tree from ``start`` (a :class:`hindsight.codeindex.query.Step`)."""

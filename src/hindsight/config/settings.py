@@ -142,6 +142,9 @@ class Settings:
         "bool", True, "Cursor's beforeSubmitPrompt hook returns recalled memories as "
         "additional_context (accepted by Cursor 3.20 clients, not documented); off: Cursor "
         "gets the session briefing and the MCP tools only.")
+    prompt_context_files: int = _knob(
+        "int", 0, "The prompt hook names this many files of task context (hindsight "
+        "context) when that ranking is confident; 0: none.", lo=0, hi=10)
     # --- model providers --------------------------------------------------------------
     llm_url: str = _knob("str", "",
                          "Base URL of an OpenAI-compatible chat endpoint, ending in /v1 (e.g. "

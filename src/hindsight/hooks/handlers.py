@@ -199,6 +199,12 @@ def user_prompt_submit(ev: Event, diag: Diag) -> str:
             ev.prompt, threshold=float(s["recallThreshold"]), limit=int(s["recallLimit"]),
             max_chars=int(s["recallMaxChars"]), exclude=seen, agent=ev.harness)
         diag.mark("recall")
+        if int(s["promptContextFiles"]):
+            files_text, paths = bank.sessions.prompt_files(ev.prompt,
+                                                           int(s["promptContextFiles"]))
+            diag.mark("context")
+            diag.set(context_files=paths)
+            text = "\n".join(t for t in (text, files_text) if t)
         if ids and ev.session:
             _best_effort(diag, "injected ids", bank.sessions.set_injected, ev.session,
                          seen | set(ids))

@@ -76,6 +76,12 @@ DESCRIPTIONS = {
     "{pages: [{name, title, version, updated_at, sections: [{heading, text, citations: "
     "[{kind: file|symbol|commit|memory|attempt, ref}]}]}], " + _PAGE + "}; [n] in a text "
     "is its n-th citation.",
+    "context": "The files and symbols most likely to need a change for a task, best "
+    "first, each with its reasons: matching code, similar past commits and the files they "
+    "changed, co-change, call-graph neighbours of what the task names, memories, failed "
+    "attempts. Call at the start of a task, before searching the code yourself, to know "
+    "where to look first. Returns {files: [{path, score, reasons, channels}], symbols: "
+    "[{qname, kind, line, score, reasons}], confident, notes}.",
     "status": "Health of this repository's bank: root, database, indexed files, symbols, "
     "edges, git history, memories by status and stale. Call when another tool says the code "
     "is not indexed, when results look empty or outdated, or to check the repository served.",
@@ -87,6 +93,9 @@ PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
     "text": ("The memory: one self-contained statement.", _TEXT),
     "recall.text": ("What you are doing or looking for, in your own words.", _TEXT),
     "question": ("The question to answer from memory.", _ONE),
+    "task": ("The task in words (an issue title, what the user asked).", _TEXT),
+    "context.k": ("How many files (and at most as many symbols), 1 to 100.",
+                  {"minimum": 1, "maximum": MAX_K}),
     "kind": ("decision, convention, lesson, fact or experience (default: from the text).", {}),
     "search_symbols.kind": ("Only this kind: function, method, class, interface, ...", {}),
     "tags": ("Free-form tags.", {}),

@@ -393,13 +393,17 @@ def _history_tools(sess: _Session) -> list[Callable[..., Any]]:
         return bounds.paged(base, "pages", [p.as_dict() for p in got], offset=offset,
                             limit=limit, tool="pages")
 
-    return [symbol_history, why, impact, status, pages]
+    def context(task: str, k: int = 10) -> dict[str, Any]:
+        with sess.use(Deadline()) as bank:
+            return bank.context.rank(task, k).as_dict()  # cut to the cap by _guard
+
+    return [symbol_history, why, impact, status, pages, context]
 
 
 def build_mcp_server(open_bank: Callable[[], Bank]) -> MCPServer:
     """The MCP server named ``hindsight`` with the tools retain, recall, reflect, forget,
     search_symbols, callers, callees, trace_flow, symbol_history, why, impact, status and
-    pages
+    pages and context
     (see :data:`DESCRIPTIONS`; each returns a JSON object).
 
     ``open_bank()`` is called at the first tool call (again after it failed, or after the

@@ -87,6 +87,30 @@ class SessionService:
                                embedder=self._gate_embedder(),
                                cache=cache_path(self.bank.path))
 
+    def prompt_files(self, prompt: str, n: int) -> tuple[str, list[str]]:
+        """``(text to inject, paths)`` naming the ``n`` files task context ranks best for
+        ``prompt``, only when the ranking is confident and its indexes are current (a hook
+        never builds them: ``hindsight context``, the MCP tool and write-back do); ``("",
+        [])`` otherwise. Raises StorageError."""
+        from hindsight.errors import NotIndexed
+        from hindsight.sessions.briefing import fence_safe, fenced
+
+        ctx = getattr(self.bank, "context", None)
+        if ctx is None or n < 1:
+            return "", []
+        from hindsight.context.fusion import WEIGHTS
+
+        try:  # memories are the relevance gate's to inject: not searched twice
+            res = ctx.rank(prompt, n, build=False, symbols=False,
+                           weights=WEIGHTS.but(memories=0.0))
+        except NotIndexed:
+            return "", []
+        if not res.confident or not res.files:
+            return "", []
+        lines = [fence_safe(f"- {f.target}: " + "; ".join(f.reasons[:2])) for f in res.files]
+        return fenced("task-context", "Files this task most likely involves, best first "
+                      "(hindsight context):\n" + "\n".join(lines)), [f.target for f in res.files]
+
     def _gate_embedder(self) -> Any:
         if not hasattr(self, "_gate"):
             self._gate = self.bank.prompt_embedder()
@@ -104,6 +128,20 @@ class SessionService:
                                  cache_path(self.bank.path))
         except ProviderError:
             return None
+
+    def refresh_context(self) -> bool:
+        """Bring task context's indexes up to date (write-back and seeding call this, so
+        that a prompt hook finds them current); False when the bank has no code index."""
+        from hindsight.errors import NotIndexed
+
+        ctx = getattr(self.bank, "context", None)
+        if ctx is None:
+            return False
+        try:
+            ctx.corpus()
+        except NotIndexed:
+            return False
+        return True
 
     def injected(self, session: str) -> set[int]:
         """Memory ids already injected into ``session`` (briefing and prompts)."""
@@ -145,6 +183,7 @@ class SessionService:
         out = retain_transcript(self.bank, path, _reader(harness, path, cwd), harness,
                                 session=session, final=final, edits=edits)
         self.refresh_gate()  # the hooks that follow find the new memories' vectors
+        self.refresh_context()
         return out
 
     @staticmethod
@@ -195,6 +234,7 @@ class SessionService:
         out = seed(self.bank, settings)
         if out is not None:
             self.refresh_gate()
+            self.refresh_context()
         return out
 
     def import_claude(self, project: str | None = None) -> dict[str, Any]:

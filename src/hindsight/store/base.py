@@ -169,6 +169,11 @@ class CodeStore(Protocol):
         of every resolved import edge, by importing path and line."""
         ...
 
+    def imports_of(self, qnames: list[str]) -> list[StoredEdge]:
+        """Import edges resolved to any of ``qnames`` (a definition, or a module as
+        ``path::``), by path and line."""
+        ...
+
     def file_symbols(self, path: str) -> list[Symbol]:
         """The symbols of one file, in source order."""
         ...
@@ -240,6 +245,16 @@ class HistoryStore(Protocol):
     def noise_shas(self, shas: Iterable[str]) -> set[str]: ...
     def cochanged_symbols(self, shas: list[str]) -> list[tuple[str, str, str, int]]: ...
     def cochanged_files(self, shas: list[str]) -> list[tuple[str, int]]: ...
+    def change_sets(self) -> list[tuple[str, int, str, list[tuple[str, str, list[str]]]]]:
+        """``(sha, committer ts, message, files)`` of every reachable commit that is neither
+        a merge nor huge, oldest first (committer time, then seq); ``files``: ``(path, old
+        path or "", locals)`` of each file it added, modified or renamed, by path
+        (deletions are left out; the old path of a rename only), ``locals`` the local names
+        of the symbols it added, modified or moved there (history's keys: ``name#2`` for a
+        repeated name), by name. What task context ranks past commits by
+        (``hindsight.context``)."""
+        ...
+
     def renames(self) -> list[tuple[str, str, str, str]]: ...
     def recent_commits(self, limit: int, fixes_only: bool = False, path: str | None = None
                        ) -> list[dict[str, Any]]:

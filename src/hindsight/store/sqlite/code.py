@@ -274,6 +274,15 @@ class SqliteCodeStore(SqliteStore):
                 "AND e.kind='call'", ch)]
         return out
 
+    def imports_of(self, qnames: list[str]) -> list[StoredEdge]:
+        """Import edges whose ``dst`` is one of ``qnames``, by path and line."""
+        out: list[StoredEdge] = []
+        for ch in chunks(qnames):
+            out += [StoredEdge(*r) for r in self.conn.execute(
+                self._EDGE_SQL + f"e.dst IN ({','.join('?' * len(ch))}) AND e.dst != '' "
+                "AND e.kind='import' ORDER BY f.path, e.line", ch)]
+        return out
+
     def edges_from(self, qnames: list[str]) -> list[StoredEdge]:
         """Call/inherits edges whose caller is one of ``qnames``, in line order per caller."""
         out: list[StoredEdge] = []

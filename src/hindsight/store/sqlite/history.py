@@ -241,6 +241,28 @@ class SqliteHistoryStore(SqliteStore):
             f"SELECT path, count(DISTINCT sha) n FROM commit_files WHERE sha IN ({q}) "
             f"AND status != 'D' GROUP BY path ORDER BY n DESC, path", shas)]
 
+    def change_sets(self) -> list[tuple[str, int, str, list[tuple[str, str, list[str]]]]]:
+        """``(sha, committer ts, message, files)`` of every reachable commit that is neither
+        a merge nor huge, oldest first; ``files`` are ``(path, old path or "", locals)`` of
+        what it added, modified or renamed (deletions left out; the old path of a rename
+        only), ``locals`` the symbols it added, modified or moved there."""
+        where = "c.reachable=1 AND c.huge=0 AND instr(c.parents, ' ')=0"
+        syms: dict[tuple[str, str], list[str]] = {}
+        for sha, path, local in self.conn.execute(
+                "SELECT s.sha, s.path, s.local FROM symbol_changes s JOIN commits c "
+                f"ON c.sha=s.sha WHERE {where} AND s.change != 'removed' "
+                "ORDER BY s.sha, s.path, s.local"):
+            syms.setdefault((sha, path), []).append(local)
+        files: dict[str, list[tuple[str, str, list[str]]]] = {}
+        for sha, path, old in self.conn.execute(
+                "SELECT f.sha, f.path, CASE WHEN f.status='R' THEN f.old_path ELSE '' END "
+                f"FROM commit_files f JOIN commits c ON c.sha=f.sha WHERE {where} "
+                "AND f.status != 'D' ORDER BY f.sha, f.path"):
+            files.setdefault(sha, []).append((path, old, syms.get((sha, path), [])))
+        return [(r[0], r[1], r[2], files.get(r[0], [])) for r in self.conn.execute(
+            "SELECT sha, committer_ts, message FROM commits c WHERE "
+            f"{where} ORDER BY committer_ts, seq")]
+
     def renames(self) -> list[tuple[str, str, str, str]]:
         """Every rename as (old path, old local, new path, new local), oldest first: file
         renames (local ``""``) and symbol moves."""
