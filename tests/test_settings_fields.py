@@ -36,6 +36,9 @@ NEW: dict[str, tuple[str, str, Any]] = {
     "busyTimeoutMs": ("HINDSIGHT_BUSY_TIMEOUT_MS", "250", 250),
     "mcpTimeoutS": ("HINDSIGHT_MCP_TIMEOUT_S", "7.5", 7.5),
     "mcpMaxTokens": ("HINDSIGHT_MCP_MAX_TOKENS", "20000", 20_000),
+    "serveHost": ("HINDSIGHT_SERVE_HOST", "0.0.0.0", "0.0.0.0"),
+    "servePort": ("HINDSIGHT_SERVE_PORT", "9999", 9999),
+    "serveWorkers": ("HINDSIGHT_SERVE_WORKERS", "3", 3),
     # already fields before; their variables must not change either
     "embedder": ("HINDSIGHT_EMBEDDER", "hashing", "hashing"),
     "disableHooks": ("HINDSIGHT_DISABLE_HOOKS", "1", True),
@@ -44,7 +47,8 @@ NEW: dict[str, tuple[str, str, Any]] = {
 ATTRS = {"llmUrl": "llm_url", "llmApiKey": "llm_api_key", "llmTimeoutS": "llm_timeout_s",
          "embedApiKey": "embed_api_key", "busyTimeoutMs": "busy_timeout_ms",
          "parseTimeoutS": "parse_timeout_s", "mcpTimeoutS": "mcp_timeout_s",
-         "mcpMaxTokens": "mcp_max_tokens",
+         "mcpMaxTokens": "mcp_max_tokens", "serveHost": "serve_host",
+         "servePort": "serve_port", "serveWorkers": "serve_workers",
          "recallLimit": "recall_limit", "bankId": "bank_id", "mapPathToBank":
          "map_path_to_bank", "disableHooks": "disable_hooks", "threads": "threads"}
 
@@ -122,6 +126,7 @@ def test_defaults(home: Path) -> None:
     assert (s.reranker_model, s.reranker_tokenizer, s.threads) == ("", "", 0)
     assert (s.parse_timeout_s, s.busy_timeout_ms, s.mcp_timeout_s) == (20.0, 30_000, 10.0)
     assert s.mcp_max_tokens == 10_000
+    assert (s.serve_host, s.serve_port, s.serve_workers) == ("127.0.0.1", 8888, 1)
     assert s == Settings.defaults()
 
 
@@ -147,6 +152,8 @@ def test_an_empty_number_in_the_environment_is_unset(home: Path) -> None:
     ({"banks": {"b": {"busyTimeoutMs": -1}}}, "banks.b.busyTimeoutMs: -1 is out of range"),
     ({"harnesses": {"mcp": {"mcpMaxTokens": 100}}},
      "harnesses.mcp.mcpMaxTokens: 100 is out of range (500 to 1000000)"),
+    ({"servePort": 70000}, "servePort: 70000 is out of range (0 to 65535)"),
+    ({"serveWorkers": 0}, "serveWorkers: 0 is out of range (1 to 64)"),
 ])
 def test_range_errors_name_their_path(home: Path, data: object, message: str) -> None:
     p = write(home, data)

@@ -1,10 +1,13 @@
 """The ``hindsight`` console script. Like :mod:`hindsight.app` for the services, this is
 where the interface packages meet (they never import each other): it passes the commands of
 the agent integrations (``hook``, ``install``/``uninstall``, ``import claude-code|codex``,
-``mcp``) and the control plane (``ui``) to :func:`hindsight.cli.app.build_cli`, which
+``mcp``), the control plane (``ui``) and the team server (``serve``, ``token``) to :func:`hindsight.cli.app.build_cli`, which
 builds the one command tree."""
 
 from __future__ import annotations
+
+# the MCP server the team server mounts at /mcp (hindsight serve imports it by this name)
+MCP_FACTORY = "hindsight.mcp.server:build_mcp_server"
 
 
 def main() -> None:
@@ -23,10 +26,11 @@ def main() -> None:
     from hindsight.hooks.command import import_sources
     from hindsight.hooks.install_cmd import commands as install_commands
     from hindsight.mcp.command import command as mcp_command
+    from hindsight.server.command import commands as server_commands
     from hindsight.ui.command import command as ui_command
 
-    run(build_cli([*hook_commands(), *install_commands(), mcp_command(), ui_command()],
-                  import_sources()))
+    run(build_cli([*hook_commands(), *install_commands(), mcp_command(), ui_command(),
+                   *server_commands(mcp_factory=MCP_FACTORY)], import_sources()))
 
 
 if __name__ == "__main__":

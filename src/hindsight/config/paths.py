@@ -8,7 +8,8 @@
 * ``logs/`` (``hooks.jsonl`` hook diagnostics, ``git-hooks.log``, ``index.jsonl``, worker
   output);
 * ``spool/<bank-key>/`` (write-back jobs waiting for the bank, :meth:`Home.spool_dir`);
-* ``registry.json`` (which repository owns which bank id) and ``config.json`` (settings).
+* ``registry.json`` (which repository owns which bank id) and ``config.json`` (settings);
+* ``server.json`` and ``server.db`` (the team server's record and, on SQLite, its tokens).
 
 Every directory hindsight creates here (the home itself, ``banks/``, ``locks/``, ``logs/``,
 ``spool/…``) is created mode ``0700`` and lock files ``0600``: memories, transcripts and
@@ -72,6 +73,16 @@ class Home:
     @property
     def config(self) -> str:
         return os.path.join(self.root, "config.json")
+
+    @property
+    def server_json(self) -> str:
+        """What ``hindsight serve`` records: database, embedded PostgreSQL, address."""
+        return os.path.join(self.root, "server.json")
+
+    @property
+    def server_db(self) -> str:
+        """The team server's tokens, audit and idempotency keys when it runs on SQLite."""
+        return os.path.join(self.root, "server.db")
 
     def log_file(self, name: str) -> str:
         """``logs/<name>``, with ``logs/`` created (mode 0700) if missing."""
