@@ -10,6 +10,7 @@ the next start. FastAPI and uvicorn are imported only when ``serve`` runs.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -133,17 +134,14 @@ def _run(tokens: Any, database: str, sock: Any, url: str, cert: str | None,
 
         config = uvicorn.Config("hindsight.server.command:worker_app", factory=True,
                                 workers=workers, **common)  # type: ignore[arg-type]
-        server = uvicorn.Server(config)
         _announce(url)
-        Multiprocess(config, target=server.run, sockets=[sock]).run()
+        Multiprocess(config, sockets=[sock]).run()
         return
     app = build_app(ServerState(tokens, database=database), resolve_factory(factory))
     server = uvicorn.Server(uvicorn.Config(app, **common))  # type: ignore[arg-type]
     _announce(url)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass
 
 
 def _announce(url: str) -> None:

@@ -36,7 +36,8 @@ MemoryId = Annotated[int, FPath(ge=1, le=2**62, description="Memory id.")]
 
 
 def _state(request: Request) -> ServerState:
-    return request.app.state.hs  # type: ignore[no-any-return]
+    st: ServerState = request.app.state.hs
+    return st
 
 
 def caller(request: Request,
@@ -71,6 +72,10 @@ def banks(request: Request, who: Caller) -> dict[str, Any]:
             "role": who.role, "bank_glob": who.bank}
 
 
+def _anchors(given: list[list[str]]) -> list[tuple[str, str, str]]:
+    return [(a[0], a[1], a[2]) for a in given]
+
+
 def _item_fields(it: RetainBody) -> dict[str, Any]:
     return {"kind": it.kind, "tags": list(it.tags), "outcome": it.outcome,
             "supersedes": it.supersedes, "source": it.source, "session": it.session,
@@ -84,7 +89,7 @@ def retain(request: Request, body: RetainBody, who: Caller) -> dict[str, Any]:
     st = _state(request)
     sc = st.scoped(who, body.bank, "write")
     try:
-        item = sc.item(body.text, [tuple(a) for a in body.anchors], body.files, body.symbols,
+        item = sc.item(body.text, _anchors(body.anchors), body.files, body.symbols,
                        **_item_fields(body))
         res = sc.retain([item], batch=False)[0]
     except HindsightError:
@@ -117,7 +122,7 @@ def retain_batch(request: Request, body: Batch, who: Caller,
                                   option="idempotency_key", value=key)
             return {**json.loads(kept[1]), "replayed": True}
     try:
-        items = [sc.item(it.text, [tuple(a) for a in it.anchors], it.files, it.symbols,
+        items = [sc.item(it.text, _anchors(it.anchors), it.files, it.symbols,
                          **_item_fields(it)) for it in body.items]
         res = sc.retain(items, batch=True)
     except HindsightError:

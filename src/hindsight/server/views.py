@@ -110,8 +110,8 @@ class Scoped:
     def _own(self, line: str) -> str:
         try:
             d = json.loads(line)
-        except ValueError as e:
-            raise ConfigError(f"import: a line is not JSON ({e.msg})", option="lines") from None
+        except ValueError:
+            raise ConfigError("import: a line is not JSON", option="lines") from None
         if not isinstance(d, dict):
             raise ConfigError("import: every line must be a JSON object", option="lines")
         d["owner"] = d["agent"] = self.who.agent
@@ -125,7 +125,8 @@ class Scoped:
         with self.held() as mem:
             v = scoped(mem.recall, self.who.viewer)
             agent = {} if v or self.who.role == "admin" else {"agent": self.who.agent}
-            return mem.recall(text, **kw, **agent, **v)  # type: ignore[no-any-return]
+            res: RecallResult = mem.recall(text, **kw, **agent, **v)
+            return res
 
     def reflect(self, question: str, k: int = 20) -> dict[str, Any]:
         self.who.require(self.bank_id)
