@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from serverutil import Served, call, cli, start, token
 
 BANK = "github.com/org/repo"

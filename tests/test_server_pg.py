@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from serverutil import call, cli, start, thread_server, token
 
 BANK = "team::pg"
