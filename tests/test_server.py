@@ -214,3 +214,21 @@ def test_metrics(srv: Served, toks: dict[str, str]) -> None:
     assert values["hindsight_recall_seconds_count"] == values["hindsight_recall_total"]
     assert values[f'hindsight_memories{{bank="{BANK}",status="active"}}'] >= 1
     assert values['hindsight_database_bytes{database="server"}'] > 0
+
+
+def test_cli_startup_imports_no_web_stack(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from serverutil import env
+
+    code = ("import sys; sys.argv = ['hindsight', '--help']\n"
+            "from hindsight.entry import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('fastapi', 'uvicorn', 'pydantic', 'prometheus_client', 'psycopg')))")
+    res = subprocess.run([sys.executable, "-c", code], env=env(tmp_path), capture_output=True,
+                         text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines()[-1] == "[]"
+    assert "serve " in res.stdout and "token " in res.stdout

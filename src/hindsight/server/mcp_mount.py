@@ -116,7 +116,9 @@ class McpMount:
             if not bank:
                 raise ConfigError("bank: name the bank (?bank=ID or X-Hindsight-Bank)",
                                   option="bank")
-            sc = await to_thread.run_sync(self.state.scoped, who, bank)
+            # a token that may write may also make the bank (its first retain does)
+            role = "read" if who.role == "read" else "write"
+            sc = await to_thread.run_sync(self.state.scoped, who, bank, role)
             app = await self._server(who.token, sc)
         except HindsightError as e:
             status, body = error_body(e)
