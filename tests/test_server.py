@@ -232,3 +232,21 @@ def test_cli_startup_imports_no_web_stack(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr
     assert res.stdout.splitlines()[-1] == "[]"
     assert "serve " in res.stdout and "token " in res.stdout
+
+
+def test_serve_workers_share_one_socket_and_database(tmp_path: Path) -> None:
+    from serverutil import served
+
+    home = tmp_path / "hs"
+    with served(home, HINDSIGHT_SERVE_WORKERS="2") as s:
+        tok = token(home, "wendy", "--role", "write")
+        ids = set()
+        for i in range(12):  # spread over both processes by the kernel
+            status, res = call(s.url, "POST", "/v1/retain",
+                               {"bank": "w", "text": f"worker note {i} {'x' * i}"}, tok=tok)
+            assert status == 200, res
+            ids.add(res["id"])
+        assert len(ids) == 12
+        status, listed = call(s.url, "GET", "/v1/memories?bank=w&limit=100", tok=tok)
+        assert status == 200 and {m["id"] for m in listed["memories"]} == ids
+    assert s.proc.returncode == 0

@@ -58,8 +58,9 @@ class Scoped:
             yield self.bank.memory
 
     def _log(self, action: str, memory_id: int | None, detail: str = "") -> None:
+        # PostgreSQL text cannot hold NUL: kept visible as \0
         self._audit.add_audit(time.time(), self.who.token, self.who.agent, action,
-                              self.bank_id, memory_id, detail[:500])
+                              self.bank_id, memory_id, detail[:500].replace("\0", "\\0"))
 
     # --- writes ---------------------------------------------------------------------
     def item(self, text: str, anchors: list[tuple[str, str, str]] | None = None,
