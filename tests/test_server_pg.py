@@ -65,6 +65,9 @@ def test_embedded_serve_tokens_and_restart(home: Path, pgdir: Path) -> None:
         assert call(s.url, "GET", "/healthz") == (200, {"ok": True, "database": "postgresql"})
         tok = token(home, "alice", "--role", "write", "--team", "red")
         assert not (home / "server.db").exists()  # tokens went to PostgreSQL
+        again = cli(home, "serve", "--port", "0", "--embedded-postgres", str(pgdir),
+                    check=False)
+        assert again.returncode == 2 and "already served" in again.stderr
         status, res = call(s.url, "POST", "/v1/retain", {"bank": BANK, "text":
                                                          "pin numpy below 3"}, tok=tok)
         assert status == 200

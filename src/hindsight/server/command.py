@@ -100,6 +100,7 @@ def _serve(host: str, port: int, embedded: str | None, tls: bool, cert: str | No
     pg = None
     if embedded is not None:
         pg = embedded_postgres(None if embedded == "-" else embedded)
+        _not_served_already(str(pg.data_dir))
         dsn = pg.start()
     else:
         dsn = _database_url()
@@ -116,6 +117,26 @@ def _serve(host: str, port: int, embedded: str | None, tls: bool, cert: str | No
     finally:
         if pg is not None:
             pg.stop()
+
+
+def _not_served_already(data_dir: str) -> None:
+    """Raise ConfigError when the ``serve`` recorded in ``server.json`` still runs on this
+    data directory (starting again would restart its PostgreSQL under it)."""
+    from hindsight.errors import ConfigError
+    from hindsight.server.runtime import read_record
+
+    rec = read_record()
+    emb = rec.get("embedded")
+    pid = rec.get("pid")
+    if not isinstance(emb, dict) or emb.get("data_dir") != data_dir or \
+            not isinstance(pid, int) or pid == os.getpid():
+        return
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return  # that server is gone
+    raise ConfigError(f"{data_dir}: already served by hindsight serve (pid {pid}, "
+                      f"{rec.get('url', '')}); stop it first", path=data_dir)
 
 
 def _run(tokens: Any, database: str, sock: Any, url: str, cert: str | None,

@@ -75,6 +75,10 @@ class _Live:
         self.state = state
         self.metrics = metrics
 
+    def describe(self) -> list[Any]:
+        """Nothing to check at registration (the gauges are read at each scrape)."""
+        return []
+
     def collect(self) -> Iterator[Any]:
         from prometheus_client.core import GaugeMetricFamily
 
