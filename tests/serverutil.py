@@ -95,7 +95,7 @@ def served(home: Path, *args: str, **extra: str) -> Iterator[Served]:
 def call(url: str, method: str, path: str, body: Any = None, tok: str | None = None,
          headers: dict[str, str] | None = None, raw: bytes | None = None,
          timeout: float = 60) -> tuple[int, Any]:
-    """One request; (status, JSON body or text)."""
+    """One request; (status, the body as JSON when it says it is JSON, else text)."""
     u = urlsplit(url)
     conn = http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
     h = {"Content-Type": "application/json", **(headers or {})}
@@ -109,6 +109,8 @@ def call(url: str, method: str, path: str, body: Any = None, tok: str | None = N
         text = resp.read().decode("utf-8", "replace")
     finally:
         conn.close()
+    if not (resp.getheader("content-type") or "").startswith("application/json"):
+        return resp.status, text
     try:
         return resp.status, json.loads(text)
     except ValueError:

@@ -145,6 +145,12 @@ def test_recall_list_show_forget_restore_export_import(srv: Served,
     assert status == 200 and imp["imported"] == len(lines)
     status, listed = call(srv.url, "GET", "/v1/memories?bank=copy::one&status=all", tok=w)
     assert {m["owner"] for m in listed["memories"]} == {"alice"}  # not an admin: re-owned
+    theirs = [json.dumps({**json.loads(ln), "owner": "zed", "agent": "zed"}) for ln in lines]
+    assert call(srv.url, "POST", "/v1/import", {"bank": "copy::two", "lines": theirs},
+                tok=toks["admin"])[0] == 200
+    _s, listed = call(srv.url, "GET", "/v1/memories?bank=copy::two&status=all",
+                      tok=toks["admin"])
+    assert {m["owner"] for m in listed["memories"]} == {"zed"}  # an admin keeps owners
     status, banks = call(srv.url, "GET", "/v1/banks", tok=w)
     assert status == 200 and {BANK, "copy::one"} <= set(banks["banks"])
     status, ref = call(srv.url, "POST", "/v1/reflect", {"bank": BANK, "question":
