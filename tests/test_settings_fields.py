@@ -32,23 +32,23 @@ NEW: dict[str, tuple[str, str, Any]] = {
     "rerankerModel": ("HINDSIGHT_RERANKER_MODEL", "/m/ce.onnx", "/m/ce.onnx"),
     "rerankerTokenizer": ("HINDSIGHT_RERANKER_TOKENIZER", "/m/tok.json", "/m/tok.json"),
     "threads": ("HINDSIGHT_THREADS", "3", 3),
+    "serveHost": ("HINDSIGHT_SERVE_HOST", "0.0.0.0", "0.0.0.0"),
+    "servePort": ("HINDSIGHT_SERVE_PORT", "9999", 9999),
+    "serveWorkers": ("HINDSIGHT_SERVE_WORKERS", "3", 3),
     "parseTimeoutS": ("HINDSIGHT_PARSE_TIMEOUT_S", "4", 4.0),
     "busyTimeoutMs": ("HINDSIGHT_BUSY_TIMEOUT_MS", "250", 250),
     "mcpTimeoutS": ("HINDSIGHT_MCP_TIMEOUT_S", "7.5", 7.5),
     "mcpMaxTokens": ("HINDSIGHT_MCP_MAX_TOKENS", "20000", 20_000),
-    "serveHost": ("HINDSIGHT_SERVE_HOST", "0.0.0.0", "0.0.0.0"),
-    "servePort": ("HINDSIGHT_SERVE_PORT", "9999", 9999),
-    "serveWorkers": ("HINDSIGHT_SERVE_WORKERS", "3", 3),
     # already fields before; their variables must not change either
     "embedder": ("HINDSIGHT_EMBEDDER", "hashing", "hashing"),
     "disableHooks": ("HINDSIGHT_DISABLE_HOOKS", "1", True),
     "diagFile": ("HINDSIGHT_DIAG_FILE", "/tmp/d.log", "/tmp/d.log"),
 }
-ATTRS = {"llmUrl": "llm_url", "llmApiKey": "llm_api_key", "llmTimeoutS": "llm_timeout_s",
+ATTRS = {"serveHost": "serve_host", "servePort": "serve_port",
+         "serveWorkers": "serve_workers", "llmUrl": "llm_url", "llmApiKey": "llm_api_key", "llmTimeoutS": "llm_timeout_s",
          "embedApiKey": "embed_api_key", "busyTimeoutMs": "busy_timeout_ms",
          "parseTimeoutS": "parse_timeout_s", "mcpTimeoutS": "mcp_timeout_s",
-         "mcpMaxTokens": "mcp_max_tokens", "serveHost": "serve_host",
-         "servePort": "serve_port", "serveWorkers": "serve_workers",
+         "mcpMaxTokens": "mcp_max_tokens",
          "recallLimit": "recall_limit", "bankId": "bank_id", "mapPathToBank":
          "map_path_to_bank", "disableHooks": "disable_hooks", "threads": "threads"}
 
@@ -124,9 +124,9 @@ def test_defaults(home: Path) -> None:
     assert (s.llm_url, s.llm_model, s.llm_api_key, s.llm_timeout_s) == ("", "", "", 10.0)
     assert (s.embed_url, s.embed_model, s.embed_api_key) == ("", "", "")
     assert (s.reranker_model, s.reranker_tokenizer, s.threads) == ("", "", 0)
+    assert (s.serve_host, s.serve_port, s.serve_workers) == ("127.0.0.1", 8888, 1)
     assert (s.parse_timeout_s, s.busy_timeout_ms, s.mcp_timeout_s) == (20.0, 30_000, 10.0)
     assert s.mcp_max_tokens == 10_000
-    assert (s.serve_host, s.serve_port, s.serve_workers) == ("127.0.0.1", 8888, 1)
     assert s == Settings.defaults()
 
 

@@ -167,6 +167,13 @@ class Settings:
     threads: int = _knob("int", 0,
                          "CPU threads of the local embedding model (0: all cores).",
                          lo=0, hi=1024)
+    # --- team server (hindsight serve) ------------------------------------------------
+    serve_host: str = _knob("str", "127.0.0.1",
+                            "Interface hindsight serve binds (another than loopback needs "
+                            "TLS or --insecure).")
+    serve_port: int = _knob("int", 8888, "TCP port of hindsight serve (0: a free one).",
+                            lo=0, hi=65_535)
+    serve_workers: int = _knob("int", 1, "Server processes of hindsight serve.", lo=1, hi=64)
     # --- time limits ------------------------------------------------------------------
     parse_timeout_s: float = _seconds(20.0,
                                       "Seconds one file may take to parse while indexing "
@@ -182,13 +189,6 @@ class Settings:
                                 "Cap of one MCP tool answer in tokens, counted as characters "
                                 "/ 4 of its JSON text; a longer answer is cut with truncated: "
                                 "true and how to get the rest.", lo=500, hi=1_000_000)
-    # --- team server (hindsight serve) ------------------------------------------------
-    serve_host: str = _knob("str", "127.0.0.1",
-                            "Interface hindsight serve binds (another than loopback needs "
-                            "TLS or --insecure).")
-    serve_port: int = _knob("int", 8888, "TCP port of hindsight serve (0: a free one).",
-                            lo=0, hi=65_535)
-    serve_workers: int = _knob("int", 1, "Server processes of hindsight serve.", lo=1, hi=64)
 
     # --- bookkeeping (not settings) ---------------------------------------------------
     sources: Mapping[str, str] = field(default_factory=_default_sources, repr=False,
