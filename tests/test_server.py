@@ -209,7 +209,8 @@ def test_hostile_strings_are_answered_or_refused_cleanly(srv: Served, toks: dict
 def test_metrics(srv: Served, toks: dict[str, str]) -> None:
     call(srv.url, "POST", "/v1/recall", {"bank": BANK, "text": "zzzz-nothing-matches"},
          tok=toks["r"])
-    status, text = call(srv.url, "GET", "/metrics")
+    assert call(srv.url, "GET", "/metrics")[0] == 401
+    status, text = call(srv.url, "GET", "/metrics", tok=toks["r"])
     assert status == 200
     values = {ln.split(" ")[0]: float(ln.split(" ")[1]) for ln in text.splitlines()
               if ln.startswith("hindsight_") and " " in ln}
@@ -220,6 +221,10 @@ def test_metrics(srv: Served, toks: dict[str, str]) -> None:
     assert values["hindsight_recall_seconds_count"] == values["hindsight_recall_total"]
     assert values[f'hindsight_memories{{bank="{BANK}",status="active"}}'] >= 1
     assert values['hindsight_database_bytes{database="server"}'] > 0
+    assert f'database="bank:{BANK}"' in text
+    # a token for other banks sees none of this bank's series
+    _s, other = call(srv.url, "GET", "/metrics", tok=toks["other"])
+    assert "hindsight_recall_total" in other and BANK not in other
 
 
 def test_cli_startup_imports_no_web_stack(tmp_path: Path) -> None:

@@ -111,7 +111,7 @@ def build_app(state: ServerState, mcp_factory: Callable[..., Any] | None = None)
 
     from fastapi import FastAPI, Request
     from fastapi.exceptions import RequestValidationError
-    from fastapi.responses import JSONResponse, Response
+    from fastapi.responses import JSONResponse
 
     from hindsight.server.routes import router
 
@@ -167,13 +167,6 @@ def build_app(state: ServerState, mcp_factory: Callable[..., Any] | None = None)
             return JSONResponse({"ok": False, "database": state.database,
                                  "error": error_body(e)[1]["error"]}, status_code=503)
         return {"ok": True, "database": state.database}
-
-    @app.get("/metrics", tags=["server"], response_class=Response)
-    def metrics() -> Any:
-        """Prometheus text format (see :mod:`hindsight.server.metrics`)."""
-        from prometheus_client import CONTENT_TYPE_LATEST
-
-        return Response(state.metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
     app.include_router(router)
     return BodyLimit(Dispatch(app, mount), state.max_body)

@@ -15,8 +15,9 @@ process never mix):
 
 from __future__ import annotations
 
+import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -66,6 +67,24 @@ class Metrics:
         from prometheus_client import generate_latest
 
         return bytes(generate_latest(self.registry))
+
+
+_BANK = re.compile(r'(?:bank="|database="bank:)((?:[^"\\]|\\.)*)"')
+
+
+def only_banks(text: bytes, may_use: Callable[[str], bool]) -> bytes:
+    """``text`` (exposition format) without the series of banks ``may_use`` refuses
+    (label ``bank``, or ``database="bank:<id>"``; escapes undone before the check)."""
+    out = []
+    for line in text.decode("utf-8").splitlines():
+        m = _BANK.search(line) if not line.startswith("#") else None
+        if m is not None:
+            bank = re.sub(r"\\(.)", lambda g: "\n" if g.group(1) == "n" else g.group(1),
+                          m.group(1))
+            if not may_use(bank):
+                continue
+        out.append(line)
+    return ("\n".join(out) + "\n").encode("utf-8")
 
 
 class _Live:

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi import Path as FPath
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict
 
 from hindsight.errors import ConfigError, HindsightError
@@ -54,6 +54,18 @@ class Version(BaseModel):
     model_config = ConfigDict(extra="forbid")
     version: str
     api: int
+
+
+@router.get("/metrics", tags=["server"], response_class=Response)
+def metrics(request: Request, who: Caller) -> Any:
+    """Prometheus text format (see :mod:`hindsight.server.metrics`): the per-bank series
+    of the banks the token may use only."""
+    from prometheus_client import CONTENT_TYPE_LATEST
+
+    from hindsight.server.metrics import only_banks
+
+    return Response(only_banks(_state(request).metrics.render(), who.may_use),
+                    media_type=CONTENT_TYPE_LATEST)
 
 
 @router.get("/v1/version", tags=["server"], response_model=Version)
