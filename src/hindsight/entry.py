@@ -1,12 +1,12 @@
 """The ``hindsight`` console script. Like :mod:`hindsight.app` for the services, this is
 where the interface packages meet (they never import each other): it passes the commands of
 the agent integrations (``hook``, ``install``/``uninstall``, ``import claude-code|codex``,
-``mcp``), the control plane (``ui``) and the team server (``serve``, ``token``) to :func:`hindsight.cli.app.build_cli`, which
+``mcp``) and the control plane (``ui``) to :func:`hindsight.cli.app.build_cli`, which
 builds the one command tree."""
 
 from __future__ import annotations
 
-# the MCP server the team server mounts at /mcp (hindsight serve imports it by this name)
+# the team server (``serve``, ``token``) mounts this MCP server at /mcp, imported by name
 MCP_FACTORY = "hindsight.mcp.server:build_mcp_server"
 
 
