@@ -3,13 +3,13 @@
 ``$HINDSIGHT_HOME`` (default ``~/.hindsight``) holds, and only this module joins its paths:
 
 * ``banks/<bank-file>.db`` (one SQLite file per bank, :func:`bank_file`) and its ``.owner``;
+* ``server.json`` and ``server.db`` (the team server's record and, on SQLite, its tokens);
 * ``locks/<name>.lock`` (``flock`` files, :func:`file_lock`; a bank's index writers all use
   :func:`index_lock_name`);
 * ``logs/`` (``hooks.jsonl`` hook diagnostics, ``git-hooks.log``, ``index.jsonl``, worker
   output);
 * ``spool/<bank-key>/`` (write-back jobs waiting for the bank, :meth:`Home.spool_dir`);
-* ``registry.json`` (which repository owns which bank id) and ``config.json`` (settings);
-* ``server.json`` and ``server.db`` (the team server's record and, on SQLite, its tokens).
+* ``registry.json`` (which repository owns which bank id) and ``config.json`` (settings).
 
 Every directory hindsight creates here (the home itself, ``banks/``, ``locks/``, ``logs/``,
 ``spool/…``) is created mode ``0700`` and lock files ``0600``: memories, transcripts and
