@@ -32,6 +32,9 @@ NEW: dict[str, tuple[str, str, Any]] = {
     "rerankerModel": ("HINDSIGHT_RERANKER_MODEL", "/m/ce.onnx", "/m/ce.onnx"),
     "rerankerTokenizer": ("HINDSIGHT_RERANKER_TOKENIZER", "/m/tok.json", "/m/tok.json"),
     "threads": ("HINDSIGHT_THREADS", "3", 3),
+    "serveHost": ("HINDSIGHT_SERVE_HOST", "0.0.0.0", "0.0.0.0"),
+    "servePort": ("HINDSIGHT_SERVE_PORT", "9999", 9999),
+    "serveWorkers": ("HINDSIGHT_SERVE_WORKERS", "3", 3),
     "parseTimeoutS": ("HINDSIGHT_PARSE_TIMEOUT_S", "4", 4.0),
     "busyTimeoutMs": ("HINDSIGHT_BUSY_TIMEOUT_MS", "250", 250),
     "mcpTimeoutS": ("HINDSIGHT_MCP_TIMEOUT_S", "7.5", 7.5),
@@ -43,7 +46,8 @@ NEW: dict[str, tuple[str, str, Any]] = {
     "disableHooks": ("HINDSIGHT_DISABLE_HOOKS", "1", True),
     "diagFile": ("HINDSIGHT_DIAG_FILE", "/tmp/d.log", "/tmp/d.log"),
 }
-ATTRS = {"llmUrl": "llm_url", "llmApiKey": "llm_api_key", "llmTimeoutS": "llm_timeout_s",
+ATTRS = {"serveHost": "serve_host", "servePort": "serve_port",
+         "serveWorkers": "serve_workers", "llmUrl": "llm_url", "llmApiKey": "llm_api_key", "llmTimeoutS": "llm_timeout_s",
          "embedApiKey": "embed_api_key", "busyTimeoutMs": "busy_timeout_ms",
          "parseTimeoutS": "parse_timeout_s", "mcpTimeoutS": "mcp_timeout_s",
          "mcpMaxTokens": "mcp_max_tokens", "surveyRefreshCommits": "survey_refresh_commits",
@@ -123,6 +127,7 @@ def test_defaults(home: Path) -> None:
     assert (s.llm_url, s.llm_model, s.llm_api_key, s.llm_timeout_s) == ("", "", "", 10.0)
     assert (s.embed_url, s.embed_model, s.embed_api_key) == ("", "", "")
     assert (s.reranker_model, s.reranker_tokenizer, s.threads) == ("", "", 0)
+    assert (s.serve_host, s.serve_port, s.serve_workers) == ("127.0.0.1", 8888, 1)
     assert (s.parse_timeout_s, s.busy_timeout_ms, s.mcp_timeout_s) == (20.0, 30_000, 10.0)
     assert s.mcp_max_tokens == 10_000
     assert (s.survey_refresh_commits, s.page_trigger_cron) == (20, "H * * * *")
@@ -151,6 +156,8 @@ def test_an_empty_number_in_the_environment_is_unset(home: Path) -> None:
     ({"banks": {"b": {"busyTimeoutMs": -1}}}, "banks.b.busyTimeoutMs: -1 is out of range"),
     ({"harnesses": {"mcp": {"mcpMaxTokens": 100}}},
      "harnesses.mcp.mcpMaxTokens: 100 is out of range (500 to 1000000)"),
+    ({"servePort": 70000}, "servePort: 70000 is out of range (0 to 65535)"),
+    ({"serveWorkers": 0}, "serveWorkers: 0 is out of range (1 to 64)"),
 ])
 def test_range_errors_name_their_path(home: Path, data: object, message: str) -> None:
     p = write(home, data)

@@ -6,6 +6,9 @@ the agent integrations (``hook``, ``install``/``uninstall``, ``import claude-cod
 
 from __future__ import annotations
 
+# the team server (``serve``, ``token``) mounts this MCP server at /mcp, imported by name
+MCP_FACTORY = "hindsight.mcp.server:build_mcp_server"
+
 
 def main() -> None:
     """Console-script entry point. ``hook EVENT`` takes a fast path that does not load the
@@ -24,10 +27,12 @@ def main() -> None:
     from hindsight.hooks.install_cmd import commands as install_commands
     from hindsight.hooks.surfaces import agent_surfaces
     from hindsight.mcp.command import command as mcp_command
+    from hindsight.server.command import commands as server_commands
     from hindsight.ui.command import command as ui_command
 
-    run(build_cli([*hook_commands(), *install_commands(), mcp_command(), ui_command()],
-                  import_sources(), {"agents": agent_surfaces}))
+    run(build_cli([*hook_commands(), *install_commands(), mcp_command(), ui_command(),
+                   *server_commands(mcp_factory=MCP_FACTORY)], import_sources(),
+                  {"agents": agent_surfaces}))
 
 
 if __name__ == "__main__":

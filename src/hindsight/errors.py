@@ -99,3 +99,16 @@ class ProviderError(HindsightError):
     """An embedding model, reranker or LLM could not be loaded or called."""
 
     exit_code = 9
+
+
+class Forbidden(HindsightError):
+    """The caller's token does not allow this (another bank, a read-only role writing, an
+    action only an admin may take)."""
+
+    exit_code = 10
+
+
+class Unauthorized(HindsightError):
+    """No valid token: none given, unknown, revoked or expired (HTTP 401)."""
+
+    exit_code = 11

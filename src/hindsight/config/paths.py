@@ -3,6 +3,7 @@
 ``$HINDSIGHT_HOME`` (default ``~/.hindsight``) holds, and only this module joins its paths:
 
 * ``banks/<bank-file>.db`` (one SQLite file per bank, :func:`bank_file`) and its ``.owner``;
+* ``server.json`` and ``server.db`` (the team server's record and, on SQLite, its tokens);
 * ``locks/<name>.lock`` (``flock`` files, :func:`file_lock`; a bank's index writers all use
   :func:`index_lock_name`);
 * ``logs/`` (``hooks.jsonl`` hook diagnostics, ``git-hooks.log``, ``index.jsonl``, worker
@@ -74,6 +75,16 @@ class Home:
     @property
     def config(self) -> str:
         return os.path.join(self.root, "config.json")
+
+    @property
+    def server_json(self) -> str:
+        """What ``hindsight serve`` records: database, embedded PostgreSQL, address."""
+        return os.path.join(self.root, "server.json")
+
+    @property
+    def server_db(self) -> str:
+        """The team server's tokens, audit and idempotency keys when it runs on SQLite."""
+        return os.path.join(self.root, "server.db")
 
     def log_file(self, name: str) -> str:
         """``logs/<name>``, with ``logs/`` created (mode 0700) if missing."""

@@ -171,6 +171,13 @@ class Settings:
     threads: int = _knob("int", 0,
                          "CPU threads of the local embedding model (0: all cores).",
                          lo=0, hi=1024)
+    # --- team server (hindsight serve) ------------------------------------------------
+    serve_host: str = _knob("str", "127.0.0.1",
+                            "Interface hindsight serve binds (another than loopback needs "
+                            "TLS or --insecure).")
+    serve_port: int = _knob("int", 8888, "TCP port of hindsight serve (0: a free one).",
+                            lo=0, hi=65_535)
+    serve_workers: int = _knob("int", 1, "Server processes of hindsight serve.", lo=1, hi=64)
     # --- time limits ------------------------------------------------------------------
     parse_timeout_s: float = _seconds(20.0,
                                       "Seconds one file may take to parse while indexing "

@@ -520,3 +520,13 @@ class MemoryStore(Protocol):
         """(id, fingerprint) of active memories of ``kinds``, in id order (the prompt
         gate's vector cache is checked against them)."""
         ...
+
+
+# --- team server: who reads (tokens and audit: store/server_base.py) ---------------
+class Viewer(NamedTuple):
+    """Who reads (the token's principal): ``agent`` name, ``team`` ("" for none), and
+    ``admin`` (sees every memory). Reads filter by it (issue 11, item 5)."""
+
+    agent: str
+    team: str
+    admin: bool

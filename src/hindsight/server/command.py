@@ -1,0 +1,177 @@
+"""``hindsight serve`` and ``hindsight token create|list|revoke``.
+
+``serve`` picks its database (the private PostgreSQL of ``--embedded-postgres [DIR]``, else
+setting ``databaseUrl`` when there is one, else ``$HINDSIGHT_HOME/server.db`` beside the
+local banks), runs its migrations, records ``server.json``, binds, and then prints exactly
+one line on stdout, flushed: ``hindsight serve: http://HOST:PORT`` (``https`` with TLS).
+Ctrl-C (or SIGTERM) stops the server and then the embedded PostgreSQL; its data stays for
+the next start. FastAPI and uvicorn are imported only when ``serve`` runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from typing import Any
+
+import click
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def _database_url() -> str:
+    """Setting ``databaseUrl`` where the settings have it (the PostgreSQL memory store
+    adds it), else ""."""
+    from hindsight.config.settings import load
+
+    return str(getattr(load(), "database_url", "") or "")
+
+
+def resolve_factory(spec: str | None) -> Any:
+    """The MCP server factory named ``module:function`` (what the console script passes
+    in), or None."""
+    if not spec:
+        return None
+    import importlib
+
+    mod, _sep, fn = spec.partition(":")
+    return getattr(importlib.import_module(mod), fn)
+
+
+def worker_app() -> Any:
+    """The application of one extra server process (``serveWorkers`` > 1): the database
+    and MCP factory ``server.json`` names."""
+    from hindsight.app import open_token_store
+    from hindsight.server.api import build_app
+    from hindsight.server.runtime import read_record
+    from hindsight.server.state import ServerState
+
+    rec = read_record()
+    dsn = str(rec.get("database_url") or "")
+    state = ServerState(open_token_store(dsn), database=str(rec.get("database", "sqlite")))
+    return build_app(state, resolve_factory(rec.get("mcp_factory")))
+
+
+def serve_command(mcp_factory: str | None = None) -> click.Command:
+    """The ``serve`` command; ``mcp_factory`` (``module:function``) builds the MCP server
+    mounted at ``/mcp``."""
+
+    @click.command("serve", context_settings=CONTEXT)
+    @click.option("--host", default=None, help="Interface to bind (setting serveHost, "
+                  "default 127.0.0.1).")
+    @click.option("--port", type=click.IntRange(0, 65535), default=None,
+                  help="TCP port (setting servePort, default 8888; 0: a free one).")
+    @click.option("--embedded-postgres", "embedded", is_flag=False, flag_value="-",
+                  default=None, metavar="[DIR]", help="Start a private PostgreSQL with "
+                  "pgvector (data in DIR; default HINDSIGHT_HOME/postgres, or "
+                  "/var/lib/hindsight/postgres as root) and stop it on exit.")
+    @click.option("--ssl-certfile", default=None, metavar="FILE", help="TLS certificate.")
+    @click.option("--ssl-keyfile", default=None, metavar="FILE", help="TLS private key.")
+    @click.option("--insecure", is_flag=True, help="Allow plain HTTP on an interface other "
+                  "than loopback.")
+    def serve(host: str | None, port: int | None, embedded: str | None,
+              ssl_certfile: str | None, ssl_keyfile: str | None, insecure: bool) -> None:
+        """Serve memory to a team over HTTP (JSON API under /v1, MCP at /mcp)."""
+        from hindsight.config.settings import load
+
+        settings = load()
+        host = host or settings.serve_host
+        port = settings.serve_port if port is None else port
+        tls = _check_tls(host, ssl_certfile, ssl_keyfile, insecure)
+        _serve(host, port, embedded, tls, ssl_certfile, ssl_keyfile, mcp_factory,
+               settings.serve_workers)
+
+    return serve
+
+
+def _check_tls(host: str, cert: str | None, key: str | None, insecure: bool) -> bool:
+    from hindsight.server.runtime import check_tls
+
+    return check_tls(host, cert, key, insecure)
+
+
+def _serve(host: str, port: int, embedded: str | None, tls: bool, cert: str | None,
+           key: str | None, factory: str | None, workers: int) -> None:
+    from hindsight.app import embedded_postgres, open_token_store
+    from hindsight.server.runtime import bind, shown_host, write_record
+
+    pg = None
+    if embedded is not None:
+        pg = embedded_postgres(None if embedded == "-" else embedded)
+        _not_served_already(str(pg.data_dir))
+        dsn = pg.start()
+    else:
+        dsn = _database_url()
+    try:
+        tokens = open_token_store(dsn)  # migrations run here
+        sock = bind(host, port)
+        url = f"{'https' if tls else 'http'}://{shown_host(host)}:{sock.getsockname()[1]}"
+        write_record({"database": "postgresql" if dsn else "sqlite", "database_url": dsn,
+                      "embedded": {"data_dir": str(pg.data_dir), "port": pg.port}
+                      if pg is not None else None, "url": url, "pid": os.getpid(),
+                      "mcp_factory": factory, "started_at": time.time()})
+        _run(tokens, "postgresql" if dsn else "sqlite", sock, url, cert, key, factory,
+             workers)
+    finally:
+        if pg is not None:
+            pg.stop()
+
+
+def _not_served_already(data_dir: str) -> None:
+    """Raise ConfigError when the ``serve`` recorded in ``server.json`` still runs on this
+    data directory (starting again would restart its PostgreSQL under it)."""
+    from hindsight.errors import ConfigError
+    from hindsight.server.runtime import read_record
+
+    rec = read_record()
+    emb = rec.get("embedded")
+    pid = rec.get("pid")
+    if not isinstance(emb, dict) or emb.get("data_dir") != data_dir or \
+            not isinstance(pid, int) or pid == os.getpid():
+        return
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return  # that server is gone
+    raise ConfigError(f"{data_dir}: already served by hindsight serve (pid {pid}, "
+                      f"{rec.get('url', '')}); stop it first", path=data_dir)
+
+
+def _run(tokens: Any, database: str, sock: Any, url: str, cert: str | None,
+         key: str | None, factory: str | None, workers: int) -> None:
+    import uvicorn
+
+    from hindsight.server.api import build_app
+    from hindsight.server.state import ServerState
+
+    ssl = {"ssl_certfile": cert, "ssl_keyfile": key} if cert else {}
+    common = {"log_level": "warning", "access_log": False, "timeout_graceful_shutdown": 3,
+              "lifespan": "on", **ssl}
+    if workers > 1:
+        tokens.close()
+        from uvicorn.supervisors import Multiprocess
+
+        config = uvicorn.Config("hindsight.server.command:worker_app", factory=True,
+                                workers=workers, **common)  # type: ignore[arg-type]
+        _announce(url)
+        Multiprocess(config, sockets=[sock]).run()
+        return
+    app = build_app(ServerState(tokens, database=database), resolve_factory(factory))
+    server = uvicorn.Server(uvicorn.Config(app, **common))  # type: ignore[arg-type]
+    _announce(url)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run(sockets=[sock])
+
+
+def _announce(url: str) -> None:
+    sys.stdout.write(f"hindsight serve: {url}\n")
+    sys.stdout.flush()
+
+
+def commands(mcp_factory: str | None = None) -> list[click.Command]:
+    """``serve`` and the ``token`` group, for the ``hindsight`` group to register."""
+    from hindsight.server.token_cmd import token
+
+    return [serve_command(mcp_factory), token]

@@ -1,0 +1,99 @@
+"""What one server process shares between requests: the token store, the open banks
+(each opened on first use and kept, with the lock its calls hold) and the metrics.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from hindsight.server.metrics import Metrics
+from hindsight.server.tokens import Principal, authenticate
+from hindsight.server.views import Scoped
+
+if TYPE_CHECKING:
+    from hindsight.app import ServedBank, TokenStore
+
+MAX_BODY_BYTES = 8 * 1024 * 1024  # a request body above this is refused with 413
+MAX_BATCH = 1000  # items in one batch retain
+
+
+class ServerState:
+    """``tokens``: the token store; ``opener(bank_id, create)``: opens a served bank
+    (default :func:`hindsight.app.open_served_bank`); ``database``: what ``/healthz`` and
+    the startup line name (``sqlite`` or ``postgresql``)."""
+
+    def __init__(self, tokens: TokenStore,
+                 opener: Callable[[str, bool], ServedBank] | None = None,
+                 database: str = "sqlite", max_body: int = MAX_BODY_BYTES) -> None:
+        self.tokens = tokens
+        self.database = database
+        self.max_body = max_body
+        self._open = opener or _open_served
+        self._banks: dict[str, tuple[ServedBank, threading.Lock]] = {}
+        self._lock = threading.Lock()
+        self.metrics = Metrics(self)
+
+    def principal(self, header: str | None) -> Principal:
+        """The caller of a request. Raises Unauthorized, StorageError."""
+        return authenticate(self.tokens, header)
+
+    def scoped(self, who: Principal, bank_id: str, role: str = "read") -> Scoped:
+        """Bank ``bank_id`` as ``who`` may use it. Raises Forbidden (another bank, a role
+        too low), BankNotFound (a read of a bank that does not exist), ConfigError (a bad
+        id), StorageError."""
+        who.require(bank_id, role)
+        with self._lock:
+            held = self._banks.get(bank_id)
+        if held is None:
+            bank = self._open(bank_id, role != "read")
+            with self._lock:
+                held = self._banks.setdefault(bank_id, (bank, threading.Lock()))
+            if held[0] is not bank:
+                bank.close()
+            if role != "read":
+                self.tokens.note_bank(bank_id)
+        return Scoped(held[0], held[1], who, self.tokens)
+
+    def bank_ids(self) -> list[str]:
+        """Banks this server holds: those noted in its database and those open now."""
+        with self._lock:
+            open_now = set(self._banks)
+        return sorted(set(self.tokens.banks()) | open_now)
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Memories per status of every open bank (for the metrics)."""
+        with self._lock:
+            held = list(self._banks.items())
+        out: dict[str, dict[str, int]] = {}
+        for bank_id, (bank, lock) in held:
+            with lock:
+                out[bank_id] = dict(bank.memory.counts())
+        return out
+
+    def database_bytes(self) -> dict[str, int]:
+        """Bytes on disk: ``server`` (tokens, audit) and each open bank."""
+        from hindsight.app import served_bank_bytes
+
+        with self._lock:
+            held = list(self._banks.items())
+        out = {"server": self.tokens.size_bytes()}
+        for bank_id, (bank, _lock) in held:
+            out[f"bank:{bank_id}"] = served_bank_bytes(bank)
+        return out
+
+    def close(self) -> None:
+        with self._lock:
+            held = list(self._banks.values())
+            self._banks.clear()
+        for bank, lock in held:
+            with lock:
+                bank.close()
+        self.tokens.close()
+
+
+def _open_served(bank_id: str, create: bool) -> Any:
+    from hindsight.app import open_served_bank
+
+    return open_served_bank(bank_id, create=create)
