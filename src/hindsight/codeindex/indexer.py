@@ -24,6 +24,7 @@ from typing import Any
 from hindsight.codeindex import files as F
 from hindsight.codeindex import modules as M
 from hindsight.codeindex import pool
+from hindsight.codeindex.receivers import FACTS_VERSION
 from hindsight.codeindex.resolve import FileSyms, Row, Table, resolve_file
 from hindsight.config.paths import git_cmd
 from hindsight.errors import ConfigError
@@ -115,7 +116,8 @@ def _fs_from_result(r: ParseResult, module: str) -> FileSyms:
         r.path, r.language, module, r.package,
         ((s.local, s.name, s.kind, s.parent, s.signature) for s in r.symbols),
         ((i.caller, i.module, i.name, i.alias, i.line) for i in r.imports),
-        ((x.caller, x.name, x.receiver, x.line) for x in r.refs if x.kind == "inherits"))
+        ((x.caller, x.name, x.receiver, x.line) for x in r.refs if x.kind == "inherits"),
+        r.facts)
 
 
 def _module_for(path: str, language: str, init_files: set[str]) -> str:
@@ -166,8 +168,8 @@ def index(store: CodeStore, root: str, *, full: bool = False,
     stats.warnings.extend(sel.warnings)
     stats.files_seen = len(sel.files)
     existing = store.load_files()
-    if not existing:
-        full = True
+    if not existing or store.get_meta("facts_version") != FACTS_VERSION:
+        full = True  # first index, or a bank indexed before the current receiver facts
         stats.full = True
     if full:
         _full(store, root, sel, workers, progress, stats, parse_timeout_s)
@@ -176,7 +178,8 @@ def index(store: CodeStore, root: str, *, full: bool = False,
     _save_timeouts(store, root, sel, known)
     stats.seconds = time.perf_counter() - t0
     store.set_meta({"root": root, "last_index_seconds": f"{stats.seconds:.3f}",
-                      "indexed_commit": _head(root) if sel.git else ""})
+                      "indexed_commit": _head(root) if sel.git else "",
+                      "facts_version": FACTS_VERSION})
     return stats
 
 
@@ -402,7 +405,8 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
         if path not in info or path not in id_of:
             return None
         syms, imps, inh = store.load_file_raw(id_of[path], path)
-        return FileSyms.build(path, *info[path], syms, imps, inh)
+        return FileSyms.build(path, *info[path], syms, imps, inh,
+                              store.load_facts(id_of[path]))
 
     key_index = M.build_key_index((p, *v) for p, v in sorted(info.items()))
     table = Table(loader, key_index, go_module(root), rust_crate(root))

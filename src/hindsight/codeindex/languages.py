@@ -44,7 +44,8 @@ SPECS: dict[str, LangSpec] = {
     s.name: s
     for s in (
         LangSpec("python", "tree_sitter_python", "language", "python.scm", (".py", ".pyi", ".pyw"),
-                 indent_sensitive=True, python_docstrings=True, self_names=("self", "cls")),
+                 indent_sensitive=True, python_docstrings=True, self_names=("self", "cls"),
+                 extra_queries=("flow_python.scm",)),
         LangSpec("javascript", "tree_sitter_javascript", "language", "javascript.scm",
                  (".js", ".jsx", ".mjs", ".cjs"), extra_queries=("js_heritage.scm",)),
         LangSpec("typescript", "tree_sitter_typescript", "language_typescript", "typescript.scm",

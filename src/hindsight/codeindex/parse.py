@@ -23,6 +23,7 @@ from functools import cache
 from typing import Any
 
 from hindsight.codeindex import imports as imp
+from hindsight.codeindex import receivers
 from hindsight.codeindex.asthash import blank_comments, flat_hash, indent_hash
 from hindsight.codeindex.languages import get
 from hindsight.models import RawImport, RawRef, Symbol
@@ -67,10 +68,13 @@ class _Def:
 
 
 def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
-        list[Symbol], list[RawRef], list[RawImport], str, list[tuple[str, int, str]]]:
-    """Extract ``(symbols, refs, imports, package, notes)`` from a parsed ``tree`` of ``src``.
+        list[Symbol], list[RawRef], list[RawImport], str, list[tuple[str, int, str]],
+        list[receivers.Fact]]:
+    """Extract ``(symbols, refs, imports, package, notes, facts)`` from a parsed ``tree``
+    of ``src``.
 
-    ``notes`` are ``(caller_local, line, text)`` for ``@hindsight:`` comments.
+    ``notes`` are ``(caller_local, line, text)`` for ``@hindsight:`` comments; ``facts``
+    are receiver facts (:mod:`hindsight.codeindex.receivers`).
     """
     import tree_sitter as ts
 
@@ -85,6 +89,7 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
     package = ""
     cats = _categories(language)
     has_notes = b"@hindsight:" in src
+    fact_caps: list[dict[str, Any]] = []
     for pat, caps in ts.QueryCursor(loaded.query).matches(tree.root_node):
         cat, kind = cats[pat]
         if cat == _CALL:
@@ -112,6 +117,8 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
             r = caps.get("inherit.receiver")
             inherits.append((n.start_byte, _txt(n.text), _txt(r[0].text) if r else "",
                              n.start_point[0] + 1))
+        elif cat == _FACT:
+            fact_caps.append(caps)
         elif cat == _IMPORT:
             import_nodes.extend(caps["import"])
         elif cat == _PACKAGE:
@@ -138,10 +145,14 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
         for module, name, alias in imp.decode(language, node):
             imports.append(RawImport(owner, module, name, alias, node.start_point[0] + 1))
     notes = _notes(defs, starts, comment_nodes)
-    return symbols, refs, imports, package, notes
+    facts = receivers.extract(
+        language, fact_caps, lambda pos: _owner(defs, starts, pos),
+        {d.start: (d.local, d.container.local if d.container else "") for d in defs},
+        {d.name for d in defs} | {i.alias for i in imports} | set(spec.self_names))
+    return symbols, refs, imports, package, notes, facts
 
 
-_DEF, _CALL, _INHERIT, _IMPORT, _PACKAGE, _COMMENT, _OTHER = range(7)
+_DEF, _CALL, _INHERIT, _IMPORT, _PACKAGE, _COMMENT, _FACT, _OTHER = range(8)
 _CAPTURE = re.compile(r"@([\w.]+)")
 
 
@@ -171,6 +182,8 @@ def _categories(language: str) -> list[tuple[int, str]]:
             out.append((_PACKAGE, ""))
         elif "comment" in names:
             out.append((_COMMENT, ""))
+        elif any(n.startswith("fact.") for n in names):
+            out.append((_FACT, ""))
         else:
             out.append((_OTHER, ""))
     return out

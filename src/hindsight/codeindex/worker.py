@@ -36,7 +36,8 @@ def parse_bytes(path: str, language: str, raw: bytes, mtime_ns: int = 0) -> Pars
     root = tree.root_node
     if root.has_error:
         res.error = _first_error(root)
-    res.symbols, res.refs, res.imports, res.package, res.hindsight_notes = extract(
+    (res.symbols, res.refs, res.imports, res.package, res.hindsight_notes,
+     res.facts) = extract(
         path, language, src, tree)
     return res
 

@@ -48,6 +48,9 @@ class SqliteCodeStore(SqliteStore):
             c.executemany("INSERT INTO notes VALUES(?,?,?,?)",
                           [(fid, src, line, clean(text))
                            for src, line, text in r.hindsight_notes])
+        if r.facts:
+            c.executemany("INSERT INTO facts VALUES(?,?,?,?,?)",
+                          [(fid, *f) for f in r.facts])
 
     @staticmethod
     def _insert_edges(c: sqlite3.Connection, fid: int, rows: tuple[list[Any], set[str]]) -> None:
@@ -63,7 +66,7 @@ class SqliteCodeStore(SqliteStore):
         still being resolved elsewhere). Secondary indexes are dropped during the load."""
         with self._tx() as c:
             drop_indexes(c)
-            for t in ("files", "symbols", "edges", "deps", "notes"):
+            for t in ("files", "symbols", "edges", "deps", "notes", "facts"):
                 c.execute(f"DELETE FROM {t}")
             ids: dict[str, int] = {}
             for r in results:
@@ -97,7 +100,7 @@ class SqliteCodeStore(SqliteStore):
             before = self._file_counts(c, gone + rerun)
             for ids in chunks(gone):
                 q = ",".join("?" * len(ids))
-                for t in ("symbols", "edges", "deps", "notes"):
+                for t in ("symbols", "edges", "deps", "notes", "facts"):
                     c.execute(f"DELETE FROM {t} WHERE file_id IN ({q})", ids)
                 c.execute(f"DELETE FROM files WHERE id IN ({q})", ids)
             for p, mod in modules_update.items():
@@ -193,6 +196,11 @@ class SqliteCodeStore(SqliteStore):
         return list(self.conn.execute(
             "SELECT src, kind, name, receiver, line FROM edges WHERE file_id=? AND "
             "kind!='import' ORDER BY rowid", (file_id,)))
+
+    def load_facts(self, file_id: int) -> list[tuple[str, str, str, int]]:
+        return list(self.conn.execute(
+            "SELECT scope, target, value, line FROM facts WHERE file_id=? ORDER BY rowid",
+            (file_id,)))
 
     def counts(self) -> dict[str, int]:
         """files, symbols, edges, calls, unresolved_calls, parse_errors, lines. Edge and

@@ -1,0 +1,17 @@
+; Receiver facts for Python, read by codeindex/receivers.py (capture names @fact.*), and
+; calls the name patterns of python.scm do not see.
+(assignment left: [(identifier) (attribute) (subscript) (pattern_list) (tuple_pattern)]) @fact.assign
+(with_item value: (as_pattern alias: (as_pattern_target [(identifier) (attribute)] @fact.lhs))) @fact.with
+(for_statement left: (identifier) @fact.lhs) @fact.for
+(function_definition parameters: (parameters)) @fact.def
+(return_statement) @fact.return
+(yield) @fact.yield
+(decorated_definition) @fact.decorated
+(call function: (_) arguments: (argument_list
+  [(identifier) (attribute) (call) (keyword_argument)] @fact.arg)) @fact.args
+; A call of a call or of a subscript: `make()()`, `handlers["get"]()`.
+(call function: [(call) (subscript)] @fact.callee) @fact.xcall
+
+; A decorator is called with the function it decorates.
+(decorator (identifier) @call.name) @reference.call
+(decorator (attribute object: (_) @call.receiver attribute: (identifier) @call.name)) @reference.call
