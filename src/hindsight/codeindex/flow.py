@@ -38,7 +38,9 @@ from typing import TYPE_CHECKING
 
 from hindsight.codeindex.exprs import parse, render
 from hindsight.codeindex.languages import SPECS
+from hindsight.codeindex.receivers import ARGS
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, SUPER_NAMES, FileSyms
+from hindsight.codeindex.types import type_value
 
 if TYPE_CHECKING:
     from hindsight.codeindex.resolve import Resolver
@@ -60,6 +62,7 @@ class Flow:
         self._memo: dict[tuple[str, ...], Value | None] = {}
         self._busy: set[tuple[str, ...]] = set()
         self._mro: dict[str, list[str]] = {}
+        self._callees: dict[tuple[str, str, tuple[str, ...], int], tuple[str, int]] = {}
         self.steps = 0
         self._nest = 0
 
@@ -84,14 +87,43 @@ class Flow:
     def call(self, fs: FileSyms, scope: str, name: str, receiver: str, line: int) -> str:
         """Qualified name a call of ``name`` on ``receiver`` (``""``: a bare call, where
         ``name`` may be an access path such as ``make()``) denotes, or ``""``."""
-        if receiver:
-            segs = parse(receiver)
-            v = self.eval(fs, scope, segs, line) if segs else None
-            return self.member_target(v, name) if v is not None else ""
-        segs = parse(name)
-        if not segs:
+        segs = parse(receiver or name)
+        if not segs or not self._worth(fs, scope, segs):
             return ""
+        if receiver:
+            v = self.eval(fs, scope, segs, line)
+            return self.member_target(v, name) if v is not None else ""
         return self.callable_target(self.eval(fs, scope, segs, line))
+
+    def _worth(self, fs: FileSyms, scope: str, segs: tuple[str, ...]) -> bool:
+        """Whether evaluating ``segs`` may give more than the name rules did: its head is
+        ``self``-like, bound by a fact or a parameter in scope, or a definition that is
+        neither a class nor a module nor a function (a constant), or one of those
+        followed by more than one segment. Most unresolved calls (a local of unknown
+        value, a builtin) stop here, cheaply."""
+        head = segs[0].partition("[")[0]
+        if head.startswith("&") or head in SPECS[fs.language].self_names or head in (
+                "Self", "super()") or head in SUPER_NAMES.get(fs.language, ("super",)):
+            return True
+        s = scope
+        heads = fs.heads
+        while True:
+            if head in heads.get(s, ()):
+                return True
+            sig = fs.sigs.get(s)
+            if sig and head in sig and fs.param(s, head) is not None:
+                return True
+            if not s:
+                break
+            s = fs.parents.get(s, "")
+        if fs.language == "go" and fs.recv_var.get(scope) == head:
+            return True
+        r = self.ctx(fs.path)
+        hit = r.lookup(fs, scope, head) if r is not None else []
+        if not hit:
+            return False
+        v = self.classify(hit[0])
+        return v is not None and (len(segs) > 1 or v[0] not in ("fn", "cls"))
 
     def callable_target(self, v: Value | None) -> str:
         """The definition a call of value ``v`` runs (a class for a construction)."""
@@ -182,6 +214,10 @@ class Flow:
                 b = fs.flow.get(s, {}).get(name)
                 if b:
                     return self.pick(fs, s, b, line if first else None)
+                if kind in FUNC_KINDS and "[" not in name:
+                    p = fs.param(s, name)
+                    if p is not None:
+                        return self.param(fs, s, name, *p)
             if visible and kind in CLASS_KINDS and "[" not in name:
                 v = self.attr_value(("inst", f"{fs.path}::{s}"), name)
                 if v is not None:
@@ -211,8 +247,6 @@ class Flow:
     def value(self, fs: FileSyms, scope: str, val: str, line: int) -> Value | None:
         if val == "?":
             return None
-        if val.startswith("@"):
-            return self.param(fs, scope, val)
         key = ("v", fs.path, scope, val, str(line))
         return self._guarded(key, lambda: self.eval(fs, scope, parse(val), line))
 
@@ -276,9 +310,10 @@ class Flow:
         facts = fs.flow.get(local, {})
         if "yield" in facts:
             return ("gen", q)
-        declared = facts.get("->")
+        declared = fs.declared_return(local)
         if declared:
-            return self.value(fs, local, declared[-1][1], declared[-1][0])
+            path = type_value(declared, fs.language)
+            return self.value(fs, local, path, 0) if path else None
         rets = facts.get("return")
         if not rets:
             return None
@@ -381,26 +416,33 @@ class Flow:
             out += [c for c in lst if c not in out]
         return out
 
-    def param(self, fs: FileSyms, scope: str, val: str) -> Value | None:
-        """Value of an undeclared parameter: the one value its call sites in this file
-        pass (positionally or by keyword)."""
-        names = [t for t, b in fs.flow.get(scope, {}).items() if any(x[1] == val for x in b)]
-        if not names:
+    def param(self, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: bool
+              ) -> Value | None:
+        """Value of parameter ``name`` (at ``pos``) of function ``fn``: its declared type,
+        else (Python) the one value its call sites in this file pass, by position or by
+        keyword."""
+        if typ:
+            path = type_value(typ, fs.language)
+            return self.value(fs, fn, path, 0) if path else None
+        if fs.language not in ARGS or (pos == 0 and name in ("self", "cls")):
             return None
-        return self._guarded(("param", fs.path, scope, val),
-                             lambda: self._param(fs, scope, val, names[0]))
+        return self._guarded(("param", fs.path, fn, name),
+                             partial(self._param, fs, fn, -1 if kw else pos, name))
 
-    def _param(self, fs: FileSyms, fn: str, val: str, name: str) -> Value | None:
+    def _param(self, fs: FileSyms, fn: str, pos: int, name: str) -> Value | None:
         r = self.ctx(fs.path)
         if r is None:
             return None
         q = f"{fs.path}::{fn}"
-        pos = int(val[1:]) if val[1:].isdigit() else -1
         method = fs.kinds.get(fn) == "method" and fs.language == "python" and not any(
             d == "staticmethod" for _l, d in fs.flow.get(fn, {}).get("@dec", []))
         init = fn.endswith(".__init__") and fs.parents.get(fn, "") == fn[:-9]
         out: Value | None = None
-        for scope, callee, key, value, line in fs.args:
+        last = fn.rpartition(".")[2]
+        sites = fs.args.get(last, []) + fs.args.get("", [])
+        if init:
+            sites += fs.args.get(fn[:-9].rpartition(".")[2], [])
+        for scope, callee, key, value, line in sites:
             if key != name and not key.isdigit():
                 continue
             segs = parse(callee)
@@ -424,6 +466,14 @@ class Flow:
     def _callee(self, r: Resolver, fs: FileSyms, scope: str, segs: tuple[str, ...],
                 line: int) -> tuple[str, int]:
         """(target of a call of ``segs``, 1 when it is called on an instance)."""
+        key = (fs.path, scope, segs, line)
+        hit = self._callees.get(key)
+        if hit is None:
+            hit = self._callees[key] = self._callee_uncached(r, fs, scope, segs, line)
+        return hit
+
+    def _callee_uncached(self, r: Resolver, fs: FileSyms, scope: str,
+                         segs: tuple[str, ...], line: int) -> tuple[str, int]:
         last = segs[-1]
         if len(segs) == 1:
             return r.target(scope, last, "", line), 0

@@ -90,6 +90,7 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
     cats = _categories(language)
     has_notes = b"@hindsight:" in src
     fact_caps: list[dict[str, Any]] = []
+    call_nodes: list[tuple[str, Any]] | None = [] if language in receivers.ARGS else None
     for pat, caps in ts.QueryCursor(loaded.query).matches(tree.root_node):
         cat, kind = cats[pat]
         if cat == _CALL:
@@ -99,6 +100,8 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
             calls.append((sb, src[sb:n.end_byte].decode("utf-8", "replace"),
                           src[r[0].start_byte:r[0].end_byte].decode("utf-8", "replace")
                           if r else "", n.start_point[0] + 1))
+            if call_nodes is not None:
+                call_nodes.append((calls[-1][1], caps["reference.call"][0]))
         elif cat == _COMMENT:
             for c in caps["comment"]:
                 comments.append((c.start_byte, c.end_byte))
@@ -146,9 +149,10 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
             imports.append(RawImport(owner, module, name, alias, node.start_point[0] + 1))
     notes = _notes(defs, starts, comment_nodes)
     facts = receivers.extract(
-        language, fact_caps, lambda pos: _owner(defs, starts, pos),
+        language, fact_caps, refs, call_nodes or [], lambda pos: _owner(defs, starts, pos),
         {d.start: (d.local, d.container.local if d.container else "") for d in defs},
-        {d.name for d in defs} | {i.alias for i in imports} | set(spec.self_names))
+        {s.local: s.signature for s in symbols if s.kind in ("function", "method")},
+        {d.name for d in defs} | {i.alias for i in imports})
     return symbols, refs, imports, package, notes, facts
 
 

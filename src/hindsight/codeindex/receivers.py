@@ -15,10 +15,12 @@ Runs in the parser workers, on the matches of the ``@fact.*`` patterns of each l
   ``<callee>@<name>`` (an argument passed at position ``i`` or by keyword);
 * ``value``: an access path (see :mod:`hindsight.codeindex.exprs`): ``C()`` for an
   instance of ``C`` (a constructor call or a declared type), ``C`` for the class or
-  function itself, ``f()`` for what ``f`` returns; ``@<i>`` / ``@k`` for an undeclared
-  parameter at position ``i`` (keyword-only: ``k``), bound later from call sites in the
-  same file; ``?`` for a value that is no path (it hides earlier bindings);
-* ``line``: 1-based line of the binding (0 for parameters: visible in the whole body).
+  function itself, ``f()`` for what ``f`` returns, ``&local`` for a definition of the
+  file; ``?`` for a value that is no path (it hides earlier bindings);
+* ``line``: 1-based line of the binding (0: visible in the whole scope).
+
+Parameters and declared return types are not facts: they are read from the stored
+signature when needed (:mod:`hindsight.codeindex.signatures`).
 
 Facts whose value is ``?`` are kept only where the same scope binds the same target to a
 path too, and arguments only when they name something a fact or definition knows: the
@@ -33,10 +35,20 @@ from typing import Any
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.types import type_value
+from hindsight.models import RawRef
 
+ARGS = frozenset({"python"})  # languages whose undeclared parameters are bound from call sites
 FACTS_VERSION = "1"  # stored in a bank's meta; a bank with another value is re-indexed in full
 Fact = tuple[str, str, str, int]
 _NONE = frozenset({"None", "null", "undefined", "nil"})
+_NOTHING = frozenset({"none", "null", "undefined", "nil", "null_literal"})
+# call node type → the field holding what is called
+_CALL_TYPES = {"call": "function", "call_expression": "function"}
+# member access node type → (object field, name field)
+_MEMBER_TYPES = {"attribute": ("object", "attribute")}
+_NAMES = frozenset({"identifier"})
+_UNWRAP = frozenset({"await", "parenthesized_expression", "await_expression"})
+_LITERALS = frozenset({"dictionary", "list", "tuple", "array", "object"})
 
 
 def _t(n: Any) -> str:
@@ -48,7 +60,7 @@ def _line(n: Any) -> int:
 
 
 class _Out:
-    __slots__ = ("facts", "args", "owner", "local_at", "language")
+    __slots__ = ("facts", "args", "owner", "local_at", "language", "selfs", "chained")
 
     def __init__(self, language: str, owner: Callable[[int], str],
                  local_at: dict[int, tuple[str, str]]) -> None:
@@ -57,6 +69,8 @@ class _Out:
         self.args: list[Fact] = []
         self.owner = owner
         self.local_at = local_at
+        self.selfs = SPECS[language].self_names
+        self.chained: set[int] = set()
 
     def scope(self, node: Any) -> str:
         """The scope a statement binds in: its owner, or the owner's container when the
@@ -72,13 +86,32 @@ class _Out:
 
     def value(self, node: Any) -> str | None:
         """Access path of an assigned value; ``None`` for a nothing value (``None``,
-        ``null``), ``?`` for what is no path."""
+        ``null``), ``?`` for what is no path. Built from the nodes, so a call's
+        arguments are never read."""
         if node is None:
             return "?"
         t = node.type
-        if t in ("none", "null", "undefined", "nil") or (t == "identifier"
-                                                          and _t(node) in _NONE):
+        if t in _NAMES:
+            s = node.text.decode("utf-8", "replace")
+            return None if s in _NONE else s
+        if t in _CALL_TYPES:
+            fn = node.child_by_field_name(_CALL_TYPES[t])
+            v = self.value(fn) if fn is not None else "?"
+            return f"{v}()" if v and v != "?" else "?"
+        if t in _MEMBER_TYPES:
+            obj_f, name_f = _MEMBER_TYPES[t]
+            obj = node.child_by_field_name(obj_f)
+            name = node.child_by_field_name(name_f)
+            v = self.value(obj) if obj is not None else "?"
+            if not v or v == "?" or name is None:
+                return "?"
+            return f"{v}.{name.text.decode('utf-8', 'replace')}"
+        if t in _NOTHING:
             return None
+        if t in _UNWRAP and node.named_child_count == 1:
+            return self.value(node.named_child(0))
+        if node.end_byte - node.start_byte > 200:
+            return "?"
         return canon(_t(node)) or "?"
 
     def bind(self, scope: str, target_node: Any, value_node: Any, line: int) -> None:
@@ -92,13 +125,16 @@ class _Out:
             for i, tn in enumerate(targets):
                 self.bind(scope, tn, values[i] if len(values) == len(targets) else None, line)
             return
-        target = canon(_t(target_node))
-        if not target or len(parse(target) or ()) > 2:
-            return
-        if value_node is not None and value_node.type in ("dictionary", "list", "tuple",
-                                                            "array", "object"):
+        if tt == "identifier":
+            target = target_node.text.decode("utf-8", "replace")
+        else:
+            target = canon(_t(target_node))
+            segs = parse(target) if target else None
+            if not segs or len(segs) > 3 or (len(segs) == 3 and segs[2][0] != "[") or (
+                    len(segs) > 1 and segs[1][0] == "." and segs[0] not in self.selfs):
+                return  # only x, self.x, x[k] and self.x[k] are bound
+        if value_node is not None and value_node.type in _LITERALS:
             self.elements(scope, target, value_node, line)
-            self.facts.append((scope, target, "?", line))
             return
         v = self.value(value_node)
         if v is not None:
@@ -148,37 +184,6 @@ class _Out:
                 self.facts.append((scope, f"{target}[*]", v, line))
 
 
-def _py_params(out: _Out, fn: Any, local: str) -> None:
-    params = fn.child_by_field_name("parameters")
-    if params is not None:
-        pos = 0
-        keyword_only = False
-        for p in params.named_children:
-            t = p.type
-            if t in ("list_splat_pattern", "keyword_separator", "dictionary_splat_pattern"):
-                keyword_only = True
-                continue
-            if t == "identifier":
-                name, typ = _t(p), None
-            elif t in ("typed_parameter", "typed_default_parameter", "default_parameter"):
-                nm = p.child_by_field_name("name")
-                if nm is None:
-                    nm = p.named_child(0)
-                name, typ = _t(nm), p.child_by_field_name("type")
-            else:
-                continue
-            v = type_value(_t(typ), "python") if typ is not None else ""
-            if not (pos == 0 and name in ("self", "cls")):  # the receiver: never bound
-                out.facts.append((local, name, v or ("@k" if keyword_only else f"@{pos}"), 0))
-            if not keyword_only:
-                pos += 1
-    rt = fn.child_by_field_name("return_type")
-    if rt is not None:
-        v = type_value(_t(rt), "python")
-        if v:
-            out.facts.append((local, "->", v, 0))
-
-
 def _py_decorators(out: _Out, node: Any) -> None:
     """``@dec`` on a definition: the fact ``(def, '@dec', dec)`` and the argument fact
     ``(scope, 'dec@0', '&def')`` (a decorator is called with the function)."""
@@ -201,45 +206,70 @@ def _py_decorators(out: _Out, node: Any) -> None:
             out.facts.append((scope, "()", expr, _line(dec)))
 
 
-def _args(out: _Out, call: Any, arg: Any) -> None:
+def _call_args(out: _Out, call: Any) -> None:
+    """Argument facts of one call: each argument that is an access path, by position
+    (until a ``*``/``**`` argument or a keyword) or by keyword."""
     fn = call.child_by_field_name("function")
-    callee = canon(_t(fn)) if fn is not None else ""
-    if not callee:
+    args = call.child_by_field_name("arguments")
+    callee = out.value(fn) if fn is not None and args is not None else ""
+    if not callee or callee == "?":
         return
-    if arg.type == "keyword_argument":
-        name = arg.child_by_field_name("name")
-        val = arg.child_by_field_name("value")
-        if name is None or val is None:
-            return
-        key, vnode = _t(name), val
-    else:
-        i = 0
-        for sib in arg.parent.named_children:
-            if sib.id == arg.id:
-                break
-            if sib.type in ("list_splat", "dictionary_splat", "keyword_argument",
-                            "parenthesized_list_splat"):
-                return
-            if sib.type != "comment":
-                i += 1
-        key, vnode = str(i), arg
-    v = canon(_t(vnode))
-    if v:
-        out.args.append((out.owner(call.start_byte), f"{callee}@{key}", v, _line(call)))
+    scope = ""
+    i = 0
+    positional = True
+    for arg in args.named_children:
+        t = arg.type
+        if t == "comment":
+            continue
+        if t == "keyword_argument":
+            positional = False
+            name = arg.child_by_field_name("name")
+            val = arg.child_by_field_name("value")
+            key, vnode = (_t(name), val) if name is not None else ("", None)
+        elif t in ("list_splat", "dictionary_splat", "parenthesized_list_splat"):
+            positional = False
+            continue
+        else:
+            key, vnode = (str(i), arg) if positional else ("", None)
+            i += 1
+        if not key or vnode is None or vnode.type not in _PATHS:
+            continue
+        v = out.value(vnode)
+        if v and v != "?":
+            scope = scope or out.owner(call.start_byte)
+            out.args.append((scope, f"{callee}@{key}", v, _line(call)))
+
+
+_PATHS = frozenset({"identifier", "attribute", "call", "subscript"})
+
+
+_PY_TARGETS = frozenset({"identifier", "attribute", "subscript", "pattern_list",
+                         "tuple_pattern"})
+_PY_VALUES = frozenset({"call", "identifier", "attribute", "subscript", "await", "dictionary",
+                        "list", "tuple", "expression_list", "assignment"})
 
 
 def _py_assign(out: _Out, caps: dict[str, list[Any]]) -> None:
     node = caps["fact.assign"][0]
-    if node.parent is not None and node.parent.type == "assignment":
-        return  # the inner part of `a = b = v`: bound with the outer one
+    left = node.child_by_field_name("left")
+    if left is None:
+        return
+    if left.type not in _PY_TARGETS:
+        return
+    rnode = node.child_by_field_name("right")
+    typ = node.child_by_field_name("type")
+    if typ is None and (rnode is None or rnode.type not in _PY_VALUES):
+        return
+    targets = [left]
+    if rnode is not None and rnode.type == "assignment":  # a = b = v
+        if out.chained and node.id in out.chained:
+            return  # the inner part of a chain: bound with the outer one
+        while rnode is not None and rnode.type == "assignment":
+            out.chained.add(rnode.id)
+            targets.append(rnode.child_by_field_name("left"))
+            rnode = rnode.child_by_field_name("right")
     scope = out.scope(node)
     line = _line(node)
-    right = node.child_by_field_name("right")
-    targets = [node.child_by_field_name("left")]
-    while right is not None and right.type == "assignment":
-        targets.append(right.child_by_field_name("left"))
-        right = right.child_by_field_name("right")
-    typ = node.child_by_field_name("type")
     declared = type_value(_t(typ), "python") if typ is not None else ""
     for tn in targets:
         if tn is None:
@@ -248,8 +278,8 @@ def _py_assign(out: _Out, caps: dict[str, list[Any]]) -> None:
             target = canon(_t(tn))
             if target:
                 out.facts.append((scope, target, declared, line))
-        elif right is not None:
-            out.bind(scope, tn, right, line)
+        elif rnode is not None:
+            out.bind(scope, tn, rnode, line)
 
 
 def _with(out: _Out, caps: dict[str, list[Any]]) -> None:
@@ -258,13 +288,6 @@ def _with(out: _Out, caps: dict[str, list[Any]]) -> None:
     if val is None or val.type != "as_pattern" or val.named_child_count < 2:
         return
     out.bind(out.scope(item), caps["fact.lhs"][0], val.named_child(0), _line(item))
-
-
-def _py_def(out: _Out, caps: dict[str, list[Any]]) -> None:
-    fn = caps["fact.def"][0]
-    local = out.local(fn)
-    if local:
-        _py_params(out, fn, local)
 
 
 def _returned(out: _Out, caps: dict[str, list[Any]], key: str, target: str) -> None:
@@ -295,27 +318,30 @@ def _xcall(out: _Out, caps: dict[str, list[Any]]) -> None:
 _HANDLERS: dict[str, Callable[[_Out, dict[str, list[Any]]], None]] = {
     "fact.assign": _py_assign,
     "fact.with": _with,
-    "fact.def": _py_def,
     "fact.return": lambda out, caps: _returned(out, caps, "fact.return", "return"),
     "fact.yield": lambda out, caps: _returned(out, caps, "fact.yield", "yield"),
     "fact.for": _for,
     "fact.decorated": lambda out, caps: _py_decorators(out, caps["fact.decorated"][0]),
     "fact.xcall": _xcall,
-    "fact.args": lambda out, caps: _args(out, caps["fact.args"][0], caps["fact.arg"][0]),
 }
 
 
 def extract(language: str, matches: list[dict[str, list[Any]]],
+            refs: list[RawRef], call_nodes: list[tuple[str, Any]],
             owner: Callable[[int], str], local_at: dict[int, tuple[str, str]],
-            known: set[str]) -> list[Fact]:
+            functions: dict[str, str], known: set[str]) -> list[Fact]:
     """Facts from the ``@fact.*`` matches of one file.
 
-    ``owner(byte)`` gives the local qualified name enclosing a byte offset; ``local_at``
-    maps a definition node's start byte to (its local name, its container's); ``known``
-    holds the names the file defines or imports (arguments naming anything else are
-    dropped). Each match has one root capture (``fact.assign``, ``fact.return``…) naming
-    its handler."""
-    if not matches:
+    Each match has one root capture (``fact.assign``, ``fact.return``…) naming its
+    handler. ``refs``: the file's references; ``call_nodes``:
+    (name, call node) for the arguments of calls whose name is a definition of the file
+    (languages in ``ARGS``). ``owner(byte)`` gives the local qualified name enclosing a
+    byte offset; ``local_at`` maps a definition node's start byte to (its local name, its
+    container's); ``functions`` maps the local names of functions and methods to their
+    signatures (the arguments of calls of a function are kept only if the function
+    uses a parameter: :func:`_param_users`); ``known`` the names the file defines or imports (arguments naming anything else
+    are dropped)."""
+    if not matches and not call_nodes:
         return []
     out = _Out(language, owner, local_at)
     for caps in matches:
@@ -324,7 +350,42 @@ def extract(language: str, matches: list[dict[str, list[Any]]],
             if fn is not None:
                 fn(out, caps)
                 break
+    if call_nodes:
+        heads: dict[str, set[str]] = {}
+        for r in refs:
+            heads.setdefault(r.caller, set()).add(_head(r.receiver) if r.receiver else r.name)
+        for scope, _t, v, _l in out.facts:
+            heads.setdefault(scope, set()).add(_head(v))
+        wanted = _param_users(heads, functions, known | set(out.selfs))
+        for name, node in call_nodes:
+            if name in wanted:
+                _call_args(out, node)
     return _prune(out, known)
+
+
+def _param_users(heads: dict[str, set[str]], functions: dict[str, str], known: set[str]
+                 ) -> set[str]:
+    """Names of the file's functions whose parameters may need values from call sites:
+    a call in them or in a function nested in them has a receiver or callee named like
+    a word of their signature's parameters and unlike anything the file defines or
+    imports (a class stands for its ``__init__``)."""
+    out: set[str] = set()
+    for caller, hs in heads.items():
+        hs = hs - known
+        scope = caller
+        while hs and scope:
+            params = functions.get(scope, "").partition("(")[2]
+            if params and any(h in params for h in hs):
+                name = scope.rpartition(".")[2]
+                out.add(scope.rpartition(".")[0].rpartition(".")[2] if name == "__init__"
+                        else name)
+            scope = scope.rpartition(".")[0]
+    return out
+
+
+def _head(path: str) -> str:
+    """The first name of an access path's text (``self`` of ``self.a.b``)."""
+    return path.partition(".")[0].partition("(")[0].partition("[")[0].strip()
 
 
 def _prune(out: _Out, known: set[str]) -> list[Fact]:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from operator import itemgetter
 
+from hindsight.codeindex import signatures
 from hindsight.codeindex.languages import SPECS
 
 FUNC_KINDS = frozenset({"function", "method", "constructor"})
@@ -39,16 +41,14 @@ class FileSyms:
     inherits: list[tuple[str, str, str, int]] = field(default_factory=list)
     by_alias: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     wildcards: list[str] = field(default_factory=list)
-    # receiver facts (codeindex/receivers.py), grouped for lookup:
-    flow: dict[str, dict[str, list[tuple[int, str]]]] = field(default_factory=dict)
-    """scope → target → [(line, value)] in line order (variables, returns, decorators)."""
-    attrs: dict[str, dict[str, list[tuple[str, int, str]]]] = field(default_factory=dict)
-    """class → attribute → [(scope, line, value)]: ``self.x = …`` in any method, class-body
-    bindings and declared fields."""
-    args: list[tuple[str, str, str, str, int]] = field(default_factory=list)
-    """(scope, callee, position or keyword, value, line) of arguments passed."""
-    calls: list[tuple[str, str, int]] = field(default_factory=list)
-    """(scope, callee access path, line) of calls of a call or subscript (``make()()``)."""
+    raw_facts: list[tuple[str, str, str, int]] = field(default_factory=list)
+    """receiver facts (codeindex/receivers.py) as stored; grouped on first use into
+    ``flow``, ``attrs``, ``args``, ``heads`` and ``calls``."""
+    _grouped: Facts | None = None
+    _params: dict[str, dict[str, tuple[int, str, bool]]] = field(default_factory=dict)
+    sigs: dict[str, str] = field(default_factory=dict)
+    """function or method → its signature text (parameters and return type are read from
+    it when needed: :mod:`hindsight.codeindex.signatures`)."""
 
     @property
     def is_pkg(self) -> bool:
@@ -72,6 +72,8 @@ class FileSyms:
                     fs.members.setdefault(parent, {}).setdefault(name, local)
             else:
                 fs.top.setdefault(name, kind)
+            if kind in FUNC_KINDS:
+                fs.sigs[local] = sig
             if language == "go" and kind == "method":
                 m = _GO_RECV.match(sig)
                 if m:
@@ -83,8 +85,34 @@ class FileSyms:
             elif alias:
                 fs.by_alias.setdefault(alias, []).append((mod, iname))
         fs.inherits = list(inherits)
-        fs._add_facts(facts)
+        fs.raw_facts = list(facts)
         return fs
+
+    @property
+    def grouped(self) -> Facts:
+        if self._grouped is None:
+            self._grouped = Facts.group(self, self.raw_facts)
+        return self._grouped
+
+    @property
+    def flow(self) -> dict[str, dict[str, list[tuple[int, str]]]]:
+        return self.grouped.flow
+
+    @property
+    def attrs(self) -> dict[str, dict[str, list[tuple[str, int, str]]]]:
+        return self.grouped.attrs
+
+    @property
+    def args(self) -> dict[str, list[tuple[str, str, str, str, int]]]:
+        return self.grouped.args
+
+    @property
+    def heads(self) -> dict[str, set[str]]:
+        return self.grouped.heads
+
+    @property
+    def calls(self) -> list[tuple[str, str, int]]:
+        return self.grouped.calls
 
     def enclosing_class(self, scope: str) -> str:
         """The innermost class-like definition containing ``scope`` (itself included)."""
@@ -95,27 +123,68 @@ class FileSyms:
             s = self.parents.get(s, "")
         return ""
 
-    def _add_facts(self, facts: Iterable[tuple[str, str, str, int]]) -> None:
-        selfs = SPECS[self.language].self_names
-        for scope, target, value, line in sorted(facts, key=lambda f: f[3]):
+    def param(self, fn: str, name: str) -> tuple[int, str, bool] | None:
+        """``(position, declared type text, keyword_only)`` of parameter ``name`` of
+        function ``fn`` (the receiver counts as position 0), or ``None``."""
+        ps = self._params.get(fn)
+        if ps is None:
+            sig = self.sigs.get(fn)
+            ps = self._params[fn] = {} if not sig else {
+                n: (i, typ, kw)
+                for i, (n, typ, kw) in enumerate(signatures.params(sig, self.language))}
+        return ps.get(name)
+
+    def declared_return(self, fn: str) -> str:
+        """The declared return type text of function ``fn`` (``""`` if none)."""
+        sig = self.sigs.get(fn)
+        return signatures.returns(sig, self.language) if sig else ""
+
+
+@dataclass
+class Facts:
+    """One file's receiver facts grouped for lookup (built on first use)."""
+
+    flow: dict[str, dict[str, list[tuple[int, str]]]] = field(default_factory=dict)
+    """scope → target → [(line, value)] (variables, returns, yields, decorators)."""
+    attrs: dict[str, dict[str, list[tuple[str, int, str]]]] = field(default_factory=dict)
+    """class → attribute → [(scope, line, value)]: ``self.x = …`` in any method, class-body
+    bindings and declared fields."""
+    args: dict[str, list[tuple[str, str, str, str, int]]] = field(default_factory=dict)
+    """callee's last name (``""`` when the callee ends in a call or subscript) → (scope,
+    callee, position or keyword, value, line) of the arguments passed."""
+    heads: dict[str, set[str]] = field(default_factory=dict)
+    """scope → the names bound there (``x`` for ``x = …`` and ``x['k'] = …``)."""
+    calls: list[tuple[str, str, int]] = field(default_factory=list)
+    """(scope, callee access path, line) of calls of a call or subscript (``make()()``)."""
+
+    @classmethod
+    def group(cls, fs: FileSyms, facts: Iterable[tuple[str, str, str, int]]) -> Facts:
+        """The facts of ``fs`` grouped for lookup; each list stays in line order."""
+        self = cls()
+        selfs = SPECS[fs.language].self_names
+        for scope, target, value, line in sorted(facts, key=itemgetter(3)):
             if "@" in target and not target.startswith("@"):
                 callee, _, key = target.rpartition("@")
-                self.args.append((scope, callee, key, value, line))
+                last = callee.rpartition(".")[2].rpartition(":")[2]
+                self.args.setdefault(last if last.isidentifier() else "", []).append(
+                    (scope, callee, key, value, line))
                 continue
             if target == "()":
                 self.calls.append((scope, value, line))
                 continue
             head, dot, rest = target.partition(".")
             if dot and head in selfs:
-                cls = self.enclosing_class(scope)
-                if cls:
-                    self.attrs.setdefault(cls, {}).setdefault(rest, []).append(
+                k = fs.enclosing_class(scope)
+                if k:
+                    self.attrs.setdefault(k, {}).setdefault(rest, []).append(
                         (scope, line, value))
                 continue
-            if scope and not dot and self.kinds.get(scope, "scope") in CLASS_KINDS:
+            if scope and not dot and fs.kinds.get(scope, "scope") in CLASS_KINDS:
                 self.attrs.setdefault(scope, {}).setdefault(target, []).append(
                     (scope, line, value))
             self.flow.setdefault(scope, {}).setdefault(target, []).append((line, value))
+            self.heads.setdefault(scope, set()).add(target.partition("[")[0])
+        return self
 
 
 class Table:

@@ -1,14 +1,11 @@
 ; Receiver facts for Python, read by codeindex/receivers.py (capture names @fact.*), and
 ; calls the name patterns of python.scm do not see.
-(assignment left: [(identifier) (attribute) (subscript) (pattern_list) (tuple_pattern)]) @fact.assign
+(assignment) @fact.assign
 (with_item value: (as_pattern alias: (as_pattern_target [(identifier) (attribute)] @fact.lhs))) @fact.with
 (for_statement left: (identifier) @fact.lhs) @fact.for
-(function_definition parameters: (parameters)) @fact.def
-(return_statement) @fact.return
+(return_statement [(call) (identifier) (attribute) (subscript) (await)]) @fact.return
 (yield) @fact.yield
 (decorated_definition) @fact.decorated
-(call function: (_) arguments: (argument_list
-  [(identifier) (attribute) (call) (keyword_argument)] @fact.arg)) @fact.args
 ; A call of a call or of a subscript: `make()()`, `handlers["get"]()`.
 (call function: [(call) (subscript)] @fact.callee) @fact.xcall
 
