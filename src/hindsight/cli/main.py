@@ -160,16 +160,21 @@ def symbols(name: str, repo_root: str | None, kind: str | None, file: str | None
 def _graph(direction: str, symbol: str, repo_root: str | None, depth: int, file: str | None,
            json: bool, unresolved: bool = False) -> None:
     with _errors(), _reader(repo_root) as bank:
+        extra: dict[str, int] = {}
         if direction == "callers":
             target, hits = bank.code.callers(symbol, depth, file, unresolved)
+            extra["unresolved_same_name"] = bank.code.unresolved_same_name(target)
         else:
             target, hits = bank.code.callees(symbol, depth, file)
         if json:
             out.emit_json({"symbol": target.as_dict(), "depth": depth, "count": len(hits),
-                           direction: [h.as_dict() for h in hits]})
+                           **extra, direction: [h.as_dict() for h in hits]})
             return
+        more = _unresolved_line(target, extra.get("unresolved_same_name", 0), unresolved)
         if not hits:
             out.say(f"no {direction} of {target.qname} found in the index")
+            if more:
+                out.say(more)
             return
         if direction == "callers":
             rows = [[h.depth, h.via, h.qname + ("" if h.resolved else
@@ -182,6 +187,18 @@ def _graph(direction: str, symbol: str, repo_root: str | None, depth: int, file:
                      f"{h.path}:{h.line}" + ("" if h.resolved else " (call)")] for h in hits]
             cols = ["depth", "edge", "callee", "from", "definition (or call site)"]
         out.table(f"{direction} of {target.qname}", cols, rows)
+        if more:
+            out.say(more)
+
+
+def _unresolved_line(target: Any, n: int, listed: bool) -> str:
+    """The line under a callers table about unresolved calls of the same name."""
+    if not n:
+        return ""
+    what = f"{n} unresolved call site(s) call `{target.name}` by name"
+    if listed:
+        return f"{what}; they are listed above (they may mean another symbol)"
+    return f"{what} (they may mean this symbol); --include-unresolved lists them"
 
 
 @click.command()

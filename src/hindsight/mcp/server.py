@@ -273,12 +273,15 @@ def _memory_tools(sess: _Session) -> list[Callable[..., Any]]:
 def _graph(sess: _Session, direction: str, symbol: str, depth: int, file: str | None,
            include_unresolved: bool = False) -> dict[str, Any]:
     dl = Deadline()
+    extra: dict[str, int] = {}
     with sess.use(dl) as bank:
         target, hits, note = _walk(bank, direction, symbol, file, depth, dl,
                                    include_unresolved)
+        if direction == "callers":
+            extra["unresolved_same_name"] = bank.code.unresolved_same_name(target)
     rows = [h.as_dict() for h in hits]
     return _partial({"symbol": target.as_dict(), "depth": depth, "count": len(rows),
-                     direction: rows}, note)
+                     **extra, direction: rows}, note)
 
 
 def _code_tools(sess: _Session) -> list[Callable[..., Any]]:

@@ -88,6 +88,22 @@ class CodeStore(Protocol):
         ``kind`` and under ``file`` (a file or directory), at most ``limit``."""
         ...
 
+    def find_in_module(self, module: str, local: str, file: str | None, limit: int
+                       ) -> list[Symbol]:
+        """Symbols with local qualified name ``local`` in the files of ``module`` (a
+        Python module's dotted name, or a Java/Kotlin/C#/Go package), or re-exported
+        there (an import in such a file binding the first part of ``local``)."""
+        ...
+
+    def module_known(self, module: str) -> bool:
+        """Whether any indexed file belongs to ``module`` or a submodule of it."""
+        ...
+
+    def count_unresolved(self, name: str, receiver: str | None = None) -> int:
+        """How many call edges named ``name`` (on ``receiver`` when given) are
+        unresolved."""
+        ...
+
     def find_prefix(self, prefix: str, kind: str | None, file: str | None, limit: int
                     ) -> list[Symbol]:
         """Names starting with ``prefix``, case-insensitive (Unicode case folding)."""

@@ -231,6 +231,40 @@ class SqliteCodeStore(SqliteStore):
         return self._syms("s.fold=? AND s.name=?" + extra, [name.casefold(), name, *args],
                           limit)
 
+    def find_in_module(self, module: str, local: str, file: str | None, limit: int
+                       ) -> list[Symbol]:
+        extra, args = self._filters(None, file)
+        hits = self._syms("(f.module=? OR f.package=?) AND s.local=?" + extra,
+                          [module, module, local, *args], limit)
+        if hits:
+            return hits
+        head, dot, rest = local.partition(".")
+        dsts = [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT e.dst FROM edges e JOIN files f ON f.id=e.file_id WHERE "
+            "(f.module=? OR f.package=?) AND e.kind='import' AND e.alias=? AND e.dst!='' "
+            "ORDER BY e.dst", (module, module, head))]
+        out: list[Symbol] = []
+        for dst in dsts[:limit]:
+            path, _, target = dst.partition("::")
+            want = f"{target}.{rest}" if target and dot else target or rest
+            if want:
+                out += self._syms("f.path=? AND s.local=?" + extra, [path, want, *args], limit)
+        return out[:limit]
+
+    def module_known(self, module: str) -> bool:
+        esc = module.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return self.conn.execute(
+            "SELECT 1 FROM files WHERE module=? OR package=? OR module LIKE ? ESCAPE '\\' "
+            "LIMIT 1", (module, module, esc + ".%")).fetchone() is not None
+
+    def count_unresolved(self, name: str, receiver: str | None = None) -> int:
+        if receiver is None:
+            q, args = "name=? AND dst='' AND kind='call'", [name]
+        else:
+            q, args = "name=? AND receiver=? AND dst='' AND kind='call'", [name, receiver]
+        return int(self.conn.execute(f"SELECT count(*) FROM edges WHERE {q}", args
+                                     ).fetchone()[0])
+
     def find_prefix(self, prefix: str, kind: str | None, file: str | None, limit: int
                     ) -> list[Symbol]:
         """Case-insensitive (Unicode case folding) prefix matches on the name."""
