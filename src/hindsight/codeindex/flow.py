@@ -139,13 +139,8 @@ class Flow:
 
     def member_target(self, v: Value, name: str) -> str:
         if v[0] == "mod":
-            r = self.root
-            hit = r._member([v[1]], name)
-            if hit:
-                return hit[0]
-            path = v[1].partition("::")[0]
-            other = self.fs(path)
-            return self.callable_target(self.binding(other, "", name, None)) if other else ""
+            m = self.attr_value(v, name)
+            return m[1] if m is not None and m[0] in ("fn", "cls") else self.callable_target(m)
         if v[0] not in ("cls", "inst", "super"):
             return ""
         m = self.member(v, name)
@@ -340,11 +335,7 @@ class Flow:
     def attr_value(self, v: Value, name: str) -> Value | None:
         kind, q = v
         if kind == "mod":
-            hit = self.root._member([q], name) if "[" not in name else []
-            if hit:
-                return self.classify(hit[0])
-            other = self.fs(q.partition("::")[0])
-            return self.binding(other, "", name, None) if other is not None else None
+            return self._module_attr(q.partition("::")[0], name)
         if kind not in ("cls", "inst", "super"):
             return None
         m = self.member(v, name)
@@ -354,6 +345,25 @@ class Flow:
         other = self.fs(path)
         decos = {val for _l, val in other.flow.get(local, {}).get("@dec", [])} if other else set()
         return self.call_value(m) if decos & _PROPERTY else m
+
+    def _module_attr(self, path: str, name: str) -> Value | None:
+        """``name`` in the module of file ``path``: a definition or re-export, a Python
+        submodule, a module-level binding; for Go, in any file of the package."""
+        if "[" not in name:
+            hit = self.root._member([f"{path}::"], name)
+            if hit:
+                return self.classify(hit[0])
+        other = self.fs(path)
+        if other is None:
+            return None
+        v = self.binding(other, "", name, None)
+        if v is None and other.language == "go":
+            for p in self.root._by_key(f"dir:{path.rpartition('/')[0]}"):
+                if p != path and p.endswith(".go"):
+                    sib = self.fs(p)
+                    if sib is not None and name in sib.top:
+                        return self.classify(f"{p}::{name}")
+        return v
 
     def member(self, v: Value, name: str) -> Value | None:
         """Member ``name`` of a class or instance value along the class's MRO: a definition

@@ -41,13 +41,23 @@ ARGS = frozenset({"python"})  # languages whose undeclared parameters are bound 
 FACTS_VERSION = "1"  # stored in a bank's meta; a bank with another value is re-indexed in full
 Fact = tuple[str, str, str, int]
 _NONE = frozenset({"None", "null", "undefined", "nil"})
-_NOTHING = frozenset({"none", "null", "undefined", "nil", "null_literal"})
+_NOTHING = frozenset({"none", "null", "undefined", "nil", "null_literal", "unit_expression"})
 # call node type → the field holding what is called
-_CALL_TYPES = {"call": "function", "call_expression": "function"}
+_CALL_TYPES = {"call": "function", "call_expression": "function",
+               "invocation_expression": "function", "new_expression": "constructor"}
+# construction node type → the field holding the type constructed
+_CONSTRUCT = {"object_creation_expression": "type", "composite_literal": "type",
+              "struct_expression": "name"}
 # member access node type → (object field, name field)
-_MEMBER_TYPES = {"attribute": ("object", "attribute")}
-_NAMES = frozenset({"identifier"})
-_UNWRAP = frozenset({"await", "parenthesized_expression", "await_expression"})
+_MEMBER_TYPES = {"attribute": ("object", "attribute"), "member_expression": ("object", "property"),
+                 "field_access": ("object", "field"), "selector_expression": ("operand", "field"),
+                 "field_expression": ("value", "field"),
+                 "member_access_expression": ("expression", "name")}
+_NAMES = frozenset({"identifier", "this", "self", "this_expression", "field_identifier",
+                    "property_identifier", "shorthand_property_identifier"})
+_UNWRAP = frozenset({"await", "parenthesized_expression", "await_expression",
+                     "non_null_expression", "reference_expression", "try_expression",
+                     "generic_function"})
 _LITERALS = frozenset({"dictionary", "list", "tuple", "array", "object"})
 
 
@@ -98,6 +108,16 @@ class _Out:
             fn = node.child_by_field_name(_CALL_TYPES[t])
             v = self.value(fn) if fn is not None else "?"
             return f"{v}()" if v and v != "?" else "?"
+        if t in _CONSTRUCT:
+            typ = node.child_by_field_name(_CONSTRUCT[t])
+            return type_value(_t(typ), self.language) or "?" if typ is not None else "?"
+        if t == "method_invocation":  # Java: [object.]name(arguments)
+            obj = node.child_by_field_name("object")
+            name = node.child_by_field_name("name")
+            v = self.value(obj) if obj is not None else ""
+            if name is None or v in ("?", None):
+                return "?"
+            return f"{v}.{_t(name)}()" if v else f"{_t(name)}()"
         if t in _MEMBER_TYPES:
             obj_f, name_f = _MEMBER_TYPES[t]
             obj = node.child_by_field_name(obj_f)
@@ -108,8 +128,13 @@ class _Out:
             return f"{v}.{name.text.decode('utf-8', 'replace')}"
         if t in _NOTHING:
             return None
-        if t in _UNWRAP and node.named_child_count == 1:
+        if t in _UNWRAP and node.named_child_count >= 1:
             return self.value(node.named_child(0))
+        if t == "unary_expression" and node.text[:1] in (b"&", b"*"):  # Go &T{}, *p
+            return self.value(node.named_child(0)) if node.named_child_count else "?"
+        if t in ("as_expression", "cast_expression") and node.named_child_count == 2:
+            kid = node.named_child(1 if t == "as_expression" else 0)
+            return type_value(_t(kid), self.language) or "?"
         if node.end_byte - node.start_byte > 200:
             return "?"
         return canon(_t(node)) or "?"
@@ -308,6 +333,28 @@ def _for(out: _Out, caps: dict[str, list[Any]]) -> None:
     out.facts.append((out.scope(node), _t(caps["fact.lhs"][0]), v, _line(node)))
 
 
+def _declared(out: _Out, caps: dict[str, list[Any]], key: str) -> None:
+    """``fact.bind`` (a variable), ``fact.field`` (a field or property of the class
+    around it) or ``fact.ctor`` (a constructor parameter that is also a field, as
+    TypeScript's ``constructor(private repo: Repo)``): ``@fact.lhs`` is the name, with a
+    declared type ``@fact.type`` (which wins) and/or a value ``@fact.rhs``."""
+    node = caps[key][0]
+    lhs = caps["fact.lhs"][0]
+    typ = caps.get("fact.type")
+    rhs = caps.get("fact.rhs")
+    scope = out.scope(node)
+    line = _line(node)
+    if key == "fact.ctor":
+        target = f"{out.selfs[0]}.{_t(lhs)}" if out.selfs else ""
+    else:
+        target = _t(lhs) if lhs.type in _NAMES else canon(_t(lhs))
+    declared = type_value(_t(typ[0]), out.language) if typ else ""
+    if declared and target:
+        out.facts.append((scope, target, declared, line))
+    elif rhs and key != "fact.ctor":
+        out.bind(scope, lhs, rhs[0], line)
+
+
 def _xcall(out: _Out, caps: dict[str, list[Any]]) -> None:
     call = caps["fact.xcall"][0]
     name = canon(_t(caps["fact.callee"][0]))
@@ -323,6 +370,9 @@ _HANDLERS: dict[str, Callable[[_Out, dict[str, list[Any]]], None]] = {
     "fact.for": _for,
     "fact.decorated": lambda out, caps: _py_decorators(out, caps["fact.decorated"][0]),
     "fact.xcall": _xcall,
+    "fact.bind": lambda out, caps: _declared(out, caps, "fact.bind"),
+    "fact.field": lambda out, caps: _declared(out, caps, "fact.field"),
+    "fact.ctor": lambda out, caps: _declared(out, caps, "fact.ctor"),
 }
 
 

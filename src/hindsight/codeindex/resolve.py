@@ -154,6 +154,10 @@ class Resolver:
                 other = self._file(p) if p != fs.path else None
                 if other is not None and name in other.top:
                     return [f"{p}::{name}"]
+                # C# `namespace N { class C }`: C's local name is N.C
+                local = other.members.get(fs.package, {}).get(name) if other else None
+                if local is not None:
+                    return [f"{p}::{local}"]
         return []
 
     def _java_static(self, mod: str, name: str) -> list[str]:
