@@ -234,9 +234,9 @@ class Flow:
             before = [b for b in bindings if b[0] < line]
             if not before:
                 return None
-            bl, val = before[-1]
+            bl, val = max(before, key=_first)
         else:
-            bl, val = bindings[-1]
+            bl, val = max(bindings, key=_first)
         return self.value(fs, scope, val, bl)
 
     def value(self, fs: FileSyms, scope: str, val: str, line: int) -> Value | None:
@@ -493,6 +493,10 @@ class Flow:
             shift = 0 if rv is not None and rv[0] in ("cls", "mod") else 1
             return r.target(scope, last.lstrip(".:"), recv, line), shift
         return self.callable_target(self.eval(fs, scope, segs, line)), 0
+
+
+def _first(b: tuple[int, str]) -> int:
+    return b[0]
 
 
 def _c3(seqs: list[list[str]]) -> list[str] | None:

@@ -29,6 +29,7 @@ index stores what resolution can use.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -70,7 +71,8 @@ def _line(n: Any) -> int:
 
 
 class _Out:
-    __slots__ = ("facts", "args", "owner", "local_at", "language", "selfs", "chained")
+    __slots__ = ("facts", "args", "owner", "local_at", "language", "selfs", "chained", "uses",
+                 "functions")
 
     def __init__(self, language: str, owner: Callable[[int], str],
                  local_at: dict[int, tuple[str, str]]) -> None:
@@ -81,6 +83,8 @@ class _Out:
         self.local_at = local_at
         self.selfs = SPECS[language].self_names
         self.chained: set[int] = set()
+        self.uses: dict[str, set[str]] | None = None
+        self.functions: dict[str, str] = {}
 
     def scope(self, node: Any) -> str:
         """The scope a statement binds in: its owner, or the owner's container when the
@@ -152,6 +156,8 @@ class _Out:
             return
         if tt == "identifier":
             target = target_node.text.decode("utf-8", "replace")
+            if not self.read(scope, target):
+                return
         else:
             target = canon(_t(target_node))
             segs = parse(target) if target else None
@@ -164,6 +170,22 @@ class _Out:
         v = self.value(value_node)
         if v is not None:
             self.facts.append((scope, target, v, line))
+            self.used(scope, v)
+
+    def read(self, scope: str, name: str) -> bool:
+        """Whether a binding of local variable ``name`` in ``scope`` is worth keeping."""
+        uses = self.uses
+        return uses is None or scope not in self.functions or name in uses.get(scope, ())
+
+    def used(self, scope: str, value: str) -> None:
+        """Record that ``scope`` reads the head of ``value`` (and so do its containers)."""
+        if self.uses is not None:
+            h = _head(value)
+            while True:
+                self.uses.setdefault(scope, set()).add(h)
+                if not scope:
+                    break
+                scope = scope.rpartition(".")[0]
 
     def element(self, node: Any) -> str:
         """Access path of an element of ``node`` (the variable of a loop over it): the
@@ -266,6 +288,7 @@ def _call_args(out: _Out, call: Any) -> None:
 
 
 _PATHS = frozenset({"identifier", "attribute", "call", "subscript"})
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 _PY_TARGETS = frozenset({"identifier", "attribute", "subscript", "pattern_list",
@@ -276,13 +299,17 @@ _PY_VALUES = frozenset({"call", "identifier", "attribute", "subscript", "await",
 
 def _py_assign(out: _Out, caps: dict[str, list[Any]]) -> None:
     node = caps["fact.assign"][0]
-    left = node.child_by_field_name("left")
-    if left is None:
+    left = caps["fact.lhs"][0]
+    lt = left.type
+    if lt == "identifier":
+        if not out.read(out.scope(node), left.text.decode("utf-8", "replace")):
+            return
+    elif lt not in _PY_TARGETS:
         return
-    if left.type not in _PY_TARGETS:
-        return
-    rnode = node.child_by_field_name("right")
-    typ = node.child_by_field_name("type")
+    ty = caps.get("fact.type")
+    typ = ty[0] if ty else None
+    r = caps.get("fact.rhs")
+    rnode = r[0] if r else (node.child_by_field_name("right") if typ is not None else None)
     if typ is None and (rnode is None or rnode.type not in _PY_VALUES):
         return
     targets = [left]
@@ -303,6 +330,7 @@ def _py_assign(out: _Out, caps: dict[str, list[Any]]) -> None:
             target = canon(_t(tn))
             if target:
                 out.facts.append((scope, target, declared, line))
+                out.used(scope, declared)
         elif rnode is not None:
             out.bind(scope, tn, rnode, line)
 
@@ -348,9 +376,12 @@ def _declared(out: _Out, caps: dict[str, list[Any]], key: str) -> None:
         target = f"{out.selfs[0]}.{_t(lhs)}" if out.selfs else ""
     else:
         target = _t(lhs) if lhs.type in _NAMES else canon(_t(lhs))
+    if key == "fact.bind" and lhs.type == "identifier" and not out.read(scope, target):
+        return
     declared = type_value(_t(typ[0]), out.language) if typ else ""
     if declared and target:
         out.facts.append((scope, target, declared, line))
+        out.used(scope, declared)
     elif rhs and key != "fact.ctor":
         out.bind(scope, lhs, rhs[0], line)
 
@@ -389,53 +420,110 @@ def extract(language: str, matches: list[dict[str, list[Any]]],
     byte offset; ``local_at`` maps a definition node's start byte to (its local name, its
     container's); ``functions`` maps the local names of functions and methods to their
     signatures (the arguments of calls of a function are kept only if the function
-    uses a parameter: :func:`_param_users`); ``known`` the names the file defines or imports (arguments naming anything else
-    are dropped)."""
+    uses a parameter: :func:`_param_users`; a local variable's bindings only if it is
+    read: :func:`_uses`); ``known`` the names the file defines or imports (arguments
+    naming anything else are dropped)."""
     if not matches and not call_nodes:
         return []
     out = _Out(language, owner, local_at)
+    deferred: list[tuple[Callable[[_Out, dict[str, list[Any]]], None], dict[str, list[Any]]]] = []
     for caps in matches:
         for key in caps:
             fn = _HANDLERS.get(key)
             if fn is not None:
-                fn(out, caps)
+                if key in _LOCAL_BINDINGS and caps["fact.lhs"][0].type == "identifier" and \
+                        out.scope(caps[key][0]) in functions:
+                    deferred.append((fn, caps))  # a local variable: see _uses
+                else:
+                    fn(out, caps)
                 break
+    heads = [(r.caller, r.receiver, _head(r.receiver) if r.receiver else r.name) for r in refs] \
+        if call_nodes or matches else []
     if call_nodes:
-        heads: dict[str, set[str]] = {}
-        for r in refs:
-            heads.setdefault(r.caller, set()).add(_head(r.receiver) if r.receiver else r.name)
-        for scope, _t, v, _l in out.facts:
-            heads.setdefault(scope, set()).add(_head(v))
-        wanted = _param_users(heads, functions, known | set(out.selfs))
+        wanted = _param_users(heads, out.facts, functions, known | set(out.selfs))
         for name, node in call_nodes:
             if name in wanted:
                 _call_args(out, node)
+    if deferred:
+        out.functions = functions
+        out.uses = _uses(heads, out.facts, out.args)
+        for fn, caps in reversed(deferred):  # a use comes after its binding: see it first
+            fn(out, caps)
     return _prune(out, known)
 
 
-def _param_users(heads: dict[str, set[str]], functions: dict[str, str], known: set[str]
-                 ) -> set[str]:
+_LOCAL_BINDINGS = frozenset({"fact.assign", "fact.bind"})
+
+
+def _uses(heads: list[tuple[str, str, str]], facts: list[Fact], args: list[Fact]
+          ) -> dict[str, set[str]]:
+    """scope → the names read there or in a scope nested in it: receivers and callees of
+    its calls, values of its facts so far. A local variable outside this set is never
+    read in a way resolution follows, so its bindings are not kept."""
+    by: dict[str, set[str]] = {}
+    for caller, _r, h in heads:
+        s = by.get(caller)
+        if s is None:
+            by[caller] = {h}
+        else:
+            s.add(h)
+    for scope, _t, v, _l in (*facts, *args):
+        by.setdefault(scope, set()).add(_head(v))
+    out: dict[str, set[str]] = {}
+    for scope, names in by.items():
+        while True:
+            s = out.get(scope)
+            if s is None:
+                out[scope] = set(names)
+            else:
+                s |= names
+            if not scope:
+                break
+            scope = scope.rpartition(".")[0]
+    return out
+
+
+def _param_users(heads: list[tuple[str, str, str]], facts: list[Fact],
+                 functions: dict[str, str], known: set[str]) -> set[str]:
     """Names of the file's functions whose parameters may need values from call sites:
     a call in them or in a function nested in them has a receiver or callee named like
-    a word of their signature's parameters and unlike anything the file defines or
-    imports (a class stands for its ``__init__``)."""
+    a word of their parameter list, and unlike anything the file defines or imports, or
+    a binding there takes such a value (``self.cb = cb``). A class stands for its
+    ``__init__``."""
+    params: dict[str, set[str]] = {}
+    for local, sig in functions.items():
+        words = set(_WORD.findall(sig.partition("(")[2])) - {"self", "cls"}
+        if words:
+            params[local] = words
     out: set[str] = set()
-    for caller, hs in heads.items():
-        hs = hs - known
-        scope = caller
-        while hs and scope:
-            params = functions.get(scope, "").partition("(")[2]
-            if params and any(h in params for h in hs):
+    if not params:
+        return out
+
+    def note(scope: str, head: str) -> None:
+        while scope:
+            p = params.get(scope)
+            if p is not None and head in p:
                 name = scope.rpartition(".")[2]
                 out.add(scope.rpartition(".")[0].rpartition(".")[2] if name == "__init__"
                         else name)
             scope = scope.rpartition(".")[0]
+
+    for caller, recv, head in heads:
+        if caller and recv not in known and head not in known:
+            note(caller, head)
+    for scope, _t, v, _l in facts:
+        if scope in params:
+            note(scope, _head(v))
     return out
 
 
 def _head(path: str) -> str:
     """The first name of an access path's text (``self`` of ``self.a.b``)."""
-    return path.partition(".")[0].partition("(")[0].partition("[")[0].strip()
+    m = _HEAD.match(path)
+    return m.group(1) if m else ""
+
+
+_HEAD = re.compile(r"\s*&?([^\s.(\[:]*)")
 
 
 def _prune(out: _Out, known: set[str]) -> list[Fact]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from operator import itemgetter
 
 from hindsight.codeindex import signatures
 from hindsight.codeindex.languages import SPECS
@@ -159,31 +158,40 @@ class Facts:
 
     @classmethod
     def group(cls, fs: FileSyms, facts: Iterable[tuple[str, str, str, int]]) -> Facts:
-        """The facts of ``fs`` grouped for lookup; each list stays in line order."""
+        """The facts of ``fs`` grouped for lookup (each list in extraction order)."""
         self = cls()
         selfs = SPECS[fs.language].self_names
-        for scope, target, value, line in sorted(facts, key=itemgetter(3)):
-            if "@" in target and not target.startswith("@"):
+        flow, attrs, heads, kinds = self.flow, self.attrs, self.heads, fs.kinds
+        for scope, target, value, line in facts:
+            if target == "()":
+                self.calls.append((scope, value, line))
+                continue
+            if "@" in target and target[0] != "@":
                 callee, _, key = target.rpartition("@")
                 last = callee.rpartition(".")[2].rpartition(":")[2]
                 self.args.setdefault(last if last.isidentifier() else "", []).append(
                     (scope, callee, key, value, line))
                 continue
-            if target == "()":
-                self.calls.append((scope, value, line))
+            if "." in target:
+                head, _, rest = target.partition(".")
+                if head in selfs:
+                    k = fs.enclosing_class(scope)
+                    if k:
+                        attrs.setdefault(k, {}).setdefault(rest, []).append(
+                            (scope, line, value))
                 continue
-            head, dot, rest = target.partition(".")
-            if dot and head in selfs:
-                k = fs.enclosing_class(scope)
-                if k:
-                    self.attrs.setdefault(k, {}).setdefault(rest, []).append(
-                        (scope, line, value))
-                continue
-            if scope and not dot and fs.kinds.get(scope, "scope") in CLASS_KINDS:
-                self.attrs.setdefault(scope, {}).setdefault(target, []).append(
-                    (scope, line, value))
-            self.flow.setdefault(scope, {}).setdefault(target, []).append((line, value))
-            self.heads.setdefault(scope, set()).add(target.partition("[")[0])
+            if scope and kinds.get(scope, "scope") in CLASS_KINDS:
+                attrs.setdefault(scope, {}).setdefault(target, []).append((scope, line, value))
+            d = flow.get(scope)
+            if d is None:
+                d = flow[scope] = {}
+                heads[scope] = set()
+            lst = d.get(target)
+            if lst is None:
+                d[target] = [(line, value)]
+                heads[scope].add(target.partition("[")[0])
+            else:
+                lst.append((line, value))
         return self
 
 
