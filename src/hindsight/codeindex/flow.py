@@ -36,7 +36,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from hindsight.codeindex.exprs import parse, render
+from hindsight.codeindex import callsites
+from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.receivers import ARGS
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, SUPER_NAMES, FileSyms
@@ -62,7 +63,7 @@ class Flow:
         self._memo: dict[tuple[str, ...], Value | None] = {}
         self._busy: set[tuple[str, ...]] = set()
         self._mro: dict[str, list[str]] = {}
-        self._callees: dict[tuple[str, str, tuple[str, ...], int], tuple[str, int]] = {}
+        self.callees: dict[tuple[str, str, tuple[str, ...], int], tuple[str, int]] = {}
         self.steps = 0
         self._nest = 0
 
@@ -437,63 +438,7 @@ class Flow:
         if fs.language not in ARGS or (pos == 0 and name in ("self", "cls")):
             return None
         return self._guarded(("param", fs.path, fn, name),
-                             partial(self._param, fs, fn, -1 if kw else pos, name))
-
-    def _param(self, fs: FileSyms, fn: str, pos: int, name: str) -> Value | None:
-        r = self.ctx(fs.path)
-        if r is None:
-            return None
-        q = f"{fs.path}::{fn}"
-        method = fs.kinds.get(fn) == "method" and fs.language == "python" and not any(
-            d == "staticmethod" for _l, d in fs.flow.get(fn, {}).get("@dec", []))
-        init = fn.endswith(".__init__") and fs.parents.get(fn, "") == fn[:-9]
-        out: Value | None = None
-        last = fn.rpartition(".")[2]
-        sites = fs.args.get(last, []) + fs.args.get("", [])
-        if init:
-            sites += fs.args.get(fn[:-9].rpartition(".")[2], [])
-        for scope, callee, key, value, line in sites:
-            if key != name and not key.isdigit():
-                continue
-            segs = parse(callee)
-            if not segs:
-                continue
-            target, shift = self._callee(r, fs, scope, segs, line)
-            if target == q:
-                shift = shift if method else 0
-            elif not (init and target == q[:-9]):
-                continue
-            else:
-                shift = 1
-            if key.isdigit() and int(key) + shift != pos:
-                continue
-            v = self.value(fs, scope, value, line)
-            if v is None or (out is not None and v != out):
-                return None
-            out = v
-        return out
-
-    def _callee(self, r: Resolver, fs: FileSyms, scope: str, segs: tuple[str, ...],
-                line: int) -> tuple[str, int]:
-        """(target of a call of ``segs``, 1 when it is called on an instance)."""
-        key = (fs.path, scope, segs, line)
-        hit = self._callees.get(key)
-        if hit is None:
-            hit = self._callees[key] = self._callee_uncached(r, fs, scope, segs, line)
-        return hit
-
-    def _callee_uncached(self, r: Resolver, fs: FileSyms, scope: str,
-                         segs: tuple[str, ...], line: int) -> tuple[str, int]:
-        last = segs[-1]
-        if len(segs) == 1:
-            return r.target(scope, last, "", line), 0
-        if last[0] in ".:":
-            recv = render(segs[:-1])
-            rv = self.eval(fs, scope, segs[:-1], line)
-            shift = 0 if rv is not None and rv[0] in ("cls", "mod") else 1
-            return r.target(scope, last.lstrip(".:"), recv, line), shift
-        return self.callable_target(self.eval(fs, scope, segs, line)), 0
-
+                             partial(callsites.passed, self, fs, fn, -1 if kw else pos, name))
 
 def _first(b: tuple[int, str]) -> int:
     return b[0]
