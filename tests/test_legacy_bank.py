@@ -102,7 +102,8 @@ def test_json_keeps_the_0_1_shapes_but_the_listed_changes(legacy: Path) -> None:
     old = _golden("callers")
     for c in old["callers"]:
         c["symbol"]["qname"] = c["qname"]
-    assert _cli(legacy, "callers", "connect") == {**old, "depth": 1, "count": 1}
+    assert _cli(legacy, "callers", "connect") == {**old, "depth": 1, "count": 1,
+                                                   "unresolved_same_name": 0}
     # history: the symbol is an object (the string moved to "qname")
     old, new = _golden("history"), _cli(legacy, "history", "connect")
     assert new["symbol"]["qname"] == old["symbol"] == new["qname"]

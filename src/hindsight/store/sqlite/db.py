@@ -127,7 +127,7 @@ CREATE TABLE memory_audit(
   action TEXT NOT NULL, detail TEXT NOT NULL DEFAULT '');
 CREATE INDEX ix_audit_mem ON memory_audit(memory_id);
 """),
-    ("0004_receiver_facts", """
+    ("0009_receiver_facts", """
 -- receiver facts of each file (codeindex/receivers.py), read back when an unchanged file
 -- is re-resolved. Banks indexed before this table existed are re-indexed in full once
 -- (meta 'facts_indexed' is set by every full index).
@@ -338,7 +338,7 @@ def migrate(conn: sqlite3.Connection) -> int:
             for stmt in sql.split(";"):
                 if stmt.strip():
                     conn.execute(stmt)
-            if name in ("0001_code_index", "0004_receiver_facts"):
+            if name in ("0001_code_index", "0009_receiver_facts"):
                 create_indexes(conn)
             conn.execute("INSERT INTO migrations VALUES(?, ?)", (name, now_iso()))
             conn.execute("INSERT OR REPLACE INTO meta VALUES('schema_version', ?)",
