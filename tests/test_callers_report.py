@@ -54,6 +54,10 @@ def test_callers_through_variables_lists_and_counts(tmp_path: Path) -> None:
     assert sorted(h["qname"] for h in out["callers"]) == sorted(RESOLVED + UNRESOLVED)
     assert [h["qname"] for h in out["callers"] if not h["resolved"]] == UNRESOLVED
     assert out["unresolved_same_name"] == 3
+    # what the parser saw: the binding that explains the resolved call at line 8
+    r = run(repo, "debug", "--file", "app.py", "--json")
+    assert {"scope": "declared", "target": "ctx", "value": "cmd.make_context()", "line": 7} \
+        in json.loads(r.stdout)["facts"]
 
 
 def test_dotted_module_names(tmp_path: Path) -> None:

@@ -251,7 +251,8 @@ def trace(start: str, repo_root: str | None, depth: int, file: str | None, fmt: 
 @repo_root_opt
 @json_opt
 def debug(file: str, repo_root: str | None, json: bool) -> None:
-    """What the parser sees in one file: symbols, calls, imports, errors (nothing stored)."""
+    """What the parser sees in one file: symbols, calls, imports, receiver facts, errors
+    (nothing stored)."""
     with _errors(), _bank(repo_root) as bank:
         res = bank.code.debug_file(file)
         if res is None:
@@ -261,7 +262,9 @@ def debug(file: str, repo_root: str | None, json: bool) -> None:
                 "error": res.error, "skip": res.skip, "package": res.package,
                 "symbols": [s.as_dict() for s in res.symbols],
                 "refs": [r._asdict() for r in res.refs],
-                "imports": [i._asdict() for i in res.imports]}
+                "imports": [i._asdict() for i in res.imports],
+                "facts": [dict(zip(("scope", "target", "value", "line"), f, strict=True))
+                          for f in res.facts]}
         if json:
             out.emit_json(data)
             return
@@ -277,6 +280,8 @@ def debug(file: str, repo_root: str | None, json: bool) -> None:
                    for r in res.refs])
         out.table("imports", ["module", "name", "alias", "line"],
                   [[i.module, i.name, i.alias, i.line] for i in res.imports])
+        out.table("receiver facts", ["scope", "target", "value", "line"],
+                  [[f[0] or "<module>", f[1], f[2], f[3]] for f in res.facts])
 
 
 @click.command()
