@@ -12,14 +12,18 @@ included (Python ``self``, Rust ``self``); :func:`returns` the declared return t
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
+_NESTING = re.compile(r"[\[\](){}<>\"'`]")
 _MODIFIERS = frozenset({"final", "readonly", "public", "private", "protected", "override",
                         "ref", "out", "in", "params", "this", "scoped", "mut"})
 
 
 def split_top(s: str, sep: str = ",") -> list[str]:
     """``s`` split at ``sep`` outside brackets and string literals."""
+    if not _NESTING.search(s):  # the common case, at C speed
+        return [p for p in (x.strip() for x in s.split(sep)) if p]
     out: list[str] = []
     depth = 0
     cur = 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from hindsight.codeindex import signatures
 from hindsight.codeindex.languages import SPECS
@@ -43,7 +44,6 @@ class FileSyms:
     raw_facts: list[tuple[str, str, str, int]] = field(default_factory=list)
     """receiver facts (codeindex/receivers.py) as stored; grouped on first use into
     ``flow``, ``attrs``, ``args``, ``heads`` and ``calls``."""
-    _grouped: Facts | None = None
     _params: dict[str, dict[str, tuple[int, str, bool]]] = field(default_factory=dict)
     sigs: dict[str, str] = field(default_factory=dict)
     """function or method → its signature text (parameters and return type are read from
@@ -87,29 +87,28 @@ class FileSyms:
         fs.raw_facts = list(facts)
         return fs
 
-    @property
+    @cached_property
     def grouped(self) -> Facts:
-        if self._grouped is None:
-            self._grouped = Facts.group(self, self.raw_facts)
-        return self._grouped
+        return Facts.group(self, self.raw_facts)
 
-    @property
+    # cached: after the first use each is a plain attribute (resolution reads them often)
+    @cached_property
     def flow(self) -> dict[str, dict[str, list[tuple[int, str]]]]:
         return self.grouped.flow
 
-    @property
+    @cached_property
     def attrs(self) -> dict[str, dict[str, list[tuple[str, int, str]]]]:
         return self.grouped.attrs
 
-    @property
+    @cached_property
     def args(self) -> dict[str, list[tuple[str, str, str, str, int]]]:
         return self.grouped.args
 
-    @property
+    @cached_property
     def heads(self) -> dict[str, set[str]]:
         return self.grouped.heads
 
-    @property
+    @cached_property
     def calls(self) -> list[tuple[str, str, int]]:
         return self.grouped.calls
 
