@@ -32,6 +32,7 @@ their own lookups need), as incremental re-resolution requires.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
@@ -60,8 +61,12 @@ class Flow:
     files it reads are resolved through their own :class:`Resolver`, sharing ``deps``."""
 
     def __init__(self, root: Resolver) -> None:
-        self.root = root
-        self._ctx: dict[str, Resolver] = {root.f.path: root}
+        # No reference cycles (they would linger until a garbage collection, which may
+        # then run in a forked parser child): the root resolver is held weakly, the
+        # other files' resolvers hold this flow weakly.
+        self._root = weakref.ref(root)
+        self._root_path = root.f.path
+        self._ctx: dict[str, Resolver] = {}
         self._memo: dict[tuple[str, ...], Value | None] = {}
         self._busy: set[tuple[str, ...]] = set()
         self._mro: dict[str, list[str]] = {}
@@ -73,14 +78,23 @@ class Flow:
     # ---- contexts -----------------------------------------------------------------------
     def ctx(self, path: str) -> Resolver | None:
         """The resolver of file ``path`` (recording the dependency on it)."""
+        if path == self._root_path:
+            return self.root
         r = self._ctx.get(path)
         if r is None:
-            fs = self.root._file(path)
+            root = self.root
+            fs = root._file(path)
             if fs is None:
                 return None
-            r = type(self.root)(self.root.t, fs, deps=self.root.deps)
-            r._flow = self
+            r = type(root)(root.t, fs, deps=root.deps)
+            r.share_flow(self)
             self._ctx[path] = r
+        return r
+
+    @property
+    def root(self) -> Resolver:
+        r = self._root()
+        assert r is not None, "a flow outlived the resolver it works for"
         return r
 
     def fs(self, path: str) -> FileSyms | None:

@@ -14,6 +14,7 @@ The result equals a full rebuild (tests/test_incremental.py proves it).
 
 from __future__ import annotations
 
+import gc
 import json
 import multiprocessing as mp
 import os
@@ -268,7 +269,7 @@ def _full(store: CodeStore, root: str, sel: F.Selection, workers: int,
         chunks = [paths[i::workers * 2] for i in range(workers * 2)]
         ctx = mp.get_context("fork")
         try:
-            with ctx.Pool(workers) as pool:
+            with ctx.Pool(workers, initializer=gc.disable) as pool:  # see pool._no_gc
                 pending = pool.map_async(_resolve_job, chunks)
 
                 def wait_edges() -> dict[str, tuple[list[Row], set[str]]]:

@@ -21,6 +21,7 @@ after between half and all of the limit.
 from __future__ import annotations
 
 import faulthandler
+import gc
 import multiprocessing as mp
 import os
 import pickle
@@ -100,6 +101,14 @@ def _culprits(scratch: str) -> list[Item]:
     return out
 
 
+def _no_gc() -> None:
+    """Why forked workers run without the cyclic garbage collector: garbage the parent
+    left in reference cycles (an ONNX inference session among it) would otherwise be
+    collected in the child, where its destructor waits forever for threads that only
+    exist in the parent. A worker's own objects are freed by reference counting; it
+    ends with ``os._exit``."""
+
+
 def _context() -> Any:
     try:  # fork: workers inherit loaded grammars; spawn where fork does not exist
         return mp.get_context("fork")
@@ -111,7 +120,8 @@ def _round(root: str, batches: list[list[Item]], workers: int, timeout: float, s
            on_done: Callable[[list[ParseResult]], None]) -> list[list[Item]]:
     """Run ``batches`` in one pool; returns the batches lost to a dead worker."""
     broken: list[list[Item]] = []
-    ex = ProcessPoolExecutor(max(1, min(workers, len(batches))), mp_context=_context())
+    ex = ProcessPoolExecutor(max(1, min(workers, len(batches))), mp_context=_context(),
+                             initializer=gc.disable)  # see _no_gc
     try:
         futs: dict[Future[list[tuple[Any, ...]]], list[Item]] = {}
         for b in batches:
@@ -185,6 +195,7 @@ def _forked(root: str, items: list[Item], timeout: float, scratch: str
     rfd, wfd = os.pipe()
     pid = os.fork()
     if pid == 0:  # child: never returns
+        gc.disable()  # see _no_gc
         code = 0
         try:
             os.close(rfd)

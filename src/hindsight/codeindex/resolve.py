@@ -20,6 +20,7 @@ or the same package. Every file or key consulted is recorded as a dependency (se
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
 
 from hindsight.codeindex import modules as M
@@ -42,13 +43,22 @@ class Resolver:
         self.deps: set[str] = deps if deps is not None else set()
         self._memo: dict[tuple[str, str, str], list[str]] = {}
         self._flow: Flow | None = None
+        self._shared: weakref.ref[Flow] | None = None
 
     @property
     def flow(self) -> Flow:
-        """The receiver evaluator (:mod:`hindsight.codeindex.flow`), made on first use."""
+        """The receiver evaluator (:mod:`hindsight.codeindex.flow`), made on first use,
+        or the one of the resolver this one works for (:meth:`share_flow`)."""
+        shared = self._shared() if self._shared is not None else None
+        if shared is not None:
+            return shared
         if self._flow is None:
             self._flow = Flow(self)
         return self._flow
+
+    def share_flow(self, flow: Flow) -> None:
+        """Evaluate with ``flow`` (held weakly: it holds this resolver)."""
+        self._shared = weakref.ref(flow)
 
     # ---- lookups that record dependencies -------------------------------------------
     def _by_key(self, key: str) -> list[str]:
