@@ -1,16 +1,26 @@
-"""Recall latency and retain cost as a bank grows.
+"""Recall latency, retain cost and BM25 quality as a bank grows.
 
-For 1,000, 10,000 and 100,000 memories: recall latency p50/p95 (including embedding the
-query with the local model) with and without the embedding rerank, single retain latency
-p50/p95 (redaction, structuring, embedding, duplicate checks, write), batch retain
-throughput (text searchable) and database bytes per memory.
+Each size runs in its own process (so peak RSS is that size's). The bank holds one LoCoMo
+conversation (the *held* subset: its turns retained as in ``recall_locomo.py``, with their
+``dia_id`` as ref) among generated distractors: two random turns of the *other*
+conversations plus a unique id each. Measured per size:
 
-Texts: two random conversation turns from the LoCoMo file (else generated sentences) and a
-unique identifier per memory. Up to ``--embed-cap`` (default 10,000) distinct texts are embedded with the
-local MiniLM; beyond that the stored vectors repeat those with small noise — a search costs
-the same whatever the numbers are, and embedding 100,000 texts would take ≈ 7 minutes here.
+- recall p50/p95 (query embedding included) with and without the embedding rerank, over
+  the held conversation's questions (categories 1-4);
+- single retain p50/p95 (redaction, structuring, embedding, duplicate checks, write);
+- batch retain throughput (text searchable), database bytes per memory, peak RSS;
+- the BM25 channel alone (``lexical.search``, 100 candidates) against the old FTS5
+  ``bm25()`` approach (``fts5_baseline.py``) built over the same documents in the same
+  run: latency p50/p95, their ratio, and recall@10 of the held questions' evidence turns
+  for both, and for the lexical engine without its postings budget (exact), with the
+  share of top-10 lists that pruning changed.
 
-    python bench/recall_scale.py [--sizes 1000,10000,100000] [--data PATH]
+Vectors: the held turns are embedded with the local MiniLM; distractors up to
+``--embed-cap`` distinct texts too, beyond that they repeat those with small noise, and with
+``--synthetic`` (used for 1,000,000) distractors get random unit vectors and nothing is
+embedded for them: a search costs the same whatever the numbers are.
+
+    python bench/recall_scale.py [--sizes 1000,10000,100000,1000000] [--data PATH]
 """
 
 from __future__ import annotations
@@ -20,6 +30,7 @@ import json
 import os
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -27,96 +38,172 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, summary_ms, write  # noqa: E402
+from common import machine, peak_rss_mb, summary_ms, write  # noqa: E402
+from fts5_baseline import Fts5Bm25  # noqa: E402
+from recall_locomo import turns_of  # noqa: E402
 
 from hindsight.app import open_bank  # noqa: E402
 from hindsight.models import MemoryItem as Item  # noqa: E402
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo_dev.json"
-WORDS = ["cache", "index", "parser", "retry", "hook", "session", "config", "deploy", "branch",
-         "merge", "test", "flaky", "lock", "database", "queue", "worker", "timeout", "schema",
-         "token", "memory"]
+CHUNK = 20_000
 
 
-def base_texts(path: Path) -> list[str]:
-    try:
-        data = json.loads(path.read_text())
-        return [t["text"] for c in data for k, v in c["conversation"].items()
-                if k.startswith("session_") and isinstance(v, list) for t in v]
-    except (OSError, ValueError, KeyError, TypeError):
-        rnd = random.Random(1)
-        return [" ".join(rnd.choice(WORDS) for _ in range(12)) for _ in range(2000)]
+def load(path: Path) -> tuple[list[Item], list[tuple[str, set[str]]], list[str]]:
+    """(held conversation's turns, its questions with evidence refs, distractor texts)."""
+    data = json.loads(path.read_text())
+    held = turns_of(data[0]["conversation"])
+    qs = [(str(q["question"]), {e.strip() for e in q["evidence"] for e in str(e).split(";")})
+          for q in data[0]["qa"] if q.get("category") in (1, 2, 3, 4) and q.get("evidence")]
+    other = [f"{t.get('speaker', '')}: {t.get('text', '')}" for c in data[1:]
+             for k, v in c["conversation"].items()
+             if k.startswith("session_") and isinstance(v, list) for t in v]
+    return held, qs, other
 
 
-def run_size(n: int, texts: list[str], queries: list[str], embed_cap: int,
-             work: Path) -> dict[str, Any]:
+def _vectors(base: Any, first: int, count: int, synthetic: bool) -> Any:
+    """Unit vectors for distractors ``first`` … ``first + count - 1``: random ones, or the
+    embedded ``base`` rows repeated with small noise beyond ``len(base)``."""
     import numpy as np
 
+    rng = np.random.default_rng(first)
+    if synthetic:
+        v = rng.standard_normal((count, 384), dtype=np.float32)
+    else:
+        idx = np.arange(first, first + count)
+        v = base[idx % len(base)].copy()
+        beyond = idx >= len(base)
+        v[beyond] += rng.normal(0, 0.01, (int(beyond.sum()), v.shape[1])).astype(np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    return v
+
+
+def child(n: int, data: Path, cap: int, synthetic: bool, nq: int, work: Path) -> dict[str, Any]:
+    import numpy as np
+
+    from hindsight.memory import lexical
+
+    held, qs, other = load(data)
+    rnd = random.Random(n)
+    n_dis = max(0, n - len(held))
     root = work / f"n{n}"
     root.mkdir()
-    rnd = random.Random(n)
+    fts = Fts5Bm25(str(work / f"fts{n}.db"))
     with open_bank(str(root), repo_root_path=str(root)) as b:
-        # two random turns per memory and a unique identifier: diverse, like a real bank
-        items = [Item(text=f"{rnd.choice(texts)} {rnd.choice(texts)} (ref{i:06d})", kind="fact",
-                      source="import") for i in range(n)]
-        t0 = time.perf_counter()
-        res = b.memory.retain_batch(items, embed=False)
-        batch_s = time.perf_counter() - t0
         emb = b.memory.embedder
-        uniq = min(n, embed_cap)
-        t0 = time.perf_counter()
-        base = emb.embed_batch([it.text for it in items[:uniq]])
-        embed_s = time.perf_counter() - t0
-        vecs = []
-        for i, r in enumerate(res):
-            v = base[i % uniq]
-            if i >= uniq:
-                v = v + np.random.default_rng(i).normal(0, 0.01, v.shape).astype(np.float32)
-                v = v / np.linalg.norm(v)
-            vecs.append((r.id, np.asarray(v, dtype=np.float32).tobytes()))
-        b.stores.memory.set_vectors(vecs, emb.model_id)
+        batch_s = embed_s = 0.0
+        base = None
+        for start in range(0, n_dis, CHUNK):
+            items = [Item(text=f"{rnd.choice(other)} {rnd.choice(other)} (ref{i:07d})",
+                          kind="fact", source="import")
+                     for i in range(start, min(n_dis, start + CHUNK))]
+            t0 = time.perf_counter()
+            res = b.memory.retain_batch(items, embed=False)
+            batch_s += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            if base is None and not synthetic:
+                base = np.asarray(emb.embed_batch([it.text for it in items[:cap]]),
+                                  dtype=np.float32)
+            vec = _vectors(base, start, len(items), synthetic)
+            embed_s += time.perf_counter() - t0
+            b.stores.memory.set_vectors([(r.id, v.tobytes()) for r, v in zip(res, vec,
+                                                                              strict=True)],
+                                        emb.model_id)
+            fts.add([(r.id, it.text, "") for r, it in zip(res, items, strict=True)])
+        res = b.memory.retain_batch(held, embed=False)
+        b.memory.embed_missing([(r.id, it.text) for r, it in zip(res, held, strict=True)])
+        fts.add([(r.id, it.text, it.context) for r, it in zip(res, held, strict=True)])
+        ref_of = {r.id: it.ref for r, it in zip(res, held, strict=True)}
         b.memory.recall("warm up", touch=False)
-        lat = {"plain": [], "rerank": []}
-        for q in queries:
+        lat: dict[str, list[float]] = {"plain": [], "rerank": [], "bm25": [], "fts5": []}
+        for q, _ev in qs[:nq]:
             for mode in ("plain", "rerank"):
                 t0 = time.perf_counter()
                 b.memory.recall(q, k=10, rerank=mode == "rerank", touch=False)
                 lat[mode].append(time.perf_counter() - t0)
+        store = b.stores.memory
+        quality: dict[str, list[float]] = {"bm25": [], "bm25_exact": [], "fts5": []}
+        changed = 0
+        for q, ev in qs:
+            t0 = time.perf_counter()
+            got = lexical.search(store, q, 100, 0.35)
+            lat["bm25"].append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            old = fts.search(q, 100, 0.35)
+            lat["fts5"].append(time.perf_counter() - t0)
+            budget = lexical.MAX_POSTINGS
+            lexical.MAX_POSTINGS = 1 << 62
+            exact = lexical.search(store, q, 100, 0.35)
+            lexical.MAX_POSTINGS = budget
+            changed += [i for i, _ in got[:10]] != [i for i, _ in exact[:10]]
+            for name, hits in (("bm25", got), ("bm25_exact", exact), ("fts5", old)):
+                refs = {ref_of.get(i, "") for i, _ in hits[:10]}
+                quality[name].append(len(ev & refs) / len(ev))
         single = []
         for i in range(30):
             t0 = time.perf_counter()
-            b.memory.retain(f"{rnd.choice(texts)} single retain {i} {rnd.random()}", kind="fact")
+            b.memory.retain(f"{rnd.choice(other)} single retain {i} {rnd.random()}", kind="fact")
             single.append(time.perf_counter() - t0)
         db = sum(os.path.getsize(p) for p in (b.path, b.path + "-wal") if os.path.exists(p))
-    return {"memories": n, "recall": summary_ms(lat["plain"]),
+        from hindsight.store.sqlite import open_stores
+
+        _c, _h, cold, conn = open_stores(b.path, b.bank_id, str(root))
+        t0 = time.perf_counter()
+        cold.matrix(emb.model_id)  # what a new process (a CLI recall) pays before dense
+        cold_s = time.perf_counter() - t0
+        conn.close()
+    fts.close()
+    ratio = summary_ms(lat["fts5"])["p95_ms"] / max(1e-9, summary_ms(lat["bm25"])["p95_ms"])
+    return {"memories": n_dis + len(held), "held_turns": len(held), "questions": len(qs),
+            "synthetic_vectors": synthetic, "recall": summary_ms(lat["plain"]),
             "recall_rerank": summary_ms(lat["rerank"]), "retain_single": summary_ms(single),
-            "batch_searchable_per_s": round(n / batch_s, 1),
-            "embed_per_s": round(uniq / embed_s, 1),
-            "seconds_until_all_vectors_est": round(batch_s + n / (uniq / embed_s), 1),
-            "db_bytes_per_memory": round(db / (n + 30))}
+            "batch_searchable_per_s": round(n_dis / batch_s, 1) if batch_s else None,
+            "vectors_s": round(embed_s, 1),
+            "bm25_channel": summary_ms(lat["bm25"]), "fts5_bm25_channel": summary_ms(lat["fts5"]),
+            "fts5_over_bm25_p95": round(ratio, 2),
+            "held_recall@10": {k: round(float(np.mean(v)), 4) for k, v in quality.items()},
+            "pruning_changed_top10": f"{changed}/{len(qs)}",
+            "db_bytes_per_memory": round(db / (n_dis + len(held) + 30)),
+            "matrix_cold_ms": round(cold_s * 1000, 1),
+            "peak_rss_mb": peak_rss_mb()}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--sizes", default="1000,10000,100000,1000000")
     ap.add_argument("--data", default=str(DEFAULT))
     ap.add_argument("--embed-cap", type=int, default=10_000)
-    ap.add_argument("--queries", type=int, default=50)
+    ap.add_argument("--synthetic-from", type=int, default=1_000_000,
+                    help="sizes from this one on use random distractor vectors")
+    ap.add_argument("--queries", type=int, default=50, help="questions timed with recall")
+    ap.add_argument("--out", default="recall_scale", help="results file name")
+    ap.add_argument("--child", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--work", default="", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    texts = base_texts(Path(args.data))
-    rnd = random.Random(7)
-    queries = [" ".join(rnd.choice(texts).split()[:8]) for _ in range(args.queries)]
-    work = Path(tempfile.mkdtemp(prefix="hindsight-scale-"))
-    os.environ["HINDSIGHT_HOME"] = str(work / "home")
-    try:
-        out: dict[str, Any] = {"machine": machine(), "embed_cap": args.embed_cap, "sizes": []}
-        for n in (int(x) for x in args.sizes.split(",")):
-            r = run_size(n, texts, queries, args.embed_cap, work)
+    if args.child:
+        r = child(args.child, Path(args.data), args.embed_cap,
+                  args.child >= args.synthetic_from, args.queries, Path(args.work))
+        print(json.dumps(r), flush=True)
+        return
+    out: dict[str, Any] = {"machine": machine(), "embed_cap": args.embed_cap, "sizes": []}
+    for n in (int(x) for x in args.sizes.split(",")):
+        work = Path(tempfile.mkdtemp(prefix="hindsight-scale-"))
+        env = dict(os.environ, HINDSIGHT_HOME=str(work / "home"))
+        try:
+            p = subprocess.run([sys.executable, __file__, "--child", str(n), "--data",
+                                args.data, "--embed-cap", str(args.embed_cap),
+                                "--synthetic-from", str(args.synthetic_from), "--queries",
+                                str(args.queries), "--work", str(work)],
+                               env=env, capture_output=True, text=True, check=False)
+            if p.returncode:
+                print(p.stderr, file=sys.stderr)
+                raise SystemExit(f"size {n} failed")
+            r = json.loads(p.stdout.strip().splitlines()[-1])
             print(json.dumps(r), flush=True)
             out["sizes"].append(r)
-        print(f"wrote {write('recall_scale', out)}")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"wrote {write(args.out, out)}")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,24 @@ def mark(ok: bool) -> str:
     return "✓" if ok else "✗"
 
 
+def run_rows(runs: dict | None, corpus: str) -> list[tuple[str, str, str]]:
+    """One row per worker count: wall, CPU, serial share of the one-worker time."""
+    if not runs:
+        return []
+    out = []
+    for w, r in sorted(runs["by_workers"].items(), key=lambda kv: int(kv[0])):
+        share = r.get("serial_share_of_1_worker")
+        out.append((f"{corpus}, {w} worker{'s' if w != '1' else ''}: wall (× floor) / CPU main "
+                    "+ children (× floor CPU) / serial",
+                    f"{r['wall_s']:.2f} s ({r['ratio_to_parse_floor']:.2f}×) / "
+                    f"{r['cpu_main_s']:.2f} + {r['cpu_children_s']:.2f} s "
+                    f"({r.get('cpu_ratio_to_parse_floor', 0):.2f}×) / {r['serial_s']:.2f} s"
+                    + (f" = {share:.1%} of 1 worker" if share is not None else ""),
+                    f"serial ≤ 10% {mark(share <= 0.10)}" if share is not None and
+                    corpus != "stdlib" else ""))
+    return out
+
+
 def index_table(d: dict) -> str:
     fi, inc = d["full_index"], d["incremental_one_file"]
     lines = d["corpus"]["lines"]
@@ -22,8 +40,10 @@ def index_table(d: dict) -> str:
          f"≥ 130,000 lines/s {mark(fi['lines_per_s'] >= 130_000)}"),
         ("tree-sitter parse only, 1 process (floor)",
          f"{d['parse_only_1proc_s']:.2f} s = {d['parse_only_lines_per_s']:,} lines/s", ""),
-        ("full index ÷ parse-only", f"{fi['ratio_to_parse_only']:.2f}×",
-         f"≤ 1.2× {mark(fi['ratio_to_parse_only'] <= 1.2)}"),
+        ("full index ÷ parse-only (wall, same run)", f"{fi['ratio_to_parse_only']:.2f}×",
+         f"≤ 1.5× {mark(fi['ratio_to_parse_only'] <= 1.5)} (stretch 1.2×)"),
+        *run_rows(d.get("full_index_runs"), "stdlib"),
+        *run_rows(d.get("scale_4"), "4× corpus"),
         ("`ctags -L files` (universal-ctags, definitions only)",
          f"{ct.get('seconds', 'n/a')} s, {ct.get('tags', 'n/a'):,} tags" if ct else "n/a",
          f"hindsight is {fi['ratio_to_ctags']:.1f}× slower" if ct else ""),
@@ -115,9 +135,9 @@ def history_table(d: dict) -> str:
 def locomo_table(d: dict) -> str:
     ks = (1, 5, 10, 20, 50)
     rows = []
-    for mode, label in (("hindsight", "hindsight (fused channels)"),
+    for mode, label in (("hindsight", "hindsight (z-score fusion and features)"),
                         ("bm25_only", "BM25 over turns only (baseline)"),
-                        ("dense_only", "dense MiniLM only (baseline)")):
+                        ("dense_only", "dense MiniLM only, names out of the query (baseline)")):
         a = d[mode]["all"]
         cats = " / ".join(f"{d[mode][c]['recall@10']:.3f}" for c in ("1", "2", "3", "4"))
         rows.append(f"| {label} | " + " / ".join(f"{a[f'recall@{k}']:.3f}" for k in ks)
@@ -126,7 +146,7 @@ def locomo_table(d: dict) -> str:
     head = ["| `python bench/recall_locomo.py` | recall@1/5/10/20/50 | recall@10 cat 1/2/3/4 "
             "| hit@10 | session hit@10 | latency p50 / p95 ms |", "|---|---|---|---|---|---|"]
     a = d["hindsight"]["all"]["recall@10"]
-    foot = (f"\nTarget recall@10 ≥ 0.85: {a:.3f} {mark(a >= 0.85)}. Retain: "
+    foot = (f"\nTarget recall@10 ≥ 0.87: {a:.3f} {mark(a >= 0.87)}. Retain: "
             f"{d['retain_items_per_s']:,.0f} turns/s searchable; every vector after "
             f"{d['seconds_until_all_vectors']:.1f} s ({d['embed_items_per_s']:.0f} "
             f"embeddings/s); {d['items']:,} turns, {d['hindsight']['questions']} questions.")
@@ -168,12 +188,66 @@ def hooks_table(d: dict) -> str:
                  if ev == "user-prompt-submit" else "")
         out.append(f"| `hook {ev}`{extra} | {x['p50_ms']:.0f} / {x['p95_ms']:.0f} ms | "
                    f"{x['x_python_start_p50']:.1f} | {tgt} |")
+    for agent, events in r.get("agents", {}).items():
+        for ev, x in events.items():
+            extra = (f" ({x['prompts_with_injection']} of {x['n']} prompts got memories)"
+                     if ev == "user-prompt-submit" else "")
+            vs = f"{x['x_claude_p50']:.2f} × Claude Code's" if "x_claude_p50" in x else ""
+            out.append(f"| side by side: `hook {ev.split()[0]}"
+                       f"{'' if agent == 'claude-code' else ' --harness ' + agent}`"
+                       f"{' (not an edit tool)' if ' ' in ev else ''}{extra} | "
+                       f"{x['p50_ms']:.0f} / {x['p95_ms']:.0f} ms | "
+                       f"{x['p50_ms'] / base['p50_ms']:.1f}{'; ' + vs if vs and agent != 'claude-code' else ''} | "
+                       f"p95 ≤ {x['target_p95_ms']:,} ms {mark(x['met'])} |")
     b = r["stop_2mb"]
     out.append(f"| `hook stop` on a {b['transcript_bytes'] / 2**20:.1f} MB transcript: returns "
                f"/ searchable / all done (embedded) | {b['return_ms']:.0f} ms / "
                f"{b['drain_searchable_s']:.1f} s / {b['background_done_s']:.1f} s "
                f"({b['memories_retained']} memories) | | ≤ 500 ms / – / ≤ 10 s "
                f"{mark(b['met'] and b['return_ms'] <= 500)} |")
+    return "\n".join(out)
+
+
+def anchors_table(d: dict) -> str:
+    f, cm = d["fixture"], d["commit_messages"]
+    v = f["variants"]
+    out = ["| `python bench/anchors.py` | anchors made | precision | recall |",
+           "|---|---|---|---|"]
+    for label, key in (("fixture, rules as shipped", "shipped rules"),
+                       ("fixture, without the stop list", "no stop list"),
+                       ("fixture, plain words outside backticks too",
+                        "plain words outside backticks")):
+        out.append(f"| {label} | {v[key]['made']} | {v[key]['precision']:.3f} | "
+                   f"{v[key]['recall']:.3f} |")
+    for name, r in cm.items():
+        if name != "held_out_total":
+            out.append(f"| {name} commit messages ({r['role']}) | {r['made']} | "
+                       f"{r['precision']} ({r['correct']}/{r['judged']} judged) | not labelled |")
+    if "held_out_total" in cm:
+        h = cm["held_out_total"]
+        out.append(f"\nTarget precision ≥ 0.95: fixture "
+                   f"{mark(f['through_the_bank']['precision'] >= 0.95)}, held-out "
+                   f"{h['precision']} {mark((h['precision'] or 0) >= 0.95)}.")
+    return "\n".join(out)
+
+
+def ui_table(d: dict) -> str:
+    v, g = d["views"], d["graph"]
+    out = [f"| `python bench/ui.py` ({d['memories']:,} memories, stdlib index) | server p50 / "
+           "p95 ms | target |", "|---|---|---|"]
+    for name in ("banks", "memories", "memory", "recall", "code", "symbol", "graph_json",
+                 "hotspots", "pages"):
+        x = v[name]
+        out.append(f"| {name} | {x['server_p50_ms']:.1f} / {x['server_p95_ms']:.1f} | "
+                   f"≤ 300 {mark(x['server_p95_ms'] <= 300)} |")
+    first = v["first_recall_ms"]["server_ms"]
+    out.append(f"| recall, first request (loads the embedding model) | {first:,.0f} | |")
+    r = g["ready_since_navigation_ms"]
+    out.append(f"| graph of {g['nodes']} nodes (`{g['symbol']}`) drawn, from navigation | "
+               f"{r['p50']:.0f} / {r['p95']:.0f} | ≤ 1,000 {mark(r['p95'] <= 1000)} |")
+    t = g["tap_handler_ms"]
+    out.append(f"| then a tap on a node reaches its handler | {t['p50']:.2f} / {t['p95']:.2f} |"
+               " |")
     return "\n".join(out)
 
 
@@ -191,3 +265,12 @@ if __name__ == "__main__":
     if (RES / "hooks.json").exists():
         print()
         print(hooks_table(json.loads((RES / "hooks.json").read_text())))
+    if (RES / "hooks_loaded.json").exists():  # the same script, while other work ran
+        print()
+        print(hooks_table(json.loads((RES / "hooks_loaded.json").read_text())))
+    if (RES / "anchors.json").exists():
+        print()
+        print(anchors_table(json.loads((RES / "anchors.json").read_text())))
+    if (RES / "ui.json").exists():
+        print()
+        print(ui_table(json.loads((RES / "ui.json").read_text())))

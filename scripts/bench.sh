@@ -11,4 +11,5 @@ python bench/history.py
 python bench/recall_locomo.py
 python bench/recall_scale.py
 python bench/hooks.py
+python bench/ui.py
 python bench/report.py

@@ -25,7 +25,8 @@ def make_env(tmp_path: Path) -> dict[str, str]:
     e = {k: v for k, v in os.environ.items() if not k.startswith(("HINDSIGHT_", "CLAUDE_"))}
     e.update(HINDSIGHT_HOME=str(tmp_path / "hs"), HINDSIGHT_EMBEDDER="hashing",
              HINDSIGHT_DIAG_FILE=str(tmp_path / "diag.jsonl"), HINDSIGHT_SEED="0",
-             HINDSIGHT_HOOK_SYNC="1", CLAUDE_CONFIG_DIR=str(tmp_path / "claude"))
+             HINDSIGHT_HOOK_SYNC="1", CLAUDE_CONFIG_DIR=str(tmp_path / "claude"),
+             TZ="UTC")  # times are shown in the reader's zone: the same on every machine
     return e
 
 

@@ -71,7 +71,7 @@ def test_symlinks_binary_minified_submodule_nonascii(tmp_path: Path) -> None:
         "a.py": SRC,
         "bin.py": b"\x00\x01\x02def x(): pass\n" * 10,
         "big.min.js": "function a(){return 1}\n",
-        "oneline.js": "var a=" + "1+" * 30000 + "1;\n",
+        "oneline.js": "function f(a,b){return a+b};" * 2000 + "\n",
         "d\u00e9j\u00e0/\u00fcber.py": "def \u00fcber():\n    pass\n",
         "\u65e5\u672c/x.go": "package x\nfunc Hello() {}\n",
     }, commit=False)
@@ -153,7 +153,7 @@ def test_missing_git_binary_falls_back_to_walk(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True)
     assert out.stdout.startswith("['a.py'] False")
-    assert "git ls-files failed" in out.stdout
+    assert "git is not installed; walking the directory instead" in out.stdout
 
 
 def test_unreadable_file_keeps_indexed_version(tmp_path: Path, monkeypatch: object) -> None:
@@ -202,11 +202,11 @@ def test_grammar_that_never_returns_is_skipped(tmp_path: Path, monkeypatch: obje
 
 
 def test_hang_among_many_files_in_parallel(tmp_path: Path, monkeypatch: object) -> None:
-    from hindsight.codeindex import indexer
+    from hindsight.codeindex import build
 
     monkeypatch.setenv("HINDSIGHT_PARSE_TIMEOUT_S", "3")  # type: ignore[attr-defined]
-    monkeypatch.setattr(indexer, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
-    monkeypatch.setattr(indexer, "BATCH_BYTES", 200)  # type: ignore[attr-defined]
+    monkeypatch.setattr(build, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
+    monkeypatch.setattr(build, "BATCH_BYTES", 200)  # type: ignore[attr-defined]
     hang = (Path(__file__).parent / "fixtures" / "hang" / "hang.tsx").read_bytes()
     files: dict[str, str | bytes] = {f"m{i:02d}.py": f"def f{i}():\n    return {i}\n"
                                      for i in range(40)}
@@ -217,3 +217,24 @@ def test_hang_among_many_files_in_parallel(tmp_path: Path, monkeypatch: object) 
         assert st.skipped["parse_timeout"] == 1
         assert len(bank.stores.code.load_files()) == 40
         assert st.symbols == 40
+
+
+def test_long_line_fast_path_keeps_the_minified_rule_at_every_boundary() -> None:
+    """The quick check never hides a line over LONG_LINE bytes, so _minified decides as
+    the rule does (lines over LONG_LINE that look like code hold half the bytes)."""
+    from hindsight.codeindex import worker as w
+
+    def rule(src: bytes) -> bool:
+        if len(src) <= w.MINIFIED_MIN_BYTES:
+            return False
+        long_ = sum(len(ln) for ln in src.split(b"\n") if len(ln) > w.LONG_LINE and sum(
+            map(ln.count, w.CODE_MARKS)) >= w.CODE_MARK_SHARE * len(ln))
+        return 2 * long_ >= len(src)
+
+    for lead in (0, 1, 499, 500, 501, 999, 9_000):
+        for n in (w.LONG_LINE - 1, w.LONG_LINE, w.LONG_LINE + 1, 5_000, 20_000):
+            for tail in (b"", b"\n", b"\nx();\n" * 2000):
+                src = b"a\n" * (lead // 2) + b"f(x);" * (n // 5) + b"y" * (n % 5) + tail
+                has = max(map(len, src.split(b"\n"))) > w.LONG_LINE
+                assert w._has_long_line(src) or not has, (lead, n, len(tail))
+                assert w._minified("m.js", src) == rule(src), (lead, n, len(tail))

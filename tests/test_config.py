@@ -91,7 +91,7 @@ def test_hindsight_config_overrides_path(home: Path, tmp_path: Path) -> None:
     ({"bankid": "x"}, "bankid: unknown key (known: disabled, disableHooks, bankId"),
     ({"harnesses": {"claude-code": {"optInOnly": 1}}},
      "harnesses.claude-code.optInOnly: expected boolean, got integer"),
-    ({"harnesses": {"cursor": {}}}, "harnesses.cursor: unknown harness"),
+    ({"harnesses": {"vim": {}}}, "harnesses.vim: unknown harness"),
     ({"harnesses": {"codex": {"colour": "red"}}}, "harnesses.codex.colour: unknown key"),
     ({"banks": {"b": {"bankId": "c"}}}, "banks.b.bankId: decides which bank is used"),
     ({"banks": []}, "banks: expected object, got list"),

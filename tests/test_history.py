@@ -92,8 +92,9 @@ def test_why_points_at_the_last_content_change(tmp_path: Path) -> None:
         res = b.history.why("c.py", 6)  # "return 6" inside g (lines 5-6)
         assert res["symbol"]["qname"] == "c.py::g" and res["source"] == "symbol"
         assert res["last"]["sha"] == s[6] and res["last"]["message"] == "g returns 6\n"
+        assert [(e.sha, e.change) for e in res["since"]] == [(s[7], "moved")]
         assert [(e.sha, e.change) for e in res["earlier"]] == [
-            (s[7], "moved"), (s[3], "modified"), (s[1], "added")]
+            (s[3], "modified"), (s[1], "added")]
         res = b.history.why("main.py", 1)  # the import line: no symbol, git blame answers
         assert (res["symbol"], res["source"], res["last"]["sha"]) == (None, "blame", s[7])
 
@@ -283,7 +284,12 @@ def test_merge_commit_diffs_against_first_parent(tmp_path: Path) -> None:
         files = b.stores.raw.execute("SELECT path FROM commit_files WHERE sha=?", (merge,)).fetchall()
         assert files == [("a.py",)]
         assert [(e.subject, e.change) for e in b.history.history("f")["entries"]] == [
-            ("merge side", "merged"), ("side changes f", "modified"), ("one", "added")]
+            ("side changes f", "modified"), ("one", "added")]
+        assert b.history.history("f")["merges_hidden"] == 1
+        assert [(e.subject, e.change, e.merge) for e in
+                b.history.history("f", merges=True)["entries"]] == [
+            ("merge side", "merged", True), ("side changes f", "modified", False),
+            ("one", "added", False)]
         assert b.history.why("a.py", 2)["last"]["subject"] == "side changes f"  # not the merge
         # merges repeat their branch: not counted in churn
         assert {f["path"]: f["commits"] for f in b.history.hotspots()["files"]}["a.py"] == 2
@@ -329,7 +335,9 @@ def test_huge_commit_is_recorded_not_expanded(tmp_path: Path) -> None:
         assert (st.ingested, st.huge, st.expanded) == (3, 1, 2)
         c = b.stores.history.commit(r.shas[2])
         assert (c["huge"], c["n_files"], c["expanded"]) == (1, 6, 0)
-        assert [e.subject for e in b.history.history("f")["entries"]] == ["f and m0", "one"]
+        # its symbol changes are computed when asked (issue 14: no empty history)
+        assert [e.subject for e in b.history.history("f")["entries"]] == [
+            "f and m0", "vendor five modules", "one"]
         # the huge commit does not count as co-change: m0.py shares only one commit with f
         assert [i.target for i in b.history.impact("f", min_support=1)["items"]] == ["m0.py",
                                                                              "m0.py::m0"]

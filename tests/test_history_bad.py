@@ -32,7 +32,7 @@ def test_missing_git_is_one_clear_line(tmp_path: Path) -> None:
     env = {**os.environ, "PATH": str(tmp_path / "nowhere")}
     p = subprocess.run([*CLI, "ingest"], cwd=r.path, env=env, capture_output=True, text=True)
     assert p.returncode == 8
-    assert p.stderr.strip().endswith("not a git repository (or git is missing); history "
+    assert p.stderr.strip().endswith("git is not installed (or not on PATH); history "
                                      "needs git")
     assert len(p.stderr.strip().splitlines()) == 1
 

@@ -158,10 +158,11 @@ def test_counts_kept_in_meta_match_a_scan(tmp_path: Path) -> None:
 
 
 def test_parallel_full_build_equals_sequential(tmp_path: Path, monkeypatch: object) -> None:
-    from hindsight.codeindex import indexer
+    from hindsight.codeindex import build
 
-    monkeypatch.setattr(indexer, "PARALLEL_RESOLVE_MIN", 1)  # type: ignore[attr-defined]
-    monkeypatch.setattr(indexer, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
+    monkeypatch.setattr(build, "PARALLEL_RESOLVE_MIN", 1)  # type: ignore[attr-defined]
+    monkeypatch.setattr(build, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
+    monkeypatch.setattr(build, "RESOLVE_CHUNK", 1)  # several writes per resolver child
     repo = make_repo(tmp_path / "r", BASE)
     with open_bank(repo_root_path=str(repo)) as bank:
         bank.code.index(full=True, workers=2)
@@ -182,3 +183,85 @@ def test_counts_stay_right_when_the_same_file_changes_again(tmp_path: Path) -> N
             assert (st.symbols, st.edges) == (2, 1)
         c = bank.stores.code.counts()
         assert (c["symbols"], c["edges"], c["calls"], c["unresolved_calls"]) == (2, 1, 1, 0)
+
+
+def test_parallel_full_build_leaves_every_index_and_no_part_file(tmp_path: Path,
+                                                                 monkeypatch: object) -> None:
+    import tempfile
+
+    from hindsight.codeindex import build
+    from hindsight.store.sqlite.db import INDEXES
+
+    monkeypatch.setattr(build, "PARALLEL_RESOLVE_MIN", 1)  # type: ignore[attr-defined]
+    monkeypatch.setattr(build, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # type: ignore[attr-defined]
+    repo = make_repo(tmp_path / "r", BASE)
+    with open_bank(repo_root_path=str(repo)) as bank:
+        st = bank.code.index(full=True, workers=2)
+        raw = bank.stores.raw
+        names = {r[0] for r in raw.execute("SELECT name FROM main.sqlite_master "
+                                           "WHERE type='index' AND name LIKE 'ix_%'")}
+        assert {n for n, _ in INDEXES} <= names
+        assert [r[1] for r in raw.execute("PRAGMA database_list")] == ["main"]
+        assert list(scratch.iterdir()) == []  # part files removed
+        assert st.phases["resolve"] >= 0 and st.phases["merge"] >= 0
+        assert 0 < st.serial_seconds < st.seconds
+
+
+def test_a_failing_resolver_child_is_replaced_by_the_main_process(tmp_path: Path,
+                                                                  monkeypatch: object) -> None:
+    from hindsight.codeindex import build
+
+    repo = make_repo(tmp_path / "r", BASE)
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.code.index(full=True, workers=1)
+        want = snapshot(bank)
+        monkeypatch.setattr(build, "PARALLEL_RESOLVE_MIN", 1)  # type: ignore[attr-defined]
+        monkeypatch.setattr(build, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
+        parent = os.getpid()
+        real = build.resolve_rows
+
+        def child_fails(*args: object) -> object:
+            if os.getpid() != parent:
+                raise RuntimeError("resolver child failed")
+            return real(*args)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(build, "resolve_rows", child_fails)  # type: ignore[attr-defined]
+        st = bank.code.index(full=True, workers=2)
+        assert snapshot(bank) == want
+        assert st.edges == len(want[1])
+
+
+def test_other_writers_are_not_kept_waiting_while_a_full_build_parses(
+        tmp_path: Path, monkeypatch: object) -> None:
+    """The rebuild stages what parsing yields outside the bank: a second connection with no
+    busy timeout can write the bank in the middle of the parse phase."""
+    import sqlite3
+
+    from hindsight.codeindex import build
+
+    monkeypatch.setattr(build, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
+    monkeypatch.setattr(build, "BATCH_BYTES", 1)  # type: ignore[attr-defined]
+    repo = make_repo(tmp_path / "r", BASE)
+    wrote: list[int] = []
+    with open_bank(repo_root_path=str(repo)) as bank:
+        db = bank.stores.raw.execute("PRAGMA database_list").fetchone()[2]
+        real = build._Intake.take
+
+        def take(self: object, wires: list[object]) -> None:
+            real(self, wires)  # type: ignore[arg-type]
+            other = sqlite3.connect(db, timeout=0, isolation_level=None)
+            try:
+                other.execute("BEGIN IMMEDIATE")
+                other.execute("INSERT OR REPLACE INTO meta VALUES('probe', ?)", (len(wrote),))
+                other.execute("COMMIT")
+                wrote.append(1)
+            finally:
+                other.close()
+
+        monkeypatch.setattr(build._Intake, "take", take)  # type: ignore[attr-defined]
+        st = bank.code.index(full=True, workers=2)
+        assert len(wrote) >= 3 and st.files_parsed == len(wrote)
+        assert bank.stores.code.get_meta("probe") == str(len(wrote) - 1)

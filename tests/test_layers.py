@@ -14,7 +14,7 @@ import pytest
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "hindsight"
 
-ADAPTERS = ("cli", "hooks", "mcp", "server", "web")
+ADAPTERS = ("cli", "hooks", "mcp", "ui", "server", "web")
 DOMAIN = ("codeindex", "history", "memory", "sessions")
 ADAPTER_MAY_IMPORT = ("app", "config", "errors", "models")
 # names that locate things before settings exist, or belong to other tools
@@ -218,7 +218,7 @@ def _plant(tmp: Path, files: dict[str, str]) -> Path:
     for rel, text in {"__init__.py": "", "errors.py": "", "models.py": "", "app.py": "",
                       "config/__init__.py": "", "store/__init__.py": "",
                       "memory/__init__.py": "", "cli/__init__.py": "",
-                      "mcp/__init__.py": "", **files}.items():
+                      "mcp/__init__.py": "", "ui/__init__.py": "", **files}.items():
         p = src / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")
@@ -233,6 +233,9 @@ def test_a_planted_cycle_is_found(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("rel", "text", "expect"), [
     ("cli/x.py", "from hindsight.mcp import server\n", "cli/x.py imports hindsight.mcp"),
+    ("ui/s.py", "from hindsight.memory import recall\n", "ui/s.py imports hindsight.memory"),
+    ("ui/r.py", "from hindsight.cli import main\n", "ui/r.py imports hindsight.cli"),
+    ("memory/q.py", "from hindsight.ui import web\n", "memory/q.py imports hindsight.ui"),
     ("cli/y.py", "import hindsight.memory.recall\n", "cli/y.py imports hindsight.memory"),
     ("mcp/z.py", "def f():\n    from hindsight.store import base\n",
      "mcp/z.py imports hindsight.store"),
@@ -287,8 +290,9 @@ def test_a_planted_knob_outside_settings_is_found(tmp_path: Path) -> None:
 
 def test_nothing_heavy_at_import_time() -> None:
     code = ("import sys, hindsight, hindsight.cli.app, hindsight.app, hindsight.entry,"
-            " hindsight.hooks.command, hindsight.hooks.install_cmd, hindsight.mcp.command;"
+            " hindsight.hooks.command, hindsight.hooks.install_cmd, hindsight.mcp.command,"
+            " hindsight.ui, hindsight.ui.command;"
             "print(sorted(m for m in sys.modules if m.startswith(('tree_sitter', 'pathspec', 'xxhash',"
-            " 'mcp', 'numpy', 'tomlkit'))))")
+            " 'mcp', 'numpy', 'tomlkit', 'starlette', 'uvicorn', 'jinja2', 'sse_starlette'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

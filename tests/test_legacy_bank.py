@@ -2,8 +2,9 @@
 release's CLI on ``tests/fixtures/banks/legacy-repo``: index, ingest of two commits, two
 memories, one edit-trace event) opens with today's code, is migrated in place, answers as
 before, and its ``--json`` output keeps the 0.1.0 shapes except the changes the README
-lists (``count`` fields, ``qname`` in every symbol object, list commands as objects, the
-history symbol as an object)."""
+lists (``count`` fields, the paging fields ``total``/``offset``/``truncated``, ``qname`` in
+every symbol object, list commands as objects, the history symbol as an object,
+``implicit`` in every anchor object)."""
 
 from __future__ import annotations
 
@@ -68,6 +69,9 @@ def test_legacy_bank_opens_and_answers(legacy: Path) -> None:
         # it keeps working: a new memory and a re-index
         assert b.memory.retain("Convention: paths are lower-case", kind="convention").id == 3
         assert b.code.index().files_parsed in (0, 1)
+        # the pass after the migration anchors the old lesson to the method it names
+        assert [(a.path, a.symbol, a.implicit) for a in b.memory.get(2).anchors] == [
+            ("pkg/core.py", "Store.save", True)]
     with sqlite3.connect(Path(os.environ["HINDSIGHT_HOME"]) / "banks" / f"{BANK_ID}.db") as c:
         names = [r[0] for r in c.execute("SELECT name FROM migrations ORDER BY name")]
     assert names[:3] == ["0001_code_index", "0002_history", "0003_memory"]
@@ -86,28 +90,49 @@ VOLATILE = ("ms", "access_count", "last_accessed_ts")
 
 
 def _golden(name: str) -> Any:
-    return json.loads((GOLDEN / f"{name}.json").read_text())
+    """The 0.1.0 output with this release's listed change to memories: every anchor object
+    has ``implicit`` (0: given with the memory, 1: found in its text)."""
+    return _implicit(json.loads((GOLDEN / f"{name}.json").read_text()))
+
+
+def _implicit(d: Any) -> Any:
+    if isinstance(d, dict):
+        if "anchors" in d and isinstance(d["anchors"], list):
+            d["anchors"] = [{**a, "implicit": 0} for a in d["anchors"]]
+        return {k: _implicit(v) for k, v in d.items()}
+    if isinstance(d, list):
+        return [_implicit(v) for v in d]
+    return d
 
 
 def test_json_keeps_the_0_1_shapes_but_the_listed_changes(legacy: Path) -> None:
     # byte-compatible apart from what changes with each run
-    old = _drop(_golden("recall"), *VOLATILE)
-    assert _drop(_cli(legacy, "recall", "lower-case"), *VOLATILE) == {
+    # listed change: the fused score is a sum of z-scores since issue 15 (was RRF)
+    old = _drop(_golden("recall"), *VOLATILE, "score")
+    new = _drop(_cli(legacy, "recall", "lower-case"), *VOLATILE)
+    assert [type(h.pop("score")) for h in new["hits"]] == [float]
+    assert new == {
         "hits": old["hits"], "count": 1, **{k: v for k, v in old.items() if k != "hits"}}
     assert _drop(_cli(legacy, "show", "1"), *VOLATILE) == _drop(_golden("show"), *VOLATILE)
     # listed changes: "count" fields (recall's above too); every symbol object carries its
     # qname
     old = _golden("symbols")
-    assert _cli(legacy, "symbols", "connect") == {**old, "count": 1}
+    # and the paging fields of a list that may be cut (complete here)
+    page = {"count": 1, "total": 1, "offset": 0, "truncated": False}
+    assert _cli(legacy, "symbols", "connect") == {**old, **page}
     old = _golden("callers")
     for c in old["callers"]:
         c["symbol"]["qname"] = c["qname"]
-    assert _cli(legacy, "callers", "connect") == {**old, "depth": 1, "count": 1,
+    # listed change of issue 14: callers count the unresolved calls of the same name
+    assert _cli(legacy, "callers", "connect") == {**old, "depth": 1, **page,
                                                    "unresolved_same_name": 0}
     # history: the symbol is an object (the string moved to "qname")
     old, new = _golden("history"), _cli(legacy, "history", "connect")
     assert new["symbol"]["qname"] == old["symbol"] == new["qname"]
-    assert new["entries"] == old["entries"] and new["count"] == len(old["entries"])
+    # listed change of issue 14: every entry says whether its commit is a merge
+    assert new["entries"] == [{**e, "merge": False} for e in old["entries"]]
+    assert new["count"] == len(old["entries"]) and new["merges_hidden"] == 0
+    assert (new["total"], new["offset"], new["truncated"]) == (len(old["entries"]), 0, False)
     # list commands: an object with the items and their count
     old = _golden("memories")
     new = _cli(legacy, "memories")

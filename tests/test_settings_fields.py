@@ -35,6 +35,7 @@ NEW: dict[str, tuple[str, str, Any]] = {
     "parseTimeoutS": ("HINDSIGHT_PARSE_TIMEOUT_S", "4", 4.0),
     "busyTimeoutMs": ("HINDSIGHT_BUSY_TIMEOUT_MS", "250", 250),
     "mcpTimeoutS": ("HINDSIGHT_MCP_TIMEOUT_S", "7.5", 7.5),
+    "mcpMaxTokens": ("HINDSIGHT_MCP_MAX_TOKENS", "20000", 20_000),
     # already fields before; their variables must not change either
     "embedder": ("HINDSIGHT_EMBEDDER", "hashing", "hashing"),
     "disableHooks": ("HINDSIGHT_DISABLE_HOOKS", "1", True),
@@ -43,6 +44,7 @@ NEW: dict[str, tuple[str, str, Any]] = {
 ATTRS = {"llmUrl": "llm_url", "llmApiKey": "llm_api_key", "llmTimeoutS": "llm_timeout_s",
          "embedApiKey": "embed_api_key", "busyTimeoutMs": "busy_timeout_ms",
          "parseTimeoutS": "parse_timeout_s", "mcpTimeoutS": "mcp_timeout_s",
+         "mcpMaxTokens": "mcp_max_tokens",
          "recallLimit": "recall_limit", "bankId": "bank_id", "mapPathToBank":
          "map_path_to_bank", "disableHooks": "disable_hooks", "threads": "threads"}
 
@@ -119,6 +121,7 @@ def test_defaults(home: Path) -> None:
     assert (s.embed_url, s.embed_model, s.embed_api_key) == ("", "", "")
     assert (s.reranker_model, s.reranker_tokenizer, s.threads) == ("", "", 0)
     assert (s.parse_timeout_s, s.busy_timeout_ms, s.mcp_timeout_s) == (20.0, 30_000, 10.0)
+    assert s.mcp_max_tokens == 10_000
     assert s == Settings.defaults()
 
 
@@ -142,6 +145,8 @@ def test_an_empty_number_in_the_environment_is_unset(home: Path) -> None:
     ({"harnesses": {"mcp": {"mcpTimeoutS": 0}}},
      "harnesses.mcp.mcpTimeoutS: 0 is out of range (above 0"),
     ({"banks": {"b": {"busyTimeoutMs": -1}}}, "banks.b.busyTimeoutMs: -1 is out of range"),
+    ({"harnesses": {"mcp": {"mcpMaxTokens": 100}}},
+     "harnesses.mcp.mcpMaxTokens: 100 is out of range (500 to 1000000)"),
 ])
 def test_range_errors_name_their_path(home: Path, data: object, message: str) -> None:
     p = write(home, data)

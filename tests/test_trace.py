@@ -41,7 +41,7 @@ def test_record_edit_symbols_ranges_actor(tmp_path: Path) -> None:
                 ev["head"]) == ("a.py", "modify", "claude-code", "s-123", "main", r.shas[1])
         assert ev["ranges"] == [[2, 1, 2, 1], [5, 1, 5, 1]]
         assert [(s["local"], s["change"], s["start_line"]) for s in ev["symbols"]] == [
-            ("f", "modified", 1), ("k", "added", 5), ("g", "removed", 5)]
+            ("f", "modified", 1), ("k", "moved", 5)]  # g renamed to k: the same body
         assert ev["ts"][-6] in "+-" and ev["old_hash"] != ev["new_hash"] != ""
         # the index was refreshed first: symbol queries see k, not g
         assert [s.local for s in b.code.symbols("k")[1]] == ["k"]

@@ -81,7 +81,9 @@ class Bank:
                                     neighbours=self.code.neighbours,
                                     embedder=self._make_embedder,
                                     llm=lambda: make_llm(settings),
-                                    reranker=lambda: make_reranker(settings))
+                                    reranker=lambda: make_reranker(settings),
+                                    code=lambda: self.stores.code
+                                    if self.code.is_indexed() else None)
         self.sessions = SessionService(self)
 
     def __enter__(self) -> Bank:
@@ -94,7 +96,7 @@ class Bank:
         self.stores.close()
 
     def _after_index(self, st: IndexStats) -> None:
-        st.warnings += self.memory.after_index(self.stores.code)
+        st.warnings += self.memory.after_index(self.stores.code, self.code.outside_checkout)
 
     def _anchors(self, files: list[str], symbols: list[str], must_exist: bool = True
                  ) -> list[tuple[str, str, str]]:
@@ -106,7 +108,8 @@ class Bank:
             rel = rel_in_root(self.root, rel if rel else f)
             if must_exist and not os.path.exists(os.path.join(self.root, rel)):
                 raise NotFound(f"{f}: no such file under {self.root}", path=f)
-            out.append((rel, "", ""))
+            known = [h for p, h in self.stores.code.files_by_suffix(rel, 1) if p == rel]
+            out.append((rel, "", known[0] if known else ""))  # the hash follows a rename
         from hindsight.errors import Ambiguous
 
         for spec in symbols:
@@ -132,6 +135,12 @@ class Bank:
         from hindsight.providers import make_embedder
 
         return make_embedder(self.settings)
+
+    def prompt_embedder(self) -> Any:
+        """The prompt gate's static embedder (``providers.make_prompt_embedder``)."""
+        from hindsight.providers import make_prompt_embedder
+
+        return make_prompt_embedder()
 
     def status(self) -> dict[str, Any]:
         """Bank id, paths and size; the code index's counts and freshness (see
@@ -261,9 +270,42 @@ def time_bound(text: str, *, end: bool = False, option: str | None = None) -> fl
     return parse_bound(text, end=end, option=option)
 
 
+def time_shown(when: float | str) -> str:
+    """An instant (Unix seconds or ISO 8601 text) as people read it: in the reader's zone
+    with its offset, ``2026-03-10 08:30 -07:00``. See
+    :func:`hindsight.memory.clock.shown`."""
+    from hindsight.memory.clock import shown
+
+    return shown(when)
+
+
 def time_iso(text: str, *, option: str) -> float:
     """A time from a machine interface (MCP, HTTP): ISO 8601 with an offset only. Raises
     ConfigError. See :func:`hindsight.memory.clock.parse_iso_strict`."""
     from hindsight.memory.clock import parse_iso_strict
 
     return parse_iso_strict(text, option=option)
+
+
+SYMBOLS_COUNTED = 10_000  # a symbol search counts (and pages through) this many matches
+
+
+def page(rows: list[Any], offset: int = 0, limit: int | None = None,
+         total: int | None = None) -> tuple[list[Any], dict[str, Any]]:
+    """One page of a ranked list, the same for ``--json`` and the MCP tools: the rows
+    ``rows[offset:offset + limit]`` (all from ``offset`` when ``limit`` is None) and their
+    fields ``{"count", "total", "offset", "truncated"}``, plus ``"next_offset"`` (the offset
+    of the next page) when rows remain after this one. ``total`` is ``len(rows)`` unless
+    given (a list its producer already cut after ``offset + limit`` rows). Raises
+    ConfigError for a negative offset or a limit below 1."""
+    if offset < 0:
+        raise ConfigError(f"offset {offset}: must be 0 or more", option="offset", value=offset)
+    if limit is not None and limit < 1:
+        raise ConfigError(f"limit {limit}: must be at least 1", option="limit", value=limit)
+    shown = rows[offset:] if limit is None else rows[offset:offset + limit]
+    n = len(rows) if total is None else total
+    fields: dict[str, Any] = {"count": len(shown), "total": n, "offset": offset,
+                              "truncated": offset + len(shown) < n}
+    if fields["truncated"]:
+        fields["next_offset"] = offset + len(shown)
+    return shown, fields

@@ -9,7 +9,9 @@ Conventions used throughout hindsight:
   annotations placed before it (``@decorator``, ``@Override``): this matches Python's
   ``ast`` ``lineno`` for ``def``/``class``.
 * A qualified name is ``<path>::<Outer>.<inner>``, e.g. ``pkg/mod.py::Class.method.helper``.
-  The part after ``::`` is the *local* qualified name.
+  The part after ``::`` is the *local* qualified name. Definitions that share a name get
+  distinct ones (see :mod:`hindsight.codeindex.identity`): ``Class.prop:setter``,
+  ``Class.prop:deleter``, overloads ``Class.m(int,int)``.
 """
 
 from __future__ import annotations
@@ -47,6 +49,16 @@ class Symbol(NamedTuple):
     def as_dict(self) -> dict[str, Any]:
         """The one JSON shape of a symbol, everywhere: its fields plus ``qname``."""
         return {**self._asdict(), "qname": self.qname}
+
+
+# Re-exported: the qualified-name helpers live in hindsight.qnames.
+from hindsight.qnames import (  # noqa: E402, F401
+    ROLES,
+    base_local,
+    overload_base,
+    simple_name,
+    split_qname,
+)
 
 
 class RawRef(NamedTuple):
@@ -148,6 +160,10 @@ class IndexStats:
     seconds: float = 0.0
     full: bool = False
     warnings: list[str] = field(default_factory=list)
+    # wall seconds of each phase of the run, in order (names: codeindex/indexer.py), and
+    # the part of them during which no worker process ran (only this process worked)
+    phases: dict[str, float] = field(default_factory=dict)
+    serial_seconds: float = 0.0
 
 
 class SymState(NamedTuple):
@@ -184,17 +200,23 @@ class SymbolChange(NamedTuple):
 class Anchor:
     """A link from a memory to a file (``symbol`` ``""``) or to a symbol in it (``symbol``
     is its local qualified name, ``ast_hash`` the symbol's ast hash when the anchor was
-    made). ``stale`` is true when that code changed since (``reason`` says how)."""
+    made; for a file, its content hash when known, used only to follow a rename). ``stale``
+    is true when that code changed since (``reason`` says how). ``implicit`` is true for
+    an anchor found in the memory's text (:mod:`hindsight.memory.implicit`), false for one
+    given with the memory."""
 
     path: str
     symbol: str = ""
     ast_hash: str = ""
     stale: bool = False
     reason: str = ""
+    implicit: bool = False
 
     def as_dict(self) -> dict[str, Any]:
+        """JSON shape: ``stale`` and ``implicit`` as 0/1."""
         return {"path": self.path, "symbol": self.symbol, "ast_hash": self.ast_hash,
-                "stale": int(self.stale), "reason": self.reason}
+                "stale": int(self.stale), "reason": self.reason,
+                "implicit": int(self.implicit)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,7 +263,8 @@ class Memory:
     @classmethod
     def from_row(cls, row: dict[str, Any], anchors: list[dict[str, Any]]) -> Memory:
         """From a storage row (column names as the field names; ``tags`` a list) and its
-        anchor rows (``path``, ``symbol``, ``ast_hash``, ``stale``, ``reason``)."""
+        anchor rows (``path``, ``symbol``, ``ast_hash``, ``stale``, ``reason``,
+        ``implicit``)."""
         d: dict[str, Any] = {k: row.get(k) for k in _MEMORY_FIELDS}
         d["tags"] = tuple(row.get("tags") or ())
         d["stale"] = bool(row.get("stale"))
@@ -250,11 +273,19 @@ class Memory:
         d["status_reason"] = row.get("status_reason") or ""
         return cls(**d, anchors=tuple(
             Anchor(a["path"], a.get("symbol", ""), a.get("ast_hash", ""),
-                   bool(a.get("stale", 0)), a.get("reason", "")) for a in anchors))
+                   bool(a.get("stale", 0)), a.get("reason", ""),
+                   bool(a.get("implicit", 0))) for a in anchors))
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON shape of a memory (field order as stored; ``stale`` 0/1 as in 0.1)."""
+        """The JSON shape of a memory (field order as stored; ``stale`` 0/1 as in 0.1).
+        ``occurred_at``, ``created_at`` and ``status_at`` are the stored instants in the
+        reader's zone (this process's local zone, ``TZ``) with its offset, so that their
+        day is the one ``--since today`` means here (README: Times); ``export`` keeps the
+        stored text."""
         d = {k: getattr(self, k) for k in _MEMORY_FIELDS}
+        d["occurred_at"] = local_iso(self.occurred_ts, self.occurred_at)
+        d["created_at"] = local_iso(self.created_ts, self.created_at)
+        d["status_at"] = local_iso(None, self.status_at)
         d["tags"] = list(self.tags)
         d["stale"] = int(self.stale)
         d["anchors"] = [a.as_dict() for a in self.anchors]
@@ -264,10 +295,31 @@ class Memory:
 _MEMORY_FIELDS = tuple(f for f in Memory.__dataclass_fields__ if f != "anchors")
 
 
+def local_iso(ts: float | None, text: str = "", timespec: str = "seconds") -> str:
+    """An instant as ISO 8601 in this process's local zone with its UTC offset (to the
+    second, or as ``timespec`` of :meth:`datetime.isoformat` says): from Unix seconds
+    ``ts``, else from ISO 8601 ``text`` with an offset. ``text`` is returned unchanged
+    when it cannot be converted (empty, no offset, not ISO 8601)."""
+    from datetime import datetime
+
+    try:
+        if ts is None:
+            dt = datetime.fromisoformat(text)
+            if dt.tzinfo is None:
+                return text
+        else:
+            dt = datetime.fromtimestamp(ts)
+        return dt.astimezone().isoformat(timespec=timespec)
+    except (ValueError, OverflowError, OSError, TypeError):
+        return text
+
+
 @dataclass(frozen=True, slots=True)
 class ChannelRank:
     """A memory's place in one recall channel: 1-based ``rank`` and the channel's raw
-    ``score`` (BM25: higher is better; dense: cosine; recency: activity)."""
+    ``score`` (BM25: higher is better; dense: cosine; recency: activity); for a feature
+    (speaker, date, when, question, lesson, adjacent) ``rank`` 0 and ``score`` the boost it
+    added (z units, memory/recall.py)."""
 
     rank: int
     score: float
@@ -275,8 +327,9 @@ class ChannelRank:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One recalled memory: the fused ``score`` (weighted RRF) and, per channel that found
-    it, its :class:`ChannelRank` (``explain``)."""
+    """One recalled memory: the fused ``score`` (a weighted sum of per-query z-scores and
+    feature boosts, memory/fusion.py; may be negative) and, per channel that found it or
+    feature that applied, its :class:`ChannelRank` (``explain``)."""
 
     memory: Memory
     score: float

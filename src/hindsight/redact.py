@@ -67,6 +67,18 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
 ]
 
 
+# For each pattern, in order: lower-case words of which the text must hold one for the
+# pattern to match it (checked on ASCII text only, where lower-casing agrees with (?i)).
+_GATES: list[tuple[str, ...]] = [
+    ("-----begin",), ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), ("glpat-",),
+    ("npm_",), ("hooks.slack.com/services/",), ("akia", "asia"), ("secret",), ("xox",),
+    ("k_live_", "k_test_"), ("aiza",), ("sk-",), ("eyj",), ("bearer ",), ("basic ",),
+    ("://",), ("token=", "key=", "secret=", "password=", "sig=", "signature="),
+    ("secret", "token", "pass", "pwd", "key", "credential"), ("pass", "pwd"), ("mysql",),
+    ("docker",), ("--",), ("authorization",), ("hf_",), ("pgpassword",),
+]
+
+
 def _sub_group(text: str, kind: str, pat: re.Pattern[str], group: int, found: list[str]
                ) -> str:
     def sub(m: re.Match[str]) -> str:
@@ -84,21 +96,44 @@ def _sub_group(text: str, kind: str, pat: re.Pattern[str], group: int, found: li
 
 
 # every pattern above needs one of these: texts without any skip the full pass (indexing
-# runs this over every docstring)
-_TRIGGER = re.compile(r"(?i)secret|token|pass|pwd|key|credential|private|://|ghp_|gho_|ghu_|"
-                      r"login|authorization|hf_|"
-                      r"ghs_|ghr_|github_pat|glpat|npm_|akia|asia|xox|[rs]k_|aiza|sk-|eyj|"
-                      r"bearer|basic|mysql")
+# runs this over every signature and docstring)
+# secret|token|pass|pwd|key|credential|private|://|ghp_|gho_|ghu_|ghs_|ghr_|github_pat|
+# glpat|login|authorization|hf_|npm_|akia|asia|xox|[rs]k_|aiza|sk-|eyj|bearer|basic|mysql,
+# grouped by first letter (2x faster to search than the flat alternation)
+_WORDS = (r"s(?:ecret|k-|k_)|t(?:oken)|p(?:ass|wd|rivate)|k(?:ey)|c(?:redential)|://|"
+          r"g(?:h[pousr]_|ithub_pat|lpat)|l(?:ogin)|a(?:uthorization|kia|sia|iza)|hf_|npm_|"
+          r"xox|rk_|eyj|b(?:earer|asic)|mysql")
+_TRIGGER = re.compile("(?i)" + _WORDS)
+# the same words on lower-cased ASCII text: a case-sensitive pattern keeps the regex
+# engine's literal prefilter, which (?i) turns off (4x faster on the stdlib's docstrings)
+_TRIGGER_LOWER = re.compile(_WORDS)
+
+
+def may_hold_secret(text: str) -> bool:
+    """False when no pattern of :func:`redact` can match ``text`` (a quick check; true
+    does not mean a secret is there). Holds for a concatenation as for its parts, so one
+    check can clear many texts joined by newlines."""
+    if text.isascii():
+        return _TRIGGER_LOWER.search(text.lower()) is not None
+    return _TRIGGER.search(text) is not None
 
 
 def redact(text: str) -> tuple[str, list[str]]:
     """``text`` with secrets replaced, and the kinds found (in order, repeated)."""
-    text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
     found: list[str] = []
-    if not _TRIGGER.search(text):
+    if not text:
         return text, found
-    for kind, pat, group in _PATTERNS:
+    text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    if not may_hold_secret(text):
+        return text, found
+    low = text.lower() if text.isascii() else None
+    for (kind, pat, group), gate in zip(_PATTERNS, _GATES, strict=True):
+        if low is not None and not any(g in low for g in gate):
+            continue  # the pattern cannot match without one of its words
+        n = len(found)
         text = _sub_group(text, kind, pat, group, found)
+        if low is not None and len(found) != n:
+            low = text.lower()  # a replacement label adds words a later gate may need
     return text, found
 
 

@@ -18,6 +18,7 @@ from conftest import git, make_repo  # noqa: E402
 
 from hindsight.errors import StorageError  # noqa: E402
 from hindsight.models import Memory, MemoryItem  # noqa: E402
+from hindsight.store.base import POSTING  # noqa: E402
 
 BACKENDS = ["sqlite"]
 AT = "2026-01-05T12:00:00+00:00"
@@ -49,11 +50,10 @@ def _row(text: str, **kw: Any) -> tuple[dict[str, Any], list[tuple[str, str, str
 
 
 def _insert(mem: Any, *items: tuple[str, dict[str, Any]]) -> list[tuple[int, bool]]:
-    from hindsight.memory.textindex import index_text
+    from hindsight.memory.lexical import document
 
     rows, anchors = zip(*(_row(t, **kw) for t, kw in items), strict=True)
-    fts = [(index_text(r["text"]), index_text(r["context"])) for r in rows]
-    return mem.insert(list(rows), list(anchors), fts, AT)
+    return mem.insert(list(rows), list(anchors), [document(r) for r in rows], AT)
 
 
 # --- meta (every store) --------------------------------------------------------------------
@@ -117,18 +117,95 @@ def test_list_filters_and_order(stores: tuple[Any, Any, Any]) -> None:
     assert [e["action"] for e in mem.audit(ids[0])] == ["retain", "forgotten"]
 
 
-def test_full_text_and_document_frequency(stores: tuple[Any, Any, Any]) -> None:
-    from hindsight.memory.textindex import match_terms
-
+def test_list_filters_for_browsing(stores: tuple[Any, Any, Any]) -> None:
+    """The filters the control plane offers: tag, visibility, time, anchor, paging, new
+    ids, insertion order."""
     _c, _h, mem = stores
-    ids = [i for i, _ in _insert(mem, ("the parser hangs on tsx files", {}),
-                                 ("the parser is fast", {}), ("unrelated words", {}))]
-    got = mem.fts(match_terms("parser tsx"), 10, (1.0, 0.35))
-    assert [i for i, _s in got] == [ids[0], ids[1]]  # both words beat one
-    assert got[0][1] < got[1][1]  # BM25 as SQLite gives it: lower is better
-    assert mem.fts([], 10, (1.0, 0.35)) == []
-    df = mem.term_rows(match_terms("parser unrelated nothinghere"))
-    assert sorted(df.values()) == [0, 1, 2]
+    ids = [i for i, _ in _insert(
+        mem, ("tagged storage", {"tags": ["storage", "wal"], "kind": "fact",
+                                 "occurred": "2026-01-03T00:00:00+00:00",
+                                 "anchors": [("db.py", "connect", "h1")]}),
+        ("tagged storage too", {"tags": ["storage"], "kind": "fact",
+                                "occurred": "2026-01-01T00:00:00+00:00",
+                                "anchors": [("db.py", "", "")]}),
+        ("a tag containing the other", {"tags": ["storage-x"], "kind": "fact",
+                                        "occurred": "2026-01-02T00:00:00+00:00"}),
+        ("private note", {"kind": "fact", "visibility": "private", "owner": "bot",
+                          "occurred": "2026-01-04T00:00:00+00:00"}))]
+    assert [m.id for m in mem.list_memories(tag="storage")] == [ids[0], ids[1]]
+    assert [m.id for m in mem.list_memories(tag="wal")] == [ids[0]]
+    assert mem.list_memories(tag="stor") == []
+    assert [m.id for m in mem.list_memories(visibility="private")] == [ids[3]]
+    jan2, jan3 = 1_767_312_000.0, 1_767_398_400.0
+    assert [m.id for m in mem.list_memories(since=jan2, until=jan3)] == [ids[2]]
+    assert [m.id for m in mem.list_memories(anchor=("db.py", ""))] == [ids[0], ids[1]]
+    assert [m.id for m in mem.list_memories(anchor=("db.py", "connect"))] == [ids[0]]
+    assert [m.id for m in mem.list_memories(limit=2, offset=1)] == [ids[0], ids[2]]
+    assert [m.id for m in mem.list_memories(after_id=ids[1], order="id")] == [ids[3], ids[2]]
+    assert [m.id for m in mem.list_memories(order="id", limit=1)] == [max(ids)]
+    assert mem.list_memories(stale=True) == []
+    mem.mark_stale([(ids[0], "db.py", "connect", "changed")], AT)
+    assert [m.id for m in mem.list_memories(stale=True)] == [ids[0]]
+    assert [m.id for m in mem.list_memories(stale=True, tag="wal", kind="fact")] == [ids[0]]
+
+
+def test_lexical_index_integers(stores: tuple[Any, Any, Any]) -> None:
+    """The store keeps the integers BM25 needs: df, per-field frequencies and lengths,
+    collection totals; postings of every status; terms exactly as the analyzer gave them."""
+    _c, _h, mem = stores
+    assert mem.lex_stats() == (0, 0, 0)
+    (a, _), (b, _), (c, _) = _insert(
+        mem, ("the parser hangs on tsx files", {"context": "parser parser again"}),
+        ("the parser is fast", {}), ("unrelated words", {}))
+    # bodies: [the, parser, hang, on, tsx, file] / [the, parser, is, fast] / [unrel, word];
+    # context [parser, parser, again] (stop words are indexed too)
+    assert mem.lex_stats() == (3, 12, 3)
+    assert mem.lex_df(["parser", "tsx", "word", "nothinghere"]) == {
+        "parser": 2, "tsx": 1, "word": 1, "nothinghere": 0}
+    post = mem.lex_postings(["parser", "nothinghere"])
+    assert list(post) == ["parser"] and isinstance(post["parser"], bytes)
+    p = np.frombuffer(post["parser"], dtype=np.dtype(POSTING))
+    assert [tuple(int(x) for x in r) for r in p] == [(a, 1, 2, 6, 3), (b, 1, 0, 4, 0)]
+    mem.set_status(b, "forgotten", "wrong", AT)  # statuses do not change the postings
+    assert mem.lex_df(["parser"]) == {"parser": 2}
+    assert not mem.lex_behind() and mem.lex_missing(10) == []
+    assert c > b
+
+
+def test_lexical_postings_span_blocks(stores: tuple[Any, Any, Any]) -> None:
+    """A term held by more memories than one block holds comes back whole, in order, from
+    single and batch inserts alike; a second add of an indexed memory is skipped."""
+    _c, _h, mem = stores
+    first = _insert(mem, *[(f"common word{n}", {}) for n in range(150)])
+    more = [_insert(mem, (f"common extra{n}", {}))[0] for n in range(140)]
+    ids = [i for i, _ in first] + [i for i, _ in more]
+    p = np.frombuffer(mem.lex_postings(["common"])["common"], dtype=np.dtype(POSTING))
+    assert [int(x) for x in p["id"]] == ids and mem.lex_df(["common"]) == {"common": 290}
+    # "common word7": common, word7 and its parts word, 7
+    assert set(p["tf_body"].tolist()) == {1} and set(p["len_body"].tolist()) == {4}
+    assert mem.lex_add([(ids[0], {"common": 5}, {})]) == 0
+    assert mem.lex_stats() == (290, 4 * 290, 0)
+
+
+def test_lexical_rebuild(stores: tuple[Any, Any, Any]) -> None:
+    """lex_reset empties the index once per version; lex_missing hands back the rows to
+    index again; lex_add fills them."""
+    _c, _h, mem = stores
+    (a, _), (b, _) = _insert(mem, ("alpha beta", {"tags": ["t1"], "context": "gamma"}),
+                             ("delta", {"kind": "decision"}))
+    assert mem.lex_reset("v9") is True
+    assert mem.lex_reset("v9") is False  # already begun: nothing emptied twice
+    assert mem.lex_stats() == (0, 0, 0) and mem.lex_df(["alpha"]) == {"alpha": 0}
+    assert mem.lex_behind()
+    got = mem.lex_missing(1)
+    assert [(r["id"], r["text"], r["tags"], r["context"]) for r in got] == [
+        (a, "alpha beta", ["t1"], "gamma")]
+    assert mem.lex_add([(a, {"alpha": 1}, {"gamma": 1})]) == 1
+    assert [r["id"] for r in mem.lex_missing(10)] == [b]
+    assert mem.lex_add([(b, {"delta": 2}, {})]) == 1
+    assert mem.lex_stats() == (2, 3, 1) and not mem.lex_behind()
+    assert [tuple(int(x) for x in r) for r in np.frombuffer(
+        mem.lex_postings(["delta"])["delta"], dtype=np.dtype(POSTING))] == [(b, 2, 0, 2, 0)]
 
 
 def test_vectors_matrix_and_missing(stores: tuple[Any, Any, Any]) -> None:
@@ -144,6 +221,34 @@ def test_vectors_matrix_and_missing(stores: tuple[Any, Any, Any]) -> None:
     assert len(mem.matrix("other-model")[0]) == 0
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_matrix_follows_other_connections(backend: str, tmp_path: Path) -> None:
+    """A process holding the matrix sees vectors another process adds, removes (status)
+    or replaces (re-embedding)."""
+    _c1, _h1, a, h1 = OPENERS[backend](tmp_path)
+    _c2, _h2, b, h2 = OPENERS[backend](tmp_path)
+    try:
+        ids = [i for i, _ in _insert(a, ("one", {}), ("two", {}), ("three", {}))]
+        v = np.eye(3, 4, dtype=np.float32)
+        a.set_vectors([(ids[0], v[0].tobytes()), (ids[1], v[1].tobytes())], "m1")
+        got, mat = a.matrix("m1")
+        assert sorted(got.tolist()) == ids[:2]
+        b.set_vectors([(ids[2], v[2].tobytes())], "m1")  # added elsewhere
+        got, mat = a.matrix("m1")
+        rows = {int(i): m for i, m in zip(got, mat, strict=True)}
+        assert sorted(rows) == ids and np.allclose(rows[ids[2]], v[2])
+        b.set_status(ids[0], "forgotten", "wrong", AT)  # removed elsewhere
+        assert sorted(a.matrix("m1")[0].tolist()) == ids[1:]
+        w = np.roll(v, 1, axis=1)
+        b.set_vectors([(ids[1], w[1].tobytes())], "m1")  # replaced elsewhere
+        got, mat = a.matrix("m1")
+        rows = {int(i): m for i, m in zip(got, mat, strict=True)}
+        assert sorted(rows) == ids[1:] and np.allclose(rows[ids[1]], w[1])
+    finally:
+        h1.close()
+        h2.close()
+
+
 def test_touch_activity_and_adjacent(stores: tuple[Any, Any, Any]) -> None:
     _c, _h, mem = stores
     ids = [i for i, _ in _insert(
@@ -154,6 +259,15 @@ def test_touch_activity_and_adjacent(stores: tuple[Any, Any, Any]) -> None:
     assert rows[ids[1]][1:3] == (1_800_000_000.0, 1)
     assert rows[ids[0]][2] == 0
     assert mem.adjacent([ids[1]]) == {ids[1]: [ids[0], ids[2]]}
+
+
+def test_agents_are_distinct_and_sorted(stores: tuple[Any, Any, Any]) -> None:
+    _c, _h, mem = stores
+    assert mem.agents() == []
+    ids = [i for i, _ in _insert(mem, ("one", {"agent": "codex"}), ("two", {"agent": "Bob"}),
+                                 ("three", {"agent": "codex"}), ("four", {}))]
+    mem.set_status(ids[1], "forgotten", "wrong", AT)  # any status counts
+    assert mem.agents() == ["Bob", "codex"]
 
 
 def test_anchors_stale_fresh_and_repoint(stores: tuple[Any, Any, Any]) -> None:
@@ -173,8 +287,32 @@ def test_anchors_stale_fresh_and_repoint(stores: tuple[Any, Any, Any]) -> None:
     assert [(x.path, x.symbol) for x in mem.get([a])[a].anchors] == [("store/db.py", "connect")]
 
 
+def test_implicit_anchors_insert_add_and_ids_after(stores: tuple[Any, Any, Any]) -> None:
+    from hindsight.memory.lexical import document
+
+    _c, _h, mem = stores
+    row, anc = _row("load_config reads the env", anchors=[("cfg.py", "", "fh")])
+    (a, _), = mem.insert([row], [anc], [document(row)], AT,
+                         [[("cfg.py", "load_config", "sh")]])
+    (b, _), (c, _) = _insert(mem, ("a turn", {"kind": "conversation",
+                                              "source": "conversation"}),
+                             ("another note", {}))
+    assert [(x.path, x.symbol, x.ast_hash, x.implicit) for x in mem.get([a])[a].anchors] == [
+        ("cfg.py", "", "fh", False), ("cfg.py", "load_config", "sh", True)]
+    assert mem.ids_after(0, 10) == [a, c]  # conversation turns are left out
+    assert mem.ids_after(a, 10) == [c] and mem.ids_after(0, 1) == [a]
+    # an anchor the memory has (same path and symbol) is not added again
+    assert mem.add_anchors([(c, "x.py", "f", "h2"), (c, "x.py", "f", "h3"),
+                            (a, "cfg.py", "", "other")], AT) == 1
+    assert [(x.path, x.symbol, x.ast_hash, x.implicit) for x in mem.get([c])[c].anchors] == [
+        ("x.py", "f", "h2", True)]
+    assert [(e["action"], e["detail"]) for e in mem.audit(c)] == [
+        ("retain", ""), ("anchored", "implicit: x.py::f")]
+    assert len(mem.get([a])[a].anchors) == 2
+
+
 def test_export_and_import_round_trip(stores: tuple[Any, Any, Any], tmp_path: Path) -> None:
-    from hindsight.memory.textindex import index_text
+    from hindsight.memory.lexical import document
 
     _c, _h, mem = stores
     (a, _), = _insert(mem, ("portable memory", {"anchors": [("x.py", "f", "h")],
@@ -185,10 +323,12 @@ def test_export_and_import_round_trip(stores: tuple[Any, Any, Any], tmp_path: Pa
              anchors=[x.as_dict() for x in mem.get([a])[a].anchors],
              history=mem.audit(a))
     d["fingerprint"] = "other-fingerprint"
-    assert mem.import_rows([d], index_text) == {"imported": 1, "skipped": 0}
-    assert mem.import_rows([d], index_text) == {"imported": 0, "skipped": 1}
+    assert mem.import_rows([d], [document(d)]) == {"imported": 1, "skipped": 0}
+    assert mem.import_rows([d], [document(d)]) == {"imported": 0, "skipped": 1}
     copy = [m for m in mem.list_memories() if m.id != a][0]
     assert (copy.text, copy.tags, copy.anchors[0].path) == ("portable memory", ("t",), "x.py")
+    assert [int(x) for x in np.frombuffer(mem.lex_postings(["portabl"])["portabl"],
+                                          dtype=np.dtype(POSTING))["id"]] == [a, copy.id]
 
 
 def test_backend_errors_are_storage_errors(stores: tuple[Any, Any, Any]) -> None:
@@ -235,6 +375,14 @@ def test_code_store_after_an_index(stores: tuple[Any, Any, Any], tmp_path: Path)
         ["helper"]
     assert code.notes() == [] and code.problem_files() == []
     assert code.skipped() == {}
+    h = code.load_files()["pkg/core.py"].content_hash
+    assert code.files_by_suffix("core.py", 5) == [("pkg/core.py", h)]
+    assert code.files_by_suffix("pkg/core.py", 5) == [("pkg/core.py", h)]
+    assert code.files_by_suffix("ore.py", 5) == []  # whole path parts only
+    assert code.files_by_suffix("Core.py", 5) == []  # case-sensitive
+    assert code.files_by_suffix("pkg/core", 5, stem=True) == [("pkg/core.py", h)]
+    assert code.files_by_suffix("pkg/core", 5) == [] and code.files_by_suffix("", 5) == []
+    assert code.files_by_suffix("%", 5) == [] and code.files_by_suffix("_ore.py", 5) == []
 
 
 def test_code_store_notes_and_problem_files(stores: tuple[Any, Any, Any],

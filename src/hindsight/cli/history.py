@@ -15,13 +15,21 @@ from hindsight.cli import output as out
 from hindsight.cli.main import (
     _bank,
     _errors,
+    _more,
+    _page,
     _progress_factory,
     _reader,
     file_opt,
     json_opt,
+    limit_opt,
+    offset_opt,
     repo_root_opt,
 )
 from hindsight.errors import ConfigError
+
+merges_opt = click.option("--merges", is_flag=True,
+                          help="Also list merges that only brought in their branch's changes.")
+
 
 
 @click.command()
@@ -69,34 +77,59 @@ def _short(sha: str) -> str:
     return sha[:10]
 
 
+def time_shown(when: str) -> str:
+    """A stored time as the tables show it: the reader's zone, offset named."""
+    from hindsight.app import time_shown as shown
+
+    return shown(when)
+
+
 @click.command()
 @click.argument("symbol")
 @repo_root_opt
 @file_opt
 @click.option("--include-unreachable", is_flag=True,
               help="Also show commits dropped by a rebase or force-push.")
+@merges_opt
+@limit_opt("commits")
+@offset_opt
 @json_opt
 def history(symbol: str, repo_root: str | None, file: str | None, include_unreachable: bool,
-            json: bool) -> None:
-    """Commits that touched SYMBOL, newest first, following it across moves and renames."""
+            merges: bool, limit: int | None, offset: int, json: bool) -> None:
+    """Commits that touched SYMBOL, newest first, following it across moves and renames
+    (merges that only brought in a branch's changes are left out; --merges shows them)."""
     with _errors(), _reader(repo_root) as bank:
-        res = bank.history.history(symbol, file, include_unreachable)
+        res = bank.history.history(symbol, file, include_unreachable, merges)
+        shown, fields = _page(res["entries"], offset, limit)
+        res = res | fields | {"entries": shown}
         if json:
-            out.emit_json(res | {"entries": [e.as_dict() for e in res["entries"]]})
+            out.emit_json(res | {"entries": [e.as_dict() for e in shown]})
             return
         title = f"history of {res['qname']}" + (" (file level)" if res["level"] == "file"
-                                                  else "")
+                                                  else "") + _more(fields)
         if res["partial"]:
             title += f" — partial history ({res['partial']})"
         out.table(title, ["commit", "date", "author", "change", "subject"],
-                  [[_short(e.sha), e.date[:10], e.author, _change(e), e.subject[:70]]
+                  [[_short(e.sha), time_shown(e.date), e.author, _change(e), e.subject[:70]]
                    for e in res["entries"]])
+        _merges_note(res["merges_hidden"])
+        for n in res["notes"]:
+            out.say(n)
+
+
+def _merges_note(n: int) -> None:
+    if n:
+        out.say(f"{n} merge{'' if n == 1 else 's'} that only brought in a branch's changes "
+                "left out (--merges shows them)")
 
 
 def _change(e: Any) -> str:
+    if e.change == "moved" and e.old_path == e.path and e.old_local != e.local:
+        return f"renamed from {e.old_local}"
     if e.change == "moved":
         return f"moved from {e.old_path}::{e.old_local}"
-    return str(e.change) + ("" if e.reachable else " (unreachable)")
+    return str(e.change) + (" (merge)" if e.merge and e.change != "merged" else "") + \
+        ("" if e.reachable else " (unreachable)")
 
 
 _LOC = re.compile(r"^(.*):(\d{1,9})$", re.S)
@@ -105,8 +138,9 @@ _LOC = re.compile(r"^(.*):(\d{1,9})$", re.S)
 @click.command()
 @click.argument("location", metavar="FILE:LINE")
 @repo_root_opt
+@merges_opt
 @json_opt
-def why(location: str, repo_root: str | None, json: bool) -> None:
+def why(location: str, repo_root: str | None, merges: bool, json: bool) -> None:
     """The commit that last changed the symbol enclosing FILE:LINE, with its message and
     the symbol's earlier changes (blame lifted to the symbol)."""
     with _errors():
@@ -114,9 +148,10 @@ def why(location: str, repo_root: str | None, json: bool) -> None:
         if not m:
             raise ConfigError(f"{location!r}: expected FILE:LINE (line 1-based)")
         with _reader(repo_root) as bank:
-            res = bank.history.why(m.group(1), int(m.group(2)))
+            res = bank.history.why(m.group(1), int(m.group(2)), merges)
         if json:
-            out.emit_json(res | {"earlier": [e.as_dict() for e in res["earlier"]]})
+            out.emit_json(res | {k: [e.as_dict() for e in res[k]]
+                                 for k in ("earlier", "since")})
             return
         last = res["last"]
         head = f"{res['file']}:{res['line']}" + (f" in {res['symbol']['qname']}" if res["symbol"]
@@ -127,14 +162,20 @@ def why(location: str, repo_root: str | None, json: bool) -> None:
         else:
             msg = "\n".join("    " + ln for ln in last["message"].rstrip().splitlines())
             out.say(f"{head}\nlast changed by {_short(last['sha'])} ({last['change']}, "
-                    f"{last['author_date']}, {last['author_name']})\n{msg}")
-        if res["earlier"]:
-            out.table("earlier changes", ["commit", "date", "author", "change", "subject"],
-                      [[_short(e.sha), e.date[:10], e.author, _change(e), e.subject[:70]]
-                       for e in res["earlier"]])
+                    f"{time_shown(last['author_date'])}, {last['author_name']})\n{msg}")
+        for key, title in (("since", "since then, without changing it"),
+                           ("earlier", "earlier changes")):
+            if res[key]:
+                out.table(title, ["commit", "date", "author", "change", "subject"],
+                          [[_short(e.sha), time_shown(e.date), e.author, _change(e),
+                            e.subject[:70]] for e in res[key]])
+        _merges_note(res["merges_hidden"])
+        for n in res["notes"]:
+            out.say(n)
         if res["live"]:
             out.table("edits since (edit trace)", ["time", "action", "actor", "session"],
-                      [[e["ts"], e["action"], e["actor"], e["session"]] for e in res["live"]])
+                      [[time_shown(e["ts"]), e["action"], e["actor"], e["session"]]
+                       for e in res["live"]])
 
 
 @click.command()
@@ -145,19 +186,22 @@ def why(location: str, repo_root: str | None, json: bool) -> None:
               help="Caller levels to follow.")
 @click.option("--limit", type=click.IntRange(1, 1_000_000), default=30, show_default=True,
               help="List at most this many (callers first); the JSON says how many there are.")
+@offset_opt
 @json_opt
 def impact(symbol: str, repo_root: str | None, file: str | None, depth: int, limit: int,
-           json: bool) -> None:
+           offset: int, json: bool) -> None:
     """What may break if SYMBOL changes: callers to --depth and what historically changes
     together with it, each with its reason."""
     with _errors(), _reader(repo_root) as bank:
-        res = bank.history.impact(symbol, depth, file, limit)
+        res = bank.history.impact(symbol, depth, file, offset + limit)
+        shown, fields = _page(res["items"], offset, limit, res["total"])
+        res = res | fields | {"items": shown}
         if json:
-            out.emit_json(res | {"items": [i.as_dict() for i in res["items"]]})
+            out.emit_json(res | {"items": [i.as_dict() for i in shown]})
             return
         n = res["commits"]
-        more = (f"; first {res['count']} of {res['total']}, raise --limit for more"
-                if res["truncated"] else "")
+        more = (f"; {res['count']} of {res['total']} from offset {offset}, --offset "
+                f"{res['next_offset']} for more" if res["truncated"] else "")
         out.table(f"impact of {res['symbol']['qname']} ({n} commit{'' if n == 1 else 's'} in "
                   f"history{more})", ["", "target", "why"],
                   [[i.kind, i.target, "; ".join(i.reasons)] for i in res["items"]])
@@ -170,7 +214,9 @@ def impact(symbol: str, repo_root: str | None, file: str | None, depth: int, lim
 @click.option("--limit", type=click.IntRange(1, 1_000_000), default=20, show_default=True)
 @json_opt
 def hotspots(repo_root: str | None, days: int, limit: int, json: bool) -> None:
-    """Files and symbols ranked by recent churn and fix commits."""
+    """Files and symbols that exist at HEAD, ranked by recent churn and fix commits (a fix:
+    a subject starting with fix/fixes/fixed/bugfix/hotfix, also after `area:` or `fix(scope):`,
+    a revert, the word bug, or "fixes #N" / a Fixes: trailer in the message)."""
     with _errors(), _reader(repo_root) as bank:
         res = bank.history.hotspots(days, limit)
         if json:
@@ -182,6 +228,10 @@ def hotspots(repo_root: str | None, days: int, limit: int, json: bool) -> None:
         out.table("symbols", ["score", "commits", "fixes", "kind", "symbol"],
                   [[s["score"], s["commits"], s["fixes"], s["kind"], s["qname"]]
                    for s in res["symbols"]])
+        gone = res["left_out"]
+        if gone["files"] or gone["symbols"]:
+            out.say(f"left out: {gone['files']} file(s) and {gone['symbols']} symbol(s) "
+                    "that changed in the window but no longer exist at HEAD")
 
 
 @click.command("trace-log")
@@ -210,7 +260,7 @@ def trace_log(repo_root: str | None, file: str | None, symbol: str | None,
                 sys.stdout.write(_json.dumps(r, ensure_ascii=False) + "\n")
         else:
             out.table("edit trace", ["time", "file", "action", "actor", "symbols"],
-                      [[r["ts"], r["file"], r["action"],
+                      [[time_shown(r["ts"]), r["file"], r["action"],
                         r["actor"] + (f" ({r['session']})" if r["session"] else ""),
                         ", ".join(f"{s['change']} {s['qname'].partition('::')[2]}"
                                   for s in r["symbols"])[:80]] for r in rows])

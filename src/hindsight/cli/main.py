@@ -24,6 +24,33 @@ depth_opt = click.option("--depth", type=click.IntRange(1, 20), default=1, show_
                          help="Levels to follow.")
 file_opt = click.option("--file", "file", default=None, metavar="PATH",
                         help="Restrict to (or disambiguate by) this file or directory.")
+offset_opt = click.option("--offset", type=click.IntRange(min=0), default=0, show_default=True,
+                          help="Skip this many rows (the JSON's next_offset gives the next "
+                          "page).")
+
+
+def limit_opt(what: str) -> Any:
+    """``--limit N`` of a list command that is complete unless it is given."""
+    return click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N",
+                        help=f"At most N {what} (default: all; the JSON says total and "
+                        "truncated).")
+
+
+def _page(rows: list[Any], offset: int, limit: int | None, total: int | None = None
+          ) -> tuple[list[Any], dict[str, Any]]:
+    """:func:`hindsight.app.page`: the rows shown and the paging fields of the JSON."""
+    from hindsight.app import page
+
+    return page(rows, offset, limit, total)
+
+
+def _more(fields: dict[str, Any]) -> str:
+    """The title's note on a cut list: which rows are shown and how to get the next."""
+    if not fields["truncated"]:
+        return ""
+    first = fields["offset"] + 1
+    return (f" (rows {first}-{first + fields['count'] - 1} of {fields['total']}; "
+            f"--offset {fields['next_offset']} for more)")
 
 
 def _bank(repo_root: str | None) -> Any:
@@ -138,19 +165,23 @@ def _sym_row(s: Any) -> list[Any]:
               "enum, trait, constant, type, …")
 @file_opt
 @click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
+@offset_opt
 @json_opt
 def symbols(name: str, repo_root: str | None, kind: str | None, file: str | None, limit: int,
-            json: bool) -> None:
-    """Find symbols by name: exact, then prefix, then substring (case-insensitive)."""
+            offset: int, json: bool) -> None:
+    """Find symbols by name: exact, then prefix, then substring (case-insensitive; matches
+    are counted up to 10,000)."""
+    from hindsight.app import SYMBOLS_COUNTED
+
     with _errors(), _reader(repo_root) as bank:
-        how, hits = bank.code.symbols(name, kind, file, limit)
+        how, hits = bank.code.symbols(name, kind, file, SYMBOLS_COUNTED)
+        shown, fields = _page(hits, offset, limit)
         if json:
-            out.emit_json({"query": name, "match": how, "truncated": len(hits) >= limit,
-                           "count": len(hits), "symbols": [s.as_dict() for s in hits]})
-        elif hits:
-            more = f" (first {limit}; raise --limit for more)" if len(hits) >= limit else ""
-            out.table(f"{len(hits)} {how} match(es) for {name!r}{more}",
-                      ["kind", "symbol", "lines", "signature"], [_sym_row(s) for s in hits])
+            out.emit_json({"query": name, "match": how, **fields,
+                           "symbols": [s.as_dict() for s in shown]})
+        elif shown:
+            out.table(f"{fields['total']} {how} match(es) for {name!r}{_more(fields)}",
+                      ["kind", "symbol", "lines", "signature"], [_sym_row(s) for s in shown])
         if not hits:
             if not json:
                 out.err(f"no symbol matches {name!r}")
@@ -158,7 +189,8 @@ def symbols(name: str, repo_root: str | None, kind: str | None, file: str | None
 
 
 def _graph(direction: str, symbol: str, repo_root: str | None, depth: int, file: str | None,
-           json: bool, unresolved: bool = False) -> None:
+           json: bool, unresolved: bool = False, *, limit: int | None = None,
+           offset: int = 0) -> None:
     with _errors(), _reader(repo_root) as bank:
         extra: dict[str, int] = {}
         if direction == "callers":
@@ -166,13 +198,16 @@ def _graph(direction: str, symbol: str, repo_root: str | None, depth: int, file:
             extra["unresolved_same_name"] = bank.code.unresolved_same_name(target)
         else:
             target, hits = bank.code.callees(symbol, depth, file)
+        hits, fields = _page(hits, offset, limit)
         if json:
-            out.emit_json({"symbol": target.as_dict(), "depth": depth, "count": len(hits),
-                           **extra, direction: [h.as_dict() for h in hits]})
+            out.emit_json({"symbol": target.as_dict(), "depth": depth, **fields, **extra,
+                           direction: [h.as_dict() for h in hits]})
             return
         more = _unresolved_line(target, extra.get("unresolved_same_name", 0), unresolved)
         if not hits:
-            out.say(f"no {direction} of {target.qname} found in the index")
+            out.say(f"no {direction} of {target.qname} found in the index" if not offset
+                    else f"{fields['total']} {direction} of {target.qname}; none from row "
+                    f"{offset + 1}")
             if more:
                 out.say(more)
             return
@@ -186,7 +221,7 @@ def _graph(direction: str, symbol: str, repo_root: str | None, depth: int, file:
                      h.edge_src if h.depth > 1 else "",
                      f"{h.path}:{h.line}" + ("" if h.resolved else " (call)")] for h in hits]
             cols = ["depth", "edge", "callee", "from", "definition (or call site)"]
-        out.table(f"{direction} of {target.qname}", cols, rows)
+        out.table(f"{direction} of {target.qname}{_more(fields)}", cols, rows)
         if more:
             out.say(more)
 
@@ -208,11 +243,14 @@ def _unresolved_line(target: Any, n: int, listed: bool) -> str:
 @file_opt
 @click.option("--include-unresolved", "unresolved", is_flag=True,
               help="Also list calls by bare name that did not resolve to any symbol.")
+@limit_opt("callers")
+@offset_opt
 @json_opt
 def callers(symbol: str, repo_root: str | None, depth: int, file: str | None, unresolved: bool,
-            json: bool) -> None:
+            limit: int | None, offset: int, json: bool) -> None:
     """Who calls SYMBOL (name, Class.method or path::Class.method)."""
-    _graph("callers", symbol, repo_root, depth, file, json, unresolved)
+    _graph("callers", symbol, repo_root, depth, file, json, unresolved, limit=limit,
+           offset=offset)
 
 
 @click.command()
@@ -220,11 +258,13 @@ def callers(symbol: str, repo_root: str | None, depth: int, file: str | None, un
 @repo_root_opt
 @depth_opt
 @file_opt
+@limit_opt("callees")
+@offset_opt
 @json_opt
-def callees(symbol: str, repo_root: str | None, depth: int, file: str | None, json: bool
-            ) -> None:
+def callees(symbol: str, repo_root: str | None, depth: int, file: str | None,
+            limit: int | None, offset: int, json: bool) -> None:
     """What SYMBOL calls."""
-    _graph("callees", symbol, repo_root, depth, file, json)
+    _graph("callees", symbol, repo_root, depth, file, json, limit=limit, offset=offset)
 
 
 @click.command()
@@ -323,6 +363,8 @@ def status(repo_root: str | None, files: bool, json: bool) -> None:
             ["files with parse errors", st["parse_errors"]], ["skipped", skipped],
             ["indexed commit", st["indexed_commit"] or "(none)"],
             ["files changed since", st["changed_since"]],
+            *([["sparse checkout", _sparse_line(st["sparse_checkout"])]]
+              if st.get("sparse_checkout") else []),
             ["history", _history_line(st["history"])],
             ["trace events", st["history"]["trace_events"]],
             ["memories", ", ".join(f"{k} {v}" for k, v in sorted(st["memories"].items()))
@@ -330,6 +372,13 @@ def status(repo_root: str | None, files: bool, json: bool) -> None:
         if files:
             out.table("skipped files and parse errors", ["file", "reason"],
                       [[p, r] for p, r in problems])
+
+
+def _sparse_line(sp: dict[str, Any]) -> str:
+    n = sp["outside_files"]
+    cone = ", ".join(sp["patterns"]) or "(no patterns: skip-worktree bits)"
+    return (f"cone {cone}; {n} tracked file{'' if n == 1 else 's'} outside it "
+            "not indexed, and memories anchored there are not checked for staleness")
 
 
 def _history_line(h: dict[str, Any]) -> str:

@@ -11,6 +11,7 @@ import click
 
 from hindsight.cli import output as out
 from hindsight.cli.main import _bank, _errors, json_opt, repo_root_opt
+from hindsight.config.jsontext import json_text
 from hindsight.errors import ConfigError
 from hindsight.models import MemoryItem
 
@@ -87,7 +88,7 @@ def retain(text: str, repo_root: str | None, kind: str | None, tags: tuple[str, 
             items = []
             for n, raw in enumerate(sys.stdin.buffer, 1):
                 try:
-                    line = raw.decode("utf-8")
+                    line = json_text(raw, first=n == 1)  # a BOM, CRLF endings
                 except UnicodeDecodeError as e:
                     raise ConfigError(f"stdin line {n}: not UTF-8 (byte {e.start + 1})"
                                       ) from None
@@ -150,7 +151,7 @@ def recall(query: str, repo_root: str | None, scene: str, files: tuple[str, ...]
            since: str | None, until: str | None, k: int, budget: int | None, rerank: bool,
            explain: bool, agent: str, json: bool) -> None:
     """Memories relevant to QUERY (hybrid: BM25, vectors, anchors, recency, lessons)."""
-    from hindsight.app import open_bank, time_bound
+    from hindsight.app import open_bank, time_bound, time_shown
 
     with _errors():
         s = time_bound(since) if since is not None else None
@@ -171,9 +172,10 @@ def recall(query: str, repo_root: str | None, scene: str, files: tuple[str, ...]
         for hit in res.hits:
             m = hit.memory
             flag = " [stale]" if m.stale else ""
-            row: list[Any] = [m.id, m.kind, m.occurred_at[:10], _short(m.text) + flag]
+            row: list[Any] = [m.id, m.kind, time_shown(m.occurred_ts), _short(m.text) + flag]
             if explain:
-                row.append(" ".join(f"{n}#{v.rank}" for n, v in hit.explain.items()))
+                row.append(" ".join(f"{n}#{v.rank}" if v.rank else f"{n}{v.score:+g}"
+                                    for n, v in hit.explain.items()))  # rank 0: a boost
             rows.append(row)
         out.table(f"{len(rows)} memories ({res.ms:.0f} ms)", cols, rows)
 
@@ -202,6 +204,8 @@ def forget(mid: int, repo_root: str | None, reason: str, restore: bool, json: bo
 def memories(repo_root: str | None, status: str, kind: str | None, stale: bool, limit: int,
              json: bool) -> None:
     """List memories, newest first."""
+    from hindsight.app import time_shown
+
     with _errors(), _existing(repo_root) as bank:
         rows = bank.memory.memories(status=status, kind=kind, stale=stale, limit=limit)
         if json:
@@ -209,7 +213,7 @@ def memories(repo_root: str | None, status: str, kind: str | None, stale: bool, 
             return
         out.table(f"{len(rows)} memories", ["id", "kind", "status", "when", "memory"],
                   [[r.id, r.kind, r.status + (" stale" if r.stale else ""),
-                    r.occurred_at[:10], _short(r.text)] for r in rows])
+                    time_shown(r.occurred_ts), _short(r.text)] for r in rows])
 
 
 @click.command()
@@ -226,8 +230,9 @@ def show(mid: int, repo_root: str | None, json: bool) -> None:
             return
         out.say(f"memory {m.id} ({m.kind}, {m.status}"
                 + (", stale: " + m.stale_reason if m.stale else "") + ")\n" + m.text)
-        out.table("anchors", ["file", "symbol", "stale"],
-                  [[a.path, a.symbol, a.reason if a.stale else ""] for a in m.anchors])
+        out.table("anchors", ["file", "symbol", "stale", "implicit"],
+                  [[a.path, a.symbol, a.reason if a.stale else "",
+                    "yes" if a.implicit else ""] for a in m.anchors])
         out.table("history", ["at", "action", "detail"],
                   [[h["at"], h["action"], h["detail"]] for h in audit])
 
@@ -334,11 +339,12 @@ def import_cmd(path: str, repo_root: str | None, json: bool) -> None:
 
 
 def _utf8_lines(fh: Any, where: str) -> Any:
-    """The lines of a binary file, decoded as UTF-8; ConfigError naming the line that is
-    not (the import then writes nothing)."""
+    """The lines of a binary file, decoded as UTF-8 without a leading BOM or line endings
+    (:func:`hindsight.config.jsontext.json_text`); ConfigError naming the line that is not
+    UTF-8 (the import then writes nothing)."""
     for n, raw in enumerate(fh, 1):
         try:
-            yield raw.decode("utf-8")
+            yield json_text(raw, first=n == 1)  # a BOM, CRLF endings
         except UnicodeDecodeError as e:
             raise ConfigError(f"{where} line {n}: not UTF-8 (byte {e.start + 1})",
                               path=where) from None

@@ -50,7 +50,7 @@ def normalise(data: bytes) -> tuple[bytes, str]:
         data, enc = _transcode(data, "utf-32")
     elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         data, enc = _transcode(data, "utf-16")
-    else:
+    elif not data.isascii():  # ASCII is valid UTF-8 (and checked far faster)
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:

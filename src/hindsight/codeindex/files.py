@@ -5,6 +5,14 @@ Rules (issue #2, item 3):
 * In a git work tree: tracked files from ``git ls-files -z --stage`` (``-z`` so non-ASCII
   paths arrive as raw UTF-8); ``include_untracked`` adds ``git ls-files -z --others
   --exclude-standard`` (untracked, not ignored). Submodule entries (mode 160000) are skipped.
+* Sparse checkouts: a tracked file with git's skip-worktree bit that is not in the work tree
+  lies outside the sparse-checkout cone; it is counted as ``outside_sparse_checkout`` (not
+  ``missing``) and the cone (``git sparse-checkout list``) is kept in
+  ``Selection.sparse``, so that nothing takes it for a deleted file.
+* git failing in a work tree (``.git`` present) raises :class:`~hindsight.errors.GitError`
+  with git's own reason (and, when git refuses another user's repository, the
+  ``safe.directory`` command): the directory is never walked instead, which would index
+  untracked files.
 * Elsewhere (or when git is missing): a walk that never follows a directory symlink and
   honours every ``.gitignore`` on the way, plus built-in excludes (``.git``, ``.hg``,
   ``.svn``, ``node_modules``, ``__pycache__``, ``.venv``, ``venv``, ``.tox``).
@@ -15,6 +23,8 @@ Rules (issue #2, item 3):
   too large, minified) happen when the file is read, in :mod:`hindsight.codeindex.worker`.
 
 Every skip is counted by reason; nothing here raises for a bad file.
+
+(Issue #14: sparse checkouts and git refusals.)
 """
 
 from __future__ import annotations
@@ -29,7 +39,8 @@ from dataclasses import dataclass, field
 import pathspec
 
 from hindsight.codeindex.languages import language_for
-from hindsight.config.paths import git_cmd
+from hindsight.config.paths import git_cmd, git_refusal
+from hindsight.errors import GitError
 
 WALK_EXCLUDES = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv",
                            ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
@@ -44,6 +55,7 @@ class Selection:
     skipped: dict[str, str] = field(default_factory=dict)
     counts: Counter[str] = field(default_factory=Counter)
     git: bool = False
+    sparse: list[str] | None = None  # the sparse-checkout patterns (cone), when files are outside
     warnings: list[str] = field(default_factory=list)
     unreadable_dirs: list[str] = field(default_factory=list)
 
@@ -105,21 +117,49 @@ def _read(path: str) -> bytes | None:
         return None
 
 
-def _git_ls(root: str, args: list[str]) -> bytes | None:
+def _git(root: str, args: list[str]) -> bytes | None:
+    """``git args…`` in ``root`` → stdout; ``None`` when git is not installed. Raises
+    :class:`GitError` with git's own reason when it refuses the repository (another
+    user's: the message names the ``safe.directory`` command) or fails."""
     try:
-        out = subprocess.run([*git_cmd(root), "ls-files", "-z",
-                              *args], capture_output=True, timeout=300)
-    except (OSError, subprocess.SubprocessError):
+        out = subprocess.run(git_cmd(root, *args), capture_output=True, timeout=300)
+    except FileNotFoundError:
         return None
-    return out.stdout if out.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError) as e:
+        raise GitError(f"git {args[0]} in {root}: {e}", path=root) from None
+    if out.returncode != 0:
+        first = out.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(git_refusal(root, out.stderr) or f"git {args[0]} in {root}: "
+                       f"{first[0] if first else 'exit ' + str(out.returncode)}", path=root)
+    return out.stdout
+
+
+def outside_checkout(root: str, paths: list[str]) -> set[str]:
+    """Those of ``paths`` (repository-relative) that git tracks with the skip-worktree bit
+    and that are absent from the work tree: outside the sparse-checkout cone, not deleted.
+    Empty when git is missing or fails (nothing is claimed then)."""
+    if not paths:
+        return set()
+    try:
+        out = _git(root, ["--literal-pathspecs", "ls-files", "-z", "-t", "--", *paths])
+    except GitError:
+        return set()
+    found = set()
+    for entry in (out or b"").split(b"\0"):
+        if entry[:2] == b"S ":
+            path = entry[2:].decode("utf-8", "replace")
+            if not os.path.lexists(os.path.join(root, path)):
+                found.add(path)
+    return found
 
 
 def select(root: str, include_untracked: bool = False, exclude: list[str] | None = None
            ) -> Selection:
     """Select the files to index under ``root`` (an absolute path). ``exclude``: extra
     gitignore-style patterns (``--exclude``), applied like ``.hindsightignore``. Never raises
-    for bad files; a broken git falls back to walking, with a warning in
-    ``Selection.warnings``."""
+    for bad files. In a git work tree git lists the files; when git is not installed the
+    directory is walked, with a warning in ``Selection.warnings``. Raises
+    :class:`GitError` when git refuses the repository or fails (see the module doc)."""
     sel = Selection()
     hs = _read(os.path.join(root, ".hindsightignore")) or b""
     if exclude:
@@ -127,7 +167,8 @@ def select(root: str, include_untracked: bool = False, exclude: list[str] | None
     hspec = _spec_from(hs, os.path.join(root, ".hindsightignore"), sel.warnings) \
         if hs.strip() else None
     candidates: list[str] = []
-    tracked = _git_ls(root, ["--stage"]) if os.path.exists(os.path.join(root, ".git")) else None
+    tracked = _git(root, ["ls-files", "-z", "-t", "--stage"]) \
+        if os.path.exists(os.path.join(root, ".git")) else None
     if tracked is not None:
         sel.git = True
         for entry in tracked.split(b"\0"):
@@ -137,19 +178,30 @@ def select(root: str, include_untracked: bool = False, exclude: list[str] | None
             path = _decode_path(raw, sel)
             if path is None:
                 continue
-            if meta.startswith(b"160000"):
+            if meta[2:].startswith(b"160000"):
                 sel.skip(path, "submodule")
                 continue
+            if meta[:1] == b"S" and not os.path.lexists(os.path.join(root, path)):
+                sel.skip(path, "outside_sparse_checkout", listed=False)
+                continue
             candidates.append(path)
+        if sel.counts["outside_sparse_checkout"]:
+            try:  # no patterns: skip-worktree bits set by hand, not a sparse checkout
+                listed = _git(root, ["sparse-checkout", "list"]) or b""
+            except GitError:
+                listed = b""
+            sel.sparse = [ln for ln in listed.decode("utf-8", "replace").splitlines() if ln]
         if include_untracked:
-            extra = _git_ls(root, ["--others", "--exclude-standard"]) or b""
+            extra = _git(root, ["ls-files", "-z", "--others", "--exclude-standard"]) or b""
             for raw in extra.split(b"\0"):
                 path = _decode_path(raw, sel) if raw else None
                 if path is not None:
                     candidates.append(path)
     else:
         if os.path.exists(os.path.join(root, ".git")):
-            sel.warnings.append(f"{root}: git ls-files failed; walking the directory instead")
+            sel.warnings.append(f"{root}: git is not installed; walking the directory "
+                                "instead (untracked files that .gitignore does not exclude "
+                                "are indexed too)")
         candidates = _walk(root, sel, hspec)
     seen: set[str] = set()
     for path in candidates:

@@ -14,50 +14,26 @@ The result equals a full rebuild (tests/test_incremental.py proves it).
 
 from __future__ import annotations
 
-import gc
 import json
-import multiprocessing as mp
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
+from hindsight.codeindex import build as B
 from hindsight.codeindex import files as F
 from hindsight.codeindex import modules as M
 from hindsight.codeindex import pool
+from hindsight.codeindex.parse import EXTRACTOR_VERSION
 from hindsight.codeindex.receivers import FACTS_VERSION
 from hindsight.codeindex.resolve import FileSyms, Row, Table, resolve_file
+from hindsight.codeindex.wire import file_syms
 from hindsight.config.paths import git_cmd
 from hindsight.errors import ConfigError
 from hindsight.models import IndexStats, ParseResult
 from hindsight.store.base import CodeStore, FileRow
 
 Progress = Callable[[str, int, int], None]
-IN_PROCESS_MAX = 24  # below this many files to parse, a worker pool costs more than it saves
-BATCH_BYTES = 1 << 20
-
-
-def _batches(root: str, items: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
-    sized = []
-    for path, lang in items:
-        try:
-            sz = os.path.getsize(os.path.join(root, path))
-        except OSError:
-            sz = 0
-        sized.append((sz, path, lang))
-    sized.sort(reverse=True)  # big files first: better load balance
-    out: list[list[tuple[str, str]]] = []
-    cur: list[tuple[str, str]] = []
-    acc = 0
-    for sz, path, lang in sized:
-        cur.append((path, lang))
-        acc += sz
-        if acc >= BATCH_BYTES:
-            out.append(cur)
-            cur, acc = [], 0
-    if cur:
-        out.append(cur)
-    return out
 
 
 def parse_many(root: str, items: list[tuple[str, str]], workers: int,
@@ -69,12 +45,10 @@ def parse_many(root: str, items: list[tuple[str, str]], workers: int,
     ``skip="parse_timeout"``. Results are sorted by path."""
     if not items:
         return []
-    if len(items) <= IN_PROCESS_MAX:
+    if len(items) <= B.IN_PROCESS_MAX:
         results, timed_out = pool.run_small(root, items, timeout)
-    elif workers <= 1:
-        results, timed_out = pool.run(root, [items], 1, progress, timeout)
     else:
-        results, timed_out = pool.run(root, _batches(root, items), workers, progress,
+        results, timed_out = pool.run(root, B.batches(root, items), workers, progress,
                                       timeout)
     for path, lang in timed_out:
         results.append(ParseResult(path=path, language=lang, content_hash="",
@@ -113,20 +87,7 @@ def rust_crate(root: str) -> str:
 
 
 def _fs_from_result(r: ParseResult, module: str) -> FileSyms:
-    return FileSyms.build(
-        r.path, r.language, module, r.package,
-        ((s.local, s.name, s.kind, s.parent, s.signature) for s in r.symbols),
-        ((i.caller, i.module, i.name, i.alias, i.line) for i in r.imports),
-        ((x.caller, x.name, x.receiver, x.line) for x in r.refs if x.kind == "inherits"),
-        r.facts)
-
-
-def _module_for(path: str, language: str, init_files: set[str]) -> str:
-    return M.python_module(path, init_files) if language == "python" else ""
-
-
-def _init_files(paths: Iterable[str]) -> set[str]:
-    return {p for p in paths if p.rsplit("/", 1)[-1] in ("__init__.py", "__init__.pyi")}
+    return file_syms(r, module)
 
 
 def index(store: CodeStore, root: str, *, full: bool = False,
@@ -172,16 +133,47 @@ def index(store: CodeStore, root: str, *, full: bool = False,
     if not existing or store.get_meta("facts_version") != FACTS_VERSION:
         full = True  # first index, or a bank indexed before the current receiver facts
         stats.full = True
+    version = str(EXTRACTOR_VERSION)
+    was = store.get_meta("extractor_version")
+    migration = ""
+    if existing and was != version:
+        full = stats.full = True  # other definitions or names: every file is read again
+        stats.warnings.append(f"symbol extraction changed (version {was or 1} -> "
+                              f"{version}): the index was rebuilt")
+        migration = _identity_snapshot(store, existing)
+    stats.phases["select"] = round(time.perf_counter() - t0, 6)
+    stats.serial_seconds = stats.phases["select"]
     if full:
         _full(store, root, sel, workers, progress, stats, parse_timeout_s)
     else:
+        clock = B.Clock(stats)
         _incremental(store, root, sel, existing, workers, progress, stats, parse_timeout_s)
+        clock.lap("incremental", serial=False)
+    clock = B.Clock(stats)
+    if was != version:
+        meta = {"extractor_version": version}
+        if migration and not store.get_meta("identity_migration"):
+            meta["identity_migration"] = migration  # hindsight.memory.anchors reads it
+        store.set_meta(meta)
     _save_timeouts(store, root, sel, known)
+    head = _head(root) if sel.git else ""
+    clock.lap("end", serial=True)
     stats.seconds = time.perf_counter() - t0
     store.set_meta({"root": root, "last_index_seconds": f"{stats.seconds:.3f}",
-                      "indexed_commit": _head(root) if sel.git else "",
-                      "facts_version": FACTS_VERSION})
+                    "indexed_commit": head,
+                    "sparse_checkout": "" if sel.sparse is None else json.dumps(sel.sparse),
+                    "facts_version": FACTS_VERSION})
     return stats
+
+
+def _identity_snapshot(store: CodeStore, existing: dict[str, FileRow]) -> str:
+    """Before a rebuild for a new extractor version: the old symbols whose local name
+    repeats in their file (getter and setter, overloads, stubs, which the new version may
+    name apart), as JSON ``[[path, local, ast hash, start, end, file content hash]…]``,
+    so that anchors to them can be re-pointed (``hindsight.memory.anchors``)."""
+    rows = [[p, loc, h, s, e, existing[p].content_hash if p in existing else ""]
+            for p, loc, h, s, e in store.repeated_symbols()]
+    return json.dumps(rows) if rows else ""
 
 
 def _stat_key(root: str, path: str) -> list[int] | None:
@@ -240,78 +232,14 @@ def _split_results(results: list[ParseResult], sel: F.Selection, stats: IndexSta
     return keep
 
 
-# State handed to forked resolver processes (read through copy-on-write memory).
-_RESOLVE: dict[str, Any] = {}
-PARALLEL_RESOLVE_MIN = 400  # files; below this a second process costs more than it saves
-
-
-def _resolve_job(paths: list[str]) -> list[tuple[str, tuple[list[Row], set[str]]]]:
-    table, fss, refs = _RESOLVE["table"], _RESOLVE["fss"], _RESOLVE["refs"]
-    return [(p, resolve_file(table, fss[p], refs[p])) for p in paths]
-
-
 def _full(store: CodeStore, root: str, sel: F.Selection, workers: int,
           progress: Progress | None, stats: IndexStats, timeout: float | None = None) -> None:
-    results = parse_many(root, sorted(sel.files.items()), workers, progress, timeout)
-    results = _split_results(results, sel, stats, timeout)
-    init = _init_files(r.path for r in results)
-    modules = {r.path: _module_for(r.path, r.language, init) for r in results}
-    fss = {r.path: _fs_from_result(r, modules[r.path]) for r in results}
-    key_index = M.build_key_index((r.path, r.language, modules[r.path], r.package)
-                                  for r in results)
-    table = Table(fss.get, key_index, go_module(root), rust_crate(root))
-    refs = {r.path: _raw_refs(r) for r in results}
-    paths = [r.path for r in results]
-    edges: dict[str, tuple[list[Row], set[str]]] = {}
-    if workers > 1 and len(paths) >= PARALLEL_RESOLVE_MIN and _can_fork():
-        # Resolve in forked processes while this one writes files and symbols.
-        _RESOLVE.update(table=table, fss=fss, refs=refs)
-        chunks = [paths[i::workers * 2] for i in range(workers * 2)]
-        ctx = mp.get_context("fork")
-        try:
-            with ctx.Pool(workers, initializer=gc.disable) as pool:  # see pool._no_gc
-                pending = pool.map_async(_resolve_job, chunks)
-
-                def wait_edges() -> dict[str, tuple[list[Row], set[str]]]:
-                    for part in pending.get():
-                        edges.update(part)
-                    if progress:
-                        progress("resolve", len(paths), len(paths))
-                    return edges
-
-                store.write_full(results, modules, wait_edges, sel)
-        finally:
-            _RESOLVE.clear()
-    else:
-        for i, p in enumerate(paths):
-            edges[p] = resolve_file(table, fss[p], refs[p])
-            if progress and i % 200 == 0:
-                progress("resolve", i, len(paths))
-        store.write_full(results, modules, lambda: edges, sel)
-    _fill_stats(stats, results, edges, sel)
-    stats.files_parsed = len(results)
-
-
-def _can_fork() -> bool:
-    try:
-        mp.get_context("fork")
-    except ValueError:
-        return False
-    return True
+    B.full_build(store, root, sel, workers, progress, stats, timeout,
+                 (go_module(root), rust_crate(root)))
 
 
 def _raw_refs(r: ParseResult) -> list[tuple[str, str, str, str, int]]:
     return [(x.caller, x.kind, x.name, x.receiver, x.line) for x in r.refs]
-
-
-def _fill_stats(stats: IndexStats, results: list[ParseResult],
-                edges: dict[str, tuple[list[Row], set[str]]], sel: F.Selection) -> None:
-    stats.lines = sum(r.lines for r in results)
-    stats.bytes = sum(r.size for r in results)
-    stats.symbols = sum(len(r.symbols) for r in results)
-    stats.edges = sum(len(e[0]) for e in edges.values())
-    stats.parse_errors = sum(1 for r in results if r.error)
-    stats.skipped = dict(sel.counts)
 
 
 def _stale(root: str, sel: F.Selection, existing: dict[str, FileRow]) -> list[tuple[str, str]]:
@@ -388,10 +316,10 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
         _counts_only(store, stats, sel)
         return
     rows = {p: existing[p] for p in existing if p in present}
-    init = _init_files(set(rows) | {r.path for r in changed})
-    relocate = init != _init_files(existing)  # python packages changed: modules move
-    new_modules = {r.path: _module_for(r.path, r.language, init) for r in changed}
-    info = {p: (fr.language, _module_for(p, fr.language, init) if relocate else fr.module,
+    init = B.init_files(set(rows) | {r.path for r in changed})
+    relocate = init != B.init_files(existing)  # python packages changed: modules move
+    new_modules = {r.path: B.module_for(r.path, r.language, init) for r in changed}
+    info = {p: (fr.language, B.module_for(p, fr.language, init) if relocate else fr.module,
                 fr.package) for p, fr in rows.items()}
     info.update({r.path: (r.language, new_modules[r.path], r.package) for r in changed})
     changed_paths = {r.path for r in changed}

@@ -6,9 +6,13 @@ All the per-node work is done by one compiled tree-sitter query per language (se
 Capture contract of the queries:
 
 * ``@definition.<kind>`` on a definition node, with ``@name`` on its name node; optional
-  ``@receiver`` (Go method receiver type) sets the parent type.
+  ``@receiver`` (Go method receiver type, C++ ``T::``, the object of a JavaScript
+  assignment ``obj.m = function``) sets the parent (see :func:`_nest`).
 * ``@scope`` + ``@name``: a naming scope that is not itself a symbol (Rust ``impl T``).
-* ``@reference.call`` with ``@call.name`` and optional ``@call.receiver``.
+* ``@mark.setter`` / ``@mark.deleter`` / ``@mark.stub`` on a definition node: an accessor
+  role or an overload stub (see :mod:`hindsight.codeindex.identity`).
+* ``@call.name`` and optional ``@call.receiver`` on a call (the call node itself is not
+  captured: one Python object less per call).
 * ``@inherit.name`` with optional ``@inherit.receiver`` (base class / interface).
 * ``@import`` on an import statement (decoded by :mod:`hindsight.codeindex.imports`).
 * ``@comment`` on every comment (excluded from the ast hash, used for doc comments).
@@ -25,6 +29,7 @@ from typing import Any
 from hindsight.codeindex import imports as imp
 from hindsight.codeindex import receivers
 from hindsight.codeindex.asthash import blank_comments, flat_hash, indent_hash
+from hindsight.codeindex.identity import OVERLOADED, drop_stubs, js_receiver, name_overloads
 from hindsight.codeindex.languages import get
 from hindsight.models import RawImport, RawRef, Symbol
 
@@ -43,6 +48,11 @@ _NOTE = re.compile(rb"(?:#|//|/\*|--)\s*@hindsight:\s*(.+?)\s*(?:\*/)?\s*$", re.
 MAX_SIG = 240
 MAX_NESTING = 48  # definitions nested deeper than this are not recorded as symbols
 MAX_DOC = 1000
+# Bump when the symbols extracted from unchanged source change (new definitions, other
+# qualified names): an index or history written by another version is rebuilt, and
+# anchors are migrated (hindsight.memory.anchors.migrate_identities).
+EXTRACTOR_VERSION = 2
+_JS = frozenset({"javascript", "typescript", "tsx"})
 
 
 def _txt(b: bytes | None) -> str:
@@ -51,11 +61,12 @@ def _txt(b: bytes | None) -> str:
 
 class _Def:
     __slots__ = ("node", "kind", "name", "start", "end", "receiver", "is_scope", "local",
-                 "parent", "container", "depth")
+                 "parent", "container", "depth", "suffix", "role", "rec_local", "kind0")
 
     def __init__(self, node: Any, kind: str, name: str, receiver: str, is_scope: bool) -> None:
         self.node = node
         self.kind = kind
+        self.kind0 = kind  # as captured (``_nest`` may make a function a method)
         self.name = name
         self.start = node.start_byte
         self.end = node.end_byte
@@ -65,6 +76,9 @@ class _Def:
         self.parent: _Def | None = None
         self.container: _Def | None = None
         self.depth = 0
+        self.suffix = ""  # ``:setter``, ``:deleter`` or an overload's ``(int,int)``
+        self.role = ""  # setter, deleter or stub
+        self.rec_local = ""
 
 
 def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
@@ -76,6 +90,18 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
     ``notes`` are ``(caller_local, line, text)`` for ``@hindsight:`` comments; ``facts``
     are receiver facts (:mod:`hindsight.codeindex.receivers`).
     """
+    syms, refs, imps, package, notes, facts = extract_rows(path, language, src, tree)
+    return ([Symbol._make(s) for s in syms], [RawRef._make(r) for r in refs],
+            [RawImport._make(i) for i in imps], package, notes, facts)
+
+
+def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
+        list[tuple[Any, ...]], list[tuple[str, str, str, str, int]],
+        list[tuple[str, str, str, str, int]], str, list[tuple[str, int, str]],
+        list[receivers.Fact]]:
+    """:func:`extract` with plain tuples in the fields' order of
+    :class:`~hindsight.models.Symbol`, :class:`~hindsight.models.RawRef` and
+    :class:`~hindsight.models.RawImport` (no object per row: what a full build sends)."""
     import tree_sitter as ts
 
     loaded = get(language)
@@ -87,6 +113,7 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
     comments: list[tuple[int, int]] = []
     comment_nodes: list[Any] = []
     package = ""
+    marks: dict[tuple[int, int], str] = {}
     cats = _categories(language)
     has_notes = b"@hindsight:" in src
     fact_caps: list[dict[str, Any]] = []
@@ -101,7 +128,7 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
                           src[r[0].start_byte:r[0].end_byte].decode("utf-8", "replace")
                           if r else "", n.start_point[0] + 1))
             if call_nodes is not None:
-                call_nodes.append((calls[-1][1], caps["reference.call"][0]))
+                call_nodes.append((calls[-1][1], n))
         elif cat == _COMMENT:
             for c in caps["comment"]:
                 comments.append((c.start_byte, c.end_byte))
@@ -112,7 +139,7 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
             if names:
                 rec = caps.get("receiver")
                 node = caps[kind][0]
-                defs.append(_Def(node, kind[11:] if kind != "scope" else "scope",
+                defs.append(_Def(node, _KIND[kind],
                                  _txt(names[0].text), _txt(rec[0].text) if rec else "",
                                  kind == "scope"))
         elif cat == _INHERIT:
@@ -126,9 +153,23 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
             import_nodes.extend(caps["import"])
         elif cat == _PACKAGE:
             package = _txt(caps["package"][0].text)
+        elif cat == _MARK:
+            n = caps[kind][0]
+            marks[(n.start_byte, n.end_byte)] = kind[5:]
     defs.sort(key=lambda d: (d.start, -d.end))
     defs = _dedupe(defs)
-    _nest(defs, spec.class_kinds)
+    if language in _JS:
+        defs = [d for d in defs if js_receiver(d)]
+    if marks:
+        for d in defs:
+            d.role = marks.get((d.start, d.end), "")
+            if d.role in ("setter", "deleter"):
+                d.suffix = ":" + d.role
+    _nest(defs, spec.class_kinds, language in _JS)
+    if language in OVERLOADED and name_overloads(defs, language):
+        _nest(defs, spec.class_kinds, False)
+    if marks:
+        defs = drop_stubs(defs)
     if any(d.depth > MAX_NESTING for d in defs):
         # deeper definitions are not symbols (their names would grow with the square of
         # the depth); their calls belong to the deepest kept ancestor
@@ -137,26 +178,42 @@ def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
     nc = blank_comments(src, comments)
     symbols = [_symbol(path, language, src, d, nc, spec) for d in defs if not d.is_scope]
     starts = [d.start for d in defs]
-    refs: list[RawRef] = []
+    refs: list[tuple[str, str, str, str, int]] = []
     for pos, name, recv, line in calls:
-        refs.append(RawRef(_owner(defs, starts, pos), "call", name, recv, line))
+        refs.append((_owner(defs, starts, pos), "call", name, recv, line))
     for pos, name, recv, line in inherits:
-        refs.append(RawRef(_owner(defs, starts, pos), "inherits", name, recv, line))
-    imports: list[RawImport] = []
+        refs.append((_owner(defs, starts, pos), "inherits", name, recv, line))
+    imports: list[tuple[str, str, str, str, int]] = []
     for node in import_nodes:
         owner = _owner(defs, starts, node.start_byte)
+        i = bisect.bisect_left(starts, node.start_byte)
+        if i < len(defs) and defs[i].node == node:  # Rust `mod x;`: a symbol and an import
+            up = defs[i].container
+            owner = up.local if up is not None else ""
         for module, name, alias in imp.decode(language, node):
-            imports.append(RawImport(owner, module, name, alias, node.start_point[0] + 1))
+            imports.append((owner, module, name, alias, node.start_point[0] + 1))
     notes = _notes(defs, starts, comment_nodes)
     facts = receivers.extract(
         language, fact_caps, refs, call_nodes or [], lambda pos: _owner(defs, starts, pos),
         {d.start: (d.local, d.container.local if d.container else "") for d in defs},
-        {s.local: s.signature for s in symbols if s.kind in ("function", "method")},
-        {d.name for d in defs} | {i.alias for i in imports})
+        {s[2]: s[9] for s in symbols if s[3] in ("function", "method")},
+        {d.name for d in defs} | {i[3] for i in imports})
     return symbols, refs, imports, package, notes, facts
 
 
-_DEF, _CALL, _INHERIT, _IMPORT, _PACKAGE, _COMMENT, _FACT, _OTHER = range(8)
+_DEF, _CALL, _INHERIT, _IMPORT, _PACKAGE, _COMMENT, _MARK, _FACT, _OTHER = range(9)
+
+
+class _Kinds(dict[str, str]):
+    """Capture name → symbol kind (``definition.method`` → ``method``, ``scope``), one
+    string object per kind (pickled once per batch, not once per symbol)."""
+
+    def __missing__(self, capture: str) -> str:
+        kind = self[capture] = capture[11:] if capture != "scope" else "scope"
+        return kind
+
+
+_KIND = _Kinds()
 _CAPTURE = re.compile(r"@([\w.]+)")
 
 
@@ -174,8 +231,11 @@ def _categories(language: str) -> list[tuple[int, str]]:
                    loaded.query.end_byte_for_pattern(i)].decode("utf-8")
         names = set(_CAPTURE.findall(pat))
         kind = next((n for n in names if n.startswith("definition.") or n == "scope"), "")
+        mark = next((n for n in names if n.startswith("mark.")), "")
         if kind:
             out.append((_DEF, kind))
+        elif mark:
+            out.append((_MARK, mark))
         elif "call.name" in names:
             out.append((_CALL, ""))
         elif "inherit.name" in names:
@@ -193,45 +253,72 @@ def _categories(language: str) -> list[tuple[int, str]]:
     return out
 
 
+_RANK = {"scope": 0, "constant": 1}  # on one node, a symbol beats a scope, a function a constant
+
+
 def _dedupe(defs: list[_Def]) -> list[_Def]:
     """Drop a second capture of the same node (two patterns matching one definition)."""
     out: list[_Def] = []
-    seen: set[tuple[int, int, str]] = set()
+    seen: dict[tuple[int, int, str], int] = {}
     for d in defs:
         key = (d.start, d.end, d.name)
-        if key in seen:
+        i = seen.get(key)
+        if i is not None:
+            if _RANK.get(out[i].kind, 2) < _RANK.get(d.kind, 2):
+                out[i] = d  # `F = lambda: 0` is a function, not a constant
             continue
-        seen.add(key)
+        seen[key] = len(out)
         out.append(d)
     return out
 
 
-def _nest(defs: list[_Def], class_kinds: tuple[str, ...]) -> None:
-    """Set parent, local qualified name and method kind from byte-range nesting."""
+def _nest(defs: list[_Def], class_kinds: tuple[str, ...], js: bool) -> None:
+    """Set parent, local qualified name and method kind from byte-range nesting.
+
+    A definition with a receiver is a member of the receiver: Go methods, C++ ``T::m``,
+    JavaScript ``obj.m = function``. The receiver names a definition in the enclosing
+    scope if there is one (``outer.T``), else one at the top level (``T``), else it is
+    taken as written under the enclosing scope. A JavaScript ``this.m = function`` is a
+    member of the class whose method assigns it, or of the function that does."""
     stack: list[_Def] = []
     by_local: dict[str, _Def] = {}
     for d in defs:
         while stack and stack[-1].end <= d.start:
             stack.pop()
-        parent = stack[-1] if stack else None
-        d.container = parent
-        d.depth = parent.depth + 1 if parent is not None else 0
-        if d.receiver:  # Go method / C++ `T::m`: parent is the receiver type
-            rec = d.receiver.replace("::", ".")
-            if parent is not None:
-                rec = f"{parent.local}.{rec}"
-            d.receiver = rec
-            d.local = f"{rec}.{d.name}"
-            d.parent = by_local.get(rec)
+        container = stack[-1] if stack else None
+        d.container = container
+        d.depth = container.depth + 1 if container is not None else 0
+        d.kind = d.kind0
+        leaf = d.name + d.suffix
+        if d.receiver == "this" and js:
+            owner = container
+            if owner is not None and owner.kind in ("method", "constructor") and \
+                    owner.parent is not None and owner.parent.kind in class_kinds:
+                owner = owner.parent
+            d.parent = owner
+            d.rec_local = owner.local if owner is not None else ""
+            d.local = f"{owner.local}.{leaf}" if owner is not None else leaf
             if d.kind == "function":
                 d.kind = "method"
-        elif parent is not None:
-            d.parent = parent
-            d.local = f"{parent.local}.{d.name}"
-            if d.kind == "function" and (parent.kind in class_kinds or parent.is_scope):
+        elif d.receiver:
+            rec = d.receiver.replace("::", ".")
+            if container is not None:
+                inner = f"{container.local}.{rec}"
+                rec = inner if inner in by_local or rec not in by_local else rec
+            d.rec_local = rec
+            d.local = f"{rec}.{leaf}"
+            d.parent = by_local.get(rec)
+            if d.kind == "function" and (not js or (d.parent is not None and (
+                    d.parent.kind in class_kinds or d.parent.is_scope))):
+                d.kind = "method"
+        elif container is not None:
+            d.parent = container
+            d.local = f"{container.local}.{leaf}"
+            if d.kind == "function" and (container.kind in class_kinds or container.is_scope):
                 d.kind = "method"
         else:
-            d.local = d.name
+            d.parent = None
+            d.local = leaf
         by_local.setdefault(d.local, d)
         stack.append(d)
 
@@ -279,7 +366,8 @@ def _start_node_pos(node: Any) -> tuple[int, int, int]:
     return node.start_point[0], node.start_point[1], node.start_byte
 
 
-def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes, spec: Any) -> Symbol:
+def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes, spec: Any
+            ) -> tuple[Any, ...]:
     node = d.node
     row, col, sbyte = _start_node_pos(node)
     end = node.end_point
@@ -294,13 +382,13 @@ def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes, spec: Any)
         h = indent_hash(nc[sbyte:node.end_byte], col)
     else:
         h = flat_hash(nc[sbyte:node.end_byte])
-    parent = d.parent.local if d.parent is not None else d.receiver
+    parent = d.parent.local if d.parent is not None else d.rec_local
     end_row, end_col = end
     if end_col == 0 and end_row > row:  # node ends with its newline (C #define)
         end_row -= 1
         end_col = node.end_byte - 1 - (src.rfind(b"\n", 0, node.end_byte - 1) + 1)
-    return Symbol(path, d.name, d.local, d.kind, parent, row + 1, col, end_row + 1, end_col,
-                  signature, doc, language, h)
+    return (path, d.name, d.local, d.kind, parent, row + 1, col, end_row + 1, end_col,
+            signature, doc, language, h)
 
 
 def _py_docstring(body: Any) -> str:

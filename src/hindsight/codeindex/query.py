@@ -9,7 +9,7 @@ from typing import Any
 
 from hindsight.codeindex.decode import normalise
 from hindsight.errors import Ambiguous, NotFound
-from hindsight.models import Step, Symbol
+from hindsight.models import ROLES, Step, Symbol, overload_base, simple_name
 from hindsight.store.base import CodeStore, StoredEdge
 
 
@@ -50,7 +50,7 @@ def find(store: CodeStore, name: str, kind: str | None = None, file: str | None 
         return "exact", hits
     if "::" in name or not name:
         return "none", []
-    short = name.rsplit(".", 1)[-1]
+    short = simple_name(name)
     if not short:
         return "none", []
     hits = store.find_prefix(short, kind, file, limit)
@@ -64,16 +64,24 @@ def resolve_one(store: CodeStore, spec: str, file: str | None = None) -> list[Sy
     """The symbol(s) ``spec`` names exactly: a name, ``Class.method``, ``path::local``,
     or a dotted module path (``pkg.mod.func``, ``pkg.mod.Class.method``: a Python module,
     or a Java/Kotlin/C#/Go package, then a local name; a package's re-export counts),
-    tried in that order. Several definitions sharing one qualified name (overloads,
-    redefinitions) count as one. Raises :class:`Ambiguous` (the candidates), or
-    :class:`NotFound`, which says when the name's first part is nothing in this
-    repository (``json.loads``: code outside it is never indexed)."""
+    tried in that order. Several definitions sharing one qualified name (redefinitions, a
+    C++ declaration and its definition) count as one. Overloads are distinct (``C.m``
+    matching ``C.m(int)`` and ``C.m(String)`` is ambiguous); a name matching a getter and
+    its setter/deleter means the getter. Raises :class:`Ambiguous` (the candidate
+    qualified names), or :class:`NotFound`, which says when the name's first part is
+    nothing in this repository (``json.loads``: code outside it is never indexed)."""
     hits = store.find_symbols(spec, None, file, 200)
     if not hits and "." in spec and "::" not in spec:
         hits = _module_form(store, spec, file)
     if not hits:
         raise NotFound(_not_found(store, spec, file), value=spec)
     qnames = sorted({s.qname for s in hits})
+    if len(qnames) > 1:  # a getter stands for its setter and deleter (`C.p`, `C.p:setter`)
+        getters = [q for q in qnames if not q.endswith(ROLES) or
+                   q[:q.rindex(":")] not in qnames]
+        if len(getters) == 1:
+            hits = [s for s in hits if s.qname == getters[0]]
+            qnames = getters
     if len(qnames) > 1:
         raise Ambiguous(f"{spec!r} matches {len(qnames)} symbols; give one of them",
                         qnames[:20], option="file", value=spec)
@@ -134,39 +142,52 @@ def callers(store: CodeStore, spec: str, depth: int = 1, file: str | None = None
 
 
 def walk(store: CodeStore, direction: str, spec: str, depth: int = 1, file: str | None = None,
-         include_unresolved: bool = False, stop: Callable[[], bool] | None = None
-         ) -> tuple[Symbol, list[GraphHit], int, bool]:
+         include_unresolved: bool = False, stop: Callable[[], bool] | None = None,
+         limit: int | None = None) -> tuple[Symbol, list[GraphHit], int, bool]:
     """:func:`callers` (``direction`` ``callers``) or :func:`callees` (``callees``) with
     ``stop()`` asked before each level after the first: ``(target, hits, levels done,
-    cut short)``. The hits of the levels done are exactly those of the full walk."""
+    cut short)``. The hits of the levels done are exactly those of the full walk. With
+    ``limit``, at most that many hits, the first ones of the full walk (nearest levels
+    first), and only their symbols are looked up (a name called from 10,000 places costs
+    what ``limit`` callers cost); cut short is then true when hits were left out."""
     if direction == "callees":
-        return _callees(store, spec, depth, file, stop)
-    return _callers(store, spec, depth, file, include_unresolved, stop)
+        return _callees(store, spec, depth, file, stop, limit)
+    return _callers(store, spec, depth, file, include_unresolved, stop, limit)
 
 
 def _callers(store: CodeStore, spec: str, depth: int, file: str | None, include_unresolved: bool,
-             stop: Callable[[], bool] | None) -> tuple[Symbol, list[GraphHit], int, bool]:
+             stop: Callable[[], bool] | None, limit: int | None = None
+             ) -> tuple[Symbol, list[GraphHit], int, bool]:
     target = resolve_one(store, spec, file)
 
-    def step(frontier: list[str], d: int) -> list[tuple[tuple[str, str], GraphHit, str]]:
-        names = [q.rpartition(".")[2].rpartition("::")[2] for q in frontier] \
-            if include_unresolved else []
-        edges = store.edges_to(frontier, names)
+    def step(frontier: list[str], d: int, room: int | None
+             ) -> list[tuple[tuple[str, str], GraphHit, str]]:
+        names = [simple_name(q) for q in frontier] if include_unresolved else []
+        # a call cannot tell overloads apart: it is an edge to `C.m`, a caller of each
+        edges = sorted(store.edges_to(frontier + [b for b in map(overload_base, frontier)
+                                                  if b not in frontier], names),
+                       key=lambda e: (e.src, e.line))
+        if room is not None:  # the first `room` callers (one more: to know some were left)
+            keep = set(list(dict.fromkeys(e.src for e in edges))[:room + 1])
+            edges = [e for e in edges if e.src in keep]
         syms = {s.qname: s for s in store.symbols_by_qname({e.src for e in edges})}
         return [((e.src, ""), _edge_hit(e, d, e.src, syms, reverse=True), e.src)
-                for e in sorted(edges, key=lambda e: (e.src, e.line))]
+                for e in edges]
 
-    return (target[0], *_bfs(target[0].qname, depth, step, stop))
+    return (target[0], *_bfs(target[0].qname, depth, step, stop, limit))
 
 
 def _bfs(start: str, depth: int,
-         step: Callable[[list[str], int], list[tuple[tuple[str, str], GraphHit, str]]],
-         stop: Callable[[], bool] | None = None) -> tuple[list[GraphHit], int, bool]:
+         step: Callable[[list[str], int, int | None],
+                        list[tuple[tuple[str, str], GraphHit, str]]],
+         stop: Callable[[], bool] | None = None, limit: int | None = None
+         ) -> tuple[list[GraphHit], int, bool]:
     """Breadth-first over the call graph from ``start`` to ``depth`` levels. ``step``
-    gives, for one level's frontier, (dedup key, hit, next symbol or "") per edge; a hit
-    is listed once per key and level, a symbol followed once. ``stop()`` is asked before
-    each level after the first: true ends the walk there. Returns (hits, levels done,
-    whether ``stop`` cut it short)."""
+    gives, for one level's frontier and the room left under ``limit`` (None: no limit),
+    (dedup key, hit, next symbol or "") per edge; a hit is listed once per key and level,
+    a symbol followed once. ``stop()`` is asked before each level after the first: true
+    ends the walk there. Returns (hits, levels done, whether ``stop`` or ``limit`` cut it
+    short)."""
     out: list[GraphHit] = []
     seen = {start}
     frontier = [start]
@@ -176,9 +197,11 @@ def _bfs(start: str, depth: int,
             return out, done, True
         nxt: list[str] = []
         keys: set[tuple[str, str]] = set()
-        for key, hit, follow in step(frontier, d):
+        for key, hit, follow in step(frontier, d, None if limit is None else limit - len(out)):
             if key in keys:
                 continue
+            if limit is not None and len(out) >= limit:
+                return out, done, True
             keys.add(key)
             out.append(hit)
             if follow and follow not in seen:
@@ -201,16 +224,18 @@ def callees(store: CodeStore, spec: str, depth: int = 1, file: str | None = None
 
 
 def _callees(store: CodeStore, spec: str, depth: int, file: str | None,
-             stop: Callable[[], bool] | None) -> tuple[Symbol, list[GraphHit], int, bool]:
+             stop: Callable[[], bool] | None, limit: int | None = None
+             ) -> tuple[Symbol, list[GraphHit], int, bool]:
     target = resolve_one(store, spec, file)
 
-    def step(frontier: list[str], d: int) -> list[tuple[tuple[str, str], GraphHit, str]]:
+    def step(frontier: list[str], d: int, _room: int | None
+             ) -> list[tuple[tuple[str, str], GraphHit, str]]:
         edges = store.edges_from(frontier)
         syms = {s.qname: s for s in store.symbols_by_qname({e.dst for e in edges if e.dst})}
         return [((e.src, e.dst or "?" + e.name), _edge_hit(e, d, e.dst, syms, reverse=False),
                  e.dst if e.dst in syms else "") for e in edges]
 
-    return (target[0], *_bfs(target[0].qname, depth, step, stop))
+    return (target[0], *_bfs(target[0].qname, depth, step, stop, limit))
 
 
 def snippet(root: str, sym: Symbol, max_lines: int = 8) -> str:

@@ -37,7 +37,7 @@ from hindsight.codeindex.bindings import NAMES, Bindings, Fact, _line, _t, head
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.types import type_value
-from hindsight.models import RawRef
+from hindsight.redact import clean, may_hold_secret
 
 __all__ = ["ARGS", "FACTS_VERSION", "Fact", "extract"]
 
@@ -222,15 +222,15 @@ _HANDLERS: dict[str, Callable[[Bindings, dict[str, list[Any]]], None]] = {
 
 
 def extract(language: str, matches: list[dict[str, list[Any]]],
-            refs: list[RawRef], call_nodes: list[tuple[str, Any]],
+            refs: list[tuple[str, str, str, str, int]], call_nodes: list[tuple[str, Any]],
             owner: Callable[[int], str], local_at: dict[int, tuple[str, str]],
             functions: dict[str, str], known: set[str]) -> list[Fact]:
     """Facts from the ``@fact.*`` matches of one file.
 
     Each match has one root capture (``fact.assign``, ``fact.return``…) naming its
-    handler. ``refs``: the file's references; ``call_nodes``:
-    (name, call node) for the arguments of calls whose name is a definition of the file
-    (languages in ``ARGS``). ``owner(byte)`` gives the local qualified name enclosing a
+    handler. ``refs``: the file's references ``(caller, kind, name, receiver, line)``;
+    ``call_nodes``: (name, the name node of a call) for the arguments of calls whose
+    name is a definition of the file (languages in ``ARGS``). ``owner(byte)`` gives the local qualified name enclosing a
     byte offset; ``local_at`` maps a definition node's start byte to (its local name, its
     container's); ``functions`` maps the local names of functions and methods to their
     signatures (the arguments of calls of a function are kept only if the function
@@ -251,19 +251,32 @@ def extract(language: str, matches: list[dict[str, list[Any]]],
                 else:
                     fn(out, caps)
                 break
-    heads = [(r.caller, r.receiver, head(r.receiver) if r.receiver else r.name) for r in refs] \
+    heads = [(c, recv, head(recv) if recv else name) for c, _k, name, recv, _l in refs] \
         if call_nodes or matches else []
     if call_nodes:
         wanted = _param_users(heads, out.facts, functions, known | set(out.selfs))
         for name, node in call_nodes:
             if name in wanted:
-                _call_args(out, node)
+                call = node.parent  # `f(…)`: the call; `x.f(…)`: the attribute `x.f`
+                if call is not None and call.type != "call":
+                    call = call.parent
+                if call is not None and call.type == "call":  # not a decorator
+                    _call_args(out, call)
     if deferred:
         out.functions = functions
         out.uses = _uses(heads, out.facts, out.args)
         for fn, caps in reversed(deferred):  # a use comes after its binding: see it first
             fn(out, caps)
-    return _prune(out, known)
+    return _redacted(_prune(out, known))
+
+
+def _redacted(facts: list[Fact]) -> list[Fact]:
+    """``facts`` with secrets redacted from targets and values (an access path keeps the
+    text of a subscript's string literal: ``headers['…']``); one quick check
+    (:func:`hindsight.redact.may_hold_secret`) clears most files."""
+    if not facts or not may_hold_secret("\n".join([t for f in facts for t in (f[1], f[2])])):
+        return facts
+    return [(s, clean(t), clean(v), ln) for s, t, v, ln in facts]
 
 
 _LOCAL_BINDINGS = frozenset({"fact.assign", "fact.bind"})

@@ -140,15 +140,17 @@ class CodeService:
         return callees(self.require(), symbol, depth, self.rel(file))
 
     def walk(self, direction: str, symbol: str, depth: int = 1, file: str | None = None,
-             include_unresolved: bool = False, stop: Callable[[], bool] | None = None
-             ) -> tuple[Symbol, list[Any], int, bool]:
+             include_unresolved: bool = False, stop: Callable[[], bool] | None = None,
+             limit: int | None = None) -> tuple[Symbol, list[Any], int, bool]:
         """:meth:`callers` or :meth:`callees` (``direction``) that asks ``stop()`` before
         each level after the first: ``(target, hits, levels done, cut short)``; the levels
-        done hold exactly the full walk's hits. Raises NotIndexed, NotFound, Ambiguous."""
+        done hold exactly the full walk's hits. ``limit``: at most that many hits, the
+        first of the full walk (see :func:`hindsight.codeindex.query.walk`). Raises
+        NotIndexed, NotFound, Ambiguous."""
         from hindsight.codeindex.query import walk
 
         return walk(self.require(), direction, symbol, depth, self.rel(file),
-                    include_unresolved, stop)
+                    include_unresolved, stop, limit)
 
     def trace(self, start: str, depth: int = 3, file: str | None = None) -> Any:
         """Call tree from ``start`` (a :class:`hindsight.codeindex.query.Step`)."""
@@ -182,6 +184,32 @@ class CodeService:
                            "never parsed)", path=path)
         return reparse_one(self.root, rel, parse_timeout_s=self._parse_timeout_s)
 
+    def sparse_checkout(self) -> dict[str, Any] | None:
+        """``{"patterns": [...], "outside_files": n}`` when the last index pass found
+        tracked files outside a sparse checkout (the patterns are ``git sparse-checkout
+        list``: the cone's directories), else ``None``."""
+        import json
+
+        raw = self.store.get_meta("sparse_checkout")
+        if not raw:
+            return None
+        try:
+            patterns = [p for p in json.loads(raw) if isinstance(p, str)]
+        except (ValueError, TypeError):
+            patterns = []
+        return {"patterns": patterns,
+                "outside_files": self.store.skipped().get("outside_sparse_checkout", 0)}
+
+    def outside_checkout(self, paths: list[str]) -> set[str]:
+        """Those of ``paths`` that lie outside the sparse checkout (tracked, not checked
+        out: see :func:`hindsight.codeindex.files.outside_checkout`); empty unless the
+        last index pass found a sparse checkout. One git call."""
+        if not paths or not self.store.get_meta("sparse_checkout"):
+            return set()
+        from hindsight.codeindex.files import outside_checkout
+
+        return outside_checkout(self.root, paths)
+
     def problem_files(self) -> list[tuple[str, str]]:
         """``(path, reason)`` of every skipped file worth listing and every file with a
         parse error (reason = the error, e.g. ``syntax error at line 4``)."""
@@ -190,7 +218,8 @@ class CodeService:
     def status(self) -> dict[str, Any]:
         """Counts (files, lines, symbols, edges, calls, unresolved calls…), the unresolved
         share, skips by reason, the indexed commit, files changed since (by size and
-        mtime, ``None`` when never indexed) and ``fresh``."""
+        mtime, ``None`` when never indexed), ``fresh`` and ``sparse_checkout`` (see
+        :meth:`sparse_checkout`)."""
         store = self.store
         c = store.counts()
         indexed = self.is_indexed()
@@ -199,6 +228,7 @@ class CodeService:
             "indexed_commit": store.get_meta("indexed_commit"), "indexed": indexed}
         out["changed_since"] = self._changed_since() if indexed else None
         out["fresh"] = out["changed_since"] == 0 if indexed else False
+        out["sparse_checkout"] = self.sparse_checkout()
         return out
 
     def _changed_since(self) -> int:

@@ -14,6 +14,7 @@ from functools import cached_property
 
 from hindsight.codeindex import signatures
 from hindsight.codeindex.languages import SPECS
+from hindsight.models import overload_base
 
 FUNC_KINDS = frozenset({"function", "method", "constructor"})
 CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "object", "scope",
@@ -68,7 +69,8 @@ class FileSyms:
             fs.parents[local] = parent
             if parent:
                 if kind != "constructor":  # `new X()` denotes the class, not the ctor
-                    fs.members.setdefault(parent, {}).setdefault(name, local)
+                    # a call cannot tell overloads apart: it names them all (`C.m`)
+                    fs.members.setdefault(parent, {}).setdefault(name, overload_base(local))
             else:
                 fs.top.setdefault(name, kind)
             if kind in FUNC_KINDS:

@@ -2,7 +2,8 @@
 
 Order: ``disabled`` → ``optInOnly``/``optInPaths`` → ``mapPathToBank`` (longest absolute
 path prefix wins) → explicit ``bankId`` → ``bankTemplate`` (default
-``coding-agent::{gitProject}``).
+``coding-agent::{gitProject}``). Configured paths match as written or with symlinks
+resolved on both sides (git reports a work tree by its real path).
 
 Placeholders: ``{gitProject}`` the main worktree's directory name (found with ``git
 rev-parse --git-common-dir``, so every linked worktree maps to its main repository's bank),
@@ -121,7 +122,7 @@ def _root_commit(main: str) -> str:
 
 def _write_owner(bank_id: str, main: str) -> None:
     path = bank_file(bank_id) + ".owner"
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    Home.ensure(os.path.dirname(path), private=True)
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         f.write(f"{main}\n{_root_commit(main)}\n")
     os.replace(path + ".tmp", path)
@@ -132,7 +133,7 @@ def _registry_lock() -> Any:
     """``locks/registry.lock`` of the home, waited for (registry updates are short)."""
     from hindsight.config.paths import file_lock
 
-    os.makedirs(hindsight_home(), exist_ok=True)
+    Home.ensure(hindsight_home(), private=True)
     with file_lock("registry", wait_s=60.0) as held:
         if not held:
             raise ConfigError(f"{_registry_path()}: another process held its lock for 60 s")
@@ -190,6 +191,22 @@ def _under(path: str, prefix: str) -> bool:
 
 def _norm(p: str) -> str:
     return os.path.abspath(os.path.expanduser(p))
+
+
+def _configured_under(paths: tuple[str, ...], prefix: str) -> str | None:
+    """The configured ``prefix`` (``optInPaths``, ``mapPathToBank``) as the path it matched
+    one of ``paths`` by, or None. Compared as written (``~`` expanded, made absolute) and
+    with symlinks resolved on both sides, so a prefix given through a symlinked directory
+    matches the real directory git reports, and the other way round."""
+    if not prefix:
+        return None
+    norm = _norm(prefix)
+    if any(_under(p, norm) for p in paths):
+        return norm
+    real = os.path.realpath(norm)
+    if any(_under(os.path.realpath(p), real) for p in paths):
+        return real
+    return None
 
 
 def _deleted(path: str) -> tuple[str, str] | None:
@@ -276,13 +293,12 @@ def resolve(cwd: str, harness: str = "cli", *, settings: Settings | None = None,
             raise ConfigError(f"{cwd}: directory does not exist and is not a known worktree")
         root, main = found
     git = os.path.exists(os.path.join(root, ".git"))
-    if s["optInOnly"] and not any(_under(p, _norm(o)) for p in (root, main)
-                                  for o in s["optInPaths"]):
+    if s["optInOnly"] and not any(_configured_under((root, main), o) for o in s["optInPaths"]):
         return Resolution(None, root, main, "optInOnly", "not under optInPaths", s)
-    hits = [k for k in s["mapPathToBank"] if k and any(_under(p, _norm(k))
-                                                       for p in (cwd, root, main))]
+    hits = {k: m for k in s["mapPathToBank"]
+            if (m := _configured_under((cwd, root, main), k)) is not None}
     if hits:
-        best = max(hits, key=lambda k: len(_norm(k)))
+        best = max(hits, key=lambda k: len(hits[k]))  # the longest prefix, as it matched
         bank_id = _register(s["mapPathToBank"][best], main, root, claim=False, git=git)
         return Resolution(bank_id, root, main, f"mapPathToBank {best}", "", s.for_bank(bank_id))
     if s["bankId"]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from hindsight.config.jsontext import loads
 from hindsight.config.settings import (
     _TYPE_NAMES,
     FIELDS,
@@ -30,7 +31,7 @@ def read_file(path: str) -> dict[str, Any]:
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
+        data = loads(raw)  # UTF-8, a leading BOM and CRLF line endings accepted
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8") from None
     except json.JSONDecodeError as e:

@@ -6,9 +6,13 @@
 * ``locks/<name>.lock`` (``flock`` files, :func:`file_lock`; a bank's index writers all use
   :func:`index_lock_name`);
 * ``logs/`` (``hooks.jsonl`` hook diagnostics, ``git-hooks.log``, ``index.jsonl``, worker
-  output), created ``0700``;
-* ``spool/<bank-key>/`` (write-back jobs waiting for the bank);
+  output);
+* ``spool/<bank-key>/`` (write-back jobs waiting for the bank, :meth:`Home.spool_dir`);
 * ``registry.json`` (which repository owns which bank id) and ``config.json`` (settings).
+
+Every directory hindsight creates here (the home itself, ``banks/``, ``locks/``, ``logs/``,
+``spool/…``) is created mode ``0700`` and lock files ``0600``: memories, transcripts and
+diagnostics are the user's alone. Directories that exist already keep their mode.
 
 Bank ids are resolved by :mod:`hindsight.config.banks`.
 """
@@ -24,7 +28,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from hindsight.errors import ConfigError
+from hindsight.errors import ConfigError, GitError
 
 
 def hindsight_home() -> str:
@@ -74,9 +78,10 @@ class Home:
         return os.path.join(self.ensure(self.logs, private=True), name)
 
     def lock_file(self, name: str) -> str:
-        """``locks/<name>.lock`` (the name made safe for a file name), ``locks/`` created."""
+        """``locks/<name>.lock`` (the name made safe for a file name), ``locks/`` created
+        (mode 0700) if missing."""
         safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
-        return os.path.join(self.ensure(self.locks), safe + ".lock")
+        return os.path.join(self.ensure(self.locks, private=True), safe + ".lock")
 
     def append_log(self, name: str, line: str) -> None:
         """Append ``line`` and a newline to ``logs/<name>`` in one write, never through a
@@ -93,15 +98,30 @@ class Home:
         finally:
             os.close(fd)
 
-    def spool_dir(self, bank_id: str) -> str:
-        """``spool/<bank key>`` of ``bank_id`` (not created)."""
-        return os.path.join(self.spool, bank_key(bank_id))
+    def spool_dir(self, bank_id: str, create: bool = False) -> str:
+        """``spool/<bank key>`` of ``bank_id``; with ``create`` made (mode 0700) if
+        missing, else not created."""
+        d = os.path.join(self.spool, bank_key(bank_id))
+        return self.ensure(d, private=True) if create else d
 
     @staticmethod
     def ensure(path: str, private: bool = False) -> str:
-        """Create directory ``path`` (and parents) when missing; ``private``: mode 0700.
-        Returns ``path``. Raises OSError when it cannot be created."""
-        os.makedirs(path, mode=0o700 if private else 0o777, exist_ok=True)
+        """Create directory ``path`` (and parents) when missing; ``private``: every
+        directory created here gets mode 0700 (``os.makedirs`` gives the mode to the last
+        one only). Returns ``path``. Raises OSError when it cannot be created (also
+        FileExistsError when a file is in the way)."""
+        if not private:
+            os.makedirs(path, exist_ok=True)
+            return path
+        missing, p = [], os.path.abspath(path)
+        while not os.path.isdir(p) and os.path.dirname(p) != p:
+            missing.append(p)
+            p = os.path.dirname(p)
+        for d in reversed(missing):
+            with contextlib.suppress(FileExistsError):  # made meanwhile by another process
+                os.mkdir(d, 0o700)
+        if not os.path.isdir(path):
+            raise FileExistsError(f"{path}: exists and is not a directory")
         return path
 
 
@@ -136,7 +156,7 @@ def file_lock(name: str, *, wait_s: float = 0.0, home: Home | None = None
     import fcntl
 
     home = home or Home.current()
-    with open(home.lock_file(name), "a") as f:
+    with open(home.lock_file(name), "a", opener=_private_opener) as f:
         deadline = time.monotonic() + wait_s
         while True:
             try:
@@ -153,31 +173,71 @@ def file_lock(name: str, *, wait_s: float = 0.0, home: Home | None = None
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-# Every git command hindsight runs: a repository's own .git/config must not make it run a
-# program (core.fsmonitor names one; blame gets --no-textconv where it is used).
-GIT_SAFE = ("-c", "core.fsmonitor=false", "-c", "core.quotepath=off")
+def _private_opener(path: str, flags: int) -> int:
+    return os.open(path, flags, 0o600)
+
+
+# Every git command hindsight runs (all of them are built by git_cmd):
+# - a repository's own .git/config must not make it run a program (core.fsmonitor names
+#   one; blame gets --no-textconv where it is used);
+# - it takes no optional lock: ``git status`` would otherwise refresh and rewrite the index
+#   under .git/index.lock, and a user's ``git add`` at the same moment fails
+#   (``--no-optional-locks``, git 2.15; the same as GIT_OPTIONAL_LOCKS=0, which git passes
+#   on to the commands it runs itself);
+# - paths come out as they are, not octal-escaped (core.quotePath); readers of path lists
+#   also pass ``-z``, because git still quotes a name holding ``"``, ``\``, a tab or a
+#   newline.
+GIT_SAFE = ("--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "core.quotepath=off")
 
 
 def git_cmd(root: str, *args: str) -> list[str]:
-    """``git -C root`` with :data:`GIT_SAFE` and ``args``."""
+    """``git -C root`` with :data:`GIT_SAFE` and ``args``: the one way hindsight builds a
+    git command line (``tests/test_neighbours.py`` checks that no other module spells
+    one)."""
     return ["git", "-C", root, *GIT_SAFE, *args]
 
 
+def git_refusal(root: str, stderr: bytes | str) -> str | None:
+    """When git refused to work in ``root`` because the repository belongs to another user
+    (git 2.35.2 and later: "detected dubious ownership", CVE-2022-24765; its message names
+    ``safe.directory``): one line with git's own reason and the command that trusts the
+    repository (the one git prints, else built from ``root``). ``None`` for any other
+    error text."""
+    text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else stderr
+    if "safe.directory" not in text:
+        return None
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    reason = next((ln for ln in lines if ln.startswith("fatal:")), lines[0])
+    reason = reason.removeprefix("fatal:").strip()
+    fix = next((ln for ln in lines if ln.startswith("git config")), "")
+    if not fix:
+        import shlex
+
+        fix = f"git config --global --add safe.directory {shlex.quote(root)}"
+    return f"git refuses the repository: {reason}; if you trust it, run: {fix}"
+
+
 def git_toplevel(path: str) -> str | None:
-    """Top of the git work tree containing ``path``, or ``None`` (not a repo, or no git)."""
+    """Top of the git work tree containing ``path``, or ``None`` (not a repo, or no git).
+    Raises :class:`GitError` when git refuses the repository (:func:`git_refusal`): the
+    directory is a repository, so treating it as a plain one would be wrong."""
     try:
         out = subprocess.run(git_cmd(path, "rev-parse", "--show-toplevel"),
                              capture_output=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return None
     if out.returncode != 0:
+        refused = git_refusal(path, out.stderr)
+        if refused:
+            raise GitError(refused, path=path)
         return None
     return os.fsdecode(out.stdout.strip()) or None
 
 
 def repo_root(path: str) -> str:
     """Absolute root of the repository containing ``path``: the git work tree top, or
-    ``path`` itself outside git. Raises :class:`ConfigError` if ``path`` is not a directory."""
+    ``path`` itself outside git. Raises :class:`ConfigError` if ``path`` is not a directory,
+    :class:`GitError` when git refuses the repository (:func:`git_refusal`)."""
     p = os.path.abspath(path)
     if not os.path.isdir(p):
         raise ConfigError(f"{path}: not a directory", path=path)

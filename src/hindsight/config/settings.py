@@ -5,7 +5,8 @@
    (``disableHooks`` → ``HINDSIGHT_DISABLE_HOOKS``; ``HINDSIGHT_DISABLEHOOKS`` works too);
 3. the top level of the file (``$HINDSIGHT_CONFIG``, default ``$HINDSIGHT_HOME/config.json``,
    i.e. ``~/.hindsight/config.json``);
-4. ``harnesses.<name>`` of the file (``claude-code``, ``codex``, ``mcp``, ``cli``);
+4. ``harnesses.<name>`` of the file (``claude-code``, ``codex``, ``cursor``, ``copilot``,
+   ``gemini``, ``antigravity``, ``mcp``, ``cli``);
 5. ``banks.<bankId>`` of the file.
 
 Nothing is ever read from inside a repository: a cloned repository cannot turn memory on,
@@ -38,7 +39,8 @@ from typing import Any, NamedTuple
 
 from hindsight.errors import ConfigError
 
-HARNESSES = ("claude-code", "codex", "mcp", "cli")
+HARNESSES = ("claude-code", "codex", "cursor", "copilot", "gemini", "antigravity", "mcp",
+             "cli")
 MASK = "***"
 _INT32_MAX = 2_147_483_647
 _MAX_SECONDS = 1_000_000.0  # timeouts: above 0 and at most this (about 11 days)
@@ -121,8 +123,8 @@ class Settings:
                                   lo=200, hi=20_000)
     recall_limit: int = _knob("int", 5, "At most this many memories injected per prompt.",
                               lo=0, hi=50)
-    recall_threshold: float = _knob("float", 0.35,
-                                    "Minimum relevance (0..1, see sessions/briefing.py relevance) for a "
+    recall_threshold: float = _knob("float", 0.42,
+                                    "Minimum gate score (0..1, see sessions/gate.py) for a "
                                     "memory to be injected on a prompt.", lo=0.0, hi=1.0)
     seed: bool = _knob("bool", True, "Seed a cold bank in the background at session start.")
     seed_history_limit: int = _knob("int", 300, "Commits read by seeding.",
@@ -135,6 +137,10 @@ class Settings:
                             "Run the stop hooks' work in the foreground (debugging).")
     diag_file: str = _knob("str", "",
                            "Hook diagnostics JSONL (default $HINDSIGHT_HOME/logs/hooks.jsonl).")
+    cursor_prompt_context: bool = _knob(
+        "bool", True, "Cursor's beforeSubmitPrompt hook returns recalled memories as "
+        "additional_context (accepted by Cursor 3.20 clients, not documented); off: Cursor "
+        "gets the session briefing and the MCP tools only.")
     # --- model providers --------------------------------------------------------------
     llm_url: str = _knob("str", "",
                          "Base URL of an OpenAI-compatible chat endpoint, ending in /v1 (e.g. "
@@ -172,6 +178,10 @@ class Settings:
     mcp_timeout_s: float = _seconds(10.0,
                                     "Seconds an MCP tool call may run before it returns what "
                                     "it has with partial: true (above 0).")
+    mcp_max_tokens: int = _knob("int", 10_000,
+                                "Cap of one MCP tool answer in tokens, counted as characters "
+                                "/ 4 of its JSON text; a longer answer is cut with truncated: "
+                                "true and how to get the rest.", lo=500, hi=1_000_000)
 
     # --- bookkeeping (not settings) ---------------------------------------------------
     sources: Mapping[str, str] = field(default_factory=_default_sources, repr=False,

@@ -22,7 +22,7 @@ from hindsight.codeindex.worker import content_hash
 from hindsight.errors import ConfigError, GitError
 from hindsight.history import gitread as G
 from hindsight.history.blobparse import parse_versions
-from hindsight.history.symdiff import compare_file, hunks, pair_moves
+from hindsight.history.symdiff import compare_file, hunks, pair_moves, pair_renames
 from hindsight.models import SymbolChange, SymState
 from hindsight.store.base import HistoryStore
 
@@ -62,10 +62,13 @@ def build_event(root: str, path: str, old: bytes | None, new: bytes | None,
     branch, head = _git_state(root)
     ranges = hunks(old, new)
     same_file = old is not None and new is not None and not old_path
-    syms = pair_moves(compare_file(old_path or path, old_states, path, new_states,
-                                   old.splitlines() if same_file and old else None,
-                                   new.splitlines() if same_file and new else None)) \
+    syms = compare_file(old_path or path, old_states, path, new_states,
+                        old.splitlines() if same_file and old else None,
+                        new.splitlines() if same_file and new else None) \
         if old_states is not None or new_states is not None else []
+    if old and new and old_states is not None and new_states is not None:
+        syms = pair_renames(syms, old.splitlines(), new.splitlines())
+    syms = pair_moves(syms)
     event = {"ts": datetime.fromtimestamp(when).astimezone().isoformat(timespec="milliseconds"),
              "ts_unix": when, "path": path, "old_path": old_path if action == "rename" else "",
              "action": action, "old_hash": content_hash(old) if old is not None else "",
@@ -109,8 +112,11 @@ def record_edit(hs: HistoryStore, root: str, path: str, old: str | bytes | None,
 
 
 def event_json(e: dict[str, Any]) -> dict[str, Any]:
-    """The JSONL form of a stored event: one flat object, symbols as qualified names."""
-    return {"id": e["id"], "ts": e["ts"], "file": e["path"], "old_file": e["old_path"],
+    """The JSONL form of a stored event: one flat object, symbols as qualified names;
+    ``ts`` in the reader's zone with its offset (README: Times)."""
+    from hindsight.models import local_iso
+
+    return {"id": e["id"], "ts": local_iso(e.get("ts_unix"), e["ts"], "milliseconds"), "file": e["path"], "old_file": e["old_path"],
             "action": e["action"], "old_hash": e["old_hash"], "new_hash": e["new_hash"],
             "ranges": e["ranges"], "actor": e["actor"], "session": e["session"],
             "branch": e["branch"], "head": e["head"],

@@ -7,7 +7,10 @@ user already had is moved to ``<name>.hindsight-orig`` and our script runs it fi
 the same arguments and stdin) and exits with its status, so it keeps working. Uninstalling
 removes our script and moves the original back. Hooks live where git looks for them
 (``git rev-parse --git-path hooks``: the common git dir of linked worktrees, or
-``core.hooksPath``). ``HINDSIGHT_DISABLE_HOOKS=1`` makes the installed hooks do nothing.
+``core.hooksPath``). A ``core.hooksPath`` directory that the repository tracks (husky,
+a committed ``.githooks``) or that would show our files as untracked is never written:
+``install`` refuses and names the line to add to the user's own hooks instead.
+``HINDSIGHT_DISABLE_HOOKS=1`` makes the installed hooks do nothing.
 """
 
 from __future__ import annotations
@@ -59,6 +62,46 @@ def hooks_dir(root: str) -> str:
     return G.git_path(root, "hooks")
 
 
+def manual_line(python: str | None = None) -> str:
+    """The one shell line a user can add to each of their own ``post-commit``,
+    ``post-checkout``, ``post-merge`` and ``post-rewrite`` hooks to get what
+    :func:`install` would have installed (the event is the hook's own file name)."""
+    env = pinned_env()
+    words = [*(["env", *(f"{k}={v}" for k, v in env.items())] if env else []),
+             python or sys.executable, "-P", "-m", "hindsight", "git-hooks", "run-git"]
+    return ("( " + " ".join(shlex.quote(w) for w in words) + ' "$(basename "$0")" '
+            '--repo-root "$(git rev-parse --show-toplevel)" </dev/null >/dev/null 2>&1 & )')
+
+
+def _inside(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def committable(root: str, d: str) -> str:
+    """Why writing our hooks into directory ``d`` would add files to the commits of the
+    repository at ``root`` (``""`` when it would not). ``d`` is safe when it is inside the
+    git directory (``.git/hooks``), outside the work tree (a ``core.hooksPath`` such as
+    ``~/.config/git/hooks``), or inside it but ignored by git for every hook file. It is
+    not when git tracks files in it (husky's ``.husky``, a committed ``.githooks``) or when
+    our hook files would show up as untracked files (``git add -A`` would commit them).
+    Paths are compared with symlinks resolved. Raises GitError."""
+    real = os.path.realpath(d)
+    out = G.run(root, ["rev-parse", "--path-format=absolute", "--show-toplevel",
+                       "--git-common-dir", "--absolute-git-dir"]).decode("utf-8", "replace")
+    top, *git_dirs = [os.path.realpath(x) for x in out.rstrip("\n").split("\n")]
+    if any(_inside(real, g) for g in git_dirs) or not _inside(real, top):
+        return ""
+    rel = os.path.relpath(real, top)
+    if G.run(root, ["--literal-pathspecs", "ls-files", "-z", "--", rel]).strip(b"\0"):
+        return f"{rel} holds files tracked by git"
+    names = [os.path.join(rel, ev) for ev in EVENTS]
+    ignored = G.run(root, ["check-ignore", "-z", "--stdin"], ok=(0, 1),
+                    stdin=b"".join(os.fsencode(n) + b"\0" for n in names)).split(b"\0")
+    if len([n for n in ignored if n]) < len(names):
+        return f"{rel} is inside the work tree and not ignored by git"
+    return ""
+
+
 def _ours(path: str) -> bool:
     try:
         with open(path, "rb") as fh:
@@ -71,9 +114,17 @@ def install(root: str, python: str | None = None) -> list[str]:
     """Install the hooks for ``root``, each running ``<python> -P -m hindsight git-hooks run-git``
     with this process's ``HINDSIGHT_HOME``/``HINDSIGHT_CONFIG`` when set; returns one line
     per hook saying what was done. Raises GitError (not a repository) or ConfigError (hooks
-    directory not writable, or a leftover ``*.hindsight-orig`` beside a foreign hook)."""
+    directory not writable, a leftover ``*.hindsight-orig`` beside a foreign hook, or a
+    ``core.hooksPath`` whose files would be committed, see :func:`committable`: the
+    message then gives the line to add to the user's own hooks, :func:`manual_line`)."""
     d = hooks_dir(root)
     python = python or sys.executable
+    why = committable(root, d)
+    if why:
+        raise ConfigError(f"git hooks not installed: core.hooksPath is {d} and {why}, so "
+                          "hindsight's hooks would end up in your commits; add this line "
+                          f"to your own post-commit, post-checkout, post-merge and "
+                          f"post-rewrite hooks instead: {manual_line(python)}", path=d)
     env = pinned_env()
     done = []
     try:

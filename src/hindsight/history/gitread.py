@@ -16,7 +16,7 @@ import subprocess
 from datetime import datetime, timedelta, timezone
 from typing import NamedTuple
 
-from hindsight.config.paths import git_cmd
+from hindsight.config.paths import git_cmd, git_refusal
 from hindsight.errors import GitError
 
 GIT_TIMEOUT_S = 600
@@ -60,10 +60,11 @@ def _dec(b: bytes) -> str:
     return b.decode("utf-8", "replace")
 
 
-def run(root: str, args: list[str], stdin: bytes | None = None, ok: tuple[int, ...] = (0,)
-        ) -> bytes:
-    """``git -C root args…`` → stdout bytes. Raises :class:`GitError` when git is missing or
-    exits with a code not in ``ok``."""
+def _call(root: str, args: list[str], stdin: bytes | None = None
+          ) -> subprocess.CompletedProcess[bytes]:
+    """Run ``git -C root args…``. Raises :class:`GitError` when git is missing, cannot be
+    run, or refuses the repository (another user's: git's reason and the
+    ``safe.directory`` command that trusts it, see :func:`hindsight.config.paths.git_refusal`)."""
     cmd = git_cmd(root, *args)
     try:
         p = subprocess.run(cmd, input=stdin, capture_output=True, timeout=GIT_TIMEOUT_S)
@@ -71,6 +72,19 @@ def run(root: str, args: list[str], stdin: bytes | None = None, ok: tuple[int, .
         raise GitError("git is not installed (or not on PATH); history needs git") from None
     except (OSError, subprocess.SubprocessError) as e:
         raise GitError(f"git {args[0]}: {e}") from None
+    if p.returncode != 0:
+        refused = git_refusal(root, p.stderr)
+        if refused:
+            raise GitError(refused, path=root)
+    return p
+
+
+def run(root: str, args: list[str], stdin: bytes | None = None, ok: tuple[int, ...] = (0,)
+        ) -> bytes:
+    """``git -C root args…`` → stdout bytes. Raises :class:`GitError` when git is missing,
+    refuses the repository, or exits with a code not in ``ok`` (the message holds git's
+    first line of error)."""
+    p = _call(root, args, stdin)
     if p.returncode not in ok:
         first = _dec(p.stderr).strip().splitlines()
         raise GitError(f"git {' '.join(args[:2])} in {root}: "
@@ -78,23 +92,31 @@ def run(root: str, args: list[str], stdin: bytes | None = None, ok: tuple[int, .
     return p.stdout
 
 
+NOT_A_REPO = "not a git repository"  # git's own words when no repository contains a path
+
+
 def is_repo(root: str) -> bool:
-    """True when ``root`` is inside a git work tree (False also when git is missing)."""
-    try:
-        return run(root, ["rev-parse", "--is-inside-work-tree"]).strip() == b"true"
-    except GitError:
-        return False
+    """True when ``root`` is inside a git work tree; False when git says it is not in a
+    repository. Raises :class:`GitError` when git is missing, refuses the repository, or
+    fails for another reason (its own words)."""
+    return repo_info(root) is not None
 
 
 def repo_info(root: str) -> tuple[str, str] | None:
     """(HEAD commit id or ``""`` without commits, absolute path of the ``shallow`` file)
-    in one git call; ``None`` outside a work tree or without git."""
-    try:
-        out = run(root, ["rev-parse", "--is-inside-work-tree", "--git-path", "shallow",
-                         "--verify", "-q", "HEAD^{commit}"], ok=(0, 1))
-    except GitError:
-        return None
-    lines = _dec(out).splitlines()
+    in one git call; ``None`` when ``root`` is not in a git work tree (git's "not a git
+    repository", or a bare repository). Raises :class:`GitError` when git is missing,
+    refuses the repository, or fails otherwise."""
+    p = _call(root, ["rev-parse", "--is-inside-work-tree", "--git-path", "shallow",
+                     "--verify", "-q", "HEAD^{commit}"])
+    err = _dec(p.stderr).strip()
+    if p.returncode not in (0, 1):
+        if NOT_A_REPO in err:
+            return None
+        first = err.splitlines()
+        raise GitError(f"git rev-parse in {root}: "
+                       f"{first[0] if first else 'exit ' + str(p.returncode)}")
+    lines = _dec(p.stdout).splitlines()
     if len(lines) < 2 or lines[0] != "true":
         return None
     shallow = lines[1] if os.path.isabs(lines[1]) else os.path.normpath(
@@ -112,6 +134,14 @@ def branch(root: str) -> str:
     """Current branch name, or ``""`` when HEAD is detached."""
     out = run(root, ["symbolic-ref", "-q", "--short", "HEAD"], ok=(0, 1))
     return _dec(out).strip()
+
+
+def head_files(root: str) -> set[str]:
+    """Paths of every file in HEAD's tree (empty without commits)."""
+    if not head(root):
+        return set()
+    out = run(root, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", "HEAD"])
+    return {_dec(p) for p in out.split(b"\0") if p}
 
 
 def git_path(root: str, name: str) -> str:
@@ -267,17 +297,20 @@ def _numstat(tok: str) -> tuple[int, int]:
     return (int(a) if a.isdigit() else -1, int(d) if d.isdigit() else -1)
 
 
-def diff_commits(root: str, pairs: list[tuple[str, str]]) -> dict[str, list[FileChange]]:
+def diff_commits(root: str, pairs: list[tuple[str, str]], paths: list[str] | None = None
+                 ) -> dict[str, list[FileChange]]:
     """Files changed by each ``(commit, against)`` pair (``against`` = the first parent, or
     ``""`` for a root commit, which lists every file as added). Renames are detected with
     git's default similarity (``-M``); submodule entries are kept (mode 160000) but never
-    descended into."""
+    descended into. ``paths``: only these files (taken literally; a rename is found when
+    both of its names are given)."""
     if not pairs:
         return {}
     spec = "\n".join(f"{c} {p}".strip() for c, p in pairs) + "\n"
-    out = run(root, ["diff-tree", "--stdin", "-r", "-z", "-M", "--raw", "--numstat",
-                     "--no-abbrev", "--root", "--always"],
-              stdin=spec.encode())
+    limit = ["--", *paths] if paths else []
+    out = run(root, [*(["--literal-pathspecs"] if paths else []), "diff-tree", "--stdin",
+                     "-r", "-z", "-M", "--raw", "--numstat", "--no-abbrev", "--root",
+                     "--always", *limit], stdin=spec.encode())
     toks = out.split(b"\0")
     res: dict[str, list[FileChange]] = {}
     i = 0

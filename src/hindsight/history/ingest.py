@@ -8,18 +8,20 @@ where it stopped. Later runs read only commits not yet stored (``rev-list HEAD -
 heads seen last time). When a head seen last time is no longer reachable from any ref (a
 rebase, amend or force-push), every stored commit is checked and the unreachable ones are
 marked (kept for audit, left out of queries). Merges are compared with their first parent;
-a commit touching more than ``huge`` files is stored but not expanded per symbol and does
-not count for co-change (default 100; transactions this large are usually mechanical —
+a commit touching more than ``huge`` files is stored but not expanded per symbol (history
+questions compute that later, per file: :mod:`hindsight.history.lazy`) and does not count
+for co-change (default 100; transactions this large are usually mechanical —
 Zimmermann et al., "Mining Version Histories to Guide Software Changes", ICSE 2004, left
 out large transactions for the same reason). In a shallow clone the boundary commits are
 stored without files (their parents are missing, so a diff would claim they added
-everything) and the history is marked partial.
+everything) and the history is marked partial. When symbol extraction changes
+(``codeindex.parse.EXTRACTOR_VERSION``: other definitions or qualified names), the next
+full-mode ingest reads the symbol changes of every stored commit again.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -29,9 +31,11 @@ from typing import Any
 
 from hindsight.codeindex.files import excluded_matcher
 from hindsight.codeindex.languages import language_for
+from hindsight.codeindex.parse import EXTRACTOR_VERSION
 from hindsight.errors import ConfigError, GitError
 from hindsight.history import gitread as G
-from hindsight.history.symdiff import compare_file, pair_moves
+from hindsight.history.fixes import is_fix, reclassify
+from hindsight.history.symdiff import compare_file, pair_moves, pair_renames
 from hindsight.models import SymbolChange, SymState
 from hindsight.redact import clean
 from hindsight.store.base import HistoryStore
@@ -43,9 +47,6 @@ CHUNK = 100  # commits per transaction in full mode (each one is a resume point)
 CHUNK_MESSAGE = 1_000  # in message mode: fewer git processes, same resumability
 BLOB_CACHE = 5_000  # parsed file versions kept between chunks
 SUBMODULE = "160000"
-_FIX = re.compile(r"\b(fix(e[sd])?|bug(fix)?|hotfix|regression|revert(s|ed)?|crash(es)?|"
-                  r"broken)\b", re.I)
-_TRAILER = re.compile(r"^(fixes|closes|resolves)\b", re.I | re.M)
 Progress = Callable[[str, int, int], None]
 
 
@@ -71,13 +72,6 @@ class IngestStats:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def is_fix(message: str) -> bool:
-    """True for a fix commit: the subject names a fix/bug/revert/regression/crash, or the
-    body has a ``Fixes``/``Closes``/``Resolves`` trailer."""
-    subject = message.split("\n", 1)[0]
-    return bool(_FIX.search(subject) or _TRAILER.search(message))
 
 
 def _setting(store: HistoryStore, key: str, given: Any, default: Any) -> Any:
@@ -130,7 +124,7 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
         return st
     info = G.repo_info(root)
     if info is None:
-        raise GitError(f"{root}: not a git repository (or git is missing); history needs git")
+        raise GitError(f"{root}: not a git repository; history needs git", path=root)
     st.head, shallow_file = info
     if not st.head:
         st.notes.append("the repository has no commits yet")
@@ -153,6 +147,13 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
     # as huge under a smaller threshold, are read again
     todo += [s for s in store.redo_candidates(huge_v) if s not in boundary and s not in queued]
     queued = set(todo)
+    if mode == "full" and store.get_meta("history_extractor") != str(EXTRACTOR_VERSION):
+        # symbols are named another way now: every commit's symbol changes are redone
+        redone = store.reset_expanded()
+        store.set_meta({"history_extractor": str(EXTRACTOR_VERSION)})
+        if redone:
+            st.notes.append(f"symbol extraction changed: the symbol changes of {redone} "
+                            "commit(s) are read again")
     if mode == "full":  # commits read earlier in message mode get their symbols now
         todo += [s for s in store.unexpanded() if s not in queued]
     stale = [s for s in plan if s in known and not known[s][3]]
@@ -187,6 +188,11 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
             st.partial = "limited"
             st.notes.append("the clone is no longer shallow: hindsight ingest --all reads "
                             "the older history")
+    if st.huge and mode == "full":
+        st.notes.append(f"{st.huge} commit{'' if st.huge == 1 else 's'} touched more than "
+                        f"{huge_v} files: stored without per-symbol changes, which history "
+                        "and why compute when they are asked about those files")
+    reclassify(store)  # a bank ingested under an earlier fix rule
     store.set_meta({"history_heads": json.dumps(heads[:20]), "history_ingested_at": _now(),
                     "history_partial_kind": st.partial})
     st.seconds = round(time.perf_counter() - t0, 3)
@@ -279,7 +285,7 @@ def _ingest_chunk(store: HistoryStore, root: str, shas: list[str], seq_map: dict
         st.boundary += is_boundary
         if do_expand:
             expand.append((c.sha, fcs, others))
-    changes = _symbol_changes(root, expand, skip_path, workers, blob_cache) if expand else {}
+    changes = symbol_changes(root, expand, skip_path, workers, blob_cache) if expand else {}
     store.write_commits(rows, files, changes)
     st.ingested += len(rows)
     st.expanded += len(expand)
@@ -301,7 +307,7 @@ def _code_files(fcs: list[G.FileChange], skip_path: Callable[[str], bool]
     return out
 
 
-def _symbol_changes(root: str,
+def symbol_changes(root: str,
                     expand: list[tuple[str, list[G.FileChange], list[dict[str, G.FileChange]]]],
                     skip_path: Callable[[str], bool], workers: int | None,
                     cache: dict[str, list[SymState] | None]) -> dict[str, list[SymbolChange]]:
@@ -364,9 +370,11 @@ def _file_changes(parsed: dict[str, list[SymState] | None], raw: dict[str, bytes
     if (lo and f.old_blob != G.EMPTY_BLOB and old is None) or \
             (ln and f.new_blob != G.EMPTY_BLOB and new is None):
         return []  # binary, too large, minified, or the parser gave up
-    ol = nl = None
-    if old is not None and new is not None and not f.old_path:
-        ol = raw.get(f.old_blob, b"").splitlines()
-        nl = raw.get(f.new_blob, b"").splitlines()
-    return compare_file(f.old_path or f.path, old if lo else None, f.path,
-                        new if ln else None, ol, nl)
+    if old is None or new is None or not lo or not ln:
+        return compare_file(f.old_path or f.path, old if lo else None, f.path,
+                            new if ln else None)
+    ol = raw.get(f.old_blob, b"").splitlines()
+    nl = raw.get(f.new_blob, b"").splitlines()
+    same = not f.old_path
+    return pair_renames(compare_file(f.old_path or f.path, old, f.path, new,
+                                     ol if same else None, nl if same else None), ol, nl)

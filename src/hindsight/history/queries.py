@@ -1,7 +1,7 @@
 """Questions answered from the git history and the edit trace: ``history`` (the commits
 that touched a symbol, following it across moves and file renames), ``why`` (blame lifted
-to the enclosing symbol), ``impact`` (callers plus what historically changes with it) and
-``hotspots`` (churn and fix commits)."""
+to the enclosing symbol) and ``impact`` (callers plus what historically changes with it);
+``hotspots`` lives in :mod:`hindsight.history.hotspots`."""
 
 from __future__ import annotations
 
@@ -12,18 +12,17 @@ from typing import Any
 from hindsight.codeindex.query import resolve_one, walk
 from hindsight.errors import Ambiguous, GitError, NotFound, NotIndexed
 from hindsight.history import gitread as G
-from hindsight.models import Symbol
+from hindsight.models import Symbol, split_qname
 from hindsight.store.base import CodeStore, HistoryStore
-
-DAY = 86_400
 
 
 @dataclass
 class Entry:
     """One commit in a symbol's history. ``date`` is the author date (ISO 8601 with its UTC
     offset); ``change`` is added/modified/moved/removed, ``merged`` (a merge brought in a
-    change made on its branch) or ``file`` (only file-level history exists); ``path``/``local`` name the symbol after the change; ``pure_move``:
-    moved without any change to its content."""
+    change made on its branch) or ``file`` (only file-level history exists);
+    ``path``/``local`` name the symbol after the change; ``pure_move``: moved without any
+    change to its content; ``merge``: the commit is a merge (several parents)."""
 
     sha: str
     date: str
@@ -36,16 +35,18 @@ class Entry:
     old_local: str = ""
     reachable: bool = True
     pure_move: bool = False
+    merge: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def _require_history(hs: HistoryStore, root: str) -> None:
+def require_history(hs: HistoryStore, root: str) -> None:
+    """Raises GitError when ``root`` is not a git repository (or git fails), NotIndexed
+    when the bank holds no commit yet."""
     if hs.commit_count() == 0:
         if not G.is_repo(root):
-            raise GitError(f"{root}: not a git repository (or git is missing); history "
-                           "needs git")
+            raise GitError(f"{root}: not a git repository; history needs git", path=root)
         raise NotIndexed("no git history in this bank yet", action="ingest", root=root)
 
 
@@ -53,7 +54,17 @@ def _entry(r: dict[str, Any], change: str | None = None) -> Entry:
     return Entry(r["sha"], r["author_date"], r["author_name"], r["subject"],
                  change or r["change"], r["path"], r.get("local", ""),
                  r.get("old_path") or "", r.get("old_local") or "", bool(r["reachable"]),
-                 r.get("change") == "moved" and r.get("old_hash") == r.get("new_hash"))
+                 r.get("change") == "moved" and r.get("old_hash") == r.get("new_hash"),
+                 " " in (r.get("parents") or ""))
+
+
+def collapse_merges(entries: list[Entry]) -> tuple[list[Entry], int]:
+    """``entries`` without those of merges that only brought in what their branch's own
+    commits did (``merged``, or any merge in a file-level history), and how many were
+    left out. A merge that changed the symbol itself (a conflict resolved into code no
+    parent had) stays."""
+    kept = [e for e in entries if not (e.merge and e.change in ("merged", "file"))]
+    return kept, len(entries) - len(kept)
 
 
 def symbol_entries(hs: HistoryStore, path: str, local: str,
@@ -90,6 +101,44 @@ def symbol_entries(hs: HistoryStore, path: str, local: str,
     return out
 
 
+Expand = Callable[[set[str]], tuple[int, int]]
+
+
+def attributed_entries(hs: HistoryStore, path: str, local: str,
+                       include_unreachable: bool = False, expand: Expand | None = None
+                       ) -> tuple[list[Entry], list[str]]:
+    """:func:`symbol_entries`, after ``expand(paths)`` (see :mod:`hindsight.history.lazy`)
+    computed the symbol changes of the huge commits that touched the symbol's files: its
+    file and the files of its earlier identities (a renamed file moves every symbol, so
+    its old name is one of them; again for files found that way, at most 3 rounds).
+    Returns the entries and notes for the reader (huge commits left for a later question;
+    why the history is empty)."""
+    entries = symbol_entries(hs, path, local, include_unreachable)
+    notes: list[str] = []
+    waiting = 0
+    asked: set[str] = set()
+    for _round in range(3):
+        if expand is None:
+            break
+        paths = {path, *(p for e in entries for p in (e.path, e.old_path) if p)}
+        if paths <= asked:
+            break
+        asked |= paths
+        done, waiting = expand(paths)
+        if done:
+            entries = symbol_entries(hs, path, local, include_unreachable)
+    if waiting:
+        notes.append(f"{waiting} more huge commit{'' if waiting == 1 else 's'} touched "
+                     f"this symbol's files and {'was' if waiting == 1 else 'were'} not "
+                     "examined yet; ask again to examine the next ones")
+    if not entries and not waiting:
+        partial = hs.get_meta("history_partial_kind") or ""
+        notes.append("no ingested commit changed this symbol" + (
+            f"; the ingested history is partial ({partial}): hindsight ingest --all reads "
+            "the older commits" if partial else ""))
+    return entries, notes
+
+
 def _target(code: CodeStore, hs: HistoryStore, spec: str, file: str | None
             ) -> tuple[str, str, Symbol | None]:
     """(path, local, current symbol or None) for a symbol name, qualified name or a
@@ -98,11 +147,12 @@ def _target(code: CodeStore, hs: HistoryStore, spec: str, file: str | None
         sym = resolve_one(code, spec, file)[0]
         return sym.path, sym.local, sym
     except NotFound:
-        if "::" in spec:
-            p, _, loc = spec.partition("::")
+        sp = split_qname(spec)
+        if sp is not None:
+            p, loc = sp
             if hs.symbol_changes(p, loc, None, True):
                 return p, loc, None
-        cands = [c for c in hs.locals_named(spec.rpartition("::")[2])
+        cands = [c for c in hs.locals_named(sp[1] if sp else spec)
                  if not file or c[0] == file or c[0].startswith(file.rstrip("/") + "/")]
         if len(cands) == 1:
             return cands[0][0], cands[0][1], None
@@ -114,26 +164,48 @@ def _target(code: CodeStore, hs: HistoryStore, spec: str, file: str | None
 
 
 def history(code: CodeStore, hs: HistoryStore, root: str, spec: str,
-            file: str | None = None, include_unreachable: bool = False) -> dict[str, Any]:
+            file: str | None = None, include_unreachable: bool = False,
+            merges: bool = False, expand: Expand | None = None) -> dict[str, Any]:
     """The commits that touched symbol ``spec``, newest first, as ``{"symbol": Symbol
-    dict (None when it exists only in history), "qname", "count", "level": "symbol"|"file", "partial": ""|"shallow"|"limited", "entries": [Entry…]}``.
-    Without per-symbol history (``message`` or ``none`` mode) the commits touching its file
-    are given
-    with ``level`` = ``file``. Raises NotIndexed (no history), GitError (not a git
+    dict (None when it exists only in history), "qname", "count", "level":
+    "symbol"|"file", "partial": ""|"shallow"|"limited", "merges_hidden": n, "entries":
+    [Entry…], "notes": [str…]}``. Merges that only brought in their branch's changes are
+    left out unless ``merges`` (:func:`collapse_merges`; ``merges_hidden`` counts them).
+    ``expand``: computes the symbol changes of huge commits first (see
+    :func:`attributed_entries`, which also writes the notes). Without
+    per-symbol history (``message`` or ``none`` mode) the commits touching its file are
+    given with ``level`` = ``file``. Raises NotIndexed (no history), GitError (not a git
     repository), NotFound, Ambiguous."""
-    _require_history(hs, root)
+    require_history(hs, root)
     path, local, _sym = _target(code, hs, spec, file)
-    entries = symbol_entries(hs, path, local, include_unreachable)
+    full = (hs.get_meta("history_mode") or '"full"') == '"full"'
+    entries, notes = attributed_entries(hs, path, local, include_unreachable,
+                                        expand if full else None)
     level = "symbol"
-    if not entries and (hs.get_meta("history_mode") or '"full"') != '"full"':
-        level = "file"
+    if not entries and not full:
+        level, notes = "file", []
         rows = {r["sha"]: r for p in file_lineage(hs, path)
                 for r in hs.file_commits(p, include_unreachable)}
         entries = [_entry({**r, "local": ""}, "file") for r in sorted(
             rows.values(), key=lambda r: (r["committer_ts"], r["seq"]), reverse=True)]
+    hidden = 0
+    if not merges:
+        entries, hidden = collapse_merges(entries)
     return {"symbol": _sym.as_dict() if _sym is not None else None,
             "qname": f"{path}::{local}", "level": level, "count": len(entries),
-            "partial": hs.get_meta("history_partial_kind") or "", "entries": entries}
+            "partial": hs.get_meta("history_partial_kind") or "", "merges_hidden": hidden,
+            "entries": entries, "notes": notes}
+
+
+def history_key(code: CodeStore, sym: Symbol) -> str:
+    """The local name history stores ``sym`` under: its own, or ``local#N`` when it is
+    the Nth definition (in source order) of a local name repeated in its file (see
+    :func:`hindsight.history.symdiff.keyed`)."""
+    same = sorted(code.symbols_by_qname([sym.qname]), key=lambda s: (s.start_line,
+                                                                      s.end_line))
+    i = next((k for k, s in enumerate(same)
+              if (s.start_line, s.end_line) == (sym.start_line, sym.end_line)), 0)
+    return sym.local if i == 0 else f"{sym.local}#{i + 1}"
 
 
 def _enclosing(code: CodeStore, path: str, line: int) -> Symbol | None:
@@ -145,27 +217,40 @@ def _enclosing(code: CodeStore, path: str, line: int) -> Symbol | None:
     return best
 
 
-def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int
-        ) -> dict[str, Any]:
+def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
+        merges: bool = False, expand: Expand | None = None) -> dict[str, Any]:
     """Why is ``path``:``line`` (1-based) the way it is: ``{"file", "line", "symbol"
     (Symbol dict or None), "source": "symbol"|"blame", "last": commit dict or None,
-    "earlier": [Entry…], "live": [trace events on this symbol/file after the last
-    commit]}``. The symbol is the innermost one enclosing the line; without symbol history
-    the line's own ``git blame`` answers. Raises NotIndexed (no history), GitError."""
-    _require_history(hs, root)
+    "earlier": [Entry…] (older than ``last``), "since": [Entry…] (newer than ``last``
+    without changing its content: pure moves, and merges when shown), "merges_hidden",
+    "live": [trace events on this symbol/file after the last commit]}``. The symbol is
+    the innermost one enclosing the line; without symbol history the line's own ``git
+    blame`` answers. Merges are left out as in :func:`history` unless ``merges``;
+    ``expand`` and ``notes`` as there. Raises NotIndexed (no history), GitError."""
+    require_history(hs, root)
     sym = _enclosing(code, path, line)
     out: dict[str, Any] = {"file": path, "line": line,
                            "symbol": sym.as_dict() if sym else None,
-                           "source": "symbol", "last": None, "earlier": [], "live": []}
-    entries = symbol_entries(hs, sym.path, sym.local) if sym else []
+                           "source": "symbol", "last": None, "earlier": [], "since": [],
+                           "merges_hidden": 0, "live": [], "notes": []}
+    key = history_key(code, sym) if sym else ""
+    entries: list[Entry] = []
+    if sym:
+        full = (hs.get_meta("history_mode") or '"full"') == '"full"'
+        entries, notes = attributed_entries(hs, sym.path, key,
+                                            expand=expand if full else None)
+        out["notes"] = [n for n in notes if not n.startswith("no ingested commit")]
+    if entries and not merges:
+        entries, out["merges_hidden"] = collapse_merges(entries)
     if entries:
         # the last change of content: a pure move (same ast hash) does not explain a line,
         # and a merge only brought in what its branch's commits did
-        pick = next((e for e in entries if not e.pure_move and e.change != "merged"),
-                    entries[0])
+        at = next((i for i, e in enumerate(entries)
+                   if not e.pure_move and e.change != "merged"), 0)
+        pick = entries[at]
         last = hs.commit(pick.sha) or {}
         out["last"] = {**_commit_view(last), "change": pick.change}
-        out["earlier"] = [e for e in entries if e is not pick]
+        out["since"], out["earlier"] = entries[:at], entries[at + 1:]
     else:
         out["source"] = "blame"
         sha = G.blame_line(root, path, line)
@@ -173,7 +258,7 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int
         if c is not None:
             out["last"] = {**_commit_view(c), "change": "line"}
     last_ts = _ts(out["last"]["committer_date"]) if out["last"] else None
-    events = hs.trace_events(path=path, local=sym.local if sym else None,
+    events = hs.trace_events(path=path, local=key if sym else None,
                              since_unix=last_ts, limit=20)
     out["live"] = events
     return out
@@ -263,25 +348,6 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
     return {**out, "levels": levels, "cut": cut} if stop is not None else out
 
 
-def _canonical(renames: list[tuple[str, str, str, str]]
-               ) -> dict[tuple[str, str], tuple[str, str]]:
-    """Every old identity → the name it has after the last rename (renames oldest first;
-    a rename back to an earlier name, x → y → x, ends at x)."""
-    final: dict[tuple[str, str], tuple[str, str]] = {}
-    members: dict[tuple[str, str], set[tuple[str, str]]] = {}
-    for op, ol, np, nl in renames:
-        old, new = (op, ol), (np, nl)
-        if old == new:
-            continue
-        group = members.pop(old, set()) | {old}
-        for m in group:
-            final[m] = new
-        members.setdefault(new, set()).update(group)
-        if new in final:  # the new name had been renamed away before: it is live again
-            del final[new]
-    return final
-
-
 def file_lineage(hs: HistoryStore, path: str) -> list[str]:
     """``path`` and the names it had before, newest first (file renames in history)."""
     prev = {}
@@ -292,45 +358,3 @@ def file_lineage(hs: HistoryStore, path: str) -> list[str]:
     while out[-1] in prev and prev[out[-1]] not in out:
         out.append(prev[out[-1]])
     return out
-
-
-def hotspots(hs: HistoryStore, root: str, days: int = 90, limit: int = 20
-             ) -> dict[str, Any]:
-    """Files and symbols ranked by churn over the ``days`` before the newest ingested
-    commit (not the wall clock, so an old repository still has hotspots): score =
-    commits + fix commits (a fix counts twice), ties by lines changed. A renamed file or
-    moved symbol counts under its newest name. Huge and unreachable commits are left out.
-    Returns ``{"since", "days", "files": [...], "symbols": [...]}``; each file has path,
-    commits, fixes, lines, score; each symbol qname, kind, commits, fixes, score. Raises
-    NotIndexed (no history), GitError (not a git repository)."""
-    _require_history(hs, root)
-    newest = hs.newest_commit_ts() or 0
-    since = max(0, newest - days * DAY)
-    canon = _canonical(hs.renames())
-    files: dict[str, dict[str, Any]] = {}
-    for f in hs.file_churn(since):
-        path = canon.get((f["path"], ""), (f["path"], ""))[0]
-        agg = files.setdefault(path, {"path": path, "commits": 0, "fixes": 0, "lines": 0})
-        for k in ("commits", "fixes", "lines"):
-            agg[k] += f[k] or 0
-    syms: dict[tuple[str, str], dict[str, Any]] = {}
-    for s in hs.symbol_churn(since):
-        key = canon.get((s["path"], s["local"]), (s["path"], s["local"]))
-        agg = syms.setdefault(key, {"qname": f"{key[0]}::{key[1]}", "path": key[0],
-                                    "local": key[1], "kind": s["kind"], "commits": 0,
-                                    "fixes": 0})
-        agg["commits"] += s["commits"]
-        agg["fixes"] += s["fixes"]
-    flist = list(files.values())
-    for f in flist:
-        f["score"] = f["commits"] + f["fixes"]
-    flist.sort(key=lambda f: (-f["score"], -f["fixes"], -f["lines"], f["path"]))
-    slist = list(syms.values())
-    for s in slist:
-        s["score"] = s["commits"] + s["fixes"]
-    slist.sort(key=lambda s: (-s["score"], -s["fixes"], s["qname"]))
-    from datetime import UTC, datetime
-
-    return {"since": datetime.fromtimestamp(since, UTC).isoformat() if newest else None,
-            "days": days, "files": flist[:limit], "symbols": slist[:limit],
-            "count": {"files": len(flist[:limit]), "symbols": len(slist[:limit])}}

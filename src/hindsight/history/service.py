@@ -44,14 +44,22 @@ class HistoryService:
                           progress=progress)
 
     def history(self, symbol: str, file: str | None = None,
-                include_unreachable: bool = False) -> dict[str, Any]:
-        """Commits that touched ``symbol``; see :func:`hindsight.history.queries.history`."""
+                include_unreachable: bool = False, merges: bool = False) -> dict[str, Any]:
+        """Commits that touched ``symbol``; see :func:`hindsight.history.queries.history`
+        (``merges``: also merges that only brought in their branch's changes)."""
         from hindsight.history.queries import history
 
         return history(self.code.require(), self.store, self.root, symbol,
-                       self.code.rel(file), include_unreachable)
+                       self.code.rel(file), include_unreachable, merges, self._expand)
 
-    def why(self, file: str, line: int) -> dict[str, Any]:
+    def _expand(self, paths: set[str]) -> tuple[int, int]:
+        """Symbol changes of the huge commits touching ``paths``, computed now; see
+        :func:`hindsight.history.lazy.expand`."""
+        from hindsight.history.lazy import expand
+
+        return expand(self.store, self.root, paths, self.code.excludes())
+
+    def why(self, file: str, line: int, merges: bool = False) -> dict[str, Any]:
         """Blame lifted to the symbol; see :func:`hindsight.history.queries.why`.
         ``line`` is 1-based. Raises NotIndexed, NotFound (no such file), ConfigError (a
         line outside the file)."""
@@ -69,7 +77,7 @@ class HistoryService:
         if n_lines is not None and line > n_lines:
             raise ConfigError(f"{file}:{line}: past the end of the file ({n_lines} lines)",
                               option="line", value=line)
-        return why(code, self.store, self.root, rel, line)
+        return why(code, self.store, self.root, rel, line, merges, self._expand)
 
     def impact(self, symbol: str, depth: int = 2, file: str | None = None,
                limit: int = 30, min_support: int = 2,
@@ -84,10 +92,19 @@ class HistoryService:
                       limit, min_support, stop)
 
     def hotspots(self, days: int = 90, limit: int = 20) -> dict[str, Any]:
-        """Churn and fix-commit ranking; see :func:`hindsight.history.queries.hotspots`."""
-        from hindsight.history.queries import hotspots
+        """Churn and fix-commit ranking of what exists at HEAD; see
+        :func:`hindsight.history.hotspots.hotspots`. Commits classified under an earlier
+        fix rule are classified again first (:func:`hindsight.history.fixes.reclassify`)."""
+        from hindsight.history.fixes import reclassify
+        from hindsight.history.hotspots import hotspots
 
-        return hotspots(self.store, self.root, days, limit)
+        if self.store.commit_count():
+            reclassify(self.store)
+        indexed = None
+        if self.code.is_indexed():
+            def indexed(qnames: list[str]) -> set[str]:
+                return {s.qname for s in self.code.store.symbols_by_qname(qnames)}
+        return hotspots(self.store, self.root, days, limit, indexed)
 
     def status(self) -> dict[str, Any]:
         """Commit, file and symbol-change counts, the mode, whether partial, and when."""

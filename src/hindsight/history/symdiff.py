@@ -13,12 +13,13 @@ import difflib
 from collections import Counter
 from collections.abc import Iterable
 
-from hindsight.models import SymbolChange, SymState
+from hindsight.models import SymbolChange, SymState, simple_name
 
 
 def keyed(states: Iterable[SymState]) -> dict[str, SymState]:
-    """States by local name; a repeated name (overloads, conditional definitions) gets
-    ``#2``, ``#3``… in source order."""
+    """States by local name; a repeated name (a conditional definition, a C++ declaration
+    and definition in one file) gets ``#2``, ``#3``… in source order. Accessors and
+    overloads have names of their own (:mod:`hindsight.codeindex.identity`)."""
     out: dict[str, SymState] = {}
     seen: Counter[str] = Counter()
     for s in sorted(states, key=lambda s: (s.start_line, s.end_line)):
@@ -90,7 +91,7 @@ def compare_file(old_path: str, old: Iterable[SymState] | None, new_path: str,
 
 
 def _simple(local: str) -> str:
-    return local.rsplit(".", 1)[-1].split("#", 1)[0]
+    return simple_name(local)
 
 
 def pair_moves(changes: list[SymbolChange]) -> list[SymbolChange]:
@@ -129,5 +130,89 @@ def pair_moves(changes: list[SymbolChange]) -> list[SymbolChange]:
             r = pairs[id(c)]
             c = c._replace(change="moved", old_path=r.old_path, old_local=r.old_local,
                            old_hash=r.old_hash)
+        out.append(c)
+    return out
+
+
+RENAME_SIMILARITY = 0.5  # git's default rename threshold (git diff -M: 50%)
+_WORD = rb"(?<![A-Za-z0-9_$.])%s(?![A-Za-z0-9_$])"  # a name, not an attribute
+
+
+def _lines_of(lines: list[bytes], start: int, end: int) -> Counter[bytes]:
+    """The non-blank lines ``start``..``end`` (1-based) with their whitespace removed."""
+    return Counter(b"".join(ln.split()) for ln in lines[start - 1:end] if ln.strip())
+
+
+def similarity(old: Counter[bytes], new: Counter[bytes]) -> float:
+    """Share of content two texts have in common, as git scores a rename: bytes of the
+    lines found in both (each line as often as it is in both) over the bytes of the larger
+    text. 1.0 for equal texts, 0.0 when either is empty."""
+    total = max(sum(len(k) * n for k, n in old.items()),
+                sum(len(k) * n for k, n in new.items()))
+    common = sum(len(k) * min(n, new[k]) for k, n in old.items() if k in new)
+    return common / total if total else 0.0
+
+
+def pair_renames(changes: list[SymbolChange], old_lines: list[bytes],
+                 new_lines: list[bytes], threshold: float = RENAME_SIMILARITY
+                 ) -> list[SymbolChange]:
+    """Within one file change: a ``removed`` and an ``added`` symbol of the same kind whose
+    texts are at least ``threshold`` similar (:func:`similarity`, whitespace ignored and
+    the old name read as the new one, so the rename itself does not count) are one
+    renamed symbol, a ``moved`` entry from its old name. Pairs that keep the simple name
+    (a child of a renamed parent) first, then the most similar; each symbol in one pair at
+    most; other entries are kept as they are, in order. ``git log -L`` follows
+    a function through such a rename because its lines stay; the threshold is git's own
+    for renamed files (50%). Measured on click's 3,329 commits: 176 pairs reach 0.5 (113
+    keep their simple name under a renamed parent); read by hand, about 8 of the 63 with
+    a new name are wrong, 7 of those 1-2-line test stubs with equal bodies, while of the 32
+    pairs between 0.3 and 0.5 about half are wrong."""
+    import re
+
+    removed = [c for c in changes if c.change == "removed"]
+    added = [c for c in changes if c.change == "added"]
+    if not removed or not added:
+        return changes
+    cands: list[tuple[bool, float, int, int, int]] = []
+    new_text = [_lines_of(new_lines, a.start_line, a.end_line) for a in added]
+    new_size = [sum(len(k) * n for k, n in t.items()) for t in new_text]
+    for j, r in enumerate(removed):
+        old_name = _simple(r.local).encode()
+        pat = re.compile(_WORD % re.escape(old_name))
+        lines = old_lines[r.start_line - 1:r.end_line]
+        size = sum(len(b"".join(ln.split())) for ln in lines)
+        for i, a in enumerate(added):
+            # common bytes cannot exceed the smaller text (give the renamed name some room)
+            if a.kind != r.kind or min(size, new_size[i]) < 0.8 * threshold * max(
+                    size, new_size[i]):
+                continue
+            new_name = _simple(a.local).encode()
+            text = [pat.sub(new_name.replace(b"\\", b"\\\\"), ln) for ln in lines] \
+                if old_name != new_name else lines
+            score = similarity(_lines_of(text, 1, len(text)), new_text[i])
+            if score >= threshold:
+                cands.append((old_name == new_name, score, -abs(a.start_line - r.start_line),
+                              j, i))
+    pairs: dict[int, SymbolChange] = {}
+    used: set[int] = set()
+    # a child keeping its name under a renamed parent first, then the most similar, then
+    # the nearest
+    for _same, _score, _dist, j, i in sorted(cands, reverse=True):
+        if j not in used and i not in pairs:
+            used.add(j)
+            pairs[i] = removed[j]
+    if not pairs:
+        return changes
+    gone = {id(removed[j]) for j in used}
+    out = []
+    for c in changes:
+        if id(c) in gone:
+            continue
+        if c.change == "added":
+            i = next((k for k, a in enumerate(added) if a is c), -1)
+            if i in pairs:
+                r = pairs[i]
+                c = c._replace(change="moved", old_path=r.old_path, old_local=r.old_local,
+                               old_hash=r.old_hash)
         out.append(c)
     return out

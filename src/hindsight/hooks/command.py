@@ -1,5 +1,5 @@
 """Click commands of the agent integration: ``hindsight hook <event>`` (run by the agent)
-and ``hindsight import claude-code|codex``."""
+and ``hindsight import claude-code|codex|cursor|copilot|gemini|antigravity``."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 
 import click
 
-from hindsight.hooks.fast import EVENTS, run_event
+from hindsight.hooks.fast import EVENTS, HARNESSES, run_event
 
 HARNESS = click.option("--harness", default="claude-code", show_default=True,
-                       type=click.Choice(["claude-code", "codex"]),
+                       type=click.Choice(list(HARNESSES)),
                        help="Which agent sent the payload.")
 
 
@@ -101,11 +101,47 @@ def import_codex_cmd(as_json: bool) -> None:
         _import_report(bank.sessions.import_codex(), as_json)
 
 
+@click.command("cursor")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+def import_cursor_cmd(as_json: bool) -> None:
+    """Read Cursor agent transcripts (~/.cursor/projects/<this repository>/agent-transcripts)."""
+    with _bank("cursor") as bank:
+        _import_report(bank.sessions.import_cursor(), as_json)
+
+
+@click.command("gemini")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+def import_gemini_cmd(as_json: bool) -> None:
+    """Read Gemini CLI chat recordings (~/.gemini/tmp/<this repository>/chats)."""
+    with _bank("gemini") as bank:
+        _import_report(bank.sessions.import_gemini(), as_json)
+
+
+@click.command("antigravity")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+def import_antigravity_cmd(as_json: bool) -> None:
+    """Read Antigravity CLI conversations (~/.gemini/antigravity-cli/brain) whose tool calls
+    name paths in this repository."""
+    with _bank("antigravity") as bank:
+        _import_report(bank.sessions.import_antigravity(), as_json)
+
+
+@click.command("copilot")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+def import_copilot_cmd(as_json: bool) -> None:
+    """Read GitHub Copilot CLI sessions ($COPILOT_HOME/session-state) run in this
+    repository."""
+    with _bank("copilot") as bank:
+        _import_report(bank.sessions.import_copilot(), as_json)
+
+
 def commands() -> list[click.Command]:
     """The click commands this package adds to ``hindsight``."""
     return [hook]
 
 
 def import_sources() -> list[click.Command]:
-    """The ``import`` subcommands this package provides (``claude-code``, ``codex``)."""
-    return [import_claude_cmd, import_codex_cmd]
+    """The ``import`` subcommands this package provides (``claude-code``, ``codex``,
+    ``cursor``, ``copilot``, ``gemini``, ``antigravity``)."""
+    return [import_claude_cmd, import_codex_cmd, import_cursor_cmd, import_copilot_cmd,
+            import_gemini_cmd, import_antigravity_cmd]

@@ -35,10 +35,17 @@ def plain(value: Any) -> Any:
     return value.unwrap() if hasattr(value, "unwrap") else value
 
 
+def _empty(doc: Any) -> bool:
+    return not doc
+
+
 @dataclass(frozen=True)
 class Format:
     parse: Callable[[str, str], Any]  # (text, path) -> document; raises ConfigError
     dump: Callable[[Any], str]
+    # whether a document holds nothing of the user's once our entries are gone (a file we
+    # created is then deleted); e.g. Cursor's hooks.json keeps only ``{"version": 1}``
+    bare: Callable[[Any], bool] = _empty
 
 
 def parse_json(text: str, path: str) -> Any:
@@ -164,7 +171,7 @@ def commit(plan: Plan, install: bool) -> dict[str, Any]:
         return result
     mode, orig = _mode(plan.path), plan.path + ORIG_SUFFIX
     pristine = None if install else read_bytes(orig)
-    ours_only = not install and pristine is None and not plain(plan.doc)
+    ours_only = not install and pristine is None and plan.fmt.bare(plain(plan.doc))
     if plan.original is not None and not ours_only:  # a file of only our entries: no backup
         result["backup"] = _backup(plan.path, plan.original, mode)
     new = plan.fmt.dump(plan.doc).encode()

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 from typing import Any
 
-EVENTS = ("session-start", "user-prompt-submit", "stop", "pre-compact", "session-end")
+EVENTS = ("session-start", "user-prompt-submit", "edit", "stop", "pre-compact", "session-end")
+HARNESSES = ("claude-code", "codex", "cursor", "copilot", "gemini", "antigravity")  # hooks.agents.ADAPTERS
 
 
 def run_event(event: str, harness: str) -> int:
-    """Run hook ``event`` for ``harness`` on this process's stdin; returns 0 always."""
+    """Run hook ``event`` for ``harness`` on this process's stdin: the agent's adapter
+    (:mod:`hindsight.hooks.agents`) reads the payload and prints the handler's answer in the
+    agent's contract. Returns 0 always."""
     from hindsight.config.settings import env_flag
     from hindsight.hooks import handlers
+    from hindsight.hooks.agents import for_hook
     from hindsight.hooks.runtime import Diag, guarded, read_stdin
 
     if env_flag("disableHooks"):  # environment only, before any file is read
@@ -20,16 +24,22 @@ def run_event(event: str, harness: str) -> int:
         d.set(skipped="HINDSIGHT_DISABLE_HOOKS")
         d.write()
         return 0
-    fn = {"session-start": handlers.session_start,
+    fn = {"session-start": handlers.session_start, "edit": handlers.edit,
           "user-prompt-submit": handlers.user_prompt_submit}.get(event, handlers.writeback)
 
     def run(diag: Any) -> str:
         data = read_stdin()  # inside the budget: an agent may leave stdin open
         if "_warning" in data:
             diag.set(warning=data["_warning"])
-        ev = handlers.Event.from_payload(event, harness, data)
+        adapter = for_hook(harness, data)
+        if adapter.name != harness:
+            diag.set(harness=adapter.name, via=harness)
+        ev = adapter.event(event, data)
         diag.set(session=ev.session)
-        return fn(ev, diag)
+        if ev.skip:
+            diag.set(skipped=ev.skip)
+            return adapter.render(ev, "")
+        return adapter.render(ev, fn(ev, diag))
 
     return guarded(event, harness, run)
 
@@ -57,9 +67,10 @@ def fast_main(args: list[str]) -> int | None:
 def _parse(args: list[str]) -> int | None:
     if len(args) == 1:
         harness = "claude-code"
-    elif len(args) == 3 and args[1] == "--harness" and args[2] in ("claude-code", "codex"):
+    elif len(args) == 3 and args[1] == "--harness" and args[2] in HARNESSES:
         harness = args[2]
-    elif len(args) == 2 and args[1] in ("--harness=claude-code", "--harness=codex"):
+    elif len(args) == 2 and args[1].startswith("--harness=") and \
+            args[1].split("=", 1)[1] in HARNESSES:
         harness = args[1].split("=", 1)[1]
     else:
         return None

@@ -1,11 +1,12 @@
-"""The hook events, normalised from the agent's payload (Claude Code's hook contract:
-docs/agent-formats.md §1 and code.claude.com/docs/en/hooks).
+"""The hook handlers: each takes the one :class:`~hindsight.hooks.agents.Event` an agent's
+adapter (:mod:`hindsight.hooks.agents`) made of its payload, calls the bank's ``sessions``
+service and returns the text to inject ("" for nothing); the adapter turns that text into what
+the agent's hook contract accepts. Exit code is always 0
+(:func:`hindsight.hooks.runtime.guarded`).
 
-Input fields read: ``session_id``, ``transcript_path``, ``cwd``, ``prompt``
-(UserPromptSubmit), ``source`` (SessionStart). Output: for SessionStart and
-UserPromptSubmit, ``{"hookSpecificOutput": {"hookEventName": <Event>, "additionalContext":
-<text>}}`` on stdout, or nothing at all; the other events print nothing. Exit code is always
-0 (:func:`hindsight.hooks.runtime.guarded`).
+Agents that may run the same event twice for one session (Cursor runs its own hooks and
+Claude Code's) take a *claim* first (:func:`claim`): the second process finds it and does
+nothing, so a session is briefed, injected and written back once.
 """
 
 from __future__ import annotations
@@ -14,50 +15,16 @@ import contextlib
 import json
 import os
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from hindsight.config.paths import file_lock
+from hindsight.hooks.agents import CLAUDE_EVENT_NAMES as EVENT_NAMES  # noqa: F401 (API)
+from hindsight.hooks.agents import Event
 from hindsight.hooks.runtime import Diag, spawn
 
-EVENT_NAMES = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit",
-               "stop": "Stop", "pre-compact": "PreCompact", "session-end": "SessionEnd",
-               "subagent-stop": "SubagentStop"}
 WRITEBACK = ("stop", "pre-compact", "session-end")
-
-
-@dataclass
-class Event:
-    """One hook call, whatever the agent: ``name`` (our event name), ``harness``,
-    ``session``, ``transcript``, ``cwd``, ``prompt``, ``source``."""
-
-    name: str
-    harness: str
-    session: str = ""
-    transcript: str = ""
-    cwd: str = ""
-    prompt: str = ""
-    source: str = ""
-
-    @classmethod
-    def from_payload(cls, name: str, harness: str, data: dict[str, Any]) -> Event:
-        def s(key: str) -> str:
-            v = data.get(key)
-            return v if isinstance(v, str) else ""
-
-        return cls(name, harness, _text(s("session_id")), s("transcript_path"),
-                   s("cwd") or os.getcwd(), _text(s("prompt")), s("source"))
-
-
-def _text(v: str) -> str:
-    """``v`` with lone surrogates (valid in JSON, not in UTF-8 or SQLite) replaced."""
-    return v.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-
-
-def _json_out(event: str, text: str) -> str:
-    return json.dumps({"hookSpecificOutput": {"hookEventName": EVENT_NAMES[event],
-                                              "additionalContext": text}},
-                      ensure_ascii=False) + "\n"
+CLAIM_WINDOW_S = 10.0  # a second run of one turn's event within this is the same event
+CLAIM_KEEP_S = 7 * 86400.0  # claim files older than this are removed
 
 
 def _resolve(ev: Event, diag: Diag) -> Any:
@@ -104,9 +71,61 @@ def _best_effort(diag: Diag, what: str, fn: Any, *args: Any) -> None:
         diag.set(skipped_write=f"{what}: {e}"[:200])
 
 
+def claim(bank_id: str, ev: Event, kind: str, key: str, window_s: float | None) -> bool:
+    """Take the claim ``(kind, session, key)`` of ``bank_id``: True when this process is
+    the first (or the last claim is older than ``window_s`` seconds; ``None``: a claim never
+    expires), False when another process took it. Atomic across processes (``O_EXCL`` files
+    in ``spool/<bank>/claims/``, mode 0600); claims older than :data:`CLAIM_KEEP_S` are
+    removed when a session-start claims."""
+    import xxhash
+
+    from hindsight.config.paths import Home
+
+    folder = Home.ensure(os.path.join(_spool_dir(bank_id, create=True), "claims"), private=True)
+    path = os.path.join(folder, xxhash.xxh3_64_hexdigest(
+        f"{kind}\0{ev.session}\0{key}".encode("utf-8", "replace")))
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        try:
+            if window_s is None or time.time() - os.stat(path).st_mtime < window_s:
+                return False
+            # a stale claim: of the processes that find it, the one whose rename
+            # succeeds (atomic) takes it
+            os.rename(path, aside := f"{path}.{os.getpid()}")
+            os.unlink(aside)
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except OSError:
+            return False
+    if kind == "brief":
+        _prune(folder)
+    return True
+
+
+def _prune(folder: str) -> None:
+    now = time.time()
+    with contextlib.suppress(OSError), os.scandir(folder) as it:
+        for entry in it:
+            with contextlib.suppress(OSError):
+                if now - entry.stat().st_mtime > CLAIM_KEEP_S:
+                    os.unlink(entry.path)
+
+
+def _first(res: Any, ev: Event, kind: str, key: str, window_s: float | None,
+           diag: Diag) -> bool:
+    """False (and diag says so) when ``ev``'s agent dedupes and another hook process
+    already did this for the session."""
+    if ev.agent is None or not ev.agent.dedupe or not ev.session:
+        return True
+    if claim(res.bank_id, ev, kind, key, window_s):
+        return True
+    diag.set(skipped=f"duplicate: {kind} of this session already done by another hook")
+    return False
+
+
 def session_start(ev: Event, diag: Diag) -> str:
     res = _resolve(ev, diag)
-    if res is None:
+    if res is None or not _first(res, ev, "brief", "", None, diag):
         return ""
     seeding = False
     with _open(res, True) as bank:
@@ -131,14 +150,25 @@ def session_start(ev: Event, diag: Diag) -> str:
         text = bank.sessions.seeding_note(int(res.settings["briefingMaxChars"]))
     diag.set(memory_ids=ids)
     diag.set(injected=text)
-    return _json_out("session-start", text) if text else ""
+    return text
 
 
 def user_prompt_submit(ev: Event, diag: Diag) -> str:
+    import xxhash
+
     from hindsight.errors import BankNotFound
 
     res = _resolve(ev, diag)
     if res is None or not ev.prompt.strip():
+        return ""
+    gate = ev.agent.prompt_setting if ev.agent is not None else ""
+    if gate and not res.settings[gate]:
+        diag.set(skipped=f"{gate} is off")
+        return ""
+    # keyed by the prompt, not the agent's turn id: a payload Cursor maps to Claude Code's
+    # form may not carry generation_id
+    key = xxhash.xxh3_64_hexdigest(ev.prompt.encode("utf-8", "replace"))
+    if not _first(res, ev, "prompt", key, CLAIM_WINDOW_S, diag):
         return ""
     try:
         bank = _open(res, False)
@@ -157,31 +187,57 @@ def user_prompt_submit(ev: Event, diag: Diag) -> str:
             _best_effort(diag, "injected ids", bank.sessions.set_injected, ev.session,
                          seen | set(ids))
     diag.set(injected=text, memory_ids=ids, relevance=rels)
-    return _json_out("user-prompt-submit", text) if text else ""
+    return text
 
 
-def _spool_dir(bank_id: str) -> str:
+def edit(ev: Event, diag: Diag) -> str:
+    """An agent edited ``ev.files``: queue them for the edit trace (HEAD → the file now, once
+    per content, recorded by the detached drain, or at once with ``hookSync``; the
+    write-back at stop skips what is recorded). Injects nothing."""
+    if not ev.files:
+        diag.set(skipped="no edited file in the payload")
+        return ""
+    res = _resolve(ev, diag)
+    if res is None:
+        return ""
+    _spool(res, ev, diag, {"files": list(ev.files)})
+    return ""
+
+
+def _spool_dir(bank_id: str, create: bool = False) -> str:
     from hindsight.config.paths import Home
 
-    return Home.current().spool_dir(bank_id)
+    return Home.current().spool_dir(bank_id, create)
 
 
 def writeback(ev: Event, diag: Diag) -> str:
     """stop / pre-compact / session-end: queue the transcript for write-back and start
-    the drain (detached, unless ``hookSync``). Prints nothing."""
-    from hindsight.config.banks import claude_project_dir
-
+    the drain (detached, unless ``hookSync``). Injects nothing."""
     res = _resolve(ev, diag)
     if res is None or not res.settings["retainTranscripts"]:
         return ""
-    if not ev.transcript:
+    locate = ev.agent is not None and ev.agent.locates_transcript and bool(ev.session)
+    if not ev.transcript and not locate:
         diag.set(skipped="no transcript_path")
         return ""
-    d = _spool_dir(res.bank_id)
-    os.makedirs(d, exist_ok=True)
-    job = {"event": ev.name, "harness": ev.harness, "session": ev.session,
-           "transcript": ev.transcript, "cwd": ev.cwd, "bank": res.bank_id,
-           "project_dir": claude_project_dir()}
+    # a write-back skipped here is not lost: the next one reads on from the stored offset
+    if not _first(res, ev, f"writeback:{ev.name}", "", CLAIM_WINDOW_S, diag):
+        return ""
+    job: dict[str, Any] = {"transcript": ev.transcript}
+    if ev.agent is not None and ev.agent.transcript_wait_s:
+        job["wait_s"] = ev.agent.transcript_wait_s
+    _spool(res, ev, diag, job)
+    return ""
+
+
+def _spool(res: Any, ev: Event, diag: Diag, fields: dict[str, Any]) -> None:
+    """Queue a job for the bank's drain (``spool/<bank>/<time>-<pid>.json``) and start the
+    drain (detached, or here with ``hookSync``)."""
+    from hindsight.config.banks import claude_project_dir
+
+    d = _spool_dir(res.bank_id, create=True)
+    job = {"event": ev.name, "harness": ev.harness, "session": ev.session, "cwd": ev.cwd,
+           "bank": res.bank_id, "project_dir": claude_project_dir(), **fields}
     name = os.path.join(d, f"{time.time_ns():020d}-{os.getpid()}.json")
     with open(name + ".tmp", "w", encoding="utf-8") as f:
         json.dump(job, f)
@@ -191,7 +247,6 @@ def writeback(ev: Event, diag: Diag) -> str:
         diag.set(drained=drain(res.bank_id, wait_s=20.0))
     else:
         diag.set(drain_pid=spawn(["hook", "_drain", "--bank", res.bank_id], "drain.log"))
-    return ""
 
 
 def _run_job(path: str, banks: dict[Any, Any]) -> dict[str, Any]:
@@ -209,9 +264,14 @@ def _run_job(path: str, banks: dict[Any, Any]) -> dict[str, Any]:
             raise ConfigError(f"{job['cwd']} now resolves to {res.bank_id}, not "
                               f"{job['bank']} as when the hook ran (config changed?)")
         banks[key] = _open(res, True)
+    if job["event"] == "edit":
+        edits = banks[key].sessions.record_edits(job["files"], job.get("session", ""),
+                                                 job["harness"])
+        return {"bank": banks[key].bank_id, **edits}
     out = banks[key].sessions.write_back(job["transcript"], job["harness"],
                                          session=job.get("session", ""),
-                                         final=job["event"] == "session-end")
+                                         final=job["event"] == "session-end",
+                                         cwd=job["cwd"], wait_s=float(job.get("wait_s", 0)))
     return {"bank": banks[key].bank_id, **out}
 
 

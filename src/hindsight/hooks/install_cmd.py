@@ -1,5 +1,6 @@
-"""``hindsight install|uninstall claude-code|codex``: click commands over
-:mod:`hindsight.hooks.install`.
+"""``hindsight install|uninstall claude-code|codex|cursor|copilot`` and ``hindsight install
+--detect``: click commands over :mod:`hindsight.hooks.install` and
+:mod:`hindsight.hooks.install_agents`.
 
 :func:`commands` returns the ``install`` and ``uninstall`` groups for the main CLI to
 register. For a standalone run: ``python -m hindsight.hooks.install_cmd install claude-code``.
@@ -17,7 +18,9 @@ from typing import Any
 
 import click
 
-_AGENTS = {"claude-code": "Claude Code", "codex": "Codex"}
+_AGENTS = {"claude-code": "Claude Code", "codex": "Codex", "cursor": "Cursor",
+           "copilot": "GitHub Copilot CLI", "gemini": "Gemini CLI",
+           "antigravity": "Antigravity CLI"}
 
 
 def _restart_hint(report: dict[str, Any]) -> str:
@@ -26,6 +29,15 @@ def _restart_hint(report: dict[str, Any]) -> str:
             return "Restart Codex."
         return ("Restart Codex; new hooks wait for your review in /hooks, and Codex runs "
                 "them only once trusted.")
+    if report["agent"] == "cursor":
+        return ("Cursor reloads hooks.json on save; open a new chat (and restart Cursor for the "
+                "MCP server).")
+    if report["agent"] == "copilot":
+        return "Start a new Copilot CLI session."
+    if report["agent"] == "gemini":
+        return "Start a new Gemini CLI session (/hooks lists the hooks it loaded)."
+    if report["agent"] == "antigravity":
+        return "Start a new agy conversation."
     hint = "Restart Claude Code (running sessions keep their old hooks and MCP servers)."
     if report["scope"] == "project" and report["action"] == "install":
         hint += " Claude Code asks once to approve the project's .mcp.json server."
@@ -89,11 +101,70 @@ _HELP = {
 }
 
 
+def _detect_text(found: list[dict[str, Any]]) -> str:
+    lines = ["Coding agents on this machine (their user directory, their command on PATH):"]
+    for d in found:
+        state = {True: "hindsight installed", False: "hindsight not installed",
+                 None: "its config cannot be read"}[d["installed"]]
+        where = ", ".join(d["evidence"]) if d["found"] else "not found"
+        lines.append(f"  {d['agent']:<12} {where}  [{state}]")
+    todo = [d["agent"] for d in found if d["found"] and d["installed"] is False]
+    if todo:
+        lines.append("Install with: " + "; ".join(f"hindsight install {a}" for a in todo))
+    return "\n".join(lines)
+
+
+def _agent_command(verb: str, agent: str) -> click.Command:
+    """``<verb> cursor|copilot|gemini|antigravity`` (``--scope``, ``--project``,
+    ``--json``)."""
+    label = _AGENTS[agent]
+    helps = {"install": f"Add hindsight's hooks and MCP server to {label} (idempotent; "
+                        "backups are written next to each changed file).",
+             "uninstall": f"Remove only hindsight's entries from {label}; a file unchanged "
+                          "since install gets its original bytes back."}
+
+    @click.command(agent, help=helps[verb])
+    @click.option("--scope", type=click.Choice(["user", "project"]), default="user",
+                  show_default=True, help="user: your home directory's files; project: the "
+                  "repository's (see README, Agents).")
+    @_project_opt
+    @_json_opt
+    def cmd(scope: str, project: str | None, as_json: bool) -> None:
+        from hindsight.hooks import install_agents
+
+        fn = getattr(install_agents, f"{verb}_{agent}")
+        _execute(lambda: fn(scope, project or os.getcwd()), as_json)
+
+    return cmd
+
+
 def _group(verb: str) -> click.Group:
-    """``install`` or ``uninstall``: the same two subcommands calling
-    ``<verb>_claude_code`` / ``<verb>_codex`` of :mod:`hindsight.hooks.install`."""
+    """``install`` or ``uninstall``: subcommands calling ``<verb>_<agent>`` of
+    :mod:`hindsight.hooks.install` (claude-code, codex) and
+    :mod:`hindsight.hooks.install_agents` (cursor, copilot); ``install --detect``."""
     group_help, cc_help, codex_help = _HELP[verb]
-    group = click.Group(verb, help=group_help)
+    if verb == "install":
+        @click.group(verb, help=group_help, invoke_without_command=True)
+        @click.option("--detect", is_flag=True, help="List the coding agents found on this "
+                      "machine (user directory, command on PATH) and whether hindsight is "
+                      "installed for each; changes nothing.")
+        @_json_opt
+        @click.pass_context
+        def group(ctx: click.Context, detect: bool, as_json: bool) -> None:
+            if ctx.invoked_subcommand is not None:
+                return
+            if not detect:
+                click.echo(ctx.get_help())
+                return
+            from hindsight.hooks.install_agents import detect as find
+
+            found = find()
+            sys.stdout.write(json.dumps(found, indent=2) + "\n" if as_json
+                             else _detect_text(found) + "\n")
+    else:
+        group = click.Group(verb, help=group_help)
+    for agent in ("cursor", "copilot", "gemini", "antigravity"):
+        group.add_command(_agent_command(verb, agent))
 
     @group.command("claude-code", help=cc_help)
     @_scope_opt
@@ -116,6 +187,7 @@ def _group(verb: str) -> click.Group:
 
 
 def commands() -> list[click.Command]:
-    """The ``install`` and ``uninstall`` click groups, each with ``claude-code``
-    (``--scope user|project``, ``--project PATH``, ``--json``) and ``codex`` (``--json``)."""
+    """The ``install`` and ``uninstall`` click groups, each with ``claude-code``, ``cursor``
+    and ``copilot`` (``--scope user|project``, ``--project PATH``, ``--json``) and ``codex``
+    (``--json``); ``install --detect [--json]``."""
     return [_group("install"), _group("uninstall")]

@@ -19,9 +19,10 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 # Seconds a hook may take before it gives up and prints nothing; each is below the timeout
-# written by ``hindsight install claude-code`` (hooks/install.py) for the same event.
+# written by ``hindsight install claude-code`` (hooks/install.py) for the same event, and for
+# agents whose timeout is not written (Cursor) it is the only bound.
 BUDGET_S = {"session-start": 8.0, "user-prompt-submit": 2.0, "stop": 25.0,
-            "pre-compact": 25.0, "session-end": 25.0, "subagent-stop": 25.0}
+            "pre-compact": 25.0, "session-end": 25.0, "subagent-stop": 25.0, "edit": 4.0}
 
 
 # How hindsight starts itself, wherever a command is written or a process started for later
@@ -184,7 +185,9 @@ def read_stdin(limit: int = 64 << 20) -> dict[str, Any]:
     if not raw.strip():
         return {}
     try:
-        data = json.loads(raw.decode("utf-8", "replace"))
+        from hindsight.config.jsontext import loads
+
+        data = loads(raw, errors="replace")  # a BOM or CRLF from a Windows tool is fine
     except (ValueError, RecursionError):
         return {"_warning": "stdin is not valid JSON (or nested too deeply)"}
     return data if isinstance(data, dict) else {"_warning": "stdin is not a JSON object"}

@@ -10,6 +10,12 @@ ranking is late; either way the result says ``"partial": true`` with a ``"note"`
 deadline is setting ``mcpTimeoutS`` (``HINDSIGHT_MCP_TIMEOUT_S``, default 10 s), read at each call. Over stdio
 the SDK points file descriptor 1 at stderr while serving, so nothing written to stdout by
 hindsight or a child process can reach the JSON-RPC stream; logging goes to stderr.
+
+Every answer fits the size cap of :mod:`hindsight.mcp.bounds` (setting ``mcpMaxTokens``): the
+list tools take ``limit`` (``k`` for recall) and ``offset`` and say ``count``, ``total``,
+``offset``, ``truncated`` and, when rows remain, ``next_offset`` and a ``hint``; trace_flow
+keeps its steps breadth first; any other answer is cut by :func:`bounds.capped` and says
+what was cut.
 """
 
 from __future__ import annotations
@@ -21,10 +27,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
-from hindsight.errors import Ambiguous, Busy, ConfigError, HindsightError
+from hindsight.errors import Ambiguous, Busy, ConfigError, HindsightError, StorageError
+from hindsight.mcp import bounds
 from hindsight.mcp.descriptions import (
     DESCRIPTIONS,
     INSTRUCTIONS,
@@ -42,6 +49,7 @@ MAX_TRACE_NODES = 400
 # still returns when the full ranking is not done by the deadline
 LEXICAL = ("bm25", "prf", "recency", "lesson", "adjacent")
 WRITES = frozenset({"retain", "forget"})
+RANKINGS_KEPT = 8  # recall rankings a session keeps for paging
 
 class Deadline:
     """``seconds`` from now (default: :func:`timeout_s`) on the monotonic clock."""
@@ -74,6 +82,8 @@ class _Session:
         self._bank: Bank | None = None
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
+        # recall query -> the view of its ranking so far (see _recall); oldest first
+        self.rankings: dict[str, dict[str, Any]] = {}
 
     @contextmanager
     def use(self, dl: Deadline) -> Iterator[Bank]:
@@ -155,10 +165,10 @@ def _guard(tool: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
         try:
             _check(tool, kwargs)
-            out = fn(**kwargs)
+            out = json.loads(json.dumps(fn(**kwargs), ensure_ascii=False, default=str))
+            return bounds.capped(out, tool=tool)  # what the tool did not bound itself
         except HindsightError as e:
             raise ToolError(tool_error(e, file_param)) from None
-        return json.loads(json.dumps(out, ensure_ascii=False, default=str))
 
     return wrapper
 
@@ -218,19 +228,52 @@ def _impact(bank: Bank, symbol: str, depth: int, file: str | None, limit: int,
     return _partial({**out, "items": [i.as_dict() for i in out["items"]]}, note)
 
 
-def _recall(sess: _Session, text: str, kw: dict[str, Any], dl: Deadline) -> dict[str, Any]:
+def _ranking(sess: _Session, text: str, kw: dict[str, Any], dl: Deadline
+             ) -> tuple[dict[str, Any], str | None]:
     """Lexical matches first (fast, no model), then the full hybrid recall on the worker
     thread, waited for until the deadline; when it is late the lexical matches are returned
-    (it finishes in the background, so the model is warm for the next call)."""
+    (it finishes in the background, so the model is warm for the next call). Returns (the
+    recall view, a note when it is the lexical one). Nothing is counted as accessed."""
     with sess.use(dl) as bank:
         quick = bank.memory.recall(text, channels=LEXICAL, touch=False, **kw)
-    fut = sess.background(lambda b: b.memory.recall(text, **kw))
+    fut = sess.background(lambda b: b.memory.recall(text, touch=False, **kw))
     try:
-        return _partial(_hits_view(fut.result(timeout=dl.left())), None)
+        return _hits_view(fut.result(timeout=dl.left())), None
     except TimeoutError:  # (concurrent.futures' TimeoutError since Python 3.11)
-        return _partial(_hits_view(quick), (
+        return _hits_view(quick), (
             f"time limit of {dl.seconds:g} s reached before the full ranking (vectors, code "
-            "anchors): full-text matches only; repeat the recall for the full ranking"))
+            "anchors): full-text matches only; repeat the recall for the full ranking")
+
+
+def _recall(sess: _Session, text: str, kw: dict[str, Any], dl: Deadline, offset: int = 0,
+            k: int = 10) -> dict[str, Any]:
+    """Hits ``offset`` to ``offset + k`` of the ranking for ``text``, cut to the answer cap.
+    A first page (``offset`` 0) ranks afresh; a later page continues the ranking of the
+    first: the session keeps the hits it ranked for the last :data:`RANKINGS_KEPT` queries
+    (until a retain or forget) and ranks more only past their end, leaving out the hits
+    ranked before, so that paging neither repeats nor skips a hit although recall counts
+    the hits it shows as accessed."""
+    key = json.dumps([text, kw], sort_keys=True, default=str)
+    known = sess.rankings.pop(key, None) if offset else None
+    note = None
+    if known is None or len(known["hits"]) < offset + k:
+        view, note = _ranking(sess, text, {**kw, "k": offset + k}, dl)
+        if known is not None:
+            ids = {h["id"] for h in known["hits"]}
+            view["hits"] = known["hits"] + [h for h in view["hits"] if h["id"] not in ids]
+    else:
+        view = known
+    kept = view if note is None else known  # a lexical view is not kept
+    if kept is not None:
+        sess.rankings[key] = kept
+        while len(sess.rankings) > RANKINGS_KEPT:
+            sess.rankings.pop(next(iter(sess.rankings)))
+    base = _partial({f: v for f, v in view.items() if f not in ("hits", "count")}, note)
+    out = bounds.paged(base, "hits", view["hits"], offset=offset, limit=k, tool="recall")
+    if note is None and out["hits"]:
+        with sess.use(dl) as bank, suppress(StorageError):
+            bank.memory.touch([h["id"] for h in out["hits"]])  # bookkeeping only
+    return out
 
 
 def _hits_view(res: RecallResult) -> dict[str, Any]:
@@ -246,23 +289,25 @@ def _memory_tools(sess: _Session) -> list[Callable[..., Any]]:
     def retain(text: str, kind: str = "", tags: list[str] | None = None,
                files: list[str] | None = None, symbols: list[str] | None = None,
                outcome: str = "", supersedes: int | None = None) -> dict[str, Any]:
+        sess.rankings.clear()  # a new memory changes every ranking
         with sess.use(Deadline()) as bank:
             return dict(bank.memory.retain(text, kind=kind, tags=tags or [], files=files or [],
                                     symbols=symbols or [], outcome=outcome,
                                     supersedes=supersedes, source="api").as_dict())
 
-    def recall(text: str, k: int = 10, files: list[str] | None = None,
+    def recall(text: str, k: int = 10, offset: int = 0, files: list[str] | None = None,
                symbols: list[str] | None = None, kinds: list[str] | None = None,
                tags: list[str] | None = None, scene: str = "") -> dict[str, Any]:
-        kw = {"k": k, "files": files or [], "symbols": symbols or [], "kinds": kinds or [],
+        kw = {"files": files or [], "symbols": symbols or [], "kinds": kinds or [],
               "tags": tags or [], "scene": scene}
-        return _recall(sess, text, kw, Deadline())
+        return _recall(sess, text, kw, Deadline(), offset, k)
 
     def reflect(question: str, k: int = 20) -> dict[str, Any]:
         with sess.use(Deadline()) as bank:
             return bank.memory.reflect(question, k)
 
     def forget(memory_id: int, reason: str) -> dict[str, Any]:
+        sess.rankings.clear()
         with sess.use(Deadline()) as bank:
             text = bank.memory.get(memory_id).text  # NotFound: "no memory <id>"
             return {**bank.memory.forget(memory_id, reason), "text": text}
@@ -271,7 +316,8 @@ def _memory_tools(sess: _Session) -> list[Callable[..., Any]]:
 
 
 def _graph(sess: _Session, direction: str, symbol: str, depth: int, file: str | None,
-           include_unresolved: bool = False) -> dict[str, Any]:
+           include_unresolved: bool = False, *, offset: int = 0, limit: int = 100
+           ) -> dict[str, Any]:
     dl = Deadline()
     extra: dict[str, int] = {}
     with sess.use(dl) as bank:
@@ -280,51 +326,62 @@ def _graph(sess: _Session, direction: str, symbol: str, depth: int, file: str | 
         if direction == "callers":
             extra["unresolved_same_name"] = bank.code.unresolved_same_name(target)
     rows = [h.as_dict() for h in hits]
-    return _partial({"symbol": target.as_dict(), "depth": depth, "count": len(rows),
-                     **extra, direction: rows}, note)
+    base = _partial({"symbol": target.as_dict(), "depth": depth, **extra}, note)
+    return bounds.paged(base, direction, rows, offset=offset, limit=limit, tool=direction)
 
 
 def _code_tools(sess: _Session) -> list[Callable[..., Any]]:
     def search_symbols(name: str, kind: str | None = None, file: str | None = None,
-                       limit: int = 20) -> dict[str, Any]:
+                       limit: int = 20, offset: int = 0) -> dict[str, Any]:
+        from hindsight.app import SYMBOLS_COUNTED
+
         with sess.use(Deadline()) as bank:
-            how, syms = bank.code.symbols(name, kind, file, limit)
-        return {"query": name, "match": how, "truncated": len(syms) >= limit,
-                "count": len(syms), "symbols": [s.as_dict() for s in syms]}
+            how, syms = bank.code.symbols(name, kind, file, SYMBOLS_COUNTED)
+        return bounds.paged({"query": name, "match": how}, "symbols",
+                            [s.as_dict() for s in syms], offset=offset, limit=limit,
+                            tool="search_symbols")
 
     def callers(symbol: str, depth: int = 1, file: str | None = None,
-                include_unresolved: bool = False) -> dict[str, Any]:
-        return _graph(sess, "callers", symbol, depth, file, include_unresolved)
+                include_unresolved: bool = False, limit: int = 100, offset: int = 0
+                ) -> dict[str, Any]:
+        return _graph(sess, "callers", symbol, depth, file, include_unresolved,
+                      offset=offset, limit=limit)
 
-    def callees(symbol: str, depth: int = 1, file: str | None = None) -> dict[str, Any]:
-        return _graph(sess, "callees", symbol, depth, file)
+    def callees(symbol: str, depth: int = 1, file: str | None = None, limit: int = 100,
+                offset: int = 0) -> dict[str, Any]:
+        return _graph(sess, "callees", symbol, depth, file, offset=offset, limit=limit)
 
     def trace_flow(start: str, depth: int = 3, file: str | None = None) -> dict[str, Any]:
         dl = Deadline()
         with sess.use(dl) as bank:
-            return _trace(bank, start, depth, file, dl)
+            out = _trace(bank, start, depth, file, dl)
+        return bounds.capped_tree(json.loads(json.dumps(out, default=str)), tool="trace_flow")
 
     return [search_symbols, callers, callees, trace_flow]
 
 
 def _history_tools(sess: _Session) -> list[Callable[..., Any]]:
-    def symbol_history(symbol: str, file: str | None = None, limit: int = 50
-                       ) -> dict[str, Any]:
+    def symbol_history(symbol: str, file: str | None = None, limit: int = 50,
+                       offset: int = 0, merges: bool = False) -> dict[str, Any]:
         with sess.use(Deadline()) as bank:
-            res = bank.history.history(symbol, file)
-        return {**res, "entries": [e.as_dict() for e in res["entries"][:limit]],
-                "count": min(limit, len(res["entries"])), "total": len(res["entries"])}
+            res = bank.history.history(symbol, file, merges=merges)
+        return bounds.paged({k: v for k, v in res.items() if k != "entries"}, "entries",
+                            [e.as_dict() for e in res["entries"]], offset=offset,
+                            limit=limit, tool="symbol_history")
 
-    def why(file: str, line: int) -> dict[str, Any]:
+    def why(file: str, line: int, merges: bool = False) -> dict[str, Any]:
         with sess.use(Deadline()) as bank:
-            res = bank.history.why(file, line)
-        return {**res, "earlier": [e.as_dict() for e in res["earlier"]]}
+            res = bank.history.why(file, line, merges)
+        return {**res, **{k: [e.as_dict() for e in res[k]] for k in ("earlier", "since")}}
 
-    def impact(symbol: str, depth: int = 2, file: str | None = None, limit: int = 30
-               ) -> dict[str, Any]:
+    def impact(symbol: str, depth: int = 2, file: str | None = None, limit: int = 30,
+               offset: int = 0) -> dict[str, Any]:
         dl = Deadline()
         with sess.use(dl) as bank:
-            return _impact(bank, symbol, depth, file, limit, dl)
+            out = _impact(bank, symbol, depth, file, offset + limit, dl)
+        base = {k: v for k, v in out.items() if k not in ("items", "count", "truncated")}
+        return bounds.paged(base, "items", out["items"], offset=offset, limit=limit,
+                            tool="impact", total=out["total"])
 
     def status() -> dict[str, Any]:
         with sess.use(Deadline()) as bank:

@@ -7,6 +7,20 @@ After every index run:
   If the symbol (or its file) is gone but exactly one symbol with the same hash and name
   exists elsewhere, the anchor is re-pointed there (a rename or move) and the memory stays
   fresh; otherwise it is flagged stale ("symbol removed" / "file deleted or renamed").
+  A file anchor goes stale only when its file is gone; when it recorded the file's content
+  hash and exactly one indexed file now has that hash, it is re-pointed there (a rename).
+  Implicit anchors (found in the text, :mod:`hindsight.memory.implicit`) follow the same
+  rules.
+  A file outside a sparse checkout (tracked, not checked out; the ``outside`` callback says
+  which) is neither: its anchors are left as they are, since nothing can be checked.
+- **Identity migration.** When a new version of symbol extraction names definitions
+  apart that used to share a name (a getter and its setter, overloads, an ``@overload``
+  stub and its implementation), the rebuilt index leaves a snapshot of the old repeated
+  symbols (code meta ``identity_migration``). Before anything is flagged, each anchor to
+  one of them is re-pointed to the new identity with the same ast hash (``C.p`` → its
+  setter ``C.p:setter``, ``C.m`` → ``C.m(int)``); an anchor to a stub that is no longer a
+  symbol stays on the name, now the implementation, and takes its hash when the file is
+  unchanged. The change of names never makes a memory stale.
 - **Code comments.** ``# @hindsight: …`` / ``// @hindsight: …`` comments become memories
   (source ``code_comment``, confidence 1.0) anchored to the enclosing symbol — or, for a
   comment on the lines right above a definition, to that definition. A comment that changes
@@ -16,30 +30,93 @@ After every index run:
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
 from hindsight.memory.clock import iso, now_ts
+from hindsight.models import base_local
 from hindsight.store.base import CodeStore, MemoryStore
 
 ABOVE = 3  # a comment this many lines above a definition belongs to it
 
 
-def check_anchors(mem: MemoryStore, code: CodeStore) -> dict[str, int]:
-    """Flag or re-point anchors; returns counts {stale, repointed}."""
+def migrate_identities(mem: MemoryStore, code: CodeStore) -> int:
+    """Re-point anchors after an identity change (see the module doc); returns how many
+    anchors were re-pointed or re-hashed. Clears the snapshot it reads."""
+    raw = code.get_meta("identity_migration")
+    if not raw:
+        return 0
+    old: dict[tuple[str, str], list[list[Any]]] = {}
+    for path, local, h, start, end, chash in json.loads(raw):
+        old.setdefault((path, local), []).append([h, start, end, chash])
+    files = code.load_files()
+    now = iso(now_ts())
+    done = 0
+    for mid, path, sym, h, _was_stale in mem.anchors_all():
+        copies = old.get((path, sym))
+        if not copies:
+            continue
+        o = next((c for c in copies if c[0] == h), None) if h else copies[0]
+        if o is None:  # the code changed since the anchor was made: check_anchors judges
+            continue
+        syms = code.file_symbols(path)
+        name = base_local(sym).rpartition(".")[2]
+        same = [s for s in syms if s.ast_hash == o[0] and s.name == name]
+        if len(same) > 1:
+            same = [s for s in same if s.start_line == o[1]] or same[:1]
+        if same:
+            if same[0].local != sym:
+                mem.repoint(mid, (path, sym), (path, same[0].local), now)
+                done += 1
+            continue
+        impl = [s for s in syms if s.local == sym]
+        fr = files.get(path)
+        if len(impl) == 1 and fr is not None and fr.content_hash == o[3] and \
+                impl[0].ast_hash != h:  # a stub folded into its implementation
+            mem.repoint(mid, (path, sym), (path, sym), now, ast_hash=impl[0].ast_hash)
+            done += 1
+    code.set_meta({"identity_migration": ""})
+    return done
+
+
+def check_anchors(mem: MemoryStore, code: CodeStore,
+                  outside: Callable[[list[str]], set[str]] | None = None) -> dict[str, int]:
+    """Flag or re-point anchors; returns counts {stale, repointed, fresh, migrated,
+    outside}. :func:`migrate_identities` runs first. ``outside(paths)``: which of the
+    anchored paths missing from the index lie outside a sparse checkout (their anchors
+    are not checked)."""
+    migrated = migrate_identities(mem, code)
     rows = mem.anchors_all()
     if not rows:
-        return {"stale": 0, "repointed": 0, "fresh": 0}
+        return {"stale": 0, "repointed": 0, "fresh": 0, "migrated": migrated, "outside": 0}
     files = code.load_files()
+    missing = sorted({r[1] for r in rows if r[1] and r[1] not in files})
+    away = outside(missing) if outside is not None and missing else set()
+    rows = [r for r in rows if r[1] not in away]
     stale: list[tuple[int, str, str, str]] = []
     fresh: list[tuple[int, str, str]] = []
     repointed = 0
     now = iso(now_ts())
+    by_hash: dict[str, list[str]] | None = None
+    held = {(mid, path, sym) for mid, path, sym, _h, _s in rows}  # never two equal anchors
     for mid, path, sym, h, was_stale in rows:
         if not sym:
-            if path not in files and not was_stale:
+            if path in files:
+                if was_stale:
+                    fresh.append((mid, path, sym))
+                continue
+            if h and by_hash is None:
+                by_hash = {}
+                for p, fr in files.items():
+                    by_hash.setdefault(fr.content_hash, []).append(p)
+            moved = (by_hash or {}).get(h, []) if h else []
+            if len(moved) == 1 and (mid, moved[0], "") not in held:  # renamed as it was
+                mem.repoint(mid, (path, sym), (moved[0], ""), now)
+                held.add((mid, moved[0], ""))
+                repointed += 1
+            elif not was_stale:
                 stale.append((mid, path, sym, "file deleted or renamed"))
-            elif path in files and was_stale:
-                fresh.append((mid, path, sym))
             continue
         found = code.symbols_by_qname([f"{path}::{sym}"])
         if found:
@@ -50,8 +127,9 @@ def check_anchors(mem: MemoryStore, code: CodeStore) -> dict[str, int]:
                 fresh.append((mid, path, sym))  # the edit was undone
             continue
         cands = code.symbols_with_hash(h, sym) if h else []
-        if len(cands) == 1:  # moved or renamed, content unchanged
+        if len(cands) == 1 and (mid, cands[0].path, cands[0].local) not in held:  # moved
             mem.repoint(mid, (path, sym), (cands[0].path, cands[0].local), now)
+            held.add((mid, cands[0].path, cands[0].local))
             repointed += 1
             continue
         if not was_stale:
@@ -61,7 +139,8 @@ def check_anchors(mem: MemoryStore, code: CodeStore) -> dict[str, int]:
         mem.mark_stale(stale, now)
     if fresh:
         mem.clear_stale(fresh, now)
-    return {"stale": len(stale), "repointed": repointed, "fresh": len(fresh)}
+    return {"stale": len(stale), "repointed": repointed, "fresh": len(fresh),
+            "migrated": migrated, "outside": len(away)}
 
 
 def sync_comments(mem: MemoryStore, code: CodeStore, embedder: Any) -> dict[str, int]:

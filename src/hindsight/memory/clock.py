@@ -85,6 +85,31 @@ def iso(ts: float) -> str:
     return datetime.fromtimestamp(ts).astimezone().isoformat(timespec="seconds")
 
 
+def shown(when: float | str) -> str:
+    """An instant as text for people and agents (tables, the session briefing, prompt
+    injection, reflect): in the reader's zone, :func:`user_zone` — the zone the time
+    options resolve in, so the day shown is the day ``--since today`` means — with its UTC
+    offset, to the minute: ``2026-03-10 08:30 -07:00``.
+
+    ``when`` is Unix seconds or ISO 8601 text (a stored ``occurred_at``, a commit date;
+    without an offset it is read in the reader's zone). ``""`` stays ``""``; other text
+    that is not ISO 8601 is returned as given."""
+    zone = user_zone()
+    try:
+        if isinstance(when, str):
+            if not when:
+                return ""
+            dt = datetime.fromisoformat(when.strip().upper().replace("Z", "+00:00"))
+            dt = dt.astimezone(zone) if dt.tzinfo else dt.replace(tzinfo=zone)
+        else:
+            dt = datetime.fromtimestamp(when, zone)
+    except (ValueError, OverflowError, OSError):
+        return str(when)
+    off = dt.strftime("%z")  # +HHMM (+HHMMSS for an offset with seconds)
+    return dt.strftime("%Y-%m-%d %H:%M ") + off[:3] + ":" + off[3:5] + (
+        ":" + off[5:] if off[5:] else "")
+
+
 # ---------------------------------------------------------------------------- the zone
 
 def user_zone() -> tzinfo:

@@ -31,14 +31,17 @@ def forget(store: MemoryStore, mid: int, reason: str) -> dict[str, Any]:
     return {"id": mid, "status": "forgotten", "was": row.status}
 
 
-def restore(store: MemoryStore, mid: int) -> dict[str, Any]:
+def restore(store: MemoryStore, mid: int, reason: str = "") -> dict[str, Any]:
     """Make a forgotten, archived or superseded memory active again (this counts as an
-    access). Raises NotFound."""
+    access); ``reason`` (optional) is kept in the audit log. Raises NotFound."""
     row = store.get([mid]).get(mid)
     if row is None:
         raise NotFound(f"no memory {mid}")
     now = now_ts()
-    store.set_status(mid, "active", "restored", iso(now))
+    from hindsight.redact import clean
+
+    why = f"restored: {clean(reason.strip())}" if reason.strip() else "restored"
+    store.set_status(mid, "active", why, iso(now))
     store.touch([mid], now)  # a restore is an access: gc must not archive it straight away
     return {"id": mid, "status": "active", "was": row.status}
 

@@ -57,7 +57,9 @@ def answer(llm: Any, question: str, hits: list[Hit], timeout: float
            ) -> tuple[str | None, str]:
     """A cited answer, or (None, why not). An answer citing an id that was not given is
     rejected."""
-    notes = "\n".join(f"[#{h.memory.id}] ({h.memory.kind}, {h.memory.occurred_at[:10]}) "
+    from hindsight.memory.clock import shown
+
+    notes = "\n".join(f"[#{h.memory.id}] ({h.memory.kind}, {shown(h.memory.occurred_ts)}) "
                       f"{h.memory.text}" for h in hits)
     try:
         raw = llm.complete(REFLECT_PROMPT, f"Question: {question}\n\nNotes:\n{notes}", timeout)

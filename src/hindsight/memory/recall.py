@@ -1,25 +1,31 @@
 """recall: hybrid retrieval over a bank's memories.
 
-Channels, each a ranked list of memory ids:
+Score channels, each a list of memory ids with a raw score (higher = better):
 
-- ``bm25``: FTS5 BM25 over identifier-aware, stemmed tokens (CJK as bigrams), the memory
-  text weighted 1 and its context (neighbouring turns) ``CONTEXT_WEIGHT``;
+- ``bm25``: BM25F (:mod:`.lexical`) over identifier-aware, stemmed terms (CJK as bigrams
+  and words, :mod:`.segment`), the memory text weighted 1 and its context (neighbouring
+  turns) ``CONTEXT_WEIGHT``;
+- ``prf``: the same, its query expanded by pseudo-relevance feedback (off by default:
+  weight 0, it lowered LoCoMo dev recall@10 under z-score fusion, README);
 - ``dense``: cosine between the query's and the memories' embeddings (exact, NumPy);
-- ``anchor``: memories anchored to files/symbols named in the query or passed in, and to
-  their call-graph neighbours (callers and callees, depth 1);
-- ``recency``: the other channels' candidates by activity (last access, access count);
-- ``lesson``: the other channels' candidates that are lessons or failures, in their
-  relevance order, so that lessons are not drowned by successes;
-- ``adjacent``: the turns right before and after the best hits in the same session (a
-  conversation's answer is often spread over neighbouring turns).
+- ``recency``: activity (last access, access count) of the candidates.
 
-Fusion is weighted reciprocal-rank fusion (Cormack, Clarke & Büttcher, SIGIR 2009,
-k = 60): score = Σ_c w_c / (k + rank_c). The weights follow each channel's measured
-strength (README, bench/recall_locomo.py): a weak channel with full weight pulls good hits
-down. An optional rerank (off by default: on LoCoMo dev it lowered recall@10 from 0.774 to
-0.765) re-scores the top ``RERANK_TOP`` by cosine with the query — the local embedding
-model is the default scorer, as no cross-encoder with bundled weights exists on PyPI —
-within ``time_ms``.
+Features, boosts for candidates (:mod:`hindsight.memory.features`): ``anchor`` (anchored to
+the files/symbols named in the query or passed in, or to their call-graph neighbours),
+``lesson`` (lessons and failures, so that they are not drowned by successes), ``adjacent``
+(the turns right before and after the best hits in the same session: a conversation's
+answer is often spread over neighbouring turns), ``speaker`` (the query names the agent
+who wrote or said the memory; whatever its weight, the names are taken out of the text the
+dense channel embeds, as memory texts do not carry their author), ``date`` (the query
+names the memory's date), ``when`` (a "when" query, a memory with a time expression),
+``question`` (the memory is a question: down).
+
+Fusion (:mod:`hindsight.memory.fusion`) is linear: Σ_c w_c · z_c over the score channels'
+per-query z-scores, plus the boosts, weights in ``WEIGHTS`` (in z units). They were chosen
+on LoCoMo dev with leave-one-conversation-out checks (README, bench/recall_locomo.py). An
+optional rerank (off by default: it lowered LoCoMo dev recall@10) re-scores the top
+``RERANK_TOP`` by cosine with the query — the local embedding model is the default scorer,
+as no cross-encoder with bundled weights exists on PyPI — within ``time_ms``.
 """
 
 from __future__ import annotations
@@ -29,21 +35,25 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from hindsight.memory.clock import now_ts
+from hindsight.memory import features as ft
+from hindsight.memory import lexical
+from hindsight.memory.clock import now_ts, user_zone
+from hindsight.memory.fusion import channel_floor, fuse, neighbour_bonus, rrf
 from hindsight.models import ChannelRank, Hit, Memory, RecallResult
 from hindsight.store.base import MemoryStore
 
-RRF_K = 60
 DENSE_MIN = 0.15  # below this cosine a memory is not a dense candidate (unrelated text
 # scores 0-0.15 with MiniLM): without a floor every memory of a small bank is a candidate
-WEIGHTS = {"bm25": 1.0, "dense": 0.6, "anchor": 1.0, "recency": 0.1, "lesson": 0.2,
-           "adjacent": 0.2, "prf": 0.5}
-ADJACENT_FROM = 20  # the top fused hits whose neighbouring turns are added
-PRF_DOCS = 5
-PRF_TERMS = 8
-PRUNE_FROM = 20_000  # banks larger than this query only their selective words
-PRUNE_DF = 0.02
-PRUNE_KEEP = 3
+WEIGHTS = {  # score channels: weight of the z-score; features: boost in z units
+    "bm25": 1.0, "dense": 1.0, "prf": 0.0, "recency": 0.1,
+    "anchor": 3.0, "lesson": 0.3, "adjacent": 0.3,
+    "speaker": 4.0, "date": 3.0, "when": 1.5, "question": 1.5,
+}
+SCORED = ("bm25", "prf", "dense")  # the channels whose sum picks the turns for ``adjacent``
+ANCHOR_LEVEL = (1.0, 0.8, 0.5)  # × weight: anchored to a named symbol, to a named file, to
+# a call-graph neighbour of one
+_CHANNEL_ORDER = ("bm25", "prf", "dense", "anchor", "recency", "lesson", "adjacent")
+ADJACENT_FROM = 20  # the top memories by channel score whose neighbouring turns count
 PRF_MAX_MEMORIES = 20_000  # a second full-text pass costs as much as the first; beyond
 # this size it is skipped to keep recall fast (README: recall_scale)
 CONTEXT_WEIGHT = 0.35
@@ -76,6 +86,7 @@ class Query:
     dense_min: float = DENSE_MIN
     channels: tuple[str, ...] = ("bm25", "dense", "anchor", "recency", "lesson", "adjacent",
                                  "prf")
+    fusion: str = "zscore"  # or "rrf": reciprocal-rank fusion of the channels, no features
 
 
 def activity(last_ts: float, count: int, confidence: float, now: float) -> float:
@@ -97,37 +108,46 @@ def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
            time_ms: float = 150.0, reranker: Any = None) -> RecallResult:
     """Run ``q``. ``neighbours(files, symbols)`` → (path, local) call-graph neighbours (or
     None). Returns a :class:`~hindsight.models.RecallResult`: hits best first, each with
-    its fused score and per channel its rank and raw score; candidates per channel."""
+    its fused score and per channel its rank and raw score (per feature rank 0 and its
+    boost); candidates per channel."""
     t0 = time.perf_counter()
     now = now_ts()
     weights = {**WEIGHTS, **(q.weights or {})}
     text = " ".join(x for x in (q.text, q.scene) if x)
     lists: dict[str, list[int]] = {}
     raw: dict[str, dict[int, float]] = {}
+    floors: dict[str, float] = {}
+    names: set[str] = set()
+    embed_text = text
+    if text.strip() and ("dense" in q.channels or weights.get("speaker")):
+        names, embed_text = ft.named_agents(text, store.agents())
+    cw = CONTEXT_WEIGHT if q.context_weight < 0 else q.context_weight
+    words = embedder is not None  # without a model (prompt hook): no segmenter dictionary
     if "bm25" in q.channels:
-        cw = CONTEXT_WEIGHT if q.context_weight < 0 else q.context_weight
-        got = store.fts(_bm25_query(store, text), CANDIDATES, (1.0, cw))
+        got = lexical.search(store, text, CANDIDATES, cw, words)
         lists["bm25"] = [i for i, _ in got]
-        raw["bm25"] = {i: -s for i, s in got}
-    if "prf" in q.channels and lists.get("bm25") and store.active_count() <= PRF_MAX_MEMORIES:
-        lists["prf"] = _prf(store, text, lists["bm25"], cw)
+        raw["bm25"] = dict(got)
+        floors["bm25"] = channel_floor(raw["bm25"], 0.0, CANDIDATES)
+    if "prf" in q.channels:
+        lists["prf"] = []
+        if weights.get("prf") and lists.get("bm25") and \
+                store.active_count() <= PRF_MAX_MEMORIES:
+            got = lexical.prf(store, text, lists["bm25"], CANDIDATES, cw, words)
+            lists["prf"] = [i for i, _ in got]
+            raw["prf"] = dict(got)
+            floors["prf"] = channel_floor(raw["prf"], 0.0, CANDIDATES)
     qvec = None
     if embedder is not None and text.strip() and ("dense" in q.channels or q.rerank):
         ids, mat = store.matrix(embedder.model_id)
         if len(ids):
-            qvec = embedder.embed_batch([text])[0]
+            qvec = embedder.embed_batch([embed_text])[0]
             if "dense" in q.channels:
-                import numpy as np
-
-                sims = mat @ qvec
-                top = np.argpartition(-sims, min(CANDIDATES, len(sims) - 1))[:CANDIDATES] \
-                    if len(sims) > CANDIDATES else np.arange(len(sims))
-                top = top[np.argsort(-sims[top])]
-                top = top[sims[top] >= q.dense_min]
-                lists["dense"] = [int(ids[j]) for j in top]
-                raw["dense"] = {int(ids[j]): float(sims[j]) for j in top}
+                lists["dense"], raw["dense"] = _dense(ids, mat, qvec, q.dense_min)
+                floors["dense"] = channel_floor(raw["dense"], q.dense_min, CANDIDATES)
+    level: dict[int, int] = {}
     if "anchor" in q.channels:
-        lists["anchor"] = _anchor_channel(store, q, neighbours)
+        level = _anchor_channel(store, q, neighbours)
+        lists["anchor"] = sorted(level, key=lambda m: (level[m], m))
     pool = list(dict.fromkeys(i for name in ("bm25", "dense", "anchor", "prf") for i in
                               lists.get(name, [])))
     rows = store.get(pool)
@@ -135,23 +155,42 @@ def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
     keep = set(pool)
     for name in list(lists):
         lists[name] = [i for i in lists[name] if i in keep]
-    if "recency" in q.channels:
-        act = {i: activity(rows[i].last_accessed_ts, rows[i].access_count,
-                           rows[i].confidence, now) for i in pool}
-        lists["recency"] = sorted(pool, key=lambda i: -act[i])
-        raw["recency"] = act
-    base = _fuse({n: lists[n] for n in lists if n != "lesson"}, weights)
-    if "lesson" in q.channels:
-        lists["lesson"] = [i for i in sorted(base, key=lambda i: -base[i])
-                           if rows[i].kind == "lesson" or rows[i].outcome == "failure"]
-    if "adjacent" in q.channels and base:
-        best = sorted(base, key=lambda i: -base[i])[:ADJACENT_FROM]
+        if name in raw:
+            raw[name] = {i: v for i, v in raw[name].items() if i in keep}
+    scored = {n: raw[n] for n in SCORED if n in raw}
+    base = fuse(scored, floors, weights, pool)
+    bonus: dict[int, float] = {}
+    if "adjacent" in q.channels and weights.get("adjacent") and base:
+        best = sorted(base, key=lambda i: (-base[i], i))[:ADJACENT_FROM]
         adj = store.adjacent(best)
-        extra = [n for i in best for n in adj.get(i, [])]
-        more = store.get([n for n in extra if n not in rows])
+        more = store.get([n for near in adj.values() for n in near if n not in rows])
         rows.update({k: v for k, v in more.items() if _keep(v, q)})
-        lists["adjacent"] = [n for n in extra if n in rows]
-    fused = _fuse(lists, weights)
+        adj = {i: [n for n in near if n in rows] for i, near in adj.items()}
+        bonus = neighbour_bonus(base, adj, weights["adjacent"])
+        new = [n for n in bonus if n not in base]
+        base.update(fuse(scored, floors, weights, new))
+        pool += new
+        lists["adjacent"] = list(bonus)
+    fused = dict(base)
+    if "recency" in q.channels and pool:
+        raw["recency"] = {i: activity(rows[i].last_accessed_ts, rows[i].access_count,
+                                      rows[i].confidence, now) for i in pool}
+        lists["recency"] = sorted(pool, key=lambda i: (-raw["recency"][i], i))
+        floors["recency"] = min(raw["recency"].values())
+        for i, v in fuse({"recency": raw["recency"]}, floors, weights, pool).items():
+            fused[i] += v
+    boosts = _boosts(rows, pool, q, weights, text, names, level)
+    boosts["adjacent"] = bonus
+    if "lesson" in q.channels:
+        lists["lesson"] = [i for i in sorted(base, key=lambda i: (-base[i], i))
+                           if i in boosts.get("lesson", {})]
+    for parts in boosts.values():
+        for i, v in parts.items():
+            fused[i] += v
+    if q.fusion == "rrf":
+        fused = {i: 0.0 for i in pool} | rrf(
+            {n: lists[n] for n in (*SCORED, "recency") if n in lists}, weights)
+        boosts = {}
     order = sorted(fused, key=lambda i: (-fused[i], i))
     reranked_by = ""
     if q.rerank and order and (time.perf_counter() - t0) * 1000 < time_ms:
@@ -161,6 +200,52 @@ def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
         elif qvec is not None:
             order = _rerank(store, embedder, qvec, order, fused)
             reranked_by = embedder.model_id
+    return _result(order, rows, fused, lists, raw, boosts, q, t0, reranked_by)
+
+
+def _dense(ids: Any, mat: Any, qvec: Any, floor: float
+           ) -> tuple[list[int], dict[int, float]]:
+    """The ``CANDIDATES`` memories nearest to ``qvec`` with cosine ≥ ``floor``."""
+    import numpy as np
+
+    sims = mat @ qvec
+    top = np.argpartition(-sims, min(CANDIDATES, len(sims) - 1))[:CANDIDATES] \
+        if len(sims) > CANDIDATES else np.arange(len(sims))
+    top = top[np.argsort(-sims[top], kind="stable")]
+    top = top[sims[top] >= floor]
+    return [int(ids[j]) for j in top], {int(ids[j]): float(sims[j]) for j in top}
+
+
+def _boosts(rows: dict[int, Memory], pool: list[int], q: Query, weights: dict[str, float],
+            text: str, names: set[str], level: dict[int, int]) -> dict[str, dict[int, float]]:
+    """Per feature, the boost (z units, negative for ``question``) of each pool memory it
+    applies to; see the module doc and :mod:`hindsight.memory.features`."""
+    w = weights
+    out: dict[str, dict[int, float]] = {}
+    if level and w.get("anchor"):
+        out["anchor"] = {i: w["anchor"] * ANCHOR_LEVEL[level[i]] for i in pool if i in level}
+    if "lesson" in q.channels and w.get("lesson"):
+        out["lesson"] = {i: w["lesson"] for i in pool
+                         if rows[i].kind == "lesson" or rows[i].outcome == "failure"}
+    if names and w.get("speaker"):
+        out["speaker"] = {i: w["speaker"] for i in pool if rows[i].agent in names}
+    periods = ft.query_periods(text) if w.get("date") else []
+    if periods:
+        zone = user_zone()
+        out["date"] = {i: w["date"] for i in pool
+                       if ft.in_periods(rows[i].occurred_ts, periods, zone)}
+    if w.get("when") and ft.asks_when(text):
+        out["when"] = {i: w["when"] for i in pool if ft.has_time(rows[i].text)}
+    if w.get("question"):
+        out["question"] = {i: -w["question"] for i in pool if ft.is_question(rows[i].text)}
+    return out
+
+
+def _result(order: list[int], rows: dict[int, Memory], fused: dict[int, float],
+            lists: dict[str, list[int]], raw: dict[str, dict[int, float]],
+            boosts: dict[str, dict[int, float]], q: Query, t0: float, reranked_by: str
+            ) -> RecallResult:
+    """The hits of ``order`` within ``q.k`` and ``q.budget``, each explained."""
     ranks = {n: _rank(v) for n, v in lists.items()}
     hits: list[Hit] = []
     used = 0
@@ -172,22 +257,14 @@ def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
         if q.budget is not None and used + cost > q.budget:
             continue
         used += cost
-        hits.append(Hit(r, round(fused[i], 6), {
-            n: ChannelRank(ranks[n][i], round(raw.get(n, {}).get(i, 0.0), 6))
-            for n in lists if i in ranks[n]}))
-    return RecallResult(tuple(hits), {n: len(v) for n, v in lists.items()}, reranked_by, used,
+        why = {n: ChannelRank(ranks[n][i], round(raw.get(n, {}).get(i, 0.0), 6))
+               for n in lists if i in ranks[n] and n not in boosts}
+        why.update({n: ChannelRank(0, round(b[i], 6)) for n, b in boosts.items() if i in b})
+        hits.append(Hit(r, round(fused[i], 6), why))
+    named = [n for n in _CHANNEL_ORDER if n in lists] + [n for n in lists
+                                                        if n not in _CHANNEL_ORDER]
+    return RecallResult(tuple(hits), {n: len(lists[n]) for n in named}, reranked_by, used,
                         round((time.perf_counter() - t0) * 1000, 3))
-
-
-def _fuse(lists: dict[str, list[int]], weights: dict[str, float]) -> dict[int, float]:
-    out: dict[int, float] = {}
-    for name, ids in lists.items():
-        w = weights.get(name, 0.0)
-        if not w:
-            continue
-        for r, i in enumerate(dict.fromkeys(ids), 1):
-            out[i] = out.get(i, 0.0) + w / (RRF_K + r)
-    return out
 
 
 def _rerank(store: MemoryStore, embedder: Any, qvec: Any, order: list[int], fused: dict[int, float]
@@ -201,45 +278,6 @@ def _rerank(store: MemoryStore, embedder: Any, qvec: Any, order: list[int], fuse
     n = len(top)
     score = {i: (1 - RERANK_MIX) * (1 - r / n) + RERANK_MIX * cos[i] for r, i in enumerate(top)}
     return sorted(top, key=lambda i: -score[i]) + order[RERANK_TOP:]
-
-
-def _bm25_query(store: MemoryStore, text: str) -> list[str]:
-    """The MATCH expression; in a large bank only its selective words: SQLite's ``bm25()``
-    scores every row holding any query word (no early termination), so words found in more
-    than ``PRUNE_DF`` of the memories are left out, keeping at least the ``PRUNE_KEEP``
-    rarest (counting a word's rows costs far less than scoring them: 81 → 27 ms per query
-    at 100,000 memories, bench/recall_scale.py)."""
-    from hindsight.memory.textindex import match_terms
-
-    terms = match_terms(text)
-    n = store.active_count()
-    if n <= PRUNE_FROM or len(terms) <= PRUNE_KEEP:
-        return terms
-    df = store.term_rows(terms)
-    keep = [t for t in terms if df[t] <= PRUNE_DF * n]
-    if len(keep) < PRUNE_KEEP:
-        keep = sorted(terms, key=lambda t: df[t])[:PRUNE_KEEP]
-    return keep
-
-
-def _prf(store: MemoryStore, text: str, top: list[int], cw: float) -> list[int]:
-    """Pseudo-relevance feedback (Rocchio; RM3 in spirit): words that recur in the best
-    ``PRF_DOCS`` BM25 hits and are not in the query expand it for a second BM25 pass."""
-    from collections import Counter
-
-    from hindsight.memory.textindex import STOPWORDS, match_terms, tokens
-
-    qwords = set(tokens(text))
-    rows = store.get(top[:PRF_DOCS])
-    df: Counter[str] = Counter()
-    for r in rows.values():
-        df.update({t for t in tokens(r.text) if t not in STOPWORDS and t not in qwords
-                   and len(t) > 2 and not t.isdigit()})
-    extra = [t for t, n in df.most_common(PRF_TERMS) if n >= 2]
-    if not extra:
-        return []
-    got = store.fts(match_terms(text + " " + " ".join(extra)), CANDIDATES, (1.0, cw))
-    return [i for i, _ in got]
 
 
 def _cross_rerank(reranker: Any, text: str, order: list[int], rows: dict[int, Any]
@@ -267,7 +305,9 @@ def _keep(r: Memory, q: Query) -> bool:
     return q.include_stale or not r.stale
 
 
-def _anchor_channel(store: MemoryStore, q: Query, neighbours: Any) -> list[int]:
+def _anchor_channel(store: MemoryStore, q: Query, neighbours: Any) -> dict[int, int]:
+    """{memory id: level} of the memories anchored to what the query names: 0 to a symbol,
+    1 to a file (no symbol), 2 to a call-graph neighbour of one (the lowest level counts)."""
     files = list(q.files)
     syms = list(q.symbols)
     if neighbours is not None and (files or syms or q.text):
@@ -283,4 +323,4 @@ def _anchor_channel(store: MemoryStore, q: Query, neighbours: Any) -> list[int]:
         seen[mid] = min(seen.get(mid, 9), 0 if s else 1)
     for mid, _p, _s in nearby:
         seen[mid] = min(seen.get(mid, 9), 2)
-    return sorted(seen, key=lambda m: (seen[m], m))
+    return seen

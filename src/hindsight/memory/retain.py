@@ -2,17 +2,18 @@
 
 Order of work for each item: secrets are redacted first (:mod:`.redact`), then the text is
 structured (:mod:`.extract`), fingerprinted (xxh3-128 of the casefolded, whitespace-collapsed
-text with its kind and anchors: an exact duplicate never makes a second row — the
-fingerprint column is UNIQUE, which also holds under concurrent writers), written (rows and
-full-text in one transaction, so the text is searchable at once) and embedded. A single
-retain also looks for a near duplicate first: cosine ≥ ``near_dup`` (default 0.85) with the
-same anchors merges into the existing memory (its access count is bumped) instead of adding
+text with its kind and given anchors: an exact duplicate never makes a second row — the
+fingerprint column is UNIQUE, which also holds under concurrent writers), written (rows,
+lexical index and anchors, the implicit ones found in the text included, in one transaction, so
+the text is searchable at once) and embedded. A single retain also looks for a near
+duplicate first: cosine ≥ ``near_dup`` (default 0.85) with the same given anchors merges into the existing memory (its access count is bumped) instead of adding
 one. Batches skip that check (they are imports) and embed after writing.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import xxhash
@@ -20,7 +21,7 @@ import xxhash
 from hindsight.errors import ConfigError, ProviderError
 from hindsight.memory import extract
 from hindsight.memory.clock import iso, now_ts
-from hindsight.memory.textindex import index_text
+from hindsight.memory.lexical import document
 from hindsight.models import MemoryItem as Item
 from hindsight.models import Retained
 from hindsight.redact import clean, redact
@@ -119,26 +120,29 @@ def _json(v: Any) -> str:
     return json.dumps(v, ensure_ascii=False)
 
 
-def _fts(row: dict[str, Any]) -> tuple[str, str]:
-    tags = " ".join(__import__("json").loads(row["tags"]))
-    body = " ".join(x for x in (row["text"], row["scene"], row["problem"], row["solution"],
-                                tags) if x)
-    return index_text(body), index_text(row["context"])
+Anchors = list[tuple[str, str, str]]
 
 
 def retain(store: MemoryStore, embedder: Any, items: list[Item], *, batch: bool = False,
-           near_dup: float = NEAR_DUP, embed: bool = True, llm: Any = None
-           ) -> list[Retained]:
+           near_dup: float = NEAR_DUP, embed: bool = True, llm: Any = None,
+           implicit: Callable[[str, Anchors], Anchors] | None = None) -> list[Retained]:
     """Retain ``items``; see the module doc. ``batch``: write all first, embed after, no
-    near-duplicate check. Raises ConfigError (bad item: nothing of the batch is written),
-    ProviderError (the embedder failed: rows stay, vectors are missing; ``reembed`` fills
-    them), StorageError."""
+    near-duplicate check. ``implicit(text, anchors)`` gives the implicit anchors of a
+    memory's redacted text (:mod:`hindsight.memory.implicit`; not for conversation turns;
+    None: none now, the next index pass adds them). Raises ConfigError (bad item: nothing
+    of the batch is written), ProviderError (the embedder failed: rows stay, vectors are
+    missing; ``reembed`` fills them), StorageError."""
     import numpy as np
+
+    from hindsight.memory.lexical import ensure
 
     now = now_ts()
     prepared = [prepare(it, now, None if batch else llm) for it in items]
     structured = [row.pop("_structured") for row, _f in prepared]
     anchors = [row.pop("_anchors") for row, _f in prepared]
+    extra = [implicit(row["text"], anc) if implicit is not None and
+             row["kind"] != "conversation" else [] for (row, _f), anc in zip(
+                 prepared, anchors, strict=True)]
     for it in items:  # check before anything is written
         if it.supersedes is not None:
             old = store.get([it.supersedes]).get(it.supersedes)
@@ -149,6 +153,7 @@ def retain(store: MemoryStore, embedder: Any, items: list[Item], *, batch: bool 
                 raise ConfigError(f"supersedes {it.supersedes}: that memory is "
                                   f"{old.status}, not active", option="supersedes",
                                   value=it.supersedes)
+    ensure(store)  # an index made by this analyzer before anything is added to it
     vecs = None
     warning = ""
     if not batch and embed and embedder is not None:
@@ -168,7 +173,8 @@ def retain(store: MemoryStore, embedder: Any, items: list[Item], *, batch: bool 
                 store.merge_into(dup, iso(now), f"near-duplicate of: {row['text'][:200]}")
                 out.append(Retained(dup, "merged", found, structured[len(out)]))
                 continue
-            (mid, new), = store.insert([row], [anchors[len(out)]], [_fts(row)], iso(now))
+            (mid, new), = store.insert([row], [anchors[len(out)]], [document(row)], iso(now),
+                                       [extra[len(out)]])
             if new:
                 store.set_vectors([(mid, np.asarray(v, dtype=np.float32).tobytes())],
                                   embedder.model_id)
@@ -177,7 +183,7 @@ def retain(store: MemoryStore, embedder: Any, items: list[Item], *, batch: bool 
             _supersede(store, it, mid, now)
         return out
     res = store.insert([r for r, _ in prepared], anchors,
-                       [_fts(r) for r, _ in prepared], iso(now))
+                       [document(r) for r, _ in prepared], iso(now), extra)
     out = [Retained(mid, "created" if new else "duplicate", f,
                     "" if batch else structured[n], warning)
            for n, ((mid, new), (_r, f)) in enumerate(zip(res, prepared, strict=True))]
@@ -241,8 +247,8 @@ def _near(store: MemoryStore, ids: Any, mat: Any, v: Any, anchors: list[tuple[st
     row = store.get([mid]).get(mid)
     if row is None:
         return None
-    have = [a.as_dict() for a in row.anchors]
-    if sorted((a["path"], a["symbol"]) for a in have) != sorted((p, s) for p, s, _ in anchors):
+    have = [(a.path, a.symbol) for a in row.anchors if not a.implicit]
+    if sorted(have) != sorted((p, s) for p, s, _ in anchors):
         return None
     if (row.visibility, row.owner) != (it_vis, it_owner):
         return None

@@ -16,12 +16,14 @@ from typing import Any
 
 from hindsight.errors import ConfigError, NotFound
 from hindsight.models import Memory, MemoryItem, RecallResult, Retained
-from hindsight.store.base import MemoryStore
+from hindsight.store.base import CodeStore, MemoryStore
 
 # Only the start of a long query is used: a 100,000-character query froze recall for
 # minutes (the file-name pattern of the neighbour lookup is quadratic on one long token).
 QUERY_CHARS = 10_000
 AnchorFn = Callable[[list[str], list[str], bool], list[tuple[str, str, str]]]
+STATUSES = ("active", "archived", "forgotten", "superseded", "all")
+VISIBILITY = ("team", "public", "private")
 NeighbourFn = Callable[[str, list[str], list[tuple[str, str]]],
                        tuple[list[str], list[tuple[str, str]], list[tuple[str, str]]]]
 
@@ -30,15 +32,19 @@ class MemoryService:
     """Memories of one bank. ``anchors(files, symbols, must_exist)`` → (path, symbol, ast
     hash) triples (raises NotFound/Ambiguous/NotIndexed; files must exist only with
     ``must_exist``: a recall may ask about a deleted file); ``neighbours(text, files, symbols)``
-    → (files, symbols, near) for the anchor channel; ``embedder()``, ``llm()`` and
-    ``reranker()`` make providers on first use (``llm``/``reranker`` may give None)."""
+    → (files, symbols, near) for the anchor channel; ``code()`` → the code index of this
+    machine when the repository is indexed, else None (implicit anchors,
+    :mod:`hindsight.memory.implicit`); ``embedder()``, ``llm()`` and ``reranker()`` make
+    providers on first use (``llm``/``reranker`` may give None)."""
 
     def __init__(self, store: MemoryStore, *, anchors: AnchorFn, neighbours: NeighbourFn,
                  embedder: Callable[[], Any], llm: Callable[[], Any] = lambda: None,
-                 reranker: Callable[[], Any] = lambda: None) -> None:
+                 reranker: Callable[[], Any] = lambda: None,
+                 code: Callable[[], CodeStore | None] = lambda: None) -> None:
         self.store = store
         self._anchors = anchors
         self._neighbours = neighbours
+        self._code = code
         self._make_embedder = embedder
         self._make_llm = llm
         self._make_reranker = reranker
@@ -76,20 +82,42 @@ class MemoryService:
                           supersedes=supersedes, source=source,
                           anchors=self._anchors(list(files or []), list(symbols or []), True),
                           **fields)
-        return retain(self.store, self.embedder, [item], llm=self.llm)[0]
+        return retain(self.store, self.embedder, [item], llm=self.llm,
+                      implicit=self._implicit())[0]
 
     def retain_batch(self, items: list[MemoryItem], embed: bool = True) -> list[Retained]:
         """Retain many items at once: written (and searchable) first, embedded after
         (unless ``embed`` is false). No near-duplicate check."""
         from hindsight.memory.retain import retain
 
-        return retain(self.store, self.embedder, items, batch=True, embed=embed)
+        return retain(self.store, self.embedder, items, batch=True, embed=embed,
+                      implicit=self._implicit())
 
     def retain_items(self, items: list[MemoryItem]) -> list[Retained]:
         """Retain items one by one, each checked for a near duplicate."""
         from hindsight.memory.retain import retain
 
-        return retain(self.store, self.embedder, items)
+        return retain(self.store, self.embedder, items, implicit=self._implicit())
+
+    def _implicit(self) -> Callable[[str, list[tuple[str, str, str]]],
+                                    list[tuple[str, str, str]]] | None:
+        """The implicit-anchor resolver over this machine's code index, or None when the
+        repository is not indexed (the next index pass resolves them). A failed lookup
+        gives no anchors: the memory is kept and the next index pass tries again."""
+        from hindsight.errors import HindsightError
+        from hindsight.memory.implicit import resolve
+
+        code = self._code()
+        if code is None:
+            return None
+
+        def implicit(text: str, have: list[tuple[str, str, str]]
+                     ) -> list[tuple[str, str, str]]:
+            try:
+                return resolve(code, text, have)
+            except HindsightError:
+                return []
+        return implicit
 
     def embed_missing(self, todo: list[tuple[int, str]]) -> int:
         """Embed ``(id, text)`` pairs now; returns how many were embedded."""
@@ -117,6 +145,9 @@ class MemoryService:
         if bad:
             raise ConfigError(f"kind {bad[0]!r}: one of {', '.join(KINDS)}", option="kind",
                               value=bad[0], choices=KINDS)
+        if kw.get("fusion", "zscore") not in ("zscore", "rrf"):
+            raise ConfigError(f"fusion {kw['fusion']!r}: one of zscore, rrf", option="fusion",
+                              value=kw["fusion"], choices=("zscore", "rrf"))
         since, until = kw.get("since"), kw.get("until")
         if since is not None and until is not None and since >= until:
             raise ConfigError("since: the range is empty (it does not start before until)",
@@ -153,11 +184,12 @@ class MemoryService:
 
         return forget(self.store, mid, reason)
 
-    def restore(self, mid: int) -> dict[str, Any]:
-        """Make a memory active again; ``{"id", "status", "was"}``. Raises NotFound."""
+    def restore(self, mid: int, reason: str = "") -> dict[str, Any]:
+        """Make a memory active again (``reason`` kept in the audit log); ``{"id",
+        "status", "was"}``. Raises NotFound."""
         from hindsight.memory.lifecycle import restore
 
-        return restore(self.store, mid)
+        return restore(self.store, mid, reason)
 
     def gc(self, **kw: Any) -> dict[str, Any]:
         """Archive idle and over-capacity memories; see :func:`memory.lifecycle.gc`."""
@@ -180,9 +212,30 @@ class MemoryService:
         return self.store.audit(mid)
 
     def memories(self, *, status: str = "active", kind: str | None = None,
-                 stale: bool = False, limit: int = 100) -> list[Memory]:
-        """Memories newest first; ``status`` ``all`` for every status."""
-        return self.store.list_memories(status=status, kind=kind, stale=stale, limit=limit)
+                 stale: bool = False, limit: int = 100, tag: str | None = None,
+                 visibility: str | None = None, since: float | None = None,
+                 until: float | None = None, anchor: str | None = None, after_id: int = 0,
+                 offset: int = 0, order: str = "occurred") -> list[Memory]:
+        """Memories newest first (``order="id"``: latest stored first); ``status`` ``all``
+        for every status. ``anchor`` is a root-relative file (any anchor in it) or
+        ``path::local`` (that symbol); ``since``/``until`` Unix seconds of the occurred
+        time; the other filters as :meth:`MemoryStore.list_memories`. Raises ConfigError
+        (an unknown status, visibility or order)."""
+        from hindsight.models import split_qname
+
+        for option, value, allowed in (
+                ("status", status, STATUSES), ("visibility", visibility or "team", VISIBILITY),
+                ("order", order, ("occurred", "id"))):
+            if value not in allowed:
+                raise ConfigError(f"{option} {value!r}: one of {', '.join(allowed)}",
+                                  option=option, value=value, choices=list(allowed))
+        where = None
+        if anchor:
+            where = split_qname(anchor) or (anchor, "")
+        return self.store.list_memories(status=status, kind=kind, stale=stale, limit=limit,
+                                        tag=tag, visibility=visibility, since=since,
+                                        until=until, anchor=where, after_id=after_id,
+                                        offset=offset, order=order)
 
     def anchored(self, files: list[str]) -> list[int]:
         """Ids of active memories anchored to one of ``files``."""
@@ -192,16 +245,23 @@ class MemoryService:
         """Memories per status, plus ``stale`` (active and stale)."""
         return self.store.status_counts()
 
-    def after_index(self, code: Any) -> list[str]:
-        """Memories follow the code: anchors are checked, ``@hindsight:`` comments synced.
-        Returns warnings (a failure here never fails the index)."""
+    def after_index(self, code: Any, outside: Any = None) -> list[str]:
+        """Memories follow the code: anchors are checked, ``@hindsight:`` comments synced,
+        and memories retained since the last pass get their implicit anchors
+        (:func:`hindsight.memory.implicit.resolve_pending`). ``outside(paths)``: the paths
+        outside a sparse checkout, whose anchors are left unchecked (see
+        :func:`hindsight.memory.anchors.check_anchors`). Returns warnings (a failure here
+        never fails the index)."""
         from hindsight.errors import HindsightError
         from hindsight.memory.anchors import check_anchors, sync_comments
+        from hindsight.memory.clock import iso, now_ts
+        from hindsight.memory.implicit import resolve_pending
 
         try:
-            check_anchors(self.store, code)
+            check_anchors(self.store, code, outside)
             if code.notes() or self.store.count(None):
                 sync_comments(self.store, code, self.embedder)
+            resolve_pending(self.store, code, iso(now_ts()))
         except HindsightError as e:
             return [f"memories not updated after indexing: {e}"]
         return []
@@ -237,12 +297,14 @@ class MemoryService:
         kind and by anchor, each line with its id and date; with an LLM configured also a
         synthesised ``answer`` citing memory ids (``None`` and a ``fallback`` reason when
         there is no LLM, it failed, timed out or cited notes it was not given)."""
+        from hindsight.memory.clock import shown
+
         res = self.recall(question, k=k, touch=False)
         by_kind: dict[str, list[str]] = {}
         by_anchor: dict[str, list[str]] = {}
         for h in res.hits:
             m = h.memory
-            line = f"[#{m.id} {m.occurred_at[:10]}] {' '.join(m.text.split())}" + (
+            line = f"[#{m.id} {shown(m.occurred_ts)}] {' '.join(m.text.split())}" + (
                 " (stale)" if m.stale else "")
             by_kind.setdefault(m.kind, []).append(line)
             for a in m.anchors:

@@ -2,7 +2,8 @@
 model change, and reflect (a digest of the best evidence).
 
 Export: one JSON object per line, every column of the memory (the vector base64-encoded
-float32 with its ``model``), its ``anchors`` and its ``history`` (audit rows). Import keeps
+float32 with its ``model``), its ``anchors`` (``implicit`` 0/1 each) and its ``history``
+(audit rows). Import keeps
 every field but the id (new ids are assigned; ``superseded_by`` is mapped to them), skips
 memories whose fingerprint exists already, and rebuilds the full-text index.
 """
@@ -14,6 +15,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from hindsight.config.jsontext import loads
 from hindsight.errors import ConfigError
 from hindsight.store.base import MemoryStore
 
@@ -39,18 +41,19 @@ def export_lines(mem: MemoryStore) -> Iterator[str]:
 def import_lines(mem: MemoryStore, lines: Iterable[str]) -> dict[str, int]:
     """Import exported JSONL; returns {imported, skipped}. Raises ConfigError naming the
     first bad line (nothing of the import is written then)."""
-    from hindsight.memory.textindex import index_text
+    from hindsight.memory.lexical import document, ensure
 
     rows: list[dict[str, Any]] = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            d = json.loads(line)
+            d = loads(line, first=n == 1)
             rows.append(_checked(d))
         except (ValueError, TypeError, KeyError, RecursionError) as e:
             raise ConfigError(f"import line {n}: {e}") from None
-    return mem.import_rows(rows, index_text)
+    ensure(mem)
+    return mem.import_rows(rows, [document(r) for r in rows])
 
 
 _TEXT = ("text", "kind", "scene", "problem", "solution", "outcome", "context", "source",
@@ -104,6 +107,8 @@ def _checked(d: Any) -> dict[str, Any]:
             raise ValueError("an anchor needs a path")
         a["path"], a["symbol"] = clean(a["path"]), clean(str(a.get("symbol") or ""))
         a["ast_hash"] = str(a.get("ast_hash") or "")
+        if a.get("implicit", 0) not in (0, 1):  # True/False are 1/0 too
+            raise ValueError("an anchor's implicit must be 0 or 1")
     for h in d.get("history") or []:
         if not isinstance(h, dict) or not all(isinstance(h.get(k), str)
                                               for k in ("at", "action")):
@@ -117,6 +122,6 @@ def _checked(d: Any) -> dict[str, Any]:
         d["_dim"] = len(raw) // 4
     scope = f"private:{d['owner']}" if d["visibility"] == "private" else ""
     d["fingerprint"] = fingerprint(d["text"], d["kind"],
-                                   [(a["path"], a["symbol"], a["ast_hash"]) for a in anchors],
-                                   scope)
+                                   [(a["path"], a["symbol"], a["ast_hash"]) for a in anchors
+                                    if not a.get("implicit")], scope)
     return d

@@ -34,6 +34,16 @@ def make_embedder(settings: Settings) -> Embedder:
     raise ConfigError(f"embedder {name!r}: minilm, hashing or openai")  # Settings checks it
 
 
+def make_prompt_embedder() -> Embedder:
+    """The static embedder of the prompt gate (WordLlama from the package ``wordllama``,
+    :mod:`hindsight.providers.static_wordllama`); not a setting, because the hook must
+    never wait on loading a model. Nothing is loaded yet; its first use raises
+    ProviderError when the package or its files are missing."""
+    from hindsight.providers.static_wordllama import WordLlamaStatic
+
+    return WordLlamaStatic()
+
+
 def make_llm(settings: Settings) -> LLM | None:
     """The OpenAI-compatible chat endpoint of settings ``llmUrl``, ``llmModel``,
     ``llmApiKey`` and ``llmTimeoutS``; None when ``llmUrl`` is empty. Nothing is contacted

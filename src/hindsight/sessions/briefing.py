@@ -11,10 +11,9 @@ relevance threshold, and nothing at all when nothing is relevant.
 
 from __future__ import annotations
 
-import math
 import re
 import subprocess
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hindsight.config.paths import git_cmd
 from hindsight.models import Memory
@@ -31,10 +30,6 @@ TOOLS_GUIDE = ("MCP tools (server `hindsight`): recall before changing unfamilia
                "decision or a failure's fix becomes clear; why/symbol_history/impact/callers "
                "for what the code's history says.")
 _ZERO_WIDTH = re.compile("[\u200b-\u200f\u2060\ufeff]")
-INJECT_KINDS = ("convention", "decision", "lesson", "experience", "fact")
-# Only the start of a prompt is searched: a pasted 100,000-word prompt kept the regular
-# expressions (which hold the GIL) busy past the hook's time budget.
-PROMPT_CHARS = 2000
 
 
 def fence_safe(text: str) -> str:
@@ -60,7 +55,9 @@ def _visible(row: Memory, agent: str) -> bool:
 
 
 def _item(row: Memory, cap: int = 400) -> str:
-    date = (row.occurred_at or "")[:10]
+    from hindsight.memory.clock import shown
+
+    date = shown(row.occurred_ts)  # the reader's zone, offset named (README: Times)
     anchors = sorted({a.path + (f"::{a.symbol}" if a.symbol else "") for a in row.anchors})
     where = f" [{fence_safe(', '.join(anchors[:3]))}]" if anchors else ""
     stale = " (STALE: code changed since)" if row.stale else ""
@@ -70,8 +67,10 @@ def _item(row: Memory, cap: int = 400) -> str:
 
 def branch_files(root: str) -> list[str]:
     """Files changed on the current branch: committed since the merge base with the
-    upstream/main/master branch, plus uncommitted changes (root-relative). ``[]`` on any
-    git failure."""
+    upstream/main/master branch, plus uncommitted changes (root-relative, as git stores
+    them: read NUL-separated with ``-z``, so no name comes back quoted or octal-escaped).
+    ``[]`` on any git failure. Read-only: no git call takes ``.git/index.lock``
+    (:func:`hindsight.config.paths.git_cmd`)."""
     def git(*args: str) -> str:
         try:
             p = subprocess.run(git_cmd(root, *args), capture_output=True, timeout=5)
@@ -83,12 +82,12 @@ def branch_files(root: str) -> list[str]:
     for base in ("@{upstream}", "origin/HEAD", "main", "master"):
         mb = git("merge-base", "HEAD", base).strip()
         if mb:
-            files.update(git("diff", "--name-only", mb, "HEAD").split("\n"))
+            files.update(git("diff", "--name-only", "-z", mb, "HEAD").split("\0"))
             break
-    for line in git("--no-optional-locks", "status", "--porcelain", "--no-renames"
-                    ).split("\n"):
-        if len(line) > 3:
-            files.add(line[3:].strip('"'))
+    # ``XY path`` per entry; --no-renames: never a second (old) path after it
+    for entry in git("status", "--porcelain", "-z", "--no-renames").split("\0"):
+        if len(entry) > 3:
+            files.add(entry[3:])
     return sorted(f for f in files if f)
 
 
@@ -151,57 +150,17 @@ def _cap(text: str, max_chars: int) -> str:
     return cut + tail
 
 
-def relevance(prompt_terms: list[str], row: Memory, df: dict[str, int], n: int) -> float:
-    """IDF-weighted share of the prompt's search terms found in the memory (text, tags and
-    anchors): Σ idf(t) over matched terms / Σ idf(t) over all terms, idf(t) = ln(1 + N / (1 +
-    df(t))) as in BM25's IDF (Robertson & Zaragoza 2009) without the negative part. In
-    [0, 1]; 0 when the prompt has no search terms."""
-    from hindsight.memory.textindex import forms, tokens
-
-    if not prompt_terms:
-        return 0.0
-    hay = set(tokens(" ".join([row.text, " ".join(row.tags),
-                               " ".join(a.path + " " + a.symbol for a in row.anchors)])))
-    idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in prompt_terms}
-    total = sum(idf.values())
-    got = sum(v for t, v in idf.items() if any(f in hay for f in forms(t)))
-    return got / total if total else 0.0
-
-
 def prompt_memories(memory: MemoryService, prompt: str, *, threshold: float, limit: int,
-                    max_chars: int, exclude: set[int], agent: str = ""
-                    ) -> tuple[str, list[int], list[float]]:
-    """``(text to inject, ids, relevances)`` for ``prompt``: lexical and anchor recall (no
-    embedding model is loaded, to stay within the hook's latency target), then only
-    memories of :data:`INJECT_KINDS` with :func:`relevance` ≥ ``threshold`` that are not
-    in ``exclude`` (already injected this session). ``("", [], [])`` when none is."""
-    from hindsight.memory.textindex import forms, match_terms
+                    max_chars: int, exclude: set[int], agent: str = "", embedder: Any = None,
+                    cache: str = "") -> tuple[str, list[int], list[float]]:
+    """``(text to inject, ids, scores)`` for ``prompt``: the memories that pass the prompt
+    gate (:func:`hindsight.sessions.gate.gate`; ``embedder`` the static embedder, ``cache``
+    its vector cache file), best first, at most ``limit`` within ``max_chars``.
+    ``("", [], [])`` when none passes."""
+    from hindsight.sessions.gate import gate
 
-    prompt = prompt[:PROMPT_CHARS]
-    if not prompt.strip() or not memory.store.has_active():
-        return "", [], []
-    quoted = list(dict.fromkeys(match_terms(prompt)))[:40]
-    terms = [t.strip('"') for t in quoted]
-    if not terms:
-        return "", [], []
-    rows = memory.store.term_rows(quoted)
-    df, n = {t.strip('"'): v for t, v in rows.items()}, max(1, memory.store.active_count())
-    # the other number of a word no memory uses as written (a longer query costs time)
-    extra = " ".join(f for t in terms if not df.get(t) for f in forms(t)[1:])
-    res = memory.recall(f"{prompt} {extra}", k=max(20, limit * 4), kinds=list(INJECT_KINDS),
-                        agent=agent, channels=("bm25", "anchor", "recency", "lesson"),
-                        embed=False, touch=False)
-    picked: list[tuple[Memory, float]] = []
-    for hit in res.hits:
-        h = hit.memory
-        if h.id in exclude or not _visible(h, agent):
-            continue
-        rel = relevance(terms, h, df, n)
-        if rel >= threshold:
-            picked.append((h, rel))
-    if not picked:
-        return "", [], []
-    picked = sorted(picked, key=lambda p: -p[1])[:limit]
+    picked = gate(memory, prompt, threshold=threshold, exclude=exclude, agent=agent,
+                  embedder=embedder, cache=cache)[:limit]
     lines, used, ids, rels = [], 0, [], []
     for h, rel in picked:
         line = _item(h, 600) + f" (relevance {rel:.2f})"

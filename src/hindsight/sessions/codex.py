@@ -28,6 +28,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from hindsight.config.jsontext import loads
 from hindsight.sessions.locations import by_mtime
 from hindsight.sessions.transcripts import (
     Proto,
@@ -301,12 +302,12 @@ def rollout_cwd(path: str) -> str:
     """The ``cwd`` of the first ``session_meta`` line of the rollout ``path`` ("" if none in
     its first 20 lines or unreadable content). Raises FileNotFoundError if missing."""
     with open(path, "rb") as f:
-        for _ in range(20):
+        for n in range(20):
             raw = f.readline()
             if not raw:
                 break
             try:
-                obj = json.loads(raw.decode("utf-8", "replace"))
+                obj = loads(raw, first=n == 0, errors="replace")
             except (ValueError, RecursionError):
                 continue
             if isinstance(obj, dict) and obj.get("type") == "session_meta":

@@ -15,6 +15,7 @@ import os
 import time
 from typing import Any
 
+from hindsight.config.jsontext import loads
 from hindsight.config.paths import file_lock
 
 
@@ -68,16 +69,14 @@ def import_claude(bank: Any, project: str | None = None, *, config_dir: str | No
 def transcript_cwd(path: str, limit: int = 1 << 20) -> str:
     """The first ``cwd`` recorded in the first ``limit`` bytes of a Claude Code transcript,
     or ``""``."""
-    import json
-
     try:
         with open(path, "rb") as f:
             head = f.read(limit)
     except OSError:
         return ""
-    for line in head.split(b"\n"):
+    for n, line in enumerate(head.split(b"\n")):
         try:
-            obj = json.loads(line)
+            obj = loads(line, first=n == 0, errors="replace")
         except (ValueError, RecursionError):
             continue
         if isinstance(obj, dict) and isinstance(obj.get("cwd"), str) and obj["cwd"]:
@@ -164,6 +163,17 @@ def seed(bank: Any, settings: Any) -> dict[str, Any] | None:
         if first and settings["importTranscripts"]:
             _step(state, "import-claude-code", lambda: import_claude(bank))
             _step(state, "import-codex", lambda: import_codex(bank))
+            from hindsight.sessions.imports import (
+                import_antigravity,
+                import_copilot,
+                import_cursor,
+                import_gemini,
+            )
+
+            _step(state, "import-cursor", lambda: import_cursor(bank))
+            _step(state, "import-copilot", lambda: import_copilot(bank))
+            _step(state, "import-gemini", lambda: import_gemini(bank))
+            _step(state, "import-antigravity", lambda: import_antigravity(bank))
         state["state"] = "synced" if state["steps"]["index"]["ok"] else "failed"
         state["finished"] = _now()
         _save(bank, state)

@@ -15,7 +15,8 @@ from hindsight.codeindex.service import CodeService
 from hindsight.history.service import HistoryService
 from hindsight.memory.service import MemoryService
 
-HARNESS_READERS = ("claude-code", "codex")
+HARNESS_READERS = ("claude-code", "codex", "cursor", "copilot", "gemini", "antigravity")
+TRANSCRIPT_WAIT_S = 5.0  # Cursor writes its transcript after the hook (entire waits ≤ 5 s)
 
 
 class BankView(Protocol):
@@ -23,10 +24,15 @@ class BankView(Protocol):
 
     bank_id: str
     root: str
+    path: str
     resolution: Any
     code: CodeService
     history: HistoryService
     memory: MemoryService
+
+    def prompt_embedder(self) -> Any:
+        """The prompt gate's static embedder."""
+        ...
 
 
 class SessionService:
@@ -62,12 +68,34 @@ class SessionService:
     def prompt_recall(self, prompt: str, *, threshold: float, limit: int, max_chars: int,
                       exclude: set[int], agent: str = ""
                       ) -> tuple[str, list[int], list[float]]:
-        """``(text to inject, ids, relevances)`` for a prompt, only above ``threshold``;
-        see :func:`hindsight.sessions.briefing.prompt_memories`."""
+        """``(text to inject, ids, scores)`` for a prompt, only what passes the prompt gate
+        (:mod:`hindsight.sessions.gate`, ``threshold``); see
+        :func:`hindsight.sessions.briefing.prompt_memories`."""
         from hindsight.sessions.briefing import prompt_memories
+        from hindsight.sessions.gate import cache_path
 
         return prompt_memories(self.bank.memory, prompt, threshold=threshold, limit=limit,
-                               max_chars=max_chars, exclude=exclude, agent=agent)
+                               max_chars=max_chars, exclude=exclude, agent=agent,
+                               embedder=self._gate_embedder(),
+                               cache=cache_path(self.bank.path))
+
+    def _gate_embedder(self) -> Any:
+        if not hasattr(self, "_gate"):
+            self._gate = self.bank.prompt_embedder()
+        return self._gate
+
+    def refresh_gate(self) -> int | None:
+        """Embed every memory the prompt gate's vector cache lacks (write-back and seeding
+        call this, so that hooks find it complete); returns the memories cached, or None
+        when the static embedder is unavailable (the gate then works lexically)."""
+        from hindsight.errors import ProviderError
+        from hindsight.sessions.gate import cache_path, refresh_cache
+
+        try:
+            return refresh_cache(self.bank.memory.store, self._gate_embedder(),
+                                 cache_path(self.bank.path))
+        except ProviderError:
+            return None
 
     def injected(self, session: str) -> set[int]:
         """Memory ids already injected into ``session`` (briefing and prompts)."""
@@ -81,23 +109,66 @@ class SessionService:
         self.bank.memory.set_meta({f"injected:{session}": json.dumps(sorted(ids))})
 
     def write_back(self, transcript: str, harness: str, *, session: str = "",
-                   final: bool = False, edits: bool = True) -> dict[str, Any]:
-        """Retain what is new in a transcript of ``harness`` (``claude-code`` or
-        ``codex``); see :func:`hindsight.sessions.writeback.retain_transcript`."""
-        from hindsight.sessions.codex import read_codex
-        from hindsight.sessions.transcripts import read_claude
+                   final: bool = False, edits: bool = True, cwd: str = "",
+                   wait_s: float = 0.0) -> dict[str, Any]:
+        """Retain what is new in a transcript of ``harness`` (one of
+        :data:`HARNESS_READERS`; anything else is read as Claude Code's); see
+        :func:`hindsight.sessions.writeback.retain_transcript`. An empty ``transcript`` is
+        looked up from ``session`` and ``cwd`` (:meth:`transcript_for`); ``wait_s``: seconds
+        to wait for a transcript that does not exist yet (agents that write it after the
+        hook). Raises FileNotFoundError when there is none, StorageError."""
         from hindsight.sessions.writeback import retain_transcript
 
-        reader = read_codex if harness == "codex" else read_claude
-        return retain_transcript(self.bank, transcript, reader, harness, session=session,
-                                 final=final, edits=edits)
+        path = transcript or self.transcript_for(harness, session, cwd or self.bank.root)
+        if not path:
+            raise FileNotFoundError(2, "no transcript known",
+                                    f"<{harness} session {session or '(none)'}>")
+        _wait_for(path, wait_s)
+        out = retain_transcript(self.bank, path, _reader(harness, path, cwd), harness,
+                                session=session, final=final, edits=edits)
+        self.refresh_gate()  # the hooks that follow find the new memories' vectors
+        return out
+
+    @staticmethod
+    def transcript_for(harness: str, session: str, cwd: str) -> str:
+        """Where ``harness`` keeps the transcript of ``session`` run in ``cwd`` (``""`` when
+        that agent has no known place): Cursor's agent-transcripts of the workspace,
+        Copilot CLI's session-state. The file may not exist (yet)."""
+        from hindsight.config.agents import copilot_dir, cursor_dir
+
+        if not session:
+            return ""
+        if harness == "cursor":
+            from hindsight.sessions.cursor import transcript_path
+
+            return transcript_path(cwd, session, cursor_dir())
+        if harness == "copilot":
+            from hindsight.sessions.copilot import transcript_path as copilot_path
+
+            return copilot_path(session, copilot_dir())
+        return ""
+
+    def record_edits(self, files: list[str], session: str, agent: str) -> dict[str, Any]:
+        """Record ``files`` (absolute or root-relative) as edited by ``agent`` in
+        ``session`` (the change from HEAD to now, once per content; the code index is not
+        refreshed: hooks call this). Returns ``{"edits": n, "warnings": [...]}``."""
+        from hindsight.sessions.writeback import record_file_edits
+
+        warnings: list[str] = []
+        n = record_file_edits(self.bank, files, session, agent, warnings.append,
+                              refresh_index=False)
+        return {"edits": n, "warnings": warnings[:20]}
 
     def seed(self, settings: Any) -> dict[str, Any] | None:
         """Seed or refresh the bank now (blocking); ``None`` when another process is
-        seeding it. See :func:`hindsight.sessions.seed.seed`."""
+        seeding it. See :func:`hindsight.sessions.seed.seed`. Then the prompt gate's
+        vector cache is refreshed (:meth:`refresh_gate`)."""
         from hindsight.sessions.seed import seed
 
-        return seed(self.bank, settings)
+        out = seed(self.bank, settings)
+        if out is not None:
+            self.refresh_gate()
+        return out
 
     def import_claude(self, project: str | None = None) -> dict[str, Any]:
         """Retain earlier Claude Code transcripts of this repository (idempotent)."""
@@ -110,3 +181,77 @@ class SessionService:
         from hindsight.sessions.seed import import_codex
 
         return import_codex(self.bank)
+
+    def import_cursor(self) -> dict[str, Any]:
+        """Retain earlier Cursor agent transcripts of this repository (idempotent)."""
+        from hindsight.sessions.imports import import_cursor
+
+        return import_cursor(self.bank)
+
+    def import_gemini(self) -> dict[str, Any]:
+        """Retain earlier Gemini CLI chat recordings of this repository (idempotent)."""
+        from hindsight.sessions.imports import import_gemini
+
+        return import_gemini(self.bank)
+
+    def import_antigravity(self) -> dict[str, Any]:
+        """Retain earlier Antigravity CLI conversations about this repository
+        (idempotent)."""
+        from hindsight.sessions.imports import import_antigravity
+
+        return import_antigravity(self.bank)
+
+    def import_copilot(self) -> dict[str, Any]:
+        """Retain earlier GitHub Copilot CLI sessions of this repository (idempotent)."""
+        from hindsight.sessions.imports import import_copilot
+
+        return import_copilot(self.bank)
+
+
+def _reader(harness: str, path: str = "", cwd: str = "") -> Any:
+    """The transcript reader of ``harness`` (Claude Code's for any other name); Cursor's
+    is given the workspace root ``cwd`` when ``path`` lies in that workspace's folder."""
+    if harness == "codex":
+        from hindsight.sessions.codex import read_codex
+
+        return read_codex
+    if harness == "cursor":
+        from functools import partial
+
+        from hindsight.sessions.cursor import read_cursor, workspace_of
+
+        return partial(read_cursor, cwd=workspace_of(path, [cwd] if cwd else []))
+    if harness == "gemini":
+        from functools import partial
+
+        from hindsight.sessions.gemini import read_gemini
+
+        return partial(read_gemini, cwd=cwd)
+    if harness == "antigravity":
+        from functools import partial
+
+        from hindsight.sessions.antigravity import read_antigravity
+
+        return partial(read_antigravity, cwd=cwd)
+    if harness == "copilot":
+        from hindsight.sessions.copilot import read_copilot
+
+        return read_copilot
+    from hindsight.sessions.transcripts import read_claude
+
+    return read_claude
+
+
+def _wait_for(path: str, wait_s: float) -> None:
+    """Return once ``path`` exists and is not empty, or ``wait_s`` seconds have passed."""
+    import os
+    import time
+
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        try:
+            if os.path.getsize(path) > 0:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from hindsight.config.jsontext import json_text
+
 FENCE_TAG = "hindsight-memory"  # fence around injected memory: fenced text is never read back
 
 TARGET_CAP = 200
@@ -111,7 +113,7 @@ def lookbehind(path: str, base: int, window: int = 65_536) -> list[dict[str, Any
 
 
 def _parse(raw: bytes, first: bool) -> Any:
-    text = raw.decode("utf-8", "replace").rstrip("\r").lstrip("\ufeff" if first else "")
+    text = json_text(raw, first=first, errors="replace")
     if not text.strip():
         return None
     try:

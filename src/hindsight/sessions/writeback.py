@@ -85,17 +85,25 @@ def _head_text(root: str, rel: str) -> bytes | None:
 
 def record_session_edits(bank: Any, turns: list[Any], session: str, agent: str,
                          warn: Callable[[str], None]) -> int:
-    """Edit-trace events for the files the agent edited (actor ``agent``, this session):
-    the change from the file at HEAD to the file now, once per file content (bank meta
-    ``edit:<session>:<path>`` holds the content hash recorded last). Returns the number of
-    events stored."""
+    """Edit-trace events for the files the agent edited in ``turns`` (actor ``agent``, this
+    session); see :func:`record_file_edits`."""
+    return record_file_edits(bank, [f for t in turns for f in t.files], session, agent, warn)
+
+
+def record_file_edits(bank: Any, files: list[str], session: str, agent: str,
+                      warn: Callable[[str], None], *, refresh_index: bool = True) -> int:
+    """Edit-trace events for ``files`` (absolute, or relative to the bank's root; others
+    are ignored) edited by ``agent`` in ``session``: the change from the file at HEAD to the
+    file now, once per file content (bank meta ``edit:<session>:<path>`` holds the content
+    hash recorded last), so a hook and the later write-back never record one content twice.
+    ``refresh_index``: bring the code index up to date first (when the repository is
+    indexed). Returns the number of events stored."""
     import xxhash
 
-    files = list(dict.fromkeys(f for t in turns for f in t.files))
-    rels = [r for r in (_rel(bank.root, f) for f in files) if r]
+    rels = [r for r in (_rel(bank.root, f) for f in dict.fromkeys(files)) if r]
     if not rels:
         return 0
-    if bank.code.is_indexed():
+    if refresh_index and bank.code.is_indexed():
         bank.code.index()
     store, n = bank.memory, 0
     for rel in rels:

@@ -19,6 +19,17 @@ from hindsight.models import Memory, ParseResult, Symbol, SymbolChange
 Row = tuple[str, str, str, str, str, int, str]
 EdgeMap = dict[str, tuple[list[Row], set[str]]]
 
+# A memory's lexical document: term → frequency in its body (text, scene, problem,
+# solution, tags) and in its context, terms from hindsight.memory.segment.
+LexDoc = tuple[dict[str, int], dict[str, int]]
+# One posting, 12 bytes little-endian (docs/design.md, "Lexical engine"): memory id, term
+# frequency per field, field lengths (in terms); values above 65,535 are stored as 65,535,
+# so every backend hands back the same bytes and the same BM25 scores. As a NumPy
+# structured dtype (``np.dtype(POSTING)``) and as a ``struct`` format:
+POSTING = [("id", "<u4"), ("tf_body", "<u2"), ("tf_context", "<u2"), ("len_body", "<u2"),
+           ("len_context", "<u2")]
+POSTING_STRUCT = "<IHHHH"
+
 
 class FileRow(NamedTuple):
     """An indexed file as stored."""
@@ -47,13 +58,47 @@ class StoredEdge(NamedTuple):
     line: int
 
 
+class BulkLoad(Protocol):
+    """A full rebuild of the code index in progress, one transaction: a context manager
+    (an exception rolls it back and raises StorageError for a backend failure);
+    :meth:`finish` commits. Rows arrive redacted (``hindsight.redact.clean``). Row shapes:
+    files ``(id, path, language, size, mtime_ns, content_hash, lines, module, package,
+    error)``; symbols ``(file_id, name, local, fold, kind, parent, start_line, start_col,
+    end_line, end_col, signature, doc, language, ast_hash)``; notes ``(file_id, src, line,
+    text)``; receiver facts ``(file_id, scope, target, value, line)``; edges ``(file_id,
+    src, kind, name, receiver, alias, line, dst)``; deps
+    ``(file_id, key)``. Edges may also be written by forked child processes through
+    :meth:`part_writer` (``writer(part, edges, deps)``, one call per part, in the child;
+    ``part`` below the ``parts`` the load was made with, or none when it was made with 0)
+    and are then taken in by :meth:`merge_part` once that child has exited 0. Files,
+    symbols, notes and facts are added first (:meth:`add`, :meth:`set_modules`) without holding
+    the bank's write lock; :meth:`begin_write` takes it, replaces the old index with them
+    and builds their indexes; edges are added after (:meth:`add_edges`,
+    :meth:`merge_part`)."""
+
+    def __enter__(self) -> BulkLoad: ...
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None: ...
+    parts: int  # part files made (at most the number asked for)
+
+    def add(self, files: list[tuple[Any, ...]], symbols: list[tuple[Any, ...]],
+            notes: list[tuple[Any, ...]], facts: list[tuple[Any, ...]] | None = None
+            ) -> None: ...
+    def set_modules(self, modules: dict[int, str]) -> None: ...
+    def add_edges(self, edges: list[tuple[Any, ...]], deps: list[tuple[int, str]]) -> None: ...
+    def part_writer(self) -> Callable[[int, list[tuple[Any, ...]], list[tuple[int, str]]],
+                                      None]: ...
+    def merge_part(self, part: int) -> None: ...
+    def begin_write(self) -> None: ...
+    def finish(self, skipped: dict[str, str], skip_counts: dict[str, int]
+               ) -> dict[str, int]: ...
+
+
 class CodeStore(Protocol):
     """Persistence of the code index (L1 symbols, L2 edges) of one bank.
 
-    ``load_files`` maps each indexed path to its :class:`FileRow`; ``write_full`` replaces
-    the whole index in one transaction (``edges_fn`` is called inside it, so resolution can
-    overlap the symbol inserts); ``write_incremental`` replaces the rows of ``changed`` and
-    ``deleted`` files only. ``counts()`` gives ``files, lines, symbols, edges, calls,
+    ``load_files`` maps each indexed path to its :class:`FileRow`; ``bulk_load`` starts a
+    full rebuild (:class:`BulkLoad`, one transaction fed while parsing and resolution run);
+    ``write_incremental`` replaces the rows of ``changed`` and ``deleted`` files only. ``counts()`` gives ``files, lines, symbols, edges, calls,
     unresolved_calls, imports, inherits`` (ints). ``find_symbols`` matches ``name``
     exactly, then as a prefix, then as a substring (case-insensitive fold), at most
     ``limit``; ``edges_to``/``edges_from`` give the stored edges into / out of full
@@ -63,8 +108,7 @@ class CodeStore(Protocol):
     def load_files(self) -> dict[str, FileRow]: ...
     def set_meta(self, values: dict[str, str]) -> None: ...
     def get_meta(self, key: str) -> str | None: ...
-    def write_full(self, results: list[ParseResult], modules: dict[str, str],
-                   edges_fn: Callable[[], EdgeMap], sel: Any) -> None: ...
+    def bulk_load(self, parts: int) -> BulkLoad: ...
     def write_incremental(self, changed: list[ParseResult], modules: dict[str, str],
                           deleted: list[str], edges: EdgeMap, id_of: dict[str, int],
                           modules_update: dict[str, str], sel: Any) -> None: ...
@@ -123,6 +167,16 @@ class CodeStore(Protocol):
         is ``local``'s (to follow a moved or renamed anchor)."""
         ...
 
+    def files_by_suffix(self, suffix: str, limit: int, stem: bool = False
+                        ) -> list[tuple[str, str]]:
+        """``(path, content hash)`` of indexed files whose path is ``suffix`` or ends with
+        ``/`` + ``suffix`` (case-sensitive), the exact path first, then by path, at most
+        ``limit``. With ``stem`` the
+        path is compared without its extension and without a last ``/__init__``,
+        ``/index`` or ``/mod`` (a module named by its path: ``shop/payments`` finds
+        ``src/shop/payments/__init__.py``)."""
+        ...
+
     def edges_to(self, qnames: list[str], names: list[str]) -> list[StoredEdge]:
         """Edges into any of ``qnames`` (full qualified names), plus unresolved edges
         whose bare name is one of ``names``."""
@@ -134,6 +188,11 @@ class CodeStore(Protocol):
 
     def file_symbols(self, path: str) -> list[Symbol]:
         """The symbols of one file, in source order."""
+        ...
+
+    def repeated_symbols(self) -> list[tuple[str, str, str, int, int]]:
+        """``(path, local, ast hash, start line, end line)`` of every symbol whose local
+        name occurs more than once in its file (what an identity change may split)."""
         ...
 
     def notes(self) -> list[tuple[str, str, int, str]]:
@@ -173,6 +232,7 @@ class HistoryStore(Protocol):
     def set_meta(self, values: dict[str, str]) -> None: ...
     def known_commits(self, shas: list[str]) -> dict[str, tuple[int, int, int, int]]: ...
     def unexpanded(self) -> list[str]: ...
+    def reset_expanded(self) -> int: ...
     def redo_candidates(self, huge: int) -> list[str]: ...
     def seqs(self, shas: list[str]) -> dict[str, int]: ...
     def set_seqs(self, seqs: dict[str, int]) -> None: ...
@@ -181,6 +241,10 @@ class HistoryStore(Protocol):
                       files: dict[str, list[tuple[str, str, str, int, int]]],
                       changes: dict[str, list[SymbolChange]]) -> None: ...
     def mark_reachable(self, reachable: set[str], at: str) -> tuple[int, int]: ...
+    def set_fixes(self, is_fix: Callable[[str], bool]) -> int: ...
+    def huge_pending(self, paths: list[str]) -> list[dict[str, Any]]: ...
+    def add_huge_changes(self, changes: dict[str, list[SymbolChange]],
+                         done: list[tuple[str, str]]) -> int: ...
     def commit_count(self) -> int: ...
     def set_busy_timeout(self, ms: int) -> None: ...
     def history_counts(self) -> dict[str, int]: ...
@@ -228,13 +292,16 @@ class MemoryStore(Protocol):
 
     # --- writes -------------------------------------------------------------------------
     def insert(self, rows: list[dict[str, Any]], anchors: list[list[tuple[str, str, str]]],
-               fts: list[tuple[str, str]], at: str) -> list[tuple[int, bool]]:
+               docs: list[LexDoc], at: str,
+               implicit: list[list[tuple[str, str, str]]] | None = None
+               ) -> list[tuple[int, bool]]:
         """Insert memories in one transaction: ``rows`` (the :class:`Memory` fields but
         ``id``/``anchors``, ``tags`` as a JSON string), per row its anchors (path, symbol,
-        ast hash) and full-text documents (body, context; already tokenised by
-        :mod:`hindsight.memory.textindex`). A row whose ``fingerprint`` exists is not
-        inserted: that memory's access count is bumped (and it is made active again).
-        Returns ``(id, created)`` per row, in order."""
+        ast hash), its lexical document (:data:`LexDoc`, made by
+        :func:`hindsight.memory.lexical.document`, indexed in the same transaction) and its
+        ``implicit`` anchors (the same triples, stored flagged implicit; None: none). A row
+        whose ``fingerprint`` exists is not inserted: that memory's access count is bumped
+        (and it is made active again). Returns ``(id, created)`` per row, in order."""
         ...
 
     def merge_into(self, mid: int, at: str, detail: str) -> None:
@@ -258,6 +325,17 @@ class MemoryStore(Protocol):
         """Count one access of each memory at ``ts``."""
         ...
 
+    def add_anchors(self, items: list[tuple[int, str, str, str]], at: str) -> int:
+        """Add implicit anchors (memory id, path, symbol, hash) in one transaction, each
+        with an audit row (``anchored``); one the memory has (same path and symbol) is
+        skipped. Returns how many were added."""
+        ...
+
+    def ids_after(self, after: int, limit: int) -> list[int]:
+        """Ids above ``after`` of active memories other than conversation turns, ascending,
+        at most ``limit``."""
+        ...
+
     def mark_stale(self, items: list[tuple[int, str, str, str]], at: str) -> None:
         """Flag anchors (memory id, path, symbol, reason) and their memories stale."""
         ...
@@ -267,14 +345,16 @@ class MemoryStore(Protocol):
         anchors are all fresh is no longer stale."""
         ...
 
-    def repoint(self, mid: int, old: tuple[str, str], new: tuple[str, str], at: str) -> None:
-        """Move an anchor from (path, symbol) ``old`` to ``new`` (a rename or move)."""
+    def repoint(self, mid: int, old: tuple[str, str], new: tuple[str, str], at: str,
+                ast_hash: str | None = None) -> None:
+        """Move an anchor from (path, symbol) ``old`` to ``new`` (a rename or move); with
+        ``ast_hash`` also record that hash (an identity migration, the code unchanged)."""
         ...
 
-    def import_rows(self, rows: list[dict[str, Any]], index_text: Callable[[str], str]
-                    ) -> dict[str, int]:
-        """Insert exported rows (:mod:`hindsight.memory.transfer`) in one transaction;
-        ``{"imported", "skipped"}`` (skipped: the fingerprint exists)."""
+    def import_rows(self, rows: list[dict[str, Any]], docs: list[LexDoc]) -> dict[str, int]:
+        """Insert exported rows (:mod:`hindsight.memory.transfer`), each with its lexical
+        document, in one transaction; ``{"imported", "skipped"}`` (skipped: the
+        fingerprint exists)."""
         ...
 
     # --- reads --------------------------------------------------------------------------
@@ -283,10 +363,18 @@ class MemoryStore(Protocol):
         ...
 
     def list_memories(self, *, status: str = "active", kind: str | None = None,
-                      stale: bool = False, source: str | None = None, limit: int = 100
-                      ) -> list[Memory]:
-        """Memories newest first (by occurred time, then id); ``status`` ``all`` for every
-        status; ``stale`` only stale ones."""
+                      stale: bool = False, source: str | None = None, limit: int = 100,
+                      tag: str | None = None, visibility: str | None = None,
+                      since: float | None = None, until: float | None = None,
+                      anchor: tuple[str, str] | None = None, after_id: int = 0,
+                      offset: int = 0, order: str = "occurred") -> list[Memory]:
+        """Memories newest first (by occurred time, then id; ``order="id"``: by id, the
+        order they were stored), skipping ``offset``, at most ``limit``. Filters (all
+        optional, combined with AND): ``status`` (``all`` for every status), ``kind``,
+        ``source``, ``visibility``, ``stale`` (only stale ones), ``tag`` (one of its tags),
+        ``since``/``until`` (occurred time in Unix seconds, ``since`` ≤ t < ``until``),
+        ``anchor`` ((path, symbol local name or ``""`` for any anchor in the file)) and
+        ``after_id`` (ids above it)."""
         ...
 
     def has_active(self) -> bool:
@@ -312,16 +400,42 @@ class MemoryStore(Protocol):
         """The memory's audit rows ``{"at", "action", "detail"}``, oldest first."""
         ...
 
-    def fts(self, terms: list[str], limit: int, weights: tuple[float, float]
-            ) -> list[tuple[int, float]]:
-        """Full-text search: memories holding any of ``terms`` (quoted phrases from
-        :func:`hindsight.memory.textindex.match_terms`), best first, at most ``limit``, as
-        ``(id, score)`` with BM25 (Robertson & Zaragoza 2009) as SQLite's ``bm25()`` gives it:
-        lower is better. ``weights``: (body, context) column weights. Any status."""
+    # --- the lexical index: integers only; BM25 is computed in hindsight.memory.lexical ---
+    def lex_stats(self) -> tuple[int, int, int]:
+        """``(documents, total body length, total context length)`` of the lexical index
+        (every indexed memory, any status; lengths in terms)."""
         ...
 
-    def term_rows(self, terms: list[str]) -> dict[str, int]:
-        """Document frequency: how many memories hold each term (any status)."""
+    def lex_df(self, terms: list[str]) -> dict[str, int]:
+        """Document frequency of each of ``terms``: how many indexed memories (any status)
+        hold it in either field; 0 when no memory does. Keys: every one of ``terms``."""
+        ...
+
+    def lex_postings(self, terms: list[str]) -> dict[str, bytes]:
+        """term → its postings, for each of ``terms`` that some memory holds: ``df`` packed
+        postings (:data:`POSTING`, 12 bytes each), one per memory holding the term (any
+        status), in the order they were indexed. Bytes, not arrays: a short-lived hook
+        decodes a few with ``struct`` instead of importing NumPy."""
+        ...
+
+    def lex_missing(self, limit: int) -> list[dict[str, Any]]:
+        """Up to ``limit`` memories (any status) without a lexical document, in id order:
+        ``{"id", "text", "scene", "problem", "solution", "tags" (list), "context"}``."""
+        ...
+
+    def lex_behind(self) -> bool:
+        """Whether the newest memory has no lexical document (a cheap check)."""
+        ...
+
+    def lex_add(self, docs: list[tuple[int, dict[str, int], dict[str, int]]]) -> int:
+        """Index ``(memory id, body counts, context counts)`` of stored memories in one
+        transaction; memories already indexed are skipped. Returns how many were added."""
+        ...
+
+    def lex_reset(self, version: str) -> bool:
+        """Empty the lexical index for a rebuild by analyzer ``version`` and remove meta
+        ``lexical``, unless a rebuild for ``version`` has already begun (meta
+        ``lexical_building``); returns whether it emptied the index."""
         ...
 
     def matrix(self, model: str) -> tuple[Any, Any]:
@@ -332,6 +446,11 @@ class MemoryStore(Protocol):
     def adjacent(self, ids: list[int]) -> dict[int, list[int]]:
         """For conversation memories among ``ids``: the active memories of the same
         session stored right before and after each."""
+        ...
+
+    def agents(self) -> list[str]:
+        """The distinct non-empty ``agent`` values (who wrote or said a memory) of the
+        bank's memories, any status, sorted; read from an index (one lookup per agent)."""
         ...
 
     def anchored(self, paths: list[str], symbols: list[tuple[str, str]]
@@ -358,4 +477,9 @@ class MemoryStore(Protocol):
 
     def missing_vectors(self, model: str) -> list[tuple[int, str]]:
         """(id, text) of memories without a vector from ``model``."""
+        ...
+
+    def active_fingerprints(self, kinds: list[str]) -> list[tuple[int, str]]:
+        """(id, fingerprint) of active memories of ``kinds``, in id order (the prompt
+        gate's vector cache is checked against them)."""
         ...

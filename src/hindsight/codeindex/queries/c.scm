@@ -11,8 +11,8 @@
 (preproc_def name: (identifier) @name) @definition.constant
 (preproc_function_def name: (identifier) @name) @definition.macro
 
-(call_expression function: (identifier) @call.name) @reference.call
+(call_expression function: (identifier) @call.name)
 (call_expression function: (field_expression argument: (_) @call.receiver
-  field: (field_identifier) @call.name)) @reference.call
+  field: (field_identifier) @call.name))
 (preproc_include) @import
 (comment) @comment

@@ -7,13 +7,15 @@
 (method_declaration name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.constructor
 (property_declaration name: (identifier) @name) @definition.property
+(local_function_statement name: (identifier) @name) @definition.function
+(event_declaration name: (identifier) @name) @definition.property
 (namespace_declaration name: (_) @name) @definition.namespace
 (delegate_declaration name: (identifier) @name) @definition.type
 
-(invocation_expression function: (identifier) @call.name) @reference.call
+(invocation_expression function: (identifier) @call.name)
 (invocation_expression function: (member_access_expression expression: (_) @call.receiver
-  name: (identifier) @call.name)) @reference.call
-(object_creation_expression type: (identifier) @call.name) @reference.call
+  name: (identifier) @call.name))
+(object_creation_expression type: (identifier) @call.name)
 (base_list (identifier) @inherit.name)
 
 (file_scoped_namespace_declaration name: (_) @package)

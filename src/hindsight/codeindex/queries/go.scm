@@ -12,10 +12,16 @@
          (pointer_type) (channel_type) (array_type) (generic_type)]) @definition.type)
 (interface_type (method_elem name: (field_identifier) @name) @definition.method)
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
+(type_declaration (type_alias name: (type_identifier) @name) @definition.type)
+; Package-level variables holding a function literal: `var handler = func(...) {...}`.
+(source_file (var_declaration [(var_spec name: (identifier) @name
+  value: (expression_list . (func_literal) .)) @definition.function
+  (var_spec_list (var_spec name: (identifier) @name
+  value: (expression_list . (func_literal) .)) @definition.function)]))
 
-(call_expression function: (identifier) @call.name) @reference.call
+(call_expression function: (identifier) @call.name)
 (call_expression function: (selector_expression operand: (_) @call.receiver
-  field: (field_identifier) @call.name)) @reference.call
+  field: (field_identifier) @call.name))
 
 ; Embedding: struct fields without a name, interface elements naming one type (not a
 ; constraint such as `~int | string` or a predeclared type).

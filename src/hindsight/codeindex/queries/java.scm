@@ -6,19 +6,23 @@
 (annotation_type_declaration name: (identifier) @name) @definition.interface
 (method_declaration name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.constructor
+(compact_constructor_declaration name: (identifier) @name) @definition.constructor
+(annotation_type_element_declaration name: (identifier) @name) @definition.method
+; Enum constants; a constant with a body holds its own methods (`Op.PLUS.apply`).
+(enum_constant name: (identifier) @name) @definition.constant
 (class_body (field_declaration (modifiers "static" "final")
   declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
 (class_body (field_declaration (modifiers "final" "static")
   declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
 
-(method_invocation !object name: (identifier) @call.name) @reference.call
-(method_invocation object: (_) @call.receiver name: (identifier) @call.name) @reference.call
+(method_invocation !object name: (identifier) @call.name)
+(method_invocation object: (_) @call.receiver name: (identifier) @call.name)
 (object_creation_expression type: [(type_identifier) @call.name
-  (generic_type . (type_identifier) @call.name)]) @reference.call
+  (generic_type . (type_identifier) @call.name)])
 (object_creation_expression type: [
   (scoped_type_identifier (_) @call.receiver . (type_identifier) @call.name .)
   (generic_type . (scoped_type_identifier (_) @call.receiver . (type_identifier) @call.name .))
-  ]) @reference.call
+  ])
 
 ; Base types: plain, qualified (`a.B`: receiver `a`) and generic (`B<T>`).
 (superclass [(type_identifier) @inherit.name

@@ -3,16 +3,51 @@
 (generator_function_declaration name: (identifier) @name) @definition.function
 (class_declaration name: (_) @name) @definition.class
 (class_body (method_definition name: (_) @name) @definition.method)
-; An object literal bound to a variable and holding functions is a symbol (kind object);
-; its function members are its methods (`api.get()` resolves like `Class.m()`). Other
-; object literals are not symbols, so their methods are not indexed.
+;
+; An object literal bound to a name and holding functions is a symbol (kind object): a
+; variable (`const api = {...}`), a property (`config.server = {...}`, `server: {...}`
+; inside another literal); its function members are its methods (`api.get()` resolves
+; like `Class.m()`). `Foo.prototype = {...}` names members of Foo; the members of
+; `module.exports = {...}` and `export default {...}` are the module's. Literals passed as
+; arguments are not followed.
 (variable_declarator name: (identifier) @name value: (object [(method_definition)
-  (pair key: (property_identifier) value: [(arrow_function) (function_expression)])])
-  ) @definition.object
-(variable_declarator value: (object (method_definition name: (property_identifier) @name)
-  @definition.method))
-(variable_declarator value: (object (pair key: (property_identifier) @name
-  value: [(arrow_function) (function_expression)]) @definition.method))
+  (pair key: (property_identifier) value: [(arrow_function) (function_expression)
+  (generator_function)])])) @definition.object
+(pair key: (property_identifier) @name value: (object [(method_definition)
+  (pair key: (property_identifier) value: [(arrow_function) (function_expression)
+  (generator_function)])])) @definition.object
+(assignment_expression
+  left: (member_expression object: (_) @receiver property: (property_identifier) @name)
+  right: (object [(method_definition) (pair key: (property_identifier)
+    value: [(arrow_function) (function_expression) (generator_function)])])
+  (#not-eq? @name "prototype") (#not-eq? @receiver "module")) @definition.object
+(assignment_expression
+  left: (member_expression object: (identifier) @name property: (property_identifier) @_p)
+  right: (object) (#eq? @_p "prototype")) @scope
+(variable_declarator name: (identifier) @name value: (object (pair value: (object)))) @scope
+; (members of literals that are arguments or elements are dropped by identity.js_receiver)
+(object [(method_definition name: (property_identifier) @name)
+  (pair key: (property_identifier) @name
+   value: [(arrow_function) (function_expression) (generator_function)])] @definition.function)
+; Functions and classes assigned to a name or a property: `res.send = function send() {}`,
+; `Foo.prototype.m = function () {}`, `this.m = () => {}`, `exports.x = ...`,
+; `ns.Widget = class {}` (receivers: identity.py `js_receiver`, parse.py `_nest`).
+(assignment_expression
+  left: (member_expression object: (_) @receiver property: (property_identifier) @name)
+  right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+(assignment_expression left: (identifier) @name
+  right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+(assignment_expression
+  left: (member_expression object: (_) @receiver property: (property_identifier) @name)
+  right: (class)) @definition.class
+(assignment_expression left: (identifier) @name right: (class)) @definition.class
+; Named function expressions passed as arguments or returned:
+; `app.get('/', function handler() {})`, `return function generateETag() {}`.
+; (identity.js_receiver keeps those; a named function bound to a name is that name's)
+[(function_expression name: (identifier) @name)
+ (generator_function name: (identifier) @name)] @definition.function
+; Accessors: the getter keeps `Class.prop`, a setter is `Class.prop:setter`.
+(method_definition "set") @mark.setter
 (variable_declarator name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 (variable_declarator name: (identifier) @name value: (class)) @definition.class
@@ -23,13 +58,13 @@
   value: [(string) (number) (template_string) (object) (array)]) @definition.constant))
   (#match? @name "^[A-Z][A-Z0-9_]*$"))
 
-(call_expression function: (identifier) @call.name) @reference.call
+(call_expression function: (identifier) @call.name)
 (call_expression function: (member_expression
   object: (_) @call.receiver
-  property: [(property_identifier) (private_property_identifier)] @call.name)) @reference.call
-(new_expression constructor: (identifier) @call.name) @reference.call
+  property: [(property_identifier) (private_property_identifier)] @call.name))
+(new_expression constructor: (identifier) @call.name)
 (new_expression constructor: (member_expression
-  object: (_) @call.receiver property: (property_identifier) @call.name)) @reference.call
+  object: (_) @call.receiver property: (property_identifier) @call.name))
 
 (import_statement) @import
 (export_statement "default") @import  ; export default X: recorded as an alias "default"

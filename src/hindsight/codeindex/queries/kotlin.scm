@@ -3,10 +3,14 @@
 (class_declaration "class" name: (identifier) @name) @definition.class
 (object_declaration name: (identifier) @name) @definition.object
 (function_declaration name: (identifier) @name) @definition.function
+(companion_object name: (identifier) @name) @definition.object
+; Properties of a class or file (accessors are part of the declaration: one symbol).
+(class_body (property_declaration (variable_declaration (identifier) @name)) @definition.property)
+(source_file (property_declaration (variable_declaration (identifier) @name)) @definition.property)
 (type_alias type: (identifier) @name) @definition.type
 
-(call_expression . (identifier) @call.name) @reference.call
-(call_expression . (navigation_expression . (_) @call.receiver . (identifier) @call.name .)) @reference.call
+(call_expression . (identifier) @call.name)
+(call_expression . (navigation_expression . (_) @call.receiver . (identifier) @call.name .))
 (delegation_specifier (user_type (identifier) @inherit.name))
 (delegation_specifier (constructor_invocation (user_type (identifier) @inherit.name)))
 

@@ -8,10 +8,10 @@
 (namespace_definition name: (namespace_name) @package)
 (const_declaration (const_element (name) @name) @definition.constant)
 
-(function_call_expression function: (name) @call.name) @reference.call
-(member_call_expression object: (_) @call.receiver name: (name) @call.name) @reference.call
-(scoped_call_expression scope: (_) @call.receiver name: (name) @call.name) @reference.call
-(object_creation_expression (name) @call.name) @reference.call
+(function_call_expression function: (name) @call.name)
+(member_call_expression object: (_) @call.receiver name: (name) @call.name)
+(scoped_call_expression scope: (_) @call.receiver name: (name) @call.name)
+(object_creation_expression (name) @call.name)
 (base_clause (name) @inherit.name)
 (class_interface_clause (name) @inherit.name)
 (namespace_use_declaration) @import

@@ -1,13 +1,29 @@
 ; hindsight query for Python. Capture names are the contract read by parse.py:
-; @definition.<kind> + @name, @reference.call + @call.name [+ @call.receiver],
+; @definition.<kind> + @name, @call.name [+ @call.receiver],
 ; @inherit.name [+ @inherit.receiver], @import, @comment.
 (function_definition name: (identifier) @name) @definition.function
 (class_definition name: (identifier) @name) @definition.class
 (module (expression_statement (assignment left: (identifier) @name) @definition.constant)
   (#match? @name "^[A-Z][A-Z0-9_]*$"))
+; A name bound to a lambda, at module, class or function level: `square = lambda x: x * x`.
+(expression_statement (assignment left: (identifier) @name right: (lambda)) @definition.function)
+; Accessors (`@prop.setter` / `@prop.deleter` on a function named prop) and overload
+; stubs (`@overload`, `@typing.overload`): see hindsight.codeindex.identity.
+(decorated_definition
+  (decorator (attribute object: (identifier) @_obj attribute: (identifier) @_role))
+  definition: (function_definition name: (identifier) @_fn) @mark.setter
+  (#eq? @_role "setter") (#eq? @_obj @_fn))
+(decorated_definition
+  (decorator (attribute object: (identifier) @_obj attribute: (identifier) @_role))
+  definition: (function_definition name: (identifier) @_fn) @mark.deleter
+  (#eq? @_role "deleter") (#eq? @_obj @_fn))
+(decorated_definition
+  (decorator [(identifier) @_o (attribute attribute: (identifier) @_o)])
+  definition: (function_definition) @mark.stub
+  (#eq? @_o "overload"))
 
-(call function: (identifier) @call.name) @reference.call
-(call function: (attribute object: (_) @call.receiver attribute: (identifier) @call.name)) @reference.call
+(call function: (identifier) @call.name)
+(call function: (attribute object: (_) @call.receiver attribute: (identifier) @call.name))
 
 (class_definition superclasses: (argument_list (identifier) @inherit.name))
 (class_definition superclasses: (argument_list

@@ -5,7 +5,7 @@
 (module name: [(constant) (scope_resolution)] @name) @definition.module
 (program (assignment left: (constant) @name) @definition.constant)
 
-(call receiver: (_) @call.receiver method: (identifier) @call.name) @reference.call
-(call !receiver method: (identifier) @call.name) @reference.call
+(call receiver: (_) @call.receiver method: (identifier) @call.name)
+(call !receiver method: (identifier) @call.name)
 (superclass (constant) @inherit.name)
 (comment) @comment

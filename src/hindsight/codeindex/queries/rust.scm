@@ -6,35 +6,38 @@
 (union_item name: (type_identifier) @name) @definition.struct
 (trait_item name: (type_identifier) @name) @definition.trait
 (type_item name: (type_identifier) @name) @definition.type
+(associated_type name: (type_identifier) @name) @definition.type
 (mod_item name: (identifier) @name body: (_)) @definition.module
+; `mod x;` declares module x (its body is x.rs or x/mod.rs): a symbol, and an import below.
+(mod_item !body name: (identifier) @name) @definition.module
 (macro_definition name: (identifier) @name) @definition.macro
 (const_item name: (identifier) @name) @definition.constant
 (static_item name: (identifier) @name) @definition.constant
 (impl_item type: [(type_identifier) @name (generic_type type: (type_identifier) @name)
   (scoped_type_identifier name: (type_identifier) @name)]) @scope
 
-(call_expression function: (identifier) @call.name) @reference.call
+(call_expression function: (identifier) @call.name)
 (call_expression function: (field_expression value: (_) @call.receiver
-  field: (field_identifier) @call.name)) @reference.call
+  field: (field_identifier) @call.name))
 (call_expression function: (scoped_identifier path: (_) @call.receiver
-  name: (identifier) @call.name)) @reference.call
-(call_expression function: (generic_function function: (identifier) @call.name)) @reference.call
+  name: (identifier) @call.name))
+(call_expression function: (generic_function function: (identifier) @call.name))
 (call_expression function: (generic_function function: (scoped_identifier path: (_) @call.receiver
-  name: (identifier) @call.name))) @reference.call
-(macro_invocation macro: (identifier) @call.name) @reference.call
+  name: (identifier) @call.name)))
+(macro_invocation macro: (identifier) @call.name)
 ; Calls in macro arguments (`println!("{}", f(x), self.m())`): the token tree is flat, so
 ; only a call opening an argument is taken: `f(..)`, `x.m(..)`, `T::f(..)` (not `a.b.m(..)`
 ; or `a::b::f(..)`, whose receiver the tokens do not delimit).
-(macro_invocation (token_tree . (identifier) @call.name . (token_tree . "("))) @reference.call
-(macro_invocation (token_tree "," . (identifier) @call.name . (token_tree . "("))) @reference.call
+(macro_invocation (token_tree . (identifier) @call.name . (token_tree . "(")))
+(macro_invocation (token_tree "," . (identifier) @call.name . (token_tree . "(")))
 (macro_invocation (token_tree . [(self) (identifier)] @call.receiver . "." .
-  (identifier) @call.name . (token_tree . "("))) @reference.call
+  (identifier) @call.name . (token_tree . "(")))
 (macro_invocation (token_tree "," . [(self) (identifier)] @call.receiver . "." .
-  (identifier) @call.name . (token_tree . "("))) @reference.call
+  (identifier) @call.name . (token_tree . "(")))
 (macro_invocation (token_tree . [(self) (super) (crate) (identifier)] @call.receiver . "::" .
-  (identifier) @call.name . (token_tree . "("))) @reference.call
+  (identifier) @call.name . (token_tree . "(")))
 (macro_invocation (token_tree "," . [(self) (super) (crate) (identifier)] @call.receiver . "::" .
-  (identifier) @call.name . (token_tree . "("))) @reference.call
+  (identifier) @call.name . (token_tree . "(")))
 
 (impl_item trait: [(type_identifier) @inherit.name
   (scoped_type_identifier path: (_) @inherit.receiver name: (type_identifier) @inherit.name)

@@ -30,3 +30,8 @@
 ; Class fields holding a function (`handle = () => {...}`).
 (public_field_definition name: [(property_identifier) (private_property_identifier)] @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+
+; Overload signatures (`function f(a: string): void;` before `function f(a: any) {}`) are
+; stubs: not symbols when the implementation is in the file (identity.py `drop_stubs`).
+(function_signature) @mark.stub
+(interface_body (method_signature) @mark.stub)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from hindsight.models import ParseResult, Symbol
+from hindsight.models import ParseResult, Symbol, base_local, simple_name, split_qname
 from hindsight.redact import clean
 from hindsight.store.base import EdgeMap, FileRow, StoredEdge
-from hindsight.store.sqlite.db import SqliteStore, chunks, create_indexes, drop_indexes
+from hindsight.store.sqlite.bulk import SqliteBulkLoad
+from hindsight.store.sqlite.db import SqliteStore, chunks
 
 _SYM_COLS = ("f.path, s.name, s.local, s.kind, s.parent, s.start_line, s.start_col, "
              "s.end_line, s.end_col, s.signature, s.doc, s.language, s.ast_hash")
@@ -59,35 +60,11 @@ class SqliteCodeStore(SqliteStore):
                       [(fid, *e) for e in edges])
         c.executemany("INSERT INTO deps VALUES(?,?)", [(fid, k) for k in sorted(deps)])
 
-    def write_full(self, results: list[ParseResult], modules: dict[str, str],
-                   edges_fn: Callable[[], EdgeMap], sel: Any) -> None:
-        """Replace the whole code index in one transaction. Files and symbols are written
-        first; ``edges_fn()`` is then called for the edges (it may block while they are
-        still being resolved elsewhere). Secondary indexes are dropped during the load."""
-        with self._tx() as c:
-            drop_indexes(c)
-            for t in ("files", "symbols", "edges", "deps", "notes", "facts"):
-                c.execute(f"DELETE FROM {t}")
-            ids: dict[str, int] = {}
-            for r in results:
-                ids[r.path] = self._insert_file(c, r, modules[r.path])
-                self._insert_contents(c, ids[r.path], r)
-            edges = edges_fn()
-            totals = {"symbols": sum(len(r.symbols) for r in results), "edges": 0, "calls": 0,
-                      "unresolved_calls": 0}
-            for r in results:
-                rows = edges[r.path]
-                self._insert_edges(c, ids[r.path], rows)
-                totals["edges"] += len(rows[0])
-                for e in rows[0]:
-                    if e[1] == "call":
-                        totals["calls"] += 1
-                        totals["unresolved_calls"] += e[6] == ""
-            self._write_skips(c, sel)
-            self._set_counts(c, totals)
-            create_indexes(c)
-        self.conn.execute("PRAGMA optimize")
-        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    def bulk_load(self, parts: int) -> SqliteBulkLoad:
+        """Start a full rebuild (see :class:`hindsight.store.sqlite.bulk.SqliteBulkLoad`);
+        ``parts`` part files are made for forked edge writers."""
+        busy = int(self.conn.execute("PRAGMA busy_timeout").fetchone()[0])
+        return SqliteBulkLoad(self.conn, parts, busy)
 
     def write_incremental(self, changed: list[ParseResult], modules: dict[str, str],
                           deleted: list[str], edges: EdgeMap, id_of: dict[str, int],
@@ -221,15 +198,24 @@ class SqliteCodeStore(SqliteStore):
     def find_symbols(self, name: str, kind: str | None, file: str | None, limit: int
                      ) -> list[Symbol]:
         """Exact matches on name, local qualified name (``Class.method``) or qualified name
-        (``path::Class.method``)."""
+        (``path::Class.method``). A local name that matches none exactly finds the
+        definitions it is the base of: overloads ``Class.method(…)`` and accessors
+        ``Class.method:setter`` (see :func:`hindsight.models.base_local`)."""
         extra, args = self._filters(kind, file)
-        if "::" in name:
-            path, _, local = name.partition("::")
-            return self._syms("f.path=? AND s.local=?" + extra, [path, local, *args], limit)
-        if "." in name:
-            return self._syms("s.local=?" + extra, [name, *args], limit)
-        return self._syms("s.fold=? AND s.name=?" + extra, [name.casefold(), name, *args],
-                          limit)
+        sp = split_qname(name)
+        if sp is None and "." not in name:
+            return self._syms("s.fold=? AND s.name=?" + extra, [name.casefold(), name, *args],
+                              limit)
+        where, pre = ("f.path=? AND ", [sp[0]]) if sp else ("", [])
+        local = sp[1] if sp else name
+        hits = self._syms(where + "s.local=?" + extra, [*pre, local, *args], limit)
+        if hits:
+            return hits
+        # `C.m(` … `C.m)` and `C.m:` … `C.m;`: every local starting with `C.m(` or `C.m:`
+        more = self._syms(where + "((s.local>? AND s.local<?) OR (s.local>? AND s.local<?))"
+                          + extra, [*pre, local + "(", local + ")", local + ":", local + ";",
+                                    *args], limit * 4)
+        return [h for h in more if base_local(h.local) == local][:limit]
 
     def find_in_module(self, module: str, local: str, file: str | None, limit: int
                        ) -> list[Symbol]:
@@ -345,11 +331,38 @@ class SqliteCodeStore(SqliteStore):
     def symbols_with_hash(self, ast_hash: str, local: str) -> list[Symbol]:
         """Symbols whose ast hash is ``ast_hash`` and whose local name ends like ``local``'s
         last part (used to follow a moved or renamed anchor)."""
-        last = local.rpartition(".")[2]
+        last = simple_name(local)
         return self._syms("s.ast_hash=? AND (s.name=? OR s.local=?)", [ast_hash, last, local])
+
+    def files_by_suffix(self, suffix: str, limit: int, stem: bool = False
+                        ) -> list[tuple[str, str]]:
+        """``(path, content hash)`` of files whose path (``stem``: without its extension
+        and a last ``/__init__``, ``/index`` or ``/mod``) is ``suffix`` or ends with ``/`` +
+        ``suffix``; case-sensitive, the exact path first, then by path, at most
+        ``limit``."""
+        if not suffix:
+            return []
+        esc = suffix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        out = []
+        for path, h in self.conn.execute(  # LIKE narrows (ASCII case-insensitive); then exact
+                "SELECT path, content_hash FROM files WHERE path LIKE ? ESCAPE '\\' "
+                "ORDER BY path != ?, path", (f"%{esc}%" if stem else f"%{esc}", suffix)):
+            key = _stem(path) if stem else path
+            if key == suffix or key.endswith("/" + suffix):
+                out.append((path, h))
+                if len(out) >= limit:
+                    break
+        return out
 
     def file_symbols(self, path: str) -> list[Symbol]:
         return self._syms("f.path=?", [path], 100000)
+
+    def repeated_symbols(self) -> list[tuple[str, str, str, int, int]]:
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT f.path, s.local, s.ast_hash, s.start_line, s.end_line FROM symbols s "
+            "JOIN files f ON f.id=s.file_id JOIN (SELECT file_id, local FROM symbols "
+            "GROUP BY file_id, local HAVING count(*) > 1) r ON r.file_id=s.file_id AND "
+            "r.local=s.local ORDER BY f.path, s.start_line")]
 
     def skipped(self) -> dict[str, int]:
         return dict(self.conn.execute("SELECT reason, n FROM skip_counts ORDER BY reason"))
@@ -371,3 +384,13 @@ class SqliteCodeStore(SqliteStore):
             "SELECT f.path, f.path || '::' || e.src, e.kind, e.name, e.receiver, e.alias, e.line, e.dst "
             "FROM edges e JOIN files f ON f.id=e.file_id"))
         return syms, edges
+
+
+def _stem(path: str) -> str:
+    """``path`` without the extension of its last part and a last ``/__init__``,
+    ``/index`` or ``/mod`` (the file that stands for its directory's module)."""
+    d, _, base = path.rpartition("/")
+    base = base.rsplit(".", 1)[0] if "." in base.lstrip(".") else base
+    if d and base in ("__init__", "index", "mod"):
+        return d
+    return f"{d}/{base}" if d else base

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+from hindsight.config.paths import Home
 from hindsight.errors import StorageError
 
 BUSY_TIMEOUT_MS = 30_000  # default of setting busyTimeoutMs (HINDSIGHT_BUSY_TIMEOUT_MS)
@@ -127,10 +128,45 @@ CREATE TABLE memory_audit(
   action TEXT NOT NULL, detail TEXT NOT NULL DEFAULT '');
 CREATE INDEX ix_audit_mem ON memory_audit(memory_id);
 """),
+    ("0004_implicit_anchors", """
+-- implicit = 1: an anchor found in the memory's text (memory/implicit.py), 0: given with it
+ALTER TABLE memory_anchors ADD COLUMN implicit INTEGER NOT NULL DEFAULT 0;
+"""),
+    ("0005_memory_agent", """
+-- recall looks up the agents a query names (memory/features.py)
+CREATE INDEX ix_memories_agent ON memories(agent);
+"""),
+    ("0006_huge_commit_files", """
+-- files of huge commits whose symbol changes were computed later, when a history question
+-- needed them (history/lazy.py): their rows are in symbol_changes like any other.
+CREATE TABLE huge_files_done(sha TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY(sha, path));
+CREATE INDEX ix_commit_files_old ON commit_files(old_path) WHERE old_path != '';
+"""),
+    ("0007_lexical", """
+-- the lexical index (docs/design.md, "Lexical engine"): terms come from
+-- hindsight.memory.segment, scores are computed by hindsight.memory.lexical.
+-- lex_blocks.key = term id * 2^24 + block number, data = up to 128 postings of 12 bytes,
+-- little-endian (memory id u32, tf body u16, tf context u16, len body u16, len context u16).
+CREATE TABLE lex_terms(id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE, df INTEGER NOT NULL);
+CREATE TABLE lex_blocks(key INTEGER PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE lex_docs(memory_id INTEGER PRIMARY KEY, len_body INTEGER NOT NULL,
+  len_context INTEGER NOT NULL);
+CREATE TABLE lex_stats(id INTEGER PRIMARY KEY CHECK (id = 1), docs INTEGER NOT NULL,
+  len_body INTEGER NOT NULL, len_context INTEGER NOT NULL);
+INSERT INTO lex_stats VALUES(1, 0, 0, 0);
+-- the FTS5 table of 0003 is replaced: lexical.ensure builds the new index from the rows
+DROP TABLE memory_fts;
+"""),
+    ("0008_vector_seq", """
+-- the set_vectors call that stored a row's vector, in order: processes holding the vectors
+-- in memory read only the rows stamped after what they hold (store/sqlite/vectors.py)
+ALTER TABLE memories ADD COLUMN vec_seq INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX ix_memories_vec_seq ON memories(vec_seq);
+"""),
     ("0009_receiver_facts", """
 -- receiver facts of each file (codeindex/receivers.py), read back when an unchanged file
 -- is re-resolved. Banks indexed before this table existed are re-indexed in full once
--- (meta 'facts_indexed' is set by every full index).
+-- (meta 'facts_version', set by every index, differs).
 CREATE TABLE facts(file_id INTEGER NOT NULL, scope TEXT NOT NULL, target TEXT NOT NULL,
   value TEXT NOT NULL, line INTEGER NOT NULL);
 """),
@@ -143,7 +179,7 @@ INDEXES: list[tuple[str, str]] = [
     ("ix_symbols_file", "symbols(file_id, local)"),
     ("ix_edges_dst", "edges(dst) WHERE dst != ''"),
     ("ix_edges_name", "edges(name) WHERE dst = ''"),
-    ("ix_edges_file", "edges(file_id, src)"),
+    ("ix_edges_file", "edges(file_id)"),  # a file's edges are few: src is filtered
     ("ix_deps_key", "deps(key)"),
     ("ix_deps_file", "deps(file_id)"),
     ("ix_notes_file", "notes(file_id)"),
@@ -301,7 +337,7 @@ def connect(path: str, busy_timeout_ms: int | None = None) -> sqlite3.Connection
     if busy < 0:
         raise ValueError(f"busy_timeout_ms must be 0 or more, got {busy}")
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        Home.ensure(os.path.dirname(path), private=True)  # banks/: mode 0700 when made
         conn = sqlite3.connect(path, timeout=busy / 1000, isolation_level=None,
                                check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout={busy}")

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from hindsight.models import SymbolChange
@@ -12,7 +12,7 @@ from hindsight.store.sqlite.db import SqliteStore, chunks, rows_as_dicts
 
 ORDER = "c.committer_ts DESC, c.seq DESC"
 _CHANGE_COLS = ("c.sha, c.author_name, c.author_email, c.author_date, c.committer_ts, c.seq, "
-                "c.subject, c.reachable, s.path, s.local, s.kind, s.change, s.old_path, "
+                "c.subject, c.reachable, c.parents, s.path, s.local, s.kind, s.change, s.old_path, "
                 "s.old_local, s.old_hash, s.new_hash, s.start_line, s.end_line")
 
 
@@ -38,6 +38,12 @@ class SqliteHistoryStore(SqliteStore):
         return [r[0] for r in self.conn.execute(
             "SELECT sha FROM commits c WHERE expanded=0 AND huge=0 AND boundary=0 "
             f"AND reachable=1 ORDER BY {ORDER}")]
+
+    def reset_expanded(self) -> int:
+        """Mark every expanded commit as not expanded (its symbol changes are recomputed
+        by the next full-mode ingest, which replaces them); returns how many."""
+        with self._tx() as c:
+            return c.execute("UPDATE commits SET expanded=0 WHERE expanded=1").rowcount
 
     def redo_candidates(self, huge: int) -> list[str]:
         """Stored commits worth reading again: shallow boundaries (the caller drops those
@@ -71,7 +77,7 @@ class SqliteHistoryStore(SqliteStore):
             shas = [m["sha"] for m in commits]
             for ch in chunks(shas):
                 q = ",".join("?" * len(ch))
-                for t in ("commits", "commit_files", "symbol_changes"):
+                for t in ("commits", "commit_files", "symbol_changes", "huge_files_done"):
                     c.execute(f"DELETE FROM {t} WHERE sha IN ({q})", ch)
             cols = ("sha", "seq", "parents", "author_name", "author_email", "author_date",
                     "author_ts", "committer_date", "committer_ts", "message", "subject",
@@ -96,6 +102,58 @@ class SqliteHistoryStore(SqliteStore):
             c.executemany("UPDATE commits SET reachable=1, unreachable_at='' WHERE sha=?",
                           [(s,) for s in back])
         return len(gone), len(back)
+
+    def huge_pending(self, paths: list[str]) -> list[dict[str, Any]]:
+        """Files among ``paths`` (as new or old path) changed by reachable huge commits
+        whose symbol changes were never computed: ``sha, parents, path, old_path,
+        status``, newest commit first."""
+        out: list[dict[str, Any]] = []
+        sql = ("SELECT c.sha, c.parents, c.committer_ts, c.seq, f.path, f.old_path, "
+               "f.status FROM commit_files f JOIN commits c ON c.sha=f.sha "
+               "WHERE c.huge=1 AND c.expanded=0 AND c.boundary=0 AND c.reachable=1 "
+               "AND NOT EXISTS (SELECT 1 FROM huge_files_done d WHERE d.sha=f.sha AND "
+               "d.path=f.path) AND ")
+        for ch in chunks(paths, 400):
+            q = ",".join("?" * len(ch))
+            for cond in (f"f.path IN ({q})", f"f.old_path != '' AND f.old_path IN ({q})"):
+                out += rows_as_dicts(self.conn.execute(sql + cond, ch))
+        uniq = {(r["sha"], r["path"]): r for r in out}
+        return sorted(uniq.values(), key=lambda r: (r["committer_ts"], r["seq"], r["path"]),
+                      reverse=True)
+
+    def add_huge_changes(self, changes: dict[str, list[SymbolChange]],
+                         done: list[tuple[str, str]]) -> int:
+        """Store the symbol changes computed for the files ``done`` ((sha, path)) of huge
+        commits, in one transaction. A commit is skipped whole when one of its files is
+        done already (another process got there first) or when it is no longer stored as
+        huge and unexpanded (ingested again meanwhile). Returns the files recorded."""
+        by_sha: dict[str, list[str]] = {}
+        for sha, path in done:
+            by_sha.setdefault(sha, []).append(path)
+        with self._tx() as c:
+            ok = []
+            for sha, paths in by_sha.items():
+                live = c.execute("SELECT 1 FROM commits WHERE sha=? AND huge=1 AND "
+                                 "expanded=0", (sha,)).fetchone()
+                q = ",".join("?" * len(paths))
+                seen = c.execute(f"SELECT 1 FROM huge_files_done WHERE sha=? AND path IN "
+                                 f"({q}) LIMIT 1", (sha, *paths)).fetchone()
+                if live and not seen:
+                    ok.append(sha)
+            c.executemany("INSERT INTO huge_files_done VALUES(?,?)",
+                          [(sha, p) for sha in ok for p in by_sha[sha]])
+            c.executemany("INSERT INTO symbol_changes VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                          [(sha, *sc) for sha in ok for sc in changes.get(sha, [])])
+        return sum(len(by_sha[sha]) for sha in ok)
+
+    def set_fixes(self, is_fix: Callable[[str], bool]) -> int:
+        """Set every stored commit's ``fix`` flag to ``is_fix(message)``; returns how many
+        changed (one transaction)."""
+        rows = self.conn.execute("SELECT sha, message, fix FROM commits").fetchall()
+        upd = [(int(f), sha) for sha, msg, old in rows if (f := is_fix(msg)) != bool(old)]
+        with self._tx() as c:
+            c.executemany("UPDATE commits SET fix=? WHERE sha=?", upd)
+        return len(upd)
 
     # --- queries ----------------------------------------------------------------------
     def commit_count(self) -> int:
@@ -148,7 +206,7 @@ class SqliteHistoryStore(SqliteStore):
         cur = self.conn.execute(
             "SELECT DISTINCT c.sha, c.author_name, c.author_email, c.author_date, "
             "c.committer_ts, c.seq, c.subject, c.reachable, f.status, f.path, f.old_path, "
-            "c.huge FROM commit_files f JOIN commits c ON c.sha=f.sha "
+            "c.huge, c.parents FROM commit_files f JOIN commits c ON c.sha=f.sha "
             "WHERE (f.path=? OR f.old_path=?)" + ("" if include_unreachable else
                                                    " AND c.reachable=1") +
             f" ORDER BY {ORDER}", (path, path))
@@ -214,9 +272,14 @@ class SqliteHistoryStore(SqliteStore):
         return rows_as_dicts(cur)
 
     def symbol_churn(self, since_ts: int) -> list[dict[str, Any]]:
+        """Per symbol over the commits :meth:`file_churn` counts: kind, commits, fix
+        commits, and those commits' ids (``shas``, ``fix_shas``: comma-separated)."""
         cur = self.conn.execute(
             "SELECT s.path, s.local, max(s.kind) kind, count(DISTINCT c.sha) commits, "
-            "count(DISTINCT CASE WHEN c.fix=1 THEN c.sha END) fixes FROM symbol_changes s "
+            "count(DISTINCT CASE WHEN c.fix=1 THEN c.sha END) fixes, "
+            "group_concat(DISTINCT c.sha) shas, "
+            "group_concat(DISTINCT CASE WHEN c.fix=1 THEN c.sha END) fix_shas "
+            "FROM symbol_changes s "
             "JOIN commits c ON c.sha=s.sha WHERE c.reachable=1 AND c.huge=0 "
             "AND instr(c.parents, ' ') = 0 AND c.committer_ts >= ? "
             "AND s.change IN ('modified','added','moved') "

@@ -1,0 +1,89 @@
+"""Definition recall and precision per language on the hand-checked fixture suite
+(``tests/fixtures/defs/<language>/``, golden ``expected.tsv``; the same files
+``tests/test_defs.py`` compares exactly).
+
+Two scores per language:
+
+* **coverage**: a definition is found when a symbol starts on its line with its simple
+  name (``Foo.prototype.m = function`` → ``m``); recall = found / expected, precision =
+  matching symbols / all symbols.
+* **exact**: file, line, kind and local qualified name all agree (the identity:
+  ``Class.prop:setter``, ``Class.m(int,int)``).
+
+    python bench/defs.py
+
+Writes bench/results/defs.json and prints one line per language.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import machine, write  # noqa: E402
+
+from hindsight.codeindex.languages import language_for  # noqa: E402
+from hindsight.codeindex.worker import parse_bytes  # noqa: E402
+from hindsight.models import simple_name  # noqa: E402
+
+DEFS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "defs"
+
+Row = tuple[str, int, str, str]  # file, line, kind, local
+
+
+def expected(lang: str) -> list[Row]:
+    rows = []
+    for line in (DEFS / lang / "expected.tsv").read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            f, n, kind, local = line.split("\t")
+            rows.append((f, int(n), kind, local))
+    return rows
+
+
+def found(lang: str) -> list[Row]:
+    rows: list[Row] = []
+    for f in sorted(os.listdir(DEFS / lang)):
+        language = language_for(f)
+        if f == "expected.tsv" or language is None:
+            continue
+        r = parse_bytes(f, language, (DEFS / lang / f).read_bytes())
+        rows += [(f, s.start_line, s.kind, s.local) for s in r.symbols]
+    return rows
+
+
+def _score(want: list[Any], got: list[Any]) -> dict[str, float]:
+    from collections import Counter
+
+    w, g = Counter(want), Counter(got)
+    hit = sum((w & g).values())
+    return {"recall": round(hit / len(want), 3) if want else 1.0,
+            "precision": round(hit / len(got), 3) if got else 1.0}
+
+
+def score(lang: str) -> dict[str, Any]:
+    want, got = expected(lang), found(lang)
+
+    def cover(rows: list[Row]) -> list[tuple[str, int, str]]:
+        return [(f, n, simple_name(local)) for f, n, _k, local in rows]
+
+    return {"expected": len(want), "found": len(got),
+            "coverage": _score(cover(want), cover(got)), "exact": _score(want, got)}
+
+
+def main() -> None:
+    langs = sorted(p.name for p in DEFS.iterdir() if p.is_dir())
+    out = {lang: score(lang) for lang in langs}
+    for lang, s in out.items():
+        c, e = s["coverage"], s["exact"]
+        print(f"{lang:11} expected {s['expected']:3}  coverage recall {c['recall']:.3f} "
+              f"precision {c['precision']:.3f}  exact recall {e['recall']:.3f} "
+              f"precision {e['precision']:.3f}")
+    path = write("defs", {"machine": machine(), "languages": out})
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

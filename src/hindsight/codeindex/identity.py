@@ -1,0 +1,223 @@
+"""Distinct, stable identities for definitions that share a name in one scope.
+
+The format (README, docs/design.md "qualified name"):
+
+* **Accessors.** A property getter keeps ``Class.prop``; its setter is
+  ``Class.prop:setter`` and its deleter ``Class.prop:deleter`` (Python ``@prop.setter`` /
+  ``@prop.deleter`` on a function named ``prop``; JavaScript/TypeScript ``set prop(v)``).
+  C# and Kotlin declare a property with its accessors in one declaration: one symbol,
+  ``Class.Prop``, kind ``property``.
+* **Overloads** (Java, C#, C++, Kotlin): when two or more functions, methods or
+  constructors of one scope share a name but not a parameter list, each is
+  ``Class.m(int,int)``: the parameter types as written (modifiers that change the type,
+  such as C# ``ref``/``params`` and Kotlin ``vararg``, included; parameter names, default
+  values and Java annotations left out), with whitespace normalised by :func:`norm_type`.
+  A name defined once keeps ``Class.m``; a C++ declaration and its definition (same
+  parameter list) share one name.
+* **Stubs.** A Python ``@overload`` (``typing.overload``) stub and a TypeScript overload
+  signature are not symbols when the implementation is in the same file (the
+  implementation is ``Class.m``); without one, the first stub stands for the name.
+
+Anything else that repeats (a function defined in both branches of an ``if``) keeps one
+local name; history tells the copies apart as ``name#2``, ``name#3``… in source order
+(:func:`hindsight.history.symdiff.keyed`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+OVERLOADED = frozenset({"java", "csharp", "cpp", "kotlin"})
+FUNC_KINDS = frozenset({"function", "method", "constructor"})
+_SPACE = re.compile(r"\s+")
+_GAP = re.compile(r"(?<=\W) | (?=\W)")
+_MEMBERS = frozenset({"pair", "method_definition"})
+_EXPRS = frozenset({"function_expression", "generator_function"})
+# where a named function expression is a definition by its own name: passed or returned
+_FREE = frozenset({"arguments", "return_statement"})
+# an object literal whose members are definitions: bound to a name, assigned, nested in
+# such a literal, or the module's default export
+_NAMED_LITERAL = frozenset({"variable_declarator", "assignment_expression", "pair",
+                            "export_statement"})
+_CPP_PARAMS = frozenset({"parameter_declaration", "optional_parameter_declaration",
+                         "variadic_parameter_declaration"})
+
+
+def norm_type(text: str) -> str:
+    """A type as written with whitespace normalised: runs of whitespace become one space,
+    kept only between two word characters (``const std::string &`` →
+    ``const std::string&``, ``List< String >`` → ``List<String>``)."""
+    return _GAP.sub("", _SPACE.sub(" ", text).strip())
+
+
+def _txt(node: Any) -> str:
+    return node.text.decode("utf-8", "replace") if node is not None else ""
+
+
+def _cpp_params(node: Any) -> Any:
+    """The parameter list of a C++ function definition or declaration."""
+    d = node.child_by_field_name("declarator")
+    while d is not None and d.type != "function_declarator":
+        nxt = d.child_by_field_name("declarator")
+        if nxt is None and d.named_child_count:
+            nxt = d.named_child(0)  # reference_declarator has no field name
+        d = nxt
+    return d.child_by_field_name("parameters") if d is not None else None
+
+
+def _cpp_type(p: Any) -> str:
+    """A C++ parameter's text without its name and default value."""
+    src = p.text
+    base = p.start_byte
+    end = p.end_byte
+    dv = p.child_by_field_name("default_value")
+    if dv is not None:
+        end = dv.start_byte
+    text = src[:end - base]
+    d = p.child_by_field_name("declarator")
+    while d is not None and d.type not in ("identifier", "field_identifier"):
+        nxt = d.child_by_field_name("declarator")
+        if nxt is None:
+            nxt = next((c for c in d.named_children
+                        if c.type.endswith("declarator") or c.type == "identifier"), None)
+        d = nxt
+    if d is not None and base <= d.start_byte < end:
+        text = text[:d.start_byte - base] + text[d.end_byte - base:]
+    out = text.decode("utf-8", "replace").rstrip()
+    return out[:-1] if out.endswith("=") else out
+
+
+def _java(params: Any) -> list[str]:
+    out = []
+    for p in params.named_children:
+        if p.type == "formal_parameter":
+            t = _txt(p.child_by_field_name("type"))
+            dims = p.child_by_field_name("dimensions")
+            out.append(t + _txt(dims))
+        elif p.type == "spread_parameter":
+            ty = next((c for c in p.named_children
+                       if c.type not in ("modifiers", "variable_declarator")), None)
+            out.append(_txt(ty) + "...")
+    return out
+
+
+def _csharp(params: Any) -> list[str]:
+    out = []
+    for i, p in enumerate(params.children):
+        if p.type == "parameter":
+            mods = [_txt(c) for c in p.children if c.type == "modifier"]
+            out.append(" ".join([*mods, _txt(p.child_by_field_name("type"))]).strip())
+        elif params.field_name_for_child(i) == "type":  # `params T[] x` (no parameter node)
+            out.append("params " + _txt(p))
+    return out
+
+
+def _kotlin(params: Any) -> list[str]:
+    out = []
+    vararg = False
+    for p in params.named_children:
+        if p.type == "parameter_modifiers":
+            vararg = b"vararg" in p.text
+        elif p.type == "parameter":
+            t = p.named_children[-1] if p.named_child_count > 1 else None
+            out.append(("vararg " if vararg else "") + _txt(t))
+            vararg = False
+    return out
+
+
+def param_types(node: Any, language: str) -> str | None:
+    """The parameter types of a function/method/constructor definition ``node``, comma
+    separated and normalised (``int,java.util.List<String>``), or None when the node has
+    no parameter list this module knows."""
+    if language == "cpp":
+        params = _cpp_params(node)
+        types = [_cpp_type(p) for p in params.named_children if p.type in _CPP_PARAMS] \
+            if params is not None else None
+        if params is not None and any(c.type == "..." for c in params.children):
+            types = [*(types or []), "..."]
+    elif language == "kotlin":
+        params = next((c for c in node.named_children
+                       if c.type == "function_value_parameters"), None)
+        types = _kotlin(params) if params is not None else None
+    else:
+        params = node.child_by_field_name("parameters")
+        if node.type == "compact_constructor_declaration" and node.parent is not None and \
+                node.parent.parent is not None:  # a record's: its components
+            params = node.parent.parent.child_by_field_name("parameters")
+        if params is None:
+            return None
+        types = _java(params) if language == "java" else _csharp(params)
+    if types is None:
+        return None
+    return ",".join(norm_type(t) for t in types)
+
+
+def js_receiver(d: Any) -> bool:
+    """Normalise the receiver of a JavaScript assignment definition ``d`` (a parse.py
+    ``_Def``); False to drop it: a member of an object literal that is not bound to a
+    name (an argument, an array element) is not a definition, nor is a named function
+    expression other than an argument or a returned value (bound to a name, it is that
+    name's definition).
+    ``module.exports.x =`` and ``exports.x =`` define the module's ``x``;
+    ``Foo.prototype.m =`` a member of ``Foo``; ``module.exports = function f() {}`` is
+    ``f`` (dropped when anonymous)."""
+    node = d.node
+    if node.type in _EXPRS:
+        return node.parent is not None and node.parent.type in _FREE
+    if node.type in _MEMBERS:
+        obj = node.parent
+        if obj is not None and obj.type == "object":
+            up = obj.parent
+            return up is not None and up.type in _NAMED_LITERAL
+    r = d.receiver
+    if not r:
+        return True
+    if r == "module" and d.name == "exports":
+        right = d.node.child_by_field_name("right")
+        name = right.child_by_field_name("name") if right is not None else None
+        if name is None:
+            return False
+        d.name, d.receiver = _txt(name), ""
+    elif r in ("exports", "module.exports"):
+        d.receiver = ""
+    elif r.endswith(".prototype"):
+        d.receiver = r[:-10]
+        if d.kind0 == "function":
+            d.kind0 = "method"
+    return True
+
+
+def name_overloads(defs: list[Any], language: str) -> bool:
+    """Give overloads (one local name, different parameter lists) their parameter types
+    as a suffix; True when any was given (locals must then be computed again)."""
+    groups: dict[str, list[Any]] = {}
+    for d in defs:
+        if d.kind in FUNC_KINDS and not d.is_scope:
+            groups.setdefault(d.local, []).append(d)
+    changed = False
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        sigs = [param_types(d.node, language) for d in group]
+        if None in sigs or len(set(sigs)) < 2:
+            continue
+        for d, sig in zip(group, sigs, strict=True):
+            d.suffix = f"({sig})"
+        changed = True
+    return changed
+
+
+def drop_stubs(defs: list[Any]) -> list[Any]:
+    """Overload stubs are not symbols when an implementation of the same local name is
+    in the file; without one, the first stub stands for the name."""
+    impl = {d.local for d in defs if d.role != "stub"}
+    seen: set[str] = set()
+    out = []
+    for d in defs:
+        if d.role == "stub":
+            if d.local in impl or d.local in seen:
+                continue
+            seen.add(d.local)
+        out.append(d)
+    return out

@@ -1,0 +1,72 @@
+"""Qualified-name helpers: the identity format of definitions that share a name
+(:mod:`hindsight.codeindex.identity`): accessor roles ``Class.prop:setter`` /
+``Class.prop:deleter`` and overloads ``Class.m(int,int)``. Pure functions on strings."""
+
+from __future__ import annotations
+
+ROLES = (":setter", ":deleter")
+
+
+def _overload_start(local: str) -> int:
+    """Index of the ``(`` opening an overload's parameter list at the end of ``local``,
+    or -1 (nested parentheses, as in ``m(void(*)(int))``, are matched)."""
+    if not local.endswith(")"):
+        return -1
+    depth = 0
+    for i in range(len(local) - 1, -1, -1):
+        c = local[i]
+        if c == ")":
+            depth += 1
+        elif c == "(":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def overload_base(local: str) -> str:
+    """``local`` without an overload's parameter list: ``Class.m(int,int)`` → ``Class.m``;
+    any other name is returned unchanged."""
+    i = _overload_start(local)
+    return local[:i] if i > 0 else local
+
+
+def base_local(local: str) -> str:
+    """The name a user types for ``local``: without an accessor role or an overload's
+    parameter list (``Class.prop:setter`` → ``Class.prop``, ``Class.m(int)`` →
+    ``Class.m``)."""
+    for role in ROLES:
+        if local.endswith(role):
+            return local[:-len(role)]
+    return overload_base(local)
+
+
+def split_qname(spec: str) -> tuple[str, str] | None:
+    """``(path, local)`` of a ``path::local`` qualified name, or None when ``spec`` has no
+    path part. The path ends at the first ``::`` outside an overload's parameter list, so
+    ``Foo.m(std::string)`` has none and ``a.cc::Foo.m(std::string)`` is
+    (``a.cc``, ``Foo.m(std::string)``)."""
+    i = spec.find("::")
+    if i < 0:
+        return None
+    paren = spec.find("(")
+    if 0 <= paren < i:
+        return None
+    return spec[:i], spec[i + 2:]
+
+
+def simple_name(qname: str) -> str:
+    """The simple name a qualified or local name ends with: ``a.py::C.m(int)`` → ``m``,
+    ``C.p:setter`` → ``p``, ``f#2`` → ``f`` (the last ``.`` outside brackets counts)."""
+    sp = split_qname(qname)
+    local = base_local((sp[1] if sp else qname).split("#", 1)[0])
+    depth = 0
+    for i in range(len(local) - 1, -1, -1):
+        c = local[i]
+        if c in ")]>":
+            depth += 1
+        elif c in "([<":
+            depth -= 1
+        elif c == "." and depth == 0:
+            return local[i + 1:]
+    return local

@@ -1,0 +1,173 @@
+"""Field reports of issue 14 about what the index takes from git: a repository git refuses
+(another user's), a sparse checkout, and a hand-written file with one long data line. Real
+repositories in tmp dirs, the CLI as a subprocess where the words matter."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import git, make_repo, write
+
+from hindsight.app import open_bank
+from hindsight.codeindex.worker import content_skip_reason
+
+CLI = [sys.executable, "-m", "hindsight"]
+SRC = "def alpha():\n    return 1\n"
+
+
+@pytest.fixture(autouse=True)
+def hashing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HINDSIGHT_EMBEDDER", "hashing")
+
+
+def _refusing_env(tmp: Path) -> dict[str, str]:
+    """git treats every repository as another user's (GIT_TEST_ASSUME_DIFFERENT_OWNER is
+    git's own switch for testing safe.directory, honoured since 2.35.2) and reads no
+    global or system config that could trust it."""
+    return {**os.environ, "GIT_TEST_ASSUME_DIFFERENT_OWNER": "1",
+            "GIT_CONFIG_GLOBAL": str(tmp / "empty.gitconfig"), "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def test_dubious_ownership_is_reported_with_gits_reason_and_the_fix(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.py": SRC})
+    write(repo, {"untracked.py": "def stray():\n    pass\n", "sub/b.py": SRC})
+    (tmp_path / "empty.gitconfig").write_text("")
+    env = _refusing_env(tmp_path)
+    want = (f"hindsight: git refuses the repository: detected dubious ownership in "
+            f"repository at '{repo}'; if you trust it, run: git config --global --add "
+            f"safe.directory {repo}\n")
+    for args, cwd in ((["index"], repo), (["index", "--repo-root", str(repo)], tmp_path),
+                      (["index"], repo / "sub"), (["ingest"], repo)):
+        p = subprocess.run([*CLI, *args], cwd=cwd, env=env, capture_output=True, text=True)
+        assert (p.returncode, p.stderr, p.stdout) == (8, want, ""), (args, p.stderr)
+    # nothing was indexed by walking the directory instead
+    p = subprocess.run([*CLI, "symbols", "stray", "--repo-root", str(repo)], cwd=repo,
+                       capture_output=True, text=True)
+    assert p.returncode == 5, p.stderr
+    # trusted as git says: git lists the tracked files, the untracked one stays out
+    (tmp_path / "empty.gitconfig").write_text(f"[safe]\n\tdirectory = {repo}\n")
+    p = subprocess.run([*CLI, "index", "--json"], cwd=repo, env=env, capture_output=True,
+                       text=True)
+    assert p.returncode == 0, p.stderr
+    with open_bank(str(repo)) as bank:
+        assert sorted(bank.stores.code.load_files()) == ["a.py"]
+
+
+def test_history_outside_git_and_without_git_say_which(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "m.py").write_text(SRC)
+    p = subprocess.run([*CLI, "ingest"], cwd=plain, capture_output=True, text=True)
+    assert (p.returncode, p.stderr) == (8, f"hindsight: {plain}: not a git repository; "
+                                           "history needs git\n")
+    repo = make_repo(tmp_path / "r", {"a.py": SRC})
+    env = {**os.environ, "PATH": str(tmp_path / "nowhere")}
+    p = subprocess.run([*CLI, "ingest"], cwd=repo, env=env, capture_output=True, text=True)
+    assert (p.returncode, p.stderr) == (8, "hindsight: git is not installed (or not on PATH); "
+                                           "history needs git\n")
+
+
+def _sparse_repo(tmp: Path) -> Path:
+    repo = make_repo(tmp / "r", {"src/a.py": SRC, "lib/util.py": "def helper():\n    pass\n",
+                                 "top.py": "def top():\n    pass\n"})
+    return repo
+
+
+def test_sparse_checkout_memories_outside_the_cone_are_not_stale(tmp_path: Path) -> None:
+    repo = _sparse_repo(tmp_path)
+    with open_bank(str(repo)) as bank:
+        bank.code.index(workers=1)
+        bank.memory.retain("helper must stay pure", files=["lib/util.py"])
+        bank.memory.retain("keep helper small", symbols=["lib/util.py::helper"])
+        bank.memory.retain("alpha returns one", symbols=["src/a.py::alpha"])
+    git(repo, "sparse-checkout", "set", "src")
+    assert not (repo / "lib").exists()
+    with open_bank(str(repo)) as bank:
+        st = bank.code.index(workers=1)
+        assert st.skipped.get("outside_sparse_checkout") == 1
+        assert "missing" not in st.skipped
+        assert sorted(bank.stores.code.load_files()) == ["src/a.py", "top.py"]
+        mems = {m.text: m for m in bank.memory.memories()}
+        assert [(t, m.stale) for t, m in sorted(mems.items())] == [
+            ("alpha returns one", False), ("helper must stay pure", False),
+            ("keep helper small", False)]
+    p = subprocess.run([*CLI, "status", "--json"], cwd=repo, capture_output=True, text=True,
+                       check=True)
+    st_json = json.loads(p.stdout)
+    assert st_json["sparse_checkout"] == {"patterns": ["src"], "outside_files": 1}
+    assert st_json["skipped"]["outside_sparse_checkout"] == 1
+    p = subprocess.run([*CLI, "status"], cwd=repo, capture_output=True, text=True, check=True,
+                       env={**os.environ, "COLUMNS": "300"})
+    assert ("cone src; 1 tracked file outside it not indexed, and memories anchored there "
+            "are not checked for staleness") in " ".join(p.stdout.split())
+    # a file really deleted in the sparse checkout is still a deleted file
+    with open_bank(str(repo)) as bank:
+        bank.memory.retain("top is the entry point", files=["top.py"])
+    git(repo, "rm", "-q", "top.py")
+    with open_bank(str(repo)) as bank:
+        bank.code.index(workers=1)
+        stale = {m.text: m.stale for m in bank.memory.memories()}
+        assert stale == {"top is the entry point": True, "alpha returns one": False,
+                         "helper must stay pure": False, "keep helper small": False}
+    # and back out of the sparse checkout: everything is indexed again, still not stale
+    git(repo, "sparse-checkout", "disable")
+    with open_bank(str(repo)) as bank:
+        bank.code.index(workers=1)
+        assert sorted(bank.stores.code.load_files()) == ["lib/util.py", "src/a.py"]
+        assert bank.status()["sparse_checkout"] is None
+        assert [m.text for m in bank.memory.memories() if m.stale] == [
+            "top is the entry point"]
+
+
+def test_skip_worktree_file_present_in_the_work_tree_is_indexed(tmp_path: Path) -> None:
+    repo = _sparse_repo(tmp_path)
+    git(repo, "update-index", "--skip-worktree", "lib/util.py")
+    with open_bank(str(repo)) as bank:
+        st = bank.code.index(workers=1)
+        assert "outside_sparse_checkout" not in st.skipped
+        assert "lib/util.py" in bank.stores.code.load_files()
+        assert bank.status()["sparse_checkout"] is None
+
+
+def _icon_module(icon_bytes: int) -> str:
+    icon = base64.b64encode(bytes(range(256)) * (icon_bytes // 340 + 1)).decode()[:icon_bytes]
+    funcs = "".join(f"def handler_{i}(event):\n    return event.get('k{i}')\n\n\n"
+                    for i in range(60))
+    return f'"""Widgets."""\n\nICON = "data:image/png;base64,{icon}"\n\n\n{funcs}'
+
+
+def test_hand_written_file_with_a_long_base64_line_is_indexed(tmp_path: Path) -> None:
+    small, big = _icon_module(25_000), _icon_module(200_000)
+    assert max(map(len, big.splitlines())) > 200_000  # most of its bytes: one data line
+    minified = "function f(a,b){return a+b};" * 2000 + "\n"
+    assert [content_skip_reason(p, t.encode()) for p, t in (
+        ("w.py", small), ("w.py", big), ("m.js", minified))] == ["", "", "minified"]
+    repo = make_repo(tmp_path / "r", {"icons.py": small, "big_icons.py": big,
+                                      "bundle.js": minified})
+    with open_bank(str(repo)) as bank:
+        st = bank.code.index(workers=1)
+        assert st.skipped.get("minified") == 1
+        assert sorted(bank.stores.code.load_files()) == ["big_icons.py", "icons.py"]
+        for path in ("icons.py", "big_icons.py"):
+            names = [s.name for s in bank.stores.code.file_symbols(path)]
+            assert names == ["ICON"] + [f"handler_{i}" for i in range(60)], path
+
+
+def test_minified_thresholds_exact_edges() -> None:
+    code = "f(a,b);" * 150  # 1,050 bytes, 57% marks: a long line of code
+    short = "x = 1\n"
+    # half of the bytes in long code lines: minified; a bit less: not
+    filler = short * 1500  # 9,000 bytes of short lines
+    lines = "\n".join([code] * 9) + "\n"  # 9,459 bytes in long lines
+    assert content_skip_reason("a.js", (lines + filler).encode()) == "minified"
+    assert content_skip_reason("a.js", ("\n".join([code] * 8) + "\n" + filler).encode()) == ""
+    prose = ("word " * 300 + "\n") * 40  # long lines, no code marks
+    assert content_skip_reason("a.py", prose.encode()) == ""
+    assert content_skip_reason("a.min.js", b"x") == "minified"
+    assert content_skip_reason("a.js", (code + "\n").encode()) == ""  # under 8 KiB
