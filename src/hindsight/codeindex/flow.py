@@ -43,6 +43,7 @@ from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.receivers import ARGS
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, SUPER_NAMES, FileSyms
 from hindsight.codeindex.types import type_value
+from hindsight.codeindex.worth import worth
 
 if TYPE_CHECKING:
     from hindsight.codeindex.resolve import Resolver
@@ -53,7 +54,6 @@ MAX_NEST = 24  # nested evaluations (a chain of returns, attributes and paramete
 _PROPERTY = frozenset({"property", "cached_property", "functools.cached_property"})
 _CLASS_SELF = frozenset({"cls", "Self", "static"})
 
-_NO, _YES, _MEMBERS = 0, 1, 2  # _head_worth: a function or class is worth it only for a member
 
 
 class Flow:
@@ -72,7 +72,7 @@ class Flow:
         self._mro: dict[str, list[str]] = {}
         self.callees: dict[tuple[str, str, tuple[str, ...], int], tuple[str, int]] = {}
         self.steps = 0
-        self._worthy: dict[tuple[str, str, str], int] = {}
+        self.worthy: dict[tuple[str, str, str], int] = {}  # see codeindex/worth.py
         self._nest = 0
 
     # ---- contexts -----------------------------------------------------------------------
@@ -106,89 +106,12 @@ class Flow:
         """Qualified name a call of ``name`` on ``receiver`` (``""``: a bare call, where
         ``name`` may be an access path such as ``make()``) denotes, or ``""``."""
         segs = parse(receiver or name)
-        if not segs or not self._worth(fs, scope, segs, value=bool(receiver)):
+        if not segs or not worth(self, fs, scope, segs, value=bool(receiver)):
             return ""
         if receiver:
             v = self.eval(fs, scope, segs, line)
             return self.member_target(v, name) if v is not None else ""
         return self.callable_target(self.eval(fs, scope, segs, line))
-
-    def _worth(self, fs: FileSyms, scope: str, segs: tuple[str, ...], depth: int = 0,
-               value: bool = False) -> bool:
-        """Whether evaluating ``segs`` may give more than the name rules did: its head is
-        ``self``-like, a declared parameter, an undeclared one whose function has call
-        sites passing values, a variable bound to something itself worth evaluating, or a
-        definition that is neither a class nor a module nor a function (a constant), or
-        one of those followed by more than one segment (or any of them when ``value``: the
-        receiver of a member call, or a value bound to a name). Most unresolved calls (a
-        local of unknown value, a builtin, a parameter nothing is known about) stop here,
-        cheaply."""
-        head = segs[0]
-        if head.startswith("&") or head in SPECS[fs.language].self_names or head in (
-                "Self", "super()") or head in SUPER_NAMES.get(fs.language, ("super",)):
-            return True
-        i = 1
-        while i < len(segs) and segs[i][0] == "[":  # `d['k']` is one name, as in eval
-            head += segs[i]
-            i += 1
-        key = (fs.path, scope, head)
-        hit = self._worthy.get(key)
-        if hit is None:
-            self._worthy[key] = _NO  # a binding that refers to itself is not worth it
-            hit = self._worthy[key] = self._head_worth(fs, scope, head, depth)
-        return hit == _YES or (hit == _MEMBERS and (value or len(segs) > i))
-
-    def _head_worth(self, fs: FileSyms, scope: str, head: str, depth: int) -> int:
-        """:meth:`_worth` of a name, looked up in :meth:`head`'s order."""
-        s = scope
-        first = True
-        visible = SPECS[fs.language].class_scope_visible
-        plain = "[" not in head
-        while s:
-            kind = fs.kinds.get(s, "scope")
-            if first or kind not in CLASS_KINDS:
-                b = fs.flow.get(s, {}).get(head)
-                if b:
-                    return self._bound_worth(fs, s, b, depth)
-                sig = fs.sigs.get(s)
-                if plain and sig and head in sig:
-                    p = fs.param(s, head)
-                    if p is not None:
-                        return _YES if p[1] or (fs.language in ARGS and
-                                                self._has_sites(fs, s)) else _NO
-            if visible and plain and kind in CLASS_KINDS and (
-                    head in fs.attrs.get(s, {}) or any(c == s for c, *_r in fs.inherits)):
-                return _YES  # a field, maybe inherited
-            s = fs.parents.get(s, "")
-            first = False
-        if fs.language == "go" and fs.recv_var.get(scope) == head:
-            return _YES
-        if plain:
-            r = self.ctx(fs.path)
-            hit = r.lookup(fs, scope, head) if r is not None else []
-            if hit:
-                v = self.classify(hit[0])
-                if v is None:
-                    return _NO
-                return _MEMBERS if v[0] in ("fn", "cls") else _YES
-        b = fs.flow.get("", {}).get(head)
-        return self._bound_worth(fs, "", b, depth) if b else _NO
-
-    def _bound_worth(self, fs: FileSyms, scope: str, bindings: list[tuple[int, str]],
-                     depth: int) -> int:
-        """Whether one of ``bindings`` (of a name in ``scope``) is worth evaluating."""
-        if depth > 4:
-            return _YES
-        return _YES if any((segs := parse(v)) and self._worth(fs, scope, segs, depth + 1, True)
-                           for _l, v in bindings if v != "?") else _NO
-
-    @staticmethod
-    def _has_sites(fs: FileSyms, fn: str) -> bool:
-        """Whether any call in ``fs`` may pass arguments to function ``fn``."""
-        last = fn.rpartition(".")[2]
-        if last == "__init__":
-            last = fn[:-9].rpartition(".")[2]
-        return bool(fs.args.get(last) or fs.args.get(""))
 
     def callable_target(self, v: Value | None) -> str:
         """The definition a call of value ``v`` runs (a class for a construction)."""
