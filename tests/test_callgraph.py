@@ -25,12 +25,22 @@ GOLDEN = HERE / "golden" / "callgraph"
 CASES = sorted(p.stem for p in GOLDEN.glob("*.json"))
 
 
-def call_edges(root: Path, full: bool = True) -> list[str]:
+def call_edges(root: Path, full: bool = True, workers: int = 1) -> list[str]:
     """Resolved call edges of the index of ``root`` as ``src -> dst @line``, sorted."""
+    return index_and_read(root, full, workers)[0]
+
+
+def index_and_read(root: Path, full: bool = True, workers: int = 1
+                   ) -> tuple[list[str], list[tuple[object, ...]]]:
+    """Index ``root``; its resolved call edges (as :func:`call_edges`) and its stored
+    receiver facts ``(path, scope, target, value, line)``, sorted."""
     with open_bank(repo_root_path=str(root)) as bank:
-        bank.code.index(full=full, workers=1)
+        bank.code.index(full=full, workers=workers)
         _syms, edges = bank.stores.code.snapshot()
-    return sorted(f"{e[1]} -> {e[7]} @{e[6]}" for e in edges if e[2] == "call" and e[7])
+        facts = sorted(bank.stores.raw.execute(
+            "SELECT f.path, x.scope, x.target, x.value, x.line FROM facts x "
+            "JOIN files f ON f.id = x.file_id"))
+    return sorted(f"{e[1]} -> {e[7]} @{e[6]}" for e in edges if e[2] == "call" and e[7]), facts
 
 
 @pytest.mark.parametrize("language", CASES)
@@ -65,3 +75,28 @@ def test_incremental_reresolution_uses_stored_facts(tmp_path: Path) -> None:
     inc = call_edges(root, full=False)
     assert inc == call_edges(root, full=True)
     assert not [e for e in inc if "Model.validate" in e]
+
+
+def test_the_parallel_full_build_carries_the_facts(tmp_path: Path, monkeypatch: object) -> None:
+    """Through the pipeline of a large repository (parse workers sending wires, facts
+    staged in the intake file, forked resolver children writing part files) the edges
+    are the golden's and the stored facts those of the in-process build; an incremental
+    pass stores the same facts for a re-parsed file."""
+    from hindsight.codeindex import build
+
+    golden = json.loads((GOLDEN / "python.json").read_text())
+    root = tmp_path / "python"
+    shutil.copytree(HERE.parent / golden["fixture"], root)
+    small, small_facts = index_and_read(root, workers=1)
+    monkeypatch.setattr(build, "PARALLEL_RESOLVE_MIN", 1)  # type: ignore[attr-defined]
+    monkeypatch.setattr(build, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
+    monkeypatch.setattr(build, "RESOLVE_CHUNK", 1)  # type: ignore[attr-defined]
+    par, par_facts = index_and_read(root, workers=2)
+    assert par == small == sorted(golden["edges"])
+    assert par_facts == small_facts
+    assert ("assignments.py", "plain", "e", "Engine()", 22) in par_facts  # e = Engine()
+    assert len(par_facts) > 100
+    with open(root / "assignments.py", "a") as fh:
+        fh.write("# edited\n")
+    inc, inc_facts = index_and_read(root, full=False, workers=1)
+    assert (inc, inc_facts) == (par, par_facts)
