@@ -100,3 +100,23 @@ def test_the_parallel_full_build_carries_the_facts(tmp_path: Path, monkeypatch: 
         fh.write("# edited\n")
     inc, inc_facts = index_and_read(root, full=False, workers=1)
     assert (inc, inc_facts) == (par, par_facts)
+
+
+def test_facts_are_stored_without_secrets(tmp_path: Path) -> None:
+    """A string literal in an access path is the only free text a fact holds: a
+    secret-shaped dict key is redacted before the fact is stored; paths stay as they are."""
+    token = "ghp_" + "0123456789abcdefghijklmnopqrstuvwxyz"
+    write(tmp_path, {"app.py": (
+        "class Store:\n    def get(self):\n        pass\n\n\n"
+        "def main():\n"
+        f"    keys = {{'{token}': Store(), 'plain': Store()}}\n"
+        "    keys['plain'].get()\n"
+        "    api_key = Store()\n"
+        "    api_key.get()\n")})
+    edges, facts = index_and_read(tmp_path)
+    assert facts == [("app.py", "main", "api_key", "Store()", 9),
+                     ("app.py", "main", "keys['[REDACTED:github_token]']", "Store()", 7),
+                     ("app.py", "main", "keys['plain']", "Store()", 7)]
+    assert edges == ["app.py::main -> app.py::Store @7", "app.py::main -> app.py::Store @7",
+                     "app.py::main -> app.py::Store @9", "app.py::main -> app.py::Store.get @10",
+                     "app.py::main -> app.py::Store.get @8"]

@@ -210,6 +210,11 @@ class Bindings:
 
 def head(path: str) -> str:
     """The first name of an access path's text (``self`` of ``self.a.b``)."""
+    if path.isidentifier():  # the usual cases, without the expression
+        return path
+    first, dot, _rest = path.partition(".")
+    if dot and first.isidentifier():
+        return first
     m = _HEAD.match(path)
     return m.group(1) if m else ""
 

@@ -271,12 +271,21 @@ def extract(language: str, matches: list[dict[str, list[Any]]],
 
 
 def _redacted(facts: list[Fact]) -> list[Fact]:
-    """``facts`` with secrets redacted from targets and values (an access path keeps the
-    text of a subscript's string literal: ``headers['…']``); one quick check
-    (:func:`hindsight.redact.may_hold_secret`) clears most files."""
-    if not facts or not may_hold_secret("\n".join([t for f in facts for t in (f[1], f[2])])):
+    """``facts`` with secrets redacted from targets and values. An access path holds free
+    text only in the string literal of a subscript (``headers['…']``): facts without a
+    quote are kept as they are, and one quick check
+    (:func:`hindsight.redact.may_hold_secret`) clears most files that have quotes."""
+    if not facts:
         return facts
-    return [(s, clean(t), clean(v), ln) for s, t, v, ln in facts]
+    text = "\n".join([t for f in facts for t in (f[1], f[2])])
+    if ("'" not in text and '"' not in text and "`" not in text) or \
+            not may_hold_secret(text):
+        return facts
+    return [(f[0], clean(f[1]), clean(f[2]), f[3]) if _QUOTES.search(f[1] + f[2]) else f
+            for f in facts]
+
+
+_QUOTES = re.compile("['\"`]")
 
 
 _LOCAL_BINDINGS = frozenset({"fact.assign", "fact.bind"})
