@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from conftest import FIXTURES, git
+from conftest import FIXTURES, git, make_repo
 
 from hindsight.app import open_bank
 
@@ -109,3 +109,33 @@ def test_mcp_callers_count_and_partial(tmp_path: Path) -> None:
     assert (out["unresolved_same_name"], out["partial"]) == (3, False)
     cli = json.loads(run(repo, "callers", "Context.invoke", "--json").stdout)
     assert {k: v for k, v in out.items() if k != "partial"} == cli
+
+
+def test_dotted_names_of_overloads_and_accessors(tmp_path: Path) -> None:
+    """The dotted module form finds what ``Class.method`` finds: a name of overloads
+    gives their candidates (exit 7), one of them by its parameter list gives it, and a
+    property with a setter means the getter."""
+    repo = make_repo(tmp_path / "r", {
+        "src/com/acme/Box.java": (
+            "package com.acme;\n\npublic class Box {\n"
+            "    public void put(int v) { }\n    public void put(String v) { }\n"
+            "    public int size() { put(1); return 0; }\n}\n"),
+        "shop/__init__.py": "",
+        "shop/cart.py": (
+            "class Cart:\n    @property\n    def total(self):\n        return 0\n\n"
+            "    @total.setter\n    def total(self, v):\n        pass\n")})
+    assert run(repo, "index").returncode == 0
+    r = run(repo, "callers", "com.acme.Box.put")
+    assert r.returncode == 7
+    assert "src/com/acme/Box.java::Box.put(int)" in r.stderr
+    assert "src/com/acme/Box.java::Box.put(String)" in r.stderr
+    r = run(repo, "callers", "com.acme.Box.put(int)", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["symbol"]["qname"] == "src/com/acme/Box.java::Box.put(int)"
+    assert [h["qname"] for h in out["callers"]] == ["src/com/acme/Box.java::Box.size"]
+    r = run(repo, "callers", "com.acme.Box.take")  # a package of the repository: not outside
+    assert r.returncode == 6 and "no symbol named 'com.acme.Box.take'" in r.stderr
+    r = run(repo, "callers", "shop.cart.Cart.total", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["symbol"]["qname"] == "shop/cart.py::Cart.total"

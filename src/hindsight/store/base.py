@@ -135,12 +135,15 @@ class CodeStore(Protocol):
     def find_in_module(self, module: str, local: str, file: str | None, limit: int
                        ) -> list[Symbol]:
         """Symbols with local qualified name ``local`` in the files of ``module`` (a
-        Python module's dotted name, or a Java/Kotlin/C#/Go package), or re-exported
-        there (an import in such a file binding the first part of ``local``)."""
+        Python module's dotted name, or a Java/Kotlin/C#/Go package), else those it is
+        the base of there (overloads ``C.m(int)``, accessors ``C.m:setter``, as
+        :meth:`find_symbols`), else re-exported there (an import in such a file binding
+        the first part of ``local``)."""
         ...
 
     def module_known(self, module: str) -> bool:
-        """Whether any indexed file belongs to ``module`` or a submodule of it."""
+        """Whether any indexed file belongs to ``module`` or a submodule of it (a Python
+        module, or a Java/Kotlin/C#/Go package: ``com`` of ``com.acme``)."""
         ...
 
     def count_unresolved(self, name: str, receiver: str | None = None) -> int:

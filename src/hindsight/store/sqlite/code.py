@@ -224,6 +224,14 @@ class SqliteCodeStore(SqliteStore):
                           [module, module, local, *args], limit)
         if hits:
             return hits
+        # overloads `C.m(…)` and accessors `C.m:setter` of the module, as find_symbols
+        more = self._syms("(f.module=? OR f.package=?) AND ((s.local>? AND s.local<?) OR "
+                          "(s.local>? AND s.local<?))" + extra,
+                          [module, module, local + "(", local + ")", local + ":", local + ";",
+                           *args], limit * 4)
+        hits = [h for h in more if base_local(h.local) == local][:limit]
+        if hits:
+            return hits
         head, dot, rest = local.partition(".")
         dsts = [r[0] for r in self.conn.execute(
             "SELECT DISTINCT e.dst FROM edges e JOIN files f ON f.id=e.file_id WHERE "
@@ -241,7 +249,8 @@ class SqliteCodeStore(SqliteStore):
         esc = module.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         return self.conn.execute(
             "SELECT 1 FROM files WHERE module=? OR package=? OR module LIKE ? ESCAPE '\\' "
-            "LIMIT 1", (module, module, esc + ".%")).fetchone() is not None
+            "OR package LIKE ? ESCAPE '\\' LIMIT 1",
+            (module, module, esc + ".%", esc + ".%")).fetchone() is not None
 
     def count_unresolved(self, name: str, receiver: str | None = None) -> int:
         if receiver is None:
