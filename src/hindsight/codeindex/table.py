@@ -69,8 +69,12 @@ class FileSyms:
             fs.parents[local] = parent
             if parent:
                 if kind != "constructor":  # `new X()` denotes the class, not the ctor
-                    # a call cannot tell overloads apart: it names them all (`C.m`)
-                    fs.members.setdefault(parent, {}).setdefault(name, overload_base(local))
+                    # a call cannot tell overloads apart: it names them all (`C.m`), a
+                    # name the receiver evaluator knows as a method (no signature)
+                    base = overload_base(local)
+                    fs.members.setdefault(parent, {}).setdefault(name, base)
+                    if base != local:
+                        fs.kinds.setdefault(base, kind)
             else:
                 fs.top.setdefault(name, kind)
             if kind in FUNC_KINDS:
