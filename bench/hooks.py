@@ -2,7 +2,8 @@
 process start included, on a warm bank with 10,000 memories and an indexed repository
 (a clone of this repository), plus the stop hook's background work on a 2 MB transcript;
 and every agent's hooks side by side (issue 16: Claude Code, Cursor, GitHub Copilot CLI,
-Gemini CLI take turns in one loop), with their payloads (tests/fixtures/agents) and
+Gemini CLI, Antigravity CLI, Windsurf, Cline and opencode take turns in one loop; Kilo runs
+opencode's code path under another name), with their payloads (tests/fixtures/agents) and
 transcripts in their own places.
 
 Baseline: the bare interpreter start (`python -c pass`), the floor any Python hook pays;
@@ -26,10 +27,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from agentutil import CopilotEvents, CursorTranscript, GeminiChat, payload  # noqa: E402
+from agentutil import (  # noqa: E402
+    AgyTranscript,
+    ClineHistory,
+    CopilotEvents,
+    CursorTranscript,
+    GeminiChat,
+    WindsurfTranscript,
+    payload,
+)
 from ccfixture import Transcript  # noqa: E402
 from common import machine, pct, summary_ms, write  # noqa: E402
-from recall_scale import DEFAULT, base_texts  # noqa: E402
+from recall_scale import DEFAULT  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE_PROMPTS = ["why does the drain lock the spool directory", "fix the flaky retry in the "
@@ -39,6 +48,21 @@ CODE_PROMPTS = ["why does the drain lock the spool directory", "fix the flaky re
                 "make ingest resume after a crash", "update the config loader for harnesses",
                 "the mcp server should return partial results"]
 KINDS = ["convention", "decision", "lesson", "experience"]
+
+
+def base_texts(path: Path) -> list[str]:
+    """The conversation turns of the LoCoMo dev file at ``path`` (text for 10,000 memories
+    and for prompts), or 2,000 random 12-word texts when it cannot be read. (Kept here:
+    recall_scale.py no longer has it since the lexical engine's merge.)"""
+    try:
+        data = json.loads(path.read_text())
+        return [t["text"] for c in data for k, v in c["conversation"].items()
+                if k.startswith("session_") and isinstance(v, list) for t in v]
+    except (OSError, ValueError, KeyError, TypeError):
+        words = ["parser", "index", "recall", "drain", "spool", "lock", "hook", "memory",
+                 "symbol", "graph", "commit", "retry", "timeout", "config"]
+        rnd = random.Random(1)
+        return [" ".join(rnd.choice(words) for _ in range(12)) for _ in range(2000)]
 
 
 def hook(event: str, payload: dict[str, Any], env: dict[str, str]) -> tuple[float, str]:
@@ -168,48 +192,102 @@ def agent_hook(event: str, harness: str, data: dict[str, Any], env: dict[str, st
 
 AGENT_TARGETS = {"session-start": 1000, "user-prompt-submit": 300, "stop": 500,
                  "edit": 300, "edit (other tool)": 300}
-HARNESSES = ("claude-code", "cursor", "copilot", "gemini")
+HARNESSES = ("claude-code", "cursor", "copilot", "gemini", "antigravity", "windsurf", "cline",
+             "opencode")
 SESSION_KEY = {"claude-code": "session_id", "cursor": "conversation_id",
-               "copilot": "sessionId", "gemini": "session_id"}
+               "copilot": "sessionId", "gemini": "session_id", "antigravity": "conversationId",
+               "windsurf": "trajectory_id", "cline": "taskId", "opencode": "session_id"}
+# which agents have which hook (Windsurf cannot inject; agy has no prompt or edit hook)
+BRIEFS = ("claude-code", "cursor", "copilot", "gemini", "antigravity", "cline", "opencode")
+PROMPTS = ("claude-code", "cursor", "copilot", "gemini", "cline", "opencode")
+EDITS = ("cursor", "copilot", "gemini", "windsurf", "cline", "opencode")
+FIXTURE = {"windsurf": {"session-start": "user-prompt-submit"}}
 
 
 def _payload(harness: str, event: str, repo: Path, session: str, **extra: Any
              ) -> dict[str, Any]:
     if harness == "claude-code":
         return {"session_id": session, "cwd": str(repo), "source": "startup", **extra}
-    return payload(harness, event, repo, **{SESSION_KEY[harness]: session}, **extra)
+    name = FIXTURE.get(harness, {}).get(event, event)
+    data = payload(harness, name, repo, **{SESSION_KEY[harness]: session})
+    if harness == "cline" and "prompt" in extra:
+        data["userPromptSubmit"]["prompt"] = extra.pop("prompt")
+    return {**data, **extra}
+
+
+def _edit(h: str, data: dict[str, Any], target: Path) -> None:
+    """Point an edit payload of ``h`` at ``target``."""
+    if h == "cursor":
+        data["file_path"] = str(target)
+    elif h == "copilot":
+        data["toolArgs"] = {"path": str(target)}
+    elif h == "windsurf":
+        data["tool_info"] = {"file_path": str(target)}
+    elif h == "cline":
+        data["postToolUse"]["parameters"]["path"] = str(target)
+    elif h == "opencode":
+        data["file_path"] = str(target)
+    else:
+        data["tool_input"] = {"file_path": str(target)}
 
 
 def _transcript(harness: str, repo: Path, env: dict[str, str], work: Path, session: str,
-                i: int) -> str:
-    """A small session of ``harness`` in its own format and place; returns its path."""
+                i: int) -> tuple[str, dict[str, Any]]:
+    """A small session of ``harness`` in its own format and place: ``(its path, what the
+    stop payload adds)``."""
     home = Path(env["HOME"])
+    text = f"small session {i} about the parser"
     if harness == "cursor":
         t = CursorTranscript(home, repo, session)
-        t.user(f"small session {i} about the parser")
+        t.user(text)
         t.say("ok")
-        return str(t.write())
+        return str(t.write()), {}
     if harness == "copilot":
         c = CopilotEvents(Path(env["COPILOT_HOME"]), session, repo)
-        c.user(f"small session {i} about the parser")
+        c.user(text)
         c.say("ok")
-        return str(c.write())
+        return str(c.write()), {"transcriptPath": str(c.path)}
     if harness == "gemini":
         g = GeminiChat(home / ".gemini", repo, session)
-        g.user(f"small session {i} about the parser")
+        g.user(text)
         g.say("ok")
-        return str(g.write())
+        return str(g.write()), {"transcript_path": str(g.path)}
+    if harness == "antigravity":
+        a = AgyTranscript(home, session)
+        a.user(text)
+        a.say("ok")
+        return str(a.write()), {"transcriptPath": str(a.path)}
+    if harness == "windsurf":
+        w = WindsurfTranscript(home, session)
+        w.user(text)
+        w.say("ok")
+        return str(w.write()), {"tool_info": {"transcript_path": str(w.path)}}
+    if harness == "cline":
+        c2 = ClineHistory(home / ".cline" / "data", session, repo)
+        c2.task(text)
+        c2.say("ok")
+        return str(c2.write()), {}
+    if harness == "opencode":
+        msgs = [{"info": {"id": f"m{i}a", "role": "user", "time": {"created": 1}},
+                 "parts": [{"type": "text", "text": text}]},
+                {"info": {"id": f"m{i}b", "role": "assistant", "time": {"created": 2,
+                                                                        "completed": 3}},
+                 "parts": [{"type": "text", "text": "ok"}]}]
+        from hindsight.config.paths import Home
+
+        return Home(env["HINDSIGHT_HOME"]).transcript_file("opencode", session), {
+            "messages": msgs}
     tr = Transcript(work / "t" / f"{session}.jsonl", session, str(repo))
-    tr.user(f"small session {i} about the parser")
+    tr.user(text)
     tr.say("ok")
-    return str(tr.write())
+    return str(tr.write()), {"transcript_path": str(tr.path)}
 
 
 def measure_agents(repo: Path, env: dict[str, str], runs: int, work: Path
                    ) -> dict[str, Any]:
     """Per agent and event: p50/p95 of the hook with process start, against the Claude
     Code targets (edit: the prompt's, as it runs inside the agent's turn). The agents take
-    turns within each run (Claude Code, Cursor, Copilot CLI, Gemini CLI), so a change in
+    turns within each run (:data:`HARNESSES`, each with the hooks it has), so a change in
     the machine's load hits them alike; ``x_claude_p50`` compares each to Claude Code's hook
     measured in the same loop."""
     lat: dict[str, dict[str, list[float]]] = {h: {} for h in HARNESSES}
@@ -236,26 +314,22 @@ def measure_agents(repo: Path, env: dict[str, str], runs: int, work: Path
             time.sleep(0.05)
 
     for i in range(runs):
-        for h in HARNESSES:
+        for h in BRIEFS:
             run(h, "session-start", _payload(h, "session-start", repo, f"{h}-b{i}"))
     time.sleep(3)  # let the detached refreshes finish
     for i, p in enumerate(prompts[:runs]):
-        for h in HARNESSES:
+        for h in PROMPTS:
             extra = {"transformedPrompt": p} if h == "copilot" else {}
             out = run(h, "user-prompt-submit", _payload(h, "user-prompt-submit", repo,
                                                        f"{h}-p{i}", prompt=p, **extra))
             hits[h] += any(k in out for k in ("additional_context", "additionalContext",
-                                               "modifiedTransformedPrompt"))
+                                               "modifiedTransformedPrompt",
+                                               "contextModification"))
     for i in range(runs):
-        for h in HARNESSES[1:]:
+        for h in EDITS:
             target.write_text(original + f"\n# edit {h} {i}\n")
             data = _payload(h, "edit", repo, f"{h}-e")
-            if h == "cursor":
-                data["file_path"] = str(target)
-            elif h == "copilot":
-                data["toolArgs"] = {"path": str(target)}
-            else:
-                data["tool_input"] = {"file_path": str(target)}
+            _edit(h, data, target)
             before = drains()
             run(h, "edit", data)
             settle(before)
@@ -265,10 +339,8 @@ def measure_agents(repo: Path, env: dict[str, str], runs: int, work: Path
     for i in range(max(5, runs // 3)):
         for h in HARNESSES:
             session = f"{h}-stop-{i}"
-            path = _transcript(h, repo, env, work, session, i)
-            tkey = {"copilot": "transcriptPath"}.get(h, "transcript_path")
-            data = _payload(h, "stop", repo, session, **({} if h == "cursor" else {tkey: path}))
-            run(h, "stop", data)
+            path, extra = _transcript(h, repo, env, work, session, i)
+            run(h, "stop", {**_payload(h, "stop", repo, session), **extra})
             wait_drain(diag, path)
     out: dict[str, Any] = {}
     for h in HARNESSES:

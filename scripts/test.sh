@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quick start, command 2: install hindsight with its dev tools into .venv and run the whole
-# suite: ruff, mypy, pytest (slow tests included). The control plane's browser tests need
+# suite: ruff, mypy, the opencode/Kilo plugin's tests (Node's test runner, tests/js; skipped
+# with a message when node is not installed), pytest (slow tests included). The control plane's browser tests need
 # Debian's chromium at /usr/bin/chromium: installed here when run as root (CI); otherwise
 # those tests fail (they never skip) until it is installed.
 source "$(dirname "$0")/_venv.sh" ".[dev]"
@@ -15,4 +16,10 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 ruff check src tests bench
 mypy
+if command -v node >/dev/null 2>&1; then
+  HINDSIGHT_TEST_PYTHON="$PWD/.venv/bin/python" node --test tests/js/
+else
+  echo "test: node is not installed: the opencode/Kilo plugin tests (node --test tests/js)" \
+    "are skipped; install Node.js 18 or later to run them" >&2
+fi
 pytest "$@"

@@ -25,9 +25,10 @@ def payload(agent: str, event: str, repo: Path, transcript: str | None = None,
     text = text.replace("@REPO@", str(repo))
     data: dict[str, Any] = json.loads(text)
     if transcript is not None:
-        for key in ("transcript_path", "transcriptPath"):
-            if key in data:
-                data[key] = transcript
+        for obj in (data, data.get("tool_info") or {}):
+            for key in ("transcript_path", "transcriptPath"):
+                if key in obj:
+                    obj[key] = transcript
     data.update(changes)
     return data
 
@@ -209,4 +210,75 @@ class AgyTranscript:
     def write(self, tail: str = "") -> Path:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text("".join(x + "\n" for x in self.lines) + tail, encoding="utf-8")
+        return self.path
+
+
+class WindsurfTranscript:
+    """Steps of a Windsurf transcript (``~/.windsurf/transcripts/<trajectory_id>.jsonl``),
+    each kind's body under its own key (the reader's assumed schema: sessions/windsurf.py)."""
+
+    def __init__(self, home: Path, trajectory: str) -> None:
+        self.path = home / ".windsurf" / "transcripts" / f"{trajectory}.jsonl"
+        self.lines: list[str] = []
+        self.n = 0
+
+    def step(self, kind: str, status: str = "done", **body: Any) -> None:
+        self.lines.append(json.dumps({"step_index": self.n, "type": kind, "status": status,
+                                      "created_at": f"2026-11-29T14:00:{self.n:02d}Z",
+                                      kind: body}))
+        self.n += 1
+
+    def user(self, text: str) -> None:
+        self.step("user_input", user_response=text)
+
+    def say(self, text: str) -> None:
+        self.step("planner_response", response=text, thinking="THINKING-TEXT")
+
+    def raw(self, line: str) -> None:
+        self.lines.append(line)
+
+    def write(self, tail: str = "") -> Path:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text("".join(x + "\n" for x in self.lines) + tail, encoding="utf-8")
+        return self.path
+
+
+class ClineHistory:
+    """A Cline task's ``api_conversation_history.json`` (one JSON array, written compact as
+    ``JSON.stringify`` does) under ``<data>/tasks/<task>/``."""
+
+    def __init__(self, data_dir: Path, task: str, cwd: Path) -> None:
+        self.path = data_dir / "tasks" / task / "api_conversation_history.json"
+        self.cwd = str(cwd)
+        self.messages: list[Any] = []
+
+    def env(self) -> str:
+        return (f"<environment_details>\n# VSCode Visible Files\npay.py\n\n"
+                f"# Current Working Directory ({self.cwd}) Files\npay.py\n"
+                "</environment_details>")
+
+    def task(self, text: str) -> None:
+        self.messages.append({"role": "user", "content": [
+            {"type": "text", "text": f"<task>\n{text}\n</task>"},
+            {"type": "text", "text": self.env()}]})
+
+    def user(self, text: str) -> None:
+        self.messages.append({"role": "user", "content": [
+            {"type": "text", "text": f"<feedback>\n{text}\n</feedback>"},
+            {"type": "text", "text": self.env()}]})
+
+    def say(self, text: str) -> None:
+        self.messages.append({"role": "assistant", "content": [{"type": "text", "text": text}]})
+
+    def result(self, tool: str, text: str) -> None:
+        self.messages.append({"role": "user", "content": [
+            {"type": "text", "text": f"[{tool}] Result:"}, {"type": "text", "text": text},
+            {"type": "text", "text": self.env()}]})
+
+    def text(self) -> str:
+        return json.dumps(self.messages, separators=(",", ":"), ensure_ascii=False)
+
+    def write(self, text: str | None = None) -> Path:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(self.text() if text is None else text, encoding="utf-8")
         return self.path

@@ -62,3 +62,43 @@ def write(root: Path, files: dict[str, str | bytes]) -> None:
 def copy_fixture(name: str, dest: Path) -> Path:
     shutil.copytree(FIXTURES / name, dest)
     return dest
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> object:
+    """One embedded PostgreSQL (with pgvector) for the whole session, in a directory the
+    ``postgres`` user can reach when the tests run as root; stopped and removed at the end."""
+    import tempfile
+
+    from hindsight.store.postgres.embedded import EmbeddedPostgres
+
+    base = Path(tempfile.mkdtemp(prefix="hindsight-pg-"))
+    base.chmod(0o755)
+    server = EmbeddedPostgres(base / "data")
+    server.start()
+    yield server
+    server.stop()
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def pg_dsn(pg_server: object) -> object:
+    """A fresh, empty database (with the ``vector`` extension) on the session's server;
+    its DSN. Dropped after the test."""
+    import uuid
+
+    import psycopg
+
+    from hindsight.store.postgres.embedded import EmbeddedPostgres
+
+    assert isinstance(pg_server, EmbeddedPostgres)
+    name = "t_" + uuid.uuid4().hex[:12]
+    admin = pg_server.dsn.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    dsn = admin.rsplit("/", 1)[0] + "/" + name
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    yield dsn
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

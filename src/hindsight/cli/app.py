@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import click
@@ -51,12 +51,18 @@ class ImportGroup(click.Group):
 
 
 def build_cli(extra: Iterable[click.Command] = (),
-              import_sources: Iterable[click.Command] = ()) -> click.Group:
+              import_sources: Iterable[click.Command] = (),
+              status_sections: Mapping[str, Callable[[str], Any]] | None = None
+              ) -> click.Group:
     """The root group with every command; ``extra`` are added as they are, and
-    ``import_sources`` become subcommands of ``import`` beside its FILE form."""
+    ``import_sources`` become subcommands of ``import`` beside its FILE form.
+    ``status_sections``: name → function of the repository root whose answer ``status``
+    shows under that name (``agents``: the agent integrations' surfaces)."""
     from hindsight.cli import config_cmd, history, main, memory
+    from hindsight.cli.pages import pages
 
-    root = RootGroup("hindsight", context_settings=CONTEXT,
+    root = RootGroup("hindsight", context_settings={
+        **CONTEXT, "obj": {"status_sections": dict(status_sections or {})}},
                      help="Persistent, per-repository memory for coding agents.")
     click.version_option(package_name="hindsight-code", prog_name="hindsight")(root)
     for cmd in (main.init, main.index, main.symbols, main.callers, main.callees, main.trace,
@@ -64,7 +70,7 @@ def build_cli(extra: Iterable[click.Command] = (),
                 history.impact, history.hotspots, history.trace_log, history.watch,
                 history.git_hooks, memory.retain, memory.recall, memory.forget,
                 memory.memories, memory.show, memory.gc, memory.export_cmd, memory.reembed,
-                memory.reflect, config_cmd.config):
+                memory.reflect, pages, config_cmd.config):
         root.add_command(cmd)
     alias = OldName("hooks", commands=dict(history.git_hooks.commands), hidden=True,
                     help="Old name of git-hooks (kept for one release).")

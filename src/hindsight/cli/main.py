@@ -331,15 +331,21 @@ def debug(file: str, repo_root: str | None, json: bool) -> None:
 @json_opt
 def status(repo_root: str | None, files: bool, json: bool) -> None:
     """Bank id and how it was resolved, seeding state, index freshness, counts (files,
-    symbols, edges, unresolved share, skipped files, history, memories)."""
+    symbols, edges, unresolved share, skipped files, history, memories), and the coding
+    agents hindsight is installed for with the surfaces live for each (brief, recall,
+    edits, write-back, MCP)."""
     from hindsight.app import open_bank
 
     with _errors(), open_bank(".", repo_root_path=repo_root, create=False) as bank:
         st = bank.status()
         problems = bank.code.problem_files() if files else []
+        sections = (click.get_current_context().find_root().obj or {}).get(
+            "status_sections", {})
+        extra = {name: fn(st["root"]) for name, fn in sections.items()}
         if json:
-            out.emit_json(st | ({"problem_files": [{"path": p, "reason": r}
-                                                   for p, r in problems]} if files else {}))
+            out.emit_json(st | extra | ({"problem_files": [{"path": p, "reason": r}
+                                                           for p, r in problems]}
+                                        if files else {}))
             return
         seed = st["seed"]
         seed_line = (f"{seed.get('state', '?')} (started {seed.get('started', '')}, finished "
@@ -349,6 +355,7 @@ def status(repo_root: str | None, files: bool, json: bool) -> None:
         if not st["indexed"]:
             out.say(f"bank {st['bank']} for {st['root']} ({st['resolved_by']}): not indexed "
                     f"yet; run `hindsight index --repo-root {st['root']}`\nseeding: {seed_line}")
+            _agents_table(extra.get("agents"))
             return
         skipped = ", ".join(f"{k} {v}" for k, v in st["skipped"].items()) or "none"
         out.table(f"bank {st['bank']}", ["", ""], [
@@ -372,6 +379,28 @@ def status(repo_root: str | None, files: bool, json: bool) -> None:
         if files:
             out.table("skipped files and parse errors", ["file", "reason"],
                       [[p, r] for p, r in problems])
+        _agents_table(extra.get("agents"))
+
+
+def _agents_table(agents: list[dict[str, Any]] | None) -> None:
+    """The agents hindsight is installed for and their surfaces (yes / no / – for a surface
+    the agent does not have), then the ones it is not installed for."""
+    if agents is None:
+        return
+    names = ["brief", "recall", "edits", "write-back", "mcp"]
+    cell = {True: "yes", False: "no", None: "–"}
+    rows = [[a["agent"], "+".join(a["installed"]),
+             *[cell[a["surfaces"][n]["live"]] for n in names]]
+            for a in agents if a["installed"]]
+    if rows:
+        out.table("agents", ["agent", "scope", *names], rows)
+    rest = [a["agent"] for a in agents if not a["installed"]]
+    if rest:
+        out.say(f"hindsight is not installed for: {', '.join(rest)} (hindsight install "
+                "<agent>; hindsight status --json says how each surface works)")
+    for a in agents:
+        for note in a["notes"]:
+            out.say(f"note: {a['agent']}: {note}")
 
 
 def _sparse_line(sp: dict[str, Any]) -> str:

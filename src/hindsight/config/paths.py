@@ -8,6 +8,8 @@
 * ``logs/`` (``hooks.jsonl`` hook diagnostics, ``git-hooks.log``, ``index.jsonl``, worker
   output);
 * ``spool/<bank-key>/`` (write-back jobs waiting for the bank, :meth:`Home.spool_dir`);
+* ``transcripts/<agent>/<session>.jsonl`` (sessions of agents that keep no transcript file
+  hindsight can read, written from what their plugin sends: :meth:`Home.transcript_file`);
 * ``registry.json`` (which repository owns which bank id) and ``config.json`` (settings).
 
 Every directory hindsight creates here (the home itself, ``banks/``, ``locks/``, ``logs/``,
@@ -103,6 +105,17 @@ class Home:
         missing, else not created."""
         d = os.path.join(self.spool, bank_key(bank_id))
         return self.ensure(d, private=True) if create else d
+
+    def transcript_file(self, agent: str, session: str, create: bool = False) -> str:
+        """``transcripts/<agent>/<session>.jsonl``; a session id with a character outside
+        ``[A-Za-z0-9_.-]`` (or longer than 100) is named by its SHA-256 hex instead. With
+        ``create`` the folders are made (mode 0700) if missing."""
+        name = session if re.fullmatch(r"[A-Za-z0-9_.-]{1,100}", session) and \
+            session not in (".", "..") else hashlib.sha256(session.encode("utf-8",
+                                                                          "replace")).hexdigest()
+        folder = os.path.join(self.root, "transcripts", re.sub(r"[^a-z0-9-]", "-", agent))
+        return os.path.join(self.ensure(folder, private=True) if create else folder,
+                            f"{name}.jsonl")
 
     @staticmethod
     def ensure(path: str, private: bool = False) -> str:

@@ -6,7 +6,8 @@
 3. the top level of the file (``$HINDSIGHT_CONFIG``, default ``$HINDSIGHT_HOME/config.json``,
    i.e. ``~/.hindsight/config.json``);
 4. ``harnesses.<name>`` of the file (``claude-code``, ``codex``, ``cursor``, ``copilot``,
-   ``gemini``, ``antigravity``, ``mcp``, ``cli``);
+   ``gemini``, ``antigravity``, ``windsurf``, ``cline``, ``opencode``, ``kilo``, ``mcp``,
+   ``cli``);
 5. ``banks.<bankId>`` of the file.
 
 Nothing is ever read from inside a repository: a cloned repository cannot turn memory on,
@@ -39,8 +40,8 @@ from typing import Any, NamedTuple
 
 from hindsight.errors import ConfigError
 
-HARNESSES = ("claude-code", "codex", "cursor", "copilot", "gemini", "antigravity", "mcp",
-             "cli")
+HARNESSES = ("claude-code", "codex", "cursor", "copilot", "gemini", "antigravity", "windsurf",
+             "cline", "opencode", "kilo", "mcp", "cli")
 MASK = "***"
 _INT32_MAX = 2_147_483_647
 _MAX_SECONDS = 1_000_000.0  # timeouts: above 0 and at most this (about 11 days)
@@ -182,6 +183,11 @@ class Settings:
                                 "Cap of one MCP tool answer in tokens, counted as characters "
                                 "/ 4 of its JSON text; a longer answer is cut with truncated: "
                                 "true and how to get the rest.", lo=500, hi=1_000_000)
+    # --- knowledge pages --------------------------------------------------------------
+    survey_refresh_commits: int = _knob("int", 20, "Knowledge pages are due after this many "
+                                        "new commits (0: never for commits).", lo=0, hi=10**6)
+    page_trigger_cron: str = _knob("str", "H * * * *", "Cron schedule of the knowledge pages "
+                                   "(H: hashed from bank id and page name); empty: none.")
 
     # --- bookkeeping (not settings) ---------------------------------------------------
     sources: Mapping[str, str] = field(default_factory=_default_sources, repr=False,
@@ -363,6 +369,8 @@ def value_problem(name: str, v: Any) -> str | None:
         return "paths must not be empty"
     if name == "mapPathToBank" and any(not k.strip() or not b.strip() for k, b in v.items()):
         return "paths and bank ids must not be empty"
+    if name == "pageTriggerCron" and v.strip() and v != FIELDS[name].default:
+        return cron_problem(v)
     if name == "bankTemplate":
         if not v.strip():
             return "must not be empty"
@@ -377,6 +385,15 @@ def value_problem(name: str, v: Any) -> str | None:
         if bad:
             return f"{v!r}: unknown placeholder {{{bad[0]}}}"
     return None
+
+
+def cron_problem(expr: str) -> str | None:
+    """Why ``expr`` is not a five-field cron expression (``H`` allowed; croniter), or None."""
+    if len(expr.split()) != 5:
+        return f"{expr!r}: five fields expected (minute hour day month weekday)"
+    from croniter import croniter
+
+    return None if croniter.is_valid(expr, hash_id=b"x") else f"{expr!r}: not a valid cron"
 
 
 def _num(x: float) -> str:

@@ -44,6 +44,8 @@ Our event names (``hindsight hook <event> --harness <agent>``): ``session-start`
   invocation, as ``{"injectSteps": [{"ephemeralMessage": …}]}`` (*third-party only*);
   ``Stop`` (``fullyIdle``) writes back once the agent is idle. No per-prompt recall: the
   briefing and the MCP tools.
+
+Windsurf, Cline, opencode and Kilo: :mod:`hindsight.hooks.agents_more`.
 """
 
 from __future__ import annotations
@@ -78,7 +80,8 @@ class Event:
     whose contract applies), ``session``, ``transcript`` (path, "" when not given),
     ``cwd``, ``prompt``, ``source`` (SessionStart's startup/resume/…), ``files`` (paths an
     edit event names), ``extra`` (fields only the agent's output needs), ``skip`` (why no
-    work is needed, "" otherwise), ``agent`` (its :class:`Adapter`)."""
+    work is needed, "" otherwise), ``agent`` (its :class:`Adapter`), ``data`` (what the
+    write-back job carries as is: the messages opencode's and Kilo's plugin send)."""
 
     name: str
     harness: str
@@ -91,6 +94,7 @@ class Event:
     extra: dict[str, str] = field(default_factory=dict)
     skip: str = ""  # why this call needs no work (the adapter saw it in the payload)
     agent: Adapter | None = field(default=None, repr=False)
+    data: Any = field(default=None, repr=False)  # what the write-back gets as is (messages)
 
     @classmethod
     def from_payload(cls, name: str, harness: str, data: dict[str, Any]) -> Event:
@@ -271,11 +275,13 @@ ADAPTERS: dict[str, Adapter] = {a.name: a for a in (CLAUDE, CODEX, CURSOR, COPIL
 def for_hook(harness: str, data: dict[str, Any]) -> Adapter:
     """The adapter for a hook run with ``--harness harness`` on payload ``data``: a Claude
     Code hook that Cursor started (``CURSOR_VERSION`` in the environment, or a payload with
-    Cursor's ``cursor_version`` / ``conversation_id``) is handled as Cursor's. Unknown names
-    get Claude Code's (the hook command's default)."""
+    Cursor's ``cursor_version`` / ``conversation_id``) is handled as Cursor's. The agents of
+    :mod:`hindsight.hooks.agents_more` are looked up there. Unknown names get Claude Code's
+    (the hook command's default)."""
     from hindsight.config.agents import hook_host
+    from hindsight.hooks.agents_more import MORE
 
-    adapter = ADAPTERS.get(harness, CLAUDE)
+    adapter = ADAPTERS.get(harness) or MORE.get(harness, CLAUDE)
     if adapter is CLAUDE and (hook_host() == "cursor" or isinstance(
             data.get("cursor_version"), str) or isinstance(data.get("conversation_id"), str)):
         return CURSOR

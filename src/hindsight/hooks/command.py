@@ -1,5 +1,5 @@
 """Click commands of the agent integration: ``hindsight hook <event>`` (run by the agent)
-and ``hindsight import claude-code|codex|cursor|copilot|gemini|antigravity``."""
+and ``hindsight import <agent>`` (every agent whose past sessions can be read)."""
 
 from __future__ import annotations
 
@@ -49,6 +49,29 @@ def _seed(cwd: str, harness: str) -> None:
         if res.bank_id is not None:
             with open_bank(res.root, resolution=res) as bank:
                 d.set(result=bank.sessions.seed(res.settings))
+                d.set(pages=bank.pages.refresh_due(reason="seeding"))
+    except Exception as e:  # noqa: BLE001 - a detached worker logs and ends
+        d.set(error=f"{type(e).__name__}: {e}"[:500])
+    d.write()
+
+
+@hook.command("_pages", hidden=True)
+@click.option("--cwd", required=True)
+@HARNESS
+def _pages(cwd: str, harness: str) -> None:
+    """Refresh the knowledge pages of CWD's bank that are due (detached worker of
+    session-start)."""
+    from hindsight.app import open_bank
+    from hindsight.config.banks import resolve
+    from hindsight.hooks.runtime import Diag
+
+    d = Diag("pages", harness)
+    try:
+        res = resolve(cwd, harness)
+        d.set(bank=res.bank_id)
+        if res.bank_id is not None:
+            with open_bank(res.root, resolution=res, create=False) as bank:
+                d.set(result=bank.pages.refresh_due(reason="session start"))
     except Exception as e:  # noqa: BLE001 - a detached worker logs and ends
         d.set(error=f"{type(e).__name__}: {e}"[:500])
     d.write()
@@ -126,6 +149,33 @@ def import_antigravity_cmd(as_json: bool) -> None:
         _import_report(bank.sessions.import_antigravity(), as_json)
 
 
+@click.command("windsurf")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+def import_windsurf_cmd(as_json: bool) -> None:
+    """Read Windsurf transcripts (~/.windsurf/transcripts, written by the
+    post_cascade_response_with_transcript hook) whose steps name paths in this repository."""
+    with _bank("windsurf") as bank:
+        _import_report(bank.sessions.import_windsurf(), as_json)
+
+
+@click.command("cline")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+def import_cline_cmd(as_json: bool) -> None:
+    """Read Cline task histories (~/.cline/data and the editors' Cline storage) run in this
+    repository."""
+    with _bank("cline") as bank:
+        _import_report(bank.sessions.import_cline(), as_json)
+
+
+@click.command("opencode")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+def import_opencode_cmd(as_json: bool) -> None:
+    """Read opencode sessions run in this repository from opencode's database
+    (~/.local/share/opencode/opencode.db, $OPENCODE_DB)."""
+    with _bank("opencode") as bank:
+        _import_report(bank.sessions.import_opencode(), as_json)
+
+
 @click.command("copilot")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
 def import_copilot_cmd(as_json: bool) -> None:
@@ -142,6 +192,7 @@ def commands() -> list[click.Command]:
 
 def import_sources() -> list[click.Command]:
     """The ``import`` subcommands this package provides (``claude-code``, ``codex``,
-    ``cursor``, ``copilot``, ``gemini``, ``antigravity``)."""
+    ``cursor``, ``copilot``, ``gemini``, ``antigravity``, ``windsurf``, …)."""
     return [import_claude_cmd, import_codex_cmd, import_cursor_cmd, import_copilot_cmd,
-            import_gemini_cmd, import_antigravity_cmd]
+            import_gemini_cmd, import_antigravity_cmd, import_windsurf_cmd, import_cline_cmd,
+            import_opencode_cmd]

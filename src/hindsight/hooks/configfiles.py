@@ -193,3 +193,12 @@ def commit(plan: Plan, install: bool) -> dict[str, Any]:
     if pristine is not None:
         os.unlink(orig)
     return result
+
+
+def parse_text(text: str, path: str) -> str:
+    """A text file (Markdown rules, a hook script, a plugin) as its text."""
+    return text
+
+
+# A text document is the file's text; mutators add or remove our part of it.
+TEXT = Format(parse_text, lambda doc: doc, lambda doc: not doc.strip())

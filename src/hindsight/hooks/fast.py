@@ -7,7 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 EVENTS = ("session-start", "user-prompt-submit", "edit", "stop", "pre-compact", "session-end")
-HARNESSES = ("claude-code", "codex", "cursor", "copilot", "gemini", "antigravity")  # hooks.agents.ADAPTERS
+# the names of hooks.agents.ADAPTERS
+HARNESSES = ("claude-code", "codex", "cursor", "copilot", "gemini", "antigravity", "windsurf",
+             "cline", "opencode", "kilo")
 
 
 def run_event(event: str, harness: str) -> int:

@@ -139,6 +139,8 @@ def session_start(ev: Event, diag: Diag) -> str:
             diag.set(seeding="first" if seeding else "refresh",
                      seed_pid=spawn(["hook", "_seed", "--cwd", ev.cwd, "--harness",
                                      ev.harness], "seed.log"))
+        if not seeding:  # a first seeding writes the pages when it is done
+            _pages_due(bank, ev, diag)
         text, ids = bank.sessions.briefing(max_chars=int(res.settings["briefingMaxChars"]),
                                            agent=ev.harness)
         if ev.session:  # what the briefing showed is not injected again on a prompt
@@ -151,6 +153,20 @@ def session_start(ev: Event, diag: Diag) -> str:
     diag.set(memory_ids=ids)
     diag.set(injected=text)
     return text
+
+
+def _pages_due(bank: Any, ev: Event, diag: Diag) -> None:
+    """Start the detached refresh of the knowledge pages that are due (lazily, here: there
+    is no daemon); ``pages_due`` in the diagnostics says which and why."""
+    from hindsight.errors import HindsightError
+
+    try:
+        due = bank.pages.due()
+        if due:
+            diag.set(pages_due=due, pages_pid=spawn(["hook", "_pages", "--cwd", ev.cwd,
+                                                     "--harness", ev.harness], "pages.log"))
+    except (HindsightError, OSError) as e:  # the briefing goes on without the refresh
+        diag.set(pages_error=f"{type(e).__name__}: {e}"[:200])
 
 
 def user_prompt_submit(ev: Event, diag: Diag) -> str:
@@ -224,6 +240,8 @@ def writeback(ev: Event, diag: Diag) -> str:
     if not _first(res, ev, f"writeback:{ev.name}", "", CLAIM_WINDOW_S, diag):
         return ""
     job: dict[str, Any] = {"transcript": ev.transcript}
+    if isinstance(ev.data, list):  # messages an agent's plugin sent (opencode, Kilo)
+        job["messages"] = ev.data
     if ev.agent is not None and ev.agent.transcript_wait_s:
         job["wait_s"] = ev.agent.transcript_wait_s
     _spool(res, ev, diag, job)
@@ -271,7 +289,8 @@ def _run_job(path: str, banks: dict[Any, Any]) -> dict[str, Any]:
     out = banks[key].sessions.write_back(job["transcript"], job["harness"],
                                          session=job.get("session", ""),
                                          final=job["event"] == "session-end",
-                                         cwd=job["cwd"], wait_s=float(job.get("wait_s", 0)))
+                                         cwd=job["cwd"], wait_s=float(job.get("wait_s", 0)),
+                                         messages=job.get("messages"))
     return {"bank": banks[key].bank_id, **out}
 
 

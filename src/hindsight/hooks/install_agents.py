@@ -101,11 +101,14 @@ HOOKS_JSON = Format(JSON.parse, JSON.dump, _versioned_bare)
 
 
 def _flat_hooks(spec: dict[str, tuple[str, int | None]], harness: str, key: str,
-                base: dict[str, Any], timeout_key: str) -> Mutator:
-    """Add our entries to a flat ``{"version": 1, "hooks": {event: [entry]}}`` file:
-    ``entry`` = ``base`` + ``{key: command}`` (+ ``{timeout_key: seconds}``)."""
+                base: dict[str, Any], timeout_key: str, versioned: bool = True) -> Mutator:
+    """Add our entries to a flat ``{"version": 1, "hooks": {event: [entry]}}`` file
+    (``versioned`` False: no ``version`` key is written or checked): ``entry`` = ``base`` +
+    ``{key: command}`` (+ ``{timeout_key: seconds}``)."""
     def mutate(doc: dict[str, Any], path: str) -> tuple[Any, Changes]:
-        if "version" not in doc:
+        if not versioned:
+            pass
+        elif "version" not in doc:
             doc = {"version": 1, **doc}
         elif doc["version"] != 1:
             raise ConfigError(f"{path}: 'version' is {doc['version']!r}; hindsight writes "
@@ -391,8 +394,9 @@ def detect(*, home: str | None = None) -> list[dict[str, Any]]:
     "evidence": [str], "installed": bool | None}`` per agent hindsight integrates. Checked:
     the agent's user directory (``~/.claude`` or ``$CLAUDE_CONFIG_DIR``, ``$CODEX_HOME`` or
     ``~/.codex``, ``~/.cursor``, ``$COPILOT_HOME`` or ``~/.copilot``, ``~/.gemini``,
-    ``~/.gemini/antigravity-cli``) and its command on ``PATH`` (``claude``, ``codex``,
-    ``cursor-agent``/``cursor``, ``copilot``, ``gemini``, ``agy``).
+    ``~/.gemini/antigravity-cli``, and those of :func:`hindsight.hooks.install_more.
+    detect_rows`) and its command on ``PATH`` (``claude``, ``codex``,
+    ``cursor-agent``/``cursor``, ``copilot``, ``gemini``, ``agy``, …).
     ``installed``: hindsight's entries are in the user-scope files (None: unreadable)."""
     h = home or user_home()
     settings, claude_mcp = claude_code_paths("user", home=h)
@@ -416,6 +420,9 @@ def detect(*, home: str | None = None) -> list[dict[str, Any]]:
         ("antigravity", "Antigravity CLI", antigravity_dir(h), ("agy",),
          [(os.path.join(antigravity_config_dir(h), "hooks.json"), JSON, _remove_bundle)]),
     ]
+    from hindsight.hooks.install_more import detect_rows
+
+    table += detect_rows(h)
     out = []
     for agent, label, folder, commands, edits in table:
         evidence = [f"{folder}/"] if os.path.isdir(folder) else []

@@ -1,5 +1,5 @@
-"""``hindsight install|uninstall claude-code|codex|cursor|copilot`` and ``hindsight install
---detect``: click commands over :mod:`hindsight.hooks.install` and
+"""``hindsight install|uninstall <agent>`` (claude-code, codex, cursor, copilot, gemini,
+antigravity, windsurf, cline, opencode, kilo) and ``hindsight install --detect``: click commands over :mod:`hindsight.hooks.install` and
 :mod:`hindsight.hooks.install_agents`.
 
 :func:`commands` returns the ``install`` and ``uninstall`` groups for the main CLI to
@@ -20,7 +20,15 @@ import click
 
 _AGENTS = {"claude-code": "Claude Code", "codex": "Codex", "cursor": "Cursor",
            "copilot": "GitHub Copilot CLI", "gemini": "Gemini CLI",
-           "antigravity": "Antigravity CLI"}
+           "antigravity": "Antigravity CLI", "windsurf": "Windsurf", "cline": "Cline",
+           "opencode": "opencode", "kilo": "Kilo Code"}
+_MORE = ("windsurf", "cline", "opencode", "kilo")  # in hooks.install_more
+_HINTS = {"windsurf": "Windsurf reloads hooks.json; open a new Cascade conversation (and "
+                      "refresh the MCP servers in Cascade's settings).",
+          "cline": "Start a new Cline task (hooks need Cline's \"Enable Hooks\" setting; "
+                   "macOS and Linux only).",
+          "opencode": "Restart opencode (it loads plugins and MCP servers at start).",
+          "kilo": "Restart Kilo (it loads plugins and MCP servers at start)."}
 
 
 def _restart_hint(report: dict[str, Any]) -> str:
@@ -38,6 +46,8 @@ def _restart_hint(report: dict[str, Any]) -> str:
         return "Start a new Gemini CLI session (/hooks lists the hooks it loaded)."
     if report["agent"] == "antigravity":
         return "Start a new agy conversation."
+    if report["agent"] in _HINTS:
+        return _HINTS[report["agent"]]
     hint = "Restart Claude Code (running sessions keep their old hooks and MCP servers)."
     if report["scope"] == "project" and report["action"] == "install":
         hint += " Claude Code asks once to approve the project's .mcp.json server."
@@ -118,7 +128,9 @@ def _agent_command(verb: str, agent: str) -> click.Command:
     """``<verb> cursor|copilot|gemini|antigravity`` (``--scope``, ``--project``,
     ``--json``)."""
     label = _AGENTS[agent]
-    helps = {"install": f"Add hindsight's hooks and MCP server to {label} (idempotent; "
+    what = {"windsurf": "hooks, rule", "cline": "hook scripts, rules file",
+            "opencode": "plugin", "kilo": "plugin"}.get(agent, "hooks")
+    helps = {"install": f"Add hindsight's {what} and MCP server to {label} (idempotent; "
                         "backups are written next to each changed file).",
              "uninstall": f"Remove only hindsight's entries from {label}; a file unchanged "
                           "since install gets its original bytes back."}
@@ -130,9 +142,9 @@ def _agent_command(verb: str, agent: str) -> click.Command:
     @_project_opt
     @_json_opt
     def cmd(scope: str, project: str | None, as_json: bool) -> None:
-        from hindsight.hooks import install_agents
+        from hindsight.hooks import install_agents, install_more
 
-        fn = getattr(install_agents, f"{verb}_{agent}")
+        fn = getattr(install_more if agent in _MORE else install_agents, f"{verb}_{agent}")
         _execute(lambda: fn(scope, project or os.getcwd()), as_json)
 
     return cmd
@@ -163,7 +175,7 @@ def _group(verb: str) -> click.Group:
                              else _detect_text(found) + "\n")
     else:
         group = click.Group(verb, help=group_help)
-    for agent in ("cursor", "copilot", "gemini", "antigravity"):
+    for agent in ("cursor", "copilot", "gemini", "antigravity", *_MORE):
         group.add_command(_agent_command(verb, agent))
 
     @group.command("claude-code", help=cc_help)

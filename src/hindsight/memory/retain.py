@@ -163,12 +163,11 @@ def retain(store: MemoryStore, embedder: Any, items: list[Item], *, batch: bool 
             warning = _no_vector(e)
     if vecs is not None:
         out: list[Retained] = []
-        ids, mat = store.matrix(embedder.model_id)
         for (row, found), it, v in zip(prepared, items, vecs, strict=True):
             same = store.by_fingerprint(row["fingerprint"])
-            dup = None if same is not None else _near(store, ids, mat, v, anchors[len(out)],
-                                                      near_dup, it.visibility, row["owner"],
-                                                      row["text"])
+            dup = None if same is not None else _near(store, embedder.model_id, v,
+                                                      anchors[len(out)], near_dup,
+                                                      it.visibility, row["owner"], row["text"])
             if dup is not None:
                 store.merge_into(dup, iso(now), f"near-duplicate of: {row['text'][:200]}")
                 out.append(Retained(dup, "merged", found, structured[len(out)]))
@@ -234,16 +233,18 @@ def _lexically_close(a: str, b: str) -> bool:
     return not union or len(ta & tb) / len(union) >= 0.6
 
 
-def _near(store: MemoryStore, ids: Any, mat: Any, v: Any, anchors: list[tuple[str, str, str]],
+def _near(store: MemoryStore, model: str, v: Any, anchors: list[tuple[str, str, str]],
           threshold: float, it_vis: str = "team", it_owner: str = "", text: str = ""
           ) -> int | None:
-    if len(ids) == 0:
+    """The memory ``v`` is a near duplicate of: the nearest active one (the store's
+    top-1, :meth:`MemoryStore.nearest`) when its cosine is ≥ ``threshold``, it has the
+    same explicit anchors, visibility and owner, and its text is lexically close."""
+    import numpy as np
+
+    got = store.nearest(model, np.asarray(v, dtype=np.float32), 1, threshold)
+    if not got:
         return None
-    sims = mat @ v
-    best = int(sims.argmax())
-    if float(sims[best]) < threshold:
-        return None
-    mid = int(ids[best])
+    mid = got[0][0]
     row = store.get([mid]).get(mid)
     if row is None:
         return None

@@ -14,6 +14,12 @@ Which sessions belong to this repository:
 * Antigravity CLI: the conversations under ``~/.gemini/antigravity-cli/brain`` whose tool
   calls name a path in the bank's work tree or main worktree (agy records no working
   directory).
+* Windsurf: the transcripts under ``~/.windsurf/transcripts`` whose steps name a path in
+  the bank's work tree or main worktree (the transcript records no working directory).
+* Cline: every task under the Cline data folders whose working directory (its first
+  environment details) resolves to this bank.
+* opencode: the sessions of opencode's database whose ``directory`` is the bank's work
+  tree or main worktree (or below), copied to the transcripts hindsight keeps for opencode.
 * Copilot CLI: every session under ``$COPILOT_HOME/session-state`` whose working directory
   (``workspace.yaml``, else ``session.start``) resolves to this bank.
 """
@@ -24,7 +30,15 @@ import os
 from functools import partial
 from typing import Any
 
-from hindsight.config.agents import antigravity_dir, copilot_dir, cursor_dir, gemini_dir
+from hindsight.config.agents import (
+    antigravity_dir,
+    cline_data_dirs,
+    copilot_dir,
+    cursor_dir,
+    gemini_dir,
+    opencode_db,
+    windsurf_transcripts_dir,
+)
 
 
 def _roots(bank: Any) -> list[str]:
@@ -102,4 +116,74 @@ def import_copilot(bank: Any, *, copilot_home: str | None = None) -> dict[str, A
     out = _import(bank, mine, read_copilot, "copilot")
     out["errors"] = errors + out["errors"]
     out["looked_in"] = [os.path.join(home, "session-state")]
+    return out
+
+
+def import_windsurf(bank: Any, *, transcripts_dir: str | None = None) -> dict[str, Any]:
+    """Retain the Windsurf transcripts about this repository (see the module doc).
+    Returns ``{"files", "retained", "duplicates", "errors", "looked_in"}``."""
+    from hindsight.sessions.antigravity import mentions
+    from hindsight.sessions.seed import _import
+    from hindsight.sessions.windsurf import read_windsurf, transcripts
+
+    folder = transcripts_dir or windsurf_transcripts_dir()
+    out: dict[str, Any] = {"files": 0, "retained": 0, "duplicates": 0, "errors": []}
+    taken: set[str] = set()
+    for root in _roots(bank):
+        mine = [p for p in transcripts(folder) if p not in taken and mentions(p, root)]
+        taken.update(mine)
+        one = _import(bank, mine, partial(read_windsurf, cwd=root), "windsurf")
+        out = {k: out[k] + one[k] for k in out}
+    out["looked_in"] = [folder]
+    return out
+
+
+def import_cline(bank: Any, *, data_dirs: list[str] | None = None) -> dict[str, Any]:
+    """Retain the Cline tasks whose working directory resolves to this bank. Returns
+    ``{"files", "retained", "duplicates", "errors", "looked_in"}``."""
+    from hindsight.config.banks import resolve
+    from hindsight.sessions.cline import histories, read_cline, task_cwd
+    from hindsight.sessions.seed import _import
+
+    dirs = data_dirs if data_dirs is not None else cline_data_dirs()
+    out: dict[str, Any] = {"files": 0, "retained": 0, "duplicates": 0, "errors": []}
+    for path in histories(dirs):
+        try:
+            cwd = task_cwd(path)
+            if not cwd or resolve(cwd, "cline").bank_id != bank.bank_id:
+                continue
+        except Exception as e:  # noqa: BLE001 - one task must not stop the rest
+            out["errors"].append(f"{path}: {e}")
+            continue
+        one = _import(bank, [path], partial(read_cline, cwd=cwd), "cline")
+        out = {k: out[k] + one[k] for k in out}
+    out["looked_in"] = [os.path.join(d, "tasks") for d in dirs if os.path.isdir(d)] or \
+        [os.path.join(d, "tasks") for d in dirs[:1]]
+    return out
+
+
+def import_opencode(bank: Any, *, db: str | None = None) -> dict[str, Any]:
+    """Retain the opencode sessions run in this repository (see the module doc). Returns
+    ``{"files", "retained", "duplicates", "errors", "looked_in"}``; a missing database is
+    no error (nothing to import)."""
+    from hindsight.config.paths import Home
+    from hindsight.sessions.opencode import append_messages, db_sessions, read_opencode
+    from hindsight.sessions.seed import _import
+
+    path = db or opencode_db()
+    out: dict[str, Any] = {"files": 0, "retained": 0, "duplicates": 0, "errors": []}
+    try:
+        sessions = db_sessions(path, _roots(bank))
+    except FileNotFoundError:
+        sessions = []
+    except (OSError, ValueError) as e:
+        out["errors"].append(str(e))
+        sessions = []
+    files = []
+    for sid, messages in sessions:
+        files.append(Home.current().transcript_file("opencode", sid, create=True))
+        append_messages(files[-1], messages)
+    out = {**out, **{k: v for k, v in _import(bank, files, partial(
+        read_opencode, cwd=bank.root), "opencode").items() if k != "errors"}}
+    out["looked_in"] = [path]
     return out

@@ -9,13 +9,15 @@ so hooks, the MCP server and the CLI reach agent memory through one place.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any, Protocol
 
 from hindsight.codeindex.service import CodeService
 from hindsight.history.service import HistoryService
 from hindsight.memory.service import MemoryService
 
-HARNESS_READERS = ("claude-code", "codex", "cursor", "copilot", "gemini", "antigravity")
+HARNESS_READERS = ("claude-code", "codex", "cursor", "copilot", "gemini", "antigravity",
+                   "windsurf", "cline", "opencode", "kilo")
 TRANSCRIPT_WAIT_S = 5.0  # Cursor writes its transcript after the hook (entire waits ≤ 5 s)
 
 
@@ -51,10 +53,16 @@ class SessionService:
     def briefing(self, *, max_chars: int = 8000, agent: str = "") -> tuple[str, list[int]]:
         """``(text, memory ids shown)`` for session start (``("", [])`` when nothing is
         worth saying); see :func:`hindsight.sessions.briefing.session_briefing`."""
+        from hindsight.errors import HindsightError
         from hindsight.sessions.briefing import session_briefing
 
+        pages, pages_map = getattr(self.bank, "pages", None), ""  # the pages' map, if any
+        try:
+            pages_map = pages.brief_map(max_chars // 4) if pages is not None else ""
+        except HindsightError:  # the briefing goes on without the map
+            pages_map = ""
         return session_briefing(self.bank.memory, self.bank.root, max_chars=max_chars,
-                                agent=agent)
+                                agent=agent, pages_map=pages_map)
 
     @staticmethod
     def seeding_note(max_chars: int) -> str:
@@ -110,16 +118,26 @@ class SessionService:
 
     def write_back(self, transcript: str, harness: str, *, session: str = "",
                    final: bool = False, edits: bool = True, cwd: str = "",
-                   wait_s: float = 0.0) -> dict[str, Any]:
+                   wait_s: float = 0.0, messages: list[Any] | None = None
+                   ) -> dict[str, Any]:
         """Retain what is new in a transcript of ``harness`` (one of
         :data:`HARNESS_READERS`; anything else is read as Claude Code's); see
         :func:`hindsight.sessions.writeback.retain_transcript`. An empty ``transcript`` is
         looked up from ``session`` and ``cwd`` (:meth:`transcript_for`); ``wait_s``: seconds
         to wait for a transcript that does not exist yet (agents that write it after the
-        hook). Raises FileNotFoundError when there is none, StorageError."""
+        hook). ``messages`` (opencode and Kilo, whose plugin sends them): appended first to
+        the transcript hindsight keeps for the session
+        (:func:`hindsight.sessions.opencode.append_messages`). Raises FileNotFoundError
+        when there is none, StorageError, OSError."""
         from hindsight.sessions.writeback import retain_transcript
 
         path = transcript or self.transcript_for(harness, session, cwd or self.bank.root)
+        if messages is not None and path:
+            from hindsight.config.paths import Home
+            from hindsight.sessions.opencode import append_messages
+
+            Home.ensure(os.path.dirname(path), private=True)
+            append_messages(path, messages)
         if not path:
             raise FileNotFoundError(2, "no transcript known",
                                     f"<{harness} session {session or '(none)'}>")
@@ -133,11 +151,20 @@ class SessionService:
     def transcript_for(harness: str, session: str, cwd: str) -> str:
         """Where ``harness`` keeps the transcript of ``session`` run in ``cwd`` (``""`` when
         that agent has no known place): Cursor's agent-transcripts of the workspace,
-        Copilot CLI's session-state. The file may not exist (yet)."""
-        from hindsight.config.agents import copilot_dir, cursor_dir
+        Copilot CLI's session-state, Cline's task folder, the transcript hindsight keeps
+        for opencode and Kilo. The file may not exist (yet)."""
+        from hindsight.config.agents import cline_data_dirs, copilot_dir, cursor_dir
 
         if not session:
             return ""
+        if harness == "cline":
+            from hindsight.sessions.cline import task_history
+
+            return task_history(session, cline_data_dirs())
+        if harness in ("opencode", "kilo"):
+            from hindsight.config.paths import Home
+
+            return Home.current().transcript_file(harness, session)
         if harness == "cursor":
             from hindsight.sessions.cursor import transcript_path
 
@@ -201,6 +228,24 @@ class SessionService:
 
         return import_antigravity(self.bank)
 
+    def import_windsurf(self) -> dict[str, Any]:
+        """Retain earlier Windsurf transcripts about this repository (idempotent)."""
+        from hindsight.sessions.imports import import_windsurf
+
+        return import_windsurf(self.bank)
+
+    def import_opencode(self) -> dict[str, Any]:
+        """Retain earlier opencode sessions of this repository (idempotent)."""
+        from hindsight.sessions.imports import import_opencode
+
+        return import_opencode(self.bank)
+
+    def import_cline(self) -> dict[str, Any]:
+        """Retain earlier Cline tasks run in this repository (idempotent)."""
+        from hindsight.sessions.imports import import_cline
+
+        return import_cline(self.bank)
+
     def import_copilot(self) -> dict[str, Any]:
         """Retain earlier GitHub Copilot CLI sessions of this repository (idempotent)."""
         from hindsight.sessions.imports import import_copilot
@@ -233,6 +278,24 @@ def _reader(harness: str, path: str = "", cwd: str = "") -> Any:
         from hindsight.sessions.antigravity import read_antigravity
 
         return partial(read_antigravity, cwd=cwd)
+    if harness in ("opencode", "kilo"):
+        from functools import partial
+
+        from hindsight.sessions.opencode import read_opencode
+
+        return partial(read_opencode, cwd=cwd)
+    if harness == "cline":
+        from functools import partial
+
+        from hindsight.sessions.cline import read_cline
+
+        return partial(read_cline, cwd=cwd)
+    if harness == "windsurf":
+        from functools import partial
+
+        from hindsight.sessions.windsurf import read_windsurf
+
+        return partial(read_windsurf, cwd=cwd)
     if harness == "copilot":
         from hindsight.sessions.copilot import read_copilot
 

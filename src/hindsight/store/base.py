@@ -189,6 +189,11 @@ class CodeStore(Protocol):
         """Edges out of any of ``qnames`` (resolved or not)."""
         ...
 
+    def import_edges(self) -> list[tuple[str, int, str]]:
+        """The module dependency graph: ``(importing path, 1-based line, imported path)``
+        of every resolved import edge, by importing path and line."""
+        ...
+
     def file_symbols(self, path: str) -> list[Symbol]:
         """The symbols of one file, in source order."""
         ...
@@ -261,6 +266,14 @@ class HistoryStore(Protocol):
     def cochanged_symbols(self, shas: list[str]) -> list[tuple[str, str, str, int]]: ...
     def cochanged_files(self, shas: list[str]) -> list[tuple[str, int]]: ...
     def renames(self) -> list[tuple[str, str, str, str]]: ...
+    def recent_commits(self, limit: int, fixes_only: bool = False, path: str | None = None
+                       ) -> list[dict[str, Any]]:
+        """Reachable commits newest first, at most ``limit``; only fix commits with
+        ``fixes_only``; only those that touched ``path`` (as new or old path) when given.
+        Each ``{"sha", "subject", "author", "date" (committer date, ISO), "ts" (committer
+        Unix seconds), "fix", "merge" (bools), "files" (paths, sorted)}``."""
+        ...
+
     def newest_commit_ts(self) -> int | None: ...
     def file_churn(self, since_ts: int) -> list[dict[str, Any]]: ...
     def symbol_churn(self, since_ts: int) -> list[dict[str, Any]]: ...
@@ -268,6 +281,22 @@ class HistoryStore(Protocol):
     def trace_events(self, path: str | None = None, local: str | None = None,
                      since_unix: float | None = None, limit: int = 1000
                      ) -> list[dict[str, Any]]: ...
+
+
+class PageStore(Protocol):
+    """Versions of the knowledge pages of one bank (:mod:`hindsight.pages`). A version is
+    ``{"name", "version" (1, 2, … per name), "title", "updated_at" (ISO), "updated_ts",
+    "reason", "head" (commit sha or ""), "commits" (history commits then), "sections":
+    [{"heading", "text", "citations": [{"kind", "ref"}], "evidence"}], "changed":
+    [str]}``. ``add_page`` stores the next version of ``page["name"]`` in one transaction
+    and returns its number (a given ``version`` is ignored); ``latest_pages``: the newest
+    version of each page, by name; ``page_versions``: one page's versions newest first."""
+
+    def get_meta(self, key: str) -> str | None: ...
+    def set_meta(self, values: dict[str, str]) -> None: ...
+    def add_page(self, page: dict[str, Any]) -> int: ...
+    def latest_pages(self) -> list[dict[str, Any]]: ...
+    def page_versions(self, name: str, limit: int) -> list[dict[str, Any]]: ...
 
 
 class MemoryStore(Protocol):
@@ -443,7 +472,22 @@ class MemoryStore(Protocol):
 
     def matrix(self, model: str) -> tuple[Any, Any]:
         """``(ids, vectors)`` of active memories embedded with ``model``: an int64 array of
-        shape (n,) and a float32 array of shape (n, dim), rows unit length."""
+        shape (n,) and a float32 array of shape (n, dim), rows unit length. For export and
+        tests: recall and retain ask :meth:`nearest` and :meth:`cosines` instead."""
+        ...
+
+    def nearest(self, model: str, vector: Any, k: int, floor: float = -1.0
+                ) -> list[tuple[int, float]]:
+        """The dense channel's top-k: up to ``k`` active memories embedded with ``model``
+        nearest to ``vector`` (float32, shape (dim,), unit length), as ``(id, cosine)``
+        best first (ties in any order), only those with cosine ≥ ``floor``. A backend may
+        answer approximately above a size it states (SQLite: an IVF index from 200,000
+        vectors; PostgreSQL: its vector index), never below 100,000 vectors."""
+        ...
+
+    def cosines(self, model: str, vector: Any, ids: list[int]) -> dict[int, float]:
+        """Cosine of ``vector`` (unit length) with the ``model`` vector of each of ``ids``
+        that is active and has one (others are left out)."""
         ...
 
     def adjacent(self, ids: list[int]) -> dict[int, list[int]]:

@@ -170,6 +170,13 @@ CREATE INDEX ix_memories_vec_seq ON memories(vec_seq);
 CREATE TABLE facts(file_id INTEGER NOT NULL, scope TEXT NOT NULL, target TEXT NOT NULL,
   value TEXT NOT NULL, line INTEGER NOT NULL);
 """),
+    ("0010_pages", """
+-- knowledge pages (hindsight/pages), every version kept: sections and changed are JSON
+CREATE TABLE pages(name TEXT NOT NULL, version INTEGER NOT NULL, title TEXT NOT NULL,
+  updated_at TEXT NOT NULL, updated_ts REAL NOT NULL, reason TEXT NOT NULL,
+  head TEXT NOT NULL, commits INTEGER NOT NULL, sections TEXT NOT NULL,
+  changed TEXT NOT NULL, PRIMARY KEY(name, version));
+"""),
 ]
 
 # Secondary indexes: dropped before a full rebuild's bulk load and created after it.

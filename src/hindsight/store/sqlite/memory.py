@@ -14,6 +14,7 @@ from hindsight.store.base import LexDoc
 from hindsight.store.sqlite import lexical as lex
 from hindsight.store.sqlite import vectors as vec
 from hindsight.store.sqlite.db import SqliteStore, rows_as_dicts
+from hindsight.store.sqlite.rows import memory_rows
 
 _CHUNK = 500
 
@@ -24,7 +25,7 @@ class SqliteMemoryStore(SqliteStore):
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         super().__init__(conn)
-        self._cache: dict[str, Any] | None = None
+        self._cache: vec.Vectors | None = None
 
     def _tx(self) -> Any:
         self._writes = getattr(self, "_writes", 0) + 1
@@ -178,19 +179,8 @@ class SqliteMemoryStore(SqliteStore):
                                      (status,)).fetchone()[0])
 
     def get(self, ids: list[int]) -> dict[int, Memory]:
-        out: dict[int, dict[str, Any]] = {}
-        anchors: dict[int, list[dict[str, Any]]] = {}
-        for i in range(0, len(ids), _CHUNK):
-            ch = ids[i:i + _CHUNK]
-            q = ",".join("?" * len(ch))
-            for r in rows_as_dicts(self.conn.execute(
-                    f"SELECT {self._cols()} FROM memories WHERE id IN ({q})", ch)):
-                r["tags"] = json.loads(r["tags"])
-                out[r["id"]] = r
-            for a in rows_as_dicts(self.conn.execute(
-                    f"SELECT * FROM memory_anchors WHERE memory_id IN ({q})", ch)):
-                anchors.setdefault(a.pop("memory_id"), []).append(a)
-        return {i: Memory.from_row(r, anchors.get(i, [])) for i, r in out.items()}
+        """The memories of ``ids`` that exist, with their anchors."""
+        return memory_rows(self.conn, ids, _CHUNK)
 
     def adjacent(self, ids: list[int]) -> dict[int, list[int]]:
         """For conversation memories among ``ids``: the active memories of the same
@@ -270,33 +260,49 @@ class SqliteMemoryStore(SqliteStore):
             c.execute("INSERT OR REPLACE INTO meta VALUES('lexical_building', ?)", (version,))
         return True
 
-    def matrix(self, model: str) -> tuple[Any, Any]:
-        """(ids, vectors) of active memories embedded with ``model``: int64 array and a
-        float32 matrix (rows unit length), in no promised order. Kept in memory per
-        connection and brought up to date, not read again, after other connections add
-        vectors (:mod:`hindsight.store.sqlite.vectors`); vectors this connection adds are
-        appended in place."""
+    def _vectors(self, model: str) -> vec.Vectors:
+        """This connection's :class:`~hindsight.store.sqlite.vectors.Vectors` of ``model``,
+        brought up to date after other connections wrote (one ``PRAGMA`` when none did)."""
         dv = self.conn.execute("PRAGMA data_version").fetchone()[0]
         c = self._cache
-        if c is None or c["model"] != model or c["dv"] != dv:
-            c = self._cache = vec.load(self.conn, model, c, dv)
-        return c["ids"][:c["n"]], c["mat"][:c["n"]]
+        if c is None or c.model != model or c.dv != dv:
+            c = self._cache = vec.load(self.conn, self.path, model, c, dv)
+        return c
+
+    def matrix(self, model: str) -> tuple[Any, Any]:
+        """(ids, vectors) of active memories embedded with ``model``: int64 array and a
+        float32 matrix (rows unit length), in no promised order. Kept per connection and
+        brought up to date, not read again, after other connections add vectors; from
+        ``vectors.SNAPSHOT_FROM`` rows mapped from the snapshot beside the bank
+        (:mod:`hindsight.store.sqlite.vectors`)."""
+        return self._vectors(model).all()
+
+    def nearest(self, model: str, vector: Any, k: int, floor: float = -1.0
+                ) -> list[tuple[int, float]]:
+        """Up to ``k`` active memories embedded with ``model`` nearest to the unit
+        ``vector`` (float32, shape (dim,)): ``(id, cosine)`` best first, cosine ≥
+        ``floor``. Exact below ``vectors.IVF_FROM`` vectors, through the IVF index above
+        (recall against exact: README, bench/recall_scale.py)."""
+        return self._vectors(model).search(vector, k, floor)
+
+    def cosines(self, model: str, vector: Any, ids: list[int]) -> dict[int, float]:
+        """Cosine of the unit ``vector`` with the ``model`` vectors of those of ``ids``
+        that are active and embedded with it."""
+        return self._vectors(model).cosines(vector, ids)
 
     def _append(self, items: list[tuple[int, bytes]], model: str) -> None:
-        """Add freshly embedded vectors to the cached matrix (or drop the cache)."""
+        """Add freshly embedded vectors to the held vectors (or drop them: read again)."""
         import numpy as np
 
         c = self._cache
-        if c is None or c["model"] != model:
+        if c is None or c.model != model:
             self._cache = None
             return
-        known = set(c["ids"][:c["n"]].tolist())
         for mid, blob in items:
-            v = np.frombuffer(blob, dtype=np.float32)
-            if v.shape[0] != c["mat"].shape[1] or mid in known:
+            if not c.add(mid, np.frombuffer(blob, dtype=np.float32)):
                 self._cache = None
                 return
-            vec.append(c, mid, v)
+        self._cache = vec.merge_if_large(self.conn, self.path, c)
 
     def anchored(self, paths: list[str], symbols: list[tuple[str, str]]) -> list[tuple[int,
                                                                                       str, str]]:

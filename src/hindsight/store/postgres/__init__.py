@@ -1,0 +1,1 @@
+"""PostgreSQL backend (psycopg 3 + pgvector) and the embedded server launcher."""
