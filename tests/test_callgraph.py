@@ -120,3 +120,32 @@ def test_facts_are_stored_without_secrets(tmp_path: Path) -> None:
     assert edges == ["app.py::main -> app.py::Store @7", "app.py::main -> app.py::Store @7",
                      "app.py::main -> app.py::Store @9", "app.py::main -> app.py::Store.get @10",
                      "app.py::main -> app.py::Store.get @8"]
+
+
+def test_a_bank_from_before_receiver_facts_gets_them(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bank made without migration 0009 (main had 0010_pages first) gets the facts
+    table at its next open; a bank indexed without facts (no ``facts_version``) is indexed
+    in full at its next pass, and then holds the same facts and edges as a fresh one."""
+    from hindsight.store.sqlite import db
+
+    golden = json.loads((GOLDEN / "python.json").read_text())
+    root = tmp_path / "python"
+    shutil.copytree(HERE.parent / golden["fixture"], root)
+    shutil.copytree(root, tmp_path / "fresh")
+    want = index_and_read(tmp_path / "fresh")
+    with monkeypatch.context() as m:
+        m.setattr(db, "MIGRATIONS", [x for x in db.MIGRATIONS if x[0] != "0009_receiver_facts"])
+        with open_bank(repo_root_path=str(root)) as bank:
+            tables = {r[0] for r in bank.stores.raw.execute(
+                "SELECT name FROM sqlite_master WHERE type='table'")}
+            assert "facts" not in tables and "pages" in tables
+    with open_bank(repo_root_path=str(root)) as bank:
+        names = [r[0] for r in bank.stores.raw.execute(
+            "SELECT name FROM migrations ORDER BY rowid")]
+        assert names[-2:] == ["0010_pages", "0009_receiver_facts"]
+        bank.code.index(workers=1)
+        bank.stores.raw.execute("DELETE FROM facts")  # as an index written before facts
+        bank.stores.raw.execute("DELETE FROM meta WHERE key='facts_version'")
+        assert bank.code.index(workers=1).full
+    assert index_and_read(root, full=False) == want
