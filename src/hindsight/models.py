@@ -108,20 +108,22 @@ class ParseResult:
     error: str = ""
     skip: str = ""
     hindsight_notes: list[tuple[str, int, str]] = field(default_factory=list)
+    # receiver facts (scope, target, value, line): codeindex/receivers.py
+    facts: list[tuple[str, str, str, int]] = field(default_factory=list)
 
     def to_wire(self) -> tuple[Any, ...]:
         """Plain nested tuples (pickles ~8x faster than NamedTuples between processes)."""
         return (self.path, self.language, self.content_hash, self.size, self.mtime_ns,
                 self.lines, [tuple(s) for s in self.symbols], [tuple(r) for r in self.refs],
                 [tuple(i) for i in self.imports], self.package, self.error, self.skip,
-                self.hindsight_notes)
+                self.hindsight_notes, self.facts)
 
     @classmethod
     def from_wire(cls, w: tuple[Any, ...]) -> ParseResult:
         """Inverse of :meth:`to_wire`."""
         return cls(w[0], w[1], w[2], w[3], w[4], w[5], [Symbol._make(s) for s in w[6]],
                    [RawRef._make(r) for r in w[7]], [RawImport._make(i) for i in w[8]],
-                   w[9], w[10], w[11], w[12])
+                   w[9], w[10], w[11], w[12], w[13])
 
 
 class Edge(NamedTuple):

@@ -448,6 +448,31 @@ def test_code_store_notes_and_problem_files(stores: tuple[Any, Any, Any],
     assert dict(code.problem_files())["bad.py"] == "missing ) at line 1"
 
 
+def test_code_store_modules_facts_and_unresolved(stores: tuple[Any, Any, Any],
+                                                tmp_path: Path) -> None:
+    from hindsight.codeindex.indexer import index
+
+    code, _h, _m = stores
+    repo = make_repo(tmp_path / "repo", {
+        "pkg/__init__.py": "from .core import Store\n",
+        "pkg/core.py": "class Store:\n    def save(self):\n        return 1\n",
+        "use.py": "import json\n\n\ndef go(x):\n    s = Store()\n    x.save()\n"
+                  "    json.loads(x)\n    return json.loads(s.save())\n"})
+    index(code, str(repo), workers=1)
+    assert [s.qname for s in code.find_in_module("pkg.core", "Store.save", None, 10)] == \
+        ["pkg/core.py::Store.save"]
+    assert [s.qname for s in code.find_in_module("pkg", "Store.save", None, 10)] == \
+        ["pkg/core.py::Store.save"]  # re-exported by the package
+    assert code.find_in_module("pkg", "Nothing", None, 10) == []
+    assert (code.module_known("pkg"), code.module_known("pk"), code.module_known("json")) \
+        == (True, False, False)
+    assert (code.count_unresolved("loads"), code.count_unresolved("loads", "json"),
+            code.count_unresolved("save", "x"), code.count_unresolved("save", "y"),
+            code.count_unresolved("save")) == (2, 2, 1, 0, 2)
+    fid = code.load_files()["use.py"].id
+    assert sorted(code.load_facts(fid)) == [("go", "return", "json.loads()", 8), ("go", "s", "Store()", 5)]
+
+
 # --- HistoryStore --------------------------------------------------------------------------
 def test_history_store_after_an_ingest(stores: tuple[Any, Any, Any], tmp_path: Path) -> None:
     from hindsight.history.ingest import ingest

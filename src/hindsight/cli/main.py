@@ -192,19 +192,24 @@ def _graph(direction: str, symbol: str, repo_root: str | None, depth: int, file:
            json: bool, unresolved: bool = False, *, limit: int | None = None,
            offset: int = 0) -> None:
     with _errors(), _reader(repo_root) as bank:
+        extra: dict[str, int] = {}
         if direction == "callers":
             target, hits = bank.code.callers(symbol, depth, file, unresolved)
+            extra["unresolved_same_name"] = bank.code.unresolved_same_name(target)
         else:
             target, hits = bank.code.callees(symbol, depth, file)
         hits, fields = _page(hits, offset, limit)
         if json:
-            out.emit_json({"symbol": target.as_dict(), "depth": depth, **fields,
+            out.emit_json({"symbol": target.as_dict(), "depth": depth, **fields, **extra,
                            direction: [h.as_dict() for h in hits]})
             return
+        more = _unresolved_line(target, extra.get("unresolved_same_name", 0), unresolved)
         if not hits:
             out.say(f"no {direction} of {target.qname} found in the index" if not offset
                     else f"{fields['total']} {direction} of {target.qname}; none from row "
                     f"{offset + 1}")
+            if more:
+                out.say(more)
             return
         if direction == "callers":
             rows = [[h.depth, h.via, h.qname + ("" if h.resolved else
@@ -217,6 +222,18 @@ def _graph(direction: str, symbol: str, repo_root: str | None, depth: int, file:
                      f"{h.path}:{h.line}" + ("" if h.resolved else " (call)")] for h in hits]
             cols = ["depth", "edge", "callee", "from", "definition (or call site)"]
         out.table(f"{direction} of {target.qname}{_more(fields)}", cols, rows)
+        if more:
+            out.say(more)
+
+
+def _unresolved_line(target: Any, n: int, listed: bool) -> str:
+    """The line under a callers table about unresolved calls of the same name."""
+    if not n:
+        return ""
+    what = f"{n} unresolved call site(s) call `{target.name}` by name"
+    if listed:
+        return f"{what}; they are listed above (they may mean another symbol)"
+    return f"{what} (they may mean this symbol); --include-unresolved lists them"
 
 
 @click.command()
@@ -274,7 +291,8 @@ def trace(start: str, repo_root: str | None, depth: int, file: str | None, fmt: 
 @repo_root_opt
 @json_opt
 def debug(file: str, repo_root: str | None, json: bool) -> None:
-    """What the parser sees in one file: symbols, calls, imports, errors (nothing stored)."""
+    """What the parser sees in one file: symbols, calls, imports, receiver facts, errors
+    (nothing stored)."""
     with _errors(), _bank(repo_root) as bank:
         res = bank.code.debug_file(file)
         if res is None:
@@ -284,7 +302,9 @@ def debug(file: str, repo_root: str | None, json: bool) -> None:
                 "error": res.error, "skip": res.skip, "package": res.package,
                 "symbols": [s.as_dict() for s in res.symbols],
                 "refs": [r._asdict() for r in res.refs],
-                "imports": [i._asdict() for i in res.imports]}
+                "imports": [i._asdict() for i in res.imports],
+                "facts": [dict(zip(("scope", "target", "value", "line"), f, strict=True))
+                          for f in res.facts]}
         if json:
             out.emit_json(data)
             return
@@ -300,6 +320,8 @@ def debug(file: str, repo_root: str | None, json: bool) -> None:
                    for r in res.refs])
         out.table("imports", ["module", "name", "alias", "line"],
                   [[i.module, i.name, i.alias, i.line] for i in res.imports])
+        out.table("receiver facts", ["scope", "target", "value", "line"],
+                  [[f[0] or "<module>", f[1], f[2], f[3]] for f in res.facts])
 
 
 @click.command()

@@ -111,8 +111,9 @@ def batches(root: str, items: list[tuple[str, str]], size: int | None = None
 
 
 class _Intake:
-    """Takes parsed files as they arrive: rows into the rebuild, FileSyms and references
-    kept for resolution, stats counted."""
+    """Takes parsed files as they arrive: rows (files, symbols, notes, the receiver facts
+    carried in each FileSyms) into the rebuild, FileSyms and references kept for
+    resolution, stats counted."""
 
     def __init__(self, load: BulkLoad, items: list[tuple[str, str]], sel: F.Selection,
                  stats: IndexStats) -> None:
@@ -131,6 +132,7 @@ class _Intake:
         files: list[tuple[Any, ...]] = []
         syms: list[tuple[Any, ...]] = []
         notes: list[tuple[Any, ...]] = []
+        facts: list[tuple[Any, ...]] = []
         st = self.stats
         for w in wires:
             path = w[W.PATH]
@@ -145,13 +147,15 @@ class _Intake:
             if w[W.NOTES]:
                 notes += [(fid, *n) for n in w[W.NOTES]]
             self.info[path] = (w[W.LANGUAGE], mod, w[W.PACKAGE])
-            self.fss[path] = W.unpack_filesyms(w[W.FILESYMS], mod)
+            fs = self.fss[path] = W.unpack_filesyms(w[W.FILESYMS], mod)
+            if fs.raw_facts:
+                facts += [(fid, *f) for f in fs.raw_facts]
             self.refs[path] = w[W.REFS]
             st.lines += w[W.LINES]
             st.bytes += w[W.SIZE]
             st.symbols += len(w[W.SYMBOLS])
             st.parse_errors += w[W.ERROR] != ""
-        self.load.add(files, syms, notes)
+        self.load.add(files, syms, notes, facts)
         self.busy += time.perf_counter() - t
 
     def fix_modules(self) -> None:

@@ -25,6 +25,7 @@ from hindsight.codeindex import files as F
 from hindsight.codeindex import modules as M
 from hindsight.codeindex import pool
 from hindsight.codeindex.parse import EXTRACTOR_VERSION
+from hindsight.codeindex.receivers import FACTS_VERSION
 from hindsight.codeindex.resolve import FileSyms, Row, Table, resolve_file
 from hindsight.codeindex.wire import file_syms
 from hindsight.config.paths import git_cmd
@@ -129,8 +130,8 @@ def index(store: CodeStore, root: str, *, full: bool = False,
     stats.warnings.extend(sel.warnings)
     stats.files_seen = len(sel.files)
     existing = store.load_files()
-    if not existing:
-        full = True
+    if not existing or store.get_meta("facts_version") != FACTS_VERSION:
+        full = True  # first index, or a bank indexed before the current receiver facts
         stats.full = True
     version = str(EXTRACTOR_VERSION)
     was = store.get_meta("extractor_version")
@@ -160,7 +161,8 @@ def index(store: CodeStore, root: str, *, full: bool = False,
     stats.seconds = time.perf_counter() - t0
     store.set_meta({"root": root, "last_index_seconds": f"{stats.seconds:.3f}",
                     "indexed_commit": head,
-                    "sparse_checkout": "" if sel.sparse is None else json.dumps(sel.sparse)})
+                    "sparse_checkout": "" if sel.sparse is None else json.dumps(sel.sparse),
+                    "facts_version": FACTS_VERSION})
     return stats
 
 
@@ -332,7 +334,8 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
         if path not in info or path not in id_of:
             return None
         syms, imps, inh = store.load_file_raw(id_of[path], path)
-        return FileSyms.build(path, *info[path], syms, imps, inh)
+        return FileSyms.build(path, *info[path], syms, imps, inh,
+                              store.load_facts(id_of[path]))
 
     key_index = M.build_key_index((p, *v) for p, v in sorted(info.items()))
     table = Table(loader, key_index, go_module(root), rust_crate(root))

@@ -27,6 +27,7 @@ from functools import cache
 from typing import Any
 
 from hindsight.codeindex import imports as imp
+from hindsight.codeindex import receivers
 from hindsight.codeindex.asthash import blank_comments, flat_hash, indent_hash
 from hindsight.codeindex.identity import OVERLOADED, drop_stubs, js_receiver, name_overloads
 from hindsight.codeindex.languages import get
@@ -81,19 +82,23 @@ class _Def:
 
 
 def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
-        list[Symbol], list[RawRef], list[RawImport], str, list[tuple[str, int, str]]]:
-    """Extract ``(symbols, refs, imports, package, notes)`` from a parsed ``tree`` of ``src``.
+        list[Symbol], list[RawRef], list[RawImport], str, list[tuple[str, int, str]],
+        list[receivers.Fact]]:
+    """Extract ``(symbols, refs, imports, package, notes, facts)`` from a parsed ``tree``
+    of ``src``.
 
-    ``notes`` are ``(caller_local, line, text)`` for ``@hindsight:`` comments.
+    ``notes`` are ``(caller_local, line, text)`` for ``@hindsight:`` comments; ``facts``
+    are receiver facts (:mod:`hindsight.codeindex.receivers`).
     """
-    syms, refs, imps, package, notes = extract_rows(path, language, src, tree)
+    syms, refs, imps, package, notes, facts = extract_rows(path, language, src, tree)
     return ([Symbol._make(s) for s in syms], [RawRef._make(r) for r in refs],
-            [RawImport._make(i) for i in imps], package, notes)
+            [RawImport._make(i) for i in imps], package, notes, facts)
 
 
 def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
         list[tuple[Any, ...]], list[tuple[str, str, str, str, int]],
-        list[tuple[str, str, str, str, int]], str, list[tuple[str, int, str]]]:
+        list[tuple[str, str, str, str, int]], str, list[tuple[str, int, str]],
+        list[receivers.Fact]]:
     """:func:`extract` with plain tuples in the fields' order of
     :class:`~hindsight.models.Symbol`, :class:`~hindsight.models.RawRef` and
     :class:`~hindsight.models.RawImport` (no object per row: what a full build sends)."""
@@ -111,6 +116,8 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
     marks: dict[tuple[int, int], str] = {}
     cats = _categories(language)
     has_notes = b"@hindsight:" in src
+    fact_caps: list[dict[str, Any]] = []
+    call_nodes: list[tuple[str, Any]] | None = [] if language in receivers.ARGS else None
     for pat, caps in ts.QueryCursor(loaded.query).matches(tree.root_node):
         cat, kind = cats[pat]
         if cat == _CALL:
@@ -120,6 +127,8 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
             calls.append((sb, src[sb:n.end_byte].decode("utf-8", "replace"),
                           src[r[0].start_byte:r[0].end_byte].decode("utf-8", "replace")
                           if r else "", n.start_point[0] + 1))
+            if call_nodes is not None:
+                call_nodes.append((calls[-1][1], n))
         elif cat == _COMMENT:
             for c in caps["comment"]:
                 comments.append((c.start_byte, c.end_byte))
@@ -138,6 +147,8 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
             r = caps.get("inherit.receiver")
             inherits.append((n.start_byte, _txt(n.text), _txt(r[0].text) if r else "",
                              n.start_point[0] + 1))
+        elif cat == _FACT:
+            fact_caps.append(caps)
         elif cat == _IMPORT:
             import_nodes.extend(caps["import"])
         elif cat == _PACKAGE:
@@ -182,10 +193,15 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
         for module, name, alias in imp.decode(language, node):
             imports.append((owner, module, name, alias, node.start_point[0] + 1))
     notes = _notes(defs, starts, comment_nodes)
-    return symbols, refs, imports, package, notes
+    facts = receivers.extract(
+        language, fact_caps, refs, call_nodes or [], lambda pos: _owner(defs, starts, pos),
+        {d.start: (d.local, d.container.local if d.container else "") for d in defs},
+        {s[2]: s[9] for s in symbols if s[3] in ("function", "method")},
+        {d.name for d in defs} | {i[3] for i in imports})
+    return symbols, refs, imports, package, notes, facts
 
 
-_DEF, _CALL, _INHERIT, _IMPORT, _PACKAGE, _COMMENT, _MARK, _OTHER = range(8)
+_DEF, _CALL, _INHERIT, _IMPORT, _PACKAGE, _COMMENT, _MARK, _FACT, _OTHER = range(9)
 
 
 class _Kinds(dict[str, str]):
@@ -230,6 +246,8 @@ def _categories(language: str) -> list[tuple[int, str]]:
             out.append((_PACKAGE, ""))
         elif "comment" in names:
             out.append((_COMMENT, ""))
+        elif any(n.startswith("fact.") for n in names):
+            out.append((_FACT, ""))
         else:
             out.append((_OTHER, ""))
     return out

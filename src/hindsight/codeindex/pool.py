@@ -126,7 +126,12 @@ def _round(root: str, batches: list[list[Item]], workers: int, timeout: float, s
            finished: list[float] | None = None) -> list[list[Item]]:
     """Run ``batches`` in one pool; returns the batches lost to a dead worker."""
     broken: list[list[Item]] = []
-    ex = ProcessPoolExecutor(max(1, min(workers, len(batches))), mp_context=_context())
+    # Forked workers run without the cyclic collector from their start: garbage the parent
+    # left in reference cycles (an ONNX inference session among it) would otherwise be
+    # collected in the child, whose destructor waits for threads that exist only in the
+    # parent. A worker's own objects are freed by reference counting.
+    ex = ProcessPoolExecutor(max(1, min(workers, len(batches))), mp_context=_context(),
+                             initializer=gc.disable)
     try:
         futs: dict[Future[list[tuple[Any, ...]]], list[Item]] = {}
         for b in batches:
@@ -224,6 +229,7 @@ def _forked(root: str, items: list[Item], timeout: float, scratch: str
     rfd, wfd = os.pipe()
     pid = os.fork()
     if pid == 0:  # child: never returns
+        gc.disable()  # as the pool's workers (see _round)
         code = 0
         try:
             os.close(rfd)

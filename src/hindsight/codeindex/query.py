@@ -61,16 +61,20 @@ def find(store: CodeStore, name: str, kind: str | None = None, file: str | None 
 
 
 def resolve_one(store: CodeStore, spec: str, file: str | None = None) -> list[Symbol]:
-    """The symbol(s) ``spec`` names exactly. Several definitions sharing one qualified name
-    (redefinitions, a C++ declaration and its definition) count as one. Overloads are
-    distinct (``C.m`` matching ``C.m(int)`` and ``C.m(String)`` is ambiguous); a name
-    matching a getter and its setter/deleter means the getter. Raises :class:`NotFound`
-    or :class:`Ambiguous` (with the candidate qualified names)."""
+    """The symbol(s) ``spec`` names exactly: a name, ``Class.method``, ``path::local``,
+    or a dotted module path (``pkg.mod.func``, ``pkg.mod.Class.method``: a Python module,
+    or a Java/Kotlin/C#/Go package, then a local name; a package's re-export counts),
+    tried in that order. Several definitions sharing one qualified name (redefinitions, a
+    C++ declaration and its definition) count as one. Overloads are distinct (``C.m``
+    matching ``C.m(int)`` and ``C.m(String)`` is ambiguous); a name matching a getter and
+    its setter/deleter means the getter. Raises :class:`Ambiguous` (the candidate
+    qualified names), or :class:`NotFound`, which says when the name's first part is
+    nothing in this repository (``json.loads``: code outside it is never indexed)."""
     hits = store.find_symbols(spec, None, file, 200)
+    if not hits and "." in spec and "::" not in spec:
+        hits = _module_form(store, spec, file)
     if not hits:
-        kind, near = find(store, spec, None, file, 10)
-        hint = f"; similar: {', '.join(s.qname for s in near[:5])}" if near else ""
-        raise NotFound(f"no symbol named {spec!r}{hint}", value=spec)
+        raise NotFound(_not_found(store, spec, file), value=spec)
     qnames = sorted({s.qname for s in hits})
     if len(qnames) > 1:  # a getter stands for its setter and deleter (`C.p`, `C.p:setter`)
         getters = [q for q in qnames if not q.endswith(ROLES) or
@@ -82,6 +86,37 @@ def resolve_one(store: CodeStore, spec: str, file: str | None = None) -> list[Sy
         raise Ambiguous(f"{spec!r} matches {len(qnames)} symbols; give one of them",
                         qnames[:20], option="file", value=spec)
     return hits
+
+
+def _module_form(store: CodeStore, spec: str, file: str | None) -> list[Symbol]:
+    """Symbols of ``spec`` read as module + local name, the longest module first."""
+    parts = spec.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        hits = store.find_in_module(".".join(parts[:i]), ".".join(parts[i:]), file, 200)
+        if hits:
+            return hits
+    return []
+
+
+def _not_found(store: CodeStore, spec: str, file: str | None) -> str:
+    """The message of :class:`NotFound` for ``spec``."""
+    head, dot, _rest = spec.partition(".")
+    if dot and "::" not in spec and not store.module_known(head) and not \
+            store.find_symbols(head, None, None, 1):
+        receiver, _, name = spec.rpartition(".")
+        n = store.count_unresolved(name, receiver)
+        calls = f"; {n} call(s) of it stay unresolved in the index" if n else ""
+        return (f"{spec!r} is outside this repository: nothing indexed here is named "
+                f"{head!r} (only the repository's own code is indexed){calls}")
+    _kind, near = find(store, spec, None, file, 10)
+    hint = f"; similar: {', '.join(s.qname for s in near[:5])}" if near else ""
+    return f"no symbol named {spec!r}{hint}"
+
+
+def unresolved_same_name(store: CodeStore, target: Symbol) -> int:
+    """How many call sites call a name like ``target``'s and were left unresolved (they
+    may or may not mean it; ``include_unresolved`` lists them)."""
+    return store.count_unresolved(target.name)
 
 
 def _edge_hit(e: StoredEdge, depth: int, qname: str, syms: dict[str, Symbol],

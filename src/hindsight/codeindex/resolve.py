@@ -20,108 +20,45 @@ or the same package. Every file or key consulted is recorded as a dependency (se
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+import weakref
+from collections.abc import Iterable
 
 from hindsight.codeindex import modules as M
+from hindsight.codeindex.flow import Flow
 from hindsight.codeindex.languages import SPECS
-from hindsight.models import overload_base
+from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, SUPER_NAMES, FileSyms, Table
 
-FUNC_KINDS = frozenset({"function", "method", "constructor"})
-CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "object", "scope",
-                         "type", "module", "namespace"})
+__all__ = ["CLASS_KINDS", "FUNC_KINDS", "FileSyms", "Resolver", "Row", "Table", "resolve_file"]
+
 MAX_DEPTH = 8
-_SUPER = {"python": ("super()",), "csharp": ("base",), "php": ("parent",), "go": (),
-          "rust": (), "c": ()}
-_GO_RECV = re.compile(r"^func\s*\(\s*(\w+)")
-
-
-@dataclass
-class FileSyms:
-    """What resolution needs to know about one file."""
-
-    path: str
-    language: str
-    module: str = ""
-    package: str = ""
-    top: dict[str, str] = field(default_factory=dict)
-    members: dict[str, dict[str, str]] = field(default_factory=dict)
-    kinds: dict[str, str] = field(default_factory=dict)
-    parents: dict[str, str] = field(default_factory=dict)
-    recv_var: dict[str, str] = field(default_factory=dict)
-    imports: list[tuple[str, str, str, str, int]] = field(default_factory=list)
-    inherits: list[tuple[str, str, str, int]] = field(default_factory=list)
-    by_alias: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
-    wildcards: list[str] = field(default_factory=list)
-
-    @property
-    def is_pkg(self) -> bool:
-        return self.path.rsplit("/", 1)[-1].startswith("__init__.")
-
-    @classmethod
-    def build(cls, path: str, language: str, module: str, package: str,
-              symbols: Iterable[tuple[str, str, str, str, str]],
-              imports: Iterable[tuple[str, str, str, str, int]],
-              inherits: Iterable[tuple[str, str, str, int]]) -> FileSyms:
-        """``symbols``: (local, name, kind, parent, signature); ``imports``: (caller, module,
-        name, alias, line); ``inherits``: (caller, name, receiver, line)."""
-        fs = cls(path, language, module, package)
-        for local, name, kind, parent, sig in symbols:
-            fs.kinds.setdefault(local, kind)
-            fs.parents[local] = parent
-            if parent:
-                if kind != "constructor":  # `new X()` denotes the class, not the ctor
-                    # a call cannot tell overloads apart: it names them all (`C.m`)
-                    fs.members.setdefault(parent, {}).setdefault(name, overload_base(local))
-            else:
-                fs.top.setdefault(name, kind)
-            if language == "go" and kind == "method":
-                m = _GO_RECV.match(sig)
-                if m:
-                    fs.recv_var[local] = m.group(1)
-        fs.imports = list(imports)
-        for _c, mod, iname, alias, _l in fs.imports:
-            if iname == "*":
-                fs.wildcards.append(mod)
-            elif alias:
-                fs.by_alias.setdefault(alias, []).append((mod, iname))
-        fs.inherits = list(inherits)
-        return fs
-
-
-class Table:
-    """All files' :class:`FileSyms`, loaded lazily through ``loader(path)``, and the key →
-    paths index. ``go_module`` is the ``go.mod`` module path (``""`` if none)."""
-
-    def __init__(self, loader: Callable[[str], FileSyms | None],
-                 key_index: dict[str, list[str]], go_module: str = "",
-                 rust_crate: str = "") -> None:
-        self._loader = loader
-        self._files: dict[str, FileSyms | None] = {}
-        self.key_index = key_index
-        self.go_module = go_module
-        self.rust_crate = rust_crate
-        self._bases: dict[tuple[str, str], tuple[list[str], frozenset[str]]] = {}
-
-    def get(self, path: str) -> FileSyms | None:
-        if path not in self._files:
-            self._files[path] = self._loader(path)
-        return self._files[path]
-
-    def put(self, fs: FileSyms) -> None:
-        self._files[fs.path] = fs
 
 
 class Resolver:
     """Resolves one file's references; collects the keys it consulted in ``deps``."""
 
-    def __init__(self, table: Table, fs: FileSyms) -> None:
+    def __init__(self, table: Table, fs: FileSyms, deps: set[str] | None = None) -> None:
         self.t = table
         self.f = fs
         self.spec = SPECS[fs.language]
-        self.deps: set[str] = set()
+        self.deps: set[str] = deps if deps is not None else set()
         self._memo: dict[tuple[str, str, str], list[str]] = {}
+        self._flow: Flow | None = None
+        self._shared: weakref.ref[Flow] | None = None
+
+    @property
+    def flow(self) -> Flow:
+        """The receiver evaluator (:mod:`hindsight.codeindex.flow`), made on first use,
+        or the one of the resolver this one works for (:meth:`share_flow`)."""
+        shared = self._shared() if self._shared is not None else None
+        if shared is not None:
+            return shared
+        if self._flow is None:
+            self._flow = Flow(self)
+        return self._flow
+
+    def share_flow(self, flow: Flow) -> None:
+        """Evaluate with ``flow`` (held weakly: it holds this resolver)."""
+        self._shared = weakref.ref(flow)
 
     # ---- lookups that record dependencies -------------------------------------------
     def _by_key(self, key: str) -> list[str]:
@@ -227,6 +164,10 @@ class Resolver:
                 other = self._file(p) if p != fs.path else None
                 if other is not None and name in other.top:
                     return [f"{p}::{name}"]
+                # C# `namespace N { class C }`: C's local name is N.C
+                local = other.members.get(fs.package, {}).get(name) if other else None
+                if local is not None:
+                    return [f"{p}::{local}"]
         return []
 
     def _java_static(self, mod: str, name: str) -> list[str]:
@@ -247,6 +188,14 @@ class Resolver:
         """``name`` as a member of class ``cls`` in ``path``, then of its bases."""
         fs = self._file(path)
         if fs is None or depth > MAX_DEPTH:
+            return []
+        if fs.language == "python":  # along the C3 method resolution order
+            for cq in self.flow.mro(f"{path}::{cls}")[1 if skip_own else 0:]:
+                p, _, c = cq.partition("::")
+                other = self._file(p)
+                local = other.members.get(c, {}).get(name) if other is not None else None
+                if local:
+                    return [f"{p}::{local}"]
             return []
         if not skip_own:
             local = fs.members.get(cls, {}).get(name)
@@ -299,8 +248,16 @@ class Resolver:
         return ""
 
     # ---- one reference -------------------------------------------------------------------
-    def target(self, caller: str, name: str, receiver: str) -> str:
-        """Qualified name of the symbol a reference denotes, or ``""``."""
+    def target(self, caller: str, name: str, receiver: str, line: int = 0) -> str:
+        """Qualified name of the symbol a reference at ``line`` denotes, or ``""``: by the
+        name rules, else by the receiver's value (:mod:`hindsight.codeindex.flow`) when
+        ``line`` is given."""
+        hit = self._by_name(caller, name, receiver)
+        if hit or not line:
+            return hit
+        return self.flow.call(self.f, caller, name, receiver, line)
+
+    def _by_name(self, caller: str, name: str, receiver: str) -> str:
         fs = self.f
         if not receiver:
             hit = self.lookup(fs, caller, name)
@@ -310,7 +267,7 @@ class Resolver:
             cls = self.enclosing_class(caller)
             hit = self.members_of(fs.path, cls, name, 0) if cls else []
             return hit[0] if hit else ""
-        if receiver in _SUPER.get(fs.language, ("super",)):
+        if receiver in SUPER_NAMES.get(fs.language, ("super",)):
             cls = self.enclosing_class(caller)
             hit = self.members_of(fs.path, cls, name, 0, skip_own=True) if cls else []
             return hit[0] if hit else ""
@@ -451,7 +408,10 @@ def resolve_file(table: Table, fs: FileSyms, refs: Iterable[tuple[str, str, str,
     from ``fs.imports``. Returns edge rows ``(src, kind, name, receiver, alias, line, dst)``
     (imports first, ``receiver`` holding the module for imports; ``src`` is the caller's
     local qualified name, ``dst`` a full qualified name or ``""`` when unresolved) and the
-    dependency keys consulted.
+    dependency keys consulted. Calls of a call or subscript (``fs.calls``: ``make()()``)
+    become edges named by their callee's access path when they resolve, and only then;
+    stored edges of that kind (a name with ``(`` or ``[``) are skipped in ``refs``, since
+    they are made again from the file's facts.
     """
     r = Resolver(table, fs)
     out: list[Row] = []
@@ -459,7 +419,13 @@ def resolve_file(table: Table, fs: FileSyms, refs: Iterable[tuple[str, str, str,
         dst = r.import_target(module, name, alias)
         out.append((caller, "import", name, module, alias, line, dst))
     for caller, kind, name, recv, line in refs:
-        dst = r.target(caller, name, recv)
+        if "(" in name or "[" in name:
+            continue
+        dst = r.target(caller, name, recv, line if kind == "call" else 0)
         out.append((caller, kind, name, recv, "", line, dst))
+    for caller, path, line in fs.calls:
+        dst = r.target(caller, path, "", line)
+        if dst:
+            out.append((caller, "call", path, "", "", line, dst))
     r.deps.discard(f"path:{fs.path}")
     return out, r.deps

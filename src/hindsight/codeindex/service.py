@@ -128,6 +128,13 @@ class CodeService:
 
         return callers(self.require(), symbol, depth, self.rel(file), include_unresolved)
 
+    def unresolved_same_name(self, target: Symbol) -> int:
+        """How many unresolved call sites carry ``target``'s name (see
+        :func:`hindsight.codeindex.query.unresolved_same_name`). Raises NotIndexed."""
+        from hindsight.codeindex.query import unresolved_same_name
+
+        return unresolved_same_name(self.require(), target)
+
     def callees(self, symbol: str, depth: int = 1, file: str | None = None
                 ) -> tuple[Symbol, list[Any]]:
         """``(target, hits)``: callees of ``symbol`` to ``depth``. Raises NotIndexed,

@@ -32,11 +32,13 @@ def file_syms(r: ParseResult, module: str) -> FileSyms:
         r.path, r.language, module, r.package,
         ((s.local, s.name, s.kind, s.parent, s.signature) for s in r.symbols),
         ((i.caller, i.module, i.name, i.alias, i.line) for i in r.imports),
-        ((x.caller, x.name, x.receiver, x.line) for x in r.refs if x.kind == "inherits"))
+        ((x.caller, x.name, x.receiver, x.line) for x in r.refs if x.kind == "inherits"),
+        r.facts)
 
 
 Rows = tuple[list[tuple[Any, ...]], list[tuple[str, str, str, str, int]],
-             list[tuple[str, str, str, str, int]], str, list[tuple[str, int, str]]]
+             list[tuple[str, str, str, str, int]], str, list[tuple[str, int, str]],
+             list[tuple[str, str, str, int]]]
 
 
 def skipped(path: str, language: str, content_hash: str, size: int, mtime_ns: int,
@@ -50,10 +52,11 @@ def from_rows(path: str, language: str, content_hash: str, size: int, mtime_ns: 
     """The wire of a parsed file from :func:`hindsight.codeindex.parse.extract_rows`'
     ``rows``: symbol rows ``(name, local, fold, kind, parent, start_line, start_col,
     end_line, end_col, signature, doc, language, ast_hash)`` with signature and doc
-    redacted, note rows ``(src, line, text)`` redacted, the FileSyms and the refs
-    ``(caller, kind, name, receiver, line)`` (these two pickled: :func:`unpack_filesyms`,
-    :func:`unpack_refs`)."""
-    syms, refs, imps, package, notes = rows
+    redacted, note rows ``(src, line, text)`` redacted, the FileSyms (with the file's
+    receiver facts ``(scope, target, value, line)``, :mod:`hindsight.codeindex.receivers`,
+    which the main process stages from it) and the refs ``(caller, kind, name, receiver,
+    line)`` (these two pickled: :func:`unpack_filesyms`, :func:`unpack_refs`)."""
+    syms, refs, imps, package, notes, facts = rows
     # one check clears every signature and docstring of the file (most files)
     if may_hold_secret("\n".join([t for s in syms for t in (s[9], s[10])])):
         srows = [(s[1], s[2], _fold(s[1]), s[3], s[4], s[5], s[6], s[7], s[8],
@@ -62,7 +65,7 @@ def from_rows(path: str, language: str, content_hash: str, size: int, mtime_ns: 
         srows = [(s[1], s[2], _fold(s[1]), *s[3:]) for s in syms]
     fs = FileSyms.build(path, language, "", package,
                         ((s[2], s[1], s[3], s[4], s[9]) for s in syms), imps,
-                        ((c, n, r, ln) for c, k, n, r, ln in refs if k == "inherits"))
+                        ((c, n, r, ln) for c, k, n, r, ln in refs if k == "inherits"), facts)
     return (path, language, content_hash, size, mtime_ns, lines, package, error, "", srows,
             [(src, line, clean(text)) for src, line, text in notes], _pack(fs), _pack(refs))
 
@@ -95,6 +98,6 @@ def index_wire(r: ParseResult) -> tuple[Any, ...]:
     if r.skip:
         return skipped(r.path, r.language, r.content_hash, r.size, r.mtime_ns, r.skip, r.error)
     rows = ([tuple(s) for s in r.symbols], [tuple(x) for x in r.refs],
-            [tuple(i) for i in r.imports], r.package, r.hindsight_notes)
+            [tuple(i) for i in r.imports], r.package, r.hindsight_notes, r.facts)
     return from_rows(r.path, r.language, r.content_hash, r.size, r.mtime_ns, r.lines, r.error,
                      cast(Rows, rows))

@@ -31,7 +31,8 @@ def parse_bytes(path: str, language: str, raw: bytes, mtime_ns: int = 0) -> Pars
     src, tree, lines, error = _parse(language, raw)
     res = ParseResult(path=path, language=language, content_hash=content_hash(raw),
                       size=len(raw), mtime_ns=mtime_ns, lines=lines, error=error)
-    res.symbols, res.refs, res.imports, res.package, res.hindsight_notes = extract(
+    (res.symbols, res.refs, res.imports, res.package, res.hindsight_notes,
+     res.facts) = extract(
         path, language, src, tree)
     return res
 

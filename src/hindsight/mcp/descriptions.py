@@ -45,7 +45,9 @@ DESCRIPTIONS = {
     "total counts up to 10,000 matches.",
     "callers": "Who calls a symbol, breadth-first to depth levels. Call before changing a "
     "function's signature or behaviour, renaming or removing it, to find every call site that "
-    "must change. " + _SYM % "callers",
+    "must change. " + _SYM % "callers" + " unresolved_same_name counts the calls by the "
+    "same name the index could not resolve (include_unresolved lists them); partial means "
+    "only that the time limit was hit.",
     "callees": "What a symbol calls, breadth-first to depth levels (unresolved calls by name). "
     "Call to learn what a function depends on before changing or debugging it. "
     + _SYM % "callees",

@@ -319,11 +319,14 @@ def _graph(sess: _Session, direction: str, symbol: str, depth: int, file: str | 
            include_unresolved: bool = False, *, offset: int = 0, limit: int = 100
            ) -> dict[str, Any]:
     dl = Deadline()
+    extra: dict[str, int] = {}
     with sess.use(dl) as bank:
         target, hits, note = _walk(bank, direction, symbol, file, depth, dl,
                                    include_unresolved)
+        if direction == "callers":
+            extra["unresolved_same_name"] = bank.code.unresolved_same_name(target)
     rows = [h.as_dict() for h in hits]
-    base = _partial({"symbol": target.as_dict(), "depth": depth}, note)
+    base = _partial({"symbol": target.as_dict(), "depth": depth, **extra}, note)
     return bounds.paged(base, direction, rows, offset=offset, limit=limit, tool=direction)
 
 

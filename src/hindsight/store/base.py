@@ -65,12 +65,13 @@ class BulkLoad(Protocol):
     files ``(id, path, language, size, mtime_ns, content_hash, lines, module, package,
     error)``; symbols ``(file_id, name, local, fold, kind, parent, start_line, start_col,
     end_line, end_col, signature, doc, language, ast_hash)``; notes ``(file_id, src, line,
-    text)``; edges ``(file_id, src, kind, name, receiver, alias, line, dst)``; deps
+    text)``; receiver facts ``(file_id, scope, target, value, line)``; edges ``(file_id,
+    src, kind, name, receiver, alias, line, dst)``; deps
     ``(file_id, key)``. Edges may also be written by forked child processes through
     :meth:`part_writer` (``writer(part, edges, deps)``, one call per part, in the child;
     ``part`` below the ``parts`` the load was made with, or none when it was made with 0)
     and are then taken in by :meth:`merge_part` once that child has exited 0. Files,
-    symbols and notes are added first (:meth:`add`, :meth:`set_modules`) without holding
+    symbols, notes and facts are added first (:meth:`add`, :meth:`set_modules`) without holding
     the bank's write lock; :meth:`begin_write` takes it, replaces the old index with them
     and builds their indexes; edges are added after (:meth:`add_edges`,
     :meth:`merge_part`)."""
@@ -80,7 +81,8 @@ class BulkLoad(Protocol):
     parts: int  # part files made (at most the number asked for)
 
     def add(self, files: list[tuple[Any, ...]], symbols: list[tuple[Any, ...]],
-            notes: list[tuple[Any, ...]]) -> None: ...
+            notes: list[tuple[Any, ...]], facts: list[tuple[Any, ...]] | None = None
+            ) -> None: ...
     def set_modules(self, modules: dict[int, str]) -> None: ...
     def add_edges(self, edges: list[tuple[Any, ...]], deps: list[tuple[int, str]]) -> None: ...
     def part_writer(self) -> Callable[[int, list[tuple[Any, ...]], list[tuple[int, str]]],
@@ -116,6 +118,10 @@ class CodeStore(Protocol):
     def load_file_raw(self, file_id: int, path: str) -> tuple[list[Any], list[Any],
                                                               list[Any]]: ...
     def load_raw_refs(self, file_id: int, path: str) -> list[tuple[str, str, str, str, int]]: ...
+    def load_facts(self, file_id: int) -> list[tuple[str, str, str, int]]:
+        """Receiver facts ``(scope, target, value, line)`` of one stored file, as the
+        parser gave them (``ParseResult.facts``)."""
+        ...
     def counts(self) -> dict[str, int]: ...
 
     # --- queries ------------------------------------------------------------------------
@@ -124,6 +130,25 @@ class CodeStore(Protocol):
         """Exact matches of ``name`` on a symbol's name, local qualified name
         (``Class.method``) or qualified name (``path::Class.method``), optionally of
         ``kind`` and under ``file`` (a file or directory), at most ``limit``."""
+        ...
+
+    def find_in_module(self, module: str, local: str, file: str | None, limit: int
+                       ) -> list[Symbol]:
+        """Symbols with local qualified name ``local`` in the files of ``module`` (a
+        Python module's dotted name, or a Java/Kotlin/C#/Go package), else those it is
+        the base of there (overloads ``C.m(int)``, accessors ``C.m:setter``, as
+        :meth:`find_symbols`), else re-exported there (an import in such a file binding
+        the first part of ``local``)."""
+        ...
+
+    def module_known(self, module: str) -> bool:
+        """Whether any indexed file belongs to ``module`` or a submodule of it (a Python
+        module, or a Java/Kotlin/C#/Go package: ``com`` of ``com.acme``)."""
+        ...
+
+    def count_unresolved(self, name: str, receiver: str | None = None) -> int:
+        """How many call edges named ``name`` (on ``receiver`` when given) are
+        unresolved."""
         ...
 
     def find_prefix(self, prefix: str, kind: str | None, file: str | None, limit: int

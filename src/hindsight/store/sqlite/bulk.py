@@ -41,7 +41,7 @@ _PART_SCHEMA = (
     "CREATE TABLE deps(file_id INTEGER NOT NULL, key TEXT NOT NULL)",
     "CREATE TABLE counts(edges INTEGER, calls INTEGER, unresolved_calls INTEGER)",
 )
-# the files, symbols and notes of main, staged while parsing runs (same columns)
+# the files, symbols, notes and receiver facts of main, staged while parsing runs (same columns)
 _INTAKE_SCHEMA = (
     "CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT, language TEXT, size INTEGER, "
     "mtime_ns INTEGER, content_hash TEXT, lines INTEGER, module TEXT, dir TEXT, "
@@ -51,10 +51,12 @@ _INTAKE_SCHEMA = (
     "end_line INTEGER, end_col INTEGER, signature TEXT, doc TEXT, language TEXT, "
     "ast_hash TEXT)",
     "CREATE TABLE notes(file_id INTEGER, src TEXT, line INTEGER, text TEXT)",
+    "CREATE TABLE facts(file_id INTEGER, scope TEXT, target TEXT, value TEXT, line INTEGER)",
 )
 _EDGE_INSERT = "INSERT INTO edges VALUES(?,?,?,?,?,?,?,?)"
 _DEP_INSERT = "INSERT INTO deps VALUES(?,?)"
-CODE_TABLES = ("files", "symbols", "edges", "deps", "notes")
+CODE_TABLES = ("files", "symbols", "edges", "deps", "notes", "facts")
+_STAGED = ("files", "symbols", "notes", "facts")  # copied from the intake by begin_write
 
 
 class PartWriter:
@@ -156,11 +158,12 @@ class SqliteBulkLoad:
 
     # --- feeding ---------------------------------------------------------------------------
     def add(self, files: list[tuple[Any, ...]], symbols: list[tuple[Any, ...]],
-            notes: list[tuple[Any, ...]]) -> None:
+            notes: list[tuple[Any, ...]], facts: list[tuple[Any, ...]] | None = None) -> None:
         """Stage ``files`` ``(id, path, language, size, mtime_ns, content_hash, lines,
         module, package, error)``, ``symbols`` ``(file_id, name, local, fold, kind, parent,
-        start_line, start_col, end_line, end_col, signature, doc, language, ast_hash)`` and
-        ``notes`` ``(file_id, src, line, text)`` (before :meth:`begin_write`)."""
+        start_line, start_col, end_line, end_col, signature, doc, language, ast_hash)``,
+        ``notes`` ``(file_id, src, line, text)`` and receiver ``facts`` ``(file_id, scope,
+        target, value, line)`` (before :meth:`begin_write`)."""
         c = self.c
         c.execute("BEGIN")  # the first write is to the intake: only its lock is taken
         try:
@@ -172,6 +175,8 @@ class SqliteBulkLoad:
                           "language, ast_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", symbols)
             if notes:
                 c.executemany("INSERT INTO intake.notes VALUES(?,?,?,?)", notes)
+            if facts:
+                c.executemany("INSERT INTO intake.facts VALUES(?,?,?,?,?)", facts)
             c.execute("COMMIT")
         except BaseException:
             c.execute("ROLLBACK")
@@ -180,16 +185,16 @@ class SqliteBulkLoad:
 
     def begin_write(self) -> None:
         """Take the bank's write lock (waiting as :func:`_begin` does), delete the old
-        index, copy in the staged files, symbols and notes and build their indexes."""
+        index, copy in the staged files, symbols, notes and facts and build their indexes."""
         c = self.c
         self._begin(self._busy_ms)
         drop_indexes(c)
         for t in CODE_TABLES[1:]:
             c.execute(f"DELETE FROM main.{t}")
-        for t in ("files", "symbols", "notes"):
+        for t in _STAGED:
             c.execute(f"INSERT INTO main.{t} SELECT * FROM intake.{t} ORDER BY rowid")
         for name, target in INDEXES:
-            if target.split("(", 1)[0] in ("files", "symbols", "notes"):
+            if target.split("(", 1)[0] in _STAGED:
                 c.execute(f"CREATE INDEX IF NOT EXISTS main.{name} ON {target}")
 
     def _count(self, edges: list[tuple[Any, ...]]) -> None:

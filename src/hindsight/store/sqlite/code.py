@@ -49,6 +49,9 @@ class SqliteCodeStore(SqliteStore):
             c.executemany("INSERT INTO notes VALUES(?,?,?,?)",
                           [(fid, src, line, clean(text))
                            for src, line, text in r.hindsight_notes])
+        if r.facts:
+            c.executemany("INSERT INTO facts VALUES(?,?,?,?,?)",
+                          [(fid, *f) for f in r.facts])
 
     @staticmethod
     def _insert_edges(c: sqlite3.Connection, fid: int, rows: tuple[list[Any], set[str]]) -> None:
@@ -74,7 +77,7 @@ class SqliteCodeStore(SqliteStore):
             before = self._file_counts(c, gone + rerun)
             for ids in chunks(gone):
                 q = ",".join("?" * len(ids))
-                for t in ("symbols", "edges", "deps", "notes"):
+                for t in ("symbols", "edges", "deps", "notes", "facts"):
                     c.execute(f"DELETE FROM {t} WHERE file_id IN ({q})", ids)
                 c.execute(f"DELETE FROM files WHERE id IN ({q})", ids)
             for p, mod in modules_update.items():
@@ -171,6 +174,11 @@ class SqliteCodeStore(SqliteStore):
             "SELECT src, kind, name, receiver, line FROM edges WHERE file_id=? AND "
             "kind!='import' ORDER BY rowid", (file_id,)))
 
+    def load_facts(self, file_id: int) -> list[tuple[str, str, str, int]]:
+        return list(self.conn.execute(
+            "SELECT scope, target, value, line FROM facts WHERE file_id=? ORDER BY rowid",
+            (file_id,)))
+
     def counts(self) -> dict[str, int]:
         """files, symbols, edges, calls, unresolved_calls, parse_errors, lines. Edge and
         symbol totals are kept in ``meta`` by the writers (a scan of 350k edges costs
@@ -213,6 +221,49 @@ class SqliteCodeStore(SqliteStore):
                           + extra, [*pre, local + "(", local + ")", local + ":", local + ";",
                                     *args], limit * 4)
         return [h for h in more if base_local(h.local) == local][:limit]
+
+    def find_in_module(self, module: str, local: str, file: str | None, limit: int
+                       ) -> list[Symbol]:
+        extra, args = self._filters(None, file)
+        hits = self._syms("(f.module=? OR f.package=?) AND s.local=?" + extra,
+                          [module, module, local, *args], limit)
+        if hits:
+            return hits
+        # overloads `C.m(…)` and accessors `C.m:setter` of the module, as find_symbols
+        more = self._syms("(f.module=? OR f.package=?) AND ((s.local>? AND s.local<?) OR "
+                          "(s.local>? AND s.local<?))" + extra,
+                          [module, module, local + "(", local + ")", local + ":", local + ";",
+                           *args], limit * 4)
+        hits = [h for h in more if base_local(h.local) == local][:limit]
+        if hits:
+            return hits
+        head, dot, rest = local.partition(".")
+        dsts = [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT e.dst FROM edges e JOIN files f ON f.id=e.file_id WHERE "
+            "(f.module=? OR f.package=?) AND e.kind='import' AND e.alias=? AND e.dst!='' "
+            "ORDER BY e.dst", (module, module, head))]
+        out: list[Symbol] = []
+        for dst in dsts[:limit]:
+            path, _, target = dst.partition("::")
+            want = f"{target}.{rest}" if target and dot else target or rest
+            if want:
+                out += self._syms("f.path=? AND s.local=?" + extra, [path, want, *args], limit)
+        return out[:limit]
+
+    def module_known(self, module: str) -> bool:
+        esc = module.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return self.conn.execute(
+            "SELECT 1 FROM files WHERE module=? OR package=? OR module LIKE ? ESCAPE '\\' "
+            "OR package LIKE ? ESCAPE '\\' LIMIT 1",
+            (module, module, esc + ".%", esc + ".%")).fetchone() is not None
+
+    def count_unresolved(self, name: str, receiver: str | None = None) -> int:
+        if receiver is None:
+            q, args = "name=? AND dst='' AND kind='call'", [name]
+        else:
+            q, args = "name=? AND receiver=? AND dst='' AND kind='call'", [name, receiver]
+        return int(self.conn.execute(f"SELECT count(*) FROM edges WHERE {q}", args
+                                     ).fetchone()[0])
 
     def find_prefix(self, prefix: str, kind: str | None, file: str | None, limit: int
                     ) -> list[Symbol]:

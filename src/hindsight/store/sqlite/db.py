@@ -163,6 +163,13 @@ DROP TABLE memory_fts;
 ALTER TABLE memories ADD COLUMN vec_seq INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX ix_memories_vec_seq ON memories(vec_seq);
 """),
+    ("0009_receiver_facts", """
+-- receiver facts of each file (codeindex/receivers.py), read back when an unchanged file
+-- is re-resolved. Banks indexed before this table existed are re-indexed in full once
+-- (meta 'facts_version', set by every index, differs).
+CREATE TABLE facts(file_id INTEGER NOT NULL, scope TEXT NOT NULL, target TEXT NOT NULL,
+  value TEXT NOT NULL, line INTEGER NOT NULL);
+"""),
     ("0010_pages", """
 -- knowledge pages (hindsight/pages), every version kept: sections and changed are JSON
 CREATE TABLE pages(name TEXT NOT NULL, version INTEGER NOT NULL, title TEXT NOT NULL,
@@ -183,6 +190,7 @@ INDEXES: list[tuple[str, str]] = [
     ("ix_deps_key", "deps(key)"),
     ("ix_deps_file", "deps(file_id)"),
     ("ix_notes_file", "notes(file_id)"),
+    ("ix_facts_file", "facts(file_id)"),
     ("ix_files_module", "files(module)"),
     ("ix_files_dir", "files(dir)"),
     ("ix_files_package", "files(package)"),
@@ -373,7 +381,7 @@ def migrate(conn: sqlite3.Connection) -> int:
             for stmt in sql.split(";"):
                 if stmt.strip():
                     conn.execute(stmt)
-            if name == "0001_code_index":
+            if name in ("0001_code_index", "0009_receiver_facts"):
                 create_indexes(conn)
             conn.execute("INSERT INTO migrations VALUES(?, ?)", (name, now_iso()))
             conn.execute("INSERT OR REPLACE INTO meta VALUES('schema_version', ?)",
@@ -386,8 +394,12 @@ def migrate(conn: sqlite3.Connection) -> int:
 
 
 def create_indexes(conn: sqlite3.Connection) -> None:
+    """The secondary indexes of the code index tables that exist (a migration adding a
+    table creates its indexes when it runs)."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     for name, target in INDEXES:
-        conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {target}")
+        if target.partition("(")[0] in tables:
+            conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {target}")
 
 
 def drop_indexes(conn: sqlite3.Connection) -> None:

@@ -1,0 +1,222 @@
+"""Bindings seen in one file: the fact list a file's matches add to, and how a node
+becomes an access path (a value) or a bound name (a target). Used by
+:mod:`hindsight.codeindex.receivers` in the parser workers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from hindsight.codeindex.exprs import canon, parse
+from hindsight.codeindex.languages import SPECS
+from hindsight.codeindex.types import type_value
+
+Fact = tuple[str, str, str, int]
+_NONE = frozenset({"None", "null", "undefined", "nil"})
+_NOTHING = frozenset({"none", "null", "undefined", "nil", "null_literal", "unit_expression"})
+# call node type → the field holding what is called
+_CALL_TYPES = {"call": "function", "call_expression": "function",
+               "invocation_expression": "function", "new_expression": "constructor"}
+# construction node type → the field holding the type constructed
+_CONSTRUCT = {"object_creation_expression": "type", "composite_literal": "type",
+              "struct_expression": "name"}
+# member access node type → (object field, name field)
+_MEMBER_TYPES = {"attribute": ("object", "attribute"), "member_expression": ("object", "property"),
+                 "field_access": ("object", "field"), "selector_expression": ("operand", "field"),
+                 "field_expression": ("value", "field"),
+                 "member_access_expression": ("expression", "name")}
+NAMES = frozenset({"identifier", "this", "self", "this_expression", "field_identifier",
+                    "property_identifier", "shorthand_property_identifier"})
+_UNWRAP = frozenset({"await", "parenthesized_expression", "await_expression",
+                     "non_null_expression", "reference_expression", "try_expression",
+                     "generic_function"})
+_LITERALS = frozenset({"dictionary", "list", "tuple", "array", "object"})
+
+
+def _t(n: Any) -> str:
+    return n.text.decode("utf-8", "replace") if n is not None else ""
+
+
+def _line(n: Any) -> int:
+    return int(n.start_point[0]) + 1
+
+
+class Bindings:
+    """The facts of one file as its matches are handled: ``facts`` and ``args``
+    (arguments, kept apart until pruning), with the file's ``owner`` and ``local_at``
+    maps (see :func:`hindsight.codeindex.receivers.extract`)."""
+
+    __slots__ = ("facts", "args", "owner", "local_at", "language", "selfs", "chained", "uses",
+                 "functions")
+
+    def __init__(self, language: str, owner: Callable[[int], str],
+                 local_at: dict[int, tuple[str, str]]) -> None:
+        self.language = language
+        self.facts: list[Fact] = []
+        self.args: list[Fact] = []
+        self.owner = owner
+        self.local_at = local_at
+        self.selfs = SPECS[language].self_names
+        self.chained: set[int] = set()
+        self.uses: dict[str, set[str]] | None = None
+        self.functions: dict[str, str] = {}
+
+    def scope(self, node: Any) -> str:
+        """The scope a statement binds in: its owner, or the owner's container when the
+        statement is itself a definition (a module constant)."""
+        o = self.owner(node.start_byte)
+        d = self.local_at.get(node.start_byte)
+        return d[1] if d is not None and d[0] == o else o
+
+    def local(self, node: Any) -> str:
+        """Local name of the definition starting at ``node`` (``""`` if none)."""
+        d = self.local_at.get(node.start_byte)
+        return d[0] if d is not None else ""
+
+    def value(self, node: Any) -> str | None:
+        """Access path of an assigned value; ``None`` for a nothing value (``None``,
+        ``null``), ``?`` for what is no path. Built from the nodes, so a call's
+        arguments are never read."""
+        if node is None:
+            return "?"
+        t = node.type
+        if t in NAMES:
+            s = node.text.decode("utf-8", "replace")
+            return None if s in _NONE else s
+        if t in _CALL_TYPES:
+            fn = node.child_by_field_name(_CALL_TYPES[t])
+            v = self.value(fn) if fn is not None else "?"
+            return f"{v}()" if v and v != "?" else "?"
+        if t in _CONSTRUCT:
+            typ = node.child_by_field_name(_CONSTRUCT[t])
+            return type_value(_t(typ), self.language) or "?" if typ is not None else "?"
+        if t == "method_invocation":  # Java: [object.]name(arguments)
+            obj = node.child_by_field_name("object")
+            name = node.child_by_field_name("name")
+            v = self.value(obj) if obj is not None else ""
+            if name is None or v in ("?", None):
+                return "?"
+            return f"{v}.{_t(name)}()" if v else f"{_t(name)}()"
+        if t in _MEMBER_TYPES:
+            obj_f, name_f = _MEMBER_TYPES[t]
+            obj = node.child_by_field_name(obj_f)
+            name = node.child_by_field_name(name_f)
+            v = self.value(obj) if obj is not None else "?"
+            if not v or v == "?" or name is None:
+                return "?"
+            return f"{v}.{name.text.decode('utf-8', 'replace')}"
+        if t in _NOTHING:
+            return None
+        if t in _UNWRAP and node.named_child_count >= 1:
+            return self.value(node.named_child(0))
+        if t == "unary_expression" and node.text[:1] in (b"&", b"*"):  # Go &T{}, *p
+            return self.value(node.named_child(0)) if node.named_child_count else "?"
+        if t in ("as_expression", "cast_expression") and node.named_child_count == 2:
+            kid = node.named_child(1 if t == "as_expression" else 0)
+            return type_value(_t(kid), self.language) or "?"
+        if node.end_byte - node.start_byte > 200:
+            return "?"
+        return canon(_t(node)) or "?"
+
+    def bind(self, scope: str, target_node: Any, value_node: Any, line: int) -> None:
+        """Facts for ``target = value``, element-wise for literals and tuples."""
+        tt = target_node.type
+        if tt in ("pattern_list", "tuple_pattern", "list_pattern"):
+            targets = [c for c in target_node.named_children if c.type != "comment"]
+            vt = value_node.type if value_node is not None else ""
+            values = [c for c in value_node.named_children if c.type != "comment"] \
+                if vt in ("expression_list", "tuple", "list") else []
+            for i, tn in enumerate(targets):
+                self.bind(scope, tn, values[i] if len(values) == len(targets) else None, line)
+            return
+        if tt == "identifier":
+            target = target_node.text.decode("utf-8", "replace")
+            if not self.read(scope, target):
+                return
+        else:
+            target = canon(_t(target_node))
+            segs = parse(target) if target else None
+            if not segs or len(segs) > 3 or (len(segs) == 3 and segs[2][0] != "[") or (
+                    len(segs) > 1 and segs[1][0] == "." and segs[0] not in self.selfs):
+                return  # only x, self.x, x[k] and self.x[k] are bound
+        if value_node is not None and value_node.type in _LITERALS:
+            self.elements(scope, target, value_node, line)
+            return
+        v = self.value(value_node)
+        if v is not None:
+            self.facts.append((scope, target, v, line))
+            self.used(scope, v)
+
+    def read(self, scope: str, name: str) -> bool:
+        """Whether a binding of local variable ``name`` in ``scope`` is worth keeping."""
+        uses = self.uses
+        return uses is None or scope not in self.functions or name in uses.get(scope, ())
+
+    def used(self, scope: str, value: str) -> None:
+        """Record that ``scope`` reads the head of ``value`` (and so do its containers)."""
+        if self.uses is not None:
+            h = head(value)
+            while True:
+                self.uses.setdefault(scope, set()).add(h)
+                if not scope:
+                    break
+                scope = scope.rpartition(".")[0]
+
+    def element(self, node: Any) -> str:
+        """Access path of an element of ``node`` (the variable of a loop over it): the
+        common value of a literal's elements, else ``<path>[*]``, else ``?``."""
+        if node.type in ("list", "tuple", "array", "set"):
+            vals = {self.value(c) for c in node.named_children if c.type != "comment"}
+            v = vals.pop() if len(vals) == 1 else None
+            return v if v is not None else "?"
+        v = canon(_t(node))
+        return f"{v}[*]" if v else "?"
+
+    def elements(self, scope: str, target: str, lit: Any, line: int) -> None:
+        i = 0
+        values: set[str | None] = set()
+        for ch in lit.named_children:
+            t = ch.type
+            if t == "comment":
+                continue
+            if t in ("pair",):
+                key = ch.child_by_field_name("key")
+                val = ch.child_by_field_name("value")
+                if key is None or val is None:
+                    continue
+                k = _t(key)
+                if key.type in ("property_identifier", "identifier"):
+                    k = f"'{k}'"
+                segs = parse(f"x[{k}]")
+                if segs is not None and segs[1] != "[?]":
+                    v = self.value(val)
+                    if v is not None:
+                        self.facts.append((scope, f"{target}{segs[1]}", v, line))
+                continue
+            if t in ("list_splat", "dictionary_splat", "spread_element"):
+                return
+            v = self.value(ch)
+            values.add(v)
+            if v is not None:
+                self.facts.append((scope, f"{target}[{i}]", v, line))
+            i += 1
+        if len(values) == 1 and lit.type in ("list", "tuple", "array"):
+            v = values.pop()
+            if v is not None and v != "?":  # every element the same: the element of a loop
+                self.facts.append((scope, f"{target}[*]", v, line))
+
+
+def head(path: str) -> str:
+    """The first name of an access path's text (``self`` of ``self.a.b``)."""
+    if path.isidentifier():  # the usual cases, without the expression
+        return path
+    first, dot, _rest = path.partition(".")
+    if dot and first.isidentifier():
+        return first
+    m = _HEAD.match(path)
+    return m.group(1) if m else ""
+
+
+_HEAD = re.compile(r"\s*&?([^\s.(\[:]*)")

@@ -1,0 +1,78 @@
+"""Values of undeclared parameters, from the call sites of the same file (Python).
+
+A parameter without a declared type takes the value its function's call sites pass, by
+position or by keyword, when all the call sites that pass an access path agree. Only the
+call sites of the function's own file are seen (the index resolves one file at a time);
+an edge found this way is one that runs when the function is called from there.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hindsight.codeindex.exprs import parse, render
+from hindsight.codeindex.table import FileSyms
+
+if TYPE_CHECKING:
+    from hindsight.codeindex.flow import Flow, Value
+    from hindsight.codeindex.resolve import Resolver
+
+
+def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str) -> Value | None:
+    """The one value the call sites of ``fs``'s function ``fn`` pass for its parameter
+    ``name`` at position ``pos`` (-1: keyword-only), or ``None`` when they disagree or
+    pass none. A method called on an instance, and a class called (its ``__init__``),
+    get the receiver as position 0; a decorator application counts as a call."""
+    r = flow.ctx(fs.path)
+    if r is None:
+        return None
+    q = f"{fs.path}::{fn}"
+    method = fs.kinds.get(fn) == "method" and fs.language == "python" and not any(
+        d == "staticmethod" for _l, d in fs.flow.get(fn, {}).get("@dec", []))
+    init = fn.endswith(".__init__") and fs.parents.get(fn, "") == fn[:-9]
+    out: Value | None = None
+    last = fn.rpartition(".")[2]
+    sites = fs.args.get(last, []) + fs.args.get("", [])
+    if init:
+        sites += fs.args.get(fn[:-9].rpartition(".")[2], [])
+    for scope, callee, key, value, line in sites:
+        if key != name and not key.isdigit():
+            continue
+        segs = parse(callee)
+        if not segs:
+            continue
+        target, shift = _callee(flow, r, fs, scope, segs, line)
+        if target == q:
+            shift = shift if method else 0
+        elif not (init and target == q[:-9]):
+            continue
+        else:
+            shift = 1
+        if key.isdigit() and int(key) + shift != pos:
+            continue
+        v = flow.value(fs, scope, value, line)
+        if v is None or (out is not None and v != out):
+            return None
+        out = v
+    return out
+
+def _callee(flow: Flow, r: Resolver, fs: FileSyms, scope: str, segs: tuple[str, ...],
+            line: int) -> tuple[str, int]:
+    """(target of a call of ``segs``, 1 when it is called on an instance), memoised."""
+    key = (fs.path, scope, segs, line)
+    hit = flow.callees.get(key)
+    if hit is None:
+        hit = flow.callees[key] = _callee_uncached(flow, r, fs, scope, segs, line)
+    return hit
+
+def _callee_uncached(flow: Flow, r: Resolver, fs: FileSyms, scope: str,
+                     segs: tuple[str, ...], line: int) -> tuple[str, int]:
+    last = segs[-1]
+    if len(segs) == 1:
+        return r.target(scope, last, "", line), 0
+    if last[0] in ".:":
+        recv = render(segs[:-1])
+        rv = flow.eval(fs, scope, segs[:-1], line)
+        shift = 0 if rv is not None and rv[0] in ("cls", "mod") else 1
+        return r.target(scope, last.lstrip(".:"), recv, line), shift
+    return flow.callable_target(flow.eval(fs, scope, segs, line)), 0

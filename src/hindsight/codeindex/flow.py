@@ -1,0 +1,449 @@
+"""Receiver resolution without a type checker (issue #14, item 1).
+
+When the name rules of :mod:`hindsight.codeindex.resolve` leave a call unresolved, the
+call's receiver (or, for ``x()``, the callee) is evaluated as an access path
+(:mod:`hindsight.codeindex.exprs`) over the receiver facts of the files
+(:mod:`hindsight.codeindex.receivers`). A value is one of
+
+* ``("cls", q)`` the class (or other type) ``q`` itself, ``("inst", q)`` an instance of it;
+* ``("fn", q)`` the function or method ``q``; ``("mod", "path::")`` a module;
+* ``("super", q)``: ``super()`` inside class ``q``; ``("gen", q)`` what calling the
+  generator function ``q`` gives (its elements are what it yields).
+
+A name is looked up as the language does, innermost first: the binding in the enclosing
+function that is the last one *before* the use (flow order; a later one in a loop does not
+count, and then the name is unknown), bindings of enclosing functions (closures), the
+definitions and imports the name rules know, then module-level bindings (the last one).
+``self``/``this`` are an instance of the enclosing class, ``cls``/``Self`` the class.
+Attributes are looked up along the class's method resolution order (C3 for Python, base
+order elsewhere): a method or nested class, else the attribute's bindings in any method
+(``self.x = C()``), in the class body or declared as fields. Calling a class gives an
+instance; calling a function gives what it returns: its declared return type, else the
+value of its ``return`` statements when they all agree. A parameter without a declared
+type takes the value passed at the call sites of its function in the same file, when they
+all agree (decorators count as call sites: ``@dec`` calls ``dec(f)``). A property read
+(``@property``) gives the property's value.
+
+Every doubt ends in "unknown" and the call stays unresolved: two bindings that disagree,
+a value that is no path, a loop, more than ``MAX_STEPS`` evaluation steps for one file.
+All files consulted are recorded as dependencies (their ``path:`` key, and every key
+their own lookups need), as incremental re-resolution requires.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from hindsight.codeindex import callsites
+from hindsight.codeindex.exprs import parse
+from hindsight.codeindex.languages import SPECS
+from hindsight.codeindex.receivers import ARGS
+from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, SUPER_NAMES, FileSyms
+from hindsight.codeindex.types import type_value
+from hindsight.codeindex.worth import worth
+
+if TYPE_CHECKING:
+    from hindsight.codeindex.resolve import Resolver
+
+Value = tuple[str, str]
+MAX_STEPS = 20_000  # evaluation steps per resolved file (a bound on pathological files)
+MAX_NEST = 24  # nested evaluations (a chain of returns, attributes and parameters)
+_PROPERTY = frozenset({"property", "cached_property", "functools.cached_property"})
+_CLASS_SELF = frozenset({"cls", "Self", "static"})
+
+
+
+class Flow:
+    """Evaluates access paths for the resolver ``root`` (one file being resolved); the
+    files it reads are resolved through their own :class:`Resolver`, sharing ``deps``."""
+
+    def __init__(self, root: Resolver) -> None:
+        # No reference cycles (they would linger until a garbage collection, which may
+        # then run in a forked parser child): the root resolver is held weakly, the
+        # other files' resolvers hold this flow weakly.
+        self._root = weakref.ref(root)
+        self._root_path = root.f.path
+        self._ctx: dict[str, Resolver] = {}
+        self._memo: dict[tuple[str, ...], Value | None] = {}
+        self._busy: set[tuple[str, ...]] = set()
+        self._mro: dict[str, list[str]] = {}
+        self.callees: dict[tuple[str, str, tuple[str, ...], int], tuple[str, int]] = {}
+        self.steps = 0
+        self.worthy: dict[tuple[str, str, str], int] = {}  # see codeindex/worth.py
+        self._nest = 0
+
+    # ---- contexts -----------------------------------------------------------------------
+    def ctx(self, path: str) -> Resolver | None:
+        """The resolver of file ``path`` (recording the dependency on it)."""
+        if path == self._root_path:
+            return self.root
+        r = self._ctx.get(path)
+        if r is None:
+            root = self.root
+            fs = root._file(path)
+            if fs is None:
+                return None
+            r = type(root)(root.t, fs, deps=root.deps)
+            r.share_flow(self)
+            self._ctx[path] = r
+        return r
+
+    @property
+    def root(self) -> Resolver:
+        r = self._root()
+        assert r is not None, "a flow outlived the resolver it works for"
+        return r
+
+    def fs(self, path: str) -> FileSyms | None:
+        r = self.ctx(path)
+        return r.f if r is not None else None
+
+    # ---- a call --------------------------------------------------------------------------
+    def call(self, fs: FileSyms, scope: str, name: str, receiver: str, line: int) -> str:
+        """Qualified name a call of ``name`` on ``receiver`` (``""``: a bare call, where
+        ``name`` may be an access path such as ``make()``) denotes, or ``""``."""
+        segs = parse(receiver or name)
+        if not segs or not worth(self, fs, scope, segs, value=bool(receiver)):
+            return ""
+        if receiver:
+            v = self.eval(fs, scope, segs, line)
+            return self.member_target(v, name) if v is not None else ""
+        return self.callable_target(self.eval(fs, scope, segs, line))
+
+    def callable_target(self, v: Value | None) -> str:
+        """The definition a call of value ``v`` runs (a class for a construction)."""
+        if v is None:
+            return ""
+        kind, q = v
+        if kind in ("fn", "cls"):
+            return q
+        if kind == "inst":
+            m = self.member(v, "__call__")
+            return m[1] if m is not None and m[0] == "fn" else ""
+        return ""
+
+    def member_target(self, v: Value, name: str) -> str:
+        if v[0] == "mod":
+            m = self.attr_value(v, name)
+            return m[1] if m is not None and m[0] in ("fn", "cls") else self.callable_target(m)
+        if v[0] not in ("cls", "inst", "super"):
+            return ""
+        m = self.member(v, name)
+        if m is None:
+            return ""
+        return m[1] if m[0] in ("fn", "cls") and self._is_def(m[1]) else self.callable_target(m)
+
+    def _is_def(self, q: str) -> bool:
+        path, _, local = q.partition("::")
+        other = self.fs(path)
+        return other is not None and local in other.kinds
+
+    # ---- values ----------------------------------------------------------------------------
+    def eval(self, fs: FileSyms, scope: str, segs: tuple[str, ...] | None, line: int
+             ) -> Value | None:
+        """Value of the access path ``segs`` used at ``line`` inside ``scope`` of ``fs``."""
+        if not segs:
+            return None
+        i = 1
+        name = segs[0]
+        while i < len(segs) and segs[i][0] == "[":
+            name += segs[i]
+            i += 1
+        v = self.head(fs, scope, name, line)
+        while v is not None and i < len(segs):
+            self.steps += 1
+            if self.steps > MAX_STEPS:
+                return None
+            seg = segs[i]
+            i += 1
+            if seg == "()":
+                v = self.call_value(v)
+                continue
+            if seg == "[*]":
+                v = self.element(v)
+                continue
+            if seg[0] == "[":
+                return None
+            attr = seg.lstrip(".:")
+            while i < len(segs) and segs[i][0] == "[":
+                attr += segs[i]
+                i += 1
+            v = self.attr_value(v, attr)
+        return v
+
+    def head(self, fs: FileSyms, scope: str, name: str, line: int) -> Value | None:
+        lang = fs.language
+        selfs = SPECS[lang].self_names
+        if name in selfs or name == "Self" or (lang == "go" and fs.recv_var.get(scope) == name):
+            cls = fs.enclosing_class(scope)
+            if not cls:
+                return None
+            return ("cls" if name in _CLASS_SELF else "inst", f"{fs.path}::{cls}")
+        if name in SUPER_NAMES.get(lang, ("super",)):
+            cls = fs.enclosing_class(scope)
+            return ("super", f"{fs.path}::{cls}") if cls else None
+        if name.startswith("&"):
+            return self.classify(f"{fs.path}::{name[1:]}")
+        # bindings of the enclosing functions, innermost first
+        s = scope
+        first = True
+        visible = SPECS[lang].class_scope_visible
+        while s:
+            kind = fs.kinds.get(s, "scope")
+            if first or kind not in CLASS_KINDS:
+                b = fs.flow.get(s, {}).get(name)
+                if b:
+                    return self.pick(fs, s, b, line if first else None)
+                if kind in FUNC_KINDS and "[" not in name:
+                    p = fs.param(s, name)
+                    if p is not None:
+                        return self.param(fs, s, name, *p)
+            if visible and kind in CLASS_KINDS and "[" not in name:
+                v = self.attr_value(("inst", f"{fs.path}::{s}"), name)
+                if v is not None:
+                    return v
+            s = fs.parents.get(s, "")
+            first = False
+        if "[" not in name:
+            r = self.ctx(fs.path)
+            hit = r.lookup(fs, scope, name) if r is not None else []
+            if hit:
+                return self.classify(hit[0])
+        b = fs.flow.get("", {}).get(name)
+        return self.pick(fs, "", b, line if not scope else None) if b else None
+
+    def pick(self, fs: FileSyms, scope: str, bindings: list[tuple[int, str]],
+             line: int | None) -> Value | None:
+        """Value of the last binding before ``line`` (``None``: the last one)."""
+        if line is not None:
+            before = [b for b in bindings if b[0] < line]
+            if not before:
+                return None
+            bl, val = max(before, key=_first)
+        else:
+            bl, val = max(bindings, key=_first)
+        return self.value(fs, scope, val, bl)
+
+    def value(self, fs: FileSyms, scope: str, val: str, line: int) -> Value | None:
+        if val == "?":
+            return None
+        key = ("v", fs.path, scope, val, str(line))
+        return self._guarded(key, lambda: self.eval(fs, scope, parse(val), line))
+
+    def _guarded(self, key: tuple[str, ...], fn: Callable[[], Value | None]) -> Value | None:
+        if key in self._memo:
+            return self._memo[key]
+        if key in self._busy or self._nest >= MAX_NEST or self.steps > MAX_STEPS:
+            return None
+        self._busy.add(key)
+        self._nest += 1
+        try:
+            out = fn()
+        finally:
+            self._nest -= 1
+            self._busy.discard(key)
+        self._memo[key] = out
+        return out
+
+    def classify(self, q: str) -> Value | None:
+        """The value a definition's name denotes."""
+        path, _, local = q.partition("::")
+        if not local:
+            return ("mod", q)
+        other = self.fs(path)
+        if other is None:
+            return None
+        kind = other.kinds.get(local)
+        if kind is None:
+            return None
+        if kind in FUNC_KINDS:
+            return ("fn", q)
+        if kind in CLASS_KINDS:
+            return ("cls", q)
+        parent = other.parents.get(local, "")
+        name = local.rpartition(".")[2]
+        if parent:
+            return self.attr_value(("cls", f"{path}::{parent}"), name)
+        return self.binding(other, "", name, None)
+
+    def binding(self, fs: FileSyms, scope: str, name: str, line: int | None) -> Value | None:
+        b = fs.flow.get(scope, {}).get(name)
+        return self.pick(fs, scope, b, line) if b else None
+
+    # ---- calls, attributes, parameters -------------------------------------------------------
+    def call_value(self, v: Value) -> Value | None:
+        kind, q = v
+        if kind == "cls":
+            return ("inst", q)
+        if kind == "inst":
+            m = self.member(v, "__call__")
+            return self.call_value(m) if m is not None and m[0] == "fn" else None
+        if kind != "fn":
+            return None
+        return self._guarded(("ret", q), lambda: self._returns(q))
+
+    def _returns(self, q: str) -> Value | None:
+        path, _, local = q.partition("::")
+        fs = self.fs(path)
+        if fs is None:
+            return None
+        facts = fs.flow.get(local, {})
+        if "yield" in facts:
+            return ("gen", q)
+        declared = fs.declared_return(local)
+        if declared:
+            path = type_value(declared, fs.language)
+            return self.value(fs, local, path, 0) if path else None
+        rets = facts.get("return")
+        if not rets:
+            return None
+        out: Value | None = None
+        for line, val in rets:
+            v = self.value(fs, local, val, line)
+            if v is None or (out is not None and v != out):
+                return None
+            out = v
+        return out
+
+    def element(self, v: Value) -> Value | None:
+        """An element of ``v`` (the variable of a ``for`` loop): what a generator
+        function yields, when all its ``yield`` statements agree."""
+        if v[0] != "gen":
+            return None
+        path, _, local = v[1].partition("::")
+        fs = self.fs(path)
+        if fs is None:
+            return None
+        return self._guarded(("yield", v[1]), lambda: self._agree(
+            fs, [(local, line, val) for line, val in fs.flow.get(local, {}).get("yield", [])]))
+
+    def attr_value(self, v: Value, name: str) -> Value | None:
+        kind, q = v
+        if kind == "mod":
+            return self._module_attr(q.partition("::")[0], name)
+        if kind not in ("cls", "inst", "super"):
+            return None
+        m = self.member(v, name)
+        if m is None or m[0] != "fn" or kind == "cls" or not self._is_def(m[1]):
+            return m
+        path, _, local = m[1].partition("::")
+        other = self.fs(path)
+        decos = {val for _l, val in other.flow.get(local, {}).get("@dec", [])} if other else set()
+        return self.call_value(m) if decos & _PROPERTY else m
+
+    def _module_attr(self, path: str, name: str) -> Value | None:
+        """``name`` in the module of file ``path``: a definition or re-export, a Python
+        submodule, a module-level binding; for Go, in any file of the package."""
+        if "[" not in name:
+            hit = self.root._member([f"{path}::"], name)
+            if hit:
+                return self.classify(hit[0])
+        other = self.fs(path)
+        if other is None:
+            return None
+        v = self.binding(other, "", name, None)
+        if v is None and other.language == "go":
+            for p in self.root._by_key(f"dir:{path.rpartition('/')[0]}"):
+                if p != path and p.endswith(".go"):
+                    sib = self.fs(p)
+                    if sib is not None and name in sib.top:
+                        return self.classify(f"{p}::{name}")
+        return v
+
+    def member(self, v: Value, name: str) -> Value | None:
+        """Member ``name`` of a class or instance value along the class's MRO: a definition
+        (method, nested class) or the value of the attribute's bindings."""
+        kind, q = v
+        order = self.mro(q)
+        if kind == "super":
+            order = order[1:]
+        for cq in order:
+            path, _, cls = cq.partition("::")
+            fs = self.fs(path)
+            if fs is None:
+                continue
+            local = fs.members.get(cls, {}).get(name) if "[" not in name else None
+            if local is None and fs.language == "go":
+                hit = self.root.members_of(path, cls, name, 0) if "[" not in name else []
+                if hit:
+                    return self.classify(hit[0])
+            if local is not None:
+                k = fs.kinds.get(local, "")
+                if k in FUNC_KINDS or k in CLASS_KINDS:
+                    return self.classify(f"{path}::{local}")
+            attr = fs.attrs.get(cls, {}).get(name)
+            if attr:
+                return self._guarded(("attr", cq, name), partial(self._agree, fs, attr))
+        return None
+
+    def _agree(self, fs: FileSyms, bindings: list[tuple[str, int, str]]) -> Value | None:
+        """The one value all ``(scope, line, value)`` bindings have, else ``None``."""
+        out: Value | None = None
+        for scope, line, val in bindings:
+            v = self.value(fs, scope, val, line)
+            if v is None or (out is not None and v != out):
+                return None
+            out = v
+        return out
+
+    def mro(self, q: str) -> list[str]:
+        """Method resolution order of class ``q``: C3 linearisation for Python (Python's
+        own rule; base-order search when C3 fails), depth-first base order elsewhere."""
+        hit = self._mro.get(q)
+        if hit is None:
+            self._mro[q] = [q]  # cycle guard
+            hit = self._mro[q] = self._linearise(q, 0)
+        return hit
+
+    def _linearise(self, q: str, depth: int) -> list[str]:
+        path, _, cls = q.partition("::")
+        fs = self.fs(path)
+        if fs is None or depth > 8:
+            return [q]
+        bases = [b for b in self.root.bases(path, cls) if b.partition("::")[2]]
+        lists = [self.mro(b) for b in bases]
+        if fs.language == "python":
+            merged = _c3([*[list(x) for x in lists], list(bases)])
+            if merged is not None:
+                return [q, *merged]
+        out = [q]
+        for lst in lists:
+            out += [c for c in lst if c not in out]
+        return out
+
+    def param(self, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: bool
+              ) -> Value | None:
+        """Value of parameter ``name`` (at ``pos``) of function ``fn``: its declared type,
+        else (Python) the one value its call sites in this file pass, by position or by
+        keyword."""
+        if typ:
+            path = type_value(typ, fs.language)
+            return self.value(fs, fn, path, 0) if path else None
+        if fs.language not in ARGS or (pos == 0 and name in ("self", "cls")):
+            return None
+        return self._guarded(("param", fs.path, fn, name),
+                             partial(callsites.passed, self, fs, fn, -1 if kw else pos, name))
+
+def _first(b: tuple[int, str]) -> int:
+    return b[0]
+
+
+def _c3(seqs: list[list[str]]) -> list[str] | None:
+    """C3 merge (Barrett et al., "A Monotonic Superclass Linearization for Dylan", 1996;
+    Python's MRO since 2.3); ``None`` when no consistent order exists."""
+    out: list[str] = []
+    seqs = [s for s in seqs if s]
+    while seqs:
+        for s in seqs:
+            head = s[0]
+            if not any(head in t[1:] for t in seqs):
+                break
+        else:
+            return None
+        out.append(head)
+        seqs = [[c for c in t if c != head] for t in seqs]
+        seqs = [t for t in seqs if t]
+    return out

@@ -1,0 +1,10 @@
+; Receiver facts for Go (codeindex/receivers.py; @fact.*). Of `a, err := f()` only the
+; first name is bound, to f's first result.
+(short_var_declaration left: (expression_list . (identifier) @fact.lhs)
+  right: (expression_list . (_) @fact.rhs)) @fact.bind
+(var_spec name: (identifier) @fact.lhs type: (_) @fact.type) @fact.bind
+(var_spec name: (identifier) @fact.lhs !type value: (expression_list . (_) @fact.rhs)) @fact.bind
+(assignment_statement left: (expression_list . (identifier) @fact.lhs)
+  right: (expression_list . (_) @fact.rhs)) @fact.bind
+(field_declaration name: (field_identifier) @fact.lhs type: (_) @fact.type) @fact.field
+(return_statement (expression_list . (_) @fact.rhs)) @fact.return

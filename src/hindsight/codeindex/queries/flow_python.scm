@@ -1,0 +1,16 @@
+; Receiver facts for Python, read by codeindex/receivers.py (capture names @fact.*), and
+; calls the name patterns of python.scm do not see.
+(assignment left: (_) @fact.lhs !type right: [(call) (identifier) (attribute) (subscript) (await)
+  (dictionary) (list) (tuple) (expression_list) (assignment)] @fact.rhs) @fact.assign
+(assignment left: (_) @fact.lhs type: (_) @fact.type) @fact.assign
+(with_item value: (as_pattern alias: (as_pattern_target [(identifier) (attribute)] @fact.lhs))) @fact.with
+(for_statement left: (identifier) @fact.lhs) @fact.for
+(return_statement [(call) (identifier) (attribute) (subscript) (await)]) @fact.return
+(yield) @fact.yield
+(decorated_definition) @fact.decorated
+; A call of a call or of a subscript: `make()()`, `handlers["get"]()`.
+(call function: [(call) (subscript)] @fact.callee) @fact.xcall
+
+; A decorator is called with the function it decorates.
+(decorator (identifier) @call.name) @reference.call
+(decorator (attribute object: (_) @call.receiver attribute: (identifier) @call.name)) @reference.call

@@ -1,0 +1,367 @@
+"""Receiver facts: what the parser can say about the values names hold (issue #14, item 1).
+
+Runs in the parser workers, on the matches of the ``@fact.*`` patterns of each language's
+``queries/flow_<lang>.scm``; nothing here resolves a name. A *fact* is a tuple
+``(scope, target, value, line)``:
+
+* ``scope``: the local qualified name of the innermost enclosing definition (``""`` for
+  module level), as for references;
+* ``target``: the bound name: ``x``, ``self.x`` / ``this.x`` (an attribute of the enclosing
+  class), ``x['key']`` / ``x[0]`` (an element of a dict or list literal), or one of the
+  reserved targets ``return`` (a returned value), ``->`` (a declared return type),
+  ``@dec`` (a decorator of the definition ``scope``), ``()`` (a call whose callee is
+  itself a call or a subscript, ``make()()`` or ``handlers['x']()``, which the name
+  patterns cannot name; the value is the callee) and ``<callee>@<i>`` /
+  ``<callee>@<name>`` (an argument passed at position ``i`` or by keyword);
+* ``value``: an access path (see :mod:`hindsight.codeindex.exprs`): ``C()`` for an
+  instance of ``C`` (a constructor call or a declared type), ``C`` for the class or
+  function itself, ``f()`` for what ``f`` returns, ``&local`` for a definition of the
+  file; ``?`` for a value that is no path (it hides earlier bindings);
+* ``line``: 1-based line of the binding (0: visible in the whole scope).
+
+Parameters and declared return types are not facts: they are read from the stored
+signature when needed (:mod:`hindsight.codeindex.signatures`).
+
+Facts whose value is ``?`` are kept only where the same scope binds the same target to a
+path too, and arguments only when they name something a fact or definition knows: the
+index stores what resolution can use.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from hindsight.codeindex.bindings import NAMES, Bindings, Fact, _line, _t, head
+from hindsight.codeindex.exprs import canon, parse
+from hindsight.codeindex.languages import SPECS
+from hindsight.codeindex.types import type_value
+from hindsight.redact import clean, may_hold_secret
+
+__all__ = ["ARGS", "FACTS_VERSION", "Fact", "extract"]
+
+ARGS = frozenset({"python"})  # languages whose undeclared parameters are bound from call sites
+FACTS_VERSION = "1"  # stored in a bank's meta; a bank with another value is re-indexed in full
+
+
+def _py_decorators(out: Bindings, node: Any) -> None:
+    """``@dec`` on a definition: the fact ``(def, '@dec', dec)`` and the argument fact
+    ``(scope, 'dec@0', '&def')`` (a decorator is called with the function)."""
+    target = node.child_by_field_name("definition")
+    if target is None:
+        return
+    local = out.local(target)
+    if not local:
+        return
+    scope = out.owner(node.start_byte)
+    for dec in node.named_children:
+        if dec.type != "decorator" or dec.named_child_count == 0:
+            continue
+        expr = canon(_t(dec.named_child(0)))
+        if not expr:
+            continue
+        out.facts.append((local, "@dec", expr, 0))
+        out.args.append((scope, f"{expr}@0", f"&{local}", _line(dec)))
+        if expr.endswith("()"):  # `@repeat(3)`: what `repeat(3)` returns is called too
+            out.facts.append((scope, "()", expr, _line(dec)))
+
+
+def _call_args(out: Bindings, call: Any) -> None:
+    """Argument facts of one call: each argument that is an access path, by position
+    (until a ``*``/``**`` argument or a keyword) or by keyword."""
+    fn = call.child_by_field_name("function")
+    args = call.child_by_field_name("arguments")
+    callee = out.value(fn) if fn is not None and args is not None else ""
+    if not callee or callee == "?":
+        return
+    scope = ""
+    i = 0
+    positional = True
+    for arg in args.named_children:
+        t = arg.type
+        if t == "comment":
+            continue
+        if t == "keyword_argument":
+            positional = False
+            name = arg.child_by_field_name("name")
+            val = arg.child_by_field_name("value")
+            key, vnode = (_t(name), val) if name is not None else ("", None)
+        elif t in ("list_splat", "dictionary_splat", "parenthesized_list_splat"):
+            positional = False
+            continue
+        else:
+            key, vnode = (str(i), arg) if positional else ("", None)
+            i += 1
+        if not key or vnode is None or vnode.type not in _PATHS:
+            continue
+        v = out.value(vnode)
+        if v and v != "?":
+            scope = scope or out.owner(call.start_byte)
+            out.args.append((scope, f"{callee}@{key}", v, _line(call)))
+
+
+_PATHS = frozenset({"identifier", "attribute", "call", "subscript"})
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+_PY_TARGETS = frozenset({"identifier", "attribute", "subscript", "pattern_list",
+                         "tuple_pattern"})
+_PY_VALUES = frozenset({"call", "identifier", "attribute", "subscript", "await", "dictionary",
+                        "list", "tuple", "expression_list", "assignment"})
+
+
+def _py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    node = caps["fact.assign"][0]
+    left = caps["fact.lhs"][0]
+    lt = left.type
+    if lt == "identifier":
+        if not out.read(out.scope(node), left.text.decode("utf-8", "replace")):
+            return
+    elif lt not in _PY_TARGETS:
+        return
+    ty = caps.get("fact.type")
+    typ = ty[0] if ty else None
+    r = caps.get("fact.rhs")
+    rnode = r[0] if r else (node.child_by_field_name("right") if typ is not None else None)
+    if typ is None and (rnode is None or rnode.type not in _PY_VALUES):
+        return
+    targets = [left]
+    if rnode is not None and rnode.type == "assignment":  # a = b = v
+        if out.chained and node.id in out.chained:
+            return  # the inner part of a chain: bound with the outer one
+        while rnode is not None and rnode.type == "assignment":
+            out.chained.add(rnode.id)
+            targets.append(rnode.child_by_field_name("left"))
+            rnode = rnode.child_by_field_name("right")
+    scope = out.scope(node)
+    line = _line(node)
+    declared = type_value(_t(typ), "python") if typ is not None else ""
+    for tn in targets:
+        if tn is None:
+            continue
+        if declared:  # a declared type wins over the value
+            target = canon(_t(tn))
+            if target:
+                out.facts.append((scope, target, declared, line))
+                out.used(scope, declared)
+        elif rnode is not None:
+            out.bind(scope, tn, rnode, line)
+
+
+def _with(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    item = caps["fact.with"][0]
+    val = item.child_by_field_name("value")
+    if val is None or val.type != "as_pattern" or val.named_child_count < 2:
+        return
+    out.bind(out.scope(item), caps["fact.lhs"][0], val.named_child(0), _line(item))
+
+
+def _returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -> None:
+    node = caps[key][0]
+    vals = caps.get("fact.rhs") or ([node.named_child(0)] if node.named_child_count else [])
+    if not vals:
+        return
+    v = out.value(vals[0])
+    scope = out.owner(node.start_byte)
+    if v is not None and scope:
+        out.facts.append((scope, target, v, _line(node)))
+
+
+def _for(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    node = caps["fact.for"][0]
+    right = caps.get("fact.rhs", [node.child_by_field_name("right")])[0]
+    v = out.element(right) if right is not None else "?"
+    out.facts.append((out.scope(node), _t(caps["fact.lhs"][0]), v, _line(node)))
+
+
+def _declared(out: Bindings, caps: dict[str, list[Any]], key: str) -> None:
+    """``fact.bind`` (a variable), ``fact.field`` (a field or property of the class
+    around it) or ``fact.ctor`` (a constructor parameter that is also a field, as
+    TypeScript's ``constructor(private repo: Repo)``): ``@fact.lhs`` is the name, with a
+    declared type ``@fact.type`` (which wins) and/or a value ``@fact.rhs``."""
+    node = caps[key][0]
+    lhs = caps["fact.lhs"][0]
+    typ = caps.get("fact.type")
+    rhs = caps.get("fact.rhs")
+    scope = out.scope(node)
+    line = _line(node)
+    if key == "fact.ctor":
+        target = f"{out.selfs[0]}.{_t(lhs)}" if out.selfs else ""
+    else:
+        target = _t(lhs) if lhs.type in NAMES else canon(_t(lhs))
+    if key == "fact.bind" and lhs.type == "identifier" and not out.read(scope, target):
+        return
+    declared = type_value(_t(typ[0]), out.language) if typ else ""
+    if declared and target:
+        out.facts.append((scope, target, declared, line))
+        out.used(scope, declared)
+    elif rhs and key != "fact.ctor":
+        out.bind(scope, lhs, rhs[0], line)
+
+
+def _xcall(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    call = caps["fact.xcall"][0]
+    name = canon(_t(caps["fact.callee"][0]))
+    if name:
+        out.facts.append((out.owner(call.start_byte), "()", name, _line(call)))
+
+
+_HANDLERS: dict[str, Callable[[Bindings, dict[str, list[Any]]], None]] = {
+    "fact.assign": _py_assign,
+    "fact.with": _with,
+    "fact.return": lambda out, caps: _returned(out, caps, "fact.return", "return"),
+    "fact.yield": lambda out, caps: _returned(out, caps, "fact.yield", "yield"),
+    "fact.for": _for,
+    "fact.decorated": lambda out, caps: _py_decorators(out, caps["fact.decorated"][0]),
+    "fact.xcall": _xcall,
+    "fact.bind": lambda out, caps: _declared(out, caps, "fact.bind"),
+    "fact.field": lambda out, caps: _declared(out, caps, "fact.field"),
+    "fact.ctor": lambda out, caps: _declared(out, caps, "fact.ctor"),
+}
+
+
+def extract(language: str, matches: list[dict[str, list[Any]]],
+            refs: list[tuple[str, str, str, str, int]], call_nodes: list[tuple[str, Any]],
+            owner: Callable[[int], str], local_at: dict[int, tuple[str, str]],
+            functions: dict[str, str], known: set[str]) -> list[Fact]:
+    """Facts from the ``@fact.*`` matches of one file.
+
+    Each match has one root capture (``fact.assign``, ``fact.return``…) naming its
+    handler. ``refs``: the file's references ``(caller, kind, name, receiver, line)``;
+    ``call_nodes``: (name, the name node of a call) for the arguments of calls whose
+    name is a definition of the file (languages in ``ARGS``). ``owner(byte)`` gives the local qualified name enclosing a
+    byte offset; ``local_at`` maps a definition node's start byte to (its local name, its
+    container's); ``functions`` maps the local names of functions and methods to their
+    signatures (the arguments of calls of a function are kept only if the function
+    uses a parameter: :func:`_param_users`; a local variable's bindings only if it is
+    read: :func:`_uses`); ``known`` the names the file defines or imports (arguments
+    naming anything else are dropped)."""
+    if not matches and not call_nodes:
+        return []
+    out = Bindings(language, owner, local_at)
+    deferred: list[tuple[Callable[[Bindings, dict[str, list[Any]]], None], dict[str, list[Any]]]] = []
+    for caps in matches:
+        for key in caps:
+            fn = _HANDLERS.get(key)
+            if fn is not None:
+                if key in _LOCAL_BINDINGS and caps["fact.lhs"][0].type == "identifier" and \
+                        out.scope(caps[key][0]) in functions:
+                    deferred.append((fn, caps))  # a local variable: see _uses
+                else:
+                    fn(out, caps)
+                break
+    heads = [(c, recv, head(recv) if recv else name) for c, _k, name, recv, _l in refs] \
+        if call_nodes or matches else []
+    if call_nodes:
+        wanted = _param_users(heads, out.facts, functions, known | set(out.selfs))
+        for name, node in call_nodes:
+            if name in wanted:
+                call = node.parent  # `f(…)`: the call; `x.f(…)`: the attribute `x.f`
+                if call is not None and call.type != "call":
+                    call = call.parent
+                if call is not None and call.type == "call":  # not a decorator
+                    _call_args(out, call)
+    if deferred:
+        out.functions = functions
+        out.uses = _uses(heads, out.facts, out.args)
+        for fn, caps in reversed(deferred):  # a use comes after its binding: see it first
+            fn(out, caps)
+    return _redacted(_prune(out, known))
+
+
+def _redacted(facts: list[Fact]) -> list[Fact]:
+    """``facts`` with secrets redacted from targets and values. An access path holds free
+    text only in the string literal of a subscript (``headers['…']``): facts without a
+    quote are kept as they are, and one quick check
+    (:func:`hindsight.redact.may_hold_secret`) clears most files that have quotes."""
+    if not facts:
+        return facts
+    text = "\n".join([t for f in facts for t in (f[1], f[2])])
+    if ("'" not in text and '"' not in text and "`" not in text) or \
+            not may_hold_secret(text):
+        return facts
+    return [(f[0], clean(f[1]), clean(f[2]), f[3]) if _QUOTES.search(f[1] + f[2]) else f
+            for f in facts]
+
+
+_QUOTES = re.compile("['\"`]")
+
+
+_LOCAL_BINDINGS = frozenset({"fact.assign", "fact.bind"})
+
+
+def _uses(heads: list[tuple[str, str, str]], facts: list[Fact], args: list[Fact]
+          ) -> dict[str, set[str]]:
+    """scope → the names read there or in a scope nested in it: receivers and callees of
+    its calls, values of its facts so far. A local variable outside this set is never
+    read in a way resolution follows, so its bindings are not kept."""
+    by: dict[str, set[str]] = {}
+    for caller, _r, h in heads:
+        s = by.get(caller)
+        if s is None:
+            by[caller] = {h}
+        else:
+            s.add(h)
+    for scope, _target, v, _l in (*facts, *args):
+        by.setdefault(scope, set()).add(head(v))
+    out: dict[str, set[str]] = {}
+    for scope, names in by.items():
+        while True:
+            s = out.get(scope)
+            if s is None:
+                out[scope] = set(names)
+            else:
+                s |= names
+            if not scope:
+                break
+            scope = scope.rpartition(".")[0]
+    return out
+
+
+def _param_users(heads: list[tuple[str, str, str]], facts: list[Fact],
+                 functions: dict[str, str], known: set[str]) -> set[str]:
+    """Names of the file's functions whose parameters may need values from call sites:
+    a call in them or in a function nested in them has a receiver or callee named like
+    a word of their parameter list, and unlike anything the file defines or imports, or
+    a binding there takes such a value (``self.cb = cb``). A class stands for its
+    ``__init__``."""
+    params: dict[str, set[str]] = {}
+    for local, sig in functions.items():
+        words = set(_WORD.findall(sig.partition("(")[2])) - {"self", "cls"}
+        if words:
+            params[local] = words
+    out: set[str] = set()
+    if not params:
+        return out
+
+    def note(scope: str, name: str) -> None:
+        while scope:
+            p = params.get(scope)
+            if p is not None and name in p:
+                name = scope.rpartition(".")[2]
+                out.add(scope.rpartition(".")[0].rpartition(".")[2] if name == "__init__"
+                        else name)
+            scope = scope.rpartition(".")[0]
+
+    for caller, recv, name in heads:
+        if caller and recv not in known and name not in known:
+            note(caller, name)
+    for scope, _target, v, _l in facts:
+        if scope in params:
+            note(scope, head(v))
+    return out
+
+
+def _prune(out: Bindings, known: set[str]) -> list[Fact]:
+    """Drop ``?`` facts of targets the same scope never binds to a path, and arguments
+    whose value names nothing the file knows."""
+    paths = {(s, t) for s, t, v, _l in out.facts if v != "?"}
+    facts = [f for f in out.facts if f[2] != "?" or (f[0], f[1]) in paths]
+    bound = {t for _s, t, _v, _l in facts} | known | set(SPECS[out.language].self_names)
+    for f in out.args:
+        v = f[2]
+        head = v[1:] if v.startswith("&") else (parse(v) or ("",))[0]
+        if v.startswith("&") or head in bound or head.partition("[")[0] in bound:
+            facts.append(f)
+    return facts

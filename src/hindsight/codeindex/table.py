@@ -1,0 +1,223 @@
+"""What resolution knows about each file (:class:`FileSyms`) and the table of all files.
+
+A :class:`FileSyms` is built from one file's symbols, imports, base-class references and
+receiver facts (:mod:`hindsight.codeindex.receivers`), either fresh from the parser or
+from the rows stored in the bank (incremental re-resolution); both give the same object.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from hindsight.codeindex import signatures
+from hindsight.codeindex.languages import SPECS
+from hindsight.models import overload_base
+
+FUNC_KINDS = frozenset({"function", "method", "constructor"})
+CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "object", "scope",
+                         "type", "module", "namespace"})
+SUPER_NAMES = {"python": ("super()",), "csharp": ("base",), "php": ("parent",), "go": (),
+               "rust": (), "c": ()}
+"""Receivers meaning the base classes (default ``super``)."""
+_GO_RECV = re.compile(r"^func\s*\(\s*(\w+)")
+
+
+@dataclass
+class FileSyms:
+    """What resolution needs to know about one file."""
+
+    path: str
+    language: str
+    module: str = ""
+    package: str = ""
+    top: dict[str, str] = field(default_factory=dict)
+    members: dict[str, dict[str, str]] = field(default_factory=dict)
+    kinds: dict[str, str] = field(default_factory=dict)
+    parents: dict[str, str] = field(default_factory=dict)
+    recv_var: dict[str, str] = field(default_factory=dict)
+    imports: list[tuple[str, str, str, str, int]] = field(default_factory=list)
+    inherits: list[tuple[str, str, str, int]] = field(default_factory=list)
+    by_alias: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    wildcards: list[str] = field(default_factory=list)
+    raw_facts: list[tuple[str, str, str, int]] = field(default_factory=list)
+    """receiver facts (codeindex/receivers.py) as stored; grouped on first use into
+    ``flow``, ``attrs``, ``args``, ``heads`` and ``calls``."""
+    _params: dict[str, dict[str, tuple[int, str, bool]]] = field(default_factory=dict)
+    sigs: dict[str, str] = field(default_factory=dict)
+    """function or method → its signature text (parameters and return type are read from
+    it when needed: :mod:`hindsight.codeindex.signatures`)."""
+
+    @property
+    def is_pkg(self) -> bool:
+        return self.path.rsplit("/", 1)[-1].startswith("__init__.")
+
+    @classmethod
+    def build(cls, path: str, language: str, module: str, package: str,
+              symbols: Iterable[tuple[str, str, str, str, str]],
+              imports: Iterable[tuple[str, str, str, str, int]],
+              inherits: Iterable[tuple[str, str, str, int]],
+              facts: Iterable[tuple[str, str, str, int]] = ()) -> FileSyms:
+        """``symbols``: (local, name, kind, parent, signature); ``imports``: (caller, module,
+        name, alias, line); ``inherits``: (caller, name, receiver, line); ``facts``:
+        (scope, target, value, line) receiver facts."""
+        fs = cls(path, language, module, package)
+        for local, name, kind, parent, sig in symbols:
+            fs.kinds.setdefault(local, kind)
+            fs.parents[local] = parent
+            if parent:
+                if kind != "constructor":  # `new X()` denotes the class, not the ctor
+                    # a call cannot tell overloads apart: it names them all (`C.m`), a
+                    # name the receiver evaluator knows as a method (no signature)
+                    base = overload_base(local)
+                    fs.members.setdefault(parent, {}).setdefault(name, base)
+                    if base != local:
+                        fs.kinds.setdefault(base, kind)
+            else:
+                fs.top.setdefault(name, kind)
+            if kind in FUNC_KINDS:
+                fs.sigs[local] = sig
+            if language == "go" and kind == "method":
+                m = _GO_RECV.match(sig)
+                if m:
+                    fs.recv_var[local] = m.group(1)
+        fs.imports = list(imports)
+        for _c, mod, iname, alias, _l in fs.imports:
+            if iname == "*":
+                fs.wildcards.append(mod)
+            elif alias:
+                fs.by_alias.setdefault(alias, []).append((mod, iname))
+        fs.inherits = list(inherits)
+        fs.raw_facts = list(facts)
+        return fs
+
+    @cached_property
+    def grouped(self) -> Facts:
+        return Facts.group(self, self.raw_facts)
+
+    # cached: after the first use each is a plain attribute (resolution reads them often)
+    @cached_property
+    def flow(self) -> dict[str, dict[str, list[tuple[int, str]]]]:
+        return self.grouped.flow
+
+    @cached_property
+    def attrs(self) -> dict[str, dict[str, list[tuple[str, int, str]]]]:
+        return self.grouped.attrs
+
+    @cached_property
+    def args(self) -> dict[str, list[tuple[str, str, str, str, int]]]:
+        return self.grouped.args
+
+    @cached_property
+    def heads(self) -> dict[str, set[str]]:
+        return self.grouped.heads
+
+    @cached_property
+    def calls(self) -> list[tuple[str, str, int]]:
+        return self.grouped.calls
+
+    def enclosing_class(self, scope: str) -> str:
+        """The innermost class-like definition containing ``scope`` (itself included)."""
+        s = scope
+        while s:
+            if self.kinds.get(s, "scope") in CLASS_KINDS:
+                return s
+            s = self.parents.get(s, "")
+        return ""
+
+    def param(self, fn: str, name: str) -> tuple[int, str, bool] | None:
+        """``(position, declared type text, keyword_only)`` of parameter ``name`` of
+        function ``fn`` (the receiver counts as position 0), or ``None``."""
+        ps = self._params.get(fn)
+        if ps is None:
+            sig = self.sigs.get(fn)
+            ps = self._params[fn] = {} if not sig else {
+                n: (i, typ, kw)
+                for i, (n, typ, kw) in enumerate(signatures.params(sig, self.language))}
+        return ps.get(name)
+
+    def declared_return(self, fn: str) -> str:
+        """The declared return type text of function ``fn`` (``""`` if none)."""
+        sig = self.sigs.get(fn)
+        return signatures.returns(sig, self.language) if sig else ""
+
+
+@dataclass
+class Facts:
+    """One file's receiver facts grouped for lookup (built on first use)."""
+
+    flow: dict[str, dict[str, list[tuple[int, str]]]] = field(default_factory=dict)
+    """scope → target → [(line, value)] (variables, returns, yields, decorators)."""
+    attrs: dict[str, dict[str, list[tuple[str, int, str]]]] = field(default_factory=dict)
+    """class → attribute → [(scope, line, value)]: ``self.x = …`` in any method, class-body
+    bindings and declared fields."""
+    args: dict[str, list[tuple[str, str, str, str, int]]] = field(default_factory=dict)
+    """callee's last name (``""`` when the callee ends in a call or subscript) → (scope,
+    callee, position or keyword, value, line) of the arguments passed."""
+    heads: dict[str, set[str]] = field(default_factory=dict)
+    """scope → the names bound there (``x`` for ``x = …`` and ``x['k'] = …``)."""
+    calls: list[tuple[str, str, int]] = field(default_factory=list)
+    """(scope, callee access path, line) of calls of a call or subscript (``make()()``)."""
+
+    @classmethod
+    def group(cls, fs: FileSyms, facts: Iterable[tuple[str, str, str, int]]) -> Facts:
+        """The facts of ``fs`` grouped for lookup (each list in extraction order)."""
+        self = cls()
+        selfs = SPECS[fs.language].self_names
+        flow, attrs, heads, kinds = self.flow, self.attrs, self.heads, fs.kinds
+        for scope, target, value, line in facts:
+            if target == "()":
+                self.calls.append((scope, value, line))
+                continue
+            if "@" in target and target[0] != "@":
+                callee, _, key = target.rpartition("@")
+                last = callee.rpartition(".")[2].rpartition(":")[2]
+                self.args.setdefault(last if last.isidentifier() else "", []).append(
+                    (scope, callee, key, value, line))
+                continue
+            if "." in target:
+                head, _, rest = target.partition(".")
+                if head in selfs:
+                    k = fs.enclosing_class(scope)
+                    if k:
+                        attrs.setdefault(k, {}).setdefault(rest, []).append(
+                            (scope, line, value))
+                continue
+            if scope and kinds.get(scope, "scope") in CLASS_KINDS:
+                attrs.setdefault(scope, {}).setdefault(target, []).append((scope, line, value))
+            d = flow.get(scope)
+            if d is None:
+                d = flow[scope] = {}
+                heads[scope] = set()
+            lst = d.get(target)
+            if lst is None:
+                d[target] = [(line, value)]
+                heads[scope].add(target.partition("[")[0])
+            else:
+                lst.append((line, value))
+        return self
+
+
+class Table:
+    """All files' :class:`FileSyms`, loaded lazily through ``loader(path)``, and the key →
+    paths index. ``go_module`` is the ``go.mod`` module path (``""`` if none)."""
+
+    def __init__(self, loader: Callable[[str], FileSyms | None],
+                 key_index: dict[str, list[str]], go_module: str = "",
+                 rust_crate: str = "") -> None:
+        self._loader = loader
+        self._files: dict[str, FileSyms | None] = {}
+        self.key_index = key_index
+        self.go_module = go_module
+        self.rust_crate = rust_crate
+        self._bases: dict[tuple[str, str], tuple[list[str], frozenset[str]]] = {}
+
+    def get(self, path: str) -> FileSyms | None:
+        if path not in self._files:
+            self._files[path] = self._loader(path)
+        return self._files[path]
+
+    def put(self, fs: FileSyms) -> None:
+        self._files[fs.path] = fs

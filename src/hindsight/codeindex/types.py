@@ -1,0 +1,127 @@
+"""Declared types as access paths: ``Optional[Foo]`` → ``Foo()`` (an instance of ``Foo``).
+
+Only what names one class is kept: wrappers that mean "this type or nothing" are
+unwrapped (Python ``Optional``/``X | None``/``Annotated``/``Final``/``ClassVar``,
+TypeScript ``X | undefined | null``, C# ``X?``, Go and Rust pointers and references, Rust
+``Box``/``Rc``/``Arc`` which method calls see through, ``dyn Trait``), generic arguments
+are dropped (``Repo[User]`` and ``Repo<User>`` are a ``Repo``), and ``type[X]`` /
+``typeof X`` give the class ``X`` itself. Anything else (unions of several types,
+arrays, tuples, function types, ``var``, ``auto``, ``impl Trait``) gives ``""``: the
+variable's type is then unknown and calls on it stay unresolved.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from hindsight.codeindex.exprs import parse
+
+_PY_UNWRAP = {"Optional", "Annotated", "Final", "ClassVar", "Required", "NotRequired",
+              "ReadOnly"}
+_PY_CLASS = {"type", "Type"}
+_RS_UNWRAP = {"Box", "Rc", "Arc"}
+_NOTHING = {"None", "null", "undefined", "nil"}
+_NO_TYPE = {"var", "auto", "dynamic", "let", "const", "_"}
+
+
+def _split_top(s: str, sep: str) -> list[str]:
+    """``s`` split at ``sep`` outside brackets."""
+    out: list[str] = []
+    depth = 0
+    cur = 0
+    for i, c in enumerate(s):
+        if c in "[<({":
+            depth += 1
+        elif c in "]>)}":
+            depth -= 1
+        elif c == sep and depth == 0:
+            out.append(s[cur:i])
+            cur = i + 1
+    out.append(s[cur:])
+    return [p.strip() for p in out]
+
+
+def _generic(s: str, open_c: str) -> tuple[str, str]:
+    """(base, inner) of ``Base[inner]`` / ``Base<inner>``; inner is ``""`` without one."""
+    i = s.find(open_c)
+    if i < 0:
+        return s, ""
+    close = "]" if open_c == "[" else ">"
+    if not s.endswith(close):
+        return s, "?"
+    return s[:i].strip(), s[i + 1:-1].strip()
+
+
+@lru_cache(maxsize=16384)
+def type_value(text: str, language: str) -> str:
+    """The access path of a value of the declared type ``text`` in ``language``:
+    ``Foo()`` for an instance, ``Foo`` for the class itself, ``""`` when the type does
+    not name one class (see the module docstring)."""
+    s = " ".join(text.split())
+    if not s or len(s) > 300:
+        return ""
+    if language == "python":
+        return _python(s)
+    return _braces(s, language)
+
+
+def _name(s: str, sep: str = ".") -> str:
+    segs = parse(s)
+    if not segs or any(p == "()" or p.startswith("[") for p in segs):
+        return ""
+    if sep == "." and any(p.startswith("::") for p in segs):
+        return ""
+    return "".join(segs)
+
+
+def _python(s: str) -> str:
+    if len(s) >= 2 and s[0] in "\"'" and s[-1] == s[0]:
+        s = s[1:-1].strip()
+    parts = [p for p in _split_top(s, "|") if p not in _NOTHING]
+    if len(parts) != 1:
+        return ""
+    s = parts[0]
+    base, inner = _generic(s, "[")
+    short = base.rpartition(".")[2]
+    if inner:
+        args = _split_top(inner, ",")
+        if short == "Union":
+            args = [a for a in args if a not in _NOTHING]
+            return _python(args[0]) if len(args) == 1 else ""
+        if short in _PY_UNWRAP:
+            return _python(args[0])
+        if short in _PY_CLASS:
+            inst = _python(args[0])
+            return inst[:-2] if inst.endswith("()") else ""
+    n = _name(base)
+    return f"{n}()" if n else ""
+
+
+def _braces(s: str, language: str) -> str:
+    for p in ("mut ", "const ", "readonly ", "final ", "dyn ", "ref ", "out ", "in "):
+        s = s.replace(p, "")
+    s = s.strip()
+    if s.startswith("typeof "):
+        n = _name(s[7:].strip())
+        return n
+    if language in ("typescript", "tsx", "javascript"):
+        parts = [p for p in _split_top(s, "|") if p not in _NOTHING]
+        if len(parts) != 1:
+            return ""
+        s = parts[0]
+    while s and s[0] in "&*":
+        s = s[1:].lstrip()
+        if s.startswith("'"):  # a Rust lifetime: &'a T
+            s = s.partition(" ")[2]
+    if s.endswith("?"):
+        s = s[:-1]
+    if not s or s in _NO_TYPE or s.endswith("]") or s.startswith(("[", "(", "impl ", "fn",
+                                                                 "func", "map[", "chan ")):
+        return ""
+    base, inner = _generic(s, "<")
+    if inner == "?":
+        return ""
+    if language == "rust" and base.rpartition("::")[2] in _RS_UNWRAP and inner:
+        return _braces(inner, language)
+    n = _name(base, "::" if language in ("rust", "cpp", "php") else ".")
+    return f"{n}()" if n else ""

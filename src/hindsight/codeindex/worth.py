@@ -1,0 +1,100 @@
+"""Whether a receiver is worth evaluating (issue #14, item 1): a cheap check before
+:class:`hindsight.codeindex.flow.Flow` evaluates an access path, mirroring the order in
+which the evaluator looks a name up. Most unresolved calls (a local of unknown value, a
+builtin, a parameter nothing is known about) stop here. Results are memoised per flow
+(``Flow.worthy``: (path, scope, head name) → ``_NO``, ``_YES`` or ``_MEMBERS``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hindsight.codeindex.exprs import parse
+from hindsight.codeindex.languages import SPECS
+from hindsight.codeindex.receivers import ARGS
+from hindsight.codeindex.table import CLASS_KINDS, SUPER_NAMES, FileSyms
+
+if TYPE_CHECKING:
+    from hindsight.codeindex.flow import Flow
+
+_NO, _YES, _MEMBERS = 0, 1, 2  # a function or class is worth it only for a member
+
+
+def worth(flow: Flow, fs: FileSyms, scope: str, segs: tuple[str, ...], depth: int = 0,
+          value: bool = False) -> bool:
+    """Whether evaluating ``segs`` may give more than the name rules did: its head is
+    ``self``-like, a declared parameter, an undeclared one whose function has call
+    sites passing values, a variable bound to something itself worth evaluating, or a
+    definition that is neither a class nor a module nor a function (a constant), or
+    one of those followed by more than one segment (or any of them when ``value``: the
+    receiver of a member call, or a value bound to a name). Most unresolved calls (a
+    local of unknown value, a builtin, a parameter nothing is known about) stop here,
+    cheaply."""
+    head = segs[0]
+    if head.startswith("&") or head in SPECS[fs.language].self_names or head in (
+            "Self", "super()") or head in SUPER_NAMES.get(fs.language, ("super",)):
+        return True
+    i = 1
+    while i < len(segs) and segs[i][0] == "[":  # `d['k']` is one name, as in eval
+        head += segs[i]
+        i += 1
+    key = (fs.path, scope, head)
+    memo = flow.worthy
+    hit = memo.get(key)
+    if hit is None:
+        memo[key] = _NO  # a binding that refers to itself is not worth it
+        hit = memo[key] = _head_worth(flow, fs, scope, head, depth)
+    return hit == _YES or (hit == _MEMBERS and (value or len(segs) > i))
+
+
+def _head_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> int:
+    """:func:`worth` of a name, looked up in the order of :meth:`Flow.head`."""
+    s = scope
+    first = True
+    visible = SPECS[fs.language].class_scope_visible
+    plain = "[" not in head
+    while s:
+        kind = fs.kinds.get(s, "scope")
+        if first or kind not in CLASS_KINDS:
+            b = fs.flow.get(s, {}).get(head)
+            if b:
+                return _bound_worth(flow, fs, s, b, depth)
+            sig = fs.sigs.get(s)
+            if plain and sig and head in sig:
+                p = fs.param(s, head)
+                if p is not None:
+                    return _YES if p[1] or (fs.language in ARGS and
+                                            _has_sites(fs, s)) else _NO
+        if visible and plain and kind in CLASS_KINDS and (
+                head in fs.attrs.get(s, {}) or any(c == s for c, *_r in fs.inherits)):
+            return _YES  # a field, maybe inherited
+        s = fs.parents.get(s, "")
+        first = False
+    if fs.language == "go" and fs.recv_var.get(scope) == head:
+        return _YES
+    if plain:
+        r = flow.ctx(fs.path)
+        hit = r.lookup(fs, scope, head) if r is not None else []
+        if hit:
+            v = flow.classify(hit[0])
+            if v is None:
+                return _NO
+            return _MEMBERS if v[0] in ("fn", "cls") else _YES
+    b = fs.flow.get("", {}).get(head)
+    return _bound_worth(flow, fs, "", b, depth) if b else _NO
+
+
+def _bound_worth(flow: Flow, fs: FileSyms, scope: str, bindings: list[tuple[int, str]],
+                 depth: int) -> int:
+    """Whether one of ``bindings`` (of a name in ``scope``) is worth evaluating."""
+    if depth > 4:
+        return _YES
+    return _YES if any((segs := parse(v)) and worth(flow, fs, scope, segs, depth + 1, True)
+                       for _l, v in bindings if v != "?") else _NO
+
+
+def _has_sites(fs: FileSyms, fn: str) -> bool:
+    """Whether any call in ``fs`` may pass arguments to function ``fn``."""
+    last = fn.rpartition(".")[2]
+    if last == "__init__":
+        last = fn[:-9].rpartition(".")[2]
+    return bool(fs.args.get(last) or fs.args.get(""))
