@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from hindsight.errors import ProviderError
 from hindsight.memory import features as ft
 from hindsight.memory import lexical
 from hindsight.memory.clock import now_ts, user_zone
@@ -111,7 +112,9 @@ def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
     """Run ``q``. ``neighbours(files, symbols)`` → (path, local) call-graph neighbours (or
     None). Returns a :class:`~hindsight.models.RecallResult`: hits best first, each with
     its fused score and per channel its rank and raw score (per feature rank 0 and its
-    boost); candidates per channel."""
+    boost); candidates per channel. When the embedding model fails (ProviderError: a dead
+    embedding server), the dense channel and the rerank are skipped and the result is
+    ``partial`` with a ``note`` saying why; a storage failure raises StorageError."""
     t0 = time.perf_counter()
     now = now_ts()
     weights = {**WEIGHTS, **(q.weights or {})}
@@ -138,11 +141,14 @@ def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
             lists["prf"] = [i for i, _ in got]
             raw["prf"] = dict(got)
             floors["prf"] = channel_floor(raw["prf"], 0.0, CANDIDATES)
-    qvec = None
+    qvec, skipped = None, ""
     if embedder is not None and text.strip() and ("dense" in q.channels or q.rerank) and \
             store.has_active():
-        qvec = query_vector(embedder, embed_text)
-        if "dense" in q.channels:
+        try:
+            qvec = query_vector(embedder, embed_text)
+        except ProviderError as e:  # a dead embedding server: recall by text, and say so
+            skipped = f"dense channel and rerank skipped: the embedding model failed: {e}"
+        if qvec is not None and "dense" in q.channels:
             got = store.nearest(embedder.model_id, qvec, CANDIDATES, q.dense_min)
             lists["dense"], raw["dense"] = [i for i, _ in got], dict(got)
             floors["dense"] = channel_floor(raw["dense"], q.dense_min, CANDIDATES)
@@ -202,7 +208,8 @@ def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
         elif qvec is not None:
             order = _rerank(store, embedder, qvec, order, fused)
             reranked_by = embedder.model_id
-    return _result(order, rows, fused, lists, raw, boosts, q, t0, reranked_by)
+    res = _result(order, rows, fused, lists, raw, boosts, q, t0, reranked_by)
+    return replace(res, partial=True, note=skipped) if skipped else res
 
 
 def query_vector(embedder: Any, text: str) -> Any:
