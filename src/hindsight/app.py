@@ -1,9 +1,9 @@
 """The composition root: open a repository's bank and wire its services.
 
 ``open_bank(...)`` resolves the bank id, opens the storage backend (SQLite here; the only
-module that names a concrete backend or provider) and returns a :class:`Bank` holding four
-services: ``code`` (L1/L2), ``history`` (L3), ``memory`` and ``sessions``. Nothing here
-writes SQL.
+module that names a concrete backend or provider) and returns a :class:`Bank` holding five
+services: ``code`` (L1/L2), ``history`` (L3), ``memory``, ``records`` (execution records)
+and ``sessions``. Nothing here writes SQL.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from hindsight.errors import BankNotFound, Busy, ConfigError
 from hindsight.history.service import HistoryService, rel_in_root
 from hindsight.memory.service import MemoryService
 from hindsight.models import IndexStats
+from hindsight.records.service import RecordService
 from hindsight.sessions.service import SessionService
-from hindsight.store.base import CodeStore, HistoryStore, MemoryStore
+from hindsight.store.base import CodeStore, HistoryStore, MemoryStore, RecordStore
 
 if TYPE_CHECKING:
     from hindsight.config.settings import Settings
@@ -41,6 +42,7 @@ class Stores:
     history: HistoryStore
     memory: MemoryStore
     raw: Any = None
+    records: RecordStore | None = None
 
     def close(self) -> None:
         if self.raw is not None:
@@ -66,6 +68,7 @@ class Bank:
     code: CodeService = field(init=False)
     history: HistoryService = field(init=False)
     memory: MemoryService = field(init=False)
+    records: RecordService = field(init=False)
     sessions: SessionService = field(init=False)
 
     def __post_init__(self) -> None:
@@ -84,6 +87,9 @@ class Bank:
                                     reranker=lambda: make_reranker(settings),
                                     code=lambda: self.stores.code
                                     if self.code.is_indexed() else None)
+        assert self.stores.records is not None, "a bank's stores include its records"
+        self.records = RecordService(self.stores.records, self.code, self.history,
+                                     settings=settings, cited=self._cited)
         self.sessions = SessionService(self)
 
     def __enter__(self) -> Bank:
@@ -94,6 +100,11 @@ class Bank:
 
     def close(self) -> None:
         self.stores.close()
+
+    def _cited(self, ids: list[int]) -> set[int]:
+        """Those of record ``ids`` that an active memory cites (tag ``attempt:<id>``)."""
+        return {i for i in ids
+                if self.memory.store.list_memories(tag=f"attempt:{i}", limit=1)}
 
     def _after_index(self, st: IndexStats) -> None:
         st.warnings += self.memory.after_index(self.stores.code, self.code.outside_checkout)
@@ -153,6 +164,7 @@ class Bank:
         out.update(code)
         out["history"] = self.history.status()
         out["memories"] = self.memory.counts()
+        out["records"] = self.records.counts()
         out["resolved_by"] = self.resolution.how if self.resolution is not None else ""
         out["seed"] = self.sessions.seed_state()
         out["fresh"] = fresh
@@ -246,10 +258,10 @@ def open_bank(path: str = ".", *, repo_root_path: str | None = None,
 
 
 def _sqlite_stores(db: str, bank_id: str, root: str, busy_ms: int) -> Stores:
-    from hindsight.store.sqlite import open_stores
+    from hindsight.store.sqlite import open_record_store, open_stores
 
     code, history, memory, conn = open_stores(db, bank_id, root, busy_ms)
-    return Stores(code, history, memory, conn)
+    return Stores(code, history, memory, conn, open_record_store(conn))
 
 
 def git_refresh(root: str, event: str) -> None:

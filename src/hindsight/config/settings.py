@@ -141,6 +141,15 @@ class Settings:
         "bool", True, "Cursor's beforeSubmitPrompt hook returns recalled memories as "
         "additional_context (accepted by Cursor 3.20 clients, not documented); off: Cursor "
         "gets the session briefing and the MCP tools only.")
+    # --- execution records (records/) ---------------------------------------------------
+    records_inject_limit: int = _knob("int", 3, "Failed attempts injected per prompt or edit "
+                                      "hook (0: none).", lo=0, hi=20)
+    records_callee_depth: int = _knob("int", 2, "Call-graph levels from a test to the symbols "
+                                      "it exercises.", lo=0, hi=5)
+    records_keep_failed_days: int = _knob("int", 7, "Failed records older than this are "
+                                          "pruned unless a memory cites them.", lo=1, hi=36_500)
+    records_decay_days: float = _seconds(30.0, "Time constant (days) of a record's activity "
+                                         "decay, exp(-age / it).")
     # --- model providers --------------------------------------------------------------
     llm_url: str = _knob("str", "",
                          "Base URL of an OpenAI-compatible chat endpoint, ending in /v1 (e.g. "

@@ -1,5 +1,5 @@
-"""Storage contracts. Domain code (``codeindex``, ``history``, ``memory``, ``sessions``)
-sees only these Protocols; ``app.py`` picks the concrete backend.
+"""Storage contracts. Domain code (``codeindex``, ``history``, ``memory``, ``sessions``,
+``records``) sees only these Protocols; ``app.py`` picks the concrete backend.
 
 Conventions for every method of every store: paths are repository-relative with ``/``;
 lines are 1-based; times are Unix seconds (float) or ISO 8601 strings with an offset, as
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple, Protocol
 
-from hindsight.models import Memory, ParseResult, Symbol, SymbolChange
+from hindsight.models import ExecutionRecord, Memory, ParseResult, Symbol, SymbolChange
 
 Row = tuple[str, str, str, str, str, int, str]
 EdgeMap = dict[str, tuple[list[Row], set[str]]]
@@ -461,3 +461,39 @@ class MemoryStore(Protocol):
         """(id, fingerprint) of active memories of ``kinds``, in id order (the prompt
         gate's vector cache is checked against them)."""
         ...
+
+
+RecordLink = tuple[str, str, str, str, str, str]  # path, local, role, change, old/new hash
+
+
+class RecordStore(Protocol):
+    """The execution records of one bank. ``insert_record``: ``row`` = the stored fields
+    (those of :class:`ExecutionRecord` from ``tool`` to ``verified_ts`` but ``files``,
+    ``changes``, ``exercised``; ``observation`` as JSON) plus ``fingerprint``; its
+    links (role changed/test/callee) and ``files`` (path, lines +, -); one transaction; an
+    existing fingerprint is not inserted: ``(id, created)``. ``record_ids``: newest first
+    (start, id), ≤ ``limit``, linked to ``symbols`` ((path, local)) or ``names`` (last part
+    of a local) in ``roles`` (None: any) or linked to / changing ``paths``; ``since`` ≤ start <
+    ``until``. ``changed_between(a, b)``: (id, path, local) of ``changed`` links, a < id ≤
+    b. ``update_records``: those fields of ExecutionRecord. ``activity_rows``: (id, outcome,
+    started, last retrieved, retrievals, runs, runs passed)."""
+
+    def get_meta(self, key: str) -> str | None: ...
+    def set_meta(self, values: dict[str, str]) -> None: ...
+    def insert_record(self, row: dict[str, Any], links: list[RecordLink],
+                      files: list[tuple[str, int, int]]) -> tuple[int, bool]: ...
+    def get_records(self, ids: list[int]) -> dict[int, ExecutionRecord]: ...
+    def record_ids(self, *, symbols: list[tuple[str, str]] | None = None, names: list[str]
+                   | None = None, paths: list[str] | None = None,
+                   roles: tuple[str, ...] | None = None, outcome: str | None = None,
+                   session: str | None = None, branch: str | None = None,
+                   since: float | None = None, until: float | None = None,
+                   limit: int = 1000) -> list[int]: ...
+    def changed_between(self, after_id: int, upto_id: int) -> list[tuple[int, str, str]]: ...
+    def update_records(self, items: list[tuple[int, dict[str, Any]]]) -> None: ...
+    def touch_records(self, ids: list[int], ts: float) -> None: ...
+    def linked_symbols(self, ids: list[int]) -> list[tuple[int, str, str, str]]: ...
+    def linked_files(self, ids: list[int]) -> list[tuple[int, str]]: ...
+    def delete_records(self, ids: list[int]) -> int: ...
+    def activity_rows(self) -> list[tuple[int, str, float, float, int, int, int]]: ...
+    def record_counts(self) -> dict[str, int]: ...

@@ -33,3 +33,11 @@ def open_stores(db: str, bank_id: str, root: str, busy_timeout_ms: int | None = 
         raise StorageError(f"{db} holds bank {stored[0]!r}, not {bank_id!r}; refusing to mix "
                            "two banks in one file", path=db)
     return SqliteCodeStore(conn), SqliteHistoryStore(conn), SqliteMemoryStore(conn), conn
+
+
+def open_record_store(conn: Any) -> Any:
+    """The execution record store (:class:`hindsight.store.base.RecordStore`) on a
+    connection made by :func:`open_stores`."""
+    from hindsight.store.sqlite.records import SqliteRecordStore
+
+    return SqliteRecordStore(conn)

@@ -1,0 +1,185 @@
+"""SQLite implementation of :class:`hindsight.store.base.RecordStore` (tables of migration
+``0011_execution_records`` in ``store/sqlite/db.py``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hindsight.models import ExecutionRecord, Observation, SymbolDelta
+from hindsight.store.base import RecordLink
+from hindsight.store.sqlite.db import SqliteStore, chunks, rows_as_dicts
+
+_COLUMNS = ("fingerprint", "tool", "command", "started_at", "started_ts", "duration_ms",
+            "exit_code", "outcome", "observation", "diff_summary", "scope", "root", "branch",
+            "head", "cwd", "session", "agent", "feedback", "verified", "verified_ts")
+_UPDATABLE = frozenset({"feedback", "verified", "verified_ts", "runs", "runs_passed"})
+_ORDER = "r.started_ts DESC, r.id DESC"
+
+
+def _simple(local: str) -> str:
+    """The last part of a local qualified name (what a bare name looks up)."""
+    from hindsight.models import simple_name
+
+    return simple_name(local)
+
+
+class SqliteRecordStore(SqliteStore):
+    """The execution records of one bank database."""
+
+    def insert_record(self, row: dict[str, Any], links: list[RecordLink],
+                      files: list[tuple[str, int, int]]) -> tuple[int, bool]:
+        values = [row.get(c, "" if c not in ("duration_ms", "exit_code") else None)
+                  for c in _COLUMNS]
+        values[_COLUMNS.index("verified")] = int(bool(row.get("verified")))
+        values[_COLUMNS.index("verified_ts")] = float(row.get("verified_ts") or 0.0)
+        with self._tx() as c:
+            got = c.execute("SELECT id FROM exec_records WHERE fingerprint=?",
+                            (row["fingerprint"],)).fetchone()
+            if got is not None:
+                return int(got[0]), False
+            cur = c.execute(f"INSERT INTO exec_records({', '.join(_COLUMNS)}) VALUES("
+                            f"{', '.join('?' * len(_COLUMNS))})", values)
+            rid = int(cur.lastrowid or 0)
+            c.executemany("INSERT INTO exec_record_symbols(record_id, path, local, role, "
+                          "change, old_hash, new_hash, name) VALUES(?,?,?,?,?,?,?,?)",
+                          [(rid, *link, _simple(link[1])) for link in links])
+            c.executemany("INSERT INTO exec_record_files(record_id, path, added, deleted) "
+                          "VALUES(?,?,?,?)", [(rid, *f) for f in files])
+        return rid, True
+
+    def get_records(self, ids: list[int]) -> dict[int, ExecutionRecord]:
+        rows: dict[int, dict[str, Any]] = {}
+        links: dict[int, list[tuple[str, str, str, str, str, str]]] = {}
+        files: dict[int, list[str]] = {}
+        for ch in chunks(list(dict.fromkeys(ids))):
+            q = ",".join("?" * len(ch))
+            for r in rows_as_dicts(self.conn.execute(
+                    f"SELECT * FROM exec_records WHERE id IN ({q})", ch)):
+                rows[r["id"]] = r
+            for rid, *link in self.conn.execute(
+                    "SELECT record_id, path, local, role, change, old_hash, new_hash FROM "
+                    f"exec_record_symbols WHERE record_id IN ({q}) ORDER BY rowid", ch):
+                links.setdefault(rid, []).append(tuple(link))
+            for rid, path in self.conn.execute(
+                    f"SELECT record_id, path FROM exec_record_files WHERE record_id IN ({q}) "
+                    "ORDER BY rowid", ch):
+                files.setdefault(rid, []).append(path)
+        return {i: _record(r, links.get(i, []), files.get(i, [])) for i, r in rows.items()}
+
+    def record_ids(self, *, symbols: list[tuple[str, str]] | None = None,
+                   names: list[str] | None = None, paths: list[str] | None = None,
+                   roles: tuple[str, ...] | None = None, outcome: str | None = None,
+                   session: str | None = None, branch: str | None = None,
+                   since: float | None = None, until: float | None = None,
+                   limit: int = 1000) -> list[int]:
+        where: list[str] = []
+        args: list[Any] = []
+        link = [("(s.path=? AND s.local=?)", [p, loc]) for p, loc in symbols or ()]
+        link += [("s.name=?", [n]) for n in names or ()]
+        link += [("s.path=?", [p]) for p in paths or ()]
+        anyof = []
+        if link:
+            role = f" AND s.role IN ({','.join('?' * len(roles))})" if roles else ""
+            anyof.append(f"r.id IN (SELECT s.record_id FROM exec_record_symbols s WHERE "
+                         f"({' OR '.join(c for c, _a in link)}){role})")
+            args += [x for _c, a in link for x in a] + list(roles or ())
+        if paths:
+            anyof.append("r.id IN (SELECT f.record_id FROM exec_record_files f WHERE "
+                         f"f.path IN ({','.join('?' * len(paths))}))")
+            args += list(paths)
+        if anyof:
+            where.append(f"({' OR '.join(anyof)})")
+        for col, val in (("outcome", outcome), ("session", session), ("branch", branch)):
+            if val is not None:
+                where.append(f"r.{col}=?")
+                args.append(val)
+        if since is not None:
+            where.append("r.started_ts >= ?")
+            args.append(since)
+        if until is not None:
+            where.append("r.started_ts < ?")
+            args.append(until)
+        sql = "SELECT r.id FROM exec_records r" + (
+            " WHERE " + " AND ".join(where) if where else "") + f" ORDER BY {_ORDER} LIMIT ?"
+        return [r[0] for r in self.conn.execute(sql, [*args, int(limit)])]
+
+    def changed_between(self, after_id: int, upto_id: int) -> list[tuple[int, str, str]]:
+        return [(r[0], r[1], r[2]) for r in self.conn.execute(
+            "SELECT record_id, path, local FROM exec_record_symbols WHERE role='changed' "
+            "AND record_id > ? AND record_id <= ? ORDER BY record_id", (after_id, upto_id))]
+
+    def update_records(self, items: list[tuple[int, dict[str, Any]]]) -> None:
+        if not items:
+            return
+        with self._tx() as c:
+            for rid, values in items:
+                bad = set(values) - _UPDATABLE
+                if bad:
+                    raise ValueError(f"not updatable: {sorted(bad)}")
+                cols = sorted(values)
+                c.execute(f"UPDATE exec_records SET {', '.join(f'{k}=?' for k in cols)} "
+                          "WHERE id=?", [*(values[k] for k in cols), rid])
+
+    def touch_records(self, ids: list[int], ts: float) -> None:
+        if not ids:
+            return
+        with self._tx() as c:
+            c.executemany("UPDATE exec_records SET retrievals=retrievals+1, "
+                          "last_retrieved_ts=? WHERE id=?", [(ts, i) for i in ids])
+
+    def linked_symbols(self, ids: list[int]) -> list[tuple[int, str, str, str]]:
+        out: list[tuple[int, str, str, str]] = []
+        for ch in chunks(list(ids)):
+            q = ",".join("?" * len(ch))
+            out += [(r[0], r[1], r[2], r[3]) for r in self.conn.execute(
+                "SELECT record_id, path, local, role FROM exec_record_symbols WHERE "
+                f"record_id IN ({q}) ORDER BY record_id, rowid", ch)]
+        return out
+
+    def linked_files(self, ids: list[int]) -> list[tuple[int, str]]:
+        out: list[tuple[int, str]] = []
+        for ch in chunks(list(ids)):
+            q = ",".join("?" * len(ch))
+            out += [(r[0], r[1]) for r in self.conn.execute(
+                f"SELECT record_id, path FROM exec_record_files WHERE record_id IN ({q}) "
+                "ORDER BY record_id, rowid", ch)]
+        return out
+
+    def delete_records(self, ids: list[int]) -> int:
+        n = 0
+        with self._tx() as c:
+            for ch in chunks(list(ids)):
+                q = ",".join("?" * len(ch))
+                n += c.execute(f"DELETE FROM exec_records WHERE id IN ({q})", ch).rowcount
+                c.execute(f"DELETE FROM exec_record_symbols WHERE record_id IN ({q})", ch)
+                c.execute(f"DELETE FROM exec_record_files WHERE record_id IN ({q})", ch)
+        return n
+
+    def activity_rows(self) -> list[tuple[int, str, float, float, int, int, int]]:
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT id, outcome, started_ts, last_retrieved_ts, retrievals, runs, runs_passed "
+            "FROM exec_records ORDER BY id")]
+
+    def record_counts(self) -> dict[str, int]:
+        out = {o: 0 for o in ("success", "failure", "interrupted", "unknown")}
+        for outcome, n in self.conn.execute(
+                "SELECT outcome, count(*) FROM exec_records GROUP BY outcome"):
+            out[outcome] = n
+        out["verified"] = self.conn.execute(
+            "SELECT count(*) FROM exec_records WHERE verified=1").fetchone()[0]
+        return out
+
+
+def _record(r: dict[str, Any], links: list[tuple[str, str, str, str, str, str]],
+            files: list[str]) -> ExecutionRecord:
+    changes = tuple(SymbolDelta(p, loc, ch, old, new) for p, loc, role, ch, old, new in links
+                    if role == "changed")
+    exercised = tuple(dict.fromkeys(f"{p}::{loc}" for p, loc, role, *_ in links
+                                    if role != "changed"))
+    return ExecutionRecord(
+        r["id"], r["tool"], r["command"], r["started_at"], r["started_ts"], r["duration_ms"],
+        r["exit_code"], r["outcome"], Observation.from_dict(json.loads(r["observation"])),
+        tuple(files), changes, r["diff_summary"], exercised, r["scope"], r["root"],
+        r["branch"], r["head"], r["cwd"], r["session"], r["agent"], r["feedback"], bool(r["verified"]),
+        float(r["verified_ts"]), int(r["retrievals"]), int(r["runs"]), int(r["runs_passed"]))
