@@ -29,10 +29,9 @@ class SqliteRecordStore(SqliteStore):
 
     def insert_record(self, row: dict[str, Any], links: list[RecordLink],
                       files: list[tuple[str, int, int]]) -> tuple[int, bool]:
-        values = [row.get(c, "" if c not in ("duration_ms", "exit_code") else None)
-                  for c in _COLUMNS]
-        values[_COLUMNS.index("verified")] = int(bool(row.get("verified")))
-        values[_COLUMNS.index("verified_ts")] = float(row.get("verified_ts") or 0.0)
+        row = {"feedback": "", "verified": 0, "verified_ts": 0.0, **row}
+        values = [row.get(c) for c in _COLUMNS]  # a missing field: NOT NULL fails below
+        values[_COLUMNS.index("verified")] = int(bool(row["verified"]))
         with self._tx() as c:
             got = c.execute("SELECT id FROM exec_records WHERE fingerprint=?",
                             (row["fingerprint"],)).fetchone()
