@@ -31,7 +31,8 @@ SUMMARY_CAP = 500  # characters of a diff summary
 class EditOp:
     """One edit of one file, as the agent recorded it. ``kind``: ``replace`` (``pairs`` of
     (old, new, replace all)), ``write`` (``content``), ``patch`` (``hunks``: per hunk its
-    (old lines, new lines); ``created``/``deleted`` for Add/Delete File). ``original``:
+    (old lines, new lines)); ``created``: the file did not exist before (a patch's Add
+    File, a Write that created it), ``deleted``: a patch's Delete File. ``original``:
     the text before the edit when the agent recorded it."""
 
     path: str
@@ -69,7 +70,7 @@ class EditOp:
         if self.original is not None:
             return self.original
         if self.kind == "write":
-            return False
+            return None if self.created else False
         if self.kind == "patch":
             if self.created:
                 return None
