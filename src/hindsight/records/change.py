@@ -175,63 +175,105 @@ def versions(ops: list[EditOp], disk: str | None, head: Callable[[], str | None]
     return None
 
 
+@dataclass(frozen=True)
+class State:
+    """A file's version without its text (what the bank may keep between records): its
+    symbols ``(local, ast hash)`` and a hash per line (8 hex digits of xxh3-64), enough to
+    tell changed symbols and count changed lines. No text of the user's files is stored."""
+
+    symbols: tuple[tuple[str, str], ...]
+    lines: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"s": [list(x) for x in self.symbols], "l": list(self.lines)}
+
+    @classmethod
+    def from_json(cls, d: Any) -> State | None:
+        """The state of :meth:`to_json`'s dict, or None for anything else."""
+        try:
+            return cls(tuple((str(a), str(b)) for a, b in d["s"]), tuple(map(str, d["l"])))
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+Side = str | State | None  # a version: its text, its state, or None (the file is absent)
+
+
+def states(items: list[tuple[str, str, str]]) -> dict[str, State]:
+    """``key → State`` of ``(key, path, text)`` versions, parsed in one batch
+    (:func:`hindsight.history.blobparse.parse_versions`; a language without a grammar, or
+    a text the parser skips, gives no symbols)."""
+    import xxhash
+
+    from hindsight.codeindex.languages import language_for
+    from hindsight.history.blobparse import parse_versions
+
+    todo = [(k, p, lang, t.encode("utf-8", "surrogateescape")) for k, p, t in items
+            if (lang := language_for(p))]
+    parsed = parse_versions(todo)
+    return {k: State(tuple((x.local, x.ast_hash) for x in parsed.get(k) or ()),
+                     tuple(xxhash.xxh3_64_hexdigest(ln.encode("utf-8", "surrogateescape"))[:8]
+                           for ln in t.splitlines())) for k, _p, t in items}
+
+
 @dataclass
 class Change:
-    """One record's change: ``files`` (path, lines added, lines deleted), ``deltas`` and
-    the ``summary`` line."""
+    """One record's change: ``files`` (path, lines added, lines deleted), ``deltas``, the
+    ``summary`` line and each file's ``after`` state (None: absent or unknown)."""
 
     files: list[tuple[str, int, int]] = field(default_factory=list)
     deltas: list[SymbolDelta] = field(default_factory=list)
     summary: str = ""
+    after: dict[str, State | None] = field(default_factory=dict)
 
 
-def symbol_deltas(path: str, before: list[Any] | None, after: list[Any] | None
+def symbol_deltas(path: str, before: State | None, after: State | None
                   ) -> list[SymbolDelta]:
-    """Symbols added, modified (ast hash differs) or removed between two parses of one
-    file (:class:`~hindsight.models.SymState` lists; None: the file was absent or not
-    parsed), in source order of the newer version."""
-    b = {s.local: s.ast_hash for s in before or ()}
-    a = {s.local: s.ast_hash for s in after or ()}
+    """Symbols added, modified (ast hash differs) or removed between two versions of one
+    file (None: the file was absent), in source order of the newer version."""
+    b = dict(before.symbols) if before else {}
+    a = dict(after.symbols) if after else {}
     out = [SymbolDelta(path, loc, "added" if loc not in b else "modified", b.get(loc, ""), h)
            for loc, h in a.items() if b.get(loc) != h]
     return out + [SymbolDelta(path, loc, "removed", h, "") for loc, h in b.items()
                   if loc not in a]
 
 
-def changes(windows: list[list[tuple[str, str | None, str | None, bool]]]) -> list[Change]:
-    """Per window (one record's change: ``(path, text before, text after, known)`` per
-    file, ``known`` false when its versions could not be rebuilt), its :class:`Change`.
-    Every version is parsed in one batch (:func:`hindsight.history.blobparse.parse_versions`)."""
-    from hindsight.codeindex.languages import language_for
-    from hindsight.history.blobparse import parse_versions
+def changes(windows: list[list[tuple[str, Side, Side, bool]]]) -> list[Change]:
+    """Per window (one record's change: ``(path, before, after, known)`` per file, each
+    side a text, a :class:`State` or None when absent; ``known`` false when its versions
+    could not be rebuilt), its :class:`Change`. Texts are parsed in one batch."""
     from hindsight.history.symdiff import hunks
 
-    todo = []
-    for w, window in enumerate(windows):
-        for f, (path, before, after, known) in enumerate(window):
-            lang = language_for(path) if known else None
-            for side, text in (("b", before), ("a", after)):
-                if lang and text is not None:
-                    todo.append((f"{w}:{f}:{side}", path, lang, text.encode("utf-8",
-                                                                          "surrogatepass")))
-    parsed = parse_versions(todo)
+    texts = [(f"{w}:{f}:{side}", path, text)
+             for w, window in enumerate(windows)
+             for f, (path, before, after, known) in enumerate(window[:MAX_FILES]) if known
+             for side, text in (("b", before), ("a", after)) if isinstance(text, str)]
+    parsed = states(texts)
+
+    def state(key: str, side: Side) -> State | None:
+        return side if isinstance(side, State) else parsed.get(key)
+
     out = []
     for w, window in enumerate(windows):
         ch = Change()
         parts = []
         for f, (path, before, after, known) in enumerate(window[:MAX_FILES]):
-            if known and before == after:
+            b, a = state(f"{w}:{f}:b", before), state(f"{w}:{f}:a", after)
+            ch.after[path] = a if known else None
+            if known and b == a:
                 continue
-            ranges = hunks(before.encode() if before else None,
-                           after.encode() if after else None) if known else []
+            ranges = hunks(b"\n".join(x.encode() for x in b.lines) if b else None,
+                           b"\n".join(x.encode() for x in a.lines) if a else None) \
+                if known else []
             added, deleted = sum(r[3] for r in ranges), sum(r[1] for r in ranges)
             ch.files.append((path, added, deleted))
-            deltas = symbol_deltas(path, parsed.get(f"{w}:{f}:b"), parsed.get(f"{w}:{f}:a")) \
-                if known else []
+            deltas = symbol_deltas(path, b, a) if known else []
             ch.deltas += deltas
             names = ", ".join(d.local for d in deltas[:4]) + (", …" if len(deltas) > 4 else "")
-            state = "" if known else " (versions unknown)"
-            parts.append(f"{path} +{added} -{deleted}{state}" + (f" ({names})" if names else ""))
+            state_note = "" if known else " (versions unknown)"
+            parts.append(f"{path} +{added} -{deleted}{state_note}"
+                         + (f" ({names})" if names else ""))
         ch.deltas = ch.deltas[:MAX_DELTAS]
         summary = "; ".join(parts)
         ch.summary = summary if len(summary) <= SUMMARY_CAP else summary[:SUMMARY_CAP - 1] + "…"

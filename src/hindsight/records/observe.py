@@ -330,7 +330,8 @@ ERROR_LINE = re.compile(r"^\s*(?:Traceback \(most recent call last\)|[\w.]*(?:Er
 def observe(output: str, command: str = "", junit: Sequence[str] = ()) -> Observation:
     """The observation of one run: from ``junit`` files when one can be read, else from the
     summary lines in ``output`` (the command's runner first), else only its first error
-    lines (``parser`` ``""``)."""
+    lines (``parser`` ``""``; the summary is the first of them, or the last line of
+    output)."""
     if junit:
         got = read_junit(junit)
         if got is not None:
@@ -342,4 +343,5 @@ def observe(output: str, command: str = "", junit: Sequence[str] = ()) -> Observ
         if got is not None:
             return got
     errors = [m.group(0).strip() for m in ERROR_LINE.finditer(text[-50_000:])]
-    return _obs("", {}, [], [], errors, errors[0] if errors else "")
+    last = next((ln for ln in reversed(text[-5000:].splitlines()) if ln.strip()), "")
+    return _obs("", {}, [], [], errors, errors[0] if errors else last)

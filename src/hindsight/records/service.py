@@ -33,7 +33,7 @@ from hindsight.store.base import RecordLink, RecordStore
 
 COMMAND_CAP = 1000  # characters of a stored command
 FEEDBACK_CAP = 300  # characters of stored feedback
-Window = list[tuple[str, str | None, str | None, bool]]
+Window = list[tuple[str, Any, Any, bool]]  # (path, before, after, known): change.Side
 
 
 @dataclass
@@ -43,8 +43,9 @@ class Draft:
     ``started_ts`` Unix seconds (default now); ``cwd`` absolute or root-relative;
     ``branch`` None: read from git; ``junit``: JUnit XML files to read; ``key``: the
     source's id of this run (a tool call id), so that reading a source twice stores it
-    once; ``window``: the change as ``(path, before, after, known)`` per file (None: the
-    work tree since the session's last record, :mod:`hindsight.records.worktree`)."""
+    once; ``window``: the change as ``(path, before, after, known)`` per file, each side a
+    text, a :class:`~hindsight.records.change.State` or None (absent) (None: the work
+    tree since the session's last record, :mod:`hindsight.records.worktree`)."""
 
     command: str
     tool: str = "api"
@@ -129,16 +130,23 @@ class RecordService:
         the earlier records (:mod:`hindsight.records.verify`); a draft whose source key was
         stored before comes back as stored then. Returns the records as stored now."""
         from hindsight.records import verify
-        from hindsight.records.worktree import git_state, window
+        from hindsight.records.worktree import git_state, save, window
 
         if not drafts:
             return []
         branch, head = git_state(self.root)
-        wins = [d.window if d.window is not None else window(self.store, self.root,
-                                                               d.session) for d in drafts]
+        wins: list[Window] = []
+        tree: dict[int, list[str]] = {}
+        for i, d in enumerate(drafts):
+            if d.window is None:
+                win, tree[i] = window(self.store, self.root, d.session)
+            wins.append(d.window if d.window is not None else win)
+        chs = changes(wins)
+        for i, now in tree.items():
+            save(self.store, drafts[i].session, now, chs[i].after)
         out = []
         indexed = self.code.is_indexed()
-        for d, ch in zip(drafts, changes(wins), strict=True):
+        for d, ch in zip(drafts, chs, strict=True):
             rec, exercised, created = self._store(d, ch, branch, head, indexed)
             if created:
                 verify.after_insert(self.store, rec, exercised)

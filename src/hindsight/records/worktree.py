@@ -2,10 +2,11 @@
 the Python API and the MCP tool): what changed since the previous record of the same
 session, from the uncommitted files.
 
-The bank keeps, per session (``""`` for people and CI), the text of each uncommitted file
-at its last record (meta ``records:tree:<session>``; files over :data:`MAX_FILE` bytes
-are not kept and compare against HEAD). A record's change is every file whose text now
-differs from that snapshot (or from HEAD when the snapshot does not hold it). Git is read
+The bank keeps, per session (``""`` for people and CI), the state of each uncommitted file
+at its last record (meta ``records:tree:<session>``: its symbols' ast hashes and a hash
+per line, never its text; :class:`~hindsight.records.change.State`). A record's change is
+every file whose version now differs from that snapshot (or from HEAD when the snapshot
+does not hold it). Git is read
 with :func:`hindsight.config.paths.git_cmd` (no lock taken, no repository program run).
 """
 
@@ -18,8 +19,7 @@ from typing import Any
 
 from hindsight.config.paths import git_cmd
 
-MAX_FILE = 256 << 10  # bytes of one file kept in the snapshot
-MAX_SNAPSHOT = 4 << 20  # bytes of one snapshot
+MAX_SNAPSHOT = 4 << 20  # bytes of one snapshot's JSON
 GIT_TIMEOUT_S = 10
 
 
@@ -64,28 +64,40 @@ def git_state(root: str) -> tuple[str, str]:
             (hd or b"").decode().strip())
 
 
-def window(store: Any, root: str, session: str) -> list[tuple[str, str | None, str | None,
-                                                            bool]]:
-    """The change since the session's last snapshot, as ``(path, before, after, True)``
-    per changed file, and store the new snapshot."""
-    key = f"records:tree:{session}"
+def window(store: Any, root: str, session: str
+           ) -> tuple[list[tuple[str, Any, str | None, bool]], list[str]]:
+    """``(change, uncommitted files)``: the change since the session's last snapshot as
+    ``(path, before, after, True)`` per candidate file (before: the snapshot's
+    :class:`~hindsight.records.change.State`, else the text at HEAD; after: the text now;
+    files whose versions turn out equal are dropped by
+    :func:`hindsight.records.change.changes`). Store the new snapshot with :func:`save`."""
+    from hindsight.records.change import State
+
     try:
-        snap: dict[str, str] = json.loads(store.get_meta(key) or "{}")
+        snap = json.loads(store.get_meta(f"records:tree:{session}") or "{}")
     except ValueError:
         snap = {}
     now = dirty(root)
     out = []
     for rel in sorted(set(now) | set(snap)):
-        after = disk_text(root, rel)
-        before = snap[rel] if rel in snap else head_text(root, rel)
-        if before != after:
-            out.append((rel, before, after, True))
-    new: dict[str, str] = {}
+        before = State.from_json(snap[rel]) if rel in snap else head_text(root, rel)
+        out.append((rel, before, disk_text(root, rel), True))
+    return out, now
+
+
+def save(store: Any, session: str, now: list[str], after: dict[str, Any]) -> None:
+    """Keep the states (``after``: path → State) of the uncommitted files ``now`` as the
+    session's snapshot (at most :data:`MAX_SNAPSHOT` bytes of JSON; a file left out
+    compares against HEAD next time)."""
+    new: dict[str, Any] = {}
     used = 0
     for rel in now:
-        text = disk_text(root, rel)
-        if text is not None and len(text) <= MAX_FILE and used + len(text) <= MAX_SNAPSHOT:
-            new[rel] = text
-            used += len(text)
-    store.set_meta({key: json.dumps(new)})  # ASCII: no lone surrogate reaches SQLite
-    return out
+        st = after.get(rel)
+        if st is None:
+            continue
+        item = st.to_json()
+        size = len(json.dumps(item))
+        if used + size <= MAX_SNAPSHOT:
+            new[rel] = item
+            used += size
+    store.set_meta({f"records:tree:{session}": json.dumps(new)})

@@ -7,8 +7,10 @@ the observation and dropped, its exit code and interruption are taken from the t
 result. The edits between two commands (Claude Code ``Edit``/``MultiEdit``/``Write``,
 Codex ``apply_patch``) are the second command's change: each file's text before and after
 is rebuilt from the edits (:mod:`hindsight.records.change`). Edits after a read's last
-command wait for the next read's first command: the text before them is kept in bank meta
-``records:pending:<session>`` (files over 256 KB as unknown). A human message that comes
+command wait for the next read's first command: the state of each file before them (its
+symbols' ast hashes and line hashes, never its text:
+:class:`~hindsight.records.change.State`) is kept in bank meta
+``records:pending:<session>``. A human message that comes
 right after a command, before any other tool call, is that record's feedback.
 """
 
@@ -21,12 +23,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from hindsight.records.change import EditOp, parse_patch, versions
+from hindsight.records.change import EditOp, State, parse_patch, states, versions
 from hindsight.records.service import Draft
 from hindsight.records.worktree import disk_text, head_text
 
 SHELL_TOOLS = ("Bash", "Shell")
-PENDING_MAX = 256 << 10  # characters of one file's text kept between reads
 _LOOKING = frozenset({"ls", "cat", "head", "tail", "less", "more", "grep", "egrep", "rg", "ag",
                       "find", "fd", "tree", "wc", "diff", "echo", "printf", "pwd", "cd",
                       "which", "type", "file", "stat", "du", "df", "env", "date", "sed",
@@ -133,8 +134,11 @@ def drafts(turns: list[Any], root: str, session: str, agent: str, cwd: str, bran
         out.append(_draft(t, window, session, agent, cwd, branch, feedback.get(n, "")))
         start = end
     left = _window(ops, texts, start, len(ops), {} if runs else pending, root)
-    after = {p: (b if known and (b is None or len(b) <= PENDING_MAX) else False)
-             for p, b, _a, known in left}
+    parsed = states([(p, p, b) for p, b, _a, known in left if known and isinstance(b, str)])
+    after: dict[str, Any] = {}
+    for p, b, _a, known in left:
+        st = parsed.get(p) if isinstance(b, str) else b
+        after[p] = False if not known else st.to_json() if isinstance(st, State) else None
     return out, after, carried
 
 
@@ -161,10 +165,10 @@ def _head(root: str, path: str) -> Callable[[], str | None]:
 
 def _window(ops: list[EditOp], texts: dict[str, list[str | None] | None], start: int,
             end: int, pending: dict[str, Any], root: str
-            ) -> list[tuple[str, str | None, str | None, bool]]:
+            ) -> list[tuple[str, Any, str | None, bool]]:
     """The change of ``ops[start:end]`` plus the files ``pending`` from the previous read,
-    as (path, before, after, known) per file."""
-    out: list[tuple[str, str | None, str | None, bool]] = []
+    as (path, before, after, known) per file (before: a text, a State or None)."""
+    out: list[tuple[str, Any, str | None, bool]] = []
     for path in dict.fromkeys([*pending, *(op.path for op in ops[start:end])]):
         idx = [i for i, op in enumerate(ops) if op.path == path]  # its ops, in order
         seq = texts.get(path)
@@ -173,8 +177,10 @@ def _window(ops: list[EditOp], texts: dict[str, list[str | None] | None], start:
             continue
         after = seq[sum(1 for i in idx if i < end)] if seq is not None \
             else disk_text(root, path)
+        before: Any = None
         if path in pending:
-            before, known = pending[path], pending[path] is not False
+            known = pending[path] is not False
+            before = State.from_json(pending[path]) if pending[path] else None
         else:
             before, known = seq[sum(1 for i in idx if i < start)] if seq else None, True
         out.append((path, before if known else None, after, known))
