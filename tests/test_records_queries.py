@@ -135,3 +135,15 @@ def test_failures_resolved_and_lifecycle(repo: Path, monkeypatch: pytest.MonkeyP
                                                  "kept_cited": [fail.id], "dry_run": True}
         assert b.records.prune()["pruned"] == [other.id]
         assert sorted(b.records.store.record_ids()) == [fail.id, ok.id]  # success kept
+
+
+def test_settings_reach_the_records(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HINDSIGHT_RECORDS_CALLEE_DEPTH", "0")
+    monkeypatch.setenv("HINDSIGHT_RECORDS_INJECT_LIMIT", "0")
+    code, out = pytest_run(repo)
+    with open_bank(repo_root_path=str(repo)) as b:
+        rec = b.records.record(PYTEST, exit_code=code, output=out)
+        assert rec.exercised == ("tests/test_stock.py::test_deduct",
+                                 "tests/test_stock.py::test_add")  # the tests, no callees
+        assert b.records.for_prompt("fix test_deduct") == []  # nothing injected at 0
+        assert [r.id for r in b.records.for_prompt("fix test_deduct", limit=3)] == [rec.id]

@@ -36,6 +36,10 @@ NEW: dict[str, tuple[str, str, Any]] = {
     "busyTimeoutMs": ("HINDSIGHT_BUSY_TIMEOUT_MS", "250", 250),
     "mcpTimeoutS": ("HINDSIGHT_MCP_TIMEOUT_S", "7.5", 7.5),
     "mcpMaxTokens": ("HINDSIGHT_MCP_MAX_TOKENS", "20000", 20_000),
+    "recordsInjectLimit": ("HINDSIGHT_RECORDS_INJECT_LIMIT", "2", 2),
+    "recordsCalleeDepth": ("HINDSIGHT_RECORDS_CALLEE_DEPTH", "1", 1),
+    "recordsKeepFailedDays": ("HINDSIGHT_RECORDS_KEEP_FAILED_DAYS", "14", 14),
+    "recordsDecayDays": ("HINDSIGHT_RECORDS_DECAY_DAYS", "10.5", 10.5),
     # already fields before; their variables must not change either
     "embedder": ("HINDSIGHT_EMBEDDER", "hashing", "hashing"),
     "disableHooks": ("HINDSIGHT_DISABLE_HOOKS", "1", True),

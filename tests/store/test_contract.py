@@ -528,7 +528,11 @@ def test_record_ids_filters_and_order(records: Any) -> None:
     assert records.record_ids(since=t2) == [c, b]
     assert records.record_ids(until=t2) == [a]
     assert records.record_ids(limit=1) == [c]
-    assert records.changed_between(0, c) == [(a, "shop/stock.py", "Stock.deduct")]
+    assert records.record_ids(scope="tests") == [c, b, a] and records.record_ids(scope="") == []
+    light = records.get_records([a], links=False)[a]
+    assert (light.changes, light.exercised, light.files, light.outcome) == ((), (), (),
+                                                                          "failure")
+    assert records.changed_between(0, c) == [(a, "shop/stock.py", "Stock.deduct", "modified")]
     assert records.changed_between(a, c) == []
     assert records.linked_files([b]) == [(b, "README.md")]
     assert records.linked_symbols([c]) == [(c, "", "deduct", "test")]

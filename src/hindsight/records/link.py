@@ -18,7 +18,8 @@ from collections.abc import Iterable
 
 from hindsight.store.base import CodeStore
 
-MAX_EXERCISED = 64  # symbols linked as exercised per record (tests and callees)
+MAX_EXERCISED = 32  # symbols linked as exercised per record (tests and callees)
+MAX_TESTS = 16  # of which tests
 _GO_NAME = re.compile(r"(?:^|[./])((?:Test|Benchmark|Fuzz|Example)\w*)(?:/|$)")
 _TEST_PATH = re.compile(r"(^|/)(tests?|spec|__tests__)/|(^|/)test_[^/]+$|_test\.\w+$|"
                         r"\.(test|spec)\.\w+$|Tests?\.\w+$")

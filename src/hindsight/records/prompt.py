@@ -25,6 +25,7 @@ Nothing here loads a model: the prompt hook's budget is 300 ms with process star
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -94,32 +95,62 @@ def _parts(name: str) -> frozenset[str]:
                      if len(t) >= 4 and t not in _generic())
 
 
-def _named(name: str, prompt: str) -> bool:
-    return bool(name) and re.search(rf"(?<![\w/.-]){re.escape(name)}(?![\w-])", prompt) \
-        is not None
+@dataclass
+class Said:
+    """What a prompt says, looked up without a regular expression per symbol: its words as
+    written (``words``: identifiers, dotted names, paths), and its analysed ``terms``."""
+
+    words: set[str]
+    terms: set[str]
+
+    @classmethod
+    def of(cls, prompt: str) -> Said:
+        from hindsight.memory.segment import query_terms
+
+        raw = set(_WORD.findall(prompt))
+        words = raw | {w.strip(".,;:!?()`'\"") for w in raw}
+        return cls(words, set(query_terms(prompt, words=False)))
 
 
-def score(prompt: str, terms: set[str], links: list[tuple[str, str]],
-          files: list[str]) -> float:
-    """How strongly ``prompt`` (its analysed ``terms``) refers to a record linked to
-    ``links`` ((path, local)) and ``files``: 2 when it names one, else the best share of a
-    symbol's content parts found (0 below one half)."""
+_WORD = re.compile(r"[\w./-]+")
+
+
+def _ident_named(last: str) -> bool:
+    """Whether a symbol's last part, written in a prompt, names it: written like an
+    identifier (``snake_case``, ``camelCase``, longer than 3 letters)."""
+    return bool(_IDENT.fullmatch(last)) and ("_" in last.strip("_") or not last.islower()
+                                             or len(last) > 3)
+
+
+def score(said: Said, links: list[tuple[str, str]], files: list[str],
+          cache: dict[tuple[str, str], float] | None = None) -> float:
+    """How strongly a prompt (:class:`Said`) refers to a record linked to ``links``
+    ((path, local)) and ``files``: 2 when it names one, else the best share of a symbol's
+    content parts among its terms (0 below one half)."""
+    cache = {} if cache is None else cache
     best = 0.0
-    for path in files + [p for p, _loc in links]:
+    for path in files:
         base = path.rsplit("/", 1)[-1]
-        if _named(path, prompt) or ("." in base.strip(".") and _named(base, prompt)):
+        if path in said.words or ("." in base.strip(".") and base in said.words):
             return 2.0
-    for _path, local in links:
-        last = local.rsplit(".", 1)[-1]
-        if (local and "." in local and _named(local, prompt)) or (
-                _IDENT.fullmatch(last) and ("_" in last.strip("_") or not last.islower() or
-                                            len(last) > 3) and _named(last, prompt)):
-            return 2.0
-        parts = _parts(last)
-        if parts:
-            share = len(parts & terms) / len(parts)
-            if share >= 0.5:
-                best = max(best, share)
+    for pair in links:
+        got = cache.get(pair)
+        if got is None:
+            path, local = pair
+            last = local.rsplit(".", 1)[-1]
+            base = path.rsplit("/", 1)[-1]
+            if path in said.words or ("." in base.strip(".") and base in said.words) or \
+                    ("." in local and local in said.words) or \
+                    (_ident_named(last) and last in said.words):
+                got = 2.0
+            else:
+                parts = _parts(last)
+                share = len(parts & said.terms) / len(parts) if parts else 0.0
+                got = share if share >= 0.5 else 0.0
+            cache[pair] = got
+        if got == 2.0:
+            return got
+        best = max(best, got)
     return best
 
 
@@ -128,7 +159,6 @@ def match(svc: RecordService, prompt: str, exclude: set[int] | frozenset[int],
     """The unresolved failed records ``prompt`` refers to (see the module doc), best
     first (then newest), at most ``limit``, none of ``exclude``."""
     from hindsight.memory.clock import now_ts
-    from hindsight.memory.segment import query_terms
     from hindsight.records.query import _open
 
     if limit <= 0 or not prompt.strip():
@@ -147,16 +177,16 @@ def match(svc: RecordService, prompt: str, exclude: set[int] | frozenset[int],
     files: dict[int, list[str]] = {}
     for rid, path in svc.store.linked_files(ids):
         files.setdefault(rid, []).append(path)
-    terms = set(query_terms(text, words=False))
-    scored = [(score(text, terms, links.get(i, []), files.get(i, [])), n, i)
+    said = Said.of(text)
+    cache: dict[tuple[str, str], float] = {}
+    scored = [(score(said, links.get(i, []), files.get(i, []), cache), n, i)
               for n, i in enumerate(ids)]
     picked = [(s, n, i) for s, n, i in scored if s > 0 or span is not None and span[2]]
     picked.sort(key=lambda x: (-x[0], x[1]))
     if not picked:
         return []
-    recs = svc.store.get_records([i for _s, _n, i in picked])
-    rows = _open(svc, [recs[i] for _s, _n, i in picked if i in recs])
-    return rows[:limit]
+    recs = svc.store.get_records([i for _s, _n, i in picked[:limit * 10]])
+    return _open(svc, [recs[i] for _s, _n, i in picked if i in recs], limit)
 
 
 def lines(records: list[ExecutionRecord], cap: int = 600) -> list[str]:

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from hindsight.errors import NotFound
 from hindsight.models import ExecutionRecord, local_iso, simple_name, split_qname
-from hindsight.records.link import covers
 
 if TYPE_CHECKING:
     from hindsight.records.service import RecordService
@@ -63,27 +62,34 @@ def attempts(svc: RecordService, symbol: str, file: str | None, outcome: str | N
         keep = _keep(svc.store.linked_symbols(ids), symbol.split("::")[-1], rel)
         ids = [i for i in ids if i in keep]
     page = ids[offset:] if limit is None else ids[offset:offset + limit]
-    recs = svc.store.get_records(page)
+    recs = svc.store.get_records(page, links=False)
     if page:
         svc.touch(page)
     return {"symbol": shown, "attempts": [recs[i].attempt_dict() for i in page if i in recs],
             "total": len(ids), "truncated": offset + len(page) < len(ids)}
 
 
-def _exercised(r: ExecutionRecord) -> set[tuple[str, str]]:
-    return {(p, loc) for p, _, loc in (q.partition("::") for q in r.exercised)}
+def _pairs(r: ExecutionRecord) -> list[tuple[str, str]]:
+    """The (path, local) pairs a record is linked to: its tests, their callees, its change."""
+    out = [(p, loc) for p, _, loc in (q.partition("::") for q in r.exercised)]
+    return list(dict.fromkeys(out + [(c.path, c.local) for c in r.changes]))
 
 
-def resolved(failure: ExecutionRecord, later: list[ExecutionRecord]) -> ExecutionRecord | None:
-    """The first of ``later`` (records after it, oldest first) that resolves ``failure``:
-    a passing test run of the whole suite, or one exercising a test the failure ran or a
-    symbol it changed or exercised."""
-    mine = _exercised(failure) | {(c.path, c.local) for c in failure.changes}
-    for r in later:
-        if r.id <= failure.id or r.outcome != "success" or not r.scope:
+def resolved(svc: RecordService, failure: ExecutionRecord) -> int | None:
+    """The id of the first passing test run after ``failure`` that resolves it — one of
+    the whole suite, or one linked to a symbol the failure is linked to (a test it ran, a
+    callee of one, a symbol it changed) — or None."""
+    for symbols in (None, _pairs(failure)[:64]):
+        if symbols == []:
             continue
-        if r.scope == "suite" or any(covers([m], _exercised(r)) for m in mine if m[1]):
-            return r
+        ids = svc.store.record_ids(symbols=symbols, outcome="success",
+                                   scope="suite" if symbols is None else None,
+                                   since=failure.started_ts, limit=50)
+        later = [i for i in ids if i > failure.id]
+        rows = svc.store.get_records(later, links=False) if later else {}
+        found = sorted(i for i, r in rows.items() if r.scope)
+        if found:
+            return found[0]
     return None
 
 
@@ -96,16 +102,20 @@ def failures(svc: RecordService, branch: str | None, limit: int, unresolved: boo
     recs = svc.store.get_records(ids)
     rows = [recs[i] for i in ids if i in recs]
     if unresolved and rows:
-        rows = _open(svc, rows)
+        rows = _open(svc, rows, limit)
     return rows[:limit]
 
 
-def _open(svc: RecordService, rows: list[ExecutionRecord]) -> list[ExecutionRecord]:
-    """Those of ``rows`` (failures) no later passing test run resolved."""
-    since = min(r.started_ts for r in rows)
-    ok_ids = svc.store.record_ids(outcome="success", since=since, limit=500)
-    later = sorted(svc.store.get_records(ok_ids).values(), key=lambda r: r.id)
-    return [r for r in rows if resolved(r, later) is None]
+def _open(svc: RecordService, rows: list[ExecutionRecord], limit: int = 1_000_000
+          ) -> list[ExecutionRecord]:
+    """The first ``limit`` of ``rows`` (failures) that no later passing run resolved."""
+    out = []
+    for r in rows:
+        if resolved(svc, r) is None:
+            out.append(r)
+            if len(out) >= limit:
+                break
+    return out
 
 
 def for_files(svc: RecordService, files: list[str], exclude: set[int] | frozenset[int],
@@ -126,7 +136,7 @@ def for_files(svc: RecordService, files: list[str], exclude: set[int] | frozense
            if i not in exclude]
     recs = svc.store.get_records(ids)
     rows = [recs[i] for i in ids if i in recs]
-    return _open(svc, rows)[:limit] if rows else []
+    return _open(svc, rows, limit) if rows else []
 
 
 def mark_steps(svc: RecordService, step: Any) -> None:

@@ -144,15 +144,17 @@ class RecordService:
         chs = changes(wins)
         for i, now in tree.items():
             save(self.store, drafts[i].session, now, chs[i].after)
-        out = []
+        ids = []
         indexed = self.code.is_indexed()
         for d, ch in zip(drafts, chs, strict=True):
             rec, exercised, created = self._store(d, ch, branch, head, indexed)
             if created:
                 verify.after_insert(self.store, rec, exercised)
-                self.store.set_meta({f"records:last:{d.session}": str(rec.id)})
-            out.append(self.store.get_records([rec.id])[rec.id])
-        return out
+            ids.append(rec.id)
+        last = {d.session: i for d, i in zip(drafts, ids, strict=True)}
+        self.store.set_meta({f"records:last:{s}": str(i) for s, i in last.items()})
+        got = self.store.get_records(ids)
+        return [got[i] for i in ids]
 
     def _store(self, d: Draft, ch: Change, branch: str, head: str, indexed: bool
                ) -> tuple[ExecutionRecord, set[tuple[str, str]], bool]:
@@ -205,10 +207,10 @@ class RecordService:
             tests = [t for t in tests if t[1]]
             for f in files:
                 tests += [(s.path, s.local) for s in store.file_symbols(f)
-                          if s.kind in ("function", "method")][:link.MAX_EXERCISED]
-        tests = list(dict.fromkeys(tests))[:link.MAX_EXERCISED]
-        near = link.callees(store, tests, self.depth) if store is not None and self.depth \
-            else []
+                          if s.kind in ("function", "method")][:link.MAX_TESTS]
+        tests = list(dict.fromkeys(tests))[:link.MAX_TESTS]
+        near = link.callees(store, tests, self.depth, link.MAX_EXERCISED - len(tests)) \
+            if store is not None and self.depth else []
         return tests, near, "suite" if suite else "tests"
 
     def set_feedback(self, session: str, text: str) -> int | None:

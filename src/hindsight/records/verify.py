@@ -45,33 +45,33 @@ def after_insert(store: RecordStore, new: ExecutionRecord,
     if not new.scope:
         return []
     passed = new.outcome == "success"
-    updates: list[tuple[int, dict[str, float | int]]] = []
-    verified: list[int] = []
-    if own(new, exercised):
-        verified.append(new.id)
-    updates.append((new.id, {"runs": new.runs + 1, "runs_passed": new.runs_passed + passed,
-                             **({"verified": 1, "verified_ts": new.started_ts}
-                                if new.id in verified else {})}))
-    ids = [i for i in store.record_ids(since=new.started_ts - LOOKBACK_S, limit=LOOKBACK_N)
-           if i < new.id]
+    suite = new.scope == "suite"
+    verified = [new.id] if own(new, exercised) else []
+    updates: list[tuple[int, dict[str, float | int]]] = [
+        (new.id, {"runs": new.runs + 1, "runs_passed": new.runs_passed + passed,
+                  **({"verified": 1, "verified_ts": new.started_ts} if verified else {})})]
+    ids = {i for i in store.record_ids(since=new.started_ts - LOOKBACK_S, limit=LOOKBACK_N)
+           if i < new.id}
+    changed: dict[int, list[tuple[str, str, str]]] = {}
     if ids:
-        later = store.changed_between(min(ids), new.id)
-        for r in sorted(store.get_records(ids).values(), key=lambda x: x.id):
-            changed = _changed(r)
-            if not changed:
-                continue
-            since = {(p, loc) for rid, p, loc in later if rid > r.id}
-            if since & set(changed):
-                continue  # its code changed again before this run
-            suite = new.scope == "suite"
-            if not suite and not any(covers([c], exercised) for c in changed):
-                continue
-            fields: dict[str, float | int] = {"runs": r.runs + 1,
-                                              "runs_passed": r.runs_passed + passed}
-            if passed and not r.verified and r.outcome not in ("failure", "interrupted") \
-                    and (suite or covers(changed, exercised)):
-                fields.update(verified=1, verified_ts=new.started_ts)
-                verified.append(r.id)
-            updates.append((r.id, fields))
+        for rid, path, local, change in store.changed_between(min(ids) - 1, new.id):
+            changed.setdefault(rid, []).append((path, local, change))
+    touched = [rid for rid, links in changed.items() if rid in ids and (suite or any(
+        covers([(p, loc)], exercised) for p, loc, ch in links if ch != "removed"))]
+    rows = store.get_records(touched, links=False) if touched else {}
+    for rid in sorted(touched):
+        r = rows.get(rid)
+        mine = [(p, loc) for p, loc, ch in changed[rid] if ch != "removed"]
+        since = {(p, loc) for later, links in changed.items() if later > rid
+                 for p, loc, _ch in links}
+        if r is None or not mine or since & set(mine):
+            continue  # nothing to confirm, or its code changed again before this run
+        fields: dict[str, float | int] = {"runs": r.runs + 1,
+                                          "runs_passed": r.runs_passed + passed}
+        if passed and not r.verified and r.outcome not in ("failure", "interrupted") \
+                and (suite or covers(mine, exercised)):
+            fields.update(verified=1, verified_ts=new.started_ts)
+            verified.append(rid)
+        updates.append((rid, fields))
     store.update_records(updates)
     return verified

@@ -11,7 +11,8 @@ command wait for the next read's first command: the state of each file before th
 symbols' ast hashes and line hashes, never its text:
 :class:`~hindsight.records.change.State`) is kept in bank meta
 ``records:pending:<session>``. A human message that comes
-right after a command, before any other tool call, is that record's feedback.
+right after a command, before any other tool call, is that record's feedback. Old failed
+records are pruned here, at most once a day (:meth:`RecordService.prune`).
 """
 
 from __future__ import annotations
@@ -227,7 +228,26 @@ def record_turns(bank: Any, res: Any, agent: str, warn: Callable[[str], None]) -
         before = set(bank.records.store.record_ids(session=session, limit=100_000))
         recs = bank.records.record_drafts(out)
         store.set_meta({key: json.dumps(after)})
+        _prune_daily(bank)
         return sum(1 for r in recs if r.id not in before)
     except (HindsightError, OSError, ValueError) as e:
         warn(f"execution records: {type(e).__name__}: {e}"[:300])
         return 0
+
+
+PRUNE_EVERY_S = 86400.0  # write-backs prune old failed records at most this often
+
+
+def _prune_daily(bank: Any) -> None:
+    """Prune old failed records (:meth:`RecordService.prune`) when the last prune is more
+    than a day old (bank meta ``records:pruned_at``, Unix seconds)."""
+    from hindsight.memory.clock import now_ts
+
+    store, now = bank.records.store, now_ts()
+    try:
+        last = float(store.get_meta("records:pruned_at") or 0)
+    except ValueError:
+        last = 0.0
+    if now - last >= PRUNE_EVERY_S:
+        bank.records.prune()
+        store.set_meta({"records:pruned_at": repr(now)})

@@ -468,28 +468,28 @@ RecordLink = tuple[str, str, str, str, str, str]  # path, local, role, change, o
 
 class RecordStore(Protocol):
     """The execution records of one bank. ``insert_record``: ``row`` = the stored fields
-    (those of :class:`ExecutionRecord` from ``tool`` to ``verified_ts`` but ``files``,
-    ``changes``, ``exercised``; ``observation`` as JSON) plus ``fingerprint``; its
-    links (role changed/test/callee) and ``files`` (path, lines +, -); one transaction; an
-    existing fingerprint is not inserted: ``(id, created)``. ``record_ids``: newest first
-    (start, id), ≤ ``limit``, linked to ``symbols`` ((path, local)) or ``names`` (last part
-    of a local) in ``roles`` (None: any) or linked to / changing ``paths``; ``since`` ≤ start <
-    ``until``. ``changed_between(a, b)``: (id, path, local) of ``changed`` links, a < id ≤
-    b. ``update_records``: those fields of ExecutionRecord. ``activity_rows``: (id, outcome,
-    started, last retrieved, retrievals, runs, runs passed)."""
+    (ExecutionRecord's from ``tool`` to ``verified_ts`` but files, changes, exercised;
+    ``observation`` JSON) and ``fingerprint``, links (role changed/test/callee), ``files``
+    (path, lines +, -); one transaction; a known fingerprint: ``(its id, False)``.
+    ``get_records`` without ``links``: no files, changes, exercised. ``record_ids``: newest
+    first (start, id), ≤ ``limit``, linked to ``symbols`` ((path, local)) or ``names`` (last
+    part of a local) in ``roles`` (None: any) or to/changing ``paths``; ``since`` ≤ start <
+    ``until``. ``changed_between(a, b)``: (id, path, local, change) of changed links, a <
+    id ≤ b. ``activity_rows``: (id, outcome, started, retrieved, retrievals, runs, passed)."""
 
     def get_meta(self, key: str) -> str | None: ...
     def set_meta(self, values: dict[str, str]) -> None: ...
     def insert_record(self, row: dict[str, Any], links: list[RecordLink],
                       files: list[tuple[str, int, int]]) -> tuple[int, bool]: ...
-    def get_records(self, ids: list[int]) -> dict[int, ExecutionRecord]: ...
+    def get_records(self, ids: list[int], links: bool = True) -> dict[int, ExecutionRecord]:
+        ...
     def record_ids(self, *, symbols: list[tuple[str, str]] | None = None, names: list[str]
                    | None = None, paths: list[str] | None = None,
                    roles: tuple[str, ...] | None = None, outcome: str | None = None,
                    session: str | None = None, branch: str | None = None,
                    since: float | None = None, until: float | None = None,
-                   limit: int = 1000) -> list[int]: ...
-    def changed_between(self, after_id: int, upto_id: int) -> list[tuple[int, str, str]]: ...
+                   scope: str | None = None, limit: int = 1000) -> list[int]: ...
+    def changed_between(self, after: int, upto: int) -> list[tuple[int, str, str, str]]: ...
     def update_records(self, items: list[tuple[int, dict[str, Any]]]) -> None: ...
     def touch_records(self, ids: list[int], ts: float) -> None: ...
     def linked_symbols(self, ids: list[int]) -> list[tuple[int, str, str, str]]: ...

@@ -171,8 +171,7 @@ CREATE TABLE exec_records(
   command TEXT NOT NULL, started_at TEXT NOT NULL, started_ts REAL NOT NULL,
   duration_ms INTEGER, exit_code INTEGER, outcome TEXT NOT NULL, observation TEXT NOT NULL,
   diff_summary TEXT NOT NULL, scope TEXT NOT NULL, root TEXT NOT NULL, branch TEXT NOT NULL,
-  head TEXT NOT NULL,
-  cwd TEXT NOT NULL, session TEXT NOT NULL, agent TEXT NOT NULL,
+  head TEXT NOT NULL, cwd TEXT NOT NULL, session TEXT NOT NULL, agent TEXT NOT NULL,
   feedback TEXT NOT NULL DEFAULT '', verified INTEGER NOT NULL DEFAULT 0,
   verified_ts REAL NOT NULL DEFAULT 0, retrievals INTEGER NOT NULL DEFAULT 0,
   last_retrieved_ts REAL NOT NULL DEFAULT 0, runs INTEGER NOT NULL DEFAULT 0,
@@ -180,15 +179,18 @@ CREATE TABLE exec_records(
 CREATE INDEX ix_exec_started ON exec_records(started_ts);
 CREATE INDEX ix_exec_session ON exec_records(session, id);
 CREATE INDEX ix_exec_outcome ON exec_records(outcome, started_ts);
--- role: changed (the record's change, with change/old_hash/new_hash), test (a test the run
--- ran or failed), callee (called by such a test, depth-bounded)
-CREATE TABLE exec_record_symbols(
-  record_id INTEGER NOT NULL, path TEXT NOT NULL, local TEXT NOT NULL, role TEXT NOT NULL,
-  change TEXT NOT NULL DEFAULT '', old_hash TEXT NOT NULL DEFAULT '',
-  new_hash TEXT NOT NULL DEFAULT '', name TEXT NOT NULL);
-CREATE INDEX ix_exec_sym ON exec_record_symbols(path, local);
-CREATE INDEX ix_exec_sym_name ON exec_record_symbols(name);
-CREATE INDEX ix_exec_sym_record ON exec_record_symbols(record_id);
+-- the symbols records are linked to, once each (name: the last part of local)
+CREATE TABLE exec_symbols(
+  id INTEGER PRIMARY KEY, path TEXT NOT NULL, local TEXT NOT NULL, name TEXT NOT NULL,
+  UNIQUE(path, local));
+CREATE INDEX ix_exec_symbols_name ON exec_symbols(name);
+-- role: c = changed (the record's change, with change/old_hash/new_hash), t = a test the
+-- run ran or failed, k = a callee of such a test. seq keeps the order of a record's links.
+CREATE TABLE exec_links(
+  record_id INTEGER NOT NULL, seq INTEGER NOT NULL, symbol_id INTEGER NOT NULL,
+  role TEXT NOT NULL, change TEXT NOT NULL DEFAULT '', old_hash TEXT NOT NULL DEFAULT '',
+  new_hash TEXT NOT NULL DEFAULT '', PRIMARY KEY(record_id, seq)) WITHOUT ROWID;
+CREATE INDEX ix_exec_links_symbol ON exec_links(symbol_id, record_id);
 CREATE TABLE exec_record_files(
   record_id INTEGER NOT NULL, path TEXT NOT NULL, added INTEGER NOT NULL,
   deleted INTEGER NOT NULL);
