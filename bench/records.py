@@ -47,8 +47,8 @@ def _db_bytes(path: str) -> int:
 
 
 def _logical(path: str) -> tuple[float, int, float]:
-    """(mean, max) bytes of a record's stored values (row, links, files) and links per
-    record, read from the tables."""
+    """(mean, max) bytes of a record's stored values (row, links as ids, files; the
+    symbols table is shared) and links per record, read from the tables."""
     con = sqlite3.connect(path)
     try:
         rows = con.execute(
@@ -57,10 +57,9 @@ def _logical(path: str) -> tuple[float, int, float]:
             "length(r.agent) + length(r.branch) + length(r.head) + length(r.started_at) + "
             "length(r.fingerprint) + 80 FROM exec_records r").fetchall()
         links = dict(con.execute(
-            "SELECT record_id, sum(length(path) + length(local) + length(role) + "
-            "length(change) + length(old_hash) + length(new_hash) + length(name) + 8) "
-            "FROM exec_record_symbols GROUP BY record_id").fetchall())
-        nlinks = con.execute("SELECT count(*) FROM exec_record_symbols").fetchone()[0]
+            "SELECT record_id, sum(length(role) + length(change) + length(old_hash) + "
+            "length(new_hash) + 12) FROM exec_links GROUP BY record_id").fetchall())
+        nlinks = con.execute("SELECT count(*) FROM exec_links").fetchone()[0]
         files = dict(con.execute("SELECT record_id, sum(length(path) + 16) FROM "
                                  "exec_record_files GROUP BY record_id").fetchall())
     finally:

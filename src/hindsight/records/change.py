@@ -22,8 +22,8 @@ from typing import Any
 
 from hindsight.models import SymbolDelta
 
-MAX_DELTAS = 64  # changed symbols kept per record
-MAX_FILES = 32  # changed files kept per record
+MAX_DELTAS = 32  # changed symbols kept per record
+MAX_FILES = 16  # changed files kept per record
 SUMMARY_CAP = 500  # characters of a diff summary
 
 

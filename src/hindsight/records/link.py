@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from collections.abc import Iterable
 
 from hindsight.store.base import CodeStore
@@ -136,10 +135,9 @@ def command_scope(command: str, cwd: str, root: str) -> tuple[bool, list[str]]:
     directories that exist, relative to ``root``; pytest node ids keep their ``::``
     part), and whether it ran the whole suite (it names no path and no selector such as
     ``-k``, ``-run``, ``-t`` or ``-Dtest``, and no name filter for cargo)."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        words = command.split()
+    from hindsight.records.observe import split
+
+    words = split(command)
     targets: list[str] = []
     selector = False
     runner = next((i for i, w in enumerate(words) if os.path.basename(w) in

@@ -295,13 +295,23 @@ def read_junit(paths: Sequence[str]) -> Observation | None:
     return _obs("junit", counts, failed, passed, errors) if read else None
 
 
+def split(command: str) -> list[str]:
+    """The words of a shell command (``shlex`` rules when it quotes or escapes anything,
+    else whitespace; an unbalanced quote: whitespace)."""
+    if not any(c in command for c in "'\"\\"):
+        return command.split()
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()
+
+
 def junit_paths(command: str, cwd: str) -> list[str]:
     """The JUnit XML files a command says it writes: pytest's ``--junitxml=PATH`` /
     ``--junit-xml PATH`` (absolute, or relative to ``cwd``)."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        words = command.split()
+    if "junit" not in command:
+        return []
+    words = split(command)
     out = []
     for i, w in enumerate(words):
         for flag in ("--junitxml", "--junit-xml"):

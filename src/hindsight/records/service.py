@@ -33,6 +33,12 @@ from hindsight.store.base import RecordLink, RecordStore
 
 COMMAND_CAP = 1000  # characters of a stored command
 FEEDBACK_CAP = 300  # characters of stored feedback
+OBSERVATION_CAP = 3000  # characters of a stored observation's JSON
+ID_CAP = 160  # characters of one stored test id
+# A record's stored values (row, links, files) stay under this many bytes: the caps above,
+# 32 exercised links, 32 changed symbols, 16 files (tests/test_records_size.py)
+RECORD_MAX_BYTES = 8192
+BATCH = 50  # records written in one transaction (the bank's write lock is held that long)
 Window = list[tuple[str, Any, Any, bool]]  # (path, before, after, known): change.Side
 
 
@@ -79,9 +85,24 @@ def outcome(exit_code: int | None, interrupted: bool, obs: Observation) -> str:
 
 
 def _redacted(obs: Observation) -> Observation:
-    return Observation(obs.parser, clean(obs.summary), obs.counts,
-                       tuple(clean(x) for x in obs.failed), tuple(clean(x) for x in obs.passed),
-                       tuple(clean(x) for x in obs.errors))
+    """``obs`` redacted and cut to :data:`OBSERVATION_CAP` characters of JSON (test ids
+    to :data:`ID_CAP` characters; passing ids go first, then failing ones, then errors)."""
+    def cut(ids: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(x if len(x) <= ID_CAP else x[:ID_CAP - 1] + "…"
+                     for x in (clean(i) for i in ids))
+
+    o = Observation(obs.parser, clean(obs.summary), obs.counts[:12], cut(obs.failed),
+                    cut(obs.passed), tuple(clean(x) for x in obs.errors))
+    while len(json.dumps(o.as_dict())) > OBSERVATION_CAP:
+        if o.passed:
+            o = Observation(o.parser, o.summary, o.counts, o.failed, o.passed[:-1], o.errors)
+        elif len(o.failed) > 1:
+            o = Observation(o.parser, o.summary, o.counts, o.failed[:-1], o.passed, o.errors)
+        elif o.errors:
+            o = Observation(o.parser, o.summary, o.counts, o.failed, o.passed, o.errors[:-1])
+        else:
+            break
+    return o
 
 
 class RecordService:
@@ -144,13 +165,16 @@ class RecordService:
         chs = changes(wins)
         for i, now in tree.items():
             save(self.store, drafts[i].session, now, chs[i].after)
-        ids = []
+        ids: list[int] = []
         indexed = self.code.is_indexed()
-        for d, ch in zip(drafts, chs, strict=True):
-            rec, exercised, created = self._store(d, ch, branch, head, indexed)
-            if created:
-                verify.after_insert(self.store, rec, exercised)
-            ids.append(rec.id)
+        pairs = list(zip(drafts, chs, strict=True))
+        for start in range(0, len(pairs), BATCH):  # one transaction per BATCH records
+            with self.store.batch():
+                for d, ch in pairs[start:start + BATCH]:
+                    rec, exercised, created = self._store(d, ch, branch, head, indexed)
+                    if created:
+                        verify.after_insert(self.store, rec, exercised)
+                    ids.append(rec.id)
         last = {d.session: i for d, i in zip(drafts, ids, strict=True)}
         self.store.set_meta({f"records:last:{s}": str(i) for s, i in last.items()})
         got = self.store.get_records(ids)

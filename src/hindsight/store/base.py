@@ -467,22 +467,22 @@ RecordLink = tuple[str, str, str, str, str, str]  # path, local, role, change, o
 
 
 class RecordStore(Protocol):
-    """The execution records of one bank. ``insert_record``: ``row`` = the stored fields
-    (ExecutionRecord's from ``tool`` to ``verified_ts`` but files, changes, exercised;
-    ``observation`` JSON) and ``fingerprint``, links (role changed/test/callee), ``files``
-    (path, lines +, -); one transaction; a known fingerprint: ``(its id, False)``.
-    ``get_records`` without ``links``: no files, changes, exercised. ``record_ids``: newest
-    first (start, id), ≤ ``limit``, linked to ``symbols`` ((path, local)) or ``names`` (last
-    part of a local) in ``roles`` (None: any) or to/changing ``paths``; ``since`` ≤ start <
-    ``until``. ``changed_between(a, b)``: (id, path, local, change) of changed links, a <
-    id ≤ b. ``activity_rows``: (id, outcome, started, retrieved, retrievals, runs, passed)."""
+    """Execution records. ``insert_record``: the stored fields (ExecutionRecord's, ``tool``
+    to ``verified_ts``, but files/changes/exercised; ``observation`` JSON), ``fingerprint``
+    (known: ``(its id, False)``), links (role changed/test/callee), ``files`` (path, +, -).
+    ``batch()``: a context whose writes are one transaction. ``get_records`` without
+    ``links``: no files/changes/exercised. ``record_ids``: newest first, ≤ ``limit``,
+    linked to ``symbols`` ((path, local)) or ``names`` in ``roles`` (None: any) or to or
+    changing ``paths``; ``since`` ≤ start < ``until``. ``changed_between(a, b)``: (id, path,
+    local, change) of changed links, a < id ≤ b. ``activity_rows``: (id, outcome, started,
+    retrieved, retrievals, runs, passed)."""
 
     def get_meta(self, key: str) -> str | None: ...
     def set_meta(self, values: dict[str, str]) -> None: ...
+    def batch(self) -> Any: ...
     def insert_record(self, row: dict[str, Any], links: list[RecordLink],
                       files: list[tuple[str, int, int]]) -> tuple[int, bool]: ...
-    def get_records(self, ids: list[int], links: bool = True) -> dict[int, ExecutionRecord]:
-        ...
+    def get_records(self, ids: list[int], links: bool = True) -> dict[int, ExecutionRecord]: ...
     def record_ids(self, *, symbols: list[tuple[str, str]] | None = None, names: list[str]
                    | None = None, paths: list[str] | None = None,
                    roles: tuple[str, ...] | None = None, outcome: str | None = None,

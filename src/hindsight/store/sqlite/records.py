@@ -6,11 +6,13 @@ letter), so that a record stays a few KB with its indexes (``bench/records.py``)
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from hindsight.models import ExecutionRecord, Observation, SymbolDelta
 from hindsight.store.base import RecordLink
-from hindsight.store.sqlite.db import SqliteStore, chunks, rows_as_dicts
+from hindsight.store.sqlite.db import SqliteStore, chunks, rows_as_dicts, transaction
 
 _COLUMNS = ("fingerprint", "tool", "command", "started_at", "started_ts", "duration_ms",
             "exit_code", "outcome", "observation", "diff_summary", "scope", "root", "branch",
@@ -32,6 +34,25 @@ def _simple(local: str) -> str:
 
 class SqliteRecordStore(SqliteStore):
     """The execution records of one bank database."""
+
+    _batch = False
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Inside, every write of this store is part of one transaction (committed at the
+        end, rolled back on an error); nested batches join the outer one."""
+        if self._batch:
+            yield
+            return
+        with transaction(self.conn):
+            self._batch = True
+            try:
+                yield
+            finally:
+                self._batch = False
+
+    def _tx(self) -> Any:
+        return nullcontext(self.conn) if self._batch else transaction(self.conn)
 
     def _symbol_ids(self, c: Any, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], int]:
         """Ids of (path, local) pairs, adding the missing ones (inside a transaction)."""
