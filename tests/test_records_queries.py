@@ -147,3 +147,23 @@ def test_settings_reach_the_records(repo: Path, monkeypatch: pytest.MonkeyPatch)
                                  "tests/test_stock.py::test_add")  # the tests, no callees
         assert b.records.for_prompt("fix test_deduct") == []  # nothing injected at 0
         assert [r.id for r in b.records.for_prompt("fix test_deduct", limit=3)] == [rec.id]
+
+
+def test_text_output_for_people(repo: Path) -> None:
+    with open_bank(repo_root_path=str(repo)) as b:
+        code, out = pytest_run(repo)
+        rec = b.records.record(PYTEST, exit_code=code, output=out)
+    def text(*args: str) -> str:
+        p = subprocess.run([sys.executable, "-P", "-m", "hindsight", *args], cwd=repo,
+                           text=True, capture_output=True, timeout=120,
+                           env={**os.environ, "COLUMNS": "200"})
+        assert p.returncode == 0, p.stderr
+        return p.stdout
+    shown = text("attempts", "deduct_stock")
+    assert "attempts on shop/stock.py::deduct_stock" in shown
+    assert "1 failed, 1 passed — FAILED tests/test_stock.py::test_deduct" in shown
+    assert text("attempts", "add_stock", "--outcome", "success") == \
+        "no attempts recorded for shop/stock.py::add_stock\n"
+    md = text("trace", "--start", "test_deduct")
+    when = rec.attempt_dict()["started_at"].replace("T", " ")
+    assert f"— last run failure {when[:16]}" in md and "not verified" in md
