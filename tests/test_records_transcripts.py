@@ -110,3 +110,15 @@ def test_feedback_and_edits_waiting_for_the_next_read(tmp_path: Path) -> None:
         assert first.feedback == "no, that still fails on my machine"
         assert last.files == ("shop/stock.py",) and last.verified
         assert [c.local for c in last.changes] == ["deduct_stock"]
+
+
+@pytest.mark.parametrize(("command", "looking"), [
+    ("ls -la", True), ("cd src && grep -rn foo .", True), ("git commit -m 'fix'", True),
+    ("FOO=1 cat x.py", True), ("mkdir -p out", True), ("echo hi > notes.txt", False),
+    ("python -m pytest -q", False), ("cd web && npm test", False), ("make", False),
+    ("cargo test --lib", False), ("", True),
+])
+def test_which_commands_are_attempts(command: str, looking: bool) -> None:
+    from hindsight.sessions.attempts import is_looking
+
+    assert is_looking(command) is looking

@@ -1,8 +1,9 @@
 """Execution records from agent transcripts (issue 12, item 2), during write-back.
 
 Every shell command the agent ran (Claude Code ``Bash``, Codex ``Shell``) becomes a record
-(:class:`hindsight.records.service.Draft`), except commands that only look (``ls``,
-``cat``, ``grep``, ``git log``… and ``cd``, ``pwd``, ``echo``): its output is parsed into
+(:class:`hindsight.records.service.Draft`), except commands that only look or move files
+(``ls``, ``cat``, ``grep``, ``cd``, ``echo``, ``mkdir``, ``mv``, any ``git`` command…;
+:func:`is_looking`): its output is parsed into
 the observation and dropped, its exit code and interruption are taken from the tool
 result. The edits between two commands (Claude Code ``Edit``/``MultiEdit``/``Write``,
 Codex ``apply_patch``) are the second command's change: each file's text before and after
@@ -32,23 +33,21 @@ SHELL_TOOLS = ("Bash", "Shell")
 _LOOKING = frozenset({"ls", "cat", "head", "tail", "less", "more", "grep", "egrep", "rg", "ag",
                       "find", "fd", "tree", "wc", "diff", "echo", "printf", "pwd", "cd",
                       "which", "type", "file", "stat", "du", "df", "env", "date", "sed",
-                      "awk", "sort", "uniq", "cut", "jq", "true", "sleep", "clear"})
-_GIT_LOOKING = frozenset({"log", "show", "diff", "grep", "status", "blame", "branch",
-                          "rev-parse", "ls-files"})
+                      "awk", "sort", "uniq", "cut", "jq", "true", "sleep", "clear", "git",
+                      "mkdir", "touch", "rm", "mv", "cp", "ln", "chmod", "export", "source"})
 _CD = re.compile(r"^\s*cd\s+(\"[^\"]*\"|'[^']*'|\S+)\s*(?:&&|;)\s*")
 
 
 def is_looking(command: str) -> bool:
-    """Whether a shell command only inspects (see the module doc): its first word, after
-    ``cd DIR &&`` and ``VAR=value`` prefixes, is one of them and no ``>`` redirects it."""
+    """Whether a shell command is no attempt (see the module doc): its first word, after
+    ``cd DIR &&`` and ``VAR=value`` prefixes, is one of them and (but for git) no ``>``
+    writes a file."""
     from hindsight.sessions.transcripts import command_words
 
     words = command_words(command) or [""]
     head = words[0].rsplit("/", 1)[-1]
-    if ">" in command:
+    if ">" in command and head != "git":
         return False
-    if head == "git":
-        return len(words) > 1 and words[1] in _GIT_LOOKING
     return head in _LOOKING or not head
 
 
@@ -213,8 +212,6 @@ def _draft(t: Any, window: list[Any], session: str, agent: str, cwd: str, branch
 def record_turns(bank: Any, res: Any, agent: str, warn: Callable[[str], None]) -> int:
     """Store the execution records of one read (``res``: a ReadResult) of a transcript;
     returns how many are new. Failures are warnings: records never stop a write-back."""
-    from hindsight.errors import HindsightError
-
     store = bank.records.store
     session = res.session_id
     key = f"records:pending:{session}"
@@ -230,7 +227,7 @@ def record_turns(bank: Any, res: Any, agent: str, warn: Callable[[str], None]) -
         store.set_meta({key: json.dumps(after)})
         _prune_daily(bank)
         return sum(1 for r in recs if r.id not in before)
-    except (HindsightError, OSError, ValueError) as e:
+    except Exception as e:  # noqa: BLE001 - records never stop a write-back
         warn(f"execution records: {type(e).__name__}: {e}"[:300])
         return 0
 
