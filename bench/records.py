@@ -1,6 +1,7 @@
 """Execution records at scale (issue 12): bytes per record over 10,000 records, write
 throughput of the whole pipeline (output parsing, the change's symbols, test → symbol →
-callee links, verification), and ``attempts SYMBOL`` latency (target p95 ≤ 20 ms), on a
+callee links, verification), ``attempts SYMBOL`` latency (its default page of 20; target
+p95 ≤ 20 ms; also every attempt, unbounded) and the prompt hook's attempts match, on a
 clone of this repository, indexed.
 
 Records are written as agent sessions of ``--batch`` runs each (one ``record_drafts``
@@ -149,10 +150,9 @@ def main() -> None:
                        "max_logical_record_bytes": biggest,
                        "links_per_record": round(per, 1)}
         linked = [f"{p}::{loc}" for p, loc in b.records.store.conn.execute(
-            "SELECT DISTINCT path, local FROM exec_record_symbols WHERE path != '' AND "
-            "local != ''")]
+            "SELECT path, local FROM exec_symbols WHERE path != '' AND local != ''")]
         picks = rnd.sample(linked, min(args.queries, len(linked)))
-        for label, limit in (("attempts", None), ("attempts_limit_20", 20)):
+        for label, limit in (("attempts", 20), ("attempts_all", None)):
             lat, totals = [], []
             for q in picks:
                 t = time.perf_counter()
@@ -160,7 +160,9 @@ def main() -> None:
                 lat.append(time.perf_counter() - t)
                 totals.append(got["total"])
             out[label] = {**summary_ms(lat), "mean_total": round(sum(totals) / len(totals), 1),
-                          "target_p95_ms": 20, "met": summary_ms(lat)["p95_ms"] <= 20}
+                          "max_total": max(totals)}
+            if limit:  # what `hindsight attempts` and the MCP tool show by default
+                out[label].update(target_p95_ms=20, met=out[label]["p95_ms"] <= 20)
         prompts = ["rewrite yesterday's deduction logic", "fix the recall threshold",
                    "why does open_bank fail", "the drain lock is flaky", "speed up parse"]
         lat = []

@@ -548,8 +548,6 @@ def test_record_updates_counts_and_deletes(records: Any) -> None:
     r = records.get_records([a])[a]
     assert (r.verified, r.verified_ts, r.runs, r.runs_passed, r.feedback, r.retrievals) == \
         (True, 5.0, 2, 1, "works now", 2)
-    assert records.activity_rows() == [(a, "success", r.started_ts, 7.0, 2, 2, 1),
-                                       (b, "failure", r.started_ts + 86400, 0.0, 0, 0, 0)]
     assert records.record_counts() == {"success": 1, "failure": 1, "interrupted": 0,
                                        "unknown": 0, "verified": 1}
     with pytest.raises(ValueError):
@@ -570,3 +568,19 @@ def test_record_backend_errors_are_storage_errors(records: Any) -> None:
                  lambda: records.record_counts()):
         with pytest.raises(StorageError):
             call()
+
+
+def test_record_resolved_by(records: Any) -> None:
+    t = ("tests/t.py", "test_x", "test", "", "", "")
+    helper = ("src/h.py", "helper", "callee", "", "", "")
+    f, _ = records.insert_record(_rec(1, "failure"), [t, helper], [])
+    g, _ = records.insert_record(_rec(2, "failure"), [("src/a.py", "f", "changed", "modified",
+                                                       "a", "b")], [])
+    only_callee, _ = records.insert_record(_rec(3, "success"), [helper], [])
+    assert records.resolved_by([f, g]) == {}  # sharing a callee resolves nothing
+    not_a_test_run, _ = records.insert_record(_rec(4, "success", scope=""), [t], [])
+    assert records.resolved_by([f]) == {}
+    same_test, _ = records.insert_record(_rec(5, "success"), [t], [])
+    suite, _ = records.insert_record(_rec(6, "success", scope="suite"), [], [])
+    assert records.resolved_by([f, g, suite]) == {f: same_test, g: suite}
+    assert only_callee < not_a_test_run < same_test

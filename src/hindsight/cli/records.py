@@ -23,7 +23,8 @@ RUN_CONTEXT = {"ignore_unknown_options": True, "allow_interspersed_args": False,
 @click.option("--junit", "junit", multiple=True, metavar="PATH",
               help="JUnit XML file the command writes (repeatable; a --junitxml=PATH in the "
               "command is read too).")
-@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED,
+                metavar="-- CMD [ARG]...")
 def run(junit: tuple[str, ...], command: tuple[str, ...]) -> None:
     """Run CMD (after --), stream its output, exit with its exit status, and record the
     run in this repository's bank: its outcome, the failing tests and first errors, and
@@ -75,6 +76,7 @@ def attempt_rows(attempts: list[dict[str, Any]]) -> list[list[Any]]:
 
 
 ATTEMPT_COLUMNS = ["id", "started", "outcome", "verified", "command", "observation", "change"]
+ATTEMPTS_SHOWN = 20  # attempts listed unless --limit says otherwise
 
 
 @click.command()
@@ -83,11 +85,12 @@ ATTEMPT_COLUMNS = ["id", "started", "outcome", "verified", "command", "observati
 @file_opt
 @click.option("--outcome", type=click.Choice(OUTCOMES), default=None,
               help="Only attempts that ended so.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N",
-              help="At most N attempts (default: all; the JSON says total and truncated).")
+@click.option("--limit", type=click.IntRange(min=1), default=ATTEMPTS_SHOWN, metavar="N",
+              show_default=True, help="At most N attempts, the newest (the JSON says total "
+              "and truncated).")
 @json_opt
 def attempts(symbol: str, repo_root: str | None, file: str | None, outcome: str | None,
-             limit: int | None, json: bool) -> None:
+             limit: int, json: bool) -> None:
     """The runs that changed or exercised SYMBOL (a test of it or calling it), newest
     first: what ran, how it ended, the failing tests, the change, whether it is verified."""
     with _errors(), _reader(repo_root) as bank:

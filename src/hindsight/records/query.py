@@ -69,28 +69,11 @@ def attempts(svc: RecordService, symbol: str, file: str | None, outcome: str | N
             "total": len(ids), "truncated": offset + len(page) < len(ids)}
 
 
-def _pairs(r: ExecutionRecord) -> list[tuple[str, str]]:
-    """The (path, local) pairs a record is linked to: its tests, their callees, its change."""
-    out = [(p, loc) for p, _, loc in (q.partition("::") for q in r.exercised)]
-    return list(dict.fromkeys(out + [(c.path, c.local) for c in r.changes]))
-
-
 def resolved(svc: RecordService, failure: ExecutionRecord) -> int | None:
     """The id of the first passing test run after ``failure`` that resolves it — one of
-    the whole suite, or one linked to a symbol the failure is linked to (a test it ran, a
-    callee of one, a symbol it changed) — or None."""
-    for symbols in (None, _pairs(failure)[:64]):
-        if symbols == []:
-            continue
-        ids = svc.store.record_ids(symbols=symbols, outcome="success",
-                                   scope="suite" if symbols is None else None,
-                                   since=failure.started_ts, limit=50)
-        later = [i for i in ids if i > failure.id]
-        rows = svc.store.get_records(later, links=False) if later else {}
-        found = sorted(i for i, r in rows.items() if r.scope)
-        if found:
-            return found[0]
-    return None
+    the whole suite, or one linked to a test the failure ran or a symbol it changed — or
+    None (:meth:`hindsight.store.base.RecordStore.resolved_by`)."""
+    return svc.store.resolved_by([failure.id]).get(failure.id)
 
 
 def failures(svc: RecordService, branch: str | None, limit: int, unresolved: bool
@@ -109,13 +92,14 @@ def failures(svc: RecordService, branch: str | None, limit: int, unresolved: boo
 def _open(svc: RecordService, rows: list[ExecutionRecord], limit: int = 1_000_000
           ) -> list[ExecutionRecord]:
     """The first ``limit`` of ``rows`` (failures) that no later passing run resolved."""
-    out = []
-    for r in rows:
-        if resolved(svc, r) is None:
-            out.append(r)
-            if len(out) >= limit:
-                break
-    return out
+    out: list[ExecutionRecord] = []
+    for start in range(0, len(rows), max(limit, 8)):
+        part = rows[start:start + max(limit, 8)]
+        done = svc.store.resolved_by([r.id for r in part])
+        out += [r for r in part if r.id not in done]
+        if len(out) >= limit:
+            break
+    return out[:limit]
 
 
 def for_files(svc: RecordService, files: list[str], exclude: set[int] | frozenset[int],

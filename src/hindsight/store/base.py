@@ -467,15 +467,15 @@ RecordLink = tuple[str, str, str, str, str, str]  # path, local, role, change, o
 
 
 class RecordStore(Protocol):
-    """Execution records. ``insert_record``: the stored fields (ExecutionRecord's, ``tool``
-    to ``verified_ts``, but files/changes/exercised; ``observation`` JSON), ``fingerprint``
-    (known: ``(its id, False)``), links (role changed/test/callee), ``files`` (path, +, -).
-    ``batch()``: a context whose writes are one transaction. ``get_records`` without
-    ``links``: no files/changes/exercised. ``record_ids``: newest first, ≤ ``limit``,
-    linked to ``symbols`` ((path, local)) or ``names`` in ``roles`` (None: any) or to or
-    changing ``paths``; ``since`` ≤ start < ``until``. ``changed_between(a, b)``: (id, path,
-    local, change) of changed links, a < id ≤ b. ``activity_rows``: (id, outcome, started,
-    retrieved, retrievals, runs, passed)."""
+    """Execution records. ``insert_record``: the stored fields (ExecutionRecord's but files,
+    changes, exercised; observation JSON), ``fingerprint`` (known: ``(its id, False)``),
+    links (role changed/test/callee), ``files`` (path, +, -). ``batch()``: its writes are one
+    transaction. ``get_records`` without ``links``: no files/changes/exercised.
+    ``record_ids``: newest first, ≤ ``limit``, linked to ``symbols`` ((path, local)) or
+    ``names`` in ``roles`` (None: any) or to/changing ``paths``; since ≤ start < until.
+    ``changed_between(a, b)``: (id, path, local, change) of changed links, a < id ≤ b.
+    ``resolved_by``: failure id → the first later passing test run of the whole suite or
+    linked to one of its tests or changed symbols."""
 
     def get_meta(self, key: str) -> str | None: ...
     def set_meta(self, values: dict[str, str]) -> None: ...
@@ -494,6 +494,6 @@ class RecordStore(Protocol):
     def touch_records(self, ids: list[int], ts: float) -> None: ...
     def linked_symbols(self, ids: list[int]) -> list[tuple[int, str, str, str]]: ...
     def linked_files(self, ids: list[int]) -> list[tuple[int, str]]: ...
+    def resolved_by(self, ids: list[int]) -> dict[int, int]: ...
     def delete_records(self, ids: list[int]) -> int: ...
-    def activity_rows(self) -> list[tuple[int, str, float, float, int, int, int]]: ...
     def record_counts(self) -> dict[str, int]: ...

@@ -189,6 +189,19 @@ class SqliteRecordStore(SqliteStore):
                 "ORDER BY record_id, rowid", ch)]
         return out
 
+    def resolved_by(self, ids: list[int]) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for f in dict.fromkeys(ids):
+            got = self.conn.execute(
+                "SELECT min(r.id) FROM exec_records r WHERE r.id > ?1 AND "
+                "r.outcome='success' AND r.scope != '' AND (r.scope='suite' OR r.id IN ("
+                "SELECT l2.record_id FROM exec_links l2 WHERE l2.record_id > ?1 AND "
+                "l2.symbol_id IN (SELECT l.symbol_id FROM exec_links l WHERE l.record_id=?1 "
+                "AND l.role IN ('t', 'c'))))", (f,)).fetchone()
+            if got and got[0] is not None:
+                out[f] = int(got[0])
+        return out
+
     def delete_records(self, ids: list[int]) -> int:
         n = 0
         with self._tx() as c:
@@ -200,11 +213,6 @@ class SqliteRecordStore(SqliteStore):
             c.execute("DELETE FROM exec_symbols WHERE id NOT IN (SELECT symbol_id FROM "
                       "exec_links)")
         return n
-
-    def activity_rows(self) -> list[tuple[int, str, float, float, int, int, int]]:
-        return [(r[0], r[1], r[2], r[3], r[4], r[5], r[6]) for r in self.conn.execute(
-            "SELECT id, outcome, started_ts, last_retrieved_ts, retrievals, runs, runs_passed "
-            "FROM exec_records ORDER BY id")]
 
     def record_counts(self) -> dict[str, int]:
         out = {o: 0 for o in ("success", "failure", "interrupted", "unknown")}
