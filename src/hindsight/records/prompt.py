@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from hindsight.records.service import RecordService
 
 PROMPT_CHARS = 2000  # only the start of a prompt is read (as the memory gate does)
-CANDIDATES = 300  # failed records looked at per prompt
+CANDIDATES = 120  # failed records looked at per prompt (the newest of the period)
 GENERIC = frozenset("""test tests testing spec check assert setup teardown main init run
 runner handle handler process data value values util utils helper helpers manager get set
 update create delete make build parse load save read write call func function method class
