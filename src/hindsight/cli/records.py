@@ -1,6 +1,6 @@
 """Execution record commands: ``run`` (run a command and record it) and ``attempts``
 (the attempts that changed or exercised a symbol). Added to the tree by :mod:`.app`; the
-rows shown beside ``history``, ``why`` and ``trace`` come from :func:`attempt_rows`."""
+attempts tables of ``history`` and ``why`` use :func:`attempt_rows` too."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import click
 
 from hindsight.cli import output as out
 from hindsight.cli.main import _errors, _reader, file_opt, json_opt, repo_root_opt
+from hindsight.models import OUTCOMES
 
-OUTCOMES = ("success", "failure", "interrupted", "unknown")  # models.OUTCOMES
 RUN_CONTEXT = {"ignore_unknown_options": True, "allow_interspersed_args": False,
                "help_option_names": ["-h", "--help"]}
 

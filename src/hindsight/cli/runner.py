@@ -210,7 +210,8 @@ def _pty(argv: list[str], cap: _Capture) -> Outcome:
                 if not data:
                     break
                 cap.add(data)
-                os.write(sys.stdout.fileno(), data)
+                with contextlib.suppress(OSError):  # our terminal went away: keep reading
+                    os.write(sys.stdout.fileno(), data)
             if stdin in ready:
                 data = os.read(stdin, 4096)
                 if data:
