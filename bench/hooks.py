@@ -1,6 +1,7 @@
 """Hook latency (issue #5): wall time of each `hindsight hook <event>` as a subprocess,
 process start included, on a warm bank with 10,000 memories and an indexed repository
-(a clone of this repository), plus the stop hook's background work on a 2 MB transcript;
+(a clone of this repository) and 2,000 execution records (``--records``), plus the stop
+hook's background work on a 2 MB transcript;
 and every agent's hooks side by side (issue 16: Claude Code, Cursor, GitHub Copilot CLI,
 Gemini CLI, Antigravity CLI, Windsurf, Cline and opencode take turns in one loop; Kilo runs
 opencode's code path under another name), with their payloads (tests/fixtures/agents) and
@@ -73,7 +74,7 @@ def hook(event: str, payload: dict[str, Any], env: dict[str, str]) -> tuple[floa
     return time.perf_counter() - t0, r.stdout
 
 
-def build(work: Path, n: int, env: dict[str, str]) -> Path:
+def build(work: Path, n: int, env: dict[str, str], records: int = 2000) -> Path:
     from hindsight.app import open_bank
     from hindsight.models import MemoryItem as Item
 
@@ -97,7 +98,33 @@ def build(work: Path, n: int, env: dict[str, str]) -> Path:
                                   kind="conversation", source="import"))
         b.memory.retain_batch(items, embed=False)
         b.stores.memory.set_meta({"seed_state": json.dumps({"state": "synced"})})
+        add_records(b, records, rnd)
     return repo
+
+
+def add_records(b: Any, n: int, rnd: random.Random) -> None:
+    """``n`` execution records over the last three days, in sessions of 50 (60 % failing,
+    1-3 real test ids each, linked through the index), so that the prompt, edit and
+    session-start hooks look for failed attempts in a bank that has them."""
+    from hindsight.records.service import Draft
+
+    files = b.code.store.load_files()
+    tests = [s for p in files if p.startswith("tests/test_")
+             for s in b.code.store.file_symbols(p) if s.name.startswith("test_")]
+    t0 = time.time() - 3 * 86400
+    for start in range(0, n, 50):
+        drafts = []
+        for k in range(start, min(n, start + 50)):
+            picked = rnd.sample(tests, rnd.randint(1, 3))
+            ids = [f"{s.path}::{s.local.replace('.', '::')}" for s in picked]
+            fail = rnd.random() < 0.6
+            out = ("".join(f"FAILED {i} - AssertionError: expected {k}\n" for i in ids) +
+                   f"{len(ids)} failed, 3 passed in 0.5s\n") if fail else "7 passed in 0.4s\n"
+            drafts.append(Draft(f"python -m pytest -q {picked[0].path}", "Bash", out,
+                                1 if fail else 0, False, t0 + k * 3 * 86400 / n, 900,
+                                f"bench-{start // 50}", "claude-code", str(b.root), "main",
+                                (), "", f"r{k}", []))
+        b.records.record_drafts(drafts)
 
 
 def big_transcript(path: Path, cwd: str, target: int = 2 << 20) -> Path:
@@ -326,10 +353,12 @@ def measure_agents(repo: Path, env: dict[str, str], runs: int, work: Path
                                                "modifiedTransformedPrompt",
                                                "contextModification"))
     for i in range(runs):
-        for h in EDITS:
+        for h in (*EDITS, "claude-code"):  # Claude Code's: PostToolUse, failed attempts
             target.write_text(original + f"\n# edit {h} {i}\n")
-            data = _payload(h, "edit", repo, f"{h}-e")
+            data = _payload(h, "edit", repo, f"{h}-e{i}")
             _edit(h, data, target)
+            if h == "claude-code":
+                data.update(hook_event_name="PostToolUse", tool_name="Edit")
             before = drains()
             run(h, "edit", data)
             settle(before)
@@ -363,6 +392,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--memories", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--records", type=int, default=2000,
+                    help="execution records in the bank (issue 12)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="hs-bench-hooks-") as tmp:
         work = Path(tmp)
@@ -371,7 +402,7 @@ def main() -> None:
                "HINDSIGHT_EMBEDDER": "minilm", "CLAUDE_CONFIG_DIR": str(work / "claude"),
                "HOME": str(work / "home"), "COPILOT_HOME": str(work / "home" / ".copilot")}
         t0 = time.perf_counter()
-        repo = build(work, args.memories, env)
+        repo = build(work, args.memories, env, args.records)
         setup_s = time.perf_counter() - t0
         res = measure(repo, env, args.runs, work)
         res["agents"] = measure_agents(repo, env, args.runs, work)
@@ -384,7 +415,8 @@ def main() -> None:
     base = res["python_start"]["p50_ms"]
     for ev in ("session-start", "user-prompt-submit", "stop", "pre-compact", "session-end"):
         res[ev]["x_python_start_p50"] = round(res[ev]["p50_ms"] / base, 2)
-    data = {"machine": machine(), "memories": args.memories, "runs": args.runs,
+    data = {"machine": machine(), "memories": args.memories, "records": args.records,
+            "runs": args.runs,
             "setup_s": round(setup_s, 1), "results": res}
     path = write("hooks", data)
     print(json.dumps(res, indent=2))

@@ -11,6 +11,7 @@ python bench/history.py
 python bench/recall_locomo.py
 python bench/recall_scale.py
 python bench/hooks.py
+python bench/records.py
 python bench/ui.py
 python bench/pages.py
 python bench/report.py

@@ -163,7 +163,7 @@ def test_empty_and_missing_transcripts_and_gone_cwd(env: dict[str, str], repo: R
     assert set(drains[0]["result"].pop("ms")) == {"searchable", "embedded"}
     assert drains[0]["result"] == {"bank": "coding-agent::shop", "path": str(empty), "from": 0, "to": 0, "turns": 0,
                                    "retained": 0, "duplicates": 0, "edits": 0,
-                                   "warnings": []}
+                                   "records": 0, "warnings": []}
     assert drains[1]["error"] == f"transcript not found: {tmp_path / 'missing.jsonl'}"
     r = hook("session-start", start("s", tmp_path / "deleted-dir"), env)
     assert (r.returncode, r.stdout) == (0, "")

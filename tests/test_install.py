@@ -23,6 +23,7 @@ PY = sys.executable
 EVENTS = {  # event -> (our event name, timeout, matcher)
     "SessionStart": ("session-start", 10, "startup|resume|clear|compact"),
     "UserPromptSubmit": ("user-prompt-submit", 5, None),
+    "PostToolUse": ("edit", 5, "Edit|MultiEdit|Write|NotebookEdit"),
     "Stop": ("stop", 30, None),
     "PreCompact": ("pre-compact", 30, None),
     "SessionEnd": ("session-end", 30, None),
@@ -150,7 +151,7 @@ def test_user_scope_install_twice_uninstall_restores_bytes(tmp_path: Path) -> No
     assert r.returncode == 0, r.stderr
     again = json.loads(r.stdout)
     assert again["changed"] == [] and again["added"] == [] and again["backups"] == []
-    assert len(again["already_present"]) == 6
+    assert len(again["already_present"]) == 7  # 6 hooks and the MCP server
     assert settings.read_bytes() == first
     assert len(backups(settings)) == 1
 

@@ -125,8 +125,8 @@ def test_claude_code_and_codex_hooks_run_isolated_with_the_installed_home(
     shutil.copy(next((FIXTURES / "transcripts" / "codex").rglob("rollout-*.jsonl")), rollout)
 
     claude = hook_commands(s["claude"] / "settings.json")
-    assert sorted(claude) == ["PreCompact", "SessionEnd", "SessionStart", "Stop",
-                              "UserPromptSubmit"]
+    assert sorted(claude) == ["PostToolUse", "PreCompact", "SessionEnd", "SessionStart",
+                              "Stop", "UserPromptSubmit"]
     codex = hook_commands(s["codex"] / "hooks.json")
     assert sorted(codex) == ["SessionEnd", "Stop"]
     common = {"session_id": "sess-1", "transcript_path": transcript, "cwd": cwd}
@@ -140,6 +140,9 @@ def test_claude_code_and_codex_hooks_run_isolated_with_the_installed_home(
                                 "trigger": "auto", "custom_instructions": ""}),
         (claude["SessionEnd"], {**common, "hook_event_name": "SessionEnd",
                                 "reason": "exit"}),
+        (claude["PostToolUse"], {**common, "hook_event_name": "PostToolUse",
+                                 "tool_name": "Write", "tool_input": {
+                                     "file_path": f"{cwd}/notes.md", "content": "x"}}),
         (codex["Stop"], {"session_id": "codex-1", "transcript_path": str(rollout),
                          "cwd": cwd, "hook_event_name": "Stop", "model": "gpt-5-codex",
                          "turn_id": "1", "stop_hook_active": False}),
@@ -158,7 +161,8 @@ def test_claude_code_and_codex_hooks_run_isolated_with_the_installed_home(
     assert [(d["event"], d["harness"]) for d in diag] == [
         ("session-start", "claude-code"), ("user-prompt-submit", "claude-code"),
         ("stop", "claude-code"), ("pre-compact", "claude-code"),
-        ("session-end", "claude-code"), ("stop", "codex"), ("session-end", "codex")]
+        ("session-end", "claude-code"), ("edit", "claude-code"), ("stop", "codex"),
+        ("session-end", "codex")]
     assert {d["bank"] for d in diag} == {"pinned-bank"}  # the installed config file
     assert (s["home"] / "banks" / "pinned-bank.db").exists()
     assert repo.joinpath("types.py").exists()  # nothing was "fixed" by deleting it

@@ -20,7 +20,7 @@ from hindsight.app import open_bank
 
 TOOLS = {"retain", "recall", "reflect", "forget", "search_symbols", "callers", "callees",
          "pages", "trace_flow", "symbol_history", "why", "impact", "status",
-         "context"}
+         "context", "attempts", "record_attempt"}
 CHAIN = ["leaf", "middle", "top", "entry", "main"]  # each calls the one before
 
 
@@ -182,7 +182,7 @@ def test_stdio_server_tools(indexed: tuple[Path, Path], env: dict[str, str]) -> 
     async def main() -> None:
         async with _stdio(indexed[0], env) as c:
             listed = (await c.list_tools()).tools
-            assert {t.name for t in listed} == TOOLS and len(listed) == 14
+            assert {t.name for t in listed} == TOOLS and len(listed) == 16
             for t in listed:
                 assert t.description and len(t.description) > 80, t.name
                 assert "Call " in t.description, t.name  # states when to call it

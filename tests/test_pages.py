@@ -129,8 +129,7 @@ def test_each_page_says_what_its_evidence_shows(bank: Any, fixture: tuple) -> No
     line, ev = claim(bank, "in-flight", "Branches", "`feature/refunds`")
     assert "1 ahead of and 0 behind `main`" in line and ev == [("commit", shas["feature"])]
     assert cites(bank, "in-flight", "Unresolved failures") == [("memory", str(ids["failure"]))]
-    assert all("Failed attempts" not in s.heading for p in bank.pages.list()
-               for s in p.sections)  # no execution-record service: no such section
+    assert cites(bank, "hotspots", "Failed attempts") == []  # no run recorded yet
 
 
 def test_a_delta_refresh_after_two_commits_changes_only_the_affected_sections(
@@ -314,3 +313,13 @@ def test_a_readme_linked_out_of_the_repository_is_not_quoted(tmp_path: Path) -> 
     assert readme(str(repo), "pkg") == ("", "", 0)
     assert read_text(str(repo), "pkg/README.md") is None
     assert readme(str(repo), "") == ("README.md", "Inside.", 1)  # a link inside is fine
+
+
+def test_failed_attempts_are_cited_on_the_hotspots_page(bank: Any) -> None:
+    out = "FAILED tests/test_pay.py::test_charge - assert 9 == 10\n1 failed, 2 passed in 0.1s\n"
+    rec = bank.records.record("pytest -q tests/test_pay.py", exit_code=1, output=out)
+    assert rec.outcome == "failure"
+    bank.pages.refresh()
+    line, cited = claim(bank, "hotspots", "Failed attempts", "pytest -q tests/test_pay.py")
+    assert cited == [("attempt", str(rec.id))]
+    assert "1 failed, 2 passed" in line and "tests/test_pay.py::test_charge" in line

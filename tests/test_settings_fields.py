@@ -41,6 +41,10 @@ NEW: dict[str, tuple[str, str, Any]] = {
     "mcpMaxTokens": ("HINDSIGHT_MCP_MAX_TOKENS", "20000", 20_000),
     "surveyRefreshCommits": ("HINDSIGHT_SURVEY_REFRESH_COMMITS", "5", 5),
     "pageTriggerCron": ("HINDSIGHT_PAGE_TRIGGER_CRON", "H 3 * * 1-5", "H 3 * * 1-5"),
+    "recordsInjectLimit": ("HINDSIGHT_RECORDS_INJECT_LIMIT", "2", 2),
+    "recordsCalleeDepth": ("HINDSIGHT_RECORDS_CALLEE_DEPTH", "1", 1),
+    "recordsKeepFailedDays": ("HINDSIGHT_RECORDS_KEEP_FAILED_DAYS", "14", 14),
+    "recordsDecayDays": ("HINDSIGHT_RECORDS_DECAY_DAYS", "10.5", 10.5),
     # already fields before; their variables must not change either
     "embedder": ("HINDSIGHT_EMBEDDER", "hashing", "hashing"),
     "disableHooks": ("HINDSIGHT_DISABLE_HOOKS", "1", True),

@@ -2,8 +2,9 @@
 
 ``open_bank(...)`` resolves the bank id, opens the storage backend (SQLite here; the only
 module that names a concrete backend or provider) and returns a :class:`Bank` holding its
-services: ``code`` (L1/L2), ``history`` (L3), ``memory``, ``sessions``, ``pages``
-(knowledge pages) and ``context`` (task context). Nothing here writes SQL.
+services: ``code`` (L1/L2), ``history`` (L3), ``memory``, ``records`` (execution
+records), ``sessions``, ``pages`` (knowledge pages) and ``context`` (task context).
+Nothing here writes SQL.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from hindsight.memory.service import MemoryService
 from hindsight.models import IndexStats
 from hindsight.pages.records import NAMES as PAGE_NAMES  # noqa: F401 (for the adapters)
 from hindsight.pages.service import PageService
+from hindsight.records.service import RecordService
 from hindsight.sessions.service import SessionService
-from hindsight.store.base import CodeStore, HistoryStore, MemoryStore, PageStore
+from hindsight.store.base import CodeStore, HistoryStore, MemoryStore, PageStore, RecordStore
 
 if TYPE_CHECKING:
     from hindsight.config.settings import Settings
@@ -45,6 +47,7 @@ class Stores:
     memory: MemoryStore
     raw: Any = None
     pages: PageStore | None = None
+    records: RecordStore | None = None
 
     def close(self) -> None:
         if self.raw is not None:
@@ -70,6 +73,7 @@ class Bank:
     code: CodeService = field(init=False)
     history: HistoryService = field(init=False)
     memory: MemoryService = field(init=False)
+    records: RecordService = field(init=False)
     sessions: SessionService = field(init=False)
     pages: PageService = field(init=False)
     _context: ContextService | None = field(init=False, default=None, repr=False)
@@ -90,6 +94,9 @@ class Bank:
                                     reranker=lambda: make_reranker(settings),
                                     code=lambda: self.stores.code
                                     if self.code.is_indexed() else None)
+        assert self.stores.records is not None, "a bank's stores include its records"
+        self.records = RecordService(self.stores.records, self.code, self.history,
+                                     settings=settings, cited=self._cited)
         self.sessions = SessionService(self)
         if self.stores.pages is None:
             raise ConfigError(f"bank {self.bank_id}: its storage has no page store")
@@ -128,6 +135,10 @@ class Bank:
         res = self.memory.recall(text, touch=False, embed=False, k=k)
         return [(h.memory.id, h.memory.text, [a.path for a in h.memory.anchors], h.score)
                 for h in res.hits]
+    def _cited(self, ids: list[int]) -> set[int]:
+        """Those of record ``ids`` that an active memory cites (tag ``attempt:<id>``)."""
+        return {i for i in ids
+                if self.memory.store.list_memories(tag=f"attempt:{i}", limit=1)}
 
     def _after_index(self, st: IndexStats) -> None:
         st.warnings += self.memory.after_index(self.stores.code, self.code.outside_checkout)
@@ -187,6 +198,7 @@ class Bank:
         out.update(code)
         out["history"] = self.history.status()
         out["memories"] = self.memory.counts()
+        out["records"] = self.records.counts()
         out["resolved_by"] = self.resolution.how if self.resolution is not None else ""
         out["seed"] = self.sessions.seed_state()
         out["fresh"] = fresh
@@ -280,10 +292,10 @@ def open_bank(path: str = ".", *, repo_root_path: str | None = None,
 
 
 def _sqlite_stores(db: str, bank_id: str, root: str, busy_ms: int) -> Stores:
-    from hindsight.store.sqlite import open_stores, page_store
+    from hindsight.store.sqlite import open_record_store, open_stores, page_store
 
     code, history, memory, conn = open_stores(db, bank_id, root, busy_ms)
-    return Stores(code, history, memory, conn, page_store(conn))
+    return Stores(code, history, memory, conn, page_store(conn), open_record_store(conn))
 
 
 def git_refresh(root: str, event: str) -> None:

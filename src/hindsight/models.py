@@ -60,6 +60,14 @@ from hindsight.qnames import (  # noqa: E402, F401
     split_qname,
 )
 
+# Re-exported: the execution record's shapes live in hindsight.recordmodel.
+from hindsight.recordmodel import (  # noqa: E402, F401
+    OUTCOMES,
+    ExecutionRecord,
+    Observation,
+    SymbolDelta,
+)
+
 
 class RawRef(NamedTuple):
     """A reference seen by the parser, before resolution.
@@ -437,8 +445,9 @@ class Retained:
 class Step:
     """One node of a call trace (``hindsight trace``): the ``symbol`` called (None when
     the call did not resolve), the ``name`` as called, the 1-based ``call_line``, the first
-    lines of its definition (``snippet``), its callees (``children``) and ``seen`` (already
-    expanded higher up)."""
+    lines of its definition (``snippet``), its callees (``children``), ``seen`` (already
+    expanded higher up) and ``verified``: the last run linked to it (see
+    :meth:`hindsight.records.service.RecordService.mark_steps`)."""
 
     symbol: Symbol | None
     name: str
@@ -446,8 +455,12 @@ class Step:
     snippet: str
     children: list[Step] = field(default_factory=list)
     seen: bool = False
+    # the last run that exercised or changed it: {"status", "at", "verified_at"} (set by
+    # RecordService.mark_steps; None when not marked)
+    verified: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "call_line": self.call_line, "seen": self.seen,
                 "symbol": self.symbol.as_dict() if self.symbol else None,
-                "snippet": self.snippet, "children": [c.as_dict() for c in self.children]}
+                "snippet": self.snippet, "verified": self.verified,
+                "children": [c.as_dict() for c in self.children]}

@@ -58,7 +58,7 @@ def build_cli(extra: Iterable[click.Command] = (),
     ``import_sources`` become subcommands of ``import`` beside its FILE form.
     ``status_sections``: name → function of the repository root whose answer ``status``
     shows under that name (``agents``: the agent integrations' surfaces)."""
-    from hindsight.cli import config_cmd, context_cmd, history, main, memory
+    from hindsight.cli import config_cmd, context_cmd, history, main, memory, records
     from hindsight.cli.pages import pages
 
     root = RootGroup("hindsight", context_settings={
@@ -70,8 +70,8 @@ def build_cli(extra: Iterable[click.Command] = (),
                 history.impact, history.hotspots, history.trace_log, history.watch,
                 history.git_hooks, memory.retain, memory.recall, memory.forget,
                 memory.memories, memory.show, memory.gc, memory.export_cmd, memory.reembed,
-                memory.reflect, pages, config_cmd.config, context_cmd.context,
-                context_cmd.search):
+                memory.reflect, records.run, records.attempts, pages, config_cmd.config,
+                context_cmd.context, context_cmd.search):
         root.add_command(cmd)
     alias = OldName("hooks", commands=dict(history.git_hooks.commands), hidden=True,
                     help="Old name of git-hooks (kept for one release).")

@@ -101,7 +101,7 @@ def history(symbol: str, repo_root: str | None, file: str | None, include_unreac
     with _errors(), _reader(repo_root) as bank:
         res = bank.history.history(symbol, file, include_unreachable, merges)
         shown, fields = _page(res["entries"], offset, limit)
-        res = res | fields | {"entries": shown}
+        res = res | fields | {"entries": shown} | _attempts(bank, res["qname"])
         if json:
             out.emit_json(res | {"entries": [e.as_dict() for e in shown]})
             return
@@ -115,6 +115,29 @@ def history(symbol: str, repo_root: str | None, file: str | None, include_unreac
         _merges_note(res["merges_hidden"])
         for n in res["notes"]:
             out.say(n)
+        _attempts_table(res)
+
+
+ATTEMPTS_BESIDE = 10  # attempts listed beside the commits of history and why
+
+
+def _attempts(bank: Any, qname: str | None) -> dict[str, Any]:
+    """``{"attempts": [...], "attempts_total": n}``: the newest execution records that
+    changed or exercised ``qname`` (see ``hindsight attempts``)."""
+    if not qname:
+        return {"attempts": [], "attempts_total": 0}
+    got = bank.records.attempts(qname, limit=ATTEMPTS_BESIDE)
+    return {"attempts": got["attempts"], "attempts_total": got["total"]}
+
+
+def _attempts_table(res: dict[str, Any]) -> None:
+    from hindsight.cli.records import ATTEMPT_COLUMNS, attempt_rows
+
+    if res["attempts"]:
+        n, total = len(res["attempts"]), res["attempts_total"]
+        more = f" ({n} of {total}; hindsight attempts for all)" if total > n else ""
+        out.table(f"attempts (execution records){more}", ATTEMPT_COLUMNS,
+                  attempt_rows(res["attempts"]))
 
 
 def _merges_note(n: int) -> None:
@@ -149,6 +172,7 @@ def why(location: str, repo_root: str | None, merges: bool, json: bool) -> None:
             raise ConfigError(f"{location!r}: expected FILE:LINE (line 1-based)")
         with _reader(repo_root) as bank:
             res = bank.history.why(m.group(1), int(m.group(2)), merges)
+            res = res | _attempts(bank, res["symbol"]["qname"] if res["symbol"] else None)
         if json:
             out.emit_json(res | {k: [e.as_dict() for e in res[k]]
                                  for k in ("earlier", "since")})
@@ -176,6 +200,7 @@ def why(location: str, repo_root: str | None, merges: bool, json: bool) -> None:
             out.table("edits since (edit trace)", ["time", "action", "actor", "session"],
                       [[time_shown(e["ts"]), e["action"], e["actor"], e["session"]]
                        for e in res["live"]])
+        _attempts_table(res)
 
 
 @click.command()

@@ -277,9 +277,10 @@ def callees(symbol: str, repo_root: str | None, depth: int, file: str | None,
 @json_opt
 def trace(start: str, repo_root: str | None, depth: int, file: str | None, fmt: str,
           json: bool) -> None:
-    """The call chain from a start symbol, each step with location and code snippet."""
+    """The call chain from a start symbol, each step with location, code snippet and its
+    last recorded run (outcome, when, when last verified by a passing test run)."""
     with _errors(), _reader(repo_root) as bank:
-        step = bank.code.trace(start, depth, file)
+        step = bank.records.mark_steps(bank.code.trace(start, depth, file))
         if fmt == "json" or json:  # the shape of the MCP tool trace_flow
             out.emit_json({"start": step.name, "depth": depth, "tree": step})
         else:

@@ -59,6 +59,16 @@ def table(title: str | None, columns: list[str], rows: list[list[Any]]) -> None:
     console().print(t)
 
 
+def _last_run(v: dict[str, Any] | None) -> str:
+    """A step's last recorded run, as the trace shows it."""
+    if not v:
+        return ""
+    from hindsight.app import time_shown
+
+    ok = f", verified {time_shown(v['verified_at'])}" if v["verified_at"] else ", not verified"
+    return f" — last run {v['status']} {time_shown(v['at'])}{ok}"
+
+
 def trace_markdown(step: Any, lang_hint: str = "") -> str:
     """Render a trace as Markdown: numbered steps with location and a fenced snippet."""
     lines = [f"# Call trace from `{step.name}`", ""]
@@ -72,7 +82,7 @@ def trace_markdown(step: Any, lang_hint: str = "") -> str:
         called = f", called at line {st.call_line}" if st.call_line else ""
         again = " — expanded above" if st.seen else ""
         lines.append(f"{pad}- {prefix} `{s.path}::{s.local}` ({s.kind}) — {where}{called}"
-                     f"{again}")
+                     f"{again}{_last_run(st.verified)}")
         if st.snippet:
             fence = "````" if "```" in st.snippet else "```"
             lines.append(f"{pad}  {fence}{s.language}")

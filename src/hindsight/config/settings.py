@@ -145,6 +145,15 @@ class Settings:
     prompt_context_files: int = _knob(
         "int", 0, "The prompt hook names this many files of task context (hindsight "
         "context) when that ranking is confident; 0: none.", lo=0, hi=10)
+    # --- execution records (records/) ---------------------------------------------------
+    records_inject_limit: int = _knob("int", 3, "Failed attempts injected per prompt or edit "
+                                      "hook (0: none).", lo=0, hi=20)
+    records_callee_depth: int = _knob("int", 2, "Call-graph levels from a test to the symbols "
+                                      "it exercises.", lo=0, hi=5)
+    records_keep_failed_days: int = _knob("int", 7, "Failed records older than this are "
+                                          "pruned unless a memory cites them.", lo=1, hi=36_500)
+    records_decay_days: float = _seconds(30.0, "Time constant (days) of a record's activity "
+                                         "decay, exp(-age / it).")
     # --- model providers --------------------------------------------------------------
     llm_url: str = _knob("str", "",
                          "Base URL of an OpenAI-compatible chat endpoint, ending in /v1 (e.g. "

@@ -8,8 +8,10 @@ Our event names (``hindsight hook <event> --harness <agent>``): ``session-start`
 ``docs/agent-formats.md``; where a contract is undocumented it says so below.
 
 * **Claude Code** (documented): ``session_id``, ``transcript_path``, ``cwd``, ``prompt``,
-  ``source``; context as ``{"hookSpecificOutput": {"hookEventName", "additionalContext"}}``
-  for SessionStart and UserPromptSubmit, nothing otherwise. **Codex** shares this contract.
+  ``source``, PostToolUse ``tool_name``/``tool_input``; context as ``{"hookSpecificOutput":
+  {"hookEventName", "additionalContext"}}`` for SessionStart, UserPromptSubmit and
+  PostToolUse (failed attempts on the file just edited), nothing otherwise. **Codex**
+  shares this contract.
 * **Cursor** (cursor.com/docs/hooks): snake_case, ``conversation_id`` (= ``session_id``),
   ``workspace_roots`` (no common ``cwd``), ``transcript_path`` (null in
   the CLI), ``prompt``, ``file_path``. stdout must be one JSON object or empty (plain text is
@@ -57,7 +59,8 @@ from typing import Any
 
 CLAUDE_EVENT_NAMES = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit",
                       "stop": "Stop", "pre-compact": "PreCompact", "session-end": "SessionEnd",
-                      "subagent-stop": "SubagentStop"}
+                      "subagent-stop": "SubagentStop", "edit": "PostToolUse"}
+CLAUDE_EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit")  # PostToolUse matcher
 
 
 def _text(v: str) -> str:
@@ -125,11 +128,18 @@ class Adapter:
                    _str(data, "transcript_path"), _str(data, "cwd") or os.getcwd(),
                    _text(_str(data, "prompt")), _str(data, "source"))
         ev.agent = self
+        if name == "edit" and self.name in ("claude-code", "codex"):  # PostToolUse
+            inp = data.get("tool_input")
+            path = (inp.get("file_path") or inp.get("notebook_path")) \
+                if isinstance(inp, dict) else None
+            if _str(data, "tool_name") in CLAUDE_EDIT_TOOLS and isinstance(path, str) and path:
+                ev.files = (path if os.path.isabs(path) else os.path.join(ev.cwd, path),)
         return ev
 
     def render(self, ev: Event, text: str) -> str:
-        """What to print for ``ev`` given the handler's ``text`` ("" = nothing to say)."""
-        if not text or ev.name not in ("session-start", "user-prompt-submit"):
+        """What to print for ``ev`` given the handler's ``text`` ("" = nothing to say);
+        PostToolUse (``edit``) takes ``additionalContext`` like the prompt."""
+        if not text or ev.name not in ("session-start", "user-prompt-submit", "edit"):
             return ""
         return _dump({"hookSpecificOutput": {"hookEventName": CLAUDE_EVENT_NAMES[ev.name],
                                              "additionalContext": text}})

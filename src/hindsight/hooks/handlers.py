@@ -208,14 +208,24 @@ def user_prompt_submit(ev: Event, diag: Diag) -> str:
         if ids and ev.session:
             _best_effort(diag, "injected ids", bank.sessions.set_injected, ev.session,
                          seen | set(ids))
-    diag.set(injected=text, memory_ids=ids, relevance=rels)
+        tried, tried_ids = bank.sessions.prompt_attempts(
+            ev.prompt, session=ev.session, limit=int(s["recordsInjectLimit"]),
+            max_chars=int(s["recallMaxChars"]))
+        diag.mark("attempts")
+        if tried_ids and ev.session:
+            _best_effort(diag, "injected attempts", bank.sessions.set_injected_attempts,
+                         ev.session, bank.sessions.injected_attempts(ev.session) |
+                         set(tried_ids))
+    text = "\n\n".join(t for t in (text, tried) if t)
+    diag.set(injected=text, memory_ids=ids, relevance=rels, attempt_ids=tried_ids)
     return text
 
 
 def edit(ev: Event, diag: Diag) -> str:
     """An agent edited ``ev.files``: queue them for the edit trace (HEAD → the file now, once
     per content, recorded by the detached drain, or at once with ``hookSync``; the
-    write-back at stop skips what is recorded). Injects nothing."""
+    write-back at stop skips what is recorded). For Claude Code and Codex (PostToolUse),
+    inject the unresolved failed attempts on those files not shown in the session yet."""
     if not ev.files:
         diag.set(skipped="no edited file in the payload")
         return ""
@@ -223,7 +233,27 @@ def edit(ev: Event, diag: Diag) -> str:
     if res is None:
         return ""
     _spool(res, ev, diag, {"files": list(ev.files)})
-    return ""
+    return _edit_attempts(res, ev, diag) if ev.harness in ("claude-code", "codex") else ""
+
+
+def _edit_attempts(res: Any, ev: Event, diag: Diag) -> str:
+    from hindsight.errors import BankNotFound
+
+    try:
+        bank = _open(res, False)
+    except BankNotFound:
+        return ""
+    with bank:
+        bank.stores.set_busy_timeout(READ_HOOK_BUSY_MS)
+        text, ids = bank.sessions.edit_attempts(
+            list(ev.files), session=ev.session, limit=int(res.settings["recordsInjectLimit"]),
+            max_chars=int(res.settings["recallMaxChars"]))
+        diag.mark("attempts")
+        if ids and ev.session:
+            _best_effort(diag, "injected attempts", bank.sessions.set_injected_attempts,
+                         ev.session, bank.sessions.injected_attempts(ev.session) | set(ids))
+    diag.set(injected=text, attempt_ids=ids)
+    return text
 
 
 def _spool_dir(bank_id: str, create: bool = False) -> str:

@@ -65,6 +65,7 @@ from hindsight.hooks.runtime import SELF_ARGS, python, shell_command
 CLAUDE_EVENTS: dict[str, tuple[str, str | None, int]] = {
     "SessionStart": ("session-start", "startup|resume|clear|compact", 10),
     "UserPromptSubmit": ("user-prompt-submit", None, 5),
+    "PostToolUse": ("edit", "Edit|MultiEdit|Write|NotebookEdit", 5),
     "Stop": ("stop", None, 30),
     "PreCompact": ("pre-compact", None, 30),
     "SessionEnd": ("session-end", None, 30),

@@ -84,6 +84,19 @@ DESCRIPTIONS = {
     "attempts. Call at the start of a task, before searching the code yourself, to know "
     "where to look first. Returns {files: [{path, score, reasons, channels}], symbols: "
     "[{qname, kind, line, score, reasons}], confident, notes}.",
+    "attempts": "Previous attempts on a symbol: the recorded runs (tests, builds, commands "
+    "by agents, people, CI) that changed it or exercised it, newest first, each with its "
+    "outcome (success, failure, interrupted, unknown), command, observation (failing tests, "
+    "first errors, counts), diff summary, session, started_at and verified (a passing test "
+    "run confirmed that change). Call before changing a function to avoid repeating a fix "
+    "that already failed, and when a test fails to see what was tried. Returns {symbol, "
+    "attempts, " + _PAGE + "}.",
+    "record_attempt": "Record a run you made (a test, build or command) with its exit code "
+    "and output: the output is parsed into failing tests and first errors (never stored as "
+    "such, secrets removed), and linked to the code it changed and exercised. Call after "
+    "running tests when your harness does not record runs itself (Claude Code and Codex "
+    "sessions are recorded from their transcripts). Returns the attempt {id, outcome, "
+    "verified, observation, ...}.",
     "status": "Health of this repository's bank: root, database, indexed files, symbols, "
     "edges, git history, memories by status and stale. Call when another tool says the code "
     "is not indexed, when results look empty or outdated, or to check the repository served.",
@@ -130,4 +143,15 @@ PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
                    "all).", {}),
     "pages.limit": ("Most pages in this answer, 1 to 4.", {"minimum": 1, "maximum": 4}),
     "include_unresolved": ("Also list calls by bare name that may mean this symbol.", {}),
+    "attempts.outcome": ("Only attempts that ended so: success, failure, interrupted or "
+                         "unknown.", {"enum": ["success", "failure", "interrupted", "unknown"]}),
+    "command": ("The command as run (secrets are removed before it is stored).",
+                {"minLength": 1, "maxLength": 20_000}),
+    "exit_code": ("Its exit status (null when unknown).", {}),
+    "output": ("Its output (stdout and stderr; parsed, then dropped).",
+               {"maxLength": 2_000_000}),
+    "session": ("Your session id, so that the change is counted from your previous "
+                "record.", {}),
+    "duration_ms": ("How long it ran, in milliseconds.", {"minimum": 0}),
+    "interrupted": ("True when it was stopped (a signal, a timeout, the user).", {}),
 }

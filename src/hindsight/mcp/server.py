@@ -48,7 +48,7 @@ MAX_TRACE_NODES = 400
 # recall channels needing neither the embedding model nor the call graph: what a recall
 # still returns when the full ranking is not done by the deadline
 LEXICAL = ("bm25", "prf", "recency", "lesson", "adjacent")
-WRITES = frozenset({"retain", "forget"})
+WRITES = frozenset({"retain", "forget", "record_attempt"})
 RANKINGS_KEPT = 8  # recall rankings a session keeps for paging
 
 class Deadline:
@@ -215,6 +215,7 @@ def _trace(bank: Bank, start: str, depth: int, file: str | None, dl: Deadline
                 level += st.children
         if note or not level:
             break
+    bank.records.mark_steps(root)  # each step's last run, as the CLI's trace shows
     return _partial({"start": root.name, "depth": depth, "tree": root.as_dict()}, note)
 
 
@@ -365,6 +366,7 @@ def _history_tools(sess: _Session) -> list[Callable[..., Any]]:
                        offset: int = 0, merges: bool = False) -> dict[str, Any]:
         with sess.use(Deadline()) as bank:
             res = bank.history.history(symbol, file, merges=merges)
+            res |= _beside(bank, res["qname"])
         return bounds.paged({k: v for k, v in res.items() if k != "entries"}, "entries",
                             [e.as_dict() for e in res["entries"]], offset=offset,
                             limit=limit, tool="symbol_history")
@@ -372,6 +374,7 @@ def _history_tools(sess: _Session) -> list[Callable[..., Any]]:
     def why(file: str, line: int, merges: bool = False) -> dict[str, Any]:
         with sess.use(Deadline()) as bank:
             res = bank.history.why(file, line, merges)
+            res |= _beside(bank, res["symbol"]["qname"] if res["symbol"] else None)
         return {**res, **{k: [e.as_dict() for e in res[k]] for k in ("earlier", "since")}}
 
     def impact(symbol: str, depth: int = 2, file: str | None = None, limit: int = 30,
@@ -403,10 +406,42 @@ def _history_tools(sess: _Session) -> list[Callable[..., Any]]:
     return [symbol_history, why, impact, status, pages, context]
 
 
+ATTEMPTS_BESIDE = 10  # attempts given beside a symbol's commits (as the CLI's history)
+
+
+def _beside(bank: Bank, qname: str | None) -> dict[str, Any]:
+    """The newest attempts on ``qname`` for symbol_history and why."""
+    if not qname:
+        return {"attempts": [], "attempts_total": 0}
+    got = bank.records.attempts(qname, limit=ATTEMPTS_BESIDE)
+    return {"attempts": got["attempts"], "attempts_total": got["total"]}
+
+
+def _record_tools(sess: _Session) -> list[Callable[..., Any]]:
+    def attempts(symbol: str, file: str | None = None, outcome: str | None = None,
+                 limit: int = 20, offset: int = 0) -> dict[str, Any]:
+        with sess.use(Deadline()) as bank:
+            res = bank.records.attempts(symbol, file=file, outcome=outcome)
+        return bounds.paged({"symbol": res["symbol"]}, "attempts", res["attempts"],
+                            offset=offset, limit=limit, tool="attempts")
+
+    def record_attempt(command: str, exit_code: int | None = None, output: str = "",
+                       session: str = "", duration_ms: int | None = None,
+                       interrupted: bool = False) -> dict[str, Any]:
+        with sess.use(Deadline()) as bank:
+            rec = bank.records.record(command, exit_code=exit_code, output=output,
+                                      tool="mcp", session=session, agent="mcp",
+                                      duration_ms=duration_ms, interrupted=interrupted)
+        return {**rec.attempt_dict(), "exercised": list(rec.exercised[:20]),
+                "changes": [c.qname for c in rec.changes]}
+
+    return [attempts, record_attempt]
+
+
 def build_mcp_server(open_bank: Callable[[], Bank]) -> MCPServer:
     """The MCP server named ``hindsight`` with the tools retain, recall, reflect, forget,
-    search_symbols, callers, callees, trace_flow, symbol_history, why, impact, status and
-    pages and context
+    search_symbols, callers, callees, trace_flow, symbol_history, why, impact, status,
+    attempts, record_attempt, pages and context
     (see :data:`DESCRIPTIONS`; each returns a JSON object).
 
     ``open_bank()`` is called at the first tool call (again after it failed, or after the
@@ -422,7 +457,8 @@ def build_mcp_server(open_bank: Callable[[], Bank]) -> MCPServer:
 
     sess = _Session(open_bank)
     tools = []
-    for fn in [*_memory_tools(sess), *_code_tools(sess), *_history_tools(sess)]:
+    for fn in [*_memory_tools(sess), *_code_tools(sess), *_history_tools(sess),
+               *_record_tools(sess)]:
         name = fn.__name__
         hints = ToolAnnotations(read_only_hint=name not in WRITES,
                                 destructive_hint=name == "forget",

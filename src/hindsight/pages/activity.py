@@ -44,11 +44,14 @@ def _visible(memories: list[Any]) -> list[Any]:
 
 
 def attempt_fields(rec: Any) -> tuple[str, str]:
-    """``(id, one-line summary)`` of an execution record of the ``failures`` provider (a
-    dict or a record with ``as_dict()``): ``id``, then the first of ``summary``,
-    ``title``, ``command``, ``error`` that is set."""
+    """``(id, one-line summary)`` of an execution record of the ``failures`` provider
+    (:class:`hindsight.models.ExecutionRecord` or its ``as_dict()``): ``id``, then
+    ``command — observation summary (first failing test)`` as far as they are set."""
     d = rec.as_dict() if hasattr(rec, "as_dict") else dict(rec)
-    what = next((str(d[k]) for k in ("summary", "title", "command", "error") if d.get(k)), "")
+    obs = d.get("observation") if isinstance(d.get("observation"), dict) else {}
+    failed = list(obs.get("failed") or [])[:1]
+    what = " — ".join(str(x) for x in (d.get("command"), obs.get("summary"),
+                                        *failed) if x)
     return str(d.get("id", "")), one_line(what or "failed attempt", 140)
 
 

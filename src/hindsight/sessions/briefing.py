@@ -96,13 +96,15 @@ def _section(title: str, lines: list[str]) -> str:
 
 
 def session_briefing(memory: MemoryService, root: str, *, max_chars: int = 8000,
-                     agent: str = "", pages_map: str = "") -> tuple[str, list[int]]:
+                     agent: str = "", pages_map: str = "",
+                     attempts: list[str] | tuple[str, ...] = ()) -> tuple[str, list[int]]:
     """``(text, memory ids shown)``: the session briefing for the repository at ``root``
     from ``memory``, at most ``max_chars``
     characters, or ``("", [])`` when the bank has nothing worth saying. Sections: conventions and decisions; a map of
     the knowledge pages (``pages_map``, one line per page, at most a quarter of
-    ``max_chars``); open lessons about files changed on this branch; recent failures and
-    what fixed them; stale memories; a one-line guide to the MCP tools."""
+    ``max_chars``); open lessons about files changed on this branch; unresolved failed
+    attempts on this branch (``attempts``: one line each, from the execution records);
+    recent failures and what fixed them; stale memories; a one-line guide to the MCP tools."""
     seen: set[int] = set()
 
     def take(rows: list[Memory], n: int) -> list[str]:
@@ -133,6 +135,8 @@ def session_briefing(memory: MemoryService, root: str, *, max_chars: int = 8000,
     parts = [_section("Conventions and decisions", conv),
              _section(PAGES_TITLE, _map_lines(pages_map, max_chars // 4)),
              _section("Lessons about files changed on this branch", branch),
+             _section("Unresolved failed attempts on this branch (execution records)",
+                      [fence_safe(a) for a in attempts]),
              _section("Recent failures and what fixed them", recent),
              _section("Stale memories (their code changed; re-check or forget them)", stale)]
     body = "\n\n".join(p for p in parts if p)

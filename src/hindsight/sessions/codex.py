@@ -181,7 +181,9 @@ def _response_item(payload: dict[str, Any], stamp: str, start: int, st: _State) 
         call_id = _s(payload, "call_id")
         if call_id in st.sink.pending:
             action = st.sink.turns[st.sink.pending[call_id]]
-            st.sink.resolve(call_id, output_error(payload.get("output"), action))
+            detail = output_detail(payload.get("output"), stamp) \
+                if action.tool in ("Shell", "apply_patch") else None
+            st.sink.resolve(call_id, output_error(payload.get("output"), action), detail)
 
 
 def _content_text(role: str, content: Any) -> str:
@@ -236,19 +238,23 @@ def codex_action(payload: dict[str, Any], cwd: str, proto: Proto) -> Turn:
         command = _shell_text(args.get("command", args.get("cmd")))
         words = command.split(None, 1)
         if not (words and words[0] == "apply_patch" and "*** Begin Patch" in command):
-            return _action(proto, "Shell", one_line(command), ())
+            workdir = args.get("workdir")
+            return _action(proto, "Shell", one_line(command), (), {
+                "command": command, "workdir": workdir if isinstance(workdir, str) else ""})
         name, args = "apply_patch", {"input": words[1] if len(words) > 1 else ""}
     if name == "apply_patch":
         patch = args.get("input") or args.get("patch") if isinstance(args, dict) else args
-        files = _patch_files(patch if isinstance(patch, str) else "", cwd)
+        patch = patch if isinstance(patch, str) else ""
+        files = _patch_files(patch, cwd)
         target = one_line(", ".join(rel_path(f, cwd) for f in files))
-        return _action(proto, "apply_patch", target, files)
+        return _action(proto, "apply_patch", target, files, {"patch": patch, "cwd": cwd})
     return tool_action(name, args, cwd, proto)
 
 
-def _action(proto: Proto, tool: str, target: str, files: tuple[str, ...]) -> Turn:
+def _action(proto: Proto, tool: str, target: str, files: tuple[str, ...],
+            detail: dict[str, Any] | None = None) -> Turn:
     text = f"{tool}: {target}" if target else tool
-    return Turn("action", text, proto[1], proto[2], tool, target, "", files)
+    return Turn("action", text, proto[1], proto[2], tool, target, "", files, detail)
 
 
 def _patch_files(patch: str, cwd: str) -> tuple[str, ...]:
@@ -287,6 +293,36 @@ def output_error(output: Any, action: Turn) -> str:
         return shell_error(text, success is False, action.target if action.tool == "Shell"
                            else "")
     return error_line(text[:20_000]) if success is False else ""
+
+
+def output_detail(output: Any, stamp: str) -> dict[str, Any]:
+    """What an execution record needs of a call output: ``output`` (the text, clipped),
+    ``exit_code`` (the metadata's, else ``Exit code N`` / ``Process exited with code N`` in
+    the text, else None), ``duration_ms`` (the metadata's ``duration_seconds``) and ``done``
+    (the line's time)."""
+    import re
+
+    from hindsight.sessions.transcripts import clip_output
+
+    success = output.get("success") if isinstance(output, dict) else None
+    if isinstance(output, dict):
+        output = output.get("content", output.get("output"))
+    text, meta = block_text(output), None
+    if text.startswith("{") and '"metadata"' in text[:200_000]:
+        try:
+            parsed = json.loads(text)
+        except (ValueError, RecursionError):
+            parsed = None
+        if isinstance(parsed, dict):
+            meta = parsed.get("metadata") if isinstance(parsed.get("metadata"), dict) else None
+            text = block_text(parsed.get("output"))
+    code = meta.get("exit_code") if meta else None
+    if not isinstance(code, int) or isinstance(code, bool):
+        m = re.search(r"^(?:Exit code:?|Process exited with code) (-?\d+)", text, re.M)
+        code = int(m.group(1)) if m else (1 if success is False else None)
+    secs = meta.get("duration_seconds") if meta else None
+    return {"output": clip_output(text), "exit_code": code, "done": stamp,
+            "duration_ms": round(secs * 1000) if isinstance(secs, int | float) else None}
 
 
 def codex_rollouts(codex_home: str | None = None) -> list[str]:

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from hindsight.codeindex.service import CodeService
 from hindsight.history.service import HistoryService
 from hindsight.memory.service import MemoryService
+from hindsight.records.service import RecordService
 
 HARNESS_READERS = ("claude-code", "codex", "cursor", "copilot", "gemini", "antigravity",
                    "windsurf", "cline", "opencode", "kilo")
@@ -31,6 +32,7 @@ class BankView(Protocol):
     code: CodeService
     history: HistoryService
     memory: MemoryService
+    records: RecordService
 
     def prompt_embedder(self) -> Any:
         """The prompt gate's static embedder."""
@@ -62,7 +64,77 @@ class SessionService:
         except HindsightError:  # the briefing goes on without the map
             pages_map = ""
         return session_briefing(self.bank.memory, self.bank.root, max_chars=max_chars,
-                                agent=agent, pages_map=pages_map)
+                                agent=agent, pages_map=pages_map,
+                                attempts=self.branch_failures())
+
+    def branch_failures(self, limit: int = 5) -> list[str]:
+        """One line per unresolved failed attempt on the current branch (newest first, at
+        most ``limit``), for the briefing; [] on a detached HEAD or outside git."""
+        from hindsight.records.prompt import lines
+        from hindsight.records.worktree import git_state
+
+        branch = git_state(self.bank.root)[0]
+        if not branch:
+            return []
+        return lines(self.bank.records.failures(branch, limit, unresolved=True), 400)
+
+    def prompt_attempts(self, prompt: str, *, session: str = "", limit: int | None = None,
+                        max_chars: int = 4000) -> tuple[str, list[int]]:
+        """``(text to inject, record ids)``: the failed attempts ``prompt`` refers to
+        (:func:`hindsight.records.prompt.match`) that were not shown in ``session`` yet,
+        fenced; ``("", [])`` when there are none."""
+        recs = self.bank.records.for_prompt(prompt, exclude=self.injected_attempts(session),
+                                            limit=limit)
+        return self._attempts_text(recs, "Failed attempts recorded earlier on the code this "
+                                   "prompt is about: what was tried, why it failed, when.",
+                                   max_chars)
+
+    def edit_attempts(self, files: list[str], *, session: str = "", limit: int | None = None,
+                      max_chars: int = 4000) -> tuple[str, list[int]]:
+        """``(text to inject, record ids)``: unresolved failed attempts on ``files`` (the
+        agent just edited them) not shown in ``session`` yet; see :meth:`prompt_attempts`."""
+        recs = self.bank.records.for_files(files, exclude=self.injected_attempts(session),
+                                           limit=limit)
+        return self._attempts_text(recs, "Failed attempts recorded earlier on the file you "
+                                   "just edited: what was tried, why it failed, when.",
+                                   max_chars)
+
+    def _attempts_text(self, recs: list[Any], head: str, max_chars: int
+                       ) -> tuple[str, list[int]]:
+        import contextlib
+
+        from hindsight.errors import StorageError
+        from hindsight.records.prompt import lines
+        from hindsight.sessions.briefing import fence_safe, fenced
+
+        if not recs:
+            return "", []
+        shown, used, ids = [], len(head) + 400, []
+        for rec, line in zip(recs, lines(recs), strict=True):
+            if used + len(line) > max_chars:
+                break
+            shown.append(fence_safe(line))
+            used += len(line) + 1
+            ids.append(rec.id)
+        if not shown:
+            return "", []
+        with contextlib.suppress(StorageError):  # bookkeeping: skipped while busy
+            self.bank.records.touch(ids)
+        return fenced("attempts", head + "\n" + "\n".join(shown)), ids
+
+    def injected_attempts(self, session: str) -> set[int]:
+        """Record ids already injected into ``session``."""
+        if not session:
+            return set()
+        try:
+            return set(json.loads(self.bank.memory.get_meta(
+                f"injected-attempts:{session}") or "[]"))
+        except ValueError:
+            return set()
+
+    def set_injected_attempts(self, session: str, ids: set[int]) -> None:
+        """Record the attempt ids injected into ``session`` (replaces the stored set)."""
+        self.bank.memory.set_meta({f"injected-attempts:{session}": json.dumps(sorted(ids))})
 
     @staticmethod
     def seeding_note(max_chars: int) -> str:

@@ -40,6 +40,9 @@ class Turn:
     target: str = ""
     error: str = ""
     files: tuple[str, ...] = ()
+    # actions only, for execution records (never stored as such): the tool's input (edits)
+    # and its result (``output`` capped by clip_output, ``is_error``, ``result``, ``done``)
+    detail: Any = field(default=None, compare=False, hash=False, repr=False)
 
     def evolve(self, **changes: Any) -> Turn:
         """A copy with ``changes`` (a fast ``dataclasses.replace``)."""
@@ -140,11 +143,14 @@ class TurnSink:
         self.turns.append(turn)
         self.starts.append(start)
 
-    def resolve(self, call_id: str, error: str) -> None:
-        """Close the call ``call_id``; a non-empty ``error`` is stored on its action."""
+    def resolve(self, call_id: str, error: str, detail: dict[str, Any] | None = None) -> None:
+        """Close the call ``call_id``; a non-empty ``error`` is stored on its action, and
+        ``detail`` (its result) merged into the action's."""
         idx = self.pending.pop(call_id, None)
-        if idx is not None and error:
-            self.turns[idx] = self.turns[idx].evolve(error=error)
+        if idx is not None and (error or detail):
+            turn = self.turns[idx]
+            extra = {"detail": {**(turn.detail or {}), **detail}} if detail else {}
+            self.turns[idx] = turn.evolve(**({"error": error} if error else {}), **extra)
 
     def expire(self) -> None:
         """Forget pending calls: their results will not come."""
@@ -356,7 +362,7 @@ def _claude_user(obj: dict[str, Any], blocks: list[Any], meta: tuple[str, str], 
         return
     for block in blocks:
         if isinstance(block, dict) and block.get("type") == "tool_result":
-            _claude_result(block, st)
+            _claude_result(block, st, obj.get("toolUseResult"), meta[0])
     if obj.get("isMeta") is True:
         return
     if _add_text(st, ("user", *meta), _blocks_text(blocks, clean=True), start):
@@ -393,16 +399,26 @@ def _blocks_text(blocks: list[Any], clean: bool) -> str:
     return "\n\n".join(parts)
 
 
-def _claude_result(block: dict[str, Any], st: _State) -> None:
+def _claude_result(block: dict[str, Any], st: _State, result: Any = None,
+                   stamp: str = "") -> None:
     call_id = _str(block, "tool_use_id")
     if call_id not in st.sink.pending:
         return
     action = st.sink.turns[st.sink.pending[call_id]]
     output, flagged = block_text(block.get("content")), block.get("is_error") is True
+    detail = {"output": clip_output(output), "is_error": flagged, "done": stamp,
+              "result": result if isinstance(result, dict) else None}
     if action.tool == "Bash":
-        st.sink.resolve(call_id, shell_error(output, flagged, action.target))
+        st.sink.resolve(call_id, shell_error(output, flagged, action.target), detail)
     else:
-        st.sink.resolve(call_id, error_line(output[:20_000]) if flagged else "")
+        st.sink.resolve(call_id, error_line(output[:20_000]) if flagged else "",
+                        detail if action.tool in EDIT_TOOLS else None)
+
+
+def clip_output(text: str, head: int = 4000, tail: int = 16_000) -> str:
+    """A tool's output kept for parsing (test summaries sit at its end): its first
+    ``head`` and last ``tail`` characters."""
+    return text if len(text) <= head + tail else f"{text[:head]}\n…\n{text[-tail:]}"
 
 
 def _claude_assistant(msg: dict[str, Any], proto: Proto, start: int, st: _State) -> None:
@@ -459,4 +475,5 @@ def tool_action(name: str, tool_input: Any, cwd: str, proto: Proto) -> Turn:
         files = (edited,) if isinstance(edited, str) and edited else ()
     name = name or "tool"
     text = f"{name}: {target}" if target else name
-    return Turn("action", text, proto[1], proto[2], name, target, "", files)
+    detail = {"input": inp} if name in EDIT_TOOLS or name == "Bash" else None
+    return Turn("action", text, proto[1], proto[2], name, target, "", files, detail)

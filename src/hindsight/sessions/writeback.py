@@ -188,10 +188,10 @@ def retain_transcript(bank: Any, path: str, reader: Callable[..., Any], agent: s
                       *, session: str = "", edits: bool = True, final: bool = False
                       ) -> dict[str, Any]:
     """Read ``path`` with ``reader(path, offset)`` from the stored offset and retain what is
-    new: conversation memories are written (searchable) first, then experiences, edits and
-    the new offset, and the conversation vectors last. Returns ``{"path", "from", "to",
-    "turns", "retained", "duplicates", "edits", "warnings", "ms": {"searchable",
-    "embedded"}}`` (byte offsets; ms since the read). Raises FileNotFoundError (no
+    new: conversation memories are written (searchable) first, then experiences, edits,
+    execution records (:mod:`hindsight.sessions.attempts`) and the new offset, and the
+    conversation vectors last. Returns ``{"path", "from", "to", "turns", "retained",
+    "duplicates", "edits", "records", "warnings", "ms": {"searchable", "embedded"}}`` (byte offsets; ms since the read). Raises FileNotFoundError (no
     transcript) and StorageError. ``final``: the session has ended (session-end, imports),
     so a tool call still waiting for its result is read too."""
     import stat
@@ -222,6 +222,9 @@ def retain_transcript(bank: Any, path: str, reader: Callable[..., Any], agent: s
     n_new = sum(1 for r in retained if r.action == "created")
     n_edits = record_session_edits(bank, res.turns, res.session_id, agent, warnings.append) \
         if edits else 0
+    from hindsight.sessions.attempts import record_turns
+
+    n_records = record_turns(bank, res, agent, warnings.append)
     store.set_meta({key: json.dumps({"offset": res.offset, "session": res.session_id,
                                      "head": _head(path, res.offset)})})
     searchable = time.perf_counter() - t0
@@ -238,4 +241,4 @@ def retain_transcript(bank: Any, path: str, reader: Callable[..., Any], agent: s
         (time.perf_counter() - t0) * 1000)}
     return {"path": path, "from": start, "to": res.offset, "turns": len(res.turns),
             "retained": n_new, "duplicates": len(retained) - n_new, "edits": n_edits,
-            "warnings": warnings[:20], "ms": ms}
+            "records": n_records, "warnings": warnings[:20], "ms": ms}

@@ -1,5 +1,5 @@
-"""Storage contracts. Domain code (``codeindex``, ``history``, ``memory``, ``sessions``)
-sees only these Protocols; ``app.py`` picks the concrete backend.
+"""Storage contracts. Domain code (``codeindex``, ``history``, ``memory``, ``sessions``,
+``records``) sees only these Protocols; ``app.py`` picks the concrete backend.
 
 Conventions for every method of every store: paths are repository-relative with ``/``;
 lines are 1-based; times are Unix seconds (float) or ISO 8601 strings with an offset, as
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple, Protocol
 
-from hindsight.models import Memory, ParseResult, Symbol, SymbolChange
+from hindsight.models import ExecutionRecord, Memory, ParseResult, Symbol, SymbolChange
 
 Row = tuple[str, str, str, str, str, int, str]
 EdgeMap = dict[str, tuple[list[Row], set[str]]]
@@ -555,3 +555,37 @@ class Viewer(NamedTuple):
     agent: str
     team: str
     admin: bool
+RecordLink = tuple[str, str, str, str, str, str]  # path, local, role, change, old/new hash
+
+
+class RecordStore(Protocol):
+    """Execution records. ``insert_record``: the stored fields (ExecutionRecord's but files,
+    changes, exercised; observation JSON), ``fingerprint`` (known: ``(its id, False)``),
+    links (role changed/test/callee), ``files`` (path, +, -). ``batch()``: its writes are one
+    transaction. ``get_records`` without ``links``: no files/changes/exercised.
+    ``record_ids``: newest first, ≤ ``limit``, linked to ``symbols`` ((path, local)) or
+    ``names`` in ``roles`` (None: any) or to/changing ``paths``; since ≤ start < until.
+    ``changed_between(a, b)``: (id, path, local, change) of changed links, a < id ≤ b.
+    ``resolved_by``: failure id → the first later passing test run of the whole suite or
+    linked to one of its tests or changed symbols."""
+
+    def get_meta(self, key: str) -> str | None: ...
+    def set_meta(self, values: dict[str, str]) -> None: ...
+    def batch(self) -> Any: ...
+    def insert_record(self, row: dict[str, Any], links: list[RecordLink],
+                      files: list[tuple[str, int, int]]) -> tuple[int, bool]: ...
+    def get_records(self, ids: list[int], links: bool = True) -> dict[int, ExecutionRecord]: ...
+    def record_ids(self, *, symbols: list[tuple[str, str]] | None = None, names: list[str]
+                   | None = None, paths: list[str] | None = None,
+                   roles: tuple[str, ...] | None = None, outcome: str | None = None,
+                   session: str | None = None, branch: str | None = None,
+                   since: float | None = None, until: float | None = None,
+                   scope: str | None = None, limit: int = 1000) -> list[int]: ...
+    def changed_between(self, after: int, upto: int) -> list[tuple[int, str, str, str]]: ...
+    def update_records(self, items: list[tuple[int, dict[str, Any]]]) -> None: ...
+    def touch_records(self, ids: list[int], ts: float) -> None: ...
+    def linked_symbols(self, ids: list[int]) -> list[tuple[int, str, str, str]]: ...
+    def linked_files(self, ids: list[int]) -> list[tuple[int, str]]: ...
+    def resolved_by(self, ids: list[int]) -> dict[int, int]: ...
+    def delete_records(self, ids: list[int]) -> int: ...
+    def record_counts(self) -> dict[str, int]: ...

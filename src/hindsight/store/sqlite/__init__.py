@@ -41,3 +41,9 @@ def page_store(conn: Any) -> Any:
     from hindsight.store.sqlite.pages import SqlitePageStore
 
     return SqlitePageStore(conn)
+def open_record_store(conn: Any) -> Any:
+    """The execution record store (:class:`hindsight.store.base.RecordStore`) on a
+    connection made by :func:`open_stores`."""
+    from hindsight.store.sqlite.records import SqliteRecordStore
+
+    return SqliteRecordStore(conn)

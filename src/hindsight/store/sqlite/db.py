@@ -177,6 +177,40 @@ CREATE TABLE pages(name TEXT NOT NULL, version INTEGER NOT NULL, title TEXT NOT 
   head TEXT NOT NULL, commits INTEGER NOT NULL, sections TEXT NOT NULL,
   changed TEXT NOT NULL, PRIMARY KEY(name, version));
 """),
+    ("0011_execution_records", """
+-- execution records (records/, issue 12): one row per run of a command or test suite.
+-- observation: JSON of models.Observation, *_ts Unix seconds, started_at ISO 8601.
+CREATE TABLE exec_records(
+  id INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL UNIQUE, tool TEXT NOT NULL,
+  command TEXT NOT NULL, started_at TEXT NOT NULL, started_ts REAL NOT NULL,
+  duration_ms INTEGER, exit_code INTEGER, outcome TEXT NOT NULL, observation TEXT NOT NULL,
+  diff_summary TEXT NOT NULL, scope TEXT NOT NULL, root TEXT NOT NULL, branch TEXT NOT NULL,
+  head TEXT NOT NULL, cwd TEXT NOT NULL, session TEXT NOT NULL, agent TEXT NOT NULL,
+  feedback TEXT NOT NULL DEFAULT '', verified INTEGER NOT NULL DEFAULT 0,
+  verified_ts REAL NOT NULL DEFAULT 0, retrievals INTEGER NOT NULL DEFAULT 0,
+  last_retrieved_ts REAL NOT NULL DEFAULT 0, runs INTEGER NOT NULL DEFAULT 0,
+  runs_passed INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX ix_exec_started ON exec_records(started_ts);
+CREATE INDEX ix_exec_session ON exec_records(session, id);
+CREATE INDEX ix_exec_outcome ON exec_records(outcome, started_ts);
+-- the symbols records are linked to, once each (name: the last part of local)
+CREATE TABLE exec_symbols(
+  id INTEGER PRIMARY KEY, path TEXT NOT NULL, local TEXT NOT NULL, name TEXT NOT NULL,
+  UNIQUE(path, local));
+CREATE INDEX ix_exec_symbols_name ON exec_symbols(name);
+-- role: c = changed (the record's change, with change/old_hash/new_hash), t = a test the
+-- run ran or failed, k = a callee of such a test. seq keeps the order of a record's links.
+CREATE TABLE exec_links(
+  record_id INTEGER NOT NULL, seq INTEGER NOT NULL, symbol_id INTEGER NOT NULL,
+  role TEXT NOT NULL, change TEXT NOT NULL DEFAULT '', old_hash TEXT NOT NULL DEFAULT '',
+  new_hash TEXT NOT NULL DEFAULT '', PRIMARY KEY(record_id, seq)) WITHOUT ROWID;
+CREATE INDEX ix_exec_links_symbol ON exec_links(symbol_id, record_id);
+CREATE TABLE exec_record_files(
+  record_id INTEGER NOT NULL, path TEXT NOT NULL, added INTEGER NOT NULL,
+  deleted INTEGER NOT NULL);
+CREATE INDEX ix_exec_files_path ON exec_record_files(path);
+CREATE INDEX ix_exec_files_record ON exec_record_files(record_id);
+"""),
 ]
 
 # Secondary indexes: dropped before a full rebuild's bulk load and created after it.
