@@ -48,7 +48,8 @@ def attempt_fields(rec: Any) -> tuple[str, str]:
     (:class:`hindsight.models.ExecutionRecord` or its ``as_dict()``): ``id``, then
     ``command — observation summary (first failing test)`` as far as they are set."""
     d = rec.as_dict() if hasattr(rec, "as_dict") else dict(rec)
-    obs = d.get("observation") if isinstance(d.get("observation"), dict) else {}
+    raw = d.get("observation")
+    obs: dict[str, Any] = raw if isinstance(raw, dict) else {}
     failed = list(obs.get("failed") or [])[:1]
     what = " — ".join(str(x) for x in (d.get("command"), obs.get("summary"),
                                         *failed) if x)
