@@ -105,8 +105,9 @@ class Settings:
     disable_hooks: bool = _knob("bool", False, "Every hook is a no-op (for headless runs).")
     bank_id: str | None = _knob("str?", None, "Use this bank id instead of the template.")
     bank_template: str = _knob("str", "coding-agent::{gitProject}",
-                               "Bank id template; placeholders {gitProject} {project} "
-                               "{harness} {user} {channel}.")
+                               "Bank id template; placeholders {gitProject} {gitRemote} "
+                               "{project} {harness} {user} {channel}; in client mode "
+                               "the default uses {gitRemote}.")
     map_path_to_bank: Mapping[str, str] = _knob(
         "map", {}, "Absolute path prefix -> bank id; the longest prefix wins.")
     opt_in_only: bool = _knob("bool", False,
@@ -178,6 +179,14 @@ class Settings:
     serve_port: int = _knob("int", 8888, "TCP port of hindsight serve (0: a free one).",
                             lo=0, hi=65_535)
     serve_workers: int = _knob("int", 1, "Server processes of hindsight serve.", lo=1, hi=64)
+    api_url: str = _knob("str", "", "Client mode: base URL of a hindsight serve (e.g. "
+                         "https://hindsight.example:8888); memories live there. Empty: local.")
+    api_token: str = _knob("str", "", "Client mode: the bearer token (never printed).",
+                           secret=True)
+    api_token_file: str = _knob("str", "", "Client mode: a file holding the token (read "
+                                "again after a 401); used when apiToken is empty.")
+    api_timeout_s: float = _seconds(2.0, "Client mode: seconds one request to the server "
+                                    "may take (above 0); hooks use less.")
     # --- time limits ------------------------------------------------------------------
     parse_timeout_s: float = _seconds(20.0,
                                       "Seconds one file may take to parse while indexing "
@@ -390,7 +399,7 @@ def value_problem(name: str, v: Any) -> str | None:
             return f"{v!r}: {e}"
         if any(conv or spec for _, f, spec, conv in parts if f is not None):
             return f"{v!r}: placeholders take no conversion or format spec"
-        known = ("gitProject", "project", "harness", "user", "channel")
+        known = ("gitProject", "gitRemote", "project", "harness", "user", "channel")
         bad = [f for _, f, _, _ in parts if f is not None and f not in known]
         if bad:
             return f"{v!r}: unknown placeholder {{{bad[0]}}}"
