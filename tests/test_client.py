@@ -153,3 +153,27 @@ def test_claude_session_with_the_server_down_then_up(tmp_path: Path) -> None:
         assert "Always use pathlib, never os.path, in this repo." in text
     finally:
         srv.stop()
+
+
+def test_push_copies_the_local_bank_once(tmp_path: Path) -> None:
+    with served(tmp_path / "server") as srv:
+        tok = token(tmp_path / "server", "alice", "--role", "write")
+        a = _clone(tmp_path, "shop", "git@github.com:org/shop.git")
+        env = _client_env(tmp_path, "alice", srv.url, tok)
+        local = {k: v for k, v in env.items() if not k.startswith("HINDSIGHT_API")}
+        for text in ("Money is kept in integer cents.", "Refunds need a ticket id."):
+            r = _run(local, a.path, "retain", text, "--kind", "convention", "--file", "pay.py")
+            assert r.returncode == 0, r.stderr
+        r = _run(env, a.path, "push", "--json")
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout) == {"from": "coding-agent::shop", "local": 2,
+                                        "created": 2, "duplicates": 0}
+        r = _run(env, a.path, "push", "--json")
+        assert json.loads(r.stdout)["created"] == 0
+        assert sorted(_server_texts(srv.url, tok)) == ["Money is kept in integer cents.",
+                                                       "Refunds need a ticket id."]
+        st, body = call(srv.url, "GET", f"/v1/memories?bank={BANK}", tok=tok)
+        assert {m["agent"] for m in body["memories"]} == {"alice"}
+        assert [a["path"] for m in body["memories"] for a in m["anchors"]] == ["pay.py"] * 2
+        r = _run(local, a.path, "push")
+        assert r.returncode != 0 and "client mode" in r.stderr

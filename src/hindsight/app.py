@@ -279,6 +279,30 @@ def _client_status(memory: Any) -> dict[str, Any]:
     return out
 
 
+def push_local(bank: Bank) -> dict[str, Any]:
+    """Client mode: copy the bank this checkout has in local mode (its id resolved without
+    ``apiUrl``) to the server (``RemoteMemoryService.push``); ``from`` names it. Raises
+    ConfigError outside client mode, BankNotFound without a local bank, Unreachable."""
+    from hindsight.config.banks import resolve
+
+    if not getattr(bank.memory, "remote", False):
+        raise ConfigError("push needs client mode: set apiUrl (HINDSIGHT_API_URL)",
+                          option="apiUrl")
+    local = resolve(bank.root, settings=bank.settings.with_values({"apiUrl": ""}),
+                    root=bank.root)
+    if local.bank_id is None or local.bank_id == bank.bank_id:
+        return {"from": bank.bank_id, **bank.memory.push()}  # type: ignore[attr-defined]
+    db = bank_file(local.bank_id)
+    if not os.path.exists(db):
+        raise BankNotFound(f"no local bank {local.bank_id} (expected {db})", path=db)
+    stores = _sqlite_stores(db, local.bank_id, bank.root, bank.settings.busy_timeout_ms)
+    try:
+        return {"from": local.bank_id,
+                **bank.memory.push(stores.memory)}  # type: ignore[attr-defined]
+    finally:
+        stores.close()
+
+
 def open_bank(path: str = ".", *, repo_root_path: str | None = None,
               create: bool = True, harness: str = "cli", resolution: Any = None) -> Bank:
     """Open (creating if needed) the bank of the repository containing ``path``.

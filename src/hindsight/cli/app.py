@@ -70,6 +70,7 @@ def build_cli(extra: Iterable[click.Command] = (),
                 history.impact, history.hotspots, history.trace_log, history.watch,
                 history.git_hooks, memory.retain, memory.recall, memory.forget,
                 memory.memories, memory.show, memory.gc, memory.export_cmd, memory.reembed,
+                memory.push,
                 memory.reflect, pages, config_cmd.config, context_cmd.context,
                 context_cmd.search):
         root.add_command(cmd)

@@ -353,6 +353,21 @@ def _utf8_lines(fh: Any, where: str) -> Any:
 @click.command()
 @repo_root_opt
 @json_opt
+def push(repo_root: str | None, json: bool) -> None:
+    """Client mode: copy this machine's bank to the server (apiUrl) as the token's agent;
+    pushing again adds nothing."""
+    from hindsight.app import push_local
+
+    with _errors(), _existing(repo_root) as bank:
+        res = push_local(bank)
+        out.emit_json(res) if json else out.say(
+            f"{res['local']} memories of {res['from']} pushed: {res['created']} new on the server, "
+            f"{res['duplicates']} there already")
+
+
+@click.command()
+@repo_root_opt
+@json_opt
 def reembed(repo_root: str | None, json: bool) -> None:
     """Embed the memories that have no vector from the current model."""
     with _errors(), _existing(repo_root) as bank:

@@ -179,14 +179,10 @@ class Settings:
     serve_port: int = _knob("int", 8888, "TCP port of hindsight serve (0: a free one).",
                             lo=0, hi=65_535)
     serve_workers: int = _knob("int", 1, "Server processes of hindsight serve.", lo=1, hi=64)
-    api_url: str = _knob("str", "", "Client mode: base URL of a hindsight serve (e.g. "
-                         "https://hindsight.example:8888); memories live there. Empty: local.")
-    api_token: str = _knob("str", "", "Client mode: the bearer token (never printed).",
-                           secret=True)
-    api_token_file: str = _knob("str", "", "Client mode: a file holding the token (read "
-                                "again after a 401); used when apiToken is empty.")
-    api_timeout_s: float = _seconds(2.0, "Client mode: seconds one request to the server "
-                                    "may take (above 0); hooks use less.")
+    api_url: str = _knob("str", "", "Client mode: URL of a hindsight serve holding the memories.")
+    api_token: str = _knob("str", "", "Client mode: bearer token (never printed).", secret=True)
+    api_token_file: str = _knob("str", "", "Client mode: token file (re-read after a 401).")
+    api_timeout_s: float = _seconds(2.0, "Client mode: seconds per server request (above 0).")
     # --- time limits ------------------------------------------------------------------
     parse_timeout_s: float = _seconds(20.0,
                                       "Seconds one file may take to parse while indexing "

@@ -137,10 +137,12 @@ class RemoteMemoryService(MemoryService):
             return [Retained(0, "spooled", []) for _ in items]
 
     def _post(self, job: dict[str, Any]) -> list[Retained]:
+        """Send one batch; a replayed answer (the server had it) says ``duplicate``."""
         res = self.client.request("POST", "/v1/retain/batch",
                                   {"bank": job["bank"], "items": job["items"],
                                    "idempotency_key": job["key"]})
-        return [Retained(int(r["id"]), str(r["action"]), list(r.get("redacted") or []),
+        again = bool(res.get("replayed"))
+        return [Retained(int(r["id"]), "duplicate" if again else str(r["action"]), list(r.get("redacted") or []),
                          str(r.get("structured") or ""), str(r.get("warning") or ""))
                 for r in res["results"]]
 
@@ -333,6 +335,39 @@ class RemoteMemoryService(MemoryService):
         if chunk:
             send()
         return total
+
+    def push(self, source: MemoryStore | None = None) -> dict[str, int]:
+        """Copy a bank of this machine (``source``, default this one's store: its active memories, with their given anchors) to the
+        server as the token's agent, in batches of 500 whose idempotency key is the hash of
+        their fingerprints: pushing again stores nothing new. Returns ``{"local", "created",
+        "duplicates"}``. Raises Unreachable, Forbidden."""
+        import hashlib
+
+        rows: list[Memory] = []
+        while True:
+            page = (source or self.store).list_memories(status="active", limit=1000, offset=len(rows),
+                                            order="id")
+            rows += page
+            if len(page) < 1000:
+                break
+        rows.sort(key=lambda m: m.id)
+        created = dup = 0
+        for i in range(0, len(rows), 500):
+            part = rows[i:i + 500]
+            items = [MemoryItem(
+                text=m.text, kind=m.kind, tags=list(m.tags), outcome=m.outcome,
+                source=m.source, session=m.session, commit_sha=m.commit_sha, ref=m.ref,
+                occurred=m.occurred_at, context=m.context, visibility=m.visibility,
+                confidence=m.confidence,
+                anchors=[(a.path, a.symbol, a.ast_hash) for a in m.anchors if not a.implicit])
+                for m in part]
+            digest = hashlib.sha256("\n".join(m.fingerprint for m in part).encode())
+            job = {"key": f"push-{digest.hexdigest()[:40]}", "bank": self.bank_id,
+                   "items": [item_body(it) for it in items]}
+            for r in self._post(job):
+                created += r.action == "created"
+                dup += r.action != "created"
+        return {"local": len(rows), "created": created, "duplicates": dup}
 
     def after_index(self, code: Any, outside: Any = None) -> list[str]:
         """Staleness is computed at read time in client mode: nothing to mark."""
