@@ -279,6 +279,13 @@ def _client_status(memory: Any) -> dict[str, Any]:
     return out
 
 
+def federated_recall(bank: Bank, text: str, k: int = 10) -> dict[str, Any]:
+    """``recall --federated`` (:mod:`hindsight.remote.federation`)."""
+    from hindsight.remote.federation import federated_recall as run
+
+    return run(bank.memory, bank.settings, bank.bank_id, text, k)
+
+
 def push_local(bank: Bank) -> dict[str, Any]:
     """Client mode: copy the bank this checkout has in local mode (its id resolved without
     ``apiUrl``) to the server (``RemoteMemoryService.push``); ``from`` names it. Raises

@@ -183,6 +183,15 @@ class Settings:
     api_token: str = _knob("str", "", "Client mode: bearer token (never printed).", secret=True)
     api_token_file: str = _knob("str", "", "Client mode: token file (re-read after a 401).")
     api_timeout_s: float = _seconds(2.0, "Client mode: seconds per server request (above 0).")
+    federation_banks: tuple[str, ...] = _knob("list", (), "recall --federated: other banks here.")
+    federation_peers: tuple[str, ...] = _knob("list", (), "recall --federated: 'URL BANK' peers.")
+    federation_weights: Mapping[str, str] = _knob("map", {}, "self/bank/peer weights (1/0.8/0.5).")
+    federation_key_id: str = _knob("str", "", "Key id (JWT kid) this side signs peer calls with.")
+    federation_key_file: str = _knob("str", "", "File holding that key's HS256 secret.")
+    federation_timeout_s: float = _seconds(2.0, "Seconds a peer may take (above 0).")
+    peer_keys: Mapping[str, str] = _knob("map", {}, "Server: peer key id -> its secret's file.")
+    peer_teams: Mapping[str, str] = _knob("map", {}, "Server: peer key id -> team it reads as.")
+    peer_audience: str = _knob("str", "", "Server: JWT audience peers use (default: own URL).")
     # --- time limits ------------------------------------------------------------------
     parse_timeout_s: float = _seconds(20.0,
                                       "Seconds one file may take to parse while indexing "
