@@ -177,3 +177,58 @@ def test_push_copies_the_local_bank_once(tmp_path: Path) -> None:
         assert [a["path"] for m in body["memories"] for a in m["anchors"]] == ["pay.py"] * 2
         r = _run(local, a.path, "push")
         assert r.returncode != 0 and "client mode" in r.stderr
+
+
+def test_token_file_is_read_again_after_a_401(tmp_path: Path) -> None:
+    from hindsight.remote.client import ServerClient
+
+    with served(tmp_path / "server") as srv:
+        tok = token(tmp_path / "server", "alice", "--role", "write")
+        f = tmp_path / "tok"
+        f.write_text("hst_1_not-a-valid-token\n")
+        c = ServerClient(srv.url, token_file=str(f), timeout_s=10)
+        assert c.token() == "hst_1_not-a-valid-token"
+        f.write_text(tok + "\n")  # rotated while the client runs
+        assert c.request("GET", "/v1/banks")["agent"] == "alice"
+        f.write_text("hst_1_still-wrong\n")
+        c2 = ServerClient(srv.url, token_file=str(f), timeout_s=10)
+        from hindsight.errors import Unauthorized
+
+        with pytest.raises(Unauthorized, match="server: "):
+            c2.request("GET", "/v1/banks")
+
+
+def test_a_server_of_another_api_major_is_said_in_one_line(tmp_path: Path) -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from hindsight.errors import Unreachable
+    from hindsight.remote.client import ServerClient
+
+    class Future(BaseHTTPRequestHandler):  # a server speaking API 2
+        def do_GET(self) -> None:
+            data = b'{"version": "9.0.0", "api": 2}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *a: object) -> None:
+            pass
+
+    httpd = HTTPServer(("127.0.0.1", 0), Future)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}"
+        with pytest.raises(Unreachable) as e:
+            ServerClient(url).version()
+        assert str(e.value) == (f"{url}: server API 2 (release 9.0.0); this client speaks "
+                                "API 1")
+        a = _clone(tmp_path, "shop", "git@github.com:org/shop.git")
+        env = _client_env(tmp_path, "alice", url, "x")
+        r = _run(env, a.path, "status")
+        assert f"does not answer ({url}: server API 2 (release 9.0.0); this client " \
+               "speaks API 1)" in r.stdout
+    finally:
+        httpd.shutdown()
