@@ -41,6 +41,19 @@ REPLAY_S = 1.0  # at most this long replaying the spool before a write
 REPLAY_READ_S = 0.3  # and before the first read of a process (a hook's budget is short)
 
 
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (0: no)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def memory_from(d: dict[str, Any]) -> Memory:
     """A :class:`Memory` from its JSON shape (``Memory.as_dict``)."""
     return Memory.from_row(d, list(d.get("anchors") or []))
@@ -159,34 +172,50 @@ class RemoteMemoryService(MemoryService):
         os.replace(tmp, name)
 
     def spooled(self) -> list[str]:
-        """Spool files waiting, oldest first."""
+        """Spool files waiting, oldest first. A file claimed by a process that has died
+        (a hook ended at its budget while sending) is put back first."""
         try:
-            return sorted(os.path.join(self.spool, n) for n in os.listdir(self.spool)
-                          if n.endswith(".json"))
+            names = os.listdir(self.spool)
         except FileNotFoundError:
             return []
+        for n in names:
+            if n.endswith(".sending"):
+                base, pid = n[:-len(".sending")].rsplit(".", 1)
+                if not _alive(int(pid) if pid.isdigit() else 0):
+                    with contextlib.suppress(OSError):
+                        os.rename(os.path.join(self.spool, n), os.path.join(self.spool, base))
+        return sorted(os.path.join(self.spool, n) for n in os.listdir(self.spool)
+                      if n.endswith(".json"))
 
     def replay(self, within_s: float = 30.0) -> dict[str, int]:
         """Send spooled batches, oldest first, for at most ``within_s`` seconds; a batch
         the server refuses (4xx) is kept as ``*.json.refused``. Returns ``{"sent",
-        "refused", "left"}``. Raises Unreachable when the server does not answer."""
+        "refused", "left"}``. A file is claimed by renaming it first, so two processes
+        replaying at once never send it twice. Raises Unreachable when the server does not
+        answer."""
         sent = refused = 0
         end = time.monotonic() + within_s
         files = self.spooled()
         for path in files:
             if time.monotonic() > end:
                 break
+            mine = f"{path}.{os.getpid()}.sending"  # claimed: another process skips it
             try:
-                with open(path, encoding="utf-8") as fh:
+                os.rename(path, mine)
+            except OSError:
+                continue
+            try:
+                with open(mine, encoding="utf-8") as fh:
                     job = json.load(fh)
                 self._post(job)
             except (ValueError, OSError, HindsightError) as e:
                 if isinstance(e, Unreachable):
+                    os.rename(mine, path)
                     raise
-                os.replace(path, path + ".refused")
+                os.replace(mine, path + ".refused")
                 refused += 1
                 continue
-            os.unlink(path)
+            os.unlink(mine)
             sent += 1
         return {"sent": sent, "refused": refused, "left": len(self.spooled())}
 
