@@ -232,7 +232,9 @@ def test_secrets_are_masked_for_display() -> None:
     assert s.values["llmApiKey"] == "***" and s.values["embedApiKey"] == ""
     assert s.display()["llmApiKey"] == {"value": "***", "source": "given"}
     assert "sk-one" not in repr(s) and "sk-one" not in str(s.values)
-    assert {k for k, f in FIELDS.items() if f.secret} == {"llmApiKey", "embedApiKey"}
+    assert {k for k, f in FIELDS.items() if f.secret} == {"llmApiKey", "embedApiKey",
+                                                          "apiToken"}
+    assert Settings.defaults(apiToken="hst_1_x").values["apiToken"] == "***"
 
 
 def test_env_flag_reads_only_the_environment(home: Path) -> None:

@@ -105,6 +105,9 @@ class Bank:
                                  settings=lambda: self.settings,
                                  llm=lambda: make_llm(self.settings),
                                  records=lambda: getattr(self, "records", None))
+        if settings.api_url and self.root:
+            self.memory = _remote_memory(self, settings)
+            self.pages.memory = self.memory
 
     @property
     def context(self) -> ContextService:
@@ -197,7 +200,11 @@ class Bank:
         fresh = code.pop("fresh")
         out.update(code)
         out["history"] = self.history.status()
-        out["memories"] = self.memory.counts()
+        out["mode"] = "local"
+        if getattr(self.memory, "remote", False):
+            out.update(_client_status(self.memory))
+        else:
+            out["memories"] = self.memory.counts()
         out["records"] = self.records.counts()
         out["resolved_by"] = self.resolution.how if self.resolution is not None else ""
         out["seed"] = self.sessions.seed_state()
@@ -250,6 +257,71 @@ def _db_size(path: str) -> int:
     return sum(os.path.getsize(p) for p in (path, path + "-wal") if os.path.exists(p))
 
 
+def _remote_memory(bank: Bank, settings: Settings) -> MemoryService:
+    """Client mode (``apiUrl`` set): the bank's memories on the server."""
+    from hindsight.remote.client import ServerClient
+    from hindsight.remote.service import RemoteMemoryService
+
+    client = ServerClient(settings.api_url, token=settings.api_token,
+                          token_file=settings.api_token_file,
+                          timeout_s=settings.api_timeout_s)
+    spool = os.path.join(Home.current().spool_dir(bank.bank_id, create=True), "remote")
+    return RemoteMemoryService(bank.stores.memory, client, bank.bank_id, spool,
+                               anchors=bank._anchors, neighbours=bank.code.neighbours,
+                               code=lambda: bank.stores.code
+                               if bank.code.is_indexed() else None, root=bank.root)
+
+
+def _client_status(memory: Any) -> dict[str, Any]:
+    """``mode`` client, ``server`` {url, answers, version or error}, ``spooled`` batches
+    waiting, and ``memories`` (counts, empty when the server does not answer)."""
+    from hindsight.errors import HindsightError
+
+    server: dict[str, Any] = {"url": memory.client.url, "answers": False}
+    out: dict[str, Any] = {"mode": "client", "server": server, "memories": {}}
+    try:
+        server["version"] = memory.client.version()["version"]
+        server["answers"] = True
+        with contextlib.suppress(HindsightError):
+            memory.replay(5.0)
+        out["memories"] = memory.counts()
+    except HindsightError as e:
+        server["error"] = " ".join(e.message.split())
+    out["spooled"] = len(memory.spooled())
+    return out
+
+
+def federated_recall(bank: Bank, text: str, k: int = 10) -> dict[str, Any]:
+    """``recall --federated`` (:mod:`hindsight.remote.federation`)."""
+    from hindsight.remote.federation import federated_recall as run
+
+    return run(bank.memory, bank.settings, bank.bank_id, text, k)
+
+
+def push_local(bank: Bank) -> dict[str, Any]:
+    """Client mode: copy the bank this checkout has in local mode (its id resolved without
+    ``apiUrl``) to the server (``RemoteMemoryService.push``); ``from`` names it. Raises
+    ConfigError outside client mode, BankNotFound without a local bank, Unreachable."""
+    from hindsight.config.banks import resolve
+
+    if not getattr(bank.memory, "remote", False):
+        raise ConfigError("push needs client mode: set apiUrl (HINDSIGHT_API_URL)",
+                          option="apiUrl")
+    local = resolve(bank.root, settings=bank.settings.with_values({"apiUrl": ""}),
+                    root=bank.root)
+    if local.bank_id is None or local.bank_id == bank.bank_id:
+        return {"from": bank.bank_id, **bank.memory.push()}  # type: ignore[attr-defined]
+    db = bank_file(local.bank_id)
+    if not os.path.exists(db):
+        raise BankNotFound(f"no local bank {local.bank_id} (expected {db})", path=db)
+    stores = _sqlite_stores(db, local.bank_id, bank.root, bank.settings.busy_timeout_ms)
+    try:
+        return {"from": local.bank_id,
+                **bank.memory.push(stores.memory)}  # type: ignore[attr-defined]
+    finally:
+        stores.close()
+
+
 def open_bank(path: str = ".", *, repo_root_path: str | None = None,
               create: bool = True, harness: str = "cli", resolution: Any = None) -> Bank:
     """Open (creating if needed) the bank of the repository containing ``path``.
@@ -284,7 +356,8 @@ def open_bank(path: str = ".", *, repo_root_path: str | None = None,
     if res.bank_id is None:
         raise ConfigError(f"{root}: no bank ({res.reason})", path=root)
     db = bank_file(res.bank_id)
-    if not create and not os.path.exists(db):
+    if not create and not os.path.exists(db) and not res.settings.api_url:  # client mode:
+        # the memories are on the server; this machine's bank holds bookkeeping
         raise BankNotFound(f"no bank for {root} (expected {db}); nothing was retained or "
                            "indexed there yet", path=db, root=root)
     return Bank(res.bank_id, res.root, db,

@@ -112,3 +112,10 @@ class Unauthorized(HindsightError):
     """No valid token: none given, unknown, revoked or expired (HTTP 401)."""
 
     exit_code = 11
+
+
+class Unreachable(HindsightError):
+    """Client mode: the server did not answer (refused, timed out, 5xx) or speaks another
+    API version."""
+
+    exit_code = 12

@@ -70,7 +70,8 @@ def build_cli(extra: Iterable[click.Command] = (),
                 history.impact, history.hotspots, history.trace_log, history.watch,
                 history.git_hooks, memory.retain, memory.recall, memory.forget,
                 memory.memories, memory.show, memory.gc, memory.export_cmd, memory.reembed,
-                memory.reflect, records.run, records.attempts, pages, config_cmd.config,
+                memory.push, memory.reflect, records.run, records.attempts, pages,
+                config_cmd.config,
                 context_cmd.context, context_cmd.search):
         root.add_command(cmd)
     alias = OldName("hooks", commands=dict(history.git_hooks.commands), hidden=True,

@@ -355,12 +355,14 @@ def status(repo_root: str | None, files: bool, json: bool) -> None:
                      if seed else "never seeded (starts with the first agent session)")
         if not st["indexed"]:
             out.say(f"bank {st['bank']} for {st['root']} ({st['resolved_by']}): not indexed "
-                    f"yet; run `hindsight index --repo-root {st['root']}`\nseeding: {seed_line}")
+                    f"yet; run `hindsight index --repo-root {st['root']}`\nseeding: {seed_line}"
+                    f"\nmode: {_mode_line(st)}")
             _agents_table(extra.get("agents"))
             return
         skipped = ", ".join(f"{k} {v}" for k, v in st["skipped"].items()) or "none"
         out.table(f"bank {st['bank']}", ["", ""], [
-            ["resolved by", st["resolved_by"]], ["seeding", seed_line],
+            ["resolved by", st["resolved_by"]], ["mode", _mode_line(st)],
+            ["seeding", seed_line],
             ["index fresh", "yes" if st["fresh"] else f"no ({st['changed_since']} files "
                                                         "changed)"],
             ["root", st["root"]], ["database", f"{st['database']} "
@@ -381,6 +383,17 @@ def status(repo_root: str | None, files: bool, json: bool) -> None:
             out.table("skipped files and parse errors", ["file", "reason"],
                       [[p, r] for p, r in problems])
         _agents_table(extra.get("agents"))
+
+
+def _mode_line(st: dict[str, Any]) -> str:
+    """``local``, or ``client of URL: answers (release X)`` / ``: does not answer (why)``
+    with the write-back batches spooled."""
+    sv = st.get("server")
+    if st.get("mode") != "client" or not sv:
+        return "local"
+    said = (f"answers (release {sv.get('version')})" if sv["answers"]
+            else f"does not answer ({sv.get('error', '')})")
+    return f"client of {sv['url']}: {said}; {st.get('spooled', 0)} batches spooled"
 
 
 def _agents_table(agents: list[dict[str, Any]] | None) -> None:

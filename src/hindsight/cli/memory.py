@@ -145,14 +145,19 @@ def _short(text: str, n: int = 90) -> str:
 @click.option("--rerank", is_flag=True, help="Re-score the top hits with the embedding model.")
 @click.option("--explain", is_flag=True, help="Each channel's rank and score per hit.")
 @click.option("--agent", default="", help="Also see this agent's private memories.")
+@click.option("--federated", is_flag=True, help="Also the banks and peers of the "
+              "federation settings, merged (README: Federation).")
 @json_opt
 def recall(query: str, repo_root: str | None, scene: str, files: tuple[str, ...],
            symbols: tuple[str, ...], kinds: tuple[str, ...], tags: tuple[str, ...],
            since: str | None, until: str | None, k: int, budget: int | None, rerank: bool,
-           explain: bool, agent: str, json: bool) -> None:
+           explain: bool, agent: str, federated: bool, json: bool) -> None:
     """Memories relevant to QUERY (hybrid: BM25, vectors, anchors, recency, lessons)."""
     from hindsight.app import open_bank, time_bound, time_shown
 
+    if federated:
+        _federated(query, repo_root, k, json)
+        return
     with _errors():
         s = time_bound(since) if since is not None else None
         u = time_bound(until, end=True) if until is not None else None
@@ -178,6 +183,19 @@ def recall(query: str, repo_root: str | None, scene: str, files: tuple[str, ...]
                                     for n, v in hit.explain.items()))  # rank 0: a boost
             rows.append(row)
         out.table(f"{len(rows)} memories ({res.ms:.0f} ms)", cols, rows)
+
+
+def _federated(query: str, repo_root: str | None, k: int, json: bool) -> None:
+    from hindsight.app import federated_recall, open_bank
+
+    with _errors(), open_bank(".", repo_root_path=repo_root, create=False) as bank:
+        res = federated_recall(bank, query, k)
+    if json:
+        out.emit_json(res)
+        return
+    late = f"; partial, no answer from {', '.join(res['timed_out'])}" if res["partial"] else ""
+    out.table(f"{res['count']} memories (federated{late})", ["bank", "server", "id", "memory"],
+              [[h["bank"], h["server"], h["id"], _short(h["text"], 70)] for h in res["hits"]])
 
 
 @click.command()
@@ -348,6 +366,21 @@ def _utf8_lines(fh: Any, where: str) -> Any:
         except UnicodeDecodeError as e:
             raise ConfigError(f"{where} line {n}: not UTF-8 (byte {e.start + 1})",
                               path=where) from None
+
+
+@click.command()
+@repo_root_opt
+@json_opt
+def push(repo_root: str | None, json: bool) -> None:
+    """Client mode: copy this machine's bank to the server (apiUrl) as the token's agent;
+    pushing again adds nothing."""
+    from hindsight.app import push_local
+
+    with _errors(), _existing(repo_root) as bank:
+        res = push_local(bank)
+        out.emit_json(res) if json else out.say(
+            f"{res['local']} memories of {res['from']} pushed: {res['created']} new on the server, "
+            f"{res['duplicates']} there already")
 
 
 @click.command()

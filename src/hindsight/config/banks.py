@@ -8,7 +8,12 @@ resolved on both sides (git reports a work tree by its real path).
 Placeholders: ``{gitProject}`` the main worktree's directory name (found with ``git
 rev-parse --git-common-dir``, so every linked worktree maps to its main repository's bank),
 ``{project}`` the working directory's name, ``{harness}``, ``{user}`` (``$USER``),
-``{channel}`` (setting ``channel`` / ``$HINDSIGHT_CHANNEL``).
+``{channel}`` (setting ``channel`` / ``$HINDSIGHT_CHANNEL``), ``{gitRemote}`` the
+normalised ``origin`` URL (:func:`normalise_remote`: ``github.com/org/repo`` for every ssh,
+https, ``.git`` and credential form; ``{gitProject}`` without a remote). In client mode
+(``apiUrl`` set) the default template is ``coding-agent::{gitRemote}``, so every teammate's
+clone, in whatever folder, names the same bank; an id made from a remote is shared on
+purpose and never renamed for a name clash.
 
 Two repositories with the same directory name must not share a bank by accident: the
 registry ``$HINDSIGHT_HOME/registry.json`` records which main worktree owns each template
@@ -36,7 +41,8 @@ from hindsight.config.paths import Home, bank_file, git_cmd, hindsight_home
 from hindsight.config.settings import Settings, load
 from hindsight.errors import ConfigError
 
-PLACEHOLDERS = ("gitProject", "project", "harness", "user", "channel")
+PLACEHOLDERS = ("gitProject", "gitRemote", "project", "harness", "user", "channel")
+CLIENT_TEMPLATE = "coding-agent::{gitRemote}"
 
 
 @dataclass(frozen=True)
@@ -250,8 +256,38 @@ def project_dir(cwd: str, env: Any = None) -> str:
     return cwd
 
 
+def normalise_remote(url: str) -> str:
+    """A git remote URL as ``host/path`` without scheme, user, password, port, ``.git``
+    or trailing ``/``; the host lower-cased. ``git@github.com:org/repo.git``,
+    ``ssh://git@github.com:22/org/repo``, ``https://user:tok@github.com/org/repo.git`` all
+    give ``github.com/org/repo``; a local path gives its text with ``\\`` as ``/``.
+    Credentials never appear in the result. ``""`` for an empty URL."""
+    from urllib.parse import urlsplit
+
+    u = url.strip()
+    if not u:
+        return ""
+    if "://" in u:
+        parts = urlsplit(u)
+        host = (parts.hostname or "").lower()
+        path = parts.path
+    elif ":" in u.split("/", 1)[0] and not os.path.isabs(u):  # scp-like user@host:path
+        head, path = u.split(":", 1)
+        host = head.rsplit("@", 1)[-1].lower()
+    else:
+        host, path = "", u.replace("\\", "/")
+    path = path.strip("/")
+    path = path.removesuffix(".git").rstrip("/")
+    return f"{host}/{path}" if host else path
+
+
+def git_remote(main: str) -> str:
+    """The normalised ``origin`` URL of the repository at ``main``, ``""`` without one."""
+    return normalise_remote(_git(main, "remote", "get-url", "origin") or "")
+
+
 def _template(settings: Settings, main: str, cwd: str, harness: str) -> str:
-    tpl = settings["bankTemplate"]
+    tpl = client_template(settings)
     try:
         fields = [f for _, f, _, _ in string.Formatter().parse(tpl) if f is not None]
     except ValueError as e:
@@ -264,7 +300,9 @@ def _template(settings: Settings, main: str, cwd: str, harness: str) -> str:
         user = getpass.getuser()
     except (KeyError, OSError):
         user = "user"
-    return tpl.format(gitProject=os.path.basename(main.rstrip(os.sep)) or "root",
+    project = os.path.basename(main.rstrip(os.sep)) or "root"
+    remote = (git_remote(main) or project) if "gitRemote" in fields else ""
+    return tpl.format(gitProject=project, gitRemote=remote,
                       project=os.path.basename(cwd.rstrip(os.sep)) or "root",
                       harness=harness or "cli", user=user, channel=settings["channel"])
 
@@ -305,11 +343,21 @@ def resolve(cwd: str, harness: str = "cli", *, settings: Settings | None = None,
         bank_id = _register(s["bankId"], main, root, claim=False, git=git)
         return Resolution(bank_id, root, main, "bankId", "", s.for_bank(bank_id))
     want = _template(s, main, cwd, harness)
-    bank_id = _register(want, main, root, claim=True, git=git)
-    how = f"template {s['bankTemplate']}"
+    shared = "{gitRemote}" in client_template(s) and git and bool(git_remote(main))
+    bank_id = _register(want, main, root, claim=not shared, git=git)
+    how = f"template {client_template(s)}"
     if bank_id != want:
         how += f" (name clash: {want} belongs to another repository)"
     return Resolution(bank_id, root, main, how, "", s.for_bank(bank_id))
+
+
+def client_template(settings: Settings) -> str:
+    """The bank template in effect: ``bankTemplate``, or in client mode (``apiUrl`` set)
+    with the template left at its default, :data:`CLIENT_TEMPLATE`."""
+    tpl: str = settings["bankTemplate"]
+    if settings["apiUrl"] and settings.sources.get("bankTemplate", "default") == "default":
+        return CLIENT_TEMPLATE
+    return tpl
 
 
 def claude_project_dir() -> str:

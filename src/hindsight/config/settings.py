@@ -105,8 +105,9 @@ class Settings:
     disable_hooks: bool = _knob("bool", False, "Every hook is a no-op (for headless runs).")
     bank_id: str | None = _knob("str?", None, "Use this bank id instead of the template.")
     bank_template: str = _knob("str", "coding-agent::{gitProject}",
-                               "Bank id template; placeholders {gitProject} {project} "
-                               "{harness} {user} {channel}.")
+                               "Bank id template; placeholders {gitProject} {gitRemote} "
+                               "{project} {harness} {user} {channel}; in client mode "
+                               "the default uses {gitRemote}.")
     map_path_to_bank: Mapping[str, str] = _knob(
         "map", {}, "Absolute path prefix -> bank id; the longest prefix wins.")
     opt_in_only: bool = _knob("bool", False,
@@ -187,6 +188,19 @@ class Settings:
     serve_port: int = _knob("int", 8888, "TCP port of hindsight serve (0: a free one).",
                             lo=0, hi=65_535)
     serve_workers: int = _knob("int", 1, "Server processes of hindsight serve.", lo=1, hi=64)
+    api_url: str = _knob("str", "", "Client mode: URL of a hindsight serve holding the memories.")
+    api_token: str = _knob("str", "", "Client mode: bearer token (never printed).", secret=True)
+    api_token_file: str = _knob("str", "", "Client mode: token file (re-read after a 401).")
+    api_timeout_s: float = _seconds(2.0, "Client mode: seconds per server request (above 0).")
+    federation_banks: tuple[str, ...] = _knob("list", (), "recall --federated: other banks here.")
+    federation_peers: tuple[str, ...] = _knob("list", (), "recall --federated: 'URL BANK' peers.")
+    federation_weights: Mapping[str, str] = _knob("map", {}, "self/bank/peer weights (1/0.8/0.5).")
+    federation_key_id: str = _knob("str", "", "Key id (JWT kid) this side signs peer calls with.")
+    federation_key_file: str = _knob("str", "", "File holding that key's HS256 secret.")
+    federation_timeout_s: float = _seconds(2.0, "Seconds a peer may take (above 0).")
+    peer_keys: Mapping[str, str] = _knob("map", {}, "Server: peer key id -> its secret's file.")
+    peer_teams: Mapping[str, str] = _knob("map", {}, "Server: peer key id -> team it reads as.")
+    peer_audience: str = _knob("str", "", "Server: JWT audience peers use (default: own URL).")
     # --- time limits ------------------------------------------------------------------
     parse_timeout_s: float = _seconds(20.0,
                                       "Seconds one file may take to parse while indexing "
@@ -399,7 +413,7 @@ def value_problem(name: str, v: Any) -> str | None:
             return f"{v!r}: {e}"
         if any(conv or spec for _, f, spec, conv in parts if f is not None):
             return f"{v!r}: placeholders take no conversion or format spec"
-        known = ("gitProject", "project", "harness", "user", "channel")
+        known = ("gitProject", "gitRemote", "project", "harness", "user", "channel")
         bad = [f for _, f, _, _ in parts if f is not None and f not in known]
         if bad:
             return f"{v!r}: unknown placeholder {{{bad[0]}}}"

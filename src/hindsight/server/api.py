@@ -169,6 +169,9 @@ def build_app(state: ServerState, mcp_factory: Callable[..., Any] | None = None)
         return {"ok": True, "database": state.database}
 
     app.include_router(router)
+    from hindsight.server.federation import router as peers
+
+    app.include_router(peers)
     return BodyLimit(Dispatch(app, mount), state.max_body)
 
 

@@ -305,6 +305,8 @@ def gate(memory: MemoryService, prompt: str, *, threshold: float, exclude: set[i
     session) is not injected again, and the one that would come after it is not injected
     in its place. ``[]`` for an empty prompt or bank. Raises StorageError."""
     prompt = prompt[:PROMPT_CHARS]
+    if getattr(memory, "remote", False) and prompt.strip():
+        return _remote_gate(memory, prompt, threshold, exclude, agent)
     if not prompt.strip() or not memory.store.has_active():
         return []
     if embedder is not None and cache and hasattr(embedder, "prepare"):
@@ -348,3 +350,29 @@ def gate(memory: MemoryService, prompt: str, *, threshold: float, exclude: set[i
         out = [(row, best)] if ok else []
     # already shown in this session: not again, and no runner-up takes its place
     return [(r, sc) for r, sc in out if r.id not in exclude]
+
+
+def _remote_gate(memory: MemoryService, prompt: str, threshold: float, exclude: set[int],
+                 agent: str) -> list[tuple[Memory, float]]:
+    """The gate in client mode: the server's lexical recall gives the candidates, scored
+    lexically as without a static embedder (``LEXICAL_ONLY``); document frequencies are
+    not known here, so every term counts as rare (df 0, N = :data:`MIN_BANK`)."""
+    from hindsight.memory.segment import query_terms
+
+    terms = query_terms(prompt, words=False)[:40]
+    res = memory.recall(prompt, k=LEXICAL_CANDIDATES, kinds=list(INJECT_KINDS),
+                        channels=("bm25", "anchor", "recency", "lesson"), embed=False,
+                        touch=False)
+    scored = []
+    for h in res.hits:
+        row = h.memory
+        if row.status != "active" or not (row.visibility != "private" or row.owner == agent):
+            continue
+        share, evidence = lexical(terms, row, {}, MIN_BANK)
+        named = names_anchor(prompt, row)
+        sc = max(share, 1.0) if named else (share if evidence >= EVIDENCE_MIN else 0.0)
+        if named or sc >= max(threshold, LEXICAL_ONLY):
+            scored.append((row, sc))
+    scored.sort(key=lambda p: (-p[1], p[0].id))
+    return [(r, sc) for r, sc in scored[:1 if not any(sc >= 1.0 for _, sc in scored)
+                                        else len(scored)] if r.id not in exclude]

@@ -1,0 +1,411 @@
+"""The memory service of a bank in client mode: the same interface as
+:class:`hindsight.memory.service.MemoryService`, with the memories on a ``hindsight serve``.
+
+Only :mod:`hindsight.app` makes one (when ``apiUrl`` is set); the CLI, hooks and MCP server
+do not know. What stays on this machine: the code index (anchors are resolved here and sent
+as ``[path, symbol, ast_hash]``), staleness (computed here at read time against this
+checkout's index: a symbol anchor is stale when its ast hash differs from the indexed one,
+a file anchor when the file is gone), the anchor expansion of a recall (files and symbols
+near the query, sent with it), and bookkeeping (``get_meta``/``set_meta``).
+
+Write-back that cannot reach the server (refused, timed out, 5xx) is spooled under
+``spool/<bank key>/remote/`` (mode 0700), one JSON file per batch with its idempotency key,
+and replayed before the next write, before the first read of a process (for 0.3 s) and
+by :meth:`RemoteMemoryService.replay`: a batch the
+server stored but did not acknowledge is answered from the server's idempotency record,
+so nothing is stored twice. A spooled item answers ``Retained(id=0, action="spooled")``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from datetime import UTC
+from typing import Any
+
+from hindsight.errors import ConfigError, HindsightError, Unreachable
+from hindsight.memory.service import AnchorFn, MemoryService, NeighbourFn
+from hindsight.models import ChannelRank, Hit, Memory, MemoryItem, RecallResult, Retained
+from hindsight.remote.client import ServerClient
+from hindsight.store.base import CodeStore, MemoryStore
+
+FIELDS = ("kind", "tags", "outcome", "supersedes", "source", "session", "occurred",
+          "context", "visibility", "confidence", "commit_sha", "ref")
+SOURCES = ("human", "api", "conversation", "commit", "tool")
+REPLAY_S = 1.0  # at most this long replaying the spool before a write
+REPLAY_READ_S = 0.3  # and before the first read of a process (a hook's budget is short)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (0: no)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def memory_from(d: dict[str, Any]) -> Memory:
+    """A :class:`Memory` from its JSON shape (``Memory.as_dict``)."""
+    return Memory.from_row(d, list(d.get("anchors") or []))
+
+
+def item_body(it: MemoryItem) -> dict[str, Any]:
+    """A :class:`MemoryItem` as a ``/v1/retain`` item (owner and agent are the token's)."""
+    body: dict[str, Any] = {"text": it.text, "anchors": [list(a) for a in it.anchors]}
+    for f in FIELDS:
+        body[f] = getattr(it, f)
+    if body["source"] not in SOURCES:
+        body["source"] = "api"
+    return body
+
+
+class RemoteMemoryService(MemoryService):
+    """Memories of bank ``bank_id`` on the server ``client`` talks to; ``store`` is this
+    machine's bank (bookkeeping only), ``spool`` the spool directory, ``code()`` this
+    checkout's code index or None, ``root`` the checkout. Raises what :class:`ServerClient` raises."""
+
+    remote = True
+
+    def __init__(self, store: MemoryStore, client: ServerClient, bank_id: str, spool: str, *,
+                 anchors: AnchorFn, neighbours: NeighbourFn,
+                 code: Callable[[], CodeStore | None] = lambda: None, root: str = "") -> None:
+        super().__init__(store, anchors=anchors, neighbours=neighbours,
+                         embedder=lambda: None, code=code)
+        self.client = client
+        self.bank_id = bank_id
+        self.spool = spool
+        self.root = root
+        self._replayed = False
+
+    # --- staleness against this checkout ------------------------------------------------
+    def _fresh(self, rows: list[Memory]) -> list[Memory]:
+        code = self._code()
+        base = self.root
+        if not rows:
+            return rows
+        qn = {f"{a.path}::{a.symbol}" for m in rows for a in m.anchors if a.symbol}
+        now = {s.qname: s.ast_hash for s in code.symbols_by_qname(sorted(qn))} \
+            if code is not None and qn else {}
+        out = []
+        for m in rows:
+            anchors = []
+            for a in m.anchors:
+                why = ""
+                if a.symbol and code is not None:
+                    h = now.get(f"{a.path}::{a.symbol}")
+                    why = "symbol gone" if h is None else (
+                        "symbol changed" if a.ast_hash and h != a.ast_hash else "")
+                elif not a.symbol and base and not os.path.exists(os.path.join(base, a.path)):
+                    why = "file gone"
+                anchors.append(dataclasses.replace(a, stale=bool(why), reason=why))
+            stale = [a for a in anchors if a.stale]
+            out.append(dataclasses.replace(
+                m, anchors=tuple(anchors), stale=bool(stale),
+                stale_reason=stale[0].reason if stale else ""))
+        return out
+
+    # --- retain ---------------------------------------------------------------------------
+    def retain(self, text: str, *, kind: str = "", tags: list[str] | None = None,
+               files: list[str] | None = None, symbols: list[str] | None = None,
+               outcome: str = "", supersedes: int | None = None, source: str = "api",
+               **fields: Any) -> Retained:
+        """Retain one memory on the server (spooled when it does not answer)."""
+        fields.pop("owner", None)
+        fields.pop("agent", None)
+        item = MemoryItem(text=text, kind=kind, tags=list(tags or []), outcome=outcome,
+                          supersedes=supersedes, source=source,
+                          anchors=self._anchors(list(files or []), list(symbols or []), True),
+                          **fields)
+        item.check()
+        return self._send([item])[0]
+
+    def retain_batch(self, items: list[MemoryItem], embed: bool = True) -> list[Retained]:
+        """Retain ``items`` in batches of 1,000 (the server embeds)."""
+        out: list[Retained] = []
+        for i in range(0, len(items), 1000):
+            out += self._send(items[i:i + 1000])
+        return out
+
+    retain_items = retain_batch
+
+    def _send(self, items: list[MemoryItem]) -> list[Retained]:
+        job = {"key": f"hs-{uuid.uuid4().hex}", "bank": self.bank_id,
+               "items": [item_body(it) for it in items]}
+        with contextlib.suppress(Unreachable):
+            self.replay(REPLAY_S)
+        try:
+            return self._post(job)
+        except Unreachable:
+            self._spool_job(job)
+            return [Retained(0, "spooled", []) for _ in items]
+
+    def _post(self, job: dict[str, Any]) -> list[Retained]:
+        """Send one batch; a replayed answer (the server had it) says ``duplicate``."""
+        res = self.client.request("POST", "/v1/retain/batch",
+                                  {"bank": job["bank"], "items": job["items"],
+                                   "idempotency_key": job["key"]})
+        again = bool(res.get("replayed"))
+        return [Retained(int(r["id"]), "duplicate" if again else str(r["action"]), list(r.get("redacted") or []),
+                         str(r.get("structured") or ""), str(r.get("warning") or ""))
+                for r in res["results"]]
+
+    def _spool_job(self, job: dict[str, Any]) -> None:
+        os.makedirs(self.spool, mode=0o700, exist_ok=True)
+        os.chmod(self.spool, 0o700)
+        name = os.path.join(self.spool, f"{time.time_ns():020d}-{job['key']}.json")
+        tmp = name + ".tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(job, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, name)
+
+    def spooled(self) -> list[str]:
+        """Spool files waiting, oldest first. A file claimed by a process that has died
+        (a hook ended at its budget while sending) is put back first."""
+        try:
+            names = os.listdir(self.spool)
+        except FileNotFoundError:
+            return []
+        for n in names:
+            if n.endswith(".sending"):
+                base, pid = n[:-len(".sending")].rsplit(".", 1)
+                if not _alive(int(pid) if pid.isdigit() else 0):
+                    with contextlib.suppress(OSError):
+                        os.rename(os.path.join(self.spool, n), os.path.join(self.spool, base))
+        return sorted(os.path.join(self.spool, n) for n in os.listdir(self.spool)
+                      if n.endswith(".json"))
+
+    def replay(self, within_s: float = 30.0) -> dict[str, int]:
+        """Send spooled batches, oldest first, for at most ``within_s`` seconds; a batch
+        the server refuses (4xx) is kept as ``*.json.refused``. Returns ``{"sent",
+        "refused", "left"}``. A file is claimed by renaming it first, so two processes
+        replaying at once never send it twice. Raises Unreachable when the server does not
+        answer."""
+        sent = refused = 0
+        end = time.monotonic() + within_s
+        files = self.spooled()
+        for path in files:
+            if time.monotonic() > end:
+                break
+            mine = f"{path}.{os.getpid()}.sending"  # claimed: another process skips it
+            try:
+                os.rename(path, mine)
+            except OSError:
+                continue
+            try:
+                with open(mine, encoding="utf-8") as fh:
+                    job = json.load(fh)
+                self._post(job)
+            except (ValueError, OSError, HindsightError) as e:
+                if isinstance(e, Unreachable):
+                    os.rename(mine, path)
+                    raise
+                os.replace(mine, path + ".refused")
+                refused += 1
+                continue
+            os.unlink(mine)
+            sent += 1
+        return {"sent": sent, "refused": refused, "left": len(self.spooled())}
+
+    def _replay_once(self) -> None:
+        """Before the first read of this process: replay a waiting spool briefly."""
+        if not self._replayed:
+            self._replayed = True
+            if self.spooled():
+                with contextlib.suppress(Unreachable):
+                    self.replay(REPLAY_READ_S)
+
+    def embed_missing(self, todo: list[tuple[int, str]]) -> int:
+        """The server embeds what it stores: nothing to do here."""
+        return 0
+
+    def touch(self, ids: list[int]) -> None:
+        """The server counts accesses when it recalls."""
+
+    # --- recall and reads ---------------------------------------------------------------
+    def recall(self, text: str, *, touch: bool = True, files: list[str] | None = None,
+               symbols: list[str] | None = None, embed: bool = True,
+               **kw: Any) -> RecallResult:
+        """Recall on the server with this checkout's anchor expansion; hits' staleness as
+        this checkout's index says. ``channels`` without ``dense`` skips the dense channel;
+        ``since``/``until`` Unix seconds."""
+        from datetime import datetime
+
+        fs = [p for p, _s, _h in self._anchors(list(files or []), [], False)]
+        syms = [f"{p}::{s}" for p, s, _h in self._anchors([], list(symbols or []), False)]
+        if fs or syms or text:
+            with contextlib.suppress(HindsightError):
+                nf, ns, _near = self._neighbours(text, fs, [tuple(s.split("::", 1))  # type: ignore[misc]
+                                                             for s in syms])
+                fs = list(dict.fromkeys([*fs, *nf]))[:200]
+                syms = list(dict.fromkeys([*syms, *(f"{p}::{s}" for p, s in ns)]))[:200]
+        body: dict[str, Any] = {"bank": self.bank_id, "text": text[:10_000], "files": fs,
+                                "symbols": syms, "dense": embed and "dense" in
+                                kw.get("channels", ("dense",))}
+        for f in ("scene", "kinds", "tags", "k", "budget", "rerank", "fusion"):
+            if kw.get(f) is not None:
+                body[f] = list(kw[f]) if f in ("kinds", "tags") else kw[f]
+        for f in ("since", "until"):
+            if kw.get(f) is not None:
+                body[f] = datetime.fromtimestamp(kw[f], UTC).isoformat()
+        self._replay_once()
+        res = self.client.request("POST", "/v1/recall", body)
+        rows = self._fresh([memory_from(h) for h in res["hits"]])
+        hits = tuple(Hit(m, float(h["score"]), {n: ChannelRank(int(c["rank"]), float(c["score"]))
+                                                  for n, c in (h.get("explain") or {}).items()})
+                     for m, h in zip(rows, res["hits"], strict=True))
+        return RecallResult(hits, dict(res.get("channels") or {}), res.get("reranked_by", ""),
+                            int(res.get("tokens", 0)), float(res.get("ms", 0.0)),
+                            bool(res.get("partial", False)), str(res.get("note", "")))
+
+    def memories(self, *, status: str = "active", kind: str | None = None,
+                 stale: bool = False, limit: int = 100, tag: str | None = None,
+                 visibility: str | None = None, since: float | None = None,
+                 until: float | None = None, anchor: str | None = None, after_id: int = 0,
+                 offset: int = 0, order: str = "occurred") -> list[Memory]:
+        """Memories from the server newest first; ``stale`` filters by this checkout's
+        staleness (among the newest 1,000)."""
+        from datetime import datetime
+
+        def iso(t: float | None) -> str | None:
+            return None if t is None else datetime.fromtimestamp(t, UTC).isoformat()
+
+        q = {"bank": self.bank_id, "status": status, "kind": kind, "tag": tag,
+             "visibility": visibility, "since": iso(since), "until": iso(until),
+             "anchor": anchor, "order": order, "offset": offset,
+             "limit": 1000 if stale else min(max(limit, 1), 10_000)}
+        self._replay_once()
+        res = self.client.request("GET", "/v1/memories", query=q)
+        rows = self._fresh([memory_from(d) for d in res["memories"]])
+        if after_id:
+            rows = [m for m in rows if m.id > after_id]
+        return [m for m in rows if m.stale][:limit] if stale else rows
+
+    def get(self, mid: int) -> Memory:
+        res = self.client.request("GET", f"/v1/memories/{int(mid)}",
+                                  query={"bank": self.bank_id})
+        return self._fresh([memory_from(res["memory"])])[0]
+
+    def get_many(self, ids: list[int]) -> dict[int, Memory]:
+        out: dict[int, Memory] = {}
+        for i in ids:
+            with contextlib.suppress(HindsightError):
+                out[i] = self.get(i)
+        return out
+
+    def audit(self, mid: int) -> list[dict[str, Any]]:
+        res = self.client.request("GET", f"/v1/memories/{int(mid)}",
+                                  query={"bank": self.bank_id})
+        return list(res["audit"])
+
+    def anchored(self, files: list[str]) -> list[int]:
+        """Ids anchored to ``files`` (the first 20 asked one by one)."""
+        ids: set[int] = set()
+        for f in files[:20]:
+            ids.update(m.id for m in self.memories(anchor=f, limit=100))
+        return sorted(ids)
+
+    def counts(self) -> dict[str, int]:
+        """Memories per status on the server (the newest 10,000 of each), ``stale`` as
+        this checkout says."""
+        out: dict[str, int] = {}
+        for st in ("active", "archived", "forgotten", "superseded"):
+            res = self.client.request("GET", "/v1/memories", query={
+                "bank": self.bank_id, "status": st, "limit": 10_000})
+            out[st] = int(res["count"])
+        out["stale"] = len(self.memories(stale=True, limit=10_000))
+        return out
+
+    def forget(self, mid: int, reason: str) -> dict[str, Any]:
+        return dict(self.client.request("POST", f"/v1/memories/{int(mid)}/forget",
+                                         {"bank": self.bank_id, "reason": reason}))
+
+    def restore(self, mid: int, reason: str = "") -> dict[str, Any]:
+        return dict(self.client.request("POST", f"/v1/memories/{int(mid)}/restore",
+                                        {"bank": self.bank_id, "reason": reason}))
+
+    def reflect(self, question: str, k: int = 20) -> dict[str, Any]:
+        return dict(self.client.request("POST", "/v1/reflect",
+                                        {"bank": self.bank_id, "question": question, "k": k}))
+
+    def export_lines(self) -> Iterator[str]:
+        text = self.client.request("GET", "/v1/export", query={"bank": self.bank_id},
+                                   text=True, timeout_s=max(self.client.timeout_s, 60.0))
+        yield from (ln for ln in str(text).splitlines() if ln.strip())
+
+    def import_lines(self, lines: Iterable[str]) -> dict[str, int]:
+        total: dict[str, int] = {}
+        chunk: list[str] = []
+
+        def send() -> None:
+            res = self.client.request("POST", "/v1/import",
+                                      {"bank": self.bank_id, "lines": chunk},
+                                      timeout_s=max(self.client.timeout_s, 60.0))
+            for k, v in res.items():
+                if isinstance(v, int):
+                    total[k] = total.get(k, 0) + v
+            chunk.clear()
+        for ln in lines:
+            chunk.append(ln)
+            if len(chunk) >= 1000:
+                send()
+        if chunk:
+            send()
+        return total
+
+    def push(self, source: MemoryStore | None = None) -> dict[str, int]:
+        """Copy a bank of this machine (``source``, default this one's store: its active memories, with their given anchors) to the
+        server as the token's agent, in batches of 500 whose idempotency key is the hash of
+        their fingerprints: pushing again stores nothing new. Returns ``{"local", "created",
+        "duplicates"}``. Raises Unreachable, Forbidden."""
+        import hashlib
+
+        rows: list[Memory] = []
+        while True:
+            page = (source or self.store).list_memories(status="active", limit=1000, offset=len(rows),
+                                            order="id")
+            rows += page
+            if len(page) < 1000:
+                break
+        rows.sort(key=lambda m: m.id)
+        created = dup = 0
+        for i in range(0, len(rows), 500):
+            part = rows[i:i + 500]
+            items = [MemoryItem(
+                text=m.text, kind=m.kind, tags=list(m.tags), outcome=m.outcome,
+                source=m.source, session=m.session, commit_sha=m.commit_sha, ref=m.ref,
+                occurred=m.occurred_at, context=m.context, visibility=m.visibility,
+                confidence=m.confidence,
+                anchors=[(a.path, a.symbol, a.ast_hash) for a in m.anchors if not a.implicit])
+                for m in part]
+            digest = hashlib.sha256("\n".join(m.fingerprint for m in part).encode())
+            job = {"key": f"push-{digest.hexdigest()[:40]}", "bank": self.bank_id,
+                   "items": [item_body(it) for it in items]}
+            for r in self._post(job):
+                created += r.action == "created"
+                dup += r.action != "created"
+        return {"local": len(rows), "created": created, "duplicates": dup}
+
+    def after_index(self, code: Any, outside: Any = None) -> list[str]:
+        """Staleness is computed at read time in client mode: nothing to mark."""
+        return []
+
+    def gc(self, **kw: Any) -> dict[str, Any]:
+        raise ConfigError("gc runs on the server in client mode (hindsight serve's host)",
+                          option="apiUrl")
+
+    def reembed(self) -> dict[str, Any]:
+        raise ConfigError("reembed runs on the server in client mode", option="apiUrl")
+
