@@ -163,6 +163,12 @@ DROP TABLE memory_fts;
 ALTER TABLE memories ADD COLUMN vec_seq INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX ix_memories_vec_seq ON memories(vec_seq);
 """),
+    ("0012_visibility", """
+-- team use (issue 11): the team of the agent that wrote a memory ('' none). Who sees a
+-- memory is decided in each read's query (store/base.py Viewer, store/sqlite/visible.py)
+ALTER TABLE memories ADD COLUMN team TEXT NOT NULL DEFAULT '';
+CREATE INDEX ix_memories_owner ON memories(owner) WHERE owner != '';
+"""),
 ]
 
 # Secondary indexes: dropped before a full rebuild's bulk load and created after it.

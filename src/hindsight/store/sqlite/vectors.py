@@ -92,3 +92,30 @@ def append(c: dict[str, Any], mid: int, v: Any) -> None:
     c["ids"][c["n"]] = mid
     c["mat"][c["n"]] = v
     c["n"] += 1
+
+
+def nearest(ids: Any, mat: Any, vector: bytes, k: int, floor: float,
+            keep: Any = None) -> list[tuple[int, float]]:
+    """The ``k`` rows of ``mat`` nearest to ``vector`` (float32 bytes) by dot product (the
+    cosine of unit vectors), as ``(id, cosine)`` with cosine ≥ ``floor``, best first; ``[]``
+    when the dimensions differ. ``keep(ids)`` → the set of ids allowed: the ranking is then
+    walked in slices growing 4× until ``k`` allowed rows are found."""
+    import numpy as np
+
+    q = np.frombuffer(vector, dtype=np.float32)
+    if k <= 0 or not len(ids) or q.shape[0] != mat.shape[1]:
+        return []
+    sims = mat @ q
+    n, take = len(sims), k
+    while True:
+        top = np.argpartition(-sims, min(take, n - 1))[:take] if n > take else np.arange(n)
+        top = top[np.argsort(-sims[top], kind="stable")]
+        top = top[sims[top] >= floor]
+        got = [(int(ids[j]), float(sims[j])) for j in top]
+        if keep is None:
+            return got
+        allowed = keep([i for i, _ in got])
+        hits = [(i, s) for i, s in got if i in allowed]
+        if len(hits) >= k or take >= n or len(got) < take:
+            return hits[:k]
+        take *= 4
