@@ -1,6 +1,11 @@
 """One contract suite for every storage backend (``store/base.py``): CodeStore,
 HistoryStore and MemoryStore. The ``stores`` fixture is parameterised by backend; a second
-backend adds a parameter (and its opener below), not a second suite."""
+backend adds a parameter (and its opener below), not a second suite.
+
+``postgres``: the memory store on PostgreSQL (an embedded server started by the
+``pg_server`` fixture, a fresh database per test), the code index and history in the local
+SQLite file, as ``app.open_bank`` composes them when ``databaseUrl`` is set (the memory
+store keeps the checkout's own meta keys in SQLite's meta table)."""
 
 from __future__ import annotations
 
@@ -20,23 +25,46 @@ from hindsight.errors import StorageError  # noqa: E402
 from hindsight.models import Memory, MemoryItem  # noqa: E402
 from hindsight.store.base import POSTING  # noqa: E402
 
-BACKENDS = ["sqlite"]
+BACKENDS = ["sqlite", "postgres"]
 AT = "2026-01-05T12:00:00+00:00"
+HANDLES: dict[int, Any] = {}  # id(memory store) -> what closes its backend
 
 
-def _open_sqlite(tmp: Path) -> tuple[Any, Any, Any, Any]:
+def _open_sqlite(tmp: Path, request: pytest.FixtureRequest) -> tuple[Any, Any, Any, Any]:
     from hindsight.store.sqlite import open_stores
 
     return open_stores(str(tmp / "bank.db"), "contract::bank", str(tmp), 2000)
 
 
-OPENERS = {"sqlite": _open_sqlite}
+class _Both:
+    """Closes the SQLite connection and the PostgreSQL memory store."""
+
+    def __init__(self, conn: Any, mem: Any) -> None:
+        self.conn, self.mem = conn, mem
+
+    def close(self) -> None:
+        self.mem.close()
+        self.conn.close()
+
+
+def _open_postgres(tmp: Path, request: pytest.FixtureRequest) -> tuple[Any, Any, Any, Any]:
+    from hindsight.store.postgres import open_memory_store
+
+    code, history, _mem, conn = _open_sqlite(tmp, request)
+    mem = open_memory_store(request.getfixturevalue("pg_dsn"), "contract::bank",
+                            local_meta=code, busy_timeout_ms=2000)
+    return code, history, mem, _Both(conn, mem)
+
+
+OPENERS = {"sqlite": _open_sqlite, "postgres": _open_postgres}
 
 
 @pytest.fixture(params=BACKENDS)
 def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any, Any, Any]]:
-    code, history, memory, handle = OPENERS[request.param](tmp_path)
+    code, history, memory, handle = OPENERS[request.param](tmp_path, request)
+    HANDLES[id(memory)] = handle
     yield code, history, memory
+    HANDLES.pop(id(memory), None)
     handle.close()
 
 
@@ -222,11 +250,12 @@ def test_vectors_matrix_and_missing(stores: tuple[Any, Any, Any]) -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_matrix_follows_other_connections(backend: str, tmp_path: Path) -> None:
+def test_matrix_follows_other_connections(backend: str, tmp_path: Path,
+                                          request: pytest.FixtureRequest) -> None:
     """A process holding the matrix sees vectors another process adds, removes (status)
     or replaces (re-embedding)."""
-    _c1, _h1, a, h1 = OPENERS[backend](tmp_path)
-    _c2, _h2, b, h2 = OPENERS[backend](tmp_path)
+    _c1, _h1, a, h1 = OPENERS[backend](tmp_path, request)
+    _c2, _h2, b, h2 = OPENERS[backend](tmp_path, request)
     try:
         ids = [i for i, _ in _insert(a, ("one", {}), ("two", {}), ("three", {}))]
         v = np.eye(3, 4, dtype=np.float32)
@@ -334,7 +363,7 @@ def test_export_and_import_round_trip(stores: tuple[Any, Any, Any], tmp_path: Pa
 def test_backend_errors_are_storage_errors(stores: tuple[Any, Any, Any]) -> None:
     """No backend exception escapes a store: a closed handle is a StorageError."""
     code, history, mem = stores
-    mem.conn.close() if hasattr(mem, "conn") else None
+    HANDLES[id(mem)].close()
     for call in (lambda: mem.count(), lambda: mem.get([1]), lambda: mem.get_meta("k"),
                  lambda: code.counts(), lambda: history.commit_count(),
                  lambda: list(mem.export_rows())):
