@@ -36,6 +36,8 @@ NEW: dict[str, tuple[str, str, Any]] = {
     "busyTimeoutMs": ("HINDSIGHT_BUSY_TIMEOUT_MS", "250", 250),
     "mcpTimeoutS": ("HINDSIGHT_MCP_TIMEOUT_S", "7.5", 7.5),
     "mcpMaxTokens": ("HINDSIGHT_MCP_MAX_TOKENS", "20000", 20_000),
+    "databaseUrl": ("HINDSIGHT_DATABASE_URL", "postgresql://me:pw@127.0.0.1:1/db",
+                    "postgresql://me:pw@127.0.0.1:1/db"),
     # already fields before; their variables must not change either
     "embedder": ("HINDSIGHT_EMBEDDER", "hashing", "hashing"),
     "disableHooks": ("HINDSIGHT_DISABLE_HOOKS", "1", True),
@@ -121,7 +123,7 @@ def test_defaults(home: Path) -> None:
     assert (s.embed_url, s.embed_model, s.embed_api_key) == ("", "", "")
     assert (s.reranker_model, s.reranker_tokenizer, s.threads) == ("", "", 0)
     assert (s.parse_timeout_s, s.busy_timeout_ms, s.mcp_timeout_s) == (20.0, 30_000, 10.0)
-    assert s.mcp_max_tokens == 10_000
+    assert s.mcp_max_tokens == 10_000 and s.database_url == ""
     assert s == Settings.defaults()
 
 
@@ -375,3 +377,26 @@ def test_parse_timeout_is_threaded_from_index(home: Path, tmp_path: Path,
         # was opened) is passed down by the composition root
         bank.code.index(full=True)
         assert seen == [3.5, 6.0]
+
+
+def test_database_url_is_checked_and_its_password_never_shown(home: Path, tmp_path: Path
+                                                             ) -> None:
+    """``databaseUrl`` must be a postgresql:// URL (the error does not repeat the value);
+    ``config show`` and ``Settings.values`` mask the password inside it."""
+    with pytest.raises(ConfigError, match="expected a postgresql:// URL") as err:
+        Settings.defaults(databaseUrl="mysql://me:hunter2@db/x")
+    assert "hunter2" not in str(err.value)
+    s = Settings.defaults(databaseUrl="postgresql://me:hunter2@db.example:5433/hs")
+    assert s.database_url == "postgresql://me:hunter2@db.example:5433/hs"
+    assert s.values["databaseUrl"] == "postgresql://me:***@db.example:5433/hs"
+    assert Settings.defaults(databaseUrl="postgres://db/hs").values["databaseUrl"] == \
+        "postgres://db/hs"
+    repo = tmp_path / "work"
+    repo.mkdir()
+    env = {**os.environ, "HINDSIGHT_DATABASE_URL": "postgresql://me:hunter2@127.0.0.1:9/hs",
+           "HINDSIGHT_SEED": "0"}
+    r = run_cli(["config", "show", "--json"], repo, env)
+    assert r.returncode == 0, r.stderr
+    assert "hunter2" not in r.stdout + r.stderr
+    assert json.loads(r.stdout)["values"]["databaseUrl"] == {
+        "value": "postgresql://me:***@127.0.0.1:9/hs", "source": "env HINDSIGHT_DATABASE_URL"}

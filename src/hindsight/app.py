@@ -35,20 +35,26 @@ INDEX_LOCK_WAIT_S = 600.0  # an index writer waits this long for another one's p
 @dataclass
 class Stores:
     """The storage of one bank. ``raw`` is the backend's own handle (a sqlite3 connection),
-    for tests and benchmarks only."""
+    for tests and benchmarks only; ``shared`` the PostgreSQL memory store when the bank's
+    memories live there (setting ``databaseUrl``), closed with the bank."""
 
     code: CodeStore
     history: HistoryStore
     memory: MemoryStore
     raw: Any = None
+    shared: Any = None
 
     def close(self) -> None:
+        if self.shared is not None:
+            self.shared.close()
         if self.raw is not None:
             self.raw.close()
 
     def set_busy_timeout(self, ms: int) -> None:
         """How long writes wait for another writer (ms)."""
         self.memory.set_busy_timeout(ms)
+        if self.shared is not None:  # the SQLite file of the code index and history
+            self.code.set_busy_timeout(ms)
 
 
 @dataclass
@@ -153,6 +159,10 @@ class Bank:
         out.update(code)
         out["history"] = self.history.status()
         out["memories"] = self.memory.counts()
+        if self.settings.database_url:
+            from hindsight.config.urls import masked
+
+            out["memory_database"] = masked(self.settings.database_url)
         out["resolved_by"] = self.resolution.how if self.resolution is not None else ""
         out["seed"] = self.sessions.seed_state()
         out["fresh"] = fresh
@@ -241,8 +251,11 @@ def open_bank(path: str = ".", *, repo_root_path: str | None = None,
     if not create and not os.path.exists(db):
         raise BankNotFound(f"no bank for {root} (expected {db}); nothing was retained or "
                            "indexed there yet", path=db, root=root)
-    return Bank(res.bank_id, res.root, db,
-                _sqlite_stores(db, res.bank_id, root, res.settings.busy_timeout_ms), res)
+    stores = _sqlite_stores(db, res.bank_id, root, res.settings.busy_timeout_ms)
+    if res.settings.database_url:
+        stores = _shared_memory(stores, res.settings.database_url, res.bank_id,
+                                res.settings.busy_timeout_ms)
+    return Bank(res.bank_id, res.root, db, stores, res)
 
 
 def _sqlite_stores(db: str, bank_id: str, root: str, busy_ms: int) -> Stores:
@@ -250,6 +263,21 @@ def _sqlite_stores(db: str, bank_id: str, root: str, busy_ms: int) -> Stores:
 
     code, history, memory, conn = open_stores(db, bank_id, root, busy_ms)
     return Stores(code, history, memory, conn)
+
+
+def _shared_memory(stores: Stores, url: str, bank_id: str, busy_ms: int) -> Stores:
+    """``stores`` with the memory store on PostgreSQL at ``url`` (the code index and
+    history stay in the SQLite file; the checkout's own meta keys too). Closes the SQLite
+    connection and raises StorageError when the database cannot be reached."""
+    from hindsight.store.postgres import open_memory_store
+
+    try:
+        shared = open_memory_store(url, bank_id, local_meta=stores.code,
+                                   busy_timeout_ms=busy_ms)
+    except BaseException:
+        stores.close()
+        raise
+    return Stores(stores.code, stores.history, shared, stores.raw, shared)
 
 
 def git_refresh(root: str, event: str) -> None:

@@ -2,10 +2,8 @@
 HistoryStore and MemoryStore. The ``stores`` fixture is parameterised by backend; a second
 backend adds a parameter (and its opener below), not a second suite.
 
-``postgres``: the memory store on PostgreSQL (an embedded server started by the
-``pg_server`` fixture, a fresh database per test), the code index and history in the local
-SQLite file, as ``app.open_bank`` composes them when ``databaseUrl`` is set (the memory
-store keeps the checkout's own meta keys in SQLite's meta table)."""
+The backends and the ``stores`` fixture are in ``backends.py`` (shared with
+``test_contract_team.py``)."""
 
 from __future__ import annotations
 
@@ -19,70 +17,17 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from backends import AT, BACKENDS, HANDLES, OPENERS, _insert, _row, opened  # noqa: E402
 from conftest import git, make_repo  # noqa: E402
 
 from hindsight.errors import StorageError  # noqa: E402
-from hindsight.models import Memory, MemoryItem  # noqa: E402
+from hindsight.models import Memory  # noqa: E402
 from hindsight.store.base import POSTING  # noqa: E402
-
-BACKENDS = ["sqlite", "postgres"]
-AT = "2026-01-05T12:00:00+00:00"
-HANDLES: dict[int, Any] = {}  # id(memory store) -> what closes its backend
-
-
-def _open_sqlite(tmp: Path, request: pytest.FixtureRequest) -> tuple[Any, Any, Any, Any]:
-    from hindsight.store.sqlite import open_stores
-
-    return open_stores(str(tmp / "bank.db"), "contract::bank", str(tmp), 2000)
-
-
-class _Both:
-    """Closes the SQLite connection and the PostgreSQL memory store."""
-
-    def __init__(self, conn: Any, mem: Any) -> None:
-        self.conn, self.mem = conn, mem
-
-    def close(self) -> None:
-        self.mem.close()
-        self.conn.close()
-
-
-def _open_postgres(tmp: Path, request: pytest.FixtureRequest) -> tuple[Any, Any, Any, Any]:
-    from hindsight.store.postgres import open_memory_store
-
-    code, history, _mem, conn = _open_sqlite(tmp, request)
-    mem = open_memory_store(request.getfixturevalue("pg_dsn"), "contract::bank",
-                            local_meta=code, busy_timeout_ms=2000)
-    return code, history, mem, _Both(conn, mem)
-
-
-OPENERS = {"sqlite": _open_sqlite, "postgres": _open_postgres}
 
 
 @pytest.fixture(params=BACKENDS)
 def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any, Any, Any]]:
-    code, history, memory, handle = OPENERS[request.param](tmp_path, request)
-    HANDLES[id(memory)] = handle
-    yield code, history, memory
-    HANDLES.pop(id(memory), None)
-    handle.close()
-
-
-def _row(text: str, **kw: Any) -> tuple[dict[str, Any], list[tuple[str, str, str]]]:
-    """A memory row as the domain hands it to the store."""
-    from hindsight.memory.retain import prepare
-
-    row, _found = prepare(MemoryItem(text=text, **kw), 1_767_614_400.0)
-    row.pop("_structured")
-    return row, row.pop("_anchors")
-
-
-def _insert(mem: Any, *items: tuple[str, dict[str, Any]]) -> list[tuple[int, bool]]:
-    from hindsight.memory.lexical import document
-
-    rows, anchors = zip(*(_row(t, **kw) for t, kw in items), strict=True)
-    return mem.insert(list(rows), list(anchors), [document(r) for r in rows], AT)
-
+    yield from opened(request, tmp_path)
 
 # --- meta (every store) --------------------------------------------------------------------
 def test_meta_round_trip(stores: tuple[Any, Any, Any]) -> None:

@@ -58,7 +58,8 @@ class PgMemoryStore(PgMemoryReads):
                 got = c.execute(self.q(
                     f"INSERT INTO {{s}}.memories({', '.join(cols)}) VALUES "
                     f"({', '.join(['%s'] * len(cols))}) ON CONFLICT (fingerprint) DO NOTHING "
-                    "RETURNING id"), no_nul([row[k] for k in cols])).fetchone()
+                    "RETURNING id"), no_nul([_tags(row[k]) if k == "tags" else row[k]
+                                             for k in cols])).fetchone()
                 if got is not None:
                     mid = int(got[0])
                     new_docs.append((mid, _no_nul_doc(body), _no_nul_doc(ctx)))
@@ -215,7 +216,7 @@ class PgMemoryStore(PgMemoryReads):
                 if d.get("_dim") and dims.setdefault(d.get("model", ""), d["_dim"]) != d["_dim"]:
                     d["vector"], d["model"] = None, ""  # another size for this model: re-embed
                 blob = base64.b64decode(d["vector"]) if d.get("vector") is not None else None
-                vals = [json.dumps(d.get(k) or [], ensure_ascii=False) if k == "tags" else
+                vals = [_tags(json.dumps(d.get(k) or [], ensure_ascii=False)) if k == "tags" else
                         None if k == "superseded_by" else d.get(k) for k in _WRITABLE]
                 got = c.execute(self.q(
                     f"INSERT INTO {{s}}.memories({', '.join(cols)}) VALUES "
@@ -263,6 +264,13 @@ class PgMemoryStore(PgMemoryReads):
                 c.execute(self.q(sql), (mid,))
             self._audit(c, [(mid, at, "purged", detail)])
         return True
+
+
+def _tags(text: str) -> str:
+    """A JSON list of tags as PostgreSQL can hold it (jsonb has no ``\\u0000``): NUL in a
+    tag becomes U+FFFD, as in every other stored string."""
+    return json.dumps(no_nul(json.loads(text)), ensure_ascii=False) if "\\u0000" in text \
+        else text
 
 
 def _no_nul_doc(counts: dict[str, int]) -> dict[str, int]:

@@ -223,7 +223,7 @@ class PgMemoryReads(PgStore):
                          "WHERE stale = 1)")
         if tag:  # a substring test first (cheap), then the exact element
             where.append("strpos(tags, %s) > 0 AND jsonb_exists(tags::jsonb, %s)")
-            args += [json.dumps(tag, ensure_ascii=False), tag]
+            args += [json.dumps(no_nul(tag), ensure_ascii=False), tag]
         for cond, bound in (("occurred_ts >= %s", since), ("occurred_ts < %s", until),
                             ("id > %s", after_id or None)):
             if bound is not None:
