@@ -300,8 +300,8 @@ def _cross_rerank(reranker: Any, text: str, order: list[int], rows: dict[int, An
 def _keep(r: Memory, q: Query) -> bool:
     if r.status != "active":
         return False
-    if r.visibility == "private" and r.owner != q.agent:
-        return False
+    if q.viewer is None and r.visibility == "private" and r.owner != q.agent:
+        return False  # local use; with a viewer the store's queries applied its rule
     if q.kinds and r.kind not in q.kinds:
         return False
     if q.tags and not set(q.tags) <= set(r.tags):
