@@ -171,3 +171,37 @@ def test_forget_restore_and_purge_say_who(make_service: Callable[[], MemoryServi
     assert list(svc.export_lines()) == []
     with pytest.raises(NotFound):
         svc.purge(a, "twice", viewer=root)
+
+
+def test_cli_forget_purge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``hindsight forget ID --purge --reason …`` deletes the memory for real (a real
+    subprocess on a real bank); without a reason nothing is deleted."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import make_repo
+
+    monkeypatch.setenv("HINDSIGHT_EMBEDDER", "hashing")
+    monkeypatch.setenv("HINDSIGHT_SEED", "0")
+    repo = make_repo(tmp_path / "proj", {"a.py": "x = 1\n"})
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "hindsight", *args], cwd=repo,
+                              capture_output=True, text=True, env=os.environ.copy(),
+                              timeout=120)
+
+    r = cli("retain", "the staging host answers to zebra-falcon-42", "--json")
+    assert r.returncode == 0, r.stderr
+    mid = json.loads(r.stdout)["id"]
+    r = cli("forget", str(mid), "--purge")
+    assert r.returncode == 2 and "reason" in r.stderr
+    assert "zebra-falcon-42" in cli("show", str(mid)).stdout
+    assert [h["id"] for h in json.loads(cli("recall", "zebra falcon", "--json").stdout)[
+        "hits"]] == [mid]
+    r = cli("forget", str(mid), "--purge", "--reason", "leaked", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == {"id": mid, "purged": True}
+    assert cli("show", str(mid)).returncode == 6
+    r = cli("recall", "zebra falcon", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["hits"] == []

@@ -25,6 +25,7 @@ from hindsight.memory.service import MemoryService
 from hindsight.models import IndexStats
 from hindsight.sessions.service import SessionService
 from hindsight.store.base import CodeStore, HistoryStore, MemoryStore
+from hindsight.store.base import Viewer as Viewer  # adapters (server, MCP) take it from here
 
 if TYPE_CHECKING:
     from hindsight.config.settings import Settings
