@@ -205,3 +205,18 @@ def test_cli_forget_purge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert cli("show", str(mid)).returncode == 6
     r = cli("recall", "zebra falcon", "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["hits"] == []
+
+
+def test_import_as_a_viewer_takes_its_owner(make_service: Callable[[], MemoryService]) -> None:
+    """Only an admin keeps the owners of an imported file; anyone else imports as
+    itself."""
+    src = make_service()
+    src.retain("bob's private convention", viewer=Viewer("bob", "blue"), visibility="private")
+    lines = list(src.export_lines())
+    dst = make_service()
+    assert dst.import_lines(lines, viewer=Viewer("ann", "red")) == {"imported": 1,
+                                                                    "skipped": 0}
+    m, = dst.memories()
+    assert (m.owner, m.team, m.visibility) == ("ann", "red", "private")
+    assert dst.import_lines(lines, viewer=Viewer("root", admin=True))["imported"] == 1
+    assert sorted(x.owner for x in dst.memories()) == ["ann", "bob"]

@@ -330,11 +330,14 @@ class MemoryService:
 
         yield from export_lines(self.store, viewer)
 
-    def import_lines(self, lines: Iterable[str]) -> dict[str, int]:
-        """Import exported JSONL; ``{"imported", "skipped"}``. Raises ConfigError."""
+    def import_lines(self, lines: Iterable[str], viewer: Viewer | None = None
+                     ) -> dict[str, int]:
+        """Import exported JSONL; ``{"imported", "skipped"}``. With a ``viewer`` that is
+        not an admin, every memory is imported as its own (owner and team). Raises
+        ConfigError."""
         from hindsight.memory.transfer import import_lines
 
-        return import_lines(self.store, lines)
+        return import_lines(self.store, lines, viewer)
 
     def reembed(self) -> dict[str, Any]:
         """Embed every memory that has no vector from the current model (after a model

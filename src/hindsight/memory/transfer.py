@@ -41,9 +41,12 @@ def export_lines(mem: MemoryStore, viewer: Viewer | None = None) -> Iterator[str
             yield json.dumps(r, ensure_ascii=False, sort_keys=True)
 
 
-def import_lines(mem: MemoryStore, lines: Iterable[str]) -> dict[str, int]:
-    """Import exported JSONL; returns {imported, skipped}. Raises ConfigError naming the
-    first bad line (nothing of the import is written then)."""
+def import_lines(mem: MemoryStore, lines: Iterable[str], viewer: Viewer | None = None
+                 ) -> dict[str, int]:
+    """Import exported JSONL; returns {imported, skipped}. A ``viewer`` that is not an
+    admin imports as itself: every memory's owner and team become its own (only an admin
+    keeps the owners of the file). Raises ConfigError naming the first bad line (nothing
+    of the import is written then)."""
     from hindsight.memory.lexical import document, ensure
 
     rows: list[dict[str, Any]] = []
@@ -52,6 +55,8 @@ def import_lines(mem: MemoryStore, lines: Iterable[str]) -> dict[str, int]:
             continue
         try:
             d = loads(line, first=n == 1)
+            if isinstance(d, dict) and viewer is not None and not viewer.admin:
+                d["owner"], d["team"] = viewer.agent, viewer.team
             rows.append(_checked(d))
         except (ValueError, TypeError, KeyError, RecursionError) as e:
             raise ConfigError(f"import line {n}: {e}") from None

@@ -53,18 +53,14 @@ class PgMemoryStore(PgMemoryReads):
         extra = implicit if implicit is not None else [[] for _ in rows]
         with self.tx() as c:
             lex.lock(c, self.s)
-            for row, anc, imp, (body, ctx) in zip(rows, anchors, extra, docs, strict=True):
-                cols = list(row)
-                got = c.execute(self.q(
-                    f"INSERT INTO {{s}}.memories({', '.join(cols)}) VALUES "
-                    f"({', '.join(['%s'] * len(cols))}) ON CONFLICT (fingerprint) DO NOTHING "
-                    "RETURNING id"), no_nul([_tags(row[k]) if k == "tags" else row[k]
-                                             for k in cols])).fetchone()
-                if got is not None:
-                    mid = int(got[0])
+            got = self._insert_rows(c, rows)
+            self._audit(c, [(m, at, "retain", "") for m in got if m is not None])
+            fresh_anchors: list[tuple[Any, ...]] = []
+            for row, anc, imp, (body, ctx), mid in zip(rows, anchors, extra, docs, got,
+                                                       strict=True):
+                if mid is not None:
                     new_docs.append((mid, _no_nul_doc(body), _no_nul_doc(ctx)))
-                    self._anchors(c, mid, [(*a, 0) for a in anc] + [(*a, 1) for a in imp])
-                    self._audit(c, [(mid, at, "retain", "")])
+                    fresh_anchors += [(mid, *a, 0) for a in anc] + [(mid, *a, 1) for a in imp]
                     out.append((mid, True))
                     continue
                 mid, status = c.execute(self.q("SELECT id, status FROM {s}.memories WHERE "
@@ -79,15 +75,36 @@ class PgMemoryStore(PgMemoryReads):
                                      "WHERE id = %s"), (at, mid))
                     self._audit(c, [(mid, at, "active", f"retained again (was {status})")])
                 out.append((int(mid), False))
+            self._anchors_many(c, fresh_anchors)
             lex.add_docs(c, self.s, new_docs)
         return out
 
-    def _anchors(self, c: Any, mid: int, items: list[tuple[Any, ...]]) -> None:
-        """Insert anchors (path, symbol, hash, implicit) of memory ``mid``."""
+    def _insert_rows(self, c: Any, rows: list[dict[str, Any]]) -> list[int | None]:
+        """Insert memory rows in order (one pipelined batch); per row its new id, or None
+        when its fingerprint exists (an earlier row of the batch included)."""
+        if not rows:
+            return []
+        cols = list(rows[0])
+        cur = c.cursor()
+        cur.executemany(self.q(
+            f"INSERT INTO {{s}}.memories({', '.join(cols)}) VALUES "
+            f"({', '.join(['%s'] * len(cols))}) ON CONFLICT (fingerprint) DO NOTHING "
+            "RETURNING id"), [no_nul([_tags(r[k]) if k == "tags" else r[k] for k in cols])
+                              for r in rows], returning=True)
+        got: list[int | None] = []
+        while True:
+            r = cur.fetchone()
+            got.append(int(r[0]) if r is not None else None)
+            if not cur.nextset():
+                break
+        return got
+
+    def _anchors_many(self, c: Any, items: list[tuple[Any, ...]]) -> None:
+        """Insert anchors (memory id, path, symbol, hash, implicit), in order."""
         if items:
             c.cursor().executemany(self.q(
                 "INSERT INTO {s}.memory_anchors(memory_id, path, symbol, ast_hash, implicit) "
-                "VALUES(%s, %s, %s, %s, %s)"), [no_nul([mid, *a]) for a in items])
+                "VALUES(%s, %s, %s, %s, %s)"), [no_nul(list(a)) for a in items])
 
     def _audit(self, c: Any, items: list[tuple[int, str, str, str]]) -> None:
         if items:

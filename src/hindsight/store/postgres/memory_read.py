@@ -68,28 +68,31 @@ class PgMemoryReads(PgStore):
 
     def adjacent(self, ids: list[int], viewer: Viewer | None = None) -> dict[int, list[int]]:
         """For conversation memories among ``ids``: the active memories of the same
-        session stored right before and after each (among those ``viewer`` may see)."""
-        out: dict[int, list[int]] = {}
+        session stored right before and after each (among those ``viewer`` may see); one
+        query."""
         if not ids:
-            return out
-        see, args = clause(viewer)
-        for i, sess in self.all(f"SELECT id, session FROM {{s}}.memories WHERE id = ANY(%s) "
-                                f"AND kind = 'conversation' AND session != ''{see}",
-                                [list(ids), *args]):
-            near = []
-            for op, by in (("<", "DESC"), (">", "ASC")):
-                r = self.one(f"SELECT id FROM {{s}}.memories WHERE session = %s AND id {op} %s "
-                             f"AND session != '' AND status = 'active'{see} ORDER BY id {by} "
-                             "LIMIT 1", [sess, i, *args])
-                if r is not None:
-                    near.append(int(r[0]))
-            out[int(i)] = near
+            return {}
+        args = clause(viewer)[1]
+
+        def near(op: str, by: str) -> str:
+            return ("(SELECT n.id FROM {s}.memories n WHERE n.session = m.session AND "
+                    f"n.id {op} m.id AND n.status = 'active'{clause(viewer, 'n.')[0]} "
+                    f"ORDER BY n.id {by} LIMIT 1)")
+        out: dict[int, list[int]] = {}
+        for i, prev, nxt in self.all(
+                f"SELECT m.id, {near('<', 'DESC')}, {near('>', 'ASC')} FROM {{s}}.memories m "
+                "WHERE m.id = ANY(%s) AND m.kind = 'conversation' AND m.session != ''"
+                f"{clause(viewer, 'm.')[0]}", [*args, *args, list(ids), *args]):
+            out[int(i)] = [int(x) for x in (prev, nxt) if x is not None]
         return out
 
     def agents(self) -> list[str]:
-        """Distinct non-empty agents, any status, in byte order (SQLite's)."""
-        return [r[0] for r in self.all("SELECT DISTINCT agent COLLATE \"C\" AS a FROM "
-                                       "{s}.memories WHERE agent > '' ORDER BY a")]
+        """Distinct non-empty agents, any status, in code point order (SQLite's): a
+        loose index scan of ``ix_memories_agent`` (one lookup per agent)."""
+        return sorted(r[0] for r in self.all(
+            "WITH RECURSIVE a(x) AS (SELECT min(agent) FROM {s}.memories WHERE agent > '' "
+            "UNION ALL SELECT (SELECT min(agent) FROM {s}.memories WHERE agent > a.x) FROM a "
+            "WHERE a.x IS NOT NULL) SELECT x FROM a WHERE x IS NOT NULL"))
 
     def by_fingerprint(self, fp: str) -> int | None:
         r = self.one("SELECT id FROM {s}.memories WHERE fingerprint = %s", (fp,))
