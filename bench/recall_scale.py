@@ -5,9 +5,15 @@ conversation (the *held* subset: its turns retained as in ``recall_locomo.py``, 
 ``dia_id`` as ref) among generated distractors: two random turns of the *other*
 conversations plus a unique id each. Measured per size:
 
-- recall p50/p95 (query embedding included) with and without the embedding rerank, over
-  the held conversation's questions (categories 1-4);
-- single retain p50/p95 (redaction, structuring, embedding, duplicate checks, write);
+- recall p50/p95 (query embedding included: the per-process query cache is emptied before
+  each) with and without the embedding rerank, over the held conversation's questions
+  (categories 1-4), ``--repeat`` passes, the median of the passes' p50 and p95 reported
+  with each pass's, and the 1-minute load average before, between and after; beside them
+  the CPU time (all threads) of each recall, which other work on the machine disturbs less;
+- the dense channel's top 100 (``MemoryStore.nearest``: exact, or IVF from its size)
+  against exact search over every vector, and which of the two answered;
+- single retain p50/p95 (redaction, structuring, embedding, duplicate checks, write), 30 per
+  pass;
 - batch retain throughput (text searchable), database bytes per memory, peak RSS;
 - the BM25 channel alone (``lexical.search``, 100 candidates) against the old FTS5
   ``bm25()`` approach (``fts5_baseline.py``) built over the same documents in the same
@@ -87,10 +93,12 @@ def _vectors(base: Any, first: int, count: int, synthetic: bool) -> Any:
     return v
 
 
-def child(n: int, data: Path, cap: int, synthetic: bool, nq: int, work: Path) -> dict[str, Any]:
+def child(n: int, data: Path, cap: int, synthetic: bool, nq: int, work: Path, repeat: int
+          ) -> dict[str, Any]:
     import numpy as np
 
     from hindsight.memory import lexical
+    from hindsight.memory.recall import _QUERIES as queries
 
     held, qs, other = load(data)
     rnd = random.Random(n)
@@ -123,14 +131,34 @@ def child(n: int, data: Path, cap: int, synthetic: bool, nq: int, work: Path) ->
         b.memory.embed_missing([(r.id, it.text) for r, it in zip(res, held, strict=True)])
         fts.add([(r.id, it.text, it.context) for r, it in zip(res, held, strict=True)])
         ref_of = {r.id: it.ref for r, it in zip(res, held, strict=True)}
+        t0 = time.perf_counter()
         b.memory.recall("warm up", touch=False)
+        warm_s = time.perf_counter() - t0
+        loads = [_loadavg()]
         lat: dict[str, list[float]] = {"plain": [], "rerank": [], "bm25": [], "fts5": []}
-        for q, _ev in qs[:nq]:
+        runs: dict[str, list[dict[str, float]]] = {"plain": [], "rerank": []}
+        cpu: dict[str, list[float]] = {"plain": [], "rerank": []}
+        for _rep in range(repeat):
             for mode in ("plain", "rerank"):
-                t0 = time.perf_counter()
-                b.memory.recall(q, k=10, rerank=mode == "rerank", touch=False)
-                lat[mode].append(time.perf_counter() - t0)
+                one = []
+                for q, _ev in qs[:nq]:
+                    queries.clear()  # every timed recall embeds its query
+                    c0, t0 = time.process_time(), time.perf_counter()
+                    b.memory.recall(q, k=10, rerank=mode == "rerank", touch=False)
+                    one.append(time.perf_counter() - t0)
+                    cpu[mode].append(time.process_time() - c0)
+                runs[mode].append(summary_ms(one))
+                lat[mode] += one
+        loads.append(_loadavg())
         store = b.stores.memory
+        qvecs = emb.embed_batch([q for q, _ in qs])
+        all_ids, all_mat = store.matrix(emb.model_id)
+        overlap = []
+        for qv in qvecs:  # the store's top 100 against exact search over every vector
+            sims = np.asarray(all_mat @ qv)
+            exact = set(np.asarray(all_ids)[np.argsort(-sims, kind="stable")[:100]].tolist())
+            got = {i for i, _ in store.nearest(emb.model_id, qv, 100)}
+            overlap.append(len(exact & got) / 100)
         quality: dict[str, list[float]] = {"bm25": [], "bm25_exact": [], "fts5": []}
         changed = 0
         for q, ev in qs:
@@ -148,11 +176,13 @@ def child(n: int, data: Path, cap: int, synthetic: bool, nq: int, work: Path) ->
             for name, hits in (("bm25", got), ("bm25_exact", exact), ("fts5", old)):
                 refs = {ref_of.get(i, "") for i, _ in hits[:10]}
                 quality[name].append(len(ev & refs) / len(ev))
-        single = []
-        for i in range(30):
-            t0 = time.perf_counter()
+        single, single_cpu = [], []
+        for i in range(30 * repeat):
+            c0, t0 = time.process_time(), time.perf_counter()
             b.memory.retain(f"{rnd.choice(other)} single retain {i} {rnd.random()}", kind="fact")
             single.append(time.perf_counter() - t0)
+            single_cpu.append(time.process_time() - c0)
+        loads.append(_loadavg())
         extra: dict[str, Any] = {}
         if os.environ.get("HINDSIGHT_DATABASE_URL"):
             db, extra["hnsw_build_s"] = _pg_figures(store)
@@ -164,14 +194,21 @@ def child(n: int, data: Path, cap: int, synthetic: bool, nq: int, work: Path) ->
 
             _c, _h, cold, conn = open_stores(b.path, b.bank_id, str(root))
             t0 = time.perf_counter()
-            cold.matrix(emb.model_id)  # what a new process (a CLI recall) pays before dense
+            cold.nearest(emb.model_id, qvecs[0], 100)  # what a new process (a CLI recall) pays
             cold_s = time.perf_counter() - t0
             conn.close()
     fts.close()
     ratio = summary_ms(lat["fts5"])["p95_ms"] / max(1e-9, summary_ms(lat["bm25"])["p95_ms"])
     return {"memories": n_dis + len(held), "held_turns": len(held), "questions": len(qs),
-            "synthetic_vectors": synthetic, "recall": summary_ms(lat["plain"]),
-            "recall_rerank": summary_ms(lat["rerank"]), "retain_single": summary_ms(single),
+            "synthetic_vectors": synthetic, "loadavg_1min": loads, "repeats": repeat,
+            "recall": _median_of(runs["plain"]), "recall_runs": runs["plain"],
+            "recall_rerank": _median_of(runs["rerank"]), "recall_rerank_runs": runs["rerank"],
+            "recall_cpu": summary_ms(cpu["plain"]), "recall_rerank_cpu": summary_ms(cpu["rerank"]),
+            "retain_single": summary_ms(single), "retain_single_cpu": summary_ms(single_cpu),
+            "first_recall_ms": round(warm_s * 1000, 1),
+            "dense_top100_vs_exact": round(float(np.mean(overlap)), 4),
+            "dense_index": "ivf" if getattr(store, "_cache", None) is not None and
+            store._cache.index is not None else "exact",
             "batch_searchable_per_s": round(n_dis / batch_s, 1) if batch_s else None,
             "vectors_s": round(embed_s, 1),
             "bm25_channel": summary_ms(lat["bm25"]), "fts5_bm25_channel": summary_ms(lat["fts5"]),
@@ -179,7 +216,7 @@ def child(n: int, data: Path, cap: int, synthetic: bool, nq: int, work: Path) ->
             "held_recall@10": {k: round(float(np.mean(v)), 4) for k, v in quality.items()},
             "pruning_changed_top10": f"{changed}/{len(qs)}",
             "db_bytes_per_memory": round(db / (n_dis + len(held) + 30)),
-            "matrix_cold_ms": None if cold_s is None else round(cold_s * 1000, 1),
+            "dense_cold_ms": None if cold_s is None else round(cold_s * 1000, 1),
             "peak_rss_mb": peak_rss_mb(), **extra}
 
 
@@ -196,6 +233,22 @@ def _pg_figures(store: Any) -> tuple[int, float]:
     return int(size), round(build, 1)
 
 
+def _loadavg() -> float:
+    """The 1-minute load average (other work on the machine; 0.0 where unknown)."""
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _median_of(runs: list[dict[str, float]]) -> dict[str, float]:
+    """The median over repeated runs of each of p50 / p95 / mean (ms)."""
+    import statistics
+
+    return {k: round(statistics.median(r[k] for r in runs), 3)
+            for k in ("p50_ms", "p95_ms", "mean_ms")} | {"n": sum(r["n"] for r in runs)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1000,10000,100000,1000000")
@@ -204,6 +257,8 @@ def main() -> None:
     ap.add_argument("--synthetic-from", type=int, default=1_000_000,
                     help="sizes from this one on use random distractor vectors")
     ap.add_argument("--queries", type=int, default=50, help="questions timed with recall")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="timed passes (recall: median of each pass's p50/p95; retain: 30 each)")
     ap.add_argument("--out", default="", help="results file name (default recall_scale, "
                     "recall_scale_postgres with --backend postgres)")
     ap.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
@@ -212,7 +267,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.child:
         r = child(args.child, Path(args.data), args.embed_cap,
-                  args.child >= args.synthetic_from, args.queries, Path(args.work))
+                  args.child >= args.synthetic_from, args.queries, Path(args.work), args.repeat)
         print(json.dumps(r), flush=True)
         return
     out: dict[str, Any] = {"machine": machine(), "embed_cap": args.embed_cap,
@@ -233,7 +288,7 @@ def _size(n: int, args: Any, url: str) -> dict[str, Any]:
         p = subprocess.run([sys.executable, __file__, "--child", str(n), "--data", args.data,
                             "--embed-cap", str(args.embed_cap), "--synthetic-from",
                             str(args.synthetic_from), "--queries", str(args.queries),
-                            "--work", str(work)],
+                            "--repeat", str(args.repeat), "--work", str(work)],
                            env=env, capture_output=True, text=True, check=False)
         if p.returncode:
             print(p.stderr, file=sys.stderr)

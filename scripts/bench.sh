@@ -12,4 +12,5 @@ python bench/recall_locomo.py
 python bench/recall_scale.py
 python bench/hooks.py
 python bench/ui.py
+python bench/pages.py
 python bench/report.py

@@ -15,7 +15,7 @@ import pytest
 SRC = Path(__file__).resolve().parent.parent / "src" / "hindsight"
 
 ADAPTERS = ("cli", "hooks", "mcp", "ui", "server", "web")
-DOMAIN = ("codeindex", "history", "memory", "sessions")
+DOMAIN = ("codeindex", "history", "memory", "sessions", "pages")
 ADAPTER_MAY_IMPORT = ("app", "config", "errors", "models")
 # names that locate things before settings exist, or belong to other tools
 ENV_ALLOWED = frozenset({"HINDSIGHT_HOME", "HINDSIGHT_CONFIG", "HINDSIGHT_NOW",

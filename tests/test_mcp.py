@@ -19,7 +19,7 @@ from histutil import Repo, fn
 from hindsight.app import open_bank
 
 TOOLS = {"retain", "recall", "reflect", "forget", "search_symbols", "callers", "callees",
-         "trace_flow", "symbol_history", "why", "impact", "status"}
+         "pages", "trace_flow", "symbol_history", "why", "impact", "status"}
 CHAIN = ["leaf", "middle", "top", "entry", "main"]  # each calls the one before
 
 
@@ -62,7 +62,9 @@ def env(indexed: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> dict[str
     monkeypatch.setenv("HINDSIGHT_HOME", str(indexed[1]))
     monkeypatch.setenv("HINDSIGHT_EMBEDDER", "hashing")
     monkeypatch.delenv("HINDSIGHT_MCP_TIMEOUT_S", raising=False)
-    return {"HINDSIGHT_HOME": str(indexed[1]), "HINDSIGHT_EMBEDDER": "hashing"}
+    # the stdio client passes only the variables it is given: the code under test too
+    extra = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}
+    return {"HINDSIGHT_HOME": str(indexed[1]), "HINDSIGHT_EMBEDDER": "hashing", **extra}
 
 
 async def ok(client: Any, tool: str, **args: Any) -> dict[str, Any]:
@@ -172,7 +174,7 @@ def test_stdio_server_tools(indexed: tuple[Path, Path], env: dict[str, str]) -> 
     async def main() -> None:
         async with _stdio(indexed[0], env) as c:
             listed = (await c.list_tools()).tools
-            assert {t.name for t in listed} == TOOLS and len(listed) == 12
+            assert {t.name for t in listed} == TOOLS and len(listed) == 13
             for t in listed:
                 assert t.description and len(t.description) > 80, t.name
                 assert "Call " in t.description, t.name  # states when to call it

@@ -36,6 +36,8 @@ NEW: dict[str, tuple[str, str, Any]] = {
     "busyTimeoutMs": ("HINDSIGHT_BUSY_TIMEOUT_MS", "250", 250),
     "mcpTimeoutS": ("HINDSIGHT_MCP_TIMEOUT_S", "7.5", 7.5),
     "mcpMaxTokens": ("HINDSIGHT_MCP_MAX_TOKENS", "20000", 20_000),
+    "surveyRefreshCommits": ("HINDSIGHT_SURVEY_REFRESH_COMMITS", "5", 5),
+    "pageTriggerCron": ("HINDSIGHT_PAGE_TRIGGER_CRON", "H 3 * * 1-5", "H 3 * * 1-5"),
     "databaseUrl": ("HINDSIGHT_DATABASE_URL", "postgresql://me:pw@127.0.0.1:1/db",
                     "postgresql://me:pw@127.0.0.1:1/db"),
     # already fields before; their variables must not change either
@@ -46,7 +48,8 @@ NEW: dict[str, tuple[str, str, Any]] = {
 ATTRS = {"llmUrl": "llm_url", "llmApiKey": "llm_api_key", "llmTimeoutS": "llm_timeout_s",
          "embedApiKey": "embed_api_key", "busyTimeoutMs": "busy_timeout_ms",
          "parseTimeoutS": "parse_timeout_s", "mcpTimeoutS": "mcp_timeout_s",
-         "mcpMaxTokens": "mcp_max_tokens",
+         "mcpMaxTokens": "mcp_max_tokens", "surveyRefreshCommits": "survey_refresh_commits",
+         "pageTriggerCron": "page_trigger_cron",
          "recallLimit": "recall_limit", "bankId": "bank_id", "mapPathToBank":
          "map_path_to_bank", "disableHooks": "disable_hooks", "threads": "threads"}
 
@@ -124,6 +127,7 @@ def test_defaults(home: Path) -> None:
     assert (s.reranker_model, s.reranker_tokenizer, s.threads) == ("", "", 0)
     assert (s.parse_timeout_s, s.busy_timeout_ms, s.mcp_timeout_s) == (20.0, 30_000, 10.0)
     assert s.mcp_max_tokens == 10_000 and s.database_url == ""
+    assert (s.survey_refresh_commits, s.page_trigger_cron) == (20, "H * * * *")
     assert s == Settings.defaults()
 
 

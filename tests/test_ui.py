@@ -342,3 +342,31 @@ def test_switch_bank_and_open(module_repo: Path, tmp_path: Path) -> None:
         assert opened.read_text() == srv.first_line.removeprefix("hindsight ui: ")
     finally:
         srv.stop()
+
+
+def test_pages_written_by_the_cli_show_with_numbered_evidence(
+        served: tuple[uiutil.Server, Path]) -> None:
+    """The knowledge pages service behind the /pages view (issue 13 part 1): after
+    ``hindsight pages --refresh`` the view shows each page, its sections, the claims' [n]
+    marks and the evidence they number, memories and symbols linked."""
+    srv, repo = served
+    r = cli("pages", "--refresh", "--json", cwd=repo)
+    assert r.returncode == 0, r.stderr
+    pages = json.loads(r.stdout)["pages"]
+    _s, _h, body = srv.get("/pages")
+    assert 'id="no-pages"' not in body
+    for p in pages:
+        assert f'<article id="page-{p["name"]}" class="page">' in body
+        assert f"<h2>{p['title']}</h2>" in body
+        for s in p["sections"]:
+            assert f"<h3>{s['heading']}</h3>" in body
+    hot = next(p for p in pages if p["name"] == "hotspots")
+    files = hot["sections"][0]
+    assert files["citations"][0] == {"kind": "file", "ref": "svc/auth.py"}
+    assert "svc/auth.py" in files["text"] and "[1]" in files["text"]
+    assert "[1] <span class=\"tag\">file svc/auth.py</span>" in body
+    conv = next(p for p in pages if p["name"] == "conventions")["sections"][0]
+    mid = next(c["ref"] for c in conv["citations"] if c["kind"] == "memory")
+    assert f'href="/memory/{mid}">memory {mid}</a>' in body
+    assert "&lt;script&gt;alert" in body and "<script>alert" not in body
+    assert 'href="/symbol?q=svc/auth.py%3A%3A' in body

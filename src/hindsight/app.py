@@ -1,8 +1,9 @@
 """The composition root: open a repository's bank and wire its services.
 
 ``open_bank(...)`` resolves the bank id, opens the storage backend (SQLite here; the only
-module that names a concrete backend or provider) and returns a :class:`Bank` holding four
-services: ``code`` (L1/L2), ``history`` (L3), ``memory`` and ``sessions``. Nothing here
+module that names a concrete backend or provider) and returns a :class:`Bank` holding five
+services: ``code`` (L1/L2), ``history`` (L3), ``memory``, ``sessions`` and ``pages``
+(knowledge pages). Nothing here
 writes SQL.
 """
 
@@ -23,8 +24,10 @@ from hindsight.errors import BankNotFound, Busy, ConfigError
 from hindsight.history.service import HistoryService, rel_in_root
 from hindsight.memory.service import MemoryService
 from hindsight.models import IndexStats
+from hindsight.pages.records import NAMES as PAGE_NAMES  # noqa: F401 (for the adapters)
+from hindsight.pages.service import PageService
 from hindsight.sessions.service import SessionService
-from hindsight.store.base import CodeStore, HistoryStore, MemoryStore
+from hindsight.store.base import CodeStore, HistoryStore, MemoryStore, PageStore
 from hindsight.store.base import Viewer as Viewer  # adapters (server, MCP) take it from here
 
 if TYPE_CHECKING:
@@ -43,6 +46,7 @@ class Stores:
     history: HistoryStore
     memory: MemoryStore
     raw: Any = None
+    pages: PageStore | None = None
     shared: Any = None
 
     def close(self) -> None:
@@ -74,6 +78,7 @@ class Bank:
     history: HistoryService = field(init=False)
     memory: MemoryService = field(init=False)
     sessions: SessionService = field(init=False)
+    pages: PageService = field(init=False)
 
     def __post_init__(self) -> None:
         from hindsight.providers import make_llm, make_reranker
@@ -92,6 +97,13 @@ class Bank:
                                     code=lambda: self.stores.code
                                     if self.code.is_indexed() else None)
         self.sessions = SessionService(self)
+        if self.stores.pages is None:
+            raise ConfigError(f"bank {self.bank_id}: its storage has no page store")
+        self.pages = PageService(self.stores.pages, bank_id=self.bank_id, root=self.root,
+                                 code=self.code, history=self.history, memory=self.memory,
+                                 settings=lambda: self.settings,
+                                 llm=lambda: make_llm(self.settings),
+                                 records=lambda: getattr(self, "records", None))
 
     def __enter__(self) -> Bank:
         return self
@@ -260,10 +272,10 @@ def open_bank(path: str = ".", *, repo_root_path: str | None = None,
 
 
 def _sqlite_stores(db: str, bank_id: str, root: str, busy_ms: int) -> Stores:
-    from hindsight.store.sqlite import open_stores
+    from hindsight.store.sqlite import open_stores, page_store
 
     code, history, memory, conn = open_stores(db, bank_id, root, busy_ms)
-    return Stores(code, history, memory, conn)
+    return Stores(code, history, memory, conn, page_store(conn))
 
 
 def _shared_memory(stores: Stores, url: str, bank_id: str, busy_ms: int) -> Stores:
@@ -278,15 +290,24 @@ def _shared_memory(stores: Stores, url: str, bank_id: str, busy_ms: int) -> Stor
     except BaseException:
         stores.close()
         raise
-    return Stores(stores.code, stores.history, shared, stores.raw, shared)
+    return Stores(stores.code, stores.history, shared, stores.raw, stores.pages, shared)
 
 
 def git_refresh(root: str, event: str) -> None:
-    """Incremental index + history ingest of the repository at ``root``, for git hooks;
-    see :func:`hindsight.history.githooks.refresh`. Never raises."""
+    """Incremental index + history ingest of the repository at ``root``, for git hooks,
+    then the knowledge pages that are due; see :func:`hindsight.history.githooks.refresh`.
+    Never raises."""
     from hindsight.history.githooks import refresh
 
-    refresh(root, event, lambda r: open_bank(r))
+    def pages(bank: Bank, rec: dict[str, Any]) -> None:  # due pages, in this detached run
+        from hindsight.errors import HindsightError
+
+        try:
+            rec["pages"] = bank.pages.refresh_due(reason=f"git {event}")
+        except HindsightError as e:  # index and ingest did their part: say what failed
+            rec["pages_error"] = f"{type(e).__name__}: {e}"
+
+    refresh(root, event, lambda r: open_bank(r), after=pages)
 
 
 def time_bound(text: str, *, end: bool = False, option: str | None = None) -> float:

@@ -1,9 +1,8 @@
 """One contract suite for every storage backend (``store/base.py``): CodeStore,
-HistoryStore and MemoryStore. The ``stores`` fixture is parameterised by backend; a second
-backend adds a parameter (and its opener below), not a second suite.
-
-The backends and the ``stores`` fixture are in ``backends.py`` (shared with
-``test_contract_team.py``)."""
+HistoryStore and MemoryStore (PageStore in test_contract_pages.py, on the same backends).
+The ``stores`` fixture is parameterised by backend; a second backend adds a parameter (and
+its opener in ``backends.py``, shared with test_contract_team.py and
+test_contract_pages.py), not a second suite."""
 
 from __future__ import annotations
 
@@ -218,6 +217,40 @@ def test_matrix_follows_other_connections(backend: str, tmp_path: Path,
         got, mat = a.matrix("m1")
         rows = {int(i): m for i, m in zip(got, mat, strict=True)}
         assert sorted(rows) == ids[1:] and np.allclose(rows[ids[1]], w[1])
+    finally:
+        h1.close()
+        h2.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nearest_and_cosines(backend: str, tmp_path: Path,
+                             request: pytest.FixtureRequest) -> None:
+    """The dense channel's top-k and the rerank's cosines: active rows of the model only,
+    best first, the floor applied; a vector added or removed by another connection is
+    seen."""
+    _c1, _h1, a, h1 = OPENERS[backend](tmp_path, request)
+    _c2, _h2, b, h2 = OPENERS[backend](tmp_path, request)
+    try:
+        ids = [i for i, _ in _insert(a, *[(f"memory {n}", {}) for n in range(5)])]
+        v = np.eye(5, 4, dtype=np.float32)
+        v[3] = np.array([0.6, 0.8, 0, 0], dtype=np.float32)  # cos 0.6 with e0, 0.8 with e1
+        v[4] = np.array([0.8, 0.6, 0, 0], dtype=np.float32)
+        a.set_vectors([(i, r.tobytes()) for i, r in zip(ids[:4], v[:4], strict=True)], "m1")
+        b.set_vectors([(ids[4], v[4].tobytes())], "m2")  # another model: never returned
+        q = np.array([1, 0, 0, 0], dtype=np.float32)
+        got = a.nearest("m1", q, 3)
+        assert [i for i, _ in got] == [ids[0], ids[3], ids[1]] or \
+            [i for i, _ in got] == [ids[0], ids[3], ids[2]]  # ids[1] and ids[2] tie at 0
+        assert [round(s, 6) for _i, s in got] == [1.0, 0.6, 0.0]
+        assert [i for i, _ in a.nearest("m1", q, 10, 0.5)] == [ids[0], ids[3]]
+        assert a.nearest("m2", q, 10) == [(ids[4], pytest.approx(0.8))]
+        assert a.nearest("none", q, 10) == []
+        cos = a.cosines("m1", q, [ids[3], ids[0], ids[4], 999_999])
+        assert cos == {ids[3]: pytest.approx(0.6), ids[0]: pytest.approx(1.0)}
+        b.set_status(ids[0], "forgotten", "wrong", AT)  # removed elsewhere
+        b.set_vectors([(ids[4], v[4].tobytes())], "m1")  # replaced elsewhere, other model
+        assert [i for i, _ in a.nearest("m1", q, 2)] == [ids[4], ids[3]]
+        assert ids[0] not in a.cosines("m1", q, [ids[0]])
     finally:
         h1.close()
         h2.close()

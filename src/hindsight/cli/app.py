@@ -55,6 +55,7 @@ def build_cli(extra: Iterable[click.Command] = (),
     """The root group with every command; ``extra`` are added as they are, and
     ``import_sources`` become subcommands of ``import`` beside its FILE form."""
     from hindsight.cli import config_cmd, history, main, memory
+    from hindsight.cli.pages import pages
 
     root = RootGroup("hindsight", context_settings=CONTEXT,
                      help="Persistent, per-repository memory for coding agents.")
@@ -64,7 +65,7 @@ def build_cli(extra: Iterable[click.Command] = (),
                 history.impact, history.hotspots, history.trace_log, history.watch,
                 history.git_hooks, memory.retain, memory.recall, memory.forget,
                 memory.memories, memory.show, memory.gc, memory.export_cmd, memory.reembed,
-                memory.reflect, config_cmd.config):
+                memory.reflect, pages, config_cmd.config):
         root.add_command(cmd)
     alias = OldName("hooks", commands=dict(history.git_hooks.commands), hidden=True,
                     help="Old name of git-hooks (kept for one release).")

@@ -186,6 +186,11 @@ class Settings:
                                 "Cap of one MCP tool answer in tokens, counted as characters "
                                 "/ 4 of its JSON text; a longer answer is cut with truncated: "
                                 "true and how to get the rest.", lo=500, hi=1_000_000)
+    # --- knowledge pages --------------------------------------------------------------
+    survey_refresh_commits: int = _knob("int", 20, "Knowledge pages are due after this many "
+                                        "new commits (0: never for commits).", lo=0, hi=10**6)
+    page_trigger_cron: str = _knob("str", "H * * * *", "Cron schedule of the knowledge pages "
+                                   "(H: hashed from bank id and page name); empty: none.")
 
     # --- bookkeeping (not settings) ---------------------------------------------------
     sources: Mapping[str, str] = field(default_factory=_default_sources, repr=False,
@@ -371,6 +376,8 @@ def value_problem(name: str, v: Any) -> str | None:
         return "paths must not be empty"
     if name == "mapPathToBank" and any(not k.strip() or not b.strip() for k, b in v.items()):
         return "paths and bank ids must not be empty"
+    if name == "pageTriggerCron" and v.strip() and v != FIELDS[name].default:
+        return cron_problem(v)
     if name == "bankTemplate":
         if not v.strip():
             return "must not be empty"
@@ -385,6 +392,15 @@ def value_problem(name: str, v: Any) -> str | None:
         if bad:
             return f"{v!r}: unknown placeholder {{{bad[0]}}}"
     return None
+
+
+def cron_problem(expr: str) -> str | None:
+    """Why ``expr`` is not a five-field cron expression (``H`` allowed; croniter), or None."""
+    if len(expr.split()) != 5:
+        return f"{expr!r}: five fields expected (minute hour day month weekday)"
+    from croniter import croniter
+
+    return None if croniter.is_valid(expr, hash_id=b"x") else f"{expr!r}: not a valid cron"
 
 
 def _num(x: float) -> str:

@@ -174,13 +174,14 @@ def uninstall(root: str) -> list[str]:
     return done
 
 
-def refresh(root: str, event: str, open_bank: Any) -> None:
+def refresh(root: str, event: str, open_bank: Any, after: Any = None) -> None:
     """Incremental index + history ingest of the repository at ``root``, run by the git
     hooks: one refresh at a time per bank (lock ``refresh-<bank>``); a refresh that finds
     another running leaves a ``.again`` mark so that the running one goes round once more.
     Index and ingest take the bank's one index lock (the same as seeding, the watcher and
-    the CLI). ``open_bank(root)`` opens the bank. Never raises: every outcome is one JSON
-    line in ``$HINDSIGHT_HOME/logs/git-hooks.log``."""
+    the CLI). ``open_bank(root)`` opens the bank; ``after(bank, rec)``, when given, runs
+    next under the same lock (the knowledge pages that are due). Never raises: every
+    outcome is one JSON line in ``$HINDSIGHT_HOME/logs/git-hooks.log``."""
     import json
     import time
     import traceback
@@ -215,6 +216,8 @@ def refresh(root: str, event: str, open_bank: Any) -> None:
 
                 pending()
                 bank.history.refresh(rec, pending)
+                if after is not None:
+                    after(bank, rec)
     except Exception as e:  # noqa: BLE001 - a git hook must never fail; log and go on
         rec["outcome"] = "error"
         rec["error"] = f"{type(e).__name__}: {e}"

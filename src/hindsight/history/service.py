@@ -106,6 +106,17 @@ class HistoryService:
                 return {s.qname for s in self.code.store.symbols_by_qname(qnames)}
         return hotspots(self.store, self.root, days, limit, indexed)
 
+    def commits(self, limit: int = 50, *, fixes_only: bool = False,
+                path: str | None = None) -> list[dict[str, Any]]:
+        """Reachable ingested commits newest first, at most ``limit`` (only fix commits,
+        :mod:`hindsight.history.fixes`; only those that touched ``path``); see
+        :meth:`hindsight.store.base.HistoryStore.recent_commits` for the fields."""
+        from hindsight.history.fixes import reclassify
+
+        if fixes_only and self.store.commit_count():
+            reclassify(self.store)
+        return self.store.recent_commits(limit, fixes_only, path)
+
     def status(self) -> dict[str, Any]:
         """Commit, file and symbol-change counts, the mode, whether partial, and when."""
         import json

@@ -49,6 +49,29 @@ def _seed(cwd: str, harness: str) -> None:
         if res.bank_id is not None:
             with open_bank(res.root, resolution=res) as bank:
                 d.set(result=bank.sessions.seed(res.settings))
+                d.set(pages=bank.pages.refresh_due(reason="seeding"))
+    except Exception as e:  # noqa: BLE001 - a detached worker logs and ends
+        d.set(error=f"{type(e).__name__}: {e}"[:500])
+    d.write()
+
+
+@hook.command("_pages", hidden=True)
+@click.option("--cwd", required=True)
+@HARNESS
+def _pages(cwd: str, harness: str) -> None:
+    """Refresh the knowledge pages of CWD's bank that are due (detached worker of
+    session-start)."""
+    from hindsight.app import open_bank
+    from hindsight.config.banks import resolve
+    from hindsight.hooks.runtime import Diag
+
+    d = Diag("pages", harness)
+    try:
+        res = resolve(cwd, harness)
+        d.set(bank=res.bank_id)
+        if res.bank_id is not None:
+            with open_bank(res.root, resolution=res, create=False) as bank:
+                d.set(result=bank.pages.refresh_due(reason="session start"))
     except Exception as e:  # noqa: BLE001 - a detached worker logs and ends
         d.set(error=f"{type(e).__name__}: {e}"[:500])
     d.write()

@@ -139,6 +139,8 @@ def session_start(ev: Event, diag: Diag) -> str:
             diag.set(seeding="first" if seeding else "refresh",
                      seed_pid=spawn(["hook", "_seed", "--cwd", ev.cwd, "--harness",
                                      ev.harness], "seed.log"))
+        if not seeding:  # a first seeding writes the pages when it is done
+            _pages_due(bank, ev, diag)
         text, ids = bank.sessions.briefing(max_chars=int(res.settings["briefingMaxChars"]),
                                            agent=ev.harness)
         if ev.session:  # what the briefing showed is not injected again on a prompt
@@ -151,6 +153,20 @@ def session_start(ev: Event, diag: Diag) -> str:
     diag.set(memory_ids=ids)
     diag.set(injected=text)
     return text
+
+
+def _pages_due(bank: Any, ev: Event, diag: Diag) -> None:
+    """Start the detached refresh of the knowledge pages that are due (lazily, here: there
+    is no daemon); ``pages_due`` in the diagnostics says which and why."""
+    from hindsight.errors import HindsightError
+
+    try:
+        due = bank.pages.due()
+        if due:
+            diag.set(pages_due=due, pages_pid=spawn(["hook", "_pages", "--cwd", ev.cwd,
+                                                     "--harness", ev.harness], "pages.log"))
+    except (HindsightError, OSError) as e:  # the briefing goes on without the refresh
+        diag.set(pages_error=f"{type(e).__name__}: {e}"[:200])
 
 
 def user_prompt_submit(ev: Event, diag: Diag) -> str:

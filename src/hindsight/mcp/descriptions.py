@@ -68,6 +68,14 @@ DESCRIPTIONS = {
     "non-trivial change to a function or class, to plan which code and tests to update. "
     "Returns {symbol, commits, items: [{target, kind, reasons, depth, cochanges}], partial, "
     + _PAGE + "}.",
+    "pages": "The repository's knowledge pages, kept current in the background: "
+    "architecture (parts, dependencies, entry points, exported APIs), conventions (recorded "
+    "conventions, tooling, commit style), hotspots (churn, fixes, stale memories) and "
+    "in-flight (branches, recent work, unresolved failures). Call at the start of work in "
+    "an unfamiliar area, or to learn how the code is laid out before searching. Returns "
+    "{pages: [{name, title, version, updated_at, sections: [{heading, text, citations: "
+    "[{kind: file|symbol|commit|memory|attempt, ref}]}]}], " + _PAGE + "}; [n] in a text "
+    "is its n-th citation.",
     "status": "Health of this repository's bank: root, database, indexed files, symbols, "
     "edges, git history, memories by status and stale. Call when another tool says the code "
     "is not indexed, when results look empty or outdated, or to check the repository served.",
@@ -107,5 +115,8 @@ PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
                {"minimum": 0, "maximum": MAX_OFFSET}),
     "recall.offset": ("Hits to skip: next_offset of a truncated answer gives the next "
                       "page of the same ranking.", {"minimum": 0, "maximum": MAX_LIMIT}),
+    "pages.name": ("One page: architecture, conventions, hotspots or in-flight (default: "
+                   "all).", {}),
+    "pages.limit": ("Most pages in this answer, 1 to 4.", {"minimum": 1, "maximum": 4}),
     "include_unresolved": ("Also list calls by bare name that may mean this symbol.", {}),
 }

@@ -384,12 +384,22 @@ def _history_tools(sess: _Session) -> list[Callable[..., Any]]:
         with sess.use(Deadline()) as bank:
             return bank.status()
 
-    return [symbol_history, why, impact, status]
+    def pages(name: str | None = None, limit: int = 4, offset: int = 0) -> dict[str, Any]:
+        with sess.use(Deadline()) as bank:
+            got = [bank.pages.get(name)] if name else bank.pages.list()
+        base: dict[str, Any] = {} if got else {
+            "note": "no pages written yet: they are written in the background after the "
+                    "repository is indexed (or by hindsight pages --refresh)"}
+        return bounds.paged(base, "pages", [p.as_dict() for p in got], offset=offset,
+                            limit=limit, tool="pages")
+
+    return [symbol_history, why, impact, status, pages]
 
 
 def build_mcp_server(open_bank: Callable[[], Bank]) -> MCPServer:
     """The MCP server named ``hindsight`` with the tools retain, recall, reflect, forget,
-    search_symbols, callers, callees, trace_flow, symbol_history, why, impact and status
+    search_symbols, callers, callees, trace_flow, symbol_history, why, impact, status and
+    pages
     (see :data:`DESCRIPTIONS`; each returns a JSON object).
 
     ``open_bank()`` is called at the first tool call (again after it failed, or after the

@@ -60,6 +60,8 @@ CONTEXT_WEIGHT = 0.35
 CANDIDATES = 100
 RERANK_TOP = 30
 RERANK_MIX = 0.5
+QUERY_CACHE = 64  # query embeddings kept per process (:func:`query_vector`)
+_QUERIES: dict[tuple[str, str], Any] = {}
 DECAY = 0.05  # activity = confidence · exp(−DECAY · days since last access) + 0.1 · accesses
 
 
@@ -142,11 +144,11 @@ def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
             floors["prf"] = channel_floor(raw["prf"], 0.0, CANDIDATES)
     qvec = None
     if embedder is not None and text.strip() and ("dense" in q.channels or q.rerank) and \
-            store.has_vectors(embedder.model_id):
-        qvec = embedder.embed_batch([embed_text])[0]
-        if "dense" in q.channels:
-            lists["dense"], raw["dense"] = _dense(store, embedder.model_id, qvec,
-                                                  q.dense_min, who)
+            store.has_active():
+        qvec = query_vector(embedder, embed_text)
+        if "dense" in q.channels:  # the viewer's filter is in the store's query, before k
+            got = store.nearest(embedder.model_id, qvec, CANDIDATES, q.dense_min, who)
+            lists["dense"], raw["dense"] = [i for i, _ in got], dict(got)
             floors["dense"] = channel_floor(raw["dense"], q.dense_min, CANDIDATES)
     level: dict[int, int] = {}
     if "anchor" in q.channels:
@@ -213,15 +215,18 @@ def _visible(store: MemoryStore, viewer: Viewer) -> lexical.Keep:
     return lambda ids: store.active_visible(ids, viewer)
 
 
-def _dense(store: MemoryStore, model: str, qvec: Any, floor: float, viewer: Viewer | None
-           ) -> tuple[list[int], dict[int, float]]:
-    """The ``CANDIDATES`` memories nearest to ``qvec`` with cosine ≥ ``floor`` that
-    ``viewer`` may see (``MemoryStore.nearest``: exact on SQLite, HNSW on PostgreSQL)."""
-    import numpy as np
-
-    got = store.nearest(model, np.asarray(qvec, dtype=np.float32).tobytes(), CANDIDATES,
-                        floor, viewer)
-    return [i for i, _ in got], dict(got)
+def query_vector(embedder: Any, text: str) -> Any:
+    """The embedding of a query (float32, unit length), from a small per-process cache of
+    the last ``QUERY_CACHE`` queries by (model id, text): an agent asks the same question
+    again across tools and hooks, and embedding is the largest fixed cost of a recall."""
+    key = (embedder.model_id, text)
+    v = _QUERIES.pop(key, None)
+    if v is None:
+        v = embedder.embed_batch([text])[0]
+        if len(_QUERIES) >= QUERY_CACHE:
+            _QUERIES.pop(next(iter(_QUERIES)))
+    _QUERIES[key] = v
+    return v
 
 
 def _boosts(rows: dict[int, Memory], pool: list[int], q: Query, weights: dict[str, float],
@@ -279,10 +284,9 @@ def _rerank(store: MemoryStore, embedder: Any, qvec: Any, order: list[int], fuse
             ) -> list[int]:
     """Re-score the top ``RERANK_TOP`` by a mix of their fused rank and cosine to the
     query (the default reranker: the local embedding model)."""
-    ids, mat = store.matrix(embedder.model_id)
-    pos = {int(i): j for j, i in enumerate(ids)}
     top = order[:RERANK_TOP]
-    cos = {i: float(mat[pos[i]] @ qvec) if i in pos else 0.0 for i in top}
+    got = store.cosines(embedder.model_id, qvec, top)
+    cos = {i: got.get(i, 0.0) for i in top}
     n = len(top)
     score = {i: (1 - RERANK_MIX) * (1 - r / n) + RERANK_MIX * cos[i] for r, i in enumerate(top)}
     return sorted(top, key=lambda i: -score[i]) + order[RERANK_TOP:]

@@ -245,11 +245,13 @@ def _lexically_close(a: str, b: str) -> bool:
 def _near(store: MemoryStore, model: str, v: Any, anchors: list[tuple[str, str, str]],
           threshold: float, scope: tuple[str, str, str] = ("team", "", ""), text: str = ""
           ) -> int | None:
-    """The memory this one nearly duplicates: the nearest by cosine (≥ ``threshold``)
-    with the same given anchors, the same (visibility, owner, team) and close words."""
+    """The memory ``v`` is a near duplicate of: the nearest active one (the store's
+    top-1, :meth:`MemoryStore.nearest`) when its cosine is ≥ ``threshold``, it has the
+    same explicit anchors, the same (visibility, owner, team), and its text is lexically
+    close."""
     import numpy as np
 
-    got = store.nearest(model, np.asarray(v, dtype=np.float32).tobytes(), 1, threshold)
+    got = store.nearest(model, np.asarray(v, dtype=np.float32), 1, threshold)
     if not got:
         return None
     mid = got[0][0]

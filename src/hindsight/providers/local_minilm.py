@@ -74,6 +74,9 @@ class MiniLMEmbedder:
         if threads:
             opts.intra_op_num_threads = threads
         opts.log_severity_level = 3
+        # Idle threads sleep instead of spinning: on a machine shared with other work the
+        # spinning doubled the CPU of one query and its p50 (README, recall_scale).
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             self._session = ort.InferenceSession(path, opts,
                                                  providers=["CPUExecutionProvider"])

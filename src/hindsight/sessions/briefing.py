@@ -96,12 +96,13 @@ def _section(title: str, lines: list[str]) -> str:
 
 
 def session_briefing(memory: MemoryService, root: str, *, max_chars: int = 8000,
-                     agent: str = "") -> tuple[str, list[int]]:
+                     agent: str = "", pages_map: str = "") -> tuple[str, list[int]]:
     """``(text, memory ids shown)``: the session briefing for the repository at ``root``
     from ``memory``, at most ``max_chars``
-    characters, or ``("", [])`` when the bank has nothing worth saying. Sections: conventions and decisions; open lessons
-    about files changed on this branch; recent failures and what fixed them; stale
-    memories; a one-line guide to the MCP tools."""
+    characters, or ``("", [])`` when the bank has nothing worth saying. Sections: conventions and decisions; a map of
+    the knowledge pages (``pages_map``, one line per page, at most a quarter of
+    ``max_chars``); open lessons about files changed on this branch; recent failures and
+    what fixed them; stale memories; a one-line guide to the MCP tools."""
     seen: set[int] = set()
 
     def take(rows: list[Memory], n: int) -> list[str]:
@@ -130,6 +131,7 @@ def session_briefing(memory: MemoryService, root: str, *, max_chars: int = 8000,
     recent = take(fails, 8)
     stale = take(memory.memories(stale=True, limit=20), 5)
     parts = [_section("Conventions and decisions", conv),
+             _section(PAGES_TITLE, _map_lines(pages_map, max_chars // 4)),
              _section("Lessons about files changed on this branch", branch),
              _section("Recent failures and what fixed them", recent),
              _section("Stale memories (their code changed; re-check or forget them)", stale)]
@@ -139,6 +141,20 @@ def session_briefing(memory: MemoryService, root: str, *, max_chars: int = 8000,
     body += f"\n\n{TOOLS_GUIDE}"
     text = _cap(fenced("session-briefing", body), max_chars)
     return text, sorted(i for i in seen if f"- #{i} " in text)
+
+
+PAGES_TITLE = "Knowledge pages (read one: MCP tool pages, or hindsight pages NAME)"
+
+
+def _map_lines(pages_map: str, budget: int) -> list[str]:
+    """The map's whole lines (fence-safe) that fit ``budget`` characters."""
+    out, used = [], 0
+    for line in pages_map.splitlines():
+        if used + len(line) + 1 > budget:
+            break
+        out.append(fence_safe(line))
+        used += len(line) + 1
+    return out
 
 
 def _cap(text: str, max_chars: int) -> str:

@@ -51,10 +51,16 @@ class SessionService:
     def briefing(self, *, max_chars: int = 8000, agent: str = "") -> tuple[str, list[int]]:
         """``(text, memory ids shown)`` for session start (``("", [])`` when nothing is
         worth saying); see :func:`hindsight.sessions.briefing.session_briefing`."""
+        from hindsight.errors import HindsightError
         from hindsight.sessions.briefing import session_briefing
 
+        pages, pages_map = getattr(self.bank, "pages", None), ""  # the pages' map, if any
+        try:
+            pages_map = pages.brief_map(max_chars // 4) if pages is not None else ""
+        except HindsightError:  # the briefing goes on without the map
+            pages_map = ""
         return session_briefing(self.bank.memory, self.bank.root, max_chars=max_chars,
-                                agent=agent)
+                                agent=agent, pages_map=pages_map)
 
     @staticmethod
     def seeding_note(max_chars: int) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple, Protocol
 
 from hindsight.models import Memory, ParseResult, Symbol, SymbolChange
+from hindsight.store.visibility import Viewer, can_see  # noqa: F401 (the contract's reader)
 
 Row = tuple[str, str, str, str, str, int, str]
 EdgeMap = dict[str, tuple[list[Row], set[str]]]
@@ -164,6 +165,11 @@ class CodeStore(Protocol):
         """Edges out of any of ``qnames`` (resolved or not)."""
         ...
 
+    def import_edges(self) -> list[tuple[str, int, str]]:
+        """The module dependency graph: ``(importing path, 1-based line, imported path)``
+        of every resolved import edge, by importing path and line."""
+        ...
+
     def file_symbols(self, path: str) -> list[Symbol]:
         """The symbols of one file, in source order."""
         ...
@@ -236,6 +242,14 @@ class HistoryStore(Protocol):
     def cochanged_symbols(self, shas: list[str]) -> list[tuple[str, str, str, int]]: ...
     def cochanged_files(self, shas: list[str]) -> list[tuple[str, int]]: ...
     def renames(self) -> list[tuple[str, str, str, str]]: ...
+    def recent_commits(self, limit: int, fixes_only: bool = False, path: str | None = None
+                       ) -> list[dict[str, Any]]:
+        """Reachable commits newest first, at most ``limit``; only fix commits with
+        ``fixes_only``; only those that touched ``path`` (as new or old path) when given.
+        Each ``{"sha", "subject", "author", "date" (committer date, ISO), "ts" (committer
+        Unix seconds), "fix", "merge" (bools), "files" (paths, sorted)}``."""
+        ...
+
     def newest_commit_ts(self) -> int | None: ...
     def file_churn(self, since_ts: int) -> list[dict[str, Any]]: ...
     def symbol_churn(self, since_ts: int) -> list[dict[str, Any]]: ...
@@ -245,26 +259,20 @@ class HistoryStore(Protocol):
                      ) -> list[dict[str, Any]]: ...
 
 
-class Viewer(NamedTuple):
-    """Who reads (issue 11): ``agent``, its ``team`` (``""``: none), ``admin``. A memory is
-    seen when it is ``public``, or ``team`` of the viewer's non-empty team, or owned by
-    ``agent`` (non-empty owner); an admin sees all. Backends filter in their query;
-    ``viewer=None`` (local use, no identity) sees everything."""
+class PageStore(Protocol):
+    """Versions of the knowledge pages of one bank (:mod:`hindsight.pages`). A version is
+    ``{"name", "version" (1, 2, … per name), "title", "updated_at" (ISO), "updated_ts",
+    "reason", "head" (commit sha or ""), "commits" (history commits then), "sections":
+    [{"heading", "text", "citations": [{"kind", "ref"}], "evidence"}], "changed":
+    [str]}``. ``add_page`` stores the next version of ``page["name"]`` in one transaction
+    and returns its number (a given ``version`` is ignored); ``latest_pages``: the newest
+    version of each page, by name; ``page_versions``: one page's versions newest first."""
 
-    agent: str
-    team: str = ""
-    admin: bool = False
-
-
-def can_see(viewer: Viewer | None, visibility: str, owner: str, team: str) -> bool:
-    """Whether ``viewer`` may see a memory of ``visibility``/``owner``/``team``: the rule
-    of :class:`Viewer` in Python (backends state it in SQL; tests compare the two)."""
-    if viewer is None or viewer.admin:
-        return True
-    if owner and owner == viewer.agent:
-        return True
-    return visibility == "public" or (visibility == "team" and team != ""
-                                      and team == viewer.team)
+    def get_meta(self, key: str) -> str | None: ...
+    def set_meta(self, values: dict[str, str]) -> None: ...
+    def add_page(self, page: dict[str, Any]) -> int: ...
+    def latest_pages(self) -> list[dict[str, Any]]: ...
+    def page_versions(self, name: str, limit: int) -> list[dict[str, Any]]: ...
 
 
 class MemoryStore(Protocol):
@@ -429,7 +437,23 @@ class MemoryStore(Protocol):
 
     def matrix(self, model: str) -> tuple[Any, Any]:
         """``(ids, vectors)`` of active memories embedded with ``model``: an int64 array of
-        shape (n,) and a float32 array of shape (n, dim), rows unit length."""
+        shape (n,) and a float32 array of shape (n, dim), rows unit length. For export and
+        tests: recall and retain ask :meth:`nearest` and :meth:`cosines` instead."""
+        ...
+
+    def nearest(self, model: str, vector: Any, k: int, floor: float = -1.0,
+                viewer: Viewer | None = None) -> list[tuple[int, float]]:
+        """The dense channel's top-k: up to ``k`` active memories embedded with ``model``
+        (that ``viewer`` may see: filtered before the cut) nearest to ``vector`` (float32,
+        shape (dim,), unit length), as ``(id, cosine)`` best first (ties in any order), only
+        those with cosine ≥ ``floor``. A backend may answer approximately above a size it
+        states (SQLite: an IVF index from 200,000 vectors; PostgreSQL: its HNSW index from
+        100,000 rows), never below 100,000 vectors."""
+        ...
+
+    def cosines(self, model: str, vector: Any, ids: list[int]) -> dict[int, float]:
+        """Cosine of ``vector`` (unit length) with the ``model`` vector of each of ``ids``
+        that is active and has one (others are left out)."""
         ...
 
     def adjacent(self, ids: list[int], viewer: Viewer | None = None) -> dict[int, list[int]]:
@@ -467,19 +491,9 @@ class MemoryStore(Protocol):
         ...
 
     # --- team use (issue 11) --------------------------------------------------------------
-    def has_vectors(self, model: str) -> bool: ...  # an active memory has a ``model`` vector
-
     def active_visible(self, ids: list[int], viewer: Viewer) -> set[int]:
         """The ids among ``ids`` of active memories ``viewer`` may see (recall filters its
         candidates with it before cutting a channel's list)."""
-        ...
-
-    def nearest(self, model: str, vector: bytes, k: int, floor: float,
-                viewer: Viewer | None = None) -> list[tuple[int, float]]:
-        """The ``k`` active memories (``viewer`` may see) whose ``model`` vector is nearest
-        to ``vector`` (float32 bytes, unit length) by cosine, as ``(id, cosine)`` with
-        cosine ≥ ``floor``, best first, ties by id. Exact (NumPy) on SQLite; an HNSW index
-        on PostgreSQL (approximate, docs/design.md "PostgreSQL")."""
         ...
 
     def purge(self, mid: int, terms: list[str], at: str, detail: str) -> bool:

@@ -23,6 +23,7 @@ COLS = ("id", "fingerprint", "text", "kind", "scene", "problem", "solution", "ou
         "owner", "team", "stale", "stale_reason", "model")
 _ANCHOR_COLS = ("path", "symbol", "ast_hash", "stale", "reason", "implicit")
 EF_SEARCH = 200  # hnsw.ef_search of a dense search (≥ its k: CANDIDATES is 100 in recall)
+HNSW_FROM = 100_000  # rows from which dense search may be approximate (MemoryStore.nearest)
 
 
 def _array(v: Any) -> Any:
@@ -150,24 +151,31 @@ class PgMemoryReads(PgStore):
             if rows else np.zeros((0, 1), dtype=np.float32)
         return ids, mat
 
-    def has_vectors(self, model: str) -> bool:
-        return self.one("SELECT 1 FROM {s}.memories WHERE model = %s AND embedding IS NOT "
-                        "NULL AND status = 'active' LIMIT 1", (model,)) is not None
+    def _hnsw(self) -> bool:
+        """Whether dense search may go through the HNSW index: the bank holds at least
+        :data:`HNSW_FROM` rows (PostgreSQL's estimate, ``pg_class.reltuples``); below
+        that it is exact (the contract: never approximate under 100,000 vectors)."""
+        r = self.one("SELECT reltuples FROM pg_class WHERE oid = %s::regclass",
+                     (f"{self.s}.memories",))
+        return r is not None and float(r[0]) >= HNSW_FROM
 
-    def nearest(self, model: str, vector: bytes, k: int, floor: float,
+    def nearest(self, model: str, vector: Any, k: int, floor: float = -1.0,
                 viewer: Viewer | None = None) -> list[tuple[int, float]]:
-        """The ``k`` nearest by cosine distance (``<=>``). Vectors of
+        """The ``k`` nearest by cosine distance (``<=>``), filtered by status, model and
+        ``viewer`` in the query. From :data:`HNSW_FROM` rows, vectors of
         :data:`~.schema.HNSW_DIMS` dimensions go through the HNSW index (approximate;
-        ``hnsw.ef_search`` :data:`EF_SEARCH` or 2k, iterative scans so the viewer's filter
-        does not shorten the list); other dimensions are scanned exactly."""
+        ``hnsw.ef_search`` max(:data:`EF_SEARCH`, 2k), iterative scans so the filter does
+        not shorten the list); otherwise every vector is compared (exact)."""
         import numpy as np
 
-        q = np.frombuffer(vector, dtype=np.float32)
+        q = np.asarray(vector, dtype=np.float32)
         if k <= 0:
             return []
         see, args = clause(viewer)
         dim = int(q.shape[0])
-        col = f"embedding::vector({dim})" if dim == HNSW_DIMS else "embedding"
+        indexed = dim == HNSW_DIMS and self._hnsw()
+        # the index serves only its own expression; a plain column expression is exact
+        col = f"embedding::vector({dim})" if indexed else "embedding"
         cast = f"%s::vector({dim})"
         with self.pool.connection() as c, c.transaction():
             c.execute(f"SET LOCAL hnsw.ef_search = {min(1000, max(EF_SEARCH, 2 * k))}")
@@ -177,6 +185,19 @@ class PgMemoryReads(PgStore):
                 "LIMIT %s"), [q, model, *no_nul(args), q, k]).fetchall()
         got = sorted(((int(i), 1.0 - float(d)) for i, d in rows), key=lambda x: (-x[1], x[0]))
         return [(i, s) for i, s in got if s >= floor]
+
+    def cosines(self, model: str, vector: Any, ids: list[int]) -> dict[int, float]:
+        """Cosine of ``vector`` with the ``model`` vector of each active memory of
+        ``ids`` that has one (the rerank's scores)."""
+        import numpy as np
+
+        q = np.asarray(vector, dtype=np.float32)
+        if not ids:
+            return {}
+        return {int(i): 1.0 - float(d) for i, d in self.all(
+            f"SELECT id, embedding <=> %s::vector({int(q.shape[0])}) FROM {{s}}.memories "
+            f"WHERE id = ANY(%s) AND model = %s AND status = 'active' AND "
+            f"dims = {int(q.shape[0])}", [q, list(ids), model])}
 
     def active_visible(self, ids: list[int], viewer: Viewer) -> set[int]:
         see, args = clause(viewer)

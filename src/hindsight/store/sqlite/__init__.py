@@ -33,3 +33,11 @@ def open_stores(db: str, bank_id: str, root: str, busy_timeout_ms: int | None = 
         raise StorageError(f"{db} holds bank {stored[0]!r}, not {bank_id!r}; refusing to mix "
                            "two banks in one file", path=db)
     return SqliteCodeStore(conn), SqliteHistoryStore(conn), SqliteMemoryStore(conn), conn
+
+
+def page_store(conn: Any) -> Any:
+    """The :class:`~hindsight.store.base.PageStore` over an open bank connection (from
+    :func:`open_stores`)."""
+    from hindsight.store.sqlite.pages import SqlitePageStore
+
+    return SqlitePageStore(conn)

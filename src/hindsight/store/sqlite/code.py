@@ -181,6 +181,11 @@ class SqliteCodeStore(SqliteStore):
         ).fetchone()
         return {"files": files, **self._get_counts(c), "parse_errors": errors, "lines": lines}
 
+    def import_edges(self) -> list[tuple[str, int, str]]:
+        return [(p, line, dst.split("::", 1)[0]) for p, line, dst in self.conn.execute(
+            "SELECT f.path, e.line, e.dst FROM edges e JOIN files f ON f.id=e.file_id "
+            "WHERE e.kind='import' AND e.dst != '' ORDER BY f.path, e.line, e.dst")]
+
     # --- queries ---------------------------------------------------------------------
     def _syms(self, where: str, args: Iterable[Any], limit: int = 1000) -> list[Symbol]:
         sql = (f"SELECT {_SYM_COLS} FROM symbols s JOIN files f ON f.id=s.file_id WHERE {where} "

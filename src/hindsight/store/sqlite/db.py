@@ -163,6 +163,13 @@ DROP TABLE memory_fts;
 ALTER TABLE memories ADD COLUMN vec_seq INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX ix_memories_vec_seq ON memories(vec_seq);
 """),
+    ("0010_pages", """
+-- knowledge pages (hindsight/pages), every version kept: sections and changed are JSON
+CREATE TABLE pages(name TEXT NOT NULL, version INTEGER NOT NULL, title TEXT NOT NULL,
+  updated_at TEXT NOT NULL, updated_ts REAL NOT NULL, reason TEXT NOT NULL,
+  head TEXT NOT NULL, commits INTEGER NOT NULL, sections TEXT NOT NULL,
+  changed TEXT NOT NULL, PRIMARY KEY(name, version));
+"""),
     ("0012_visibility", """
 -- team use (issue 11): the team of the agent that wrote a memory ('' none). Who sees a
 -- memory is decided in each read's query (store/base.py Viewer, store/sqlite/visible.py)

@@ -254,6 +254,29 @@ class SqliteHistoryStore(SqliteStore):
         rows = sorted(files + syms, key=lambda r: (r[4], r[5]))
         return [(r[0], r[1], r[2], r[3]) for r in rows]
 
+    def recent_commits(self, limit: int, fixes_only: bool = False, path: str | None = None
+                       ) -> list[dict[str, Any]]:
+        """Reachable commits newest first, at most ``limit`` (only fixes; only those that
+        touched ``path``): ``sha, subject, author, date, ts, fix, merge, files``."""
+        where, args = "c.reachable=1" + (" AND c.fix=1" if fixes_only else ""), []
+        if path is not None:
+            where += (" AND c.sha IN (SELECT sha FROM commit_files WHERE path=? OR "
+                      "old_path=?)")
+            args += [path, path]
+        rows = [{"sha": r[0], "subject": r[1], "author": r[2], "date": r[3], "ts": r[4],
+                 "fix": bool(r[5]), "merge": " " in r[6], "files": []}
+                for r in self.conn.execute(
+                    "SELECT c.sha, c.subject, c.author_name, c.committer_date, c.committer_ts, "
+                    f"c.fix, c.parents FROM commits c WHERE {where} ORDER BY {ORDER} LIMIT ?",
+                    [*args, int(limit)])]
+        by_sha = {r["sha"]: r for r in rows}
+        for ch in chunks(list(by_sha)):
+            q = ",".join("?" * len(ch))
+            for sha, p in self.conn.execute(f"SELECT sha, path FROM commit_files WHERE sha "
+                                            f"IN ({q}) ORDER BY path", ch):
+                by_sha[sha]["files"].append(p)
+        return rows
+
     def newest_commit_ts(self) -> int | None:
         r = self.conn.execute("SELECT max(committer_ts) FROM commits WHERE reachable=1"
                               ).fetchone()

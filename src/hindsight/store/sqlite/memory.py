@@ -155,20 +155,18 @@ class SqliteMemoryStore(SqliteMemoryReads):
         return True
 
     def _append(self, items: list[tuple[int, bytes]], model: str) -> None:
-        """Add freshly embedded vectors to the cached matrix (or drop the cache)."""
+        """Add freshly embedded vectors to the held vectors (or drop them: read again)."""
         import numpy as np
 
         c = self._cache
-        if c is None or c["model"] != model:
+        if c is None or c.model != model:
             self._cache = None
             return
-        known = set(c["ids"][:c["n"]].tolist())
         for mid, blob in items:
-            v = np.frombuffer(blob, dtype=np.float32)
-            if v.shape[0] != c["mat"].shape[1] or mid in known:
+            if not c.add(mid, np.frombuffer(blob, dtype=np.float32)):
                 self._cache = None
                 return
-            vec.append(c, mid, v)
+        self._cache = vec.merge_if_large(self.conn, self.path, c)
 
     def clear_stale(self, items: list[tuple[int, str, str]], at: str) -> None:
         """Anchors (memory id, path, symbol) that match the code again; a memory whose

@@ -14,6 +14,7 @@ from hindsight.store.base import Viewer
 from hindsight.store.sqlite import lexical as lex
 from hindsight.store.sqlite import vectors as vec
 from hindsight.store.sqlite.db import SqliteStore, rows_as_dicts
+from hindsight.store.sqlite.rows import memory_rows
 from hindsight.store.sqlite.visible import clause
 
 _CHUNK = 500
@@ -24,7 +25,7 @@ class SqliteMemoryReads(SqliteStore):
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         super().__init__(conn)
-        self._cache: dict[str, Any] | None = None
+        self._cache: vec.Vectors | None = None
 
     def _tx(self) -> Any:
         self._writes = getattr(self, "_writes", 0) + 1
@@ -49,23 +50,8 @@ class SqliteMemoryReads(SqliteStore):
                                      (status,)).fetchone()[0])
 
     def get(self, ids: list[int], viewer: Viewer | None = None) -> dict[int, Memory]:
-        out: dict[int, dict[str, Any]] = {}
-        anchors: dict[int, list[dict[str, Any]]] = {}
-        see, see_args = clause(viewer)
-        for i in range(0, len(ids), _CHUNK):
-            ch = ids[i:i + _CHUNK]
-            q = ",".join("?" * len(ch))
-            for r in rows_as_dicts(self.conn.execute(
-                    f"SELECT {self._cols()} FROM memories WHERE id IN ({q}){see}",
-                    [*ch, *see_args])):
-                r["tags"] = json.loads(r["tags"])
-                out[r["id"]] = r
-            ch = [x for x in ch if x in out]
-            for a in rows_as_dicts(self.conn.execute(
-                    f"SELECT * FROM memory_anchors WHERE memory_id IN "
-                    f"({','.join('?' * len(ch))})", ch)):
-                anchors.setdefault(a.pop("memory_id"), []).append(a)
-        return {i: Memory.from_row(r, anchors.get(i, [])) for i, r in out.items()}
+        """The memories of ``ids`` that exist and ``viewer`` may see, with their anchors."""
+        return memory_rows(self.conn, ids, _CHUNK, clause(viewer))
 
     def adjacent(self, ids: list[int], viewer: Viewer | None = None) -> dict[int, list[int]]:
         """For conversation memories among ``ids``: the active memories of the same
@@ -140,17 +126,47 @@ class SqliteMemoryReads(SqliteStore):
                               "(SELECT max(memory_id) FROM lex_docs)").fetchone()
         return r[0] is not None and r[0] != r[1]
 
-    def matrix(self, model: str) -> tuple[Any, Any]:
-        """(ids, vectors) of active memories embedded with ``model``: int64 array and a
-        float32 matrix (rows unit length), in no promised order. Kept in memory per
-        connection and brought up to date, not read again, after other connections add
-        vectors (:mod:`hindsight.store.sqlite.vectors`); vectors this connection adds are
-        appended in place."""
+    def _vectors(self, model: str) -> vec.Vectors:
+        """This connection's :class:`~hindsight.store.sqlite.vectors.Vectors` of ``model``,
+        brought up to date after other connections wrote (one ``PRAGMA`` when none did)."""
         dv = self.conn.execute("PRAGMA data_version").fetchone()[0]
         c = self._cache
-        if c is None or c["model"] != model or c["dv"] != dv:
-            c = self._cache = vec.load(self.conn, model, c, dv)
-        return c["ids"][:c["n"]], c["mat"][:c["n"]]
+        if c is None or c.model != model or c.dv != dv:
+            c = self._cache = vec.load(self.conn, self.path, model, c, dv)
+        return c
+
+    def matrix(self, model: str) -> tuple[Any, Any]:
+        """(ids, vectors) of active memories embedded with ``model``: int64 array and a
+        float32 matrix (rows unit length), in no promised order. Kept per connection and
+        brought up to date, not read again, after other connections add vectors; from
+        ``vectors.SNAPSHOT_FROM`` rows mapped from the snapshot beside the bank
+        (:mod:`hindsight.store.sqlite.vectors`)."""
+        return self._vectors(model).all()
+
+    def nearest(self, model: str, vector: Any, k: int, floor: float = -1.0,
+                viewer: Viewer | None = None) -> list[tuple[int, float]]:
+        """Up to ``k`` active memories embedded with ``model`` nearest to the unit
+        ``vector`` (float32, shape (dim,)): ``(id, cosine)`` best first, cosine ≥
+        ``floor``. Exact below ``vectors.IVF_FROM`` vectors, through the IVF index above
+        (recall against exact: README, bench/recall_scale.py). With a ``viewer`` the
+        ranking is asked for k, 4k, … rows, each filtered by :meth:`active_visible`, until
+        ``k`` visible ones are found or none are left."""
+        v = self._vectors(model)
+        if viewer is None or viewer.admin:
+            return v.search(vector, k, floor)
+        take = k
+        while True:
+            got = v.search(vector, take, floor)
+            seen = self.active_visible([i for i, _ in got], viewer)
+            hits = [(i, s) for i, s in got if i in seen]
+            if len(hits) >= k or len(got) < take:
+                return hits[:k]
+            take *= 4
+
+    def cosines(self, model: str, vector: Any, ids: list[int]) -> dict[int, float]:
+        """Cosine of the unit ``vector`` with the ``model`` vectors of those of ``ids``
+        that are active and embedded with it."""
+        return self._vectors(model).cosines(vector, ids)
 
     def anchored(self, paths: list[str], symbols: list[tuple[str, str]],
                  viewer: Viewer | None = None) -> list[tuple[int, str, str]]:
@@ -275,16 +291,3 @@ class SqliteMemoryReads(SqliteStore):
                 f"SELECT id FROM memories WHERE id IN ({','.join('?' * len(ch))}) AND "
                 f"status='active'{see}", [*ch, *args]))
         return out
-
-    def nearest(self, model: str, vector: bytes, k: int, floor: float,
-                viewer: Viewer | None = None) -> list[tuple[int, float]]:
-        """Exact search over :meth:`matrix` (NumPy): cosine of unit vectors is their dot
-        product. With a viewer the ranking is walked in growing slices, each filtered by
-        :meth:`active_visible`, until ``k`` are found or the matrix is exhausted."""
-        return vec.nearest(*self.matrix(model), vector, k, floor,
-                           None if viewer is None or viewer.admin else
-                           lambda ids: self.active_visible(ids, viewer))
-
-    def has_vectors(self, model: str) -> bool:
-        """Whether an active memory has a ``model`` vector (from the cached matrix)."""
-        return len(self.matrix(model)[0]) > 0
