@@ -131,6 +131,12 @@ def child(n: int, data: Path, cap: int, synthetic: bool, nq: int, work: Path, re
         b.memory.embed_missing([(r.id, it.text) for r, it in zip(res, held, strict=True)])
         fts.add([(r.id, it.text, it.context) for r, it in zip(res, held, strict=True)])
         ref_of = {r.id: it.ref for r, it in zip(res, held, strict=True)}
+        extra: dict[str, Any] = {}
+        if os.environ.get("HINDSIGHT_DATABASE_URL"):  # statistics, as autovacuum would make
+            pg = b.stores.memory
+            with pg.pool.connection() as c:
+                c.execute(f"ANALYZE {pg.s}.memories")
+            extra["dense_path"] = "hnsw" if pg._hnsw() else "exact"
         t0 = time.perf_counter()
         b.memory.recall("warm up", touch=False)
         warm_s = time.perf_counter() - t0
@@ -183,7 +189,6 @@ def child(n: int, data: Path, cap: int, synthetic: bool, nq: int, work: Path, re
             single.append(time.perf_counter() - t0)
             single_cpu.append(time.process_time() - c0)
         loads.append(_loadavg())
-        extra: dict[str, Any] = {}
         if os.environ.get("HINDSIGHT_DATABASE_URL"):
             db, extra["hnsw_build_s"] = _pg_figures(store)
             cold_s = None
