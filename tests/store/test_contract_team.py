@@ -84,7 +84,9 @@ def test_nearest_is_best_first_above_the_floor(stores: tuple[Any, Any, Any]) -> 
     rng = np.random.default_rng(7)
     ids = [i for i, _ in _insert(mem, *[(f"note {n}", {}) for n in range(40)])]
     vecs = _unit(rng, 40, 16)
+    assert not mem.has_vectors("m16")
     mem.set_vectors([(i, v.tobytes()) for i, v in zip(ids, vecs, strict=True)], "m16")
+    assert mem.has_vectors("m16") and not mem.has_vectors("other")
     q = vecs[3] + 0.1 * vecs[5]
     q = (q / np.linalg.norm(q)).astype(np.float32)
     sims = vecs @ q

@@ -144,7 +144,7 @@ def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
             floors["prf"] = channel_floor(raw["prf"], 0.0, CANDIDATES)
     qvec = None
     if embedder is not None and text.strip() and ("dense" in q.channels or q.rerank) and \
-            store.has_active():
+            store.has_vectors(embedder.model_id):  # else no model call (a dead server)
         qvec = query_vector(embedder, embed_text)
         if "dense" in q.channels:  # the viewer's filter is in the store's query, before k
             got = store.nearest(embedder.model_id, qvec, CANDIDATES, q.dense_min, who)

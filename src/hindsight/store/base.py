@@ -367,8 +367,9 @@ class MemoryStore(Protocol):
                       anchor: tuple[str, str] | None = None, after_id: int = 0,
                       offset: int = 0, order: str = "occurred",
                       viewer: Viewer | None = None) -> list[Memory]:
-        """Memories ``viewer`` may see, newest first (by occurred time, then id; ``order="id"``: by id, the
-        order they were stored), skipping ``offset``, at most ``limit``. Filters (all
+        """Memories ``viewer`` may see, newest first (by occurred time, then id;
+        ``order="id"``: by id, the order they were stored), skipping ``offset``, at most
+        ``limit``. Filters (all
         optional, combined with AND): ``status`` (``all`` for every status), ``kind``,
         ``source``, ``visibility``, ``stale`` (only stale ones), ``tag`` (one of its tags),
         ``since``/``until`` (occurred time in Unix seconds, ``since`` ≤ t < ``until``),
@@ -450,6 +451,8 @@ class MemoryStore(Protocol):
         states (SQLite: an IVF index from 200,000 vectors; PostgreSQL: its HNSW index from
         100,000 rows), never below 100,000 vectors."""
         ...
+
+    def has_vectors(self, model: str) -> bool: ...  # an active memory has a ``model`` vector
 
     def cosines(self, model: str, vector: Any, ids: list[int]) -> dict[int, float]:
         """Cosine of ``vector`` (unit length) with the ``model`` vector of each of ``ids``

@@ -186,6 +186,10 @@ class PgMemoryReads(PgStore):
         got = sorted(((int(i), 1.0 - float(d)) for i, d in rows), key=lambda x: (-x[1], x[0]))
         return [(i, s) for i, s in got if s >= floor]
 
+    def has_vectors(self, model: str) -> bool:
+        return self.one("SELECT 1 FROM {s}.memories WHERE model = %s AND embedding IS NOT "
+                        "NULL AND status = 'active' LIMIT 1", (model,)) is not None
+
     def cosines(self, model: str, vector: Any, ids: list[int]) -> dict[int, float]:
         """Cosine of ``vector`` with the ``model`` vector of each active memory of
         ``ids`` that has one (the rerank's scores)."""

@@ -7,7 +7,8 @@ are one range of the table's primary key), ``lex_docs`` (field lengths per memor
 memory id (u32), term frequency in the body and the context (u16 each), body and context
 length (u16 each; lengths and frequencies above 65,535 are stored as 65,535). Postings are
 only appended, so a block is written by concatenation and never read back on write; only a
-purge (a memory deleted for real, :func:`remove`) writes a term's blocks again. Scores are computed by :mod:`hindsight.memory.lexical`.
+purge (a memory deleted for real, :func:`remove`) writes a term's blocks again. Scores are
+computed by :mod:`hindsight.memory.lexical`.
 """
 
 from __future__ import annotations

@@ -163,6 +163,10 @@ class SqliteMemoryReads(SqliteStore):
                 return hits[:k]
             take *= 4
 
+    def has_vectors(self, model: str) -> bool:
+        """Whether an active memory has a ``model`` vector (from the held vectors)."""
+        return len(self._vectors(model)) > 0
+
     def cosines(self, model: str, vector: Any, ids: list[int]) -> dict[int, float]:
         """Cosine of the unit ``vector`` with the ``model`` vectors of those of ``ids``
         that are active and embedded with it."""

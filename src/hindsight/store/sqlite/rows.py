@@ -25,9 +25,10 @@ def _fields(conn: sqlite3.Connection, key: str) -> tuple[list[str], dict[str, An
 
 def memory_rows(conn: sqlite3.Connection, ids: list[int], chunk: int,
                 see: tuple[str, list[Any]] = ("", [])) -> dict[int, Memory]:
-    """The memories of ``ids`` that exist (any status), with their anchors, ``chunk`` ids
-    per statement; ``see``: a viewer's condition (``store.sqlite.visible.clause``). Rows become :class:`Memory` directly, the fields selected by name and
-    normalised as ``Memory.from_row`` does (4x faster than through dicts and
+    """The memories of ``ids`` that exist (any status) and satisfy ``see`` (a viewer's
+    condition and its arguments, ``store.sqlite.visible.clause``), with their anchors,
+    ``chunk`` ids per statement. Rows become :class:`Memory` directly, the fields selected
+    by name and normalised as ``Memory.from_row`` does (4x faster than through dicts and
     ``from_row``: 1.5 against 6 ms for 200 rows, 2026-12-01, load ≈ 6)."""
     from hindsight.store.sqlite.db import db_path
 
