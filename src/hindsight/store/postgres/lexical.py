@@ -112,17 +112,19 @@ def df(c: Any, s: str, terms: list[str]) -> dict[str, tuple[int, int]]:
 
 
 def postings(c: Any, s: str, terms: list[str]) -> dict[str, bytes]:
-    """term → its packed postings in the order they were added (one query for all)."""
+    """term → its packed postings in the order they were added, in one query that names
+    every block by its key (``df`` gives a term's block count), so the plan is a primary
+    key lookup whatever the table's statistics say; ``bytea`` comes back in binary."""
     ids = df(c, s, terms)
     if not ids:
         return {}
+    keys = [(tid << KEY_SHIFT) + n for tid, d in ids.values() for n in range(-(-d // BLOCK))]
     by_id = {tid: t for t, (tid, _df) in ids.items()}
     parts: dict[str, list[bytes]] = {t: [] for t in ids}
-    for tid, data in c.execute(
-            f"SELECT key >> {KEY_SHIFT}, data FROM {s}.lex_blocks b JOIN unnest(%s::bigint[]) "
-            f"AS u(t) ON b.key >= (u.t << {KEY_SHIFT}) AND b.key < ((u.t + 1) << {KEY_SHIFT}) "
-            "ORDER BY b.key", (list(by_id),)):
-        parts[by_id[int(tid)]].append(bytes(data))
+    cur = c.cursor(binary=True)
+    for key, data in cur.execute(f"SELECT key, data FROM {s}.lex_blocks WHERE key = ANY(%s) "
+                                 "ORDER BY key", (keys,)):
+        parts[by_id[int(key) >> KEY_SHIFT]].append(bytes(data))
     return {t: b"".join(p) for t, p in parts.items()}
 
 
