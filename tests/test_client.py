@@ -75,8 +75,9 @@ def _server_texts(url: str, tok: str) -> list[str]:
 
 def test_two_clones_in_differently_named_folders_share_one_bank(tmp_path: Path) -> None:
     with served(tmp_path / "server") as srv:
-        tok_a = token(tmp_path / "server", "alice", "--role", "write")
-        tok_b = token(tmp_path / "server", "bob", "--role", "write")
+        # teammates: memories are retained with visibility "team" (the default)
+        tok_a = token(tmp_path / "server", "alice", "--team", "core", "--role", "write")
+        tok_b = token(tmp_path / "server", "bob", "--team", "core", "--role", "write")
         a = _clone(tmp_path, "shop", "git@github.com:org/shop.git")
         b = _clone(tmp_path, "checkout-2", "https://bob:pw@github.com/org/shop.git")
         ea = _client_env(tmp_path, "alice", srv.url, tok_a)

@@ -72,7 +72,7 @@ def test_federated_recall_over_banks_and_peers(tmp_path: Path) -> None:
     with served(tmp_path / "a") as a, served(tmp_path / "b", HINDSIGHT_PEER_KEYS=json.dumps(
             {"k1": str(key)})) as b:
         ta = token(tmp_path / "a", "alice", "--role", "write")
-        tb = token(tmp_path / "b", "bert", "--role", "write")
+        tb = token(tmp_path / "b", "bert", "--team", "red", "--role", "write")
         _retain(a.url, ta, "mine", "Invoices are numbered per tenant, mine.")
         _retain(a.url, ta, "theirs", "Invoices are rendered with the PDF worker, theirs.")
         _retain(b.url, tb, "peer", "Invoices are archived after seven years, public.",

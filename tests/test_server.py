@@ -29,7 +29,7 @@ def srv(home: Path) -> Iterator[Served]:
 @pytest.fixture(scope="module")
 def toks(home: Path, srv: Served) -> dict[str, str]:
     return {"w": token(home, "alice", "--team", "red", "--role", "write"),
-            "r": token(home, "reader", "--role", "read"),
+            "r": token(home, "reader", "--team", "red", "--role", "read"),  # sees red's
             "other": token(home, "olga", "--role", "write", "--bank", "other::*"),
             "admin": token(home, "root", "--role", "admin")}
 

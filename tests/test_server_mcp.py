@@ -48,8 +48,9 @@ def _mcp(url: str, tok: str | None, bank: str, calls: list[tuple[str, dict[str, 
 def test_mcp_over_http_uses_the_tokens(tmp_path: Path) -> None:
     home = tmp_path / "hs"
     with served(home) as s:
-        w = token(home, "alice", "--role", "write", "--bank", "team::*")
-        r = token(home, "reader", "--role", "read", "--bank", "team::app")
+        # one team: the memory is retained with visibility "team" (the default)
+        w = token(home, "alice", "--role", "write", "--bank", "team::*", "--team", "core")
+        r = token(home, "reader", "--role", "read", "--bank", "team::app", "--team", "core")
         status, err = call(s.url, "POST", "/mcp?bank=team::app", {"jsonrpc": "2.0", "id": 1,
                                                                  "method": "tools/list"})
         assert status == 401 and err["type"] == "Unauthorized"
@@ -157,8 +158,6 @@ memories_st = st.lists(st.tuples(st.sampled_from(sorted(AGENTS)), st.sampled_fro
                        min_size=1, max_size=6)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="visibility filtering lands with pgstore")
 @settings(max_examples=12, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 @given(mems=memories_st, reader=st.sampled_from(sorted(AGENTS)), admin=st.booleans())

@@ -45,6 +45,8 @@ NEW: dict[str, tuple[str, str, Any]] = {
     "recordsCalleeDepth": ("HINDSIGHT_RECORDS_CALLEE_DEPTH", "1", 1),
     "recordsKeepFailedDays": ("HINDSIGHT_RECORDS_KEEP_FAILED_DAYS", "14", 14),
     "recordsDecayDays": ("HINDSIGHT_RECORDS_DECAY_DAYS", "10.5", 10.5),
+    "databaseUrl": ("HINDSIGHT_DATABASE_URL", "postgresql://me:pw@127.0.0.1:1/db",
+                    "postgresql://me:pw@127.0.0.1:1/db"),
     # already fields before; their variables must not change either
     "embedder": ("HINDSIGHT_EMBEDDER", "hashing", "hashing"),
     "disableHooks": ("HINDSIGHT_DISABLE_HOOKS", "1", True),
@@ -133,7 +135,7 @@ def test_defaults(home: Path) -> None:
     assert (s.reranker_model, s.reranker_tokenizer, s.threads) == ("", "", 0)
     assert (s.serve_host, s.serve_port, s.serve_workers) == ("127.0.0.1", 8888, 1)
     assert (s.parse_timeout_s, s.busy_timeout_ms, s.mcp_timeout_s) == (20.0, 30_000, 10.0)
-    assert s.mcp_max_tokens == 10_000
+    assert s.mcp_max_tokens == 10_000 and s.database_url == ""
     assert (s.survey_refresh_commits, s.page_trigger_cron) == (20, "H * * * *")
     assert s == Settings.defaults()
 
@@ -392,3 +394,26 @@ def test_parse_timeout_is_threaded_from_index(home: Path, tmp_path: Path,
         # was opened) is passed down by the composition root
         bank.code.index(full=True)
         assert seen == [3.5, 6.0]
+
+
+def test_database_url_is_checked_and_its_password_never_shown(home: Path, tmp_path: Path
+                                                             ) -> None:
+    """``databaseUrl`` must be a postgresql:// URL (the error does not repeat the value);
+    ``config show`` and ``Settings.values`` mask the password inside it."""
+    with pytest.raises(ConfigError, match="expected a postgresql:// URL") as err:
+        Settings.defaults(databaseUrl="mysql://me:hunter2@db/x")
+    assert "hunter2" not in str(err.value)
+    s = Settings.defaults(databaseUrl="postgresql://me:hunter2@db.example:5433/hs")
+    assert s.database_url == "postgresql://me:hunter2@db.example:5433/hs"
+    assert s.values["databaseUrl"] == "postgresql://me:***@db.example:5433/hs"
+    assert Settings.defaults(databaseUrl="postgres://db/hs").values["databaseUrl"] == \
+        "postgres://db/hs"
+    repo = tmp_path / "work"
+    repo.mkdir()
+    env = {**os.environ, "HINDSIGHT_DATABASE_URL": "postgresql://me:hunter2@127.0.0.1:9/hs",
+           "HINDSIGHT_SEED": "0"}
+    r = run_cli(["config", "show", "--json"], repo, env)
+    assert r.returncode == 0, r.stderr
+    assert "hunter2" not in r.stdout + r.stderr
+    assert json.loads(r.stdout)["values"]["databaseUrl"] == {
+        "value": "postgresql://me:***@127.0.0.1:9/hs", "source": "env HINDSIGHT_DATABASE_URL"}

@@ -29,6 +29,7 @@ from hindsight.pages.service import PageService
 from hindsight.records.service import RecordService
 from hindsight.sessions.service import SessionService
 from hindsight.store.base import CodeStore, HistoryStore, MemoryStore, PageStore, RecordStore
+from hindsight.store.base import Viewer as Viewer  # adapters (server, MCP) take it from here
 
 if TYPE_CHECKING:
     from hindsight.config.settings import Settings
@@ -40,7 +41,8 @@ INDEX_LOCK_WAIT_S = 600.0  # an index writer waits this long for another one's p
 @dataclass
 class Stores:
     """The storage of one bank. ``raw`` is the backend's own handle (a sqlite3 connection),
-    for tests and benchmarks only."""
+    for tests and benchmarks only; ``shared`` the PostgreSQL memory store when the bank's
+    memories live there (setting ``databaseUrl``), closed with the bank."""
 
     code: CodeStore
     history: HistoryStore
@@ -48,14 +50,19 @@ class Stores:
     raw: Any = None
     pages: PageStore | None = None
     records: RecordStore | None = None
+    shared: Any = None
 
     def close(self) -> None:
+        if self.shared is not None:
+            self.shared.close()
         if self.raw is not None:
             self.raw.close()
 
     def set_busy_timeout(self, ms: int) -> None:
         """How long writes wait for another writer (ms)."""
         self.memory.set_busy_timeout(ms)
+        if self.shared is not None:  # the SQLite file of the code index and history
+            self.code.set_busy_timeout(ms)
 
 
 @dataclass
@@ -205,6 +212,10 @@ class Bank:
             out.update(_client_status(self.memory))
         else:
             out["memories"] = self.memory.counts()
+        if self.settings.database_url:
+            from hindsight.config.urls import masked
+
+            out["memory_database"] = masked(self.settings.database_url)
         out["records"] = self.records.counts()
         out["resolved_by"] = self.resolution.how if self.resolution is not None else ""
         out["seed"] = self.sessions.seed_state()
@@ -360,8 +371,11 @@ def open_bank(path: str = ".", *, repo_root_path: str | None = None,
         # the memories are on the server; this machine's bank holds bookkeeping
         raise BankNotFound(f"no bank for {root} (expected {db}); nothing was retained or "
                            "indexed there yet", path=db, root=root)
-    return Bank(res.bank_id, res.root, db,
-                _sqlite_stores(db, res.bank_id, root, res.settings.busy_timeout_ms), res)
+    stores = _sqlite_stores(db, res.bank_id, root, res.settings.busy_timeout_ms)
+    if res.settings.database_url:
+        stores = _shared_memory(stores, res.settings.database_url, res.bank_id,
+                                res.settings.busy_timeout_ms)
+    return Bank(res.bank_id, res.root, db, stores, res)
 
 
 def _sqlite_stores(db: str, bank_id: str, root: str, busy_ms: int) -> Stores:
@@ -369,6 +383,22 @@ def _sqlite_stores(db: str, bank_id: str, root: str, busy_ms: int) -> Stores:
 
     code, history, memory, conn = open_stores(db, bank_id, root, busy_ms)
     return Stores(code, history, memory, conn, page_store(conn), open_record_store(conn))
+
+
+def _shared_memory(stores: Stores, url: str, bank_id: str, busy_ms: int) -> Stores:
+    """``stores`` with the memory store on PostgreSQL at ``url`` (the code index and
+    history stay in the SQLite file; the checkout's own meta keys too). Closes the SQLite
+    connection and raises StorageError when the database cannot be reached."""
+    from hindsight.store.postgres import open_memory_store
+
+    try:
+        shared = open_memory_store(url, bank_id, local_meta=stores.code,
+                                   busy_timeout_ms=busy_ms)
+    except BaseException:
+        stores.close()
+        raise
+    return Stores(stores.code, stores.history, shared, stores.raw, stores.pages,
+                  stores.records, shared)
 
 
 def git_refresh(root: str, event: str) -> None:
@@ -440,8 +470,7 @@ def page(rows: list[Any], offset: int = 0, limit: int | None = None,
 
 
 # --- team server (hindsight serve): what the server adapter may use -------------------
-# re-exported for the adapters, which import no store module
-from hindsight.store.base import Viewer as Viewer  # noqa: E402
+# re-exported for the adapters, which import no store module (Viewer: at the top)
 from hindsight.store.server_base import TokenRow as TokenRow  # noqa: E402
 from hindsight.store.server_base import TokenStore as TokenStore  # noqa: E402
 
@@ -487,8 +516,11 @@ def open_served_bank(bank_id: str, *, create: bool = True) -> ServedBank:
     if not create and not os.path.exists(db):
         raise BankNotFound(f"no bank {bank_id!r} on this server", value=bank_id)
     settings = load(bank_id=bank_id)
-    return ServedBank(bank_id, "", db, _sqlite_stores(db, bank_id, "",
-                                                      settings.busy_timeout_ms))
+    stores = _sqlite_stores(db, bank_id, "", settings.busy_timeout_ms)
+    if settings.database_url:  # memories on PostgreSQL (serve --embedded-postgres sets it)
+        stores = _shared_memory(stores, settings.database_url, bank_id,
+                                settings.busy_timeout_ms)
+    return ServedBank(bank_id, "", db, stores)
 
 
 def served_bank_bytes(bank: Bank) -> int:

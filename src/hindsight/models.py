@@ -233,7 +233,7 @@ class Memory:
     ``*_ts`` Unix seconds. ``kind``: decision, convention, lesson, fact, preference,
     conversation…; ``outcome``: success, failure, partial or ``""``; ``status``: active,
     forgotten, archived or superseded; ``visibility``: private (seen only by ``owner``),
-    team or public; ``confidence`` 0..1; ``stale`` is true when an anchor's code changed."""
+    team (seen by the agents of ``team``, ``""``: none) or public; ``confidence`` 0..1; ``stale`` is true when an anchor's code changed."""
 
     id: int
     fingerprint: str
@@ -263,6 +263,7 @@ class Memory:
     superseded_by: int | None
     visibility: str
     owner: str
+    team: str
     stale: bool
     stale_reason: str
     model: str
@@ -279,6 +280,7 @@ class Memory:
         d["model"] = row.get("model") or ""
         d["status_at"] = row.get("status_at") or ""
         d["status_reason"] = row.get("status_reason") or ""
+        d["team"] = row.get("team") or ""
         return cls(**d, anchors=tuple(
             Anchor(a["path"], a.get("symbol", ""), a.get("ast_hash", ""),
                    bool(a.get("stale", 0)), a.get("reason", ""),
@@ -396,6 +398,7 @@ class MemoryItem:
     anchors: list[tuple[str, str, str]] = field(default_factory=list)
     visibility: str = "team"
     owner: str = ""
+    team: str = ""
     confidence: float = 1.0
     supersedes: int | None = None
 
@@ -406,7 +409,7 @@ class MemoryItem:
         from hindsight.errors import ConfigError
 
         for f in ("text", "kind", "outcome", "source", "session", "agent", "commit_sha",
-                  "ref", "occurred", "context", "visibility", "owner"):
+                  "ref", "occurred", "context", "visibility", "owner", "team"):
             if not isinstance(getattr(self, f), str):
                 raise ConfigError(f"{f}: must be a string")
         if not isinstance(self.tags, list) or not all(isinstance(t, str) for t in self.tags):

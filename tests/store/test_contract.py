@@ -1,7 +1,8 @@
 """One contract suite for every storage backend (``store/base.py``): CodeStore,
 HistoryStore and MemoryStore (PageStore in test_contract_pages.py, on the same backends).
 The ``stores`` fixture is parameterised by backend; a second backend adds a parameter (and
-its opener below), not a second suite."""
+its opener in ``backends.py``, shared with test_contract_team.py and
+test_contract_pages.py), not a second suite."""
 
 from __future__ import annotations
 
@@ -15,47 +16,17 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from backends import AT, BACKENDS, HANDLES, OPENERS, _insert, _row, opened  # noqa: E402
 from conftest import git, make_repo  # noqa: E402
 
 from hindsight.errors import StorageError  # noqa: E402
-from hindsight.models import Memory, MemoryItem  # noqa: E402
+from hindsight.models import Memory  # noqa: E402
 from hindsight.store.base import POSTING  # noqa: E402
-
-BACKENDS = ["sqlite"]
-AT = "2026-01-05T12:00:00+00:00"
-
-
-def _open_sqlite(tmp: Path) -> tuple[Any, Any, Any, Any]:
-    from hindsight.store.sqlite import open_stores
-
-    return open_stores(str(tmp / "bank.db"), "contract::bank", str(tmp), 2000)
-
-
-OPENERS = {"sqlite": _open_sqlite}
 
 
 @pytest.fixture(params=BACKENDS)
 def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any, Any, Any]]:
-    code, history, memory, handle = OPENERS[request.param](tmp_path)
-    yield code, history, memory
-    handle.close()
-
-
-def _row(text: str, **kw: Any) -> tuple[dict[str, Any], list[tuple[str, str, str]]]:
-    """A memory row as the domain hands it to the store."""
-    from hindsight.memory.retain import prepare
-
-    row, _found = prepare(MemoryItem(text=text, **kw), 1_767_614_400.0)
-    row.pop("_structured")
-    return row, row.pop("_anchors")
-
-
-def _insert(mem: Any, *items: tuple[str, dict[str, Any]]) -> list[tuple[int, bool]]:
-    from hindsight.memory.lexical import document
-
-    rows, anchors = zip(*(_row(t, **kw) for t, kw in items), strict=True)
-    return mem.insert(list(rows), list(anchors), [document(r) for r in rows], AT)
-
+    yield from opened(request, tmp_path)
 
 # --- meta (every store) --------------------------------------------------------------------
 def test_meta_round_trip(stores: tuple[Any, Any, Any]) -> None:
@@ -223,11 +194,12 @@ def test_vectors_matrix_and_missing(stores: tuple[Any, Any, Any]) -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_matrix_follows_other_connections(backend: str, tmp_path: Path) -> None:
+def test_matrix_follows_other_connections(backend: str, tmp_path: Path,
+                                          request: pytest.FixtureRequest) -> None:
     """A process holding the matrix sees vectors another process adds, removes (status)
     or replaces (re-embedding)."""
-    _c1, _h1, a, h1 = OPENERS[backend](tmp_path)
-    _c2, _h2, b, h2 = OPENERS[backend](tmp_path)
+    _c1, _h1, a, h1 = OPENERS[backend](tmp_path, request)
+    _c2, _h2, b, h2 = OPENERS[backend](tmp_path, request)
     try:
         ids = [i for i, _ in _insert(a, ("one", {}), ("two", {}), ("three", {}))]
         v = np.eye(3, 4, dtype=np.float32)
@@ -251,12 +223,13 @@ def test_matrix_follows_other_connections(backend: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_nearest_and_cosines(backend: str, tmp_path: Path) -> None:
+def test_nearest_and_cosines(backend: str, tmp_path: Path,
+                             request: pytest.FixtureRequest) -> None:
     """The dense channel's top-k and the rerank's cosines: active rows of the model only,
     best first, the floor applied; a vector added or removed by another connection is
     seen."""
-    _c1, _h1, a, h1 = OPENERS[backend](tmp_path)
-    _c2, _h2, b, h2 = OPENERS[backend](tmp_path)
+    _c1, _h1, a, h1 = OPENERS[backend](tmp_path, request)
+    _c2, _h2, b, h2 = OPENERS[backend](tmp_path, request)
     try:
         ids = [i for i, _ in _insert(a, *[(f"memory {n}", {}) for n in range(5)])]
         v = np.eye(5, 4, dtype=np.float32)
@@ -368,7 +341,7 @@ def test_export_and_import_round_trip(stores: tuple[Any, Any, Any], tmp_path: Pa
 def test_backend_errors_are_storage_errors(stores: tuple[Any, Any, Any]) -> None:
     """No backend exception escapes a store: a closed handle is a StorageError."""
     code, history, mem = stores
-    mem.conn.close() if hasattr(mem, "conn") else None
+    HANDLES[id(mem)].close()
     for call in (lambda: mem.count(), lambda: mem.get([1]), lambda: mem.get_meta("k"),
                  lambda: code.counts(), lambda: history.commit_count(),
                  lambda: list(mem.export_rows())):
@@ -539,19 +512,19 @@ def test_a_new_bank_opened_by_several_processes_at_once(tmp_path: Path) -> None:
 
 
 # --- RecordStore ---------------------------------------------------------------------------
-def _open_records_sqlite(tmp: Path) -> tuple[Any, Any]:
+def _open_records_sqlite(tmp: Path, request: pytest.FixtureRequest) -> tuple[Any, Any]:
     from hindsight.store.sqlite import open_record_store
 
-    *_, handle = _open_sqlite(tmp)
+    *_, handle = OPENERS["sqlite"](tmp, request)
     return open_record_store(handle), handle
 
 
-RECORD_OPENERS = {"sqlite": _open_records_sqlite}
+RECORD_OPENERS = {"sqlite": _open_records_sqlite}  # a PostgreSQL RecordStore comes later
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=[b for b in BACKENDS if b in RECORD_OPENERS])
 def records(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
-    store, handle = RECORD_OPENERS[request.param](tmp_path)
+    store, handle = RECORD_OPENERS[request.param](tmp_path, request)
     yield store
     handle.close()
 

@@ -1,6 +1,7 @@
 """The contract suite, continued (``store/base.py``): PageStore, and what the knowledge
 pages read of the other stores (``HistoryStore.recent_commits``, ``CodeStore.import_edges``),
-on every backend of test_contract.py (its ``BACKENDS`` and openers)."""
+on every backend of the contract suite (``backends.py``; pages only where the backend has a
+page store)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from backends import AT, BACKENDS, opened  # noqa: E402
 from conftest import git, make_repo  # noqa: E402
-from test_contract import AT, BACKENDS, OPENERS  # noqa: E402
 
 from hindsight.errors import StorageError  # noqa: E402
 
@@ -30,12 +31,10 @@ PAGE_OPENERS = {"sqlite": _open_pages_sqlite}
 
 @pytest.fixture(params=BACKENDS)
 def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any, Any, Any]]:
-    code, history, memory, handle = OPENERS[request.param](tmp_path)
-    yield code, history, memory
-    handle.close()
+    yield from opened(request, tmp_path)
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=[b for b in BACKENDS if b in PAGE_OPENERS])
 def page_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
     store, handle = PAGE_OPENERS[request.param](tmp_path)
     yield store

@@ -203,10 +203,17 @@ def _federated(query: str, repo_root: str | None, k: int, json: bool) -> None:
 @repo_root_opt
 @click.option("--reason", default="", help="Why (kept in the audit log).")
 @click.option("--restore", is_flag=True, help="Make it active again.")
+@click.option("--purge", is_flag=True, help="Delete it for real (text, vector, anchors, "
+              "history, index entries; a leaked secret); one audit row keeps who and why.")
 @json_opt
-def forget(mid: int, repo_root: str | None, reason: str, restore: bool, json: bool) -> None:
-    """Forget memory ID (soft delete with an audit row), or --restore it."""
+def forget(mid: int, repo_root: str | None, reason: str, restore: bool, purge: bool,
+           json: bool) -> None:
+    """Forget memory ID (soft delete with an audit row), --restore it, or --purge it."""
     with _errors(), _existing(repo_root) as bank:
+        if purge:
+            res = bank.memory.purge(mid, reason)
+            out.emit_json(res) if json else out.say(f"memory {mid}: purged")
+            return
         res = bank.memory.restore(mid) if restore else bank.memory.forget(mid, reason)
         out.emit_json(res) if json else out.say(f"memory {mid}: {res['was']} → {res['status']}")
 

@@ -205,6 +205,10 @@ class Settings:
     parse_timeout_s: float = _seconds(20.0,
                                       "Seconds one file may take to parse while indexing "
                                       "before it is skipped as parse_timeout (above 0).")
+    database_url: str = _knob("str", "",
+                              "PostgreSQL URL (postgresql://user:password@host:port/db) "
+                              "where banks keep their memories (one schema per bank); empty: "
+                              "in each bank's SQLite file. Its password is never shown.")
     busy_timeout_ms: int = _knob("int", 30_000,
                                  "Milliseconds a bank database waits for another writer "
                                  "before failing (SQLite busy_timeout; 0: fail at once).",
@@ -291,9 +295,11 @@ class Settings:
         return _plain(getattr(self, k.attr))
 
     def shown(self, name: str) -> Any:
-        """``self[name]``, or ``***`` for a secret that is set."""
+        """``self[name]``, or ``***`` for a secret that is set (a URL's password too)."""
+        from hindsight.config.urls import masked
+
         v = self[name]
-        return MASK if FIELDS[name].secret and v else v
+        return MASK if FIELDS[name].secret and v else masked(v) if name.endswith("Url") else v
 
     @property
     def values(self) -> dict[str, Any]:
@@ -396,6 +402,8 @@ def value_problem(name: str, v: Any) -> str | None:
                     f"{_num(k.hi)})")
     if k.choices and v not in k.choices:
         return f"{v!r}: one of {', '.join(k.choices)}"
+    if name == "databaseUrl" and v and not v.startswith(("postgresql://", "postgres://")):
+        return "expected a postgresql:// URL (empty: memories stay in SQLite)"
     if name == "bankId" and v is not None and not v.strip():
         return "must not be empty (use null for none)"
     if name == "optInPaths" and any(not p.strip() for p in v):

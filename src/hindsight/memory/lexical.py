@@ -31,10 +31,13 @@ candidate limit in the manner of MaxScore (Turtle & Flood 1995). Exact below the
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from hindsight.memory import segment
 from hindsight.store.base import LexDoc, MemoryStore
+
+Keep = Callable[[list[int]], set[int]]
 
 K1 = 1.2  # Robertson & Zaragoza 2009 (k1 in 1.2-2.0); Lucene's default
 B = 0.75  # length normalisation (R&Z 2009's usual value; beat 0.5 and 0.3 on LoCoMo dev)
@@ -105,16 +108,19 @@ def document_frequency(store: MemoryStore, terms: list[str]) -> tuple[dict[str, 
 
 
 def search(store: MemoryStore, text: str, limit: int, context_weight: float,
-           words: bool = True) -> list[tuple[int, float]]:
+           words: bool = True, keep: Keep | None = None) -> list[tuple[int, float]]:
     """The ``limit`` best memories (any status) for ``text`` by BM25F, as ``(id, score)``
     best first (ties by id); ``[]`` when the text has no term or nothing matches.
-    ``words``: also the jieba words of Chinese text (see :mod:`.segment`). Raises
-    StorageError."""
-    return search_terms(store, segment.query_terms(text, words=words), limit, context_weight)
+    ``words``: also the jieba words of Chinese text (see :mod:`.segment`). ``keep(ids)``
+    → the ids allowed (a viewer's active memories, ``MemoryStore.active_visible``): the
+    ranking is then walked in slices growing 4× until ``limit`` allowed ones are found,
+    so hidden memories never take a place. Raises StorageError."""
+    return search_terms(store, segment.query_terms(text, words=words), limit, context_weight,
+                        keep)
 
 
-def search_terms(store: MemoryStore, terms: list[str], limit: int, context_weight: float
-                 ) -> list[tuple[int, float]]:
+def search_terms(store: MemoryStore, terms: list[str], limit: int, context_weight: float,
+                 keep: Keep | None = None) -> list[tuple[int, float]]:
     """:func:`search` for analysed ``terms`` (distinct)."""
     if not terms or limit <= 0:
         return []
@@ -135,12 +141,28 @@ def search_terms(store: MemoryStore, terms: list[str], limit: int, context_weigh
     # the same floats either way (tested): NumPy when it is loaded, else for large queries
     if sum(df[t] for t in terms) <= (NP_LOADED_POSTINGS if "numpy" in sys.modules
                                      else PY_POSTINGS):
-        return _search_python(terms, post, w, context_weight, avg_len, limit)
-    return _search_numpy(terms, post, df, w, context_weight, avg_len, limit)
+        return _search_python(terms, post, w, context_weight, avg_len, limit, keep)
+    return _search_numpy(terms, post, df, w, context_weight, avg_len, limit, keep)
+
+
+def _walk(best: Callable[[int], list[tuple[int, float]]], limit: int, total: int,
+          keep: Keep | None) -> list[tuple[int, float]]:
+    """``best(n)`` (the n best, best first) cut to ``limit`` after ``keep``: slices of
+    ``limit``, 4·``limit``, … until enough are allowed or all ``total`` were seen."""
+    take = limit
+    while True:
+        got = best(take)
+        if keep is None:
+            return got
+        allowed = keep([i for i, _ in got])
+        hits = [(i, s) for i, s in got if i in allowed]
+        if len(hits) >= limit or take >= total:
+            return hits[:limit]
+        take *= 4
 
 
 def _search_python(terms: list[str], post: dict[str, bytes], w: dict[str, float],
-                   context_weight: float, avg_len: float, limit: int
+                   context_weight: float, avg_len: float, limit: int, keep: Keep | None = None
                    ) -> list[tuple[int, float]]:
     """Exact scores without NumPy (a hook process does not import it: ≈ 0.1-0.5 s here).
     The same IEEE operations in the same order as :func:`_term_scores` and the same
@@ -159,13 +181,15 @@ def _search_python(terms: list[str], post: dict[str, bytes], w: dict[str, float]
             acc[mid] = acc.get(mid, 0.0) + s
     import heapq
 
-    best = heapq.nsmallest(limit, ((-s, mid) for mid, s in acc.items() if s > 0))
-    return [(mid, -s) for s, mid in best]
+    def best(n: int) -> list[tuple[int, float]]:
+        top = heapq.nsmallest(n, ((-s, mid) for mid, s in acc.items() if s > 0))
+        return [(mid, -s) for s, mid in top]
+    return _walk(best, limit, len(acc), keep)
 
 
 def _search_numpy(terms: list[str], post: dict[str, bytes], df: dict[str, int],
-                  w: dict[str, float], context_weight: float, avg_len: float, limit: int
-                  ) -> list[tuple[int, float]]:
+                  w: dict[str, float], context_weight: float, avg_len: float, limit: int,
+                  keep: Keep | None = None) -> list[tuple[int, float]]:
     """Scores with NumPy, under the postings budget (module doc)."""
     import numpy as np
 
@@ -197,8 +221,10 @@ def _search_numpy(terms: list[str], post: dict[str, bytes], df: dict[str, int],
             acc = acc + np.bincount(p["id"].astype(np.int64), minlength=len(acc),
                                     weights=_term_scores(p, w[t], context_weight, avg_len))
     scores = acc[cand]
-    order = _best(cand, scores, limit)
-    return [(int(cand[i]), float(scores[i])) for i in order]
+
+    def best(n: int) -> list[tuple[int, float]]:
+        return [(int(cand[i]), float(scores[i])) for i in _best(cand, scores, n)]
+    return _walk(best, limit, len(cand), keep)
 
 
 def _best(ids: Any, scores: Any, k: int) -> Any:
@@ -221,7 +247,7 @@ def _term_scores(p: Any, w_idf: float, context_weight: float, avg_len: float) ->
 
 
 def prf(store: MemoryStore, text: str, top: list[int], limit: int, context_weight: float,
-        words: bool = True) -> list[tuple[int, float]]:
+        words: bool = True, keep: Keep | None = None) -> list[tuple[int, float]]:
     """Pseudo-relevance feedback (Rocchio 1971; RM3 in spirit): terms found in at least
     two of the best :data:`PRF_DOCS` hits ``top`` and not in the query (at most
     :data:`PRF_TERMS`, most frequent first; no numbers, none under three characters) expand
@@ -239,4 +265,4 @@ def prf(store: MemoryStore, text: str, top: list[int], limit: int, context_weigh
     extra = [t for t, c in seen.most_common(PRF_TERMS) if c >= 2]
     if not extra:
         return []
-    return search_terms(store, query + extra, limit, context_weight)
+    return search_terms(store, query + extra, limit, context_weight, keep)

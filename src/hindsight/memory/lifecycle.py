@@ -16,9 +16,13 @@ ARCHIVE_DAYS = 90
 CAPACITY = 10_000
 
 
-def forget(store: MemoryStore, mid: int, reason: str) -> dict[str, Any]:
-    """Soft-delete memory ``mid`` (kept with an audit row). Raises NotFound, ConfigError
-    (no reason)."""
+def _who(reason: str, by: str) -> str:
+    return f"{reason} (by {by})" if by else reason
+
+
+def forget(store: MemoryStore, mid: int, reason: str, by: str = "") -> dict[str, Any]:
+    """Soft-delete memory ``mid`` (kept with an audit row; ``by``: who, added to the
+    reason). Raises NotFound, ConfigError (no reason)."""
     if not reason.strip():
         raise ConfigError("forget needs a reason (it is kept in the audit log)",
                           option="reason")
@@ -27,13 +31,14 @@ def forget(store: MemoryStore, mid: int, reason: str) -> dict[str, Any]:
         raise NotFound(f"no memory {mid}")
     from hindsight.redact import clean
 
-    store.set_status(mid, "forgotten", clean(reason), iso(now_ts()))
+    store.set_status(mid, "forgotten", _who(clean(reason), clean(by)), iso(now_ts()))
     return {"id": mid, "status": "forgotten", "was": row.status}
 
 
-def restore(store: MemoryStore, mid: int, reason: str = "") -> dict[str, Any]:
+def restore(store: MemoryStore, mid: int, reason: str = "", by: str = "") -> dict[str, Any]:
     """Make a forgotten, archived or superseded memory active again (this counts as an
-    access); ``reason`` (optional) is kept in the audit log. Raises NotFound."""
+    access); ``reason`` (optional) is kept in the audit log, with ``by`` (who) when given.
+    Raises NotFound."""
     row = store.get([mid]).get(mid)
     if row is None:
         raise NotFound(f"no memory {mid}")
@@ -41,9 +46,32 @@ def restore(store: MemoryStore, mid: int, reason: str = "") -> dict[str, Any]:
     from hindsight.redact import clean
 
     why = f"restored: {clean(reason.strip())}" if reason.strip() else "restored"
-    store.set_status(mid, "active", why, iso(now))
+    store.set_status(mid, "active", _who(why, clean(by)), iso(now))
     store.touch([mid], now)  # a restore is an access: gc must not archive it straight away
     return {"id": mid, "status": "active", "was": row.status}
+
+
+def purge(store: MemoryStore, mid: int, reason: str, by: str) -> dict[str, Any]:
+    """Delete memory ``mid`` for real (:meth:`MemoryStore.purge`): its lexical postings
+    are found from its document's terms. The audit row kept reads ``by <who>: <reason>``.
+    Raises ConfigError (no reason), NotFound."""
+    from hindsight.memory.lexical import document, ensure
+    from hindsight.redact import clean
+
+    if not reason.strip():
+        raise ConfigError("purge needs a reason (it is kept in the audit log)",
+                          option="reason")
+    row = store.get([mid]).get(mid)
+    if row is None:
+        raise NotFound(f"no memory {mid}", value=mid)
+    ensure(store)  # the index is this analyzer's: the terms below are the ones it holds
+    body, ctx = document({"text": row.text, "scene": row.scene, "problem": row.problem,
+                          "solution": row.solution, "tags": list(row.tags),
+                          "context": row.context})
+    terms = sorted(set(body) | set(ctx))
+    if not store.purge(mid, terms, iso(now_ts()), f"by {clean(by)}: {clean(reason)}"):
+        raise NotFound(f"no memory {mid}", value=mid)
+    return {"id": mid, "purged": True}
 
 
 def gc(store: MemoryStore, archive_days: int = ARCHIVE_DAYS, capacity: int = CAPACITY,

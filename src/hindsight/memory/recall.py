@@ -41,7 +41,7 @@ from hindsight.memory import lexical
 from hindsight.memory.clock import now_ts, user_zone
 from hindsight.memory.fusion import channel_floor, fuse, neighbour_bonus, rrf
 from hindsight.models import ChannelRank, Hit, Memory, RecallResult
-from hindsight.store.base import MemoryStore
+from hindsight.store.base import MemoryStore, Viewer
 
 DENSE_MIN = 0.15  # below this cosine a memory is not a dense candidate (unrelated text
 # scores 0-0.15 with MiniLM): without a floor every memory of a small bank is a candidate
@@ -86,6 +86,8 @@ class Query:
     weights: dict[str, float] | None = None
     context_weight: float = -1.0  # < 0: CONTEXT_WEIGHT
     agent: str = ""  # private memories are seen only by their owner
+    viewer: Viewer | None = None  # who reads: candidates it may not see are left out in
+    # the store's queries, before any channel is cut (None: local use, all are seen)
     dense_min: float = DENSE_MIN
     channels: tuple[str, ...] = ("bm25", "dense", "anchor", "recency", "lesson", "adjacent",
                                  "prf")
@@ -128,8 +130,10 @@ def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
         names, embed_text = ft.named_agents(text, store.agents())
     cw = CONTEXT_WEIGHT if q.context_weight < 0 else q.context_weight
     words = embedder is not None  # without a model (prompt hook): no segmenter dictionary
+    who = q.viewer
+    seen = None if who is None or who.admin else _visible(store, who)
     if "bm25" in q.channels:
-        got = lexical.search(store, text, CANDIDATES, cw, words)
+        got = lexical.search(store, text, CANDIDATES, cw, words, seen)
         lists["bm25"] = [i for i, _ in got]
         raw["bm25"] = dict(got)
         floors["bm25"] = channel_floor(raw["bm25"], 0.0, CANDIDATES)
@@ -137,19 +141,19 @@ def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
         lists["prf"] = []
         if weights.get("prf") and lists.get("bm25") and \
                 store.active_count() <= PRF_MAX_MEMORIES:
-            got = lexical.prf(store, text, lists["bm25"], CANDIDATES, cw, words)
+            got = lexical.prf(store, text, lists["bm25"], CANDIDATES, cw, words, seen)
             lists["prf"] = [i for i, _ in got]
             raw["prf"] = dict(got)
             floors["prf"] = channel_floor(raw["prf"], 0.0, CANDIDATES)
     qvec, skipped = None, ""
     if embedder is not None and text.strip() and ("dense" in q.channels or q.rerank) and \
-            store.has_active():
+            store.has_vectors(embedder.model_id):  # else no model call
         try:
             qvec = query_vector(embedder, embed_text)
         except ProviderError as e:  # a dead embedding server: recall by text, and say so
             skipped = f"dense channel and rerank skipped: the embedding model failed: {e}"
-        if qvec is not None and "dense" in q.channels:
-            got = store.nearest(embedder.model_id, qvec, CANDIDATES, q.dense_min)
+        if qvec is not None and "dense" in q.channels:  # viewer filtered in the store, before k
+            got = store.nearest(embedder.model_id, qvec, CANDIDATES, q.dense_min, who)
             lists["dense"], raw["dense"] = [i for i, _ in got], dict(got)
             floors["dense"] = channel_floor(raw["dense"], q.dense_min, CANDIDATES)
     level: dict[int, int] = {}
@@ -158,7 +162,7 @@ def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
         lists["anchor"] = sorted(level, key=lambda m: (level[m], m))
     pool = list(dict.fromkeys(i for name in ("bm25", "dense", "anchor", "prf") for i in
                               lists.get(name, [])))
-    rows = store.get(pool)
+    rows = store.get(pool, who)
     pool = [i for i in pool if i in rows and _keep(rows[i], q)]
     keep = set(pool)
     for name in list(lists):
@@ -170,8 +174,8 @@ def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
     bonus: dict[int, float] = {}
     if "adjacent" in q.channels and weights.get("adjacent") and base:
         best = sorted(base, key=lambda i: (-base[i], i))[:ADJACENT_FROM]
-        adj = store.adjacent(best)
-        more = store.get([n for near in adj.values() for n in near if n not in rows])
+        adj = store.adjacent(best, who)
+        more = store.get([n for near in adj.values() for n in near if n not in rows], who)
         rows.update({k: v for k, v in more.items() if _keep(v, q)})
         adj = {i: [n for n in near if n in rows] for i, near in adj.items()}
         bonus = neighbour_bonus(base, adj, weights["adjacent"])
@@ -210,6 +214,12 @@ def recall(store: MemoryStore, embedder: Any, q: Query, neighbours: Any = None,
             reranked_by = embedder.model_id
     res = _result(order, rows, fused, lists, raw, boosts, q, t0, reranked_by)
     return replace(res, partial=True, note=skipped) if skipped else res
+
+
+def _visible(store: MemoryStore, viewer: Viewer) -> lexical.Keep:
+    """The filter of the lexical channels: the active memories among ids ``viewer`` may
+    see (``MemoryStore.active_visible``, in the store's query)."""
+    return lambda ids: store.active_visible(ids, viewer)
 
 
 def query_vector(embedder: Any, text: str) -> Any:
@@ -301,8 +311,8 @@ def _cross_rerank(reranker: Any, text: str, order: list[int], rows: dict[int, An
 def _keep(r: Memory, q: Query) -> bool:
     if r.status != "active":
         return False
-    if r.visibility == "private" and r.owner != q.agent:
-        return False
+    if q.viewer is None and r.visibility == "private" and r.owner != q.agent:
+        return False  # local use; with a viewer the store's queries applied its rule
     if q.kinds and r.kind not in q.kinds:
         return False
     if q.tags and not set(q.tags) <= set(r.tags):
@@ -325,8 +335,8 @@ def _anchor_channel(store: MemoryStore, q: Query, neighbours: Any) -> dict[int, 
         syms += extra_syms
     else:
         near = []
-    direct = store.anchored(files, syms)
-    nearby = store.anchored([], near) if near else []
+    direct = store.anchored(files, syms, q.viewer)
+    nearby = store.anchored([], near, q.viewer) if near else []
     seen: dict[int, int] = {}
     for mid, _p, s in direct:
         seen[mid] = min(seen.get(mid, 9), 0 if s else 1)

@@ -50,6 +50,15 @@ def fingerprint(text: str, kind: str, anchors: list[tuple[str, str, str]],
         "utf-8", "surrogatepass"))
 
 
+def fingerprint_scope(visibility: str, owner: str, team: str) -> str:
+    """The fingerprint's scope: ``private:<owner>`` for a private memory, ``team:<team>``
+    for a team memory of a team (two teams' notes never collapse into one), else ``""``
+    (what memories written before teams existed have)."""
+    if visibility == "private":
+        return f"private:{owner}"
+    return f"team:{team}" if visibility == "team" and team else ""
+
+
 def prepare(item: Item, now: float, llm: Any = None) -> tuple[dict[str, Any], list[str]]:
     """The row for ``item`` (redacted, structured) and the secret kinds redacted. Raises
     ConfigError for an empty text or a bad kind/outcome/source/visibility/date."""
@@ -98,8 +107,8 @@ def prepare(item: Item, now: float, llm: Any = None) -> tuple[dict[str, Any], li
         occ_ts = now
     tags = sorted({redact(t)[0].strip() for t in item.tags if t.strip()})
     anchors = [(clean(p), clean(sym), h) for p, sym, h in item.anchors]
-    owner = clean(item.owner)
-    scope = f"private:{owner}" if item.visibility == "private" else ""
+    owner, team = clean(item.owner), clean(item.team)
+    scope = fingerprint_scope(item.visibility, owner, team)
     row = {"fingerprint": fingerprint(text, kind, anchors, scope), "text": text,
            "kind": kind,
            "scene": u["scene"], "problem": u["problem"], "solution": u["solution"],
@@ -109,7 +118,7 @@ def prepare(item: Item, now: float, llm: Any = None) -> tuple[dict[str, Any], li
            "occurred_at": iso(occ_ts), "occurred_ts": occ_ts,
            "created_at": iso(now), "created_ts": now, "last_accessed_ts": now,
            "confidence": item.confidence, "visibility": item.visibility, "owner": owner,
-           "_anchors": anchors}
+           "team": team, "_anchors": anchors}
     row["_structured"] = "llm" if llm_unit is not None else f"rules ({why})"
     return row, found + found_ctx
 
@@ -165,9 +174,9 @@ def retain(store: MemoryStore, embedder: Any, items: list[Item], *, batch: bool 
         out: list[Retained] = []
         for (row, found), it, v in zip(prepared, items, vecs, strict=True):
             same = store.by_fingerprint(row["fingerprint"])
-            dup = None if same is not None else _near(store, embedder.model_id, v,
-                                                      anchors[len(out)], near_dup,
-                                                      it.visibility, row["owner"], row["text"])
+            dup = None if same is not None else _near(
+                store, embedder.model_id, v, anchors[len(out)], near_dup,
+                (it.visibility, row["owner"], row["team"]), row["text"])
             if dup is not None:
                 store.merge_into(dup, iso(now), f"near-duplicate of: {row['text'][:200]}")
                 out.append(Retained(dup, "merged", found, structured[len(out)]))
@@ -234,11 +243,12 @@ def _lexically_close(a: str, b: str) -> bool:
 
 
 def _near(store: MemoryStore, model: str, v: Any, anchors: list[tuple[str, str, str]],
-          threshold: float, it_vis: str = "team", it_owner: str = "", text: str = ""
+          threshold: float, scope: tuple[str, str, str] = ("team", "", ""), text: str = ""
           ) -> int | None:
     """The memory ``v`` is a near duplicate of: the nearest active one (the store's
     top-1, :meth:`MemoryStore.nearest`) when its cosine is ≥ ``threshold``, it has the
-    same explicit anchors, visibility and owner, and its text is lexically close."""
+    same explicit anchors, the same (visibility, owner, team), and its text is lexically
+    close."""
     import numpy as np
 
     got = store.nearest(model, np.asarray(v, dtype=np.float32), 1, threshold)
@@ -251,7 +261,7 @@ def _near(store: MemoryStore, model: str, v: Any, anchors: list[tuple[str, str, 
     have = [(a.path, a.symbol) for a in row.anchors if not a.implicit]
     if sorted(have) != sorted((p, s) for p, s, _ in anchors):
         return None
-    if (row.visibility, row.owner) != (it_vis, it_owner):
+    if (row.visibility, row.owner, row.team) != scope:
         return None
     if text and not _lexically_close(text, row.text):
         return None

@@ -16,7 +16,7 @@ from typing import Any
 
 from hindsight.errors import ConfigError, NotFound
 from hindsight.models import Memory, MemoryItem, RecallResult, Retained
-from hindsight.store.base import CodeStore, MemoryStore
+from hindsight.store.base import CodeStore, MemoryStore, Viewer
 
 # Only the start of a long query is used: a 100,000-character query froze recall for
 # minutes (the file-name pattern of the neighbour lookup is quadratic on one long token).
@@ -69,29 +69,56 @@ class MemoryService:
     def retain(self, text: str, *, kind: str = "", tags: list[str] | None = None,
                files: list[str] | None = None, symbols: list[str] | None = None,
                outcome: str = "", supersedes: int | None = None, source: str = "api",
-               **fields: Any) -> Retained:
+               viewer: Viewer | None = None, **fields: Any) -> Retained:
         """Retain one memory; see :mod:`hindsight.memory.retain`. ``files`` (root-relative
         or absolute) and ``symbols`` (names as for ``symbols``) become anchors with the
-        symbol's ast hash now. Raises ConfigError, NotFound/Ambiguous (symbol),
+        symbol's ast hash now. ``viewer`` (who writes): its agent and team become the
+        memory's ``owner`` and ``team`` (and ``agent`` unless given); only an admin may
+        name another owner or team. Raises ConfigError, NotFound/Ambiguous (symbol),
         ProviderError, StorageError."""
         from hindsight.memory.retain import retain
 
-        if fields.get("visibility") == "private" and not fields.get("owner"):
-            raise ConfigError("a private memory needs its owner (the agent)", option="agent")
         item = MemoryItem(text=text, kind=kind, tags=list(tags or []), outcome=outcome,
                           supersedes=supersedes, source=source,
                           anchors=self._anchors(list(files or []), list(symbols or []), True),
                           **fields)
+        item = self._as_written_by(item, viewer)
         return retain(self.store, self.embedder, [item], llm=self.llm,
                       implicit=self._implicit())[0]
 
-    def retain_batch(self, items: list[MemoryItem], embed: bool = True) -> list[Retained]:
+    def retain_batch(self, items: list[MemoryItem], embed: bool = True,
+                     viewer: Viewer | None = None) -> list[Retained]:
         """Retain many items at once: written (and searchable) first, embedded after
-        (unless ``embed`` is false). No near-duplicate check."""
+        (unless ``embed`` is false). No near-duplicate check. ``viewer`` as for
+        :meth:`retain`, for every item (checked before anything is written)."""
         from hindsight.memory.retain import retain
 
+        items = [self._as_written_by(it, viewer) for it in items]
         return retain(self.store, self.embedder, items, batch=True, embed=embed,
                       implicit=self._implicit())
+
+    def _as_written_by(self, item: MemoryItem, viewer: Viewer | None) -> MemoryItem:
+        """``item`` with its owner and team from ``viewer`` (the writer). Raises
+        ConfigError when a non-admin names another owner or team, when a private memory
+        has no owner, or when ``supersedes`` names a memory the writer cannot see."""
+        import dataclasses
+
+        if viewer is not None:
+            for name, mine in (("owner", viewer.agent), ("team", viewer.team)):
+                given = getattr(item, name)
+                if given and given != mine and not viewer.admin:
+                    raise ConfigError(f"{name} {given!r}: a memory's {name} is its writer's "
+                                      f"({mine!r}); only an admin may set another",
+                                      option=name, value=given)
+            item = dataclasses.replace(item, owner=item.owner or viewer.agent,
+                                       team=item.team or viewer.team,
+                                       agent=item.agent or viewer.agent)
+            if item.supersedes is not None and not self.store.get([item.supersedes], viewer):
+                raise ConfigError(f"supersedes {item.supersedes}: no such memory",
+                                  option="supersedes", value=item.supersedes)
+        if item.visibility == "private" and not item.owner:
+            raise ConfigError("a private memory needs its owner (the agent)", option="agent")
+        return item
 
     def retain_items(self, items: list[MemoryItem]) -> list[Retained]:
         """Retain items one by one, each checked for a near duplicate."""
@@ -128,8 +155,10 @@ class MemoryService:
     # --- recall -------------------------------------------------------------------------
     def recall(self, text: str, *, touch: bool = True, files: list[str] | None = None,
                symbols: list[str] | None = None, embed: bool = True,
-               **kw: Any) -> RecallResult:
-        """Recall memories for ``text``; keyword arguments are the fields of
+               viewer: Viewer | None = None, **kw: Any) -> RecallResult:
+        """Recall memories for ``text`` that ``viewer`` may see (None: all; filtered in the
+        store's queries before any list is cut, so ``k`` visible hits come back when
+        they exist); keyword arguments are the fields of
         :class:`hindsight.memory.recall.Query` (``since``/``until`` Unix seconds);
         ``files`` root-relative, ``symbols`` as names; only the first ``QUERY_CHARS``
         (10,000) characters of ``text`` are used; ``embed`` false skips the dense channel
@@ -154,7 +183,7 @@ class MemoryService:
                               option="since", value=since)
         syms = [(p, s) for p, s, _h in self._anchors([], list(symbols or []), False)]
         fs = [p for p, _s, _h in self._anchors(list(files or []), [], False)]
-        q = Query(text=text, files=fs, symbols=syms, **kw)
+        q = Query(text=text, files=fs, symbols=syms, viewer=viewer, **kw)
         if not self.store.has_active():
             return RecallResult()
         reranker = self._make_reranker() if q.rerank else None
@@ -178,18 +207,38 @@ class MemoryService:
         self.store.touch(ids, now_ts())
 
     # --- lifecycle ----------------------------------------------------------------------
-    def forget(self, mid: int, reason: str) -> dict[str, Any]:
-        """Soft-delete; ``{"id", "status", "was"}``. Raises NotFound, ConfigError."""
+    def forget(self, mid: int, reason: str, viewer: Viewer | None = None) -> dict[str, Any]:
+        """Soft-delete; ``{"id", "status", "was"}``; with a ``viewer`` the audit row says
+        who (``… (by agent)``). Raises NotFound (also for a memory the viewer may not
+        see), ConfigError."""
         from hindsight.memory.lifecycle import forget
 
-        return forget(self.store, mid, reason)
+        if viewer is not None:
+            self.get(mid, viewer)
+        return forget(self.store, mid, reason, _by(viewer))
 
-    def restore(self, mid: int, reason: str = "") -> dict[str, Any]:
-        """Make a memory active again (``reason`` kept in the audit log); ``{"id",
-        "status", "was"}``. Raises NotFound."""
+    def restore(self, mid: int, reason: str = "", viewer: Viewer | None = None
+                ) -> dict[str, Any]:
+        """Make a memory active again (``reason`` kept in the audit log, with who when a
+        ``viewer`` is given); ``{"id", "status", "was"}``. Raises NotFound."""
         from hindsight.memory.lifecycle import restore
 
-        return restore(self.store, mid, reason)
+        if viewer is not None:
+            self.get(mid, viewer)
+        return restore(self.store, mid, reason, _by(viewer))
+
+    def purge(self, mid: int, reason: str, viewer: Viewer | None = None) -> dict[str, Any]:
+        """Delete memory ``mid`` for real on any backend (``forget --purge``: a leaked
+        secret must be removable everywhere): its row, vector, anchors, audit rows and
+        postings; one audit row ``purged`` names who (``viewer``'s agent, else ``local``)
+        and why. ``{"id", "purged": True}``. Raises ConfigError (no reason; a viewer that
+        is not an admin), NotFound."""
+        from hindsight.memory.lifecycle import purge
+
+        if viewer is not None and not viewer.admin:
+            raise ConfigError("purge: only an admin may delete a memory for real",
+                              option="viewer", value=viewer.agent)
+        return purge(self.store, mid, reason, viewer.agent if viewer else "local")
 
     def gc(self, **kw: Any) -> dict[str, Any]:
         """Archive idle and over-capacity memories; see :func:`memory.lifecycle.gc`."""
@@ -197,26 +246,32 @@ class MemoryService:
 
         return gc(self.store, **kw)
 
-    def get(self, mid: int) -> Memory:
-        """One memory. Raises NotFound."""
-        row = self.store.get([mid]).get(mid)
+    def get(self, mid: int, viewer: Viewer | None = None) -> Memory:
+        """One memory ``viewer`` may see. Raises NotFound (the same for one it may not
+        see: nothing tells the two apart)."""
+        row = self.store.get([mid], viewer).get(mid)
         if row is None:
             raise NotFound(f"no memory {mid}", value=mid)
         return row
 
-    def get_many(self, ids: list[int]) -> dict[int, Memory]:
-        return self.store.get(ids)
+    def get_many(self, ids: list[int], viewer: Viewer | None = None) -> dict[int, Memory]:
+        """The memories of ``ids`` that exist and ``viewer`` may see."""
+        return self.store.get(ids, viewer)
 
-    def audit(self, mid: int) -> list[dict[str, Any]]:
-        """The memory's audit rows ``{"at", "action", "detail"}``, oldest first."""
+    def audit(self, mid: int, viewer: Viewer | None = None) -> list[dict[str, Any]]:
+        """The memory's audit rows ``{"at", "action", "detail"}``, oldest first. With a
+        ``viewer``: raises NotFound for a memory it may not see."""
+        if viewer is not None:
+            self.get(mid, viewer)
         return self.store.audit(mid)
 
     def memories(self, *, status: str = "active", kind: str | None = None,
                  stale: bool = False, limit: int = 100, tag: str | None = None,
                  visibility: str | None = None, since: float | None = None,
                  until: float | None = None, anchor: str | None = None, after_id: int = 0,
-                 offset: int = 0, order: str = "occurred") -> list[Memory]:
-        """Memories newest first (``order="id"``: latest stored first); ``status`` ``all``
+                 offset: int = 0, order: str = "occurred", viewer: Viewer | None = None
+                 ) -> list[Memory]:
+        """Memories ``viewer`` may see, newest first (``order="id"``: latest stored first); ``status`` ``all``
         for every status. ``anchor`` is a root-relative file (any anchor in it) or
         ``path::local`` (that symbol); ``since``/``until`` Unix seconds of the occurred
         time; the other filters as :meth:`MemoryStore.list_memories`. Raises ConfigError
@@ -235,11 +290,12 @@ class MemoryService:
         return self.store.list_memories(status=status, kind=kind, stale=stale, limit=limit,
                                         tag=tag, visibility=visibility, since=since,
                                         until=until, anchor=where, after_id=after_id,
-                                        offset=offset, order=order)
+                                        offset=offset, order=order, viewer=viewer)
 
-    def anchored(self, files: list[str]) -> list[int]:
-        """Ids of active memories anchored to one of ``files``."""
-        return sorted({m for m, _p, _s in self.store.anchored(files, [])}) if files else []
+    def anchored(self, files: list[str], viewer: Viewer | None = None) -> list[int]:
+        """Ids of active memories ``viewer`` may see anchored to one of ``files``."""
+        return sorted({m for m, _p, _s in self.store.anchored(files, [], viewer)}) \
+            if files else []
 
     def counts(self) -> dict[str, int]:
         """Memories per status, plus ``stale`` (active and stale)."""
@@ -267,17 +323,21 @@ class MemoryService:
         return []
 
     # --- transfer -----------------------------------------------------------------------
-    def export_lines(self) -> Iterator[str]:
-        """The bank's memories as JSONL lines (see :mod:`hindsight.memory.transfer`)."""
+    def export_lines(self, viewer: Viewer | None = None) -> Iterator[str]:
+        """The bank's memories ``viewer`` may see as JSONL lines (see
+        :mod:`hindsight.memory.transfer`)."""
         from hindsight.memory.transfer import export_lines
 
-        yield from export_lines(self.store)
+        yield from export_lines(self.store, viewer)
 
-    def import_lines(self, lines: Iterable[str]) -> dict[str, int]:
-        """Import exported JSONL; ``{"imported", "skipped"}``. Raises ConfigError."""
+    def import_lines(self, lines: Iterable[str], viewer: Viewer | None = None
+                     ) -> dict[str, int]:
+        """Import exported JSONL; ``{"imported", "skipped"}``. With a ``viewer`` that is
+        not an admin, every memory is imported as its own (owner and team). Raises
+        ConfigError."""
         from hindsight.memory.transfer import import_lines
 
-        return import_lines(self.store, lines)
+        return import_lines(self.store, lines, viewer)
 
     def reembed(self) -> dict[str, Any]:
         """Embed every memory that has no vector from the current model (after a model
@@ -292,14 +352,16 @@ class MemoryService:
         return {"model": self.embedder.model_id, "embedded": n,
                 "seconds": round(time.perf_counter() - t0, 3)}
 
-    def reflect(self, question: str, k: int = 20) -> dict[str, Any]:
-        """A digest of the best evidence for ``question``: the top ``k`` memories grouped by
-        kind and by anchor, each line with its id and date; with an LLM configured also a
-        synthesised ``answer`` citing memory ids (``None`` and a ``fallback`` reason when
-        there is no LLM, it failed, timed out or cited notes it was not given)."""
+    def reflect(self, question: str, k: int = 20, viewer: Viewer | None = None
+                ) -> dict[str, Any]:
+        """A digest of the best evidence for ``question`` among the memories ``viewer``
+        may see: the top ``k`` grouped by kind and by anchor, each line with its id and
+        date; with an LLM configured also a synthesised ``answer`` citing memory ids
+        (``None`` and a ``fallback`` reason when there is no LLM, it failed, timed out or
+        cited notes it was not given)."""
         from hindsight.memory.clock import shown
 
-        res = self.recall(question, k=k, touch=False)
+        res = self.recall(question, k=k, touch=False, viewer=viewer)
         by_kind: dict[str, list[str]] = {}
         by_anchor: dict[str, list[str]] = {}
         for h in res.hits:
@@ -326,3 +388,8 @@ class MemoryService:
 
     def set_meta(self, values: dict[str, str]) -> None:
         self.store.set_meta(values)
+
+
+def _by(viewer: Viewer | None) -> str:
+    """Who acts, for an audit row: ``agent`` of ``viewer`` (``""``: local use)."""
+    return viewer.agent if viewer is not None else ""

@@ -17,18 +17,21 @@ from typing import Any
 
 from hindsight.config.jsontext import loads
 from hindsight.errors import ConfigError
-from hindsight.store.base import MemoryStore
+from hindsight.store.base import MemoryStore, Viewer
 
 _SKIP = {"id"}
 
 
-def export_lines(mem: MemoryStore) -> Iterator[str]:
-    ids = [r["id"] for r in mem.export_rows()]
+def export_lines(mem: MemoryStore, viewer: Viewer | None = None) -> Iterator[str]:
+    """One JSON line per memory ``viewer`` may see (None: every memory), in id order."""
+    ids = [r["id"] for r in mem.export_rows(viewer)]
     for i in range(0, len(ids), 500):
         part = ids[i:i + 500]
-        rows = {r["id"]: r for r in mem.export_full(part)}
-        full = mem.get(part)
+        rows = {r["id"]: r for r in mem.export_full(part, viewer)}
+        full = mem.get(part, viewer)
         for mid in part:
+            if mid not in rows or mid not in full:  # purged (or hidden) since listed
+                continue
             r = rows[mid]
             vec = r.pop("vector")
             r["vector"] = base64.b64encode(vec).decode() if vec is not None else None
@@ -38,9 +41,12 @@ def export_lines(mem: MemoryStore) -> Iterator[str]:
             yield json.dumps(r, ensure_ascii=False, sort_keys=True)
 
 
-def import_lines(mem: MemoryStore, lines: Iterable[str]) -> dict[str, int]:
-    """Import exported JSONL; returns {imported, skipped}. Raises ConfigError naming the
-    first bad line (nothing of the import is written then)."""
+def import_lines(mem: MemoryStore, lines: Iterable[str], viewer: Viewer | None = None
+                 ) -> dict[str, int]:
+    """Import exported JSONL; returns {imported, skipped}. A ``viewer`` that is not an
+    admin imports as itself: every memory's owner and team become its own (only an admin
+    keeps the owners of the file). Raises ConfigError naming the first bad line (nothing
+    of the import is written then)."""
     from hindsight.memory.lexical import document, ensure
 
     rows: list[dict[str, Any]] = []
@@ -49,6 +55,8 @@ def import_lines(mem: MemoryStore, lines: Iterable[str]) -> dict[str, int]:
             continue
         try:
             d = loads(line, first=n == 1)
+            if isinstance(d, dict) and viewer is not None and not viewer.admin:
+                d["owner"], d["team"] = viewer.agent, viewer.team
             rows.append(_checked(d))
         except (ValueError, TypeError, KeyError, RecursionError) as e:
             raise ConfigError(f"import line {n}: {e}") from None
@@ -58,7 +66,7 @@ def import_lines(mem: MemoryStore, lines: Iterable[str]) -> dict[str, int]:
 
 _TEXT = ("text", "kind", "scene", "problem", "solution", "outcome", "context", "source",
          "session", "agent", "commit_sha", "ref", "occurred_at", "created_at", "status",
-         "status_reason", "status_at", "visibility", "owner", "stale_reason", "model")
+         "status_reason", "status_at", "visibility", "owner", "team", "stale_reason", "model")
 _NUM = ("occurred_ts", "created_ts", "last_accessed_ts", "confidence")
 _STATUS = ("active", "archived", "forgotten", "superseded")
 
@@ -70,7 +78,7 @@ def _checked(d: Any) -> dict[str, Any]:
     import math
 
     from hindsight.memory.extract import KINDS
-    from hindsight.memory.retain import fingerprint
+    from hindsight.memory.retain import fingerprint, fingerprint_scope
     from hindsight.redact import clean
 
     if not isinstance(d, dict):
@@ -120,7 +128,7 @@ def _checked(d: Any) -> dict[str, Any]:
         if not raw or len(raw) % 4:
             raise ValueError("vector is not float32 data")
         d["_dim"] = len(raw) // 4
-    scope = f"private:{d['owner']}" if d["visibility"] == "private" else ""
+    scope = fingerprint_scope(d["visibility"], d["owner"], d["team"])
     d["fingerprint"] = fingerprint(d["text"], d["kind"],
                                    [(a["path"], a["symbol"], a["ast_hash"]) for a in anchors
                                     if not a.get("implicit")], scope)

@@ -32,7 +32,7 @@ from hindsight.errors import ConfigError, HindsightError, Unreachable
 from hindsight.memory.service import AnchorFn, MemoryService, NeighbourFn
 from hindsight.models import ChannelRank, Hit, Memory, MemoryItem, RecallResult, Retained
 from hindsight.remote.client import ServerClient
-from hindsight.store.base import CodeStore, MemoryStore
+from hindsight.store.base import CodeStore, MemoryStore, Viewer
 
 FIELDS = ("kind", "tags", "outcome", "supersedes", "source", "session", "occurred",
           "context", "visibility", "confidence", "commit_sha", "ref")
@@ -129,7 +129,8 @@ class RemoteMemoryService(MemoryService):
         item.check()
         return self._send([item])[0]
 
-    def retain_batch(self, items: list[MemoryItem], embed: bool = True) -> list[Retained]:
+    def retain_batch(self, items: list[MemoryItem], embed: bool = True,
+                     viewer: Viewer | None = None) -> list[Retained]:
         """Retain ``items`` in batches of 1,000 (the server embeds)."""
         out: list[Retained] = []
         for i in range(0, len(items), 1000):
@@ -274,8 +275,9 @@ class RemoteMemoryService(MemoryService):
                  stale: bool = False, limit: int = 100, tag: str | None = None,
                  visibility: str | None = None, since: float | None = None,
                  until: float | None = None, anchor: str | None = None, after_id: int = 0,
-                 offset: int = 0, order: str = "occurred") -> list[Memory]:
-        """Memories from the server newest first; ``stale`` filters by this checkout's
+                 offset: int = 0, order: str = "occurred", viewer: Viewer | None = None
+                 ) -> list[Memory]:
+        """Memories from the server newest first (``viewer`` is the server's: its token); ``stale`` filters by this checkout's
         staleness (among the newest 1,000)."""
         from datetime import datetime
 
@@ -293,24 +295,24 @@ class RemoteMemoryService(MemoryService):
             rows = [m for m in rows if m.id > after_id]
         return [m for m in rows if m.stale][:limit] if stale else rows
 
-    def get(self, mid: int) -> Memory:
+    def get(self, mid: int, viewer: Viewer | None = None) -> Memory:
         res = self.client.request("GET", f"/v1/memories/{int(mid)}",
                                   query={"bank": self.bank_id})
         return self._fresh([memory_from(res["memory"])])[0]
 
-    def get_many(self, ids: list[int]) -> dict[int, Memory]:
+    def get_many(self, ids: list[int], viewer: Viewer | None = None) -> dict[int, Memory]:
         out: dict[int, Memory] = {}
         for i in ids:
             with contextlib.suppress(HindsightError):
                 out[i] = self.get(i)
         return out
 
-    def audit(self, mid: int) -> list[dict[str, Any]]:
+    def audit(self, mid: int, viewer: Viewer | None = None) -> list[dict[str, Any]]:
         res = self.client.request("GET", f"/v1/memories/{int(mid)}",
                                   query={"bank": self.bank_id})
         return list(res["audit"])
 
-    def anchored(self, files: list[str]) -> list[int]:
+    def anchored(self, files: list[str], viewer: Viewer | None = None) -> list[int]:
         """Ids anchored to ``files`` (the first 20 asked one by one)."""
         ids: set[int] = set()
         for f in files[:20]:
@@ -328,24 +330,27 @@ class RemoteMemoryService(MemoryService):
         out["stale"] = len(self.memories(stale=True, limit=10_000))
         return out
 
-    def forget(self, mid: int, reason: str) -> dict[str, Any]:
+    def forget(self, mid: int, reason: str, viewer: Viewer | None = None) -> dict[str, Any]:
         return dict(self.client.request("POST", f"/v1/memories/{int(mid)}/forget",
                                          {"bank": self.bank_id, "reason": reason}))
 
-    def restore(self, mid: int, reason: str = "") -> dict[str, Any]:
+    def restore(self, mid: int, reason: str = "", viewer: Viewer | None = None
+                ) -> dict[str, Any]:
         return dict(self.client.request("POST", f"/v1/memories/{int(mid)}/restore",
                                         {"bank": self.bank_id, "reason": reason}))
 
-    def reflect(self, question: str, k: int = 20) -> dict[str, Any]:
+    def reflect(self, question: str, k: int = 20, viewer: Viewer | None = None
+                ) -> dict[str, Any]:
         return dict(self.client.request("POST", "/v1/reflect",
                                         {"bank": self.bank_id, "question": question, "k": k}))
 
-    def export_lines(self) -> Iterator[str]:
+    def export_lines(self, viewer: Viewer | None = None) -> Iterator[str]:
         text = self.client.request("GET", "/v1/export", query={"bank": self.bank_id},
                                    text=True, timeout_s=max(self.client.timeout_s, 60.0))
         yield from (ln for ln in str(text).splitlines() if ln.strip())
 
-    def import_lines(self, lines: Iterable[str]) -> dict[str, int]:
+    def import_lines(self, lines: Iterable[str], viewer: Viewer | None = None
+                     ) -> dict[str, int]:
         total: dict[str, int] = {}
         chunk: list[str] = []
 

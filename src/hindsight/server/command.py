@@ -102,6 +102,9 @@ def _serve(host: str, port: int, embedded: str | None, tls: bool, cert: str | No
         pg = embedded_postgres(None if embedded == "-" else embedded)
         _not_served_already(str(pg.data_dir))
         dsn = pg.start()
+        # the served banks keep their memories there too (app.open_served_bank, in this
+        # process and in the workers it starts)
+        os.environ["HINDSIGHT_DATABASE_URL"] = dsn
     else:
         dsn = _database_url()
     try:

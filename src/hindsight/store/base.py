@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple, Protocol
 
 from hindsight.models import ExecutionRecord, Memory, ParseResult, Symbol, SymbolChange
+from hindsight.store.visibility import Viewer, can_see  # noqa: F401 (the contract's reader)
 
 Row = tuple[str, str, str, str, str, int, str]
 EdgeMap = dict[str, tuple[list[Row], set[str]]]
@@ -322,20 +323,14 @@ class MemoryStore(Protocol):
     Ids are positive ints given by the store. ``at`` arguments are ISO 8601 times with an
     offset; ``ts`` arguments Unix seconds. Vectors are float32, unit length, stored per
     embedding ``model`` id. Reads of ``get``/``list_memories`` return every status unless
-    filtered; recall filters statuses itself.
+    filtered; recall filters statuses itself. Reads that return memory content take an
+    optional ``viewer`` (:class:`Viewer`) and return only what it may see, filtered in the
+    backend's query; None sees everything.
     """
 
-    def get_meta(self, key: str) -> str | None:
-        """The bank's meta value for ``key`` (None when unset)."""
-        ...
-
-    def set_meta(self, values: dict[str, str]) -> None:
-        """Set several meta keys in one transaction."""
-        ...
-
-    def set_busy_timeout(self, ms: int) -> None:
-        """How long a write waits for another writer (ms) before StorageError."""
-        ...
+    def get_meta(self, key: str) -> str | None: ...  # the value of ``key``, None when unset
+    def set_meta(self, values: dict[str, str]) -> None: ...  # several keys, one transaction
+    def set_busy_timeout(self, ms: int) -> None: ...  # how long a write waits (ms)
 
     # --- writes -------------------------------------------------------------------------
     def insert(self, rows: list[dict[str, Any]], anchors: list[list[tuple[str, str, str]]],
@@ -352,8 +347,7 @@ class MemoryStore(Protocol):
         ...
 
     def merge_into(self, mid: int, at: str, detail: str) -> None:
-        """Count a near duplicate against memory ``mid`` (access count + audit row)."""
-        ...
+        ...  # count a near duplicate against memory ``mid`` (access count + audit row)
 
     def set_status(self, mid: int, status: str, reason: str, at: str,
                    superseded_by: int | None = None) -> None:
@@ -361,16 +355,12 @@ class MemoryStore(Protocol):
         ...
 
     def archive_many(self, ids: list[int], reason: str, at: str) -> None:
-        """Archive ``ids`` in one transaction, each with an audit row."""
-        ...
+        ...  # archive ``ids`` in one transaction, each with an audit row
 
     def set_vectors(self, items: list[tuple[int, bytes]], model: str) -> None:
-        """Store float32 vectors (raw bytes, native order) made by ``model``."""
-        ...
+        ...  # store float32 vectors (raw bytes, native order) made by ``model``
 
-    def touch(self, ids: list[int], ts: float) -> None:
-        """Count one access of each memory at ``ts``."""
-        ...
+    def touch(self, ids: list[int], ts: float) -> None: ...  # one access of each, at ``ts``
 
     def add_anchors(self, items: list[tuple[int, str, str, str]], at: str) -> int:
         """Add implicit anchors (memory id, path, symbol, hash) in one transaction, each
@@ -405,8 +395,9 @@ class MemoryStore(Protocol):
         ...
 
     # --- reads --------------------------------------------------------------------------
-    def get(self, ids: list[int]) -> dict[int, Memory]:
-        """The memories of ``ids`` that exist (any status), with their anchors."""
+    def get(self, ids: list[int], viewer: Viewer | None = None) -> dict[int, Memory]:
+        """The memories of ``ids`` that exist (any status) and ``viewer`` may see, with
+        their anchors."""
         ...
 
     def list_memories(self, *, status: str = "active", kind: str | None = None,
@@ -414,9 +405,11 @@ class MemoryStore(Protocol):
                       tag: str | None = None, visibility: str | None = None,
                       since: float | None = None, until: float | None = None,
                       anchor: tuple[str, str] | None = None, after_id: int = 0,
-                      offset: int = 0, order: str = "occurred") -> list[Memory]:
-        """Memories newest first (by occurred time, then id; ``order="id"``: by id, the
-        order they were stored), skipping ``offset``, at most ``limit``. Filters (all
+                      offset: int = 0, order: str = "occurred",
+                      viewer: Viewer | None = None) -> list[Memory]:
+        """Memories ``viewer`` may see, newest first (by occurred time, then id;
+        ``order="id"``: by id, the order they were stored), skipping ``offset``, at most
+        ``limit``. Filters (all
         optional, combined with AND): ``status`` (``all`` for every status), ``kind``,
         ``source``, ``visibility``, ``stale`` (only stale ones), ``tag`` (one of its tags),
         ``since``/``until`` (occurred time in Unix seconds, ``since`` ≤ t < ``until``),
@@ -424,8 +417,7 @@ class MemoryStore(Protocol):
         ``after_id`` (ids above it)."""
         ...
 
-    def has_active(self) -> bool:
-        ...
+    def has_active(self) -> bool: ...
 
     def count(self, status: str | None = "active") -> int:
         """Memories of ``status`` (None: all)."""
@@ -440,8 +432,7 @@ class MemoryStore(Protocol):
         superseded), plus ``stale``: active memories flagged stale."""
         ...
 
-    def by_fingerprint(self, fp: str) -> int | None:
-        ...
+    def by_fingerprint(self, fp: str) -> int | None: ...
 
     def audit(self, mid: int) -> list[dict[str, Any]]:
         """The memory's audit rows ``{"at", "action", "detail"}``, oldest first."""
@@ -491,23 +482,26 @@ class MemoryStore(Protocol):
         tests: recall and retain ask :meth:`nearest` and :meth:`cosines` instead."""
         ...
 
-    def nearest(self, model: str, vector: Any, k: int, floor: float = -1.0
-                ) -> list[tuple[int, float]]:
+    def nearest(self, model: str, vector: Any, k: int, floor: float = -1.0,
+                viewer: Viewer | None = None) -> list[tuple[int, float]]:
         """The dense channel's top-k: up to ``k`` active memories embedded with ``model``
-        nearest to ``vector`` (float32, shape (dim,), unit length), as ``(id, cosine)``
-        best first (ties in any order), only those with cosine ≥ ``floor``. A backend may
-        answer approximately above a size it states (SQLite: an IVF index from 200,000
-        vectors; PostgreSQL: its vector index), never below 100,000 vectors."""
+        (that ``viewer`` may see: filtered before the cut) nearest to ``vector`` (float32,
+        shape (dim,), unit length), as ``(id, cosine)`` best first (ties in any order), only
+        those with cosine ≥ ``floor``. A backend may answer approximately above a size it
+        states (SQLite: an IVF index from 200,000 vectors; PostgreSQL: its HNSW index from
+        100,000 rows), never below 100,000 vectors."""
         ...
+
+    def has_vectors(self, model: str) -> bool: ...  # an active memory has a ``model`` vector
 
     def cosines(self, model: str, vector: Any, ids: list[int]) -> dict[int, float]:
         """Cosine of ``vector`` (unit length) with the ``model`` vector of each of ``ids``
         that is active and has one (others are left out)."""
         ...
 
-    def adjacent(self, ids: list[int]) -> dict[int, list[int]]:
+    def adjacent(self, ids: list[int], viewer: Viewer | None = None) -> dict[int, list[int]]:
         """For conversation memories among ``ids``: the active memories of the same
-        session stored right before and after each."""
+        session stored right before and after each (among those ``viewer`` may see)."""
         ...
 
     def agents(self) -> list[str]:
@@ -515,10 +509,10 @@ class MemoryStore(Protocol):
         bank's memories, any status, sorted; read from an index (one lookup per agent)."""
         ...
 
-    def anchored(self, paths: list[str], symbols: list[tuple[str, str]]
-                 ) -> list[tuple[int, str, str]]:
-        """(memory id, path, symbol) of active memories anchored to one of ``paths`` (any
-        symbol in it) or ``symbols`` ((path, local) pairs)."""
+    def anchored(self, paths: list[str], symbols: list[tuple[str, str]],
+                 viewer: Viewer | None = None) -> list[tuple[int, str, str]]:
+        """(memory id, path, symbol) of active memories ``viewer`` may see anchored to one
+        of ``paths`` (any symbol in it) or ``symbols`` ((path, local) pairs)."""
         ...
 
     def anchors_all(self) -> list[tuple[int, str, str, str, int]]:
@@ -529,12 +523,27 @@ class MemoryStore(Protocol):
         """(id, last accessed ts, access count, confidence) of active memories."""
         ...
 
-    def export_rows(self) -> Iterator[dict[str, Any]]:
-        """``{"id"}`` of every memory, in id order."""
+    def export_rows(self, viewer: Viewer | None = None) -> Iterator[dict[str, Any]]:
+        """``{"id"}`` of every memory ``viewer`` may see, in id order."""
         ...
 
-    def export_full(self, ids: list[int]) -> list[dict[str, Any]]:
-        """Every stored field of ``ids`` (``vector`` as bytes or None, ``tags`` JSON)."""
+    def export_full(self, ids: list[int], viewer: Viewer | None = None
+                    ) -> list[dict[str, Any]]:
+        """Every stored field of ``ids`` ``viewer`` may see (``vector`` as bytes or None,
+        ``tags`` JSON)."""
+        ...
+
+    # --- team use (issue 11) --------------------------------------------------------------
+    def active_visible(self, ids: list[int], viewer: Viewer) -> set[int]:
+        """The ids among ``ids`` of active memories ``viewer`` may see (recall filters its
+        candidates with it before cutting a channel's list)."""
+        ...
+
+    def purge(self, mid: int, terms: list[str], at: str, detail: str) -> bool:
+        """Delete memory ``mid`` for real: its row, vector, anchors, audit rows and lexical
+        postings (``terms``: its document's terms; a term no memory holds any more is
+        removed); one audit row ``purged`` with ``detail`` (who and why) is kept. False
+        when there is no such memory."""
         ...
 
     def missing_vectors(self, model: str) -> list[tuple[int, str]]:
@@ -547,14 +556,6 @@ class MemoryStore(Protocol):
         ...
 
 
-# --- team server: who reads (tokens and audit: store/server_base.py) ---------------
-class Viewer(NamedTuple):
-    """Who reads (the token's principal): ``agent`` name, ``team`` ("" for none), and
-    ``admin`` (sees every memory). Reads filter by it (issue 11, item 5)."""
-
-    agent: str
-    team: str
-    admin: bool
 RecordLink = tuple[str, str, str, str, str, str]  # path, local, role, change, old/new hash
 
 

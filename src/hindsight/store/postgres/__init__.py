@@ -1,1 +1,38 @@
-"""PostgreSQL backend (psycopg 3 + pgvector) and the embedded server launcher."""
+"""PostgreSQL backend (psycopg 3 + pgvector) for the memory store, and the embedded server
+launcher (:mod:`.embedded`). Nothing here imports psycopg until a store is opened."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_READY: dict[tuple[str, str], str] = {}  # (url, bank id) -> its schema, once migrated here
+
+
+def open_memory_store(url: str, bank_id: str, local_meta: Any = None,
+                      busy_timeout_ms: int | None = None) -> Any:
+    """The memory store of ``bank_id`` in the database at ``url`` (a ``postgresql://``
+    URL): its schema is registered, made and migrated on first use (the ``vector``
+    extension created when missing). ``local_meta`` keeps the checkout's own meta keys
+    (see :data:`.db.BANK_META`); ``busy_timeout_ms`` how long a write waits for a row
+    lock. Close it with ``close()``. Raises StorageError (one line, without the
+    password) when the server cannot be reached or the schema cannot be made."""
+    import psycopg
+
+    from hindsight.store.postgres.memory import PgMemoryStore
+    from hindsight.store.postgres.pool import CONNECT_TIMEOUT_S, acquire, error, where
+    from hindsight.store.postgres.schema import ensure_bank
+    from hindsight.store.sqlite.db import now_iso
+
+    place = f"{where(url)} bank {bank_id}"
+    if (url, bank_id) not in _READY:
+        try:
+            with psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S
+                                 ) as conn:
+                _READY[(url, bank_id)] = ensure_bank(conn, bank_id, now_iso())
+        except psycopg.Error as e:
+            raise error(place, e) from e
+    pool = acquire(url)
+    store = PgMemoryStore(pool, _READY[(url, bank_id)], place, url, local_meta)
+    if busy_timeout_ms is not None:
+        store.set_busy_timeout(busy_timeout_ms)
+    return store

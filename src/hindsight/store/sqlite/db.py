@@ -211,6 +211,12 @@ CREATE TABLE exec_record_files(
 CREATE INDEX ix_exec_files_path ON exec_record_files(path);
 CREATE INDEX ix_exec_files_record ON exec_record_files(record_id);
 """),
+    ("0012_visibility", """
+-- team use (issue 11): the team of the agent that wrote a memory ('' none). Who sees a
+-- memory is decided in each read's query (store/base.py Viewer, store/sqlite/visible.py)
+ALTER TABLE memories ADD COLUMN team TEXT NOT NULL DEFAULT '';
+CREATE INDEX ix_memories_owner ON memories(owner) WHERE owner != '';
+"""),
 ]
 
 # Secondary indexes: dropped before a full rebuild's bulk load and created after it.

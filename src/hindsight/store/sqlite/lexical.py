@@ -6,8 +6,9 @@ are one range of the table's primary key), ``lex_docs`` (field lengths per memor
 ``lex_stats`` (documents, total field lengths). A posting is 12 bytes, little-endian:
 memory id (u32), term frequency in the body and the context (u16 each), body and context
 length (u16 each; lengths and frequencies above 65,535 are stored as 65,535). Postings are
-only appended (memories are never deleted), so a block is written by concatenation and
-never read back on write. Scores are computed by :mod:`hindsight.memory.lexical`.
+only appended, so a block is written by concatenation and never read back on write; only a
+purge (a memory deleted for real, :func:`remove`) writes a term's blocks again. Scores are
+computed by :mod:`hindsight.memory.lexical`.
 """
 
 from __future__ import annotations
@@ -115,6 +116,42 @@ def postings(conn: sqlite3.Connection, terms: list[str]) -> dict[str, bytes]:
             "SELECT data FROM lex_blocks WHERE key >= ? AND key < ? ORDER BY key",
             (lo, lo + (1 << KEY_SHIFT))))
     return out
+
+
+def remove(c: sqlite3.Connection, mid: int, terms: list[str]) -> None:
+    """Take memory ``mid`` out of the index (a purge, inside the caller's transaction): its
+    document's lengths leave the totals, its posting leaves each of ``terms`` (the term's
+    blocks are written again without it) and a term nobody holds any more is deleted."""
+    r = c.execute("SELECT len_body, len_context FROM lex_docs WHERE memory_id=?",
+                  (mid,)).fetchone()
+    if r is None:
+        return
+    c.execute("DELETE FROM lex_docs WHERE memory_id=?", (mid,))
+    c.execute("UPDATE lex_stats SET docs=docs-1, len_body=len_body-?, "
+              "len_context=len_context-? WHERE id=1", (r[0], r[1]))
+    for _term, (tid, _df) in df(c, terms).items():
+        lo = tid << KEY_SHIFT
+        data = b"".join(x[0] for x in c.execute(
+            "SELECT data FROM lex_blocks WHERE key >= ? AND key < ? ORDER BY key",
+            (lo, lo + (1 << KEY_SHIFT))))
+        keep = without(data, mid)
+        if keep is None:
+            continue
+        c.execute("DELETE FROM lex_blocks WHERE key >= ? AND key < ?",
+                  (lo, lo + (1 << KEY_SHIFT)))
+        if keep:
+            _append(c, tid, 0, keep)
+            c.execute("UPDATE lex_terms SET df=? WHERE id=?", (len(keep), tid))
+        else:
+            c.execute("DELETE FROM lex_terms WHERE id=?", (tid,))
+
+
+def without(data: bytes, mid: int) -> list[bytes] | None:
+    """The postings of ``data`` (packed) other than memory ``mid``'s, in order; None when
+    ``mid`` holds none of them."""
+    posts = [data[i:i + _POST.size] for i in range(0, len(data), _POST.size)]
+    keep = [p for p in posts if _POST.unpack(p)[0] != mid]
+    return None if len(keep) == len(posts) else keep
 
 
 def clear(c: sqlite3.Connection) -> None:
