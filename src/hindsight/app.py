@@ -209,7 +209,7 @@ class Bank:
         out["history"] = self.history.status()
         out["mode"] = "local"
         if getattr(self.memory, "remote", False):
-            out.update(_client_status(self.memory))
+            out.update(self.memory.status())  # type: ignore[attr-defined]
         else:
             out["memories"] = self.memory.counts()
         if self.settings.database_url:
@@ -281,25 +281,6 @@ def _remote_memory(bank: Bank, settings: Settings) -> MemoryService:
                                anchors=bank._anchors, neighbours=bank.code.neighbours,
                                code=lambda: bank.stores.code
                                if bank.code.is_indexed() else None, root=bank.root)
-
-
-def _client_status(memory: Any) -> dict[str, Any]:
-    """``mode`` client, ``server`` {url, answers, version or error}, ``spooled`` batches
-    waiting, and ``memories`` (counts, empty when the server does not answer)."""
-    from hindsight.errors import HindsightError
-
-    server: dict[str, Any] = {"url": memory.client.url, "answers": False}
-    out: dict[str, Any] = {"mode": "client", "server": server, "memories": {}}
-    try:
-        server["version"] = memory.client.version()["version"]
-        server["answers"] = True
-        with contextlib.suppress(HindsightError):
-            memory.replay(5.0)
-        out["memories"] = memory.counts()
-    except HindsightError as e:
-        server["error"] = " ".join(e.message.split())
-    out["spooled"] = len(memory.spooled())
-    return out
 
 
 def federated_recall(bank: Bank, text: str, k: int = 10) -> dict[str, Any]:

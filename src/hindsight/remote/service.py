@@ -271,6 +271,24 @@ class RemoteMemoryService(MemoryService):
                             int(res.get("tokens", 0)), float(res.get("ms", 0.0)),
                             bool(res.get("partial", False)), str(res.get("note", "")))
 
+    def status(self) -> dict[str, Any]:
+        """``mode`` client, ``server`` {url, answers, version or error}, ``spooled`` batches
+        waiting, and ``memories`` (counts, empty when the server does not answer)."""
+        from hindsight.errors import HindsightError
+
+        server: dict[str, Any] = {"url": self.client.url, "answers": False}
+        out: dict[str, Any] = {"mode": "client", "server": server, "memories": {}}
+        try:
+            server["version"] = self.client.version()["version"]
+            server["answers"] = True
+            with contextlib.suppress(HindsightError):
+                self.replay(5.0)
+            out["memories"] = self.counts()
+        except HindsightError as e:
+            server["error"] = " ".join(e.message.split())
+        out["spooled"] = len(self.spooled())
+        return out
+
     def memories(self, *, status: str = "active", kind: str | None = None,
                  stale: bool = False, limit: int = 100, tag: str | None = None,
                  visibility: str | None = None, since: float | None = None,

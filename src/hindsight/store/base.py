@@ -12,13 +12,19 @@ arguments. ``tests/store/test_contract.py`` runs one suite against every backend
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
-from hindsight.models import ExecutionRecord, Memory, ParseResult, Symbol, SymbolChange
+from hindsight.models import Memory, SymbolChange
+from hindsight.store.codestore import BulkLoad as BulkLoad
+from hindsight.store.codestore import CodeStore as CodeStore
+from hindsight.store.codestore import EdgeMap as EdgeMap
+from hindsight.store.codestore import FileRow as FileRow
+from hindsight.store.codestore import Row as Row
+from hindsight.store.codestore import StoredEdge as StoredEdge
 from hindsight.store.visibility import Viewer, can_see  # noqa: F401 (the contract's reader)
-
-Row = tuple[str, str, str, str, str, int, str]
-EdgeMap = dict[str, tuple[list[Row], set[str]]]
+from hindsight.store.workstore import PageStore as PageStore
+from hindsight.store.workstore import RecordLink as RecordLink
+from hindsight.store.workstore import RecordStore as RecordStore
 
 # A memory's lexical document: term → frequency in its body (text, scene, problem,
 # solution, tags) and in its context, terms from hindsight.memory.segment.
@@ -30,201 +36,6 @@ LexDoc = tuple[dict[str, int], dict[str, int]]
 POSTING = [("id", "<u4"), ("tf_body", "<u2"), ("tf_context", "<u2"), ("len_body", "<u2"),
            ("len_context", "<u2")]
 POSTING_STRUCT = "<IHHHH"
-
-
-class FileRow(NamedTuple):
-    """An indexed file as stored."""
-
-    id: int
-    path: str
-    language: str
-    size: int
-    mtime_ns: int
-    content_hash: str
-    lines: int
-    module: str
-    package: str
-    error: str
-
-
-class StoredEdge(NamedTuple):
-    """An edge as stored: ``src``/``dst`` full qualified names (``dst`` ``""`` when
-    unresolved); ``path``/``line`` where the reference is (1-based)."""
-
-    src: str
-    kind: str
-    name: str
-    dst: str
-    path: str
-    line: int
-
-
-class BulkLoad(Protocol):
-    """A full rebuild of the code index in progress, one transaction: a context manager
-    (an exception rolls it back and raises StorageError for a backend failure);
-    :meth:`finish` commits. Rows arrive redacted (``hindsight.redact.clean``). Row shapes:
-    files ``(id, path, language, size, mtime_ns, content_hash, lines, module, package,
-    error)``; symbols ``(file_id, name, local, fold, kind, parent, start_line, start_col,
-    end_line, end_col, signature, doc, language, ast_hash)``; notes ``(file_id, src, line,
-    text)``; receiver facts ``(file_id, scope, target, value, line)``; edges ``(file_id,
-    src, kind, name, receiver, alias, line, dst)``; deps
-    ``(file_id, key)``. Edges may also be written by forked child processes through
-    :meth:`part_writer` (``writer(part, edges, deps)``, one call per part, in the child;
-    ``part`` below the ``parts`` the load was made with, or none when it was made with 0)
-    and are then taken in by :meth:`merge_part` once that child has exited 0. Files,
-    symbols, notes and facts are added first (:meth:`add`, :meth:`set_modules`) without holding
-    the bank's write lock; :meth:`begin_write` takes it, replaces the old index with them
-    and builds their indexes; edges are added after (:meth:`add_edges`,
-    :meth:`merge_part`)."""
-
-    def __enter__(self) -> BulkLoad: ...
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None: ...
-    parts: int  # part files made (at most the number asked for)
-
-    def add(self, files: list[tuple[Any, ...]], symbols: list[tuple[Any, ...]],
-            notes: list[tuple[Any, ...]], facts: list[tuple[Any, ...]] | None = None
-            ) -> None: ...
-    def set_modules(self, modules: dict[int, str]) -> None: ...
-    def add_edges(self, edges: list[tuple[Any, ...]], deps: list[tuple[int, str]]) -> None: ...
-    def part_writer(self) -> Callable[[int, list[tuple[Any, ...]], list[tuple[int, str]]],
-                                      None]: ...
-    def merge_part(self, part: int) -> None: ...
-    def begin_write(self) -> None: ...
-    def finish(self, skipped: dict[str, str], skip_counts: dict[str, int]
-               ) -> dict[str, int]: ...
-
-
-class CodeStore(Protocol):
-    """Persistence of the code index (L1 symbols, L2 edges) of one bank.
-
-    ``load_files`` maps each indexed path to its :class:`FileRow`; ``bulk_load`` starts a
-    full rebuild (:class:`BulkLoad`, one transaction fed while parsing and resolution run);
-    ``write_incremental`` replaces the rows of ``changed`` and ``deleted`` files only. ``counts()`` gives ``files, lines, symbols, edges, calls,
-    unresolved_calls, imports, inherits`` (ints). ``find_symbols`` matches ``name``
-    exactly, then as a prefix, then as a substring (case-insensitive fold), at most
-    ``limit``; ``edges_to``/``edges_from`` give the stored edges into / out of full
-    qualified names (``edges_to`` also by bare ``names`` for unresolved edges)."""
-
-    # --- indexing -----------------------------------------------------------------------
-    def load_files(self) -> dict[str, FileRow]: ...
-    def set_meta(self, values: dict[str, str]) -> None: ...
-    def get_meta(self, key: str) -> str | None: ...
-    def bulk_load(self, parts: int) -> BulkLoad: ...
-    def write_incremental(self, changed: list[ParseResult], modules: dict[str, str],
-                          deleted: list[str], edges: EdgeMap, id_of: dict[str, int],
-                          modules_update: dict[str, str], sel: Any) -> None: ...
-    def touch_mtimes(self, items: list[tuple[str, int]]) -> None: ...
-    def write_skips(self, sel: Any) -> None: ...
-    def dependents(self, keys: Iterable[str]) -> set[str]: ...
-    def load_file_raw(self, file_id: int, path: str) -> tuple[list[Any], list[Any],
-                                                              list[Any]]: ...
-    def load_raw_refs(self, file_id: int, path: str) -> list[tuple[str, str, str, str, int]]: ...
-    def load_facts(self, file_id: int) -> list[tuple[str, str, str, int]]:
-        """Receiver facts ``(scope, target, value, line)`` of one stored file, as the
-        parser gave them (``ParseResult.facts``)."""
-        ...
-    def counts(self) -> dict[str, int]: ...
-
-    # --- queries ------------------------------------------------------------------------
-    def find_symbols(self, name: str, kind: str | None, file: str | None, limit: int
-                     ) -> list[Symbol]:
-        """Exact matches of ``name`` on a symbol's name, local qualified name
-        (``Class.method``) or qualified name (``path::Class.method``), optionally of
-        ``kind`` and under ``file`` (a file or directory), at most ``limit``."""
-        ...
-
-    def find_in_module(self, module: str, local: str, file: str | None, limit: int
-                       ) -> list[Symbol]:
-        """Symbols with local qualified name ``local`` in the files of ``module`` (a
-        Python module's dotted name, or a Java/Kotlin/C#/Go package), else those it is
-        the base of there (overloads ``C.m(int)``, accessors ``C.m:setter``, as
-        :meth:`find_symbols`), else re-exported there (an import in such a file binding
-        the first part of ``local``)."""
-        ...
-
-    def module_known(self, module: str) -> bool:
-        """Whether any indexed file belongs to ``module`` or a submodule of it (a Python
-        module, or a Java/Kotlin/C#/Go package: ``com`` of ``com.acme``)."""
-        ...
-
-    def count_unresolved(self, name: str, receiver: str | None = None) -> int:
-        """How many call edges named ``name`` (on ``receiver`` when given) are
-        unresolved."""
-        ...
-
-    def find_prefix(self, prefix: str, kind: str | None, file: str | None, limit: int
-                    ) -> list[Symbol]:
-        """Names starting with ``prefix``, case-insensitive (Unicode case folding)."""
-        ...
-
-    def find_substring(self, text: str, kind: str | None, file: str | None, limit: int
-                       ) -> list[Symbol]:
-        """Names containing ``text``, case-insensitive (may scan every symbol)."""
-        ...
-
-    def symbols_by_qname(self, qnames: Iterable[str]) -> list[Symbol]:
-        """The symbols with these qualified names (overloads sharing one all come back)."""
-        ...
-
-    def symbols_with_hash(self, ast_hash: str, local: str) -> list[Symbol]:
-        """Symbols whose ast hash is ``ast_hash`` and whose name or local qualified name
-        is ``local``'s (to follow a moved or renamed anchor)."""
-        ...
-
-    def files_by_suffix(self, suffix: str, limit: int, stem: bool = False
-                        ) -> list[tuple[str, str]]:
-        """``(path, content hash)`` of indexed files whose path is ``suffix`` or ends with
-        ``/`` + ``suffix`` (case-sensitive), the exact path first, then by path, at most
-        ``limit``. With ``stem`` the
-        path is compared without its extension and without a last ``/__init__``,
-        ``/index`` or ``/mod`` (a module named by its path: ``shop/payments`` finds
-        ``src/shop/payments/__init__.py``)."""
-        ...
-
-    def edges_to(self, qnames: list[str], names: list[str]) -> list[StoredEdge]:
-        """Edges into any of ``qnames`` (full qualified names), plus unresolved edges
-        whose bare name is one of ``names``."""
-        ...
-
-    def edges_from(self, qnames: list[str]) -> list[StoredEdge]:
-        """Edges out of any of ``qnames`` (resolved or not)."""
-        ...
-
-    def import_edges(self) -> list[tuple[str, int, str]]:
-        """The module dependency graph: ``(importing path, 1-based line, imported path)``
-        of every resolved import edge, by importing path and line."""
-        ...
-
-    def imports_of(self, qnames: list[str]) -> list[StoredEdge]:
-        """Import edges resolved to any of ``qnames`` (a definition, or a module as
-        ``path::``), by path and line."""
-        ...
-
-    def file_symbols(self, path: str) -> list[Symbol]:
-        """The symbols of one file, in source order."""
-        ...
-
-    def repeated_symbols(self) -> list[tuple[str, str, str, int, int]]:
-        """``(path, local, ast hash, start line, end line)`` of every symbol whose local
-        name occurs more than once in its file (what an identity change may split)."""
-        ...
-
-    def notes(self) -> list[tuple[str, str, int, str]]:
-        """Every ``@hindsight:`` comment: (path, enclosing local name or "", 1-based line,
-        text), by path and line."""
-        ...
-
-    def skipped(self) -> dict[str, int]:
-        """Files left out of the index, by reason (``binary``, ``too_large``…)."""
-        ...
-
-    def problem_files(self) -> list[tuple[str, str]]:
-        """(path, reason) of every skipped file worth listing and every parse error."""
-        ...
-
-    def set_busy_timeout(self, ms: int) -> None:
-        """How long a write waits for another writer (ms) before StorageError."""
-        ...
 
 
 class HistoryStore(Protocol):
@@ -297,22 +108,6 @@ class HistoryStore(Protocol):
     def trace_events(self, path: str | None = None, local: str | None = None,
                      since_unix: float | None = None, limit: int = 1000
                      ) -> list[dict[str, Any]]: ...
-
-
-class PageStore(Protocol):
-    """Versions of the knowledge pages of one bank (:mod:`hindsight.pages`). A version is
-    ``{"name", "version" (1, 2, … per name), "title", "updated_at" (ISO), "updated_ts",
-    "reason", "head" (commit sha or ""), "commits" (history commits then), "sections":
-    [{"heading", "text", "citations": [{"kind", "ref"}], "evidence"}], "changed":
-    [str]}``. ``add_page`` stores the next version of ``page["name"]`` in one transaction
-    and returns its number (a given ``version`` is ignored); ``latest_pages``: the newest
-    version of each page, by name; ``page_versions``: one page's versions newest first."""
-
-    def get_meta(self, key: str) -> str | None: ...
-    def set_meta(self, values: dict[str, str]) -> None: ...
-    def add_page(self, page: dict[str, Any]) -> int: ...
-    def latest_pages(self) -> list[dict[str, Any]]: ...
-    def page_versions(self, name: str, limit: int) -> list[dict[str, Any]]: ...
 
 
 class MemoryStore(Protocol):
@@ -554,39 +349,3 @@ class MemoryStore(Protocol):
         """(id, fingerprint) of active memories of ``kinds``, in id order (the prompt
         gate's vector cache is checked against them)."""
         ...
-
-
-RecordLink = tuple[str, str, str, str, str, str]  # path, local, role, change, old/new hash
-
-
-class RecordStore(Protocol):
-    """Execution records. ``insert_record``: the stored fields (ExecutionRecord's but files,
-    changes, exercised; observation JSON), ``fingerprint`` (known: ``(its id, False)``),
-    links (role changed/test/callee), ``files`` (path, +, -). ``batch()``: its writes are one
-    transaction. ``get_records`` without ``links``: no files/changes/exercised.
-    ``record_ids``: newest first, ≤ ``limit``, linked to ``symbols`` ((path, local)) or
-    ``names`` in ``roles`` (None: any) or to/changing ``paths``; since ≤ start < until.
-    ``changed_between(a, b)``: (id, path, local, change) of changed links, a < id ≤ b.
-    ``resolved_by``: failure id → the first later passing test run of the whole suite or
-    linked to one of its tests or changed symbols."""
-
-    def get_meta(self, key: str) -> str | None: ...
-    def set_meta(self, values: dict[str, str]) -> None: ...
-    def batch(self) -> Any: ...
-    def insert_record(self, row: dict[str, Any], links: list[RecordLink],
-                      files: list[tuple[str, int, int]]) -> tuple[int, bool]: ...
-    def get_records(self, ids: list[int], links: bool = True) -> dict[int, ExecutionRecord]: ...
-    def record_ids(self, *, symbols: list[tuple[str, str]] | None = None, names: list[str]
-                   | None = None, paths: list[str] | None = None,
-                   roles: tuple[str, ...] | None = None, outcome: str | None = None,
-                   session: str | None = None, branch: str | None = None,
-                   since: float | None = None, until: float | None = None,
-                   scope: str | None = None, limit: int = 1000) -> list[int]: ...
-    def changed_between(self, after: int, upto: int) -> list[tuple[int, str, str, str]]: ...
-    def update_records(self, items: list[tuple[int, dict[str, Any]]]) -> None: ...
-    def touch_records(self, ids: list[int], ts: float) -> None: ...
-    def linked_symbols(self, ids: list[int]) -> list[tuple[int, str, str, str]]: ...
-    def linked_files(self, ids: list[int]) -> list[tuple[int, str]]: ...
-    def resolved_by(self, ids: list[int]) -> dict[int, int]: ...
-    def delete_records(self, ids: list[int]) -> int: ...
-    def record_counts(self) -> dict[str, int]: ...
