@@ -143,7 +143,7 @@ def test_a_bank_from_before_receiver_facts_gets_them(tmp_path: Path,
     with open_bank(repo_root_path=str(root)) as bank:
         names = [r[0] for r in bank.stores.raw.execute(
             "SELECT name FROM migrations ORDER BY rowid")]
-        assert names[-2:] == ["0010_pages", "0009_receiver_facts"]
+        assert names[-1] == "0009_receiver_facts" and "0010_pages" in names[:-1]
         bank.code.index(workers=1)
         bank.stores.raw.execute("DELETE FROM facts")  # as an index written before facts
         bank.stores.raw.execute("DELETE FROM meta WHERE key='facts_version'")

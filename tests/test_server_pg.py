@@ -212,6 +212,8 @@ def test_two_servers_on_one_database(home: Path, pgdir: Path,
     tok = token(home, "alice", "--role", "write")
     monkeypatch.setenv("HINDSIGHT_HOME", str(home))
     monkeypatch.setenv("HINDSIGHT_EMBEDDER", "hashing")
+    # the second server uses the same database for tokens and memories, as serve does
+    monkeypatch.setenv("HINDSIGHT_DATABASE_URL", record(home)["database_url"])
     state = ServerState(open_token_store(record(home)["database_url"]), database="postgresql")
     try:
         with thread_server(state) as url2:
