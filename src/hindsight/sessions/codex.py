@@ -28,8 +28,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from hindsight.config.jsontext import loads
-from hindsight.sessions.locations import by_mtime
+from hindsight.sessions.locations import by_mtime, head_event
 from hindsight.sessions.transcripts import (
     Proto,
     ReadResult,
@@ -337,16 +336,6 @@ def codex_rollouts(codex_home: str | None = None) -> list[str]:
 def rollout_cwd(path: str) -> str:
     """The ``cwd`` of the first ``session_meta`` line of the rollout ``path`` ("" if none in
     its first 20 lines or unreadable content). Raises FileNotFoundError if missing."""
-    with open(path, "rb") as f:
-        for n in range(20):
-            raw = f.readline()
-            if not raw:
-                break
-            try:
-                obj = loads(raw, first=n == 0, errors="replace")
-            except (ValueError, RecursionError):
-                continue
-            if isinstance(obj, dict) and obj.get("type") == "session_meta":
-                payload = obj.get("payload")
-                return _s(payload, "cwd") if isinstance(payload, dict) else ""
-    return ""
+    obj = head_event(path, "session_meta")
+    payload = obj.get("payload") if obj else None
+    return _s(payload, "cwd") if isinstance(payload, dict) else ""

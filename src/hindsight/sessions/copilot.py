@@ -30,8 +30,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from hindsight.config.jsontext import loads
-from hindsight.sessions.locations import by_mtime
+from hindsight.sessions.locations import by_mtime, head_event
 from hindsight.sessions.transcripts import (
     ReadResult,
     ReadState,
@@ -88,18 +87,8 @@ def session_cwd(path: str) -> str:
                     value = line[4:].strip().strip("'\"")
                     if value:
                         return value
-    with open(path, "rb") as f:
-        for n in range(20):
-            raw = f.readline()
-            if not raw:
-                break
-            try:
-                obj = loads(raw, first=n == 0, errors="replace")
-            except (ValueError, RecursionError):
-                continue
-            if isinstance(obj, dict) and obj.get("type") == "session.start":
-                return _context(obj).get("cwd", "")
-    return ""
+    obj = head_event(path, "session.start")
+    return _context(obj).get("cwd", "") if obj else ""
 
 
 def _context(obj: dict[str, Any]) -> dict[str, str]:

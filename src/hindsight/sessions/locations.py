@@ -8,6 +8,9 @@ import os
 import re
 import stat
 from collections.abc import Callable
+from typing import Any
+
+from hindsight.config.jsontext import loads
 
 _NON_ALNUM = re.compile(r"[^A-Za-z0-9]")
 
@@ -71,3 +74,21 @@ def _listdir(folder: str, keep: Callable[[str], bool]) -> list[str]:
         return sorted(n for n in os.listdir(folder) if keep(n))
     except OSError:
         return []
+
+
+def head_event(path: str, kind: str, lines: int = 20) -> dict[str, Any] | None:
+    """The first JSON object whose ``type`` is ``kind`` among the first ``lines`` lines of
+    the JSONL file ``path`` (a leading BOM allowed, undecodable bytes replaced, lines that
+    are not JSON skipped), or None. Raises FileNotFoundError if ``path`` is missing."""
+    with open(path, "rb") as f:
+        for n in range(lines):
+            raw = f.readline()
+            if not raw:
+                break
+            try:
+                obj = loads(raw, first=n == 0, errors="replace")
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(obj, dict) and obj.get("type") == kind:
+                return obj
+    return None
