@@ -10,7 +10,7 @@ from hindsight.redact import _TRIGGER, clean, may_hold_secret
 
 WORDS = ["SeCrEt", "TOKEN", "Pass", "pwd", "KEY", "Credential", "PRIVATE", "://", "GHP_",
          "Login", "AUTHORIZATION", "HF_", "GitHub_PAT", "GLPAT", "NPM_", "AKIA", "Asia",
-         "XOX", "RK_", "Sk_", "AIza", "SK-", "gHs_", "GHR_", "gho_", "ghu_", "GlPat", "hf_", "EYJ", "Bearer", "BASIC", "MySQL", "kelvin",
+         "XOX", "RK_", "Sk_", "AIza", "SK-", "gHs_", "GHR_", "gho_", "ghu_", "GlPat", "hf_", "EYJ", "Bearer", "BASIC", "MySQL", "MariaDB", "-U", "-u", "kelvin",
          "\u212a", "\u017fecret", "\u0130", "x", " ", "_", "-", "ß"]
 
 
@@ -45,6 +45,7 @@ SECRETISH = ["password is hunter2hunter2", "PASSWORD=abc123456", "api_key: 'x1y2
              "Basic dXNlcjpwYXNz", "hf_" + "h" * 30, "export PGPASSWORD to s3cr3t",
              "-----BEGIN RSA PRIVATE KEY-----\nMII\n-----END RSA PRIVATE KEY-----",
              "https://hooks.slack.com/services/T0/B0/x", "npm_" + "i" * 36,
+             "curl -u bob:s3cretpw", "--user=ci:tok3n99", "sshpass -p pw123", "mariadb -pXYZ1",
              "def f(key, value)", "token", "Secret", " ", "\n", "=", ":", "'", '"', "ſ"]
 
 
@@ -62,6 +63,20 @@ def test_grouped_trigger_finds_what_the_flat_word_list_finds(parts: list[str]) -
 
     flat = re.compile(r"(?i)secret|token|pass|pwd|key|credential|private|://|ghp_|gho_|ghu_|"
                       r"login|authorization|hf_|ghs_|ghr_|github_pat|glpat|npm_|akia|asia|"
-                      r"xox|[rs]k_|aiza|sk-|eyj|bearer|basic|mysql")
+                      r"xox|[rs]k_|aiza|sk-|eyj|bearer|basic|mysql|mariadb|-u")
     text = "".join(parts)
     assert (_TRIGGER.search(text) is not None) == (flat.search(text) is not None)
+
+
+def test_command_line_credentials_are_redacted() -> None:
+    # the break-it report of stop 20: curl/wget -u USER:PW, sshpass -p, mariadb -pPW
+    assert clean("curl -u admin:Zq8SecretPassWd https://x") == \
+        "curl -u admin:[REDACTED:password] https://x"
+    assert clean("wget --user=deploy:Zq9Deploy https://ci") == \
+        "wget --user=deploy:[REDACTED:password] https://ci"
+    assert clean("sshpass -p Sshp4ssWordXY ssh host") == \
+        "sshpass -p [REDACTED:password] ssh host"
+    assert clean("mariadb -u root -pXyz12345 db") == "mariadb -u root -p[REDACTED:password] db"
+    # docker's -u UID:GID and options that only look alike stay as they are
+    for keep in ("docker run -u 1000:1000 img", "uv pip install -U pkg", "sshpass -e ssh h"):
+        assert clean(keep) == keep

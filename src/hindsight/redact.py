@@ -54,7 +54,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
     ("password", re.compile(
         r"(?i)\b(?:password|passwd|passphrase|pwd)\b(?:\s+\w+){0,4}?\s+(?:is|was|=|:)\s+"
         + _NOT_DONE + r"(['\"]?)([^\s'\",;]{6,})\1"), 2),
-    ("password", re.compile(r"(?i)\bmysql\b[^\n]*?\s-p" + _NOT_DONE + r"(\S{3,})"), 1),
+    ("password", re.compile(r"(?i)\b(?:mysql|mariadb)\w*\b[^\n]*?\s-p" + _NOT_DONE
+                            + r"(\S{3,})"), 1),
     ("password", re.compile(r"(?i)\bdocker\s+login\b[^\n]*?\s(?:-p|--password)[=\s]\s*"
                             + _NOT_DONE + r"(\S{3,})"), 1),
     ("password", re.compile(r"(?i)(?<![\w-])--(?:password|passwd|pass|passphrase|token|"
@@ -64,6 +65,12 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
     ("hf_token", re.compile(r"\bhf_[A-Za-z0-9]{30,}"), 0),
     ("password", re.compile(r"(?i)\b(?:set|export)\s+PGPASSWORD\s+(?:to\s+)?" + _NOT_DONE +
                             r"(\S{3,})"), 1),
+    # sshpass -p PW; curl/wget/httpie-style -u USER:PW and --user USER:PW, not docker's
+    # -u UID:GID (all digits) (issue 12 field test)
+    ("password", re.compile(r"(?i)\bsshpass\s+(?:-[a-oq-z]\S*\s+)*-p\s*" + _NOT_DONE
+                            + r"(\S{3,})"), 1),
+    ("password", re.compile(r"(?<![\w-])(?:-u|--user)[=\s]\s*['\"]?[^\s:'\"@/]+:" + _NOT_DONE
+                            + r"(?![0-9]+(?![^\s'\"]))([^\s'\"]{3,})"), 1),
 ]
 
 
@@ -74,8 +81,9 @@ _GATES: list[tuple[str, ...]] = [
     ("npm_",), ("hooks.slack.com/services/",), ("akia", "asia"), ("secret",), ("xox",),
     ("k_live_", "k_test_"), ("aiza",), ("sk-",), ("eyj",), ("bearer ",), ("basic ",),
     ("://",), ("token=", "key=", "secret=", "password=", "sig=", "signature="),
-    ("secret", "token", "pass", "pwd", "key", "credential"), ("pass", "pwd"), ("mysql",),
-    ("docker",), ("--",), ("authorization",), ("hf_",), ("pgpassword",),
+    ("secret", "token", "pass", "pwd", "key", "credential"), ("pass", "pwd"), ("mysql", "mariadb"),
+    ("docker",), ("--",), ("authorization",), ("hf_",), ("pgpassword",), ("sshpass",),
+    ("-u",),
 ]
 
 
@@ -98,11 +106,12 @@ def _sub_group(text: str, kind: str, pat: re.Pattern[str], group: int, found: li
 # every pattern above needs one of these: texts without any skip the full pass (indexing
 # runs this over every signature and docstring)
 # secret|token|pass|pwd|key|credential|private|://|ghp_|gho_|ghu_|ghs_|ghr_|github_pat|
-# glpat|login|authorization|hf_|npm_|akia|asia|xox|[rs]k_|aiza|sk-|eyj|bearer|basic|mysql,
+# glpat|login|authorization|hf_|npm_|akia|asia|xox|[rs]k_|aiza|sk-|eyj|bearer|basic|mysql|
+# mariadb|-u,
 # grouped by first letter (2x faster to search than the flat alternation)
 _WORDS = (r"s(?:ecret|k-|k_)|t(?:oken)|p(?:ass|wd|rivate)|k(?:ey)|c(?:redential)|://|"
           r"g(?:h[pousr]_|ithub_pat|lpat)|l(?:ogin)|a(?:uthorization|kia|sia|iza)|hf_|npm_|"
-          r"xox|rk_|eyj|b(?:earer|asic)|mysql")
+          r"xox|rk_|eyj|b(?:earer|asic)|mysql|mariadb|-u")
 _TRIGGER = re.compile("(?i)" + _WORDS)
 # the same words on lower-cased ASCII text: a case-sensitive pattern keeps the regex
 # engine's literal prefilter, which (?i) turns off (4x faster on the stdlib's docstrings)
