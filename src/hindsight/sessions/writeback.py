@@ -184,9 +184,34 @@ def _items(bank: Any, res: Any, agent: str) -> tuple[list[Any], list[Any]]:
     return conv, items
 
 
+READS_PER_CALL = 16  # reads of at most READ_CAP bytes each one write-back may chain
+
+
 def retain_transcript(bank: Any, path: str, reader: Callable[..., Any], agent: str,
                       *, session: str = "", edits: bool = True, final: bool = False
                       ) -> dict[str, Any]:
+    """:func:`retain_once` again while a read stopped before the end of the file (a read
+    takes at most ``READ_CAP`` bytes, a line over it is skipped alone) and still advanced,
+    at most :data:`READS_PER_CALL` reads, so a session-end drain reads past a huge line to
+    the end. Same result shape as :func:`retain_once`, counts summed over the reads."""
+    out = retain_once(bank, path, reader, agent, session=session, edits=edits, final=final)
+    for _ in range(READS_PER_CALL - 1):
+        if out["to"] >= os.path.getsize(path) or out["to"] <= out["last_from"]:
+            break
+        nxt = retain_once(bank, path, reader, agent, session=session, edits=edits,
+                          final=final)
+        for k in ("turns", "retained", "duplicates", "edits", "records"):
+            out[k] += nxt[k]
+        out["warnings"] = (out["warnings"] + nxt["warnings"])[:20]
+        out["ms"] = {k: out["ms"][k] + nxt["ms"][k] for k in out["ms"]}
+        out["to"], out["last_from"] = nxt["to"], nxt["from"]
+    del out["last_from"]
+    return out
+
+
+def retain_once(bank: Any, path: str, reader: Callable[..., Any], agent: str,
+                *, session: str = "", edits: bool = True, final: bool = False
+                ) -> dict[str, Any]:
     """Read ``path`` with ``reader(path, offset)`` from the stored offset and retain what is
     new: conversation memories are written (searchable) first, then experiences, edits,
     execution records (:mod:`hindsight.sessions.attempts`) and the new offset, and the
@@ -241,4 +266,4 @@ def retain_transcript(bank: Any, path: str, reader: Callable[..., Any], agent: s
         (time.perf_counter() - t0) * 1000)}
     return {"path": path, "from": start, "to": res.offset, "turns": len(res.turns),
             "retained": n_new, "duplicates": len(retained) - n_new, "edits": n_edits,
-            "records": n_records, "warnings": warnings[:20], "ms": ms}
+            "records": n_records, "warnings": warnings[:20], "ms": ms, "last_from": start}

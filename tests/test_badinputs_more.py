@@ -1,0 +1,34 @@
+"""Bad inputs found by the break-it pass of stop 20 (each with its exact right value):
+a transcript line over the read cap, near-duplicates that differ in a number, unreadable
+JUnit files, a directory given as the command of ``hindsight run``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ccfixture import Transcript
+from conftest import make_repo
+
+from hindsight.app import open_bank
+
+
+def test_session_end_reads_past_a_line_over_the_read_cap(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    import hindsight.sessions.transcripts as tr
+
+    monkeypatch.setattr(tr, "READ_CAP", 4096)
+    repo = make_repo(tmp_path / "r", {"a.py": "def f():\n    return 1\n"})
+    t = Transcript(tmp_path / "t.jsonl", "sess-huge", str(repo))
+    t.user("the pelican deployment uses blue green switching")
+    t.say("x" * 20_000)  # one assistant line five times the read cap
+    t.user("the ostrich migration must run before the release")
+    t.say("noted, the ostrich migration runs first")
+    path = t.write()
+    with open_bank(str(repo), harness="claude-code") as bank:
+        out = bank.sessions.write_back(str(path), "claude-code", final=True)
+        texts = [m.text for m in bank.memory.memories(limit=50)]
+    assert out["to"] == path.stat().st_size
+    assert any("pelican" in x for x in texts) and any("ostrich" in x for x in texts)
+    assert any("skipped (over 4,096)" in w for w in out["warnings"])
