@@ -32,3 +32,16 @@ def test_session_end_reads_past_a_line_over_the_read_cap(tmp_path: Path,
     assert out["to"] == path.stat().st_size
     assert any("pelican" in x for x in texts) and any("ostrich" in x for x in texts)
     assert any("skipped (over 4,096)" in w for w in out["warnings"])
+
+
+def test_near_duplicates_that_differ_in_a_number_are_both_kept(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.py": "def f():\n    return 1\n"})
+    with open_bank(str(repo)) as bank:
+        first = bank.memory.retain("The staging API listens on port 8080")
+        second = bank.memory.retain("The staging API listens on port 9090")
+        again = bank.memory.retain("The staging API listens on port 9090.")
+        texts = sorted(m.text for m in bank.memory.memories(limit=10))
+    assert (first.action, second.action) == ("created", "created")
+    assert again.action in ("merged", "duplicate") and again.id == second.id
+    assert texts == ["The staging API listens on port 8080",
+                     "The staging API listens on port 9090"]

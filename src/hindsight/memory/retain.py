@@ -231,12 +231,16 @@ _POLARITY = frozenset(["not", "no", "never", "none", "nothing", "dont", "didnt",
 
 
 def _lexically_close(a: str, b: str) -> bool:
-    """Near duplicates must also share most words and every negation/polarity word: an
-    embedding puts "X fixed it" and "X did not fix it" close together."""
+    """Near duplicates must also share most words, every negation/polarity word and every
+    word with a digit (numbers, versions, ports, ids): an embedding puts "X fixed it" and
+    "X did not fix it", or "port 8080" and "port 9090", close together."""
     from hindsight.memory.textindex import tokens
 
     ta, tb = set(tokens(a)), set(tokens(b))
     if (ta & _POLARITY) != (tb & _POLARITY):
+        return False
+    if {t for t in ta if any(c.isdigit() for c in t)} != \
+            {t for t in tb if any(c.isdigit() for c in t)}:
         return False
     union = ta | tb
     return not union or len(ta & tb) / len(union) >= 0.6
