@@ -106,7 +106,10 @@ def test_not_found_and_not_executable(env: dict[str, str], repo: Path) -> None:
     r = hs(["run", "--", "./script.sh"], env, repo)
     assert r.returncode == 126
     assert r.stderr == "hindsight: ./script.sh: permission denied (not executable)\n"
-    a, b = rows(env)
+    (repo / "adir").mkdir()
+    r = hs(["run", "--", "./adir"], env, repo)
+    assert (r.returncode, r.stderr) == (126, "hindsight: ./adir: is a directory\n")
+    a, b, _ = rows(env)
     assert (a["outcome"], a["exit_code"], b["outcome"], b["exit_code"]) == (
         "failure", 127, "failure", 126)
     assert json.loads(a["observation"])["summary"] == \
@@ -202,3 +205,17 @@ def test_through_a_terminal(env: dict[str, str], repo: Path) -> None:
     assert b"tty True" in data
     (row,) = rows(env)
     assert (row["exit_code"], row["outcome"]) == (5, "failure")
+
+
+def test_an_unreadable_junit_file_is_said_in_one_line(env: dict[str, str], repo: Path
+                                                      ) -> None:
+    (repo / "bad.xml").write_text("this is not xml <")
+    r = hs(["run", "--junit", "bad.xml", "--", sys.executable, "-c", "raise SystemExit(1)"],
+           env, repo)
+    assert r.returncode == 1
+    assert r.stderr == ("hindsight: --junit bad.xml: not a readable JUnit XML file; the run "
+                        "was recorded from its output\n")
+    r = hs(["run", "--junit", "missing.xml", "--", sys.executable, "-c", "pass"], env, repo)
+    assert (r.returncode, r.stderr) == (0, "hindsight: --junit missing.xml: no such file; "
+                                           "the run was recorded from its output\n")
+    assert [x["outcome"] for x in rows(env)] == ["failure", "success"]

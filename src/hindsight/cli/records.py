@@ -53,11 +53,17 @@ def run(junit: tuple[str, ...], command: tuple[str, ...]) -> None:
 def _record(argv: list[str], res: Any, cwd: str, junit: tuple[str, ...]) -> None:
     from hindsight.app import open_bank
 
+    paths = [os.path.join(cwd, p) for p in junit]
     with open_bank(cwd) as bank:
-        bank.records.record(shlex.join(argv), exit_code=res.code, output=res.output,
-                            tool="run", agent="cli", cwd=cwd, started_ts=res.started,
-                            duration_ms=res.duration_ms, interrupted=res.interrupted,
-                            junit=[os.path.join(cwd, p) for p in junit])
+        rec = bank.records.record(shlex.join(argv), exit_code=res.code, output=res.output,
+                                  tool="run", agent="cli", cwd=cwd, started_ts=res.started,
+                                  duration_ms=res.duration_ms, interrupted=res.interrupted,
+                                  junit=paths)
+    if paths and rec.observation.parser != "junit":  # recorded from the output instead
+        for given, path in zip(junit, paths, strict=True):
+            why = "no such file" if not os.path.exists(path) else "not a readable JUnit XML file"
+            sys.stderr.write(f"hindsight: --junit {given}: {why}; the run was recorded "
+                             "from its output\n")
 
 
 def attempt_rows(attempts: list[dict[str, Any]]) -> list[list[Any]]:

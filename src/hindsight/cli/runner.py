@@ -88,7 +88,8 @@ def run(argv: list[str]) -> Outcome:
     t0 = time.monotonic()
     bad = missing(argv)
     if bad:
-        what = "command not found" if bad == 127 else "permission denied (not executable)"
+        what = "command not found" if bad == 127 else (
+            "is a directory" if os.path.isdir(argv[0]) else "permission denied (not executable)")
         sys.stderr.write(f"hindsight: {argv[0]}: {what}\n")
         return Outcome(bad, output=f"{argv[0]}: {what}", started=started)
     cap = _Capture()
