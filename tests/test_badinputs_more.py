@@ -45,3 +45,21 @@ def test_near_duplicates_that_differ_in_a_number_are_both_kept(tmp_path: Path) -
     assert again.action in ("merged", "duplicate") and again.id == second.id
     assert texts == ["The staging API listens on port 8080",
                      "The staging API listens on port 9090"]
+
+
+def test_a_bare_repository_is_named_as_such(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    bare = tmp_path / "r.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    env = {**os.environ, "HINDSIGHT_HOME": str(tmp_path / "home")}
+    for cmd in ("index", "ingest"):
+        r = subprocess.run([sys.executable, "-m", "hindsight", cmd], cwd=bare, env=env,
+                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        assert (r.returncode, r.stderr) == (8, f"hindsight: {bare}: a bare git repository "
+                                               "(no work tree); run hindsight in a clone of "
+                                               "it\n")
+    assert not (tmp_path / "home" / "banks").exists() or \
+        not list((tmp_path / "home" / "banks").iterdir())

@@ -243,8 +243,9 @@ def git_refusal(root: str, stderr: bytes | str) -> str | None:
 
 def git_toplevel(path: str) -> str | None:
     """Top of the git work tree containing ``path``, or ``None`` (not a repo, or no git).
-    Raises :class:`GitError` when git refuses the repository (:func:`git_refusal`): the
-    directory is a repository, so treating it as a plain one would be wrong."""
+    Raises :class:`GitError` when git refuses the repository (:func:`git_refusal`) or it
+    is a bare one: the directory is a repository, so treating it as a plain one would be
+    wrong."""
     try:
         out = subprocess.run(git_cmd(path, "rev-parse", "--show-toplevel"),
                              capture_output=True, timeout=30)
@@ -254,6 +255,9 @@ def git_toplevel(path: str) -> str | None:
         refused = git_refusal(path, out.stderr)
         if refused:
             raise GitError(refused, path=path)
+        if b"must be run in a work tree" in out.stderr:
+            raise GitError(f"{path}: a bare git repository (no work tree); run hindsight in "
+                           "a clone of it", path=path)
         return None
     return os.fsdecode(out.stdout.strip()) or None
 
