@@ -63,3 +63,23 @@ def test_a_bare_repository_is_named_as_such(tmp_path: Path) -> None:
                                                "it\n")
     assert not (tmp_path / "home" / "banks").exists() or \
         not list((tmp_path / "home" / "banks").iterdir())
+
+
+def test_the_repositorys_modules_never_shadow_ours(tmp_path: Path) -> None:
+    # a user runs `PYTHONPATH=src hindsight run -- pytest` in a checkout of click: the
+    # checkout's click must not be imported by hindsight itself (fresh-user report, stop 20)
+    import os
+    import subprocess
+    import sys
+
+    repo = make_repo(tmp_path / "r", {"src/click/__init__.py": "raise RuntimeError('bad')\n",
+                                      "click/__init__.py": "raise RuntimeError('bad')\n"})
+    env = {**os.environ, "HINDSIGHT_HOME": str(tmp_path / "home"),
+           "PYTHONPATH": os.pathsep.join(["src", *filter(None, [
+               os.environ.get("PYTHONPATH")])])}
+    child = "import os; print(os.environ['PYTHONPATH'].split(os.pathsep)[0])"
+    r = subprocess.run([sys.executable, "-m", "hindsight", "run", "--", sys.executable, "-c",
+                        child], cwd=repo, env=env, capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL)
+    assert (r.returncode, r.stdout) == (0, "src\n"), r.stderr
+    assert "RuntimeError" not in r.stderr

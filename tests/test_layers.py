@@ -19,7 +19,8 @@ DOMAIN = ("codeindex", "history", "memory", "sessions", "pages", "context", "rec
 ADAPTER_MAY_IMPORT = ("app", "config", "errors", "models")
 # names that locate things before settings exist, or belong to other tools
 ENV_ALLOWED = frozenset({"HINDSIGHT_HOME", "HINDSIGHT_CONFIG", "HINDSIGHT_NOW",
-                         "CLAUDE_CONFIG_DIR", "CODEX_HOME", "TZ", "XDG_STATE_HOME", "TMPDIR"})
+                         "CLAUDE_CONFIG_DIR", "CODEX_HOME", "TZ", "XDG_STATE_HOME", "TMPDIR",
+                         "PYTHONPATH"})
 
 
 def _node(src: Path, f: Path) -> str:

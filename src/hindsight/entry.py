@@ -10,10 +10,35 @@ from __future__ import annotations
 MCP_FACTORY = "hindsight.mcp.server:build_mcp_server"
 
 
+def isolate() -> list[str]:
+    """Drop from ``sys.path`` what the user's environment put there — the ``PYTHONPATH``
+    entries and, without ``-P``, the working directory — unless it holds this hindsight,
+    so that a repository's own modules (a ``click/`` under ``src`` with
+    ``PYTHONPATH=src``) are never imported in place of our dependencies: opening a
+    repository must not import its code. Returns the entries dropped."""
+    import os
+    import sys
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    cwd = os.getcwd()
+    foreign = {os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+               if p}
+    if not sys.flags.safe_path:
+        foreign.add(cwd)
+    keep, dropped = [], []
+    for p in sys.path:
+        full = os.path.abspath(p or cwd)
+        (dropped if full in foreign and full != here else keep).append(p)
+    sys.path[:] = keep
+    return dropped
+
+
 def main() -> None:
     """Console-script entry point. ``hook EVENT`` takes a fast path that does not load the
-    CLI (see :mod:`hindsight.hooks.fast`)."""
+    CLI (see :mod:`hindsight.hooks.fast`). :func:`isolate` runs first."""
     import sys
+
+    isolate()
 
     if sys.argv[1:2] == ["hook"]:
         from hindsight.hooks.fast import fast_main
