@@ -210,3 +210,23 @@ def test_briefing_and_recall_while_another_process_writes(env: dict[str, str], r
         con.rollback()
         con.close()
     assert diag(env)[-1]["skipped_write"].startswith("injected ids: ")
+
+
+def test_a_timed_out_prompt_hook_prints_the_agents_empty_answer(env: dict[str, str],
+                                                                 repo: Repo) -> None:
+    # a loaded machine or a locked bank: the agent still gets valid output in its contract
+    from agentutil import payload, run_hook
+
+    cli(["retain", "Amounts are integer cents", "--kind", "convention"], env, repo.path)
+    con = sqlite3.connect(db_file(env), isolation_level=None)
+    con.execute("PRAGMA locking_mode=EXCLUSIVE")  # held past COMMIT, readers too (WAL)
+    con.execute("BEGIN EXCLUSIVE")  # every read of the bank waits past the 2 s budget
+    try:
+        r = run_hook("user-prompt-submit", "copilot",
+                     payload("copilot", "user-prompt-submit", repo.path,
+                             prompt="integer cents for amounts?"), env, repo.path)
+    finally:
+        con.rollback()
+        con.close()
+    assert (r.returncode, r.stdout) == (0, "{}\n")
+    assert diag(env)[-1]["error"].startswith("timeout after 2.0 s; nothing injected")

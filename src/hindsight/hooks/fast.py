@@ -37,6 +37,7 @@ def run_event(event: str, harness: str) -> int:
         if adapter.name != harness:
             diag.set(harness=adapter.name, via=harness)
         ev = adapter.event(event, data)
+        diag.empty = adapter.render(ev, "")  # what a timeout prints
         diag.set(session=ev.session)
         if ev.skip:
             diag.set(skipped=ev.skip)

@@ -104,6 +104,7 @@ class Diag:
                                     "session": "", "pid": os.getpid(), "ms": {},
                                     "injected": "", "error": ""}
         self.path: str | None = None
+        self.empty = ""  # the agent's "nothing to add" answer, printed on a timeout
 
     def mark(self, name: str) -> None:
         self.rec["ms"][name] = round((time.perf_counter() - self.t0) * 1000, 1)
@@ -119,7 +120,8 @@ class Diag:
 def guarded(event: str, harness: str, handler: Callable[[Diag], str],
             out: TextIO | None = None) -> int:
     """Run ``handler(diag)`` within ``BUDGET_S[event]``; print its output (if any, and only
-    if it finished in time); write the diagnostic line; return 0 always."""
+    if it finished in time; on a timeout ``diag.empty``, the agent's empty answer, when the
+    handler set it); write the diagnostic line; return 0 always."""
     diag = Diag(event, harness)
     result: dict[str, Any] = {}
 
@@ -134,10 +136,15 @@ def guarded(event: str, harness: str, handler: Callable[[Diag], str],
     th.start()
     th.join(BUDGET_S.get(event, 10.0))
     if th.is_alive():
-        diag.set(error=f"timeout after {BUDGET_S.get(event, 10.0)} s; nothing printed",
+        diag.set(error=f"timeout after {BUDGET_S.get(event, 10.0)} s; nothing injected",
                  injected="")
         diag.write()
         with contextlib.suppress(Exception):
+            if diag.empty and out is not None:
+                out.write(diag.empty)
+                out.flush()
+            elif diag.empty and sys.stdout is not None:
+                sys.stdout.buffer.write(diag.empty.encode("utf-8"))
             sys.stdout.flush()
         os._exit(0)  # the worker thread may hold a lock or a slow query: leave now
     if "error" in result:
