@@ -323,3 +323,19 @@ def test_failed_attempts_are_cited_on_the_hotspots_page(bank: Any) -> None:
     line, cited = claim(bank, "hotspots", "Failed attempts", "pytest -q tests/test_pay.py")
     assert cited == [("attempt", str(rec.id))]
     assert "1 failed, 2 passed" in line and "tests/test_pay.py::test_charge" in line
+
+
+def test_in_flight_lists_only_failures_no_later_run_resolved(bank: Any) -> None:
+    # fresh-user report (stop 20): a failure fixed by a later passing run of the same suite
+    # was still listed among the in-flight page's failed attempts
+    bad = "FAILED tests/test_pay.py::test_charge - assert 9 == 10\n1 failed, 2 passed in 0.1s\n"
+    first = bank.records.record("pytest -q", exit_code=1, output=bad)
+    bank.pages.refresh()
+    s = next(s for s in bank.pages.get("in-flight").sections
+             if s.heading == "Failed attempts on this branch")
+    assert [c.ref for c in s.citations] == [str(first.id)]
+    bank.records.record("pytest -q", exit_code=0, output="3 passed in 0.1s\n")
+    bank.pages.refresh()
+    s = next(s for s in bank.pages.get("in-flight").sections
+             if s.heading == "Failed attempts on this branch")
+    assert s.citations == [] and "No failed attempts recorded." in s.text

@@ -116,12 +116,14 @@ def hotspots(history: Any, memory: Any, failures: Failures | None) -> list[Secti
     return out
 
 
-def _attempts(failures: Failures, branch: str | None, heading: str) -> Section:
+def _attempts(failures: Failures, branch: str | None, heading: str,
+              unresolved: bool = False) -> Section:
     """FAILED ATTEMPTS hook point: the execution-record service's ``failures(branch=,
-    limit=)`` (``bank.records.failures``), listed with their record ids."""
+    limit=, unresolved=)`` (``bank.records.failures``; ``unresolved``: only those no later
+    passing run resolved), listed with their record ids."""
     c = Claims()
     try:
-        recs = failures(branch=branch, limit=10)
+        recs = failures(branch=branch, limit=10, unresolved=unresolved)
     except HindsightError as e:
         recs = []
         c.note(f"Execution records unavailable: {e}")
@@ -210,5 +212,5 @@ def in_flight(root: str, history: Any, memory: Any, failures: Failures | None
     out.append(c.section("Unresolved failures"))
     if failures is not None:
         out.append(_attempts(failures, gitstate.current_branch(root) or None,
-                             "Failed attempts on this branch"))
+                             "Failed attempts on this branch", unresolved=True))
     return out
