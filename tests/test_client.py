@@ -265,3 +265,17 @@ def test_a_batch_claimed_by_a_dead_process_is_sent_again(tmp_path: Path) -> None
         assert json.loads(r.stdout)["spooled"] == 0
         assert _server_texts(srv.url, tok) == ["Claimed batches come back."]
         assert list(d.iterdir()) == []
+
+
+def test_a_spooled_retain_says_why_and_counts_as_spooled(tmp_path: Path) -> None:
+    a = _clone(tmp_path, "shop", "git@github.com:org/shop.git")
+    port = _free_port()
+    env = _client_env(tmp_path, "alice", f"http://127.0.0.1:{port}", "x")
+    r = _run(env, a.path, "retain", "Refunds go through the ledger.")
+    assert (r.returncode, r.stdout) == (0, "memory 0: spooled\n")
+    assert r.stderr.startswith(f"hindsight: http://127.0.0.1:{port}") and r.stderr.endswith(
+        "; kept in the spool, sent when the server answers\n")
+    r = subprocess.run([sys.executable, "-m", "hindsight", "retain", "-"], input=
+                       '{"text": "a"}\n{"text": "b"}\n', capture_output=True, text=True,
+                       env=env, timeout=120, cwd=a.path)
+    assert (r.returncode, r.stdout) == (0, "2 items: 0 created, 0 duplicates, 2 spooled\n")

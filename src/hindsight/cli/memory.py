@@ -107,7 +107,10 @@ def retain(text: str, repo_root: str | None, kind: str | None, tags: tuple[str, 
                 out.emit_json({"items": res, "count": len(res)})
             else:
                 created = sum(r.action == "created" for r in res)
-                out.say(f"{len(res)} items: {created} created, {len(res) - created} duplicates")
+                spooled = sum(r.action == "spooled" for r in res)
+                out.say(f"{len(res)} items: {created} created, "
+                        f"{len(res) - created - spooled} duplicates"
+                        + (f", {spooled} spooled" if spooled else ""))
             return
         r = bank.memory.retain(text, kind=kind or "", tags=list(tags), files=list(files),
                         symbols=list(symbols), outcome=outcome or "", supersedes=supersedes,

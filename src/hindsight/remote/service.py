@@ -146,9 +146,10 @@ class RemoteMemoryService(MemoryService):
             self.replay(REPLAY_S)
         try:
             return self._post(job)
-        except Unreachable:
+        except Unreachable as e:
             self._spool_job(job)
-            return [Retained(0, "spooled", []) for _ in items]
+            why = f"{e.message}; kept in the spool, sent when the server answers"
+            return [Retained(0, "spooled", [], warning=why) for _ in items]
 
     def _post(self, job: dict[str, Any]) -> list[Retained]:
         """Send one batch; a replayed answer (the server had it) says ``duplicate``."""
