@@ -83,3 +83,28 @@ def test_the_repositorys_modules_never_shadow_ours(tmp_path: Path) -> None:
                        stdin=subprocess.DEVNULL)
     assert (r.returncode, r.stdout) == (0, "src\n"), r.stderr
     assert "RuntimeError" not in r.stderr
+
+
+def test_a_read_only_home_is_named_in_the_error(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # root ignores mode bits, so the read-only mount of the report is stood in for by
+    # os.access and the error sqlite gives there
+    import os
+    import sqlite3
+
+    from hindsight.errors import StorageError
+    from hindsight.store.sqlite import db
+
+    banks = tmp_path / "banks"
+    banks.mkdir()
+
+    def refuse(*a: object, **k: object) -> sqlite3.Connection:
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(db.sqlite3, "connect", refuse)
+    monkeypatch.setattr(os, "access", lambda p, mode: mode != os.W_OK)
+    with pytest.raises(StorageError) as e:
+        db.connect(str(banks / "b.db"))
+    assert str(e.value).endswith(
+        f"cannot open bank database: unable to open database file ({banks} is read-only: "
+        "hindsight writes its banks there; point HINDSIGHT_HOME at a writable directory)")

@@ -395,7 +395,11 @@ def connect(path: str, busy_timeout_ms: int | None = None) -> sqlite3.Connection
         migrate(conn)
         return conn
     except (sqlite3.Error, OSError) as e:
-        raise _error(path, f"cannot open bank database: {e}", e) from e
+        folder = os.path.dirname(path) or "."
+        ro = os.path.isdir(folder) and not os.access(folder, os.W_OK)
+        hint = f" ({folder} is read-only: hindsight writes its banks there; point " \
+            "HINDSIGHT_HOME at a writable directory)" if ro else ""
+        raise _error(path, f"cannot open bank database: {e}{hint}", e) from e
 
 
 def _error(where: str, what: str, e: BaseException) -> StorageError:
