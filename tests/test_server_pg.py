@@ -147,6 +147,7 @@ def test_postgres_stopped_under_load_503_fast_then_recovers(home: Path, pgdir: P
     acked: list[str] = []
     odd: list[Any] = []  # retains of new text answered other than "created"
     seen: list[tuple[int, float]] = []
+    ends: list[tuple[int, float]] = []  # (status, when it was answered)
     stop_at = time.monotonic() + 14
     lock = threading.Lock()
 
@@ -172,6 +173,7 @@ def test_postgres_stopped_under_load_503_fast_then_recovers(home: Path, pgdir: P
                 continue
             with lock:
                 seen.append((status, time.monotonic() - t0))
+                ends.append((status, time.monotonic()))
                 if status == 200 and i % 5 == 0:
                     acked.append(text)
             if i > 2000:
@@ -187,12 +189,17 @@ def test_postgres_stopped_under_load_503_fast_then_recovers(home: Path, pgdir: P
         down_from = len(seen)
         time.sleep(4)
         pg.start()
+        back = time.monotonic()
         for t in threads:
             t.join(60)
         during = seen[down_from:]
         assert any(st == 503 for st, _ in during), "no request failed while the database was down"
         slow = [d for st, d in during if st == 503 and d > 5.0]
         assert not slow, f"503 answers took up to {max(slow):.1f} s"
+        fast = sorted(d for st, d in during if st == 503)
+        assert fast[len(fast) // 2] < 0.5, f"median 503 took {fast[len(fast) // 2]:.2f} s"
+        first_ok = min(t for st, t in ends if st == 200 and t > back)
+        assert first_ok - back < 3.0, f"first 200 {first_ok - back:.1f} s after the restart"
         assert {st for st, _ in seen} <= {200, 503}
         assert seen[-1][0] == 200  # recovered
         assert call(s.url, "GET", "/healthz")[0] == 200

@@ -49,16 +49,63 @@ def _configure(conn: Any) -> None:
     conn.execute("SET hnsw.iterative_scan = relaxed_order")
 
 
+PROBE_TIMEOUT_S = 1  # libpq connect_timeout of the probe a pool makes while its server is down
+
+
+def guarded_pool(url: str, **kw: Any) -> Any:
+    """A ``psycopg_pool.ConnectionPool`` of ``url`` (``kw`` as its constructor's) whose
+    ``connection()`` fails fast while the server is down and recovers as soon as it is back
+    (issue 11: "PostgreSQL stopped under load: requests fail fast with 503 and recover").
+    Once a call fails with an OperationalError (a pool timeout is one) and one direct
+    connection (``connect_timeout`` :data:`PROBE_TIMEOUT_S`) fails too, the pool is marked
+    down; each later ``connection()`` probes first: still down → OperationalError at once
+    (a refused connection answers in about a millisecond) instead of waiting out the pool's
+    timeout; back → the pool drops its broken connections (``check()``) and the call goes
+    on, without waiting for the pool's own reconnection back-off."""
+    import contextlib
+    from collections.abc import Iterator
+
+    import psycopg
+    from psycopg_pool import ConnectionPool
+
+    class GuardedPool(ConnectionPool):
+        down = False
+
+        def _probe(self) -> bool:
+            try:
+                psycopg.connect(url, connect_timeout=PROBE_TIMEOUT_S).close()
+                return True
+            except psycopg.Error:
+                return False
+
+        @contextlib.contextmanager
+        def connection(self, timeout: float | None = None) -> Iterator[Any]:
+            if self.down:
+                if not self._probe():
+                    raise psycopg.OperationalError("the server does not answer (probed at once "
+                                                   "since an earlier call failed)")
+                self.down = False
+                self.check()  # broken connections out; new ones made now
+            try:
+                with super().connection(timeout) as conn:
+                    yield conn
+            except psycopg.OperationalError:
+                if not self._probe():
+                    self.down = True
+                raise
+
+    return GuardedPool(url, **kw)
+
+
 def acquire(url: str) -> Any:
     """The pool of ``url`` (made on first use, counted per user: give it back with
     :func:`release`). Raises StorageError when the server cannot be reached."""
     import psycopg
-    from psycopg_pool import ConnectionPool
 
     with _LOCK:
         got = _POOLS.get(url)
         if got is None or got[0].closed:
-            pool = ConnectionPool(url, min_size=1, max_size=POOL_MAX, open=False,
+            pool = guarded_pool(url, min_size=1, max_size=POOL_MAX, open=False,
                                   kwargs={"autocommit": True,
                                           "connect_timeout": CONNECT_TIMEOUT_S},
                                   configure=_configure, timeout=POOL_TIMEOUT_S,

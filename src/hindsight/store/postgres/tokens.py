@@ -46,8 +46,10 @@ class PostgresTokenStore:
     def __init__(self, dsn: str, *, timeout: float = 2.0, max_size: int = 8) -> None:
         from psycopg_pool import ConnectionPool
 
+        from hindsight.store.postgres.pool import guarded_pool
+
         self.dsn = dsn
-        self._pool = ConnectionPool(dsn, min_size=1, max_size=max_size, timeout=timeout,
+        self._pool = guarded_pool(dsn, min_size=1, max_size=max_size, timeout=timeout,
                                     open=False, check=ConnectionPool.check_connection,
                                     kwargs={"connect_timeout": max(1, int(timeout))})
         try:
