@@ -63,7 +63,7 @@ class Stores:
         self.memory.set_busy_timeout(ms)
         for store in (self.pages, self.records):
             if self.shared is not None and store is not None:
-                store.set_busy_timeout(ms)  # type: ignore[attr-defined]
+                store.set_busy_timeout(ms)  # type: ignore[union-attr]
         if self.shared is not None:  # the SQLite file of the code index and history
             self.code.set_busy_timeout(ms)
 
@@ -115,6 +115,7 @@ class Bank:
                                  settings=lambda: self.settings,
                                  llm=lambda: make_llm(self.settings),
                                  records=lambda: getattr(self, "records", None))
+        self.memory.on_purge.append(self.pages.scrub_memory)  # cited excerpts go too
         if settings.api_url and self.root:
             self.memory = _remote_memory(self, settings)
             self.pages.memory = self.memory

@@ -144,6 +144,20 @@ class PageService:
             yield held
 
     # --- writing ------------------------------------------------------------------------
+    def scrub_memory(self, mid: int, frags: builtins.list[str]) -> int:
+        """Remove purged memory ``mid`` from every stored version of every page
+        (:func:`hindsight.pages.records.scrub_memory`; ``MemoryService.on_purge`` calls
+        this). Returns how many versions changed. Raises StorageError."""
+        from hindsight.pages.records import scrub_memory
+
+        todo = []
+        for p in self.store.all_page_rows():
+            new = scrub_memory(p["sections"], mid, frags)
+            if new is not None:
+                todo.append((p["name"], int(p["version"]), new))
+        self.store.replace_sections(todo)
+        return len(todo)
+
     def refresh(self, names: builtins.list[str] | None = None, *, reason: str = "manual",
                 wait_s: float = 0.0) -> dict[str, Any] | None:
         """Rebuild the deterministic sections of ``names`` (all pages when None), keep
