@@ -118,6 +118,7 @@ class Bank:
         self.memory.on_purge.append(self.pages.scrub_memory)  # cited excerpts go too
         if settings.api_url and self.root:
             self.memory = _remote_memory(self, settings)
+            self.records.forward = self.memory.send_record  # type: ignore[attr-defined]
             self.pages.memory = self.memory
 
     @property

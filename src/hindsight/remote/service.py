@@ -150,8 +150,24 @@ class RemoteMemoryService(MemoryService):
             self._spool_job(job)
             return [Retained(0, "spooled", []) for _ in items]
 
+    def send_record(self, wire: dict[str, Any]) -> None:
+        """Send one execution record this checkout stored (``RecordService.forward``) to
+        ``POST /v1/records``; spooled like a retain when the server does not answer (its
+        fingerprint makes a replay store it once)."""
+        job = {"key": f"hs-{uuid.uuid4().hex}", "bank": self.bank_id, "record": wire}
+        with contextlib.suppress(Unreachable):
+            self.replay(REPLAY_S)
+        try:
+            self._post(job)
+        except Unreachable:
+            self._spool_job(job)
+
     def _post(self, job: dict[str, Any]) -> list[Retained]:
-        """Send one batch; a replayed answer (the server had it) says ``duplicate``."""
+        """Send one batch; a replayed answer (the server had it) says ``duplicate``. A
+        record job goes to ``/v1/records`` (answers nothing)."""
+        if "record" in job:
+            self.client.request("POST", "/v1/records", {"bank": job["bank"], **job["record"]})
+            return []
         res = self.client.request("POST", "/v1/retain/batch",
                                   {"bank": job["bank"], "items": job["items"],
                                    "idempotency_key": job["key"]})
