@@ -162,3 +162,31 @@ def test_pages_hide_lines_citing_memories_the_token_may_not_see(
     assert shown(toks["r"]) == [f"- #{t} convention", f"- #{pub} convention"]  # red team
     assert shown(toks["blue"]) == [f"- #{pub} convention"]
     assert shown(toks["admin"]) == shown(toks["w"])
+
+
+def test_mcp_tools_on_the_served_bank(home: Path, srv: Served, toks: dict[str, str]) -> None:
+    """``record_attempt``, ``attempts`` and ``pages`` at ``/mcp`` (run after the tests
+    above: the records and the page they stored are there)."""
+    from test_server_mcp import _mcp
+
+    res = _mcp(srv.url, toks["w"], BANK, [
+        ("record_attempt", {"command": "make lint", "exit_code": 2,
+                            "output": "E501 line too long", "session": "m1"}),
+        ("attempts", {"symbol": "test_deduct", "outcome": "success"}),
+        ("pages", {"name": "conventions"})])
+    assert [e for e, _ in res] == [False, False, False], res
+    rec = res[0][1]
+    assert (rec["command"], rec["outcome"], rec["changes"], rec["exercised"]) == \
+        ("make lint", "failure", [], [])
+    row = sqlite3.connect(_bank_db(home)).execute(
+        "SELECT agent, tool, session, root FROM exec_records WHERE id=?",
+        (rec["id"],)).fetchone()
+    assert row == ("alice", "mcp", "m1", "")  # the token's agent; no checkout here
+    assert [a["outcome"] for a in res[1][1]["attempts"]] == ["success"]
+    assert len(res[2][1]["pages"][0]["sections"][0]["text"].split("\n")) == 3
+    res = _mcp(srv.url, toks["blue"], BANK, [
+        ("record_attempt", {"command": "make lint", "exit_code": 0}),
+        ("pages", {"name": "conventions"})])
+    assert res[0][0] is True and "role is read" in str(res[0][1])
+    assert res[1][0] is False
+    assert len(res[1][1]["pages"][0]["sections"][0]["text"].split("\n")) == 1

@@ -178,8 +178,9 @@ class RecordService:
                     if created:
                         verify.after_insert(self.store, rec, exercised)
                     ids.append(rec.id)
-        for wire in self._outbox if self.forward is not None else ():
-            self.forward(wire)  # after the transaction: never HTTP inside it
+        if self.forward is not None:
+            for wire in self._outbox:
+                self.forward(wire)  # after the transaction: never HTTP inside it
         last = {d.session: i for d, i in zip(drafts, ids, strict=True)}
         self.store.set_meta({f"records:last:{s}": str(i) for s, i in last.items()})
         got = self.store.get_records(ids)
