@@ -12,8 +12,7 @@ from pathlib import Path
 
 from serverutil import call, token
 from serverutil import start as serve
-from test_client import BANK, _clone, _client_env, _free_port, _run
-
+from test_client import BANK, _client_env, _clone, _free_port, _run
 
 FAIL = shlex.join(["python3", "-c", "raise SystemExit(3)"])  # as the record keeps it
 OK = shlex.join(["python3", "-c", "print('ok')"])
