@@ -190,3 +190,25 @@ def test_mcp_tools_on_the_served_bank(home: Path, srv: Served, toks: dict[str, s
     assert res[0][0] is True and "role is read" in str(res[0][1])
     assert res[1][0] is False
     assert len(res[1][1]["pages"][0]["sections"][0]["text"].split("\n")) == 1
+
+
+def test_purge_is_admin_only_and_takes_the_page_lines_too(srv: Served,
+                                                         toks: dict[str, str]) -> None:
+    """Run last: purges the team note the page test retained (the page's first line)."""
+    status, listed = call(srv.url, "GET", f"/v1/memories?{Q}&kind=convention", tok=toks["w"])
+    mid = next(m["id"] for m in listed["memories"] if m["text"] == "Use ruff, team note.")
+    path = f"/v1/memories/{mid}/purge"
+    status, got = call(srv.url, "POST", path, {"bank": BANK, "reason": "x"}, tok=toks["w"])
+    assert status == 403 and "admin is needed" in got["error"]
+    status, got = call(srv.url, "POST", path, {"bank": BANK}, tok=toks["admin"])
+    assert status == 422 and got["field"] == "reason"
+    status, got = call(srv.url, "POST", path, {"bank": BANK, "reason": "leaked"},
+                       tok=toks["admin"])
+    assert (status, got) == (200, {"id": mid, "purged": True, "by": "root"})
+    assert call(srv.url, "GET", f"/v1/memories/{mid}?{Q}", tok=toks["admin"])[0] == 404
+    status, got = call(srv.url, "POST", "/v1/recall", {"bank": BANK, "text": "team note"},
+                       tok=toks["admin"])
+    assert status == 200 and "Use ruff, team note." not in [h["text"] for h in got["hits"]]
+    page = call(srv.url, "GET", f"/v1/pages/conventions?{Q}", tok=toks["admin"])[1]["page"]
+    assert f"#{mid} " not in page["sections"][0]["text"]
+    assert len(page["sections"][0]["text"].split("\n")) == 2

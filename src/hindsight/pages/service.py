@@ -143,6 +143,21 @@ class PageService:
         with file_lock(f"pages-{bank_key(self.bank_id)}", wait_s=wait_s) as held:
             yield held
 
+    @staticmethod
+    def without_memories(pages: builtins.list[dict[str, Any]], mids: set[int]
+                         ) -> builtins.list[dict[str, Any]]:
+        """``pages`` (``Page.as_dict`` shapes) without the lines citing memories ``mids``
+        (the team server hides memories its caller may not see)."""
+        from hindsight.pages.records import scrub_memory
+
+        out = []
+        for p in pages:
+            sections = p["sections"]
+            for mid in sorted(mids):
+                sections = scrub_memory(sections, mid, []) or sections
+            out.append({**p, "sections": sections})
+        return out
+
     # --- writing ------------------------------------------------------------------------
     def scrub_memory(self, mid: int, frags: builtins.list[str]) -> int:
         """Remove purged memory ``mid`` from every stored version of every page

@@ -373,6 +373,11 @@ class RemoteMemoryService(MemoryService):
         return dict(self.client.request("POST", f"/v1/memories/{int(mid)}/restore",
                                         {"bank": self.bank_id, "reason": reason}))
 
+    def purge(self, mid: int, reason: str, viewer: Viewer | None = None) -> dict[str, Any]:
+        """``forget --purge`` on the server (its token must be an admin's)."""
+        return dict(self.client.request("POST", f"/v1/memories/{int(mid)}/purge",
+                                        {"bank": self.bank_id, "reason": reason}))
+
     def reflect(self, question: str, k: int = 20, viewer: Viewer | None = None
                 ) -> dict[str, Any]:
         return dict(self.client.request("POST", "/v1/reflect",

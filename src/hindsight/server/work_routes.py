@@ -14,8 +14,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Request
 from fastapi import Path as FPath
 
-from hindsight.server.routes import BankId, Caller, _state
-from hindsight.server.schemas import RecordBody
+from hindsight.server.routes import BankId, Caller, MemoryId, _state
+from hindsight.server.schemas import ForgetBody, RecordBody
 
 router = APIRouter()
 PageName = Annotated[str, FPath(min_length=1, max_length=40, description="Page name.")]
@@ -53,21 +53,13 @@ def attempts(request: Request, who: Caller, bank: BankId,
 def visible_pages(sc: Any, pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``pages`` (``Page.as_dict``) without the lines citing memories ``sc``'s token may
     not see."""
-    from hindsight.pages.records import scrub_memory
-
     cited = {int(c["ref"]) for p in pages for s in p["sections"] for c in s["citations"]
              if c["kind"] == "memory" and str(c["ref"]).isdigit()}
     if not cited or sc.who.role == "admin":
         return pages
     with sc.lock:
         seen = set(sc.bank.memory.store.get(sorted(cited), sc.who.viewer))
-    out = []
-    for p in pages:
-        sections = p["sections"]
-        for mid in sorted(cited - seen):
-            sections = scrub_memory(sections, mid, []) or sections
-        out.append({**p, "sections": sections})
-    return out
+    return list(sc.bank.pages.without_memories(pages, cited - seen))
 
 
 @router.get("/v1/pages", tags=["pages"])
@@ -87,3 +79,12 @@ def page(request: Request, name: PageName, who: Caller, bank: BankId) -> dict[st
     with sc.lock:
         got = sc.bank.pages.get(name).as_dict()
     return {"bank": bank, "page": visible_pages(sc, [got])[0]}
+
+
+@router.post("/v1/memories/{memory_id}/purge", tags=["memories"])
+def purge(request: Request, memory_id: MemoryId, body: ForgetBody, who: Caller
+          ) -> dict[str, Any]:
+    """Delete a memory for real (``forget --purge``; admin tokens only, a reason needed):
+    its row, vector, anchors and postings, its text in its neighbours' contexts and in
+    the pages' cited lines; the audit records the token's agent."""
+    return _state(request).scoped(who, body.bank, "admin").purge(memory_id, body.reason)
