@@ -61,6 +61,9 @@ class Stores:
     def set_busy_timeout(self, ms: int) -> None:
         """How long writes wait for another writer (ms)."""
         self.memory.set_busy_timeout(ms)
+        for store in (self.pages, self.records):
+            if self.shared is not None and store is not None:
+                store.set_busy_timeout(ms)  # type: ignore[union-attr]
         if self.shared is not None:  # the SQLite file of the code index and history
             self.code.set_busy_timeout(ms)
 
@@ -112,8 +115,10 @@ class Bank:
                                  settings=lambda: self.settings,
                                  llm=lambda: make_llm(self.settings),
                                  records=lambda: getattr(self, "records", None))
+        self.memory.on_purge.append(self.pages.scrub_memory)  # cited excerpts go too
         if settings.api_url and self.root:
             self.memory = _remote_memory(self, settings)
+            self.records.forward = self.memory.send_record  # type: ignore[attr-defined]
             self.pages.memory = self.memory
 
     @property
@@ -367,10 +372,11 @@ def _sqlite_stores(db: str, bank_id: str, root: str, busy_ms: int) -> Stores:
 
 
 def _shared_memory(stores: Stores, url: str, bank_id: str, busy_ms: int) -> Stores:
-    """``stores`` with the memory store on PostgreSQL at ``url`` (the code index and
-    history stay in the SQLite file; the checkout's own meta keys too). Closes the SQLite
-    connection and raises StorageError when the database cannot be reached."""
-    from hindsight.store.postgres import open_memory_store
+    """``stores`` with the memory, page and record stores on PostgreSQL at ``url`` (the
+    code index and history stay in the SQLite file; the checkout's own meta keys too).
+    Closes the SQLite connection and raises StorageError when the database cannot be
+    reached."""
+    from hindsight.store.postgres import open_memory_store, work_stores
 
     try:
         shared = open_memory_store(url, bank_id, local_meta=stores.code,
@@ -378,8 +384,8 @@ def _shared_memory(stores: Stores, url: str, bank_id: str, busy_ms: int) -> Stor
     except BaseException:
         stores.close()
         raise
-    return Stores(stores.code, stores.history, shared, stores.raw, stores.pages,
-                  stores.records, shared)
+    pages, records = work_stores(shared)
+    return Stores(stores.code, stores.history, shared, stores.raw, pages, records, shared)
 
 
 def git_refresh(root: str, event: str) -> None:

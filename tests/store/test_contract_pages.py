@@ -26,7 +26,17 @@ def _open_pages_sqlite(tmp: Path) -> tuple[Any, Any]:
     return page_store(conn), conn
 
 
-PAGE_OPENERS = {"sqlite": _open_pages_sqlite}
+def _open_pages_postgres(tmp: Path, request: pytest.FixtureRequest) -> tuple[Any, Any]:
+    from backends import OPENERS
+
+    from hindsight.store.postgres import work_stores
+
+    *_, mem, handle = OPENERS["postgres"](tmp, request)
+    return work_stores(mem)[0], handle
+
+
+PAGE_OPENERS = {"sqlite": lambda tmp, _request: _open_pages_sqlite(tmp),
+                "postgres": _open_pages_postgres}
 
 
 @pytest.fixture(params=BACKENDS)
@@ -36,7 +46,7 @@ def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any
 
 @pytest.fixture(params=[b for b in BACKENDS if b in PAGE_OPENERS])
 def page_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
-    store, handle = PAGE_OPENERS[request.param](tmp_path)
+    store, handle = PAGE_OPENERS[request.param](tmp_path, request)
     yield store
     handle.close()
 
@@ -71,7 +81,10 @@ def test_page_versions_per_name(page_store: Any) -> None:
 def test_page_store_errors_are_storage_errors(page_store: Any) -> None:
     """A closed handle is a StorageError, and a failed add changes nothing."""
     page_store.add_page(_page("x", "t"))
-    page_store.conn.close() if hasattr(page_store, "conn") else None
+    if hasattr(page_store, "conn"):
+        page_store.conn.close()
+    else:
+        page_store.pool.close()
     for call in (lambda: page_store.add_page(_page("x", "u")), page_store.latest_pages,
                  lambda: page_store.page_versions("x", 1)):
         with pytest.raises(StorageError):

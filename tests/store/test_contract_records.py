@@ -1,5 +1,6 @@
 """The RecordStore contract (execution records, issue 12), on every backend that has one
-(SQLite today; see RECORD_OPENERS)."""
+(SQLite, and PostgreSQL as ``app.open_bank`` composes it with ``databaseUrl``: the records
+in the bank's schema beside its memories; see RECORD_OPENERS)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,23 @@ def _open_records_sqlite(tmp: Path, request: pytest.FixtureRequest) -> tuple[Any
     return open_record_store(handle), handle
 
 
-RECORD_OPENERS = {"sqlite": _open_records_sqlite}  # a PostgreSQL RecordStore comes later
+def _open_records_postgres(tmp: Path, request: pytest.FixtureRequest) -> tuple[Any, Any]:
+    from hindsight.store.postgres import work_stores
+
+    *_, mem, handle = OPENERS["postgres"](tmp, request)
+    return work_stores(mem)[1], handle
+
+
+RECORD_OPENERS = {"sqlite": _open_records_sqlite, "postgres": _open_records_postgres}
+
+
+def break_store(store: Any) -> None:
+    """Make every later call of ``store`` fail in its backend (SQLite: the connection
+    closed; PostgreSQL: the pool closed)."""
+    if hasattr(store, "conn"):
+        store.conn.close()
+    else:
+        store.pool.close()
 
 
 @pytest.fixture(params=[b for b in BACKENDS if b in RECORD_OPENERS])
@@ -121,7 +138,7 @@ def test_record_backend_errors_are_storage_errors(records: Any) -> None:
     with pytest.raises(StorageError):
         records.insert_record(_rec(1, "success", command={"not": "text"}), [], [])
     assert records.record_ids() == []  # nothing of a failed insert is left
-    records.conn.close() if hasattr(records, "conn") else None
+    break_store(records)
     for call in (lambda: records.record_ids(), lambda: records.get_records([1]),
                  lambda: records.record_counts()):
         with pytest.raises(StorageError):
@@ -142,3 +159,19 @@ def test_record_resolved_by(records: Any) -> None:
     suite, _ = records.insert_record(_rec(6, "success", scope="suite"), [], [])
     assert records.resolved_by([f, g, suite]) == {f: same_test, g: suite}
     assert only_callee < not_a_test_run < same_test
+
+
+def test_record_batch_reads_its_writes_and_rolls_back(records: Any) -> None:
+    a, _ = records.insert_record(_rec(1, "success"), [], [])
+    with pytest.raises(RuntimeError), records.batch():
+        b, created = records.insert_record(_rec(2, "failure"), [
+            ("x.py", "f", "changed", "added", "", "h")], [("x.py", 1, 0)])
+        assert created and records.record_ids() == [b, a]  # seen inside the batch
+        assert records.get_records([b])[b].files == ("x.py",)
+        raise RuntimeError("interrupted")
+    assert records.record_ids() == [a] and records.record_ids(paths=["x.py"]) == []
+    with records.batch():
+        c, _ = records.insert_record(_rec(3, "failure"), [], [])
+        records.update_records([(c, {"feedback": "flaky"})])
+    assert records.record_ids() == [c, a]
+    assert records.get_records([c])[c].feedback == "flaky"

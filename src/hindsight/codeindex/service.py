@@ -90,8 +90,9 @@ class CodeService:
     def rel(self, path: str | None) -> str | None:
         """A user-given file or directory as a repository-relative path: absolute paths and
         paths that exist relative to the current directory are converted; ``./`` is
-        dropped; anything else is taken as already relative to the root."""
-        if not path:
+        dropped; anything else is taken as already relative to the root (always on a
+        served bank, which has no root)."""
+        if not path or not self.root:
             return path
         cand = os.path.abspath(path)
         if os.path.isabs(path) or os.path.exists(cand):

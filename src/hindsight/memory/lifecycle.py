@@ -5,6 +5,7 @@ Defaults are the seed's numbers."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hindsight.errors import ConfigError, NotFound
@@ -51,10 +52,37 @@ def restore(store: MemoryStore, mid: int, reason: str = "", by: str = "") -> dic
     return {"id": mid, "status": "active", "was": row.status}
 
 
-def purge(store: MemoryStore, mid: int, reason: str, by: str) -> dict[str, Any]:
+MIN_FRAGMENT = 16  # characters a line of a purged text needs to be scrubbed on its own
+
+
+def fragments(text: str) -> list[str]:
+    """What a purge removes from other memories' contexts and audit details: the purged
+    ``text`` itself, then each of its lines (stripped) of at least :data:`MIN_FRAGMENT`
+    characters (a context may hold a turn's lines apart), longest first."""
+    lines = [ln.strip() for ln in text.splitlines() if len(ln.strip()) >= MIN_FRAGMENT]
+    return sorted({text.strip(), *lines} - {""}, key=lambda f: (-len(f), f))
+
+
+def scrub(context: str, frags: list[str]) -> str:
+    """``context`` without any of ``frags`` (longest first), blank runs left by them
+    collapsed to one line break."""
+    import re
+
+    for f in frags:
+        context = context.replace(f, "")
+    return re.sub(r"\n\s*\n+", "\n", context).strip()
+
+
+def purge(store: MemoryStore, mid: int, reason: str, by: str,
+          after: list[Callable[[int, list[str]], object]] | None = None) -> dict[str, Any]:
     """Delete memory ``mid`` for real (:meth:`MemoryStore.purge`): its lexical postings
-    are found from its document's terms. The audit row kept reads ``by <who>: <reason>``.
-    Raises ConfigError (no reason), NotFound."""
+    are found from its document's terms. Memories whose context holds its text (the
+    neighbouring turns indexed with a memory) get that text removed and their lexical
+    document re-indexed in the same transaction, and audit details quoting it read
+    ``[purged]``, so a search finds the text nowhere (:func:`fragments`); then each of
+    ``after`` is called with ``(mid, fragments)`` (other derived copies: the knowledge
+    pages' cited excerpts). The audit row kept reads ``by <who>: <reason>``. Raises
+    ConfigError (no reason), NotFound."""
     from hindsight.memory.lexical import document, ensure
     from hindsight.redact import clean
 
@@ -65,13 +93,27 @@ def purge(store: MemoryStore, mid: int, reason: str, by: str) -> dict[str, Any]:
     if row is None:
         raise NotFound(f"no memory {mid}", value=mid)
     ensure(store)  # the index is this analyzer's: the terms below are the ones it holds
-    body, ctx = document({"text": row.text, "scene": row.scene, "problem": row.problem,
-                          "solution": row.solution, "tags": list(row.tags),
-                          "context": row.context})
+    body, ctx = document(_fields(row))
     terms = sorted(set(body) | set(ctx))
-    if not store.purge(mid, terms, iso(now_ts()), f"by {clean(by)}: {clean(reason)}"):
+    frags = fragments(row.text)
+    rewrites = []
+    for n in store.get([i for i in store.context_holders(frags) if i != mid]).values():
+        old_body, old_ctx = document(_fields(n))
+        new_ctx = scrub(n.context, frags)
+        rewrites.append((n.id, new_ctx, sorted(set(old_body) | set(old_ctx)),
+                         document({**_fields(n), "context": new_ctx})))
+    if not store.purge(mid, terms, iso(now_ts()), f"by {clean(by)}: {clean(reason)}",
+                       rewrites, frags):
         raise NotFound(f"no memory {mid}", value=mid)
+    for fn in after or ():
+        fn(mid, frags)
     return {"id": mid, "purged": True}
+
+
+def _fields(m: Any) -> dict[str, Any]:
+    """The fields of memory ``m`` its lexical document is made of."""
+    return {"text": m.text, "scene": m.scene, "problem": m.problem, "solution": m.solution,
+            "tags": list(m.tags), "context": m.context}
 
 
 def gc(store: MemoryStore, archive_days: int = ARCHIVE_DAYS, capacity: int = CAPACITY,

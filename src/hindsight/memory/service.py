@@ -50,6 +50,7 @@ class MemoryService:
         self._make_reranker = reranker
         self._embedder: Any = None
         self._llm: Any = False  # not made yet
+        self.on_purge: list[Callable[[int, list[str]], object]] = []  # (id, fragments)
 
     @property
     def embedder(self) -> Any:
@@ -231,14 +232,17 @@ class MemoryService:
         """Delete memory ``mid`` for real on any backend (``forget --purge``: a leaked
         secret must be removable everywhere): its row, vector, anchors, audit rows and
         postings; one audit row ``purged`` names who (``viewer``'s agent, else ``local``)
-        and why. ``{"id", "purged": True}``. Raises ConfigError (no reason; a viewer that
-        is not an admin), NotFound."""
+        and why; its text leaves its neighbours' contexts, and each of ``on_purge`` is
+        called with ``(id, fragments)`` after (the bank scrubs its pages).
+        ``{"id", "purged": True}``. Raises ConfigError (no reason; a viewer that is not an
+        admin), NotFound."""
         from hindsight.memory.lifecycle import purge
 
         if viewer is not None and not viewer.admin:
             raise ConfigError("purge: only an admin may delete a memory for real",
                               option="viewer", value=viewer.agent)
-        return purge(self.store, mid, reason, viewer.agent if viewer else "local")
+        return purge(self.store, mid, reason, viewer.agent if viewer else "local",
+                     self.on_purge)
 
     def gc(self, **kw: Any) -> dict[str, Any]:
         """Archive idle and over-capacity memories; see :func:`memory.lifecycle.gc`."""

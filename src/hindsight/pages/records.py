@@ -138,3 +138,22 @@ def make_section(heading: str, text: str, cites: list[Citation]) -> Section:
 
     raw = json.dumps([heading, text, [c.as_dict() for c in cites]], ensure_ascii=False)
     return Section(heading, text, list(cites), xxhash.xxh3_64_hexdigest(raw.encode()))
+
+
+def scrub_memory(sections: list[dict[str, Any]], mid: int, frags: list[str]
+                 ) -> list[dict[str, Any]] | None:
+    """Stored ``sections`` (dicts) without memory ``mid``: every line of a section's text
+    that cites it (its ``[n]`` mark) is dropped, and any of ``frags`` (the purged text,
+    see :func:`hindsight.memory.lifecycle.fragments`) left elsewhere becomes ``[purged]``.
+    None when nothing changed."""
+    out, changed = [], False
+    for s in sections:
+        marks = {f"[{n}]" for n, c in enumerate(s.get("citations", []), 1)
+                 if c.get("kind") == "memory" and c.get("ref") == str(mid)}
+        lines = [ln for ln in s["text"].split("\n") if not any(m in ln for m in marks)]
+        text = "\n".join(lines)
+        for f in frags:
+            text = text.replace(f, "[purged]")
+        changed |= text != s["text"]
+        out.append({**s, "text": text})
+    return out if changed else None

@@ -143,7 +143,36 @@ class PageService:
         with file_lock(f"pages-{bank_key(self.bank_id)}", wait_s=wait_s) as held:
             yield held
 
+    @staticmethod
+    def without_memories(pages: builtins.list[dict[str, Any]], mids: set[int]
+                         ) -> builtins.list[dict[str, Any]]:
+        """``pages`` (``Page.as_dict`` shapes) without the lines citing memories ``mids``
+        (the team server hides memories its caller may not see)."""
+        from hindsight.pages.records import scrub_memory
+
+        out = []
+        for p in pages:
+            sections = p["sections"]
+            for mid in sorted(mids):
+                sections = scrub_memory(sections, mid, []) or sections
+            out.append({**p, "sections": sections})
+        return out
+
     # --- writing ------------------------------------------------------------------------
+    def scrub_memory(self, mid: int, frags: builtins.list[str]) -> int:
+        """Remove purged memory ``mid`` from every stored version of every page
+        (:func:`hindsight.pages.records.scrub_memory`; ``MemoryService.on_purge`` calls
+        this). Returns how many versions changed. Raises StorageError."""
+        from hindsight.pages.records import scrub_memory
+
+        todo = []
+        for p in self.store.all_page_rows():
+            new = scrub_memory(p["sections"], mid, frags)
+            if new is not None:
+                todo.append((p["name"], int(p["version"]), new))
+        self.store.replace_sections(todo)
+        return len(todo)
+
     def refresh(self, names: builtins.list[str] | None = None, *, reason: str = "manual",
                 wait_s: float = 0.0) -> dict[str, Any] | None:
         """Rebuild the deterministic sections of ``names`` (all pages when None), keep

@@ -124,6 +124,8 @@ class RecordService:
             if settings is not None else 7
         self.decay_days = float(settings.records_decay_days) if settings is not None else 30.0
         self.cited = cited or (lambda ids: set())
+        # client mode (issue 11): each record stored here is also sent to the team server
+        self.forward: Callable[[dict[str, Any]], Any] | None = None
 
     # --- recording ----------------------------------------------------------------------
     def record(self, command: str, *, exit_code: int | None = None, output: str = "",
@@ -168,6 +170,7 @@ class RecordService:
         ids: list[int] = []
         indexed = self.code.is_indexed()
         pairs = list(zip(drafts, chs, strict=True))
+        self._outbox: list[dict[str, Any]] = []
         for start in range(0, len(pairs), BATCH):  # one transaction per BATCH records
             with self.store.batch():
                 for d, ch in pairs[start:start + BATCH]:
@@ -175,6 +178,9 @@ class RecordService:
                     if created:
                         verify.after_insert(self.store, rec, exercised)
                     ids.append(rec.id)
+        if self.forward is not None:
+            for wire in self._outbox:
+                self.forward(wire)  # after the transaction: never HTTP inside it
         last = {d.session: i for d, i in zip(drafts, ids, strict=True)}
         self.store.set_meta({f"records:last:{s}": str(i) for s, i in last.items()})
         got = self.store.get_records(ids)
@@ -211,6 +217,10 @@ class RecordService:
                "cwd": cwd_rel, "session": d.session, "agent": d.agent,
                "feedback": clean(d.feedback.strip())[:FEEDBACK_CAP]}
         rid, created = self.store.insert_record(row, links, ch.files)
+        if created and self.forward is not None:
+            self._outbox.append({**{k: v for k, v in row.items() if k != "agent"},
+                                 "links": [list(x) for x in links],
+                                 "files": [list(f) for f in ch.files]})
         rec = self.store.get_records([rid])[rid]
         return rec, set(tests) | set(callees), created
 
@@ -236,6 +246,68 @@ class RecordService:
         near = link.callees(store, tests, self.depth, link.MAX_EXERCISED - len(tests)) \
             if store is not None and self.depth else []
         return tests, near, "suite" if suite else "tests"
+
+    def record_served(self, command: str, *, exit_code: int | None = None, output: str = "",
+                      tool: str = "api", session: str = "", agent: str = "",
+                      duration_ms: int | None = None, interrupted: bool = False
+                      ) -> ExecutionRecord:
+        """Record one run on a served bank (the MCP tool ``record_attempt`` at the team
+        server's ``/mcp``): the server has no checkout, so the record has no change, no
+        links and no work-tree state — only the command, its outcome and the observation
+        parsed from ``output``. Raises ConfigError, StorageError."""
+        import xxhash
+
+        from hindsight.memory.clock import now_ts
+
+        if not isinstance(command, str) or not command.strip():
+            raise ConfigError("command must be a non-empty string", option="command")
+        started = now_ts()
+        obs = _redacted(observe(output, command, []))
+        key = f"{session}\0\0{tool}\0{command}\0{started:.3f}"
+        wire = {"fingerprint": xxhash.xxh3_64_hexdigest(key.encode("utf-8", "replace")),
+                "tool": clean(tool)[:40], "command": command,
+                "started_at": datetime.fromtimestamp(started).astimezone().isoformat(
+                    timespec="seconds"), "started_ts": started, "duration_ms": duration_ms,
+                "exit_code": exit_code, "outcome": outcome(exit_code, interrupted, obs),
+                "observation": json.dumps(obs.as_dict()), "diff_summary": "", "scope": "",
+                "root": "", "branch": "", "head": "", "cwd": "", "session": clean(session)}
+        return self.accept(wire, agent)[0]
+
+    def accept(self, wire: dict[str, Any], agent: str) -> tuple[ExecutionRecord, bool]:
+        """Store a record another checkout made (the team server, ``POST /v1/records``):
+        ``wire`` holds the stored fields but ``agent`` (given: the token's), ``links``
+        ``[[path, local, role, change, old hash, new hash]]`` and ``files`` ``[[path,
+        added, deleted]]``; it is counted against the earlier records as a local one is.
+        The fingerprint makes a retry store nothing twice. Returns (record, created).
+        Raises ConfigError (a bad outcome or role), StorageError."""
+        from hindsight.records import verify
+
+        row = {k: v for k, v in wire.items() if k not in ("links", "files")}
+        if row.get("outcome") not in OUTCOMES:
+            raise ConfigError(f"outcome {row.get('outcome')!r}: one of {', '.join(OUTCOMES)}",
+                              option="outcome", choices=list(OUTCOMES))
+        links = [(str(p), str(loc), str(role), str(c), str(o), str(n))
+                 for p, loc, role, c, o, n in wire.get("links", [])]
+        bad = {r for _p, _l, r, *_ in links} - {"changed", "test", "callee"}
+        if bad:
+            raise ConfigError(f"links: role {sorted(bad)[0]!r}: one of changed, test, callee",
+                              option="links")
+        files = [(str(p), int(a), int(d)) for p, a, d in wire.get("files", [])]
+        try:
+            obs = _redacted(Observation.from_dict(json.loads(str(row.get("observation")))))
+        except (ValueError, TypeError, KeyError, AttributeError):
+            raise ConfigError("observation: the JSON of an Observation",
+                              option="observation") from None
+        row.update(observation=json.dumps(obs.as_dict()), agent=clean(agent),
+                   command=clean(str(row.get("command", "")))[:COMMAND_CAP],
+                   feedback=clean(str(row.get("feedback", "")))[:FEEDBACK_CAP])
+        with self.store.batch():
+            rid, created = self.store.insert_record(row, links, files)
+            rec = self.store.get_records([rid])[rid]
+            if created:
+                verify.after_insert(self.store, rec, {(p, loc) for p, loc, r, *_ in links
+                                                      if r != "changed"})
+        return rec, created
 
     def set_feedback(self, session: str, text: str) -> int | None:
         """Attach ``text`` (the user's next message) to the last record of ``session``

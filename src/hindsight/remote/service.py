@@ -151,8 +151,24 @@ class RemoteMemoryService(MemoryService):
             why = f"{e.message}; kept in the spool, sent when the server answers"
             return [Retained(0, "spooled", [], warning=why) for _ in items]
 
+    def send_record(self, wire: dict[str, Any]) -> None:
+        """Send one execution record this checkout stored (``RecordService.forward``) to
+        ``POST /v1/records``; spooled like a retain when the server does not answer (its
+        fingerprint makes a replay store it once)."""
+        job = {"key": f"hs-{uuid.uuid4().hex}", "bank": self.bank_id, "record": wire}
+        with contextlib.suppress(Unreachable):
+            self.replay(REPLAY_S)
+        try:
+            self._post(job)
+        except Unreachable:
+            self._spool_job(job)
+
     def _post(self, job: dict[str, Any]) -> list[Retained]:
-        """Send one batch; a replayed answer (the server had it) says ``duplicate``."""
+        """Send one batch; a replayed answer (the server had it) says ``duplicate``. A
+        record job goes to ``/v1/records`` (answers nothing)."""
+        if "record" in job:
+            self.client.request("POST", "/v1/records", {"bank": job["bank"], **job["record"]})
+            return []
         res = self.client.request("POST", "/v1/retain/batch",
                                   {"bank": job["bank"], "items": job["items"],
                                    "idempotency_key": job["key"]})
@@ -356,6 +372,11 @@ class RemoteMemoryService(MemoryService):
     def restore(self, mid: int, reason: str = "", viewer: Viewer | None = None
                 ) -> dict[str, Any]:
         return dict(self.client.request("POST", f"/v1/memories/{int(mid)}/restore",
+                                        {"bank": self.bank_id, "reason": reason}))
+
+    def purge(self, mid: int, reason: str, viewer: Viewer | None = None) -> dict[str, Any]:
+        """``forget --purge`` on the server (its token must be an admin's)."""
+        return dict(self.client.request("POST", f"/v1/memories/{int(mid)}/purge",
                                         {"bank": self.bank_id, "reason": reason}))
 
     def reflect(self, question: str, k: int = 20, viewer: Viewer | None = None

@@ -168,9 +168,11 @@ def build_app(state: ServerState, mcp_factory: Callable[..., Any] | None = None)
                                  "error": error_body(e)[1]["error"]}, status_code=503)
         return {"ok": True, "database": state.database}
 
-    app.include_router(router)
     from hindsight.server.federation import router as peers
+    from hindsight.server.work_routes import router as work
 
+    app.include_router(router)
+    app.include_router(work)
     app.include_router(peers)
     return BodyLimit(Dispatch(app, mount), state.max_body)
 

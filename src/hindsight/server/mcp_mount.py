@@ -56,12 +56,71 @@ class _Memory:
         self.sc.touch(ids)
 
 
+class _Records:
+    """The execution records as the MCP tools ``attempts`` and ``record_attempt`` call
+    them: a record needs the ``write`` role and is the token's agent's."""
+
+    def __init__(self, sc: Scoped) -> None:
+        self.sc = sc
+
+    def attempts(self, symbol: str, **kw: Any) -> Any:
+        self.sc.who.require(self.sc.bank_id)
+        with self.sc.lock:
+            return self.sc.bank.records.attempts(symbol, **kw)
+
+    def record(self, command: str, **kw: Any) -> Any:
+        self.sc.who.require(self.sc.bank_id, "write")
+        kw.pop("agent", None)
+        kw.pop("cwd", None)
+        with self.sc.lock:
+            return self.sc.bank.records.record_served(command, agent=self.sc.who.agent,
+                                                      **kw)
+
+
+class _Shown:
+    """A page as a token may see it (``as_dict`` only)."""
+
+    def __init__(self, d: dict[str, Any]) -> None:
+        self.d = d
+
+    def as_dict(self) -> dict[str, Any]:
+        return self.d
+
+
+class _Pages:
+    """The knowledge pages as the MCP tool ``pages`` reads them, without the lines citing
+    memories the token may not see (:func:`hindsight.server.work_routes.visible_pages`)."""
+
+    def __init__(self, sc: Scoped) -> None:
+        self.sc = sc
+
+    def _shown(self, pages: list[Any]) -> list[_Shown]:
+        from hindsight.server.work_routes import visible_pages
+
+        return [_Shown(d) for d in visible_pages(self.sc, [p.as_dict() for p in pages])]
+
+    def list(self) -> list[_Shown]:
+        self.sc.who.require(self.sc.bank_id)
+        with self.sc.lock:
+            got = self.sc.bank.pages.list()
+        return self._shown(got)
+
+    def get(self, name: str) -> _Shown:
+        self.sc.who.require(self.sc.bank_id)
+        with self.sc.lock:
+            got = self.sc.bank.pages.get(name)
+        return self._shown([got])[0]
+
+
 class _BankView:
-    """What the MCP tools see as the bank: its memory through :class:`_Memory`; the code
-    and history tools answer that this server has no code index."""
+    """What the MCP tools see as the bank: its memory through :class:`_Memory`, its
+    records and pages through :class:`_Records` and :class:`_Pages`; the code and history
+    tools answer that this server has no code index."""
 
     def __init__(self, sc: Scoped) -> None:
         self.memory = _Memory(sc)
+        self.records = _Records(sc)
+        self.pages = _Pages(sc)
         self.code = sc.bank.code
         self.history = sc.bank.history
         self.bank_id = sc.bank_id

@@ -105,3 +105,36 @@ class ImportBody(_Body):
     bank: Bank
     lines: Annotated[list[Annotated[str, Field(max_length=MAX_TEXT)]],
                      Field(max_length=10_000)]
+
+
+Str = Annotated[str, Field(max_length=2000)]
+RecordLinkBody = Annotated[list[Str], Field(min_length=6, max_length=6, description=(
+    "[path, local qualified name, role (changed|test|callee), change, old hash, new hash]"))]
+
+
+class RecordBody(_Body):
+    """One execution record as the client's checkout made it (``RecordService``): the
+    stored fields but ``agent`` (the token's); ``fingerprint`` makes a retry store it
+    once; ``observation`` is the JSON of ``models.Observation``."""
+
+    bank: Bank
+    fingerprint: Annotated[str, Field(min_length=1, max_length=64)]
+    tool: Annotated[str, Field(min_length=1, max_length=40)]
+    command: Annotated[str, Field(min_length=1, max_length=20_000)]
+    started_at: Annotated[str, Field(max_length=64)]
+    started_ts: float
+    duration_ms: Annotated[int | None, Field(ge=0, le=2**53)] = None
+    exit_code: Annotated[int | None, Field(ge=-2**31, le=2**31 - 1)] = None
+    outcome: Literal["success", "failure", "interrupted", "unknown"]
+    observation: Annotated[str, Field(max_length=200_000)]
+    diff_summary: Annotated[str, Field(max_length=20_000)] = ""
+    scope: Literal["", "tests", "suite"] = ""
+    root: Str = ""
+    branch: Short = ""
+    head: Annotated[str, Field(max_length=64)] = ""
+    cwd: Str = ""
+    session: Short = ""
+    feedback: Annotated[str, Field(max_length=2000)] = ""
+    links: Annotated[list[RecordLinkBody], Field(max_length=2000)] = []
+    files: Annotated[list[tuple[Str, Annotated[int, Field(ge=0)], Annotated[int, Field(
+        ge=0)]]], Field(max_length=5000)] = []

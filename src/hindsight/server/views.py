@@ -97,6 +97,15 @@ class Scoped:
         self._log("restore" if restore else "forget", mid, reason)
         return {**res, "by": self.who.agent}
 
+    def purge(self, mid: int, reason: str) -> dict[str, Any]:
+        """Delete a memory for real (admin only; ``MemoryService.purge``: no copy stays
+        behind); recorded in the audit log with the agent."""
+        self.who.require(self.bank_id, "admin")
+        with self.held() as mem:
+            res = mem.purge(mid, reason, **scoped(mem.purge, self.who.viewer))
+        self._log("purge", mid, reason)
+        return {**res, "by": self.who.agent}
+
     def import_lines(self, lines: list[str]) -> dict[str, int]:
         """Import exported JSONL. Owner, agent (and team) of every line become the
         token's, unless the token is an admin's."""

@@ -29,6 +29,7 @@ from hindsight.store.workstore import RecordStore as RecordStore
 # A memory's lexical document: term → frequency in its body (text, scene, problem,
 # solution, tags) and in its context, terms from hindsight.memory.segment.
 LexDoc = tuple[dict[str, int], dict[str, int]]
+PurgeRewrite = tuple[int, str, list[str], LexDoc]  # id, new context, old terms, new document
 # One posting, 12 bytes little-endian (docs/design.md, "Lexical engine"): memory id, term
 # frequency per field, field lengths (in terms); values above 65,535 are stored as 65,535,
 # so every backend hands back the same bytes and the same BM25 scores. As a NumPy
@@ -334,11 +335,22 @@ class MemoryStore(Protocol):
         candidates with it before cutting a channel's list)."""
         ...
 
-    def purge(self, mid: int, terms: list[str], at: str, detail: str) -> bool:
+    def purge(self, mid: int, terms: list[str], at: str, detail: str,
+              rewrites: list[PurgeRewrite] | None = None,
+              fragments: list[str] | None = None) -> bool:
         """Delete memory ``mid`` for real: its row, vector, anchors, audit rows and lexical
         postings (``terms``: its document's terms; a term no memory holds any more is
-        removed); one audit row ``purged`` with ``detail`` (who and why) is kept. False
-        when there is no such memory."""
+        removed); one audit row ``purged`` with ``detail`` (who and why) is kept. In the
+        same transaction each of ``rewrites`` ``(id, new context, old document's terms,
+        new document)`` gets its context replaced and its lexical document re-indexed (a
+        neighbour whose context held the purged text) with an audit row ``scrubbed``, and
+        every ``fragments`` string in another memory's audit detail becomes
+        ``[purged]``. False when there is no such memory (nothing changed)."""
+        ...
+
+    def context_holders(self, fragments: list[str]) -> list[int]:
+        """Ids (ascending, any status) of memories whose ``context`` contains one of
+        ``fragments`` (exact substring; empty strings are ignored)."""
         ...
 
     def missing_vectors(self, model: str) -> list[tuple[int, str]]:

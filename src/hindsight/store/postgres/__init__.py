@@ -1,5 +1,5 @@
-"""PostgreSQL backend (psycopg 3 + pgvector) for the memory store, and the embedded server
-launcher (:mod:`.embedded`). Nothing here imports psycopg until a store is opened."""
+"""PostgreSQL backend (psycopg 3 + pgvector) for the memory, page and record stores, and the
+embedded server launcher (:mod:`.embedded`). Nothing here imports psycopg until a store is opened."""
 
 from __future__ import annotations
 
@@ -36,3 +36,18 @@ def open_memory_store(url: str, bank_id: str, local_meta: Any = None,
     if busy_timeout_ms is not None:
         store.set_busy_timeout(busy_timeout_ms)
     return store
+
+
+def work_stores(memory: Any) -> tuple[Any, Any]:
+    """``(pages, records)``: the :class:`~hindsight.store.base.PageStore` and
+    :class:`~hindsight.store.base.RecordStore` in the same bank schema and pool as
+    ``memory`` (a store from :func:`open_memory_store`, whose ``close`` gives the pool
+    back), keeping the checkout's own meta keys where ``memory`` keeps them."""
+    from hindsight.store.postgres.pages import PgPageStore
+    from hindsight.store.postgres.records import PgRecordStore
+
+    pages = PgPageStore(memory.pool, memory.s, memory.place, memory.local_meta)
+    records = PgRecordStore(memory.pool, memory.s, memory.place, memory.local_meta)
+    for store in (pages, records):
+        store.set_busy_timeout(memory.busy_ms)
+    return pages, records

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hindsight.store.base import LexDoc
+from hindsight.store.base import LexDoc, PurgeRewrite
 from hindsight.store.postgres import lexical as lex
 from hindsight.store.postgres.db import no_nul
 from hindsight.store.postgres.memory_read import COLS, PgMemoryReads
@@ -264,8 +264,11 @@ class PgMemoryStore(PgMemoryReads):
             lex.add_docs(c, self.s, new_docs)
         return {"imported": imported, "skipped": skipped}
 
-    def purge(self, mid: int, terms: list[str], at: str, detail: str) -> bool:
-        """Delete memory ``mid`` for real, keeping one audit row ``purged``. PostgreSQL
+    def purge(self, mid: int, terms: list[str], at: str, detail: str,
+              rewrites: list[PurgeRewrite] | None = None,
+              fragments: list[str] | None = None) -> bool:
+        """Delete memory ``mid`` for real, rewrite its neighbours' contexts and scrub audit
+        details (``MemoryStore.purge``), keeping one audit row ``purged``. PostgreSQL
         frees the old row versions at its next vacuum of the table (autovacuum); a
         ``VACUUM FULL`` rewrites the files at once (README)."""
         with self.tx() as c:
@@ -279,6 +282,15 @@ class PgMemoryStore(PgMemoryReads):
                         "UPDATE {s}.memories SET superseded_by = NULL WHERE superseded_by = %s",
                         "DELETE FROM {s}.memories WHERE id = %s"):
                 c.execute(self.q(sql), (mid,))
+            for nid, ctx, old_terms, (body, new_ctx) in rewrites or ():
+                c.execute(self.q("UPDATE {s}.memories SET context = %s WHERE id = %s"),
+                          (no_nul(ctx), nid))
+                lex.remove(c, self.s, nid, no_nul(old_terms))
+                lex.add_docs(c, self.s, [(nid, _no_nul_doc(body), _no_nul_doc(new_ctx))])
+                self._audit(c, [(nid, at, "scrubbed", f"context: text of purged memory {mid}")])
+            for frag in (f for f in no_nul(list(fragments or ())) if f):
+                c.execute(self.q("UPDATE {s}.memory_audit SET detail = replace(detail, %s, "
+                                 "'[purged]') WHERE strpos(detail, %s) > 0"), (frag, frag))
             self._audit(c, [(mid, at, "purged", detail)])
         return True
 

@@ -301,6 +301,13 @@ class PgMemoryReads(PgStore):
             out.append(d)
         return out
 
+    def context_holders(self, fragments: list[str]) -> list[int]:
+        frags = [f for f in dict.fromkeys(no_nul(list(fragments))) if f]
+        return [int(r[0]) for r in self.all(
+            "SELECT id FROM {s}.memories m WHERE EXISTS (SELECT 1 FROM unnest(%s::text[]) f "
+            "WHERE strpos(m.context, f) > 0) ORDER BY id",
+            (frags,))] if frags else []
+
     def missing_vectors(self, model: str) -> list[tuple[int, str]]:
         return [(int(r[0]), r[1]) for r in self.all(
             "SELECT id, text FROM {s}.memories WHERE embedding IS NULL OR model != %s "

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hindsight.store.base import LexDoc
+from hindsight.store.base import LexDoc, PurgeRewrite
 from hindsight.store.sqlite import lexical as lex
 from hindsight.store.sqlite import vectors as vec
 from hindsight.store.sqlite.memory_read import SqliteMemoryReads
@@ -254,11 +254,15 @@ class SqliteMemoryStore(SqliteMemoryReads):
         return {"imported": imported, "skipped": skipped}
 
 
-    def purge(self, mid: int, terms: list[str], at: str, detail: str) -> bool:
-        """Delete memory ``mid`` for real (row, vector, anchors, audit rows, postings) and
-        keep one audit row ``purged``; with ``secure_delete`` on, so SQLite overwrites the
-        freed pages, and a WAL checkpoint after, so the old pages leave the WAL file. Its
-        id is never handed out again (meta ``purged_max``). False: no such memory."""
+    def purge(self, mid: int, terms: list[str], at: str, detail: str,
+              rewrites: list[PurgeRewrite] | None = None,
+              fragments: list[str] | None = None) -> bool:
+        """Delete memory ``mid`` for real (row, vector, anchors, audit rows, postings),
+        rewrite its neighbours' contexts and scrub audit details (``MemoryStore.purge``)
+        and keep one audit row ``purged``; with ``secure_delete`` on, so SQLite overwrites
+        the freed bytes, and a WAL checkpoint after, so the old pages leave the WAL file;
+        the vector snapshot beside the bank (``<bank>.db.vec``) is deleted. Its id is never
+        handed out again (meta ``purged_max``). False: no such memory."""
         self.conn.execute("PRAGMA secure_delete=ON")
         try:
             with self._tx() as c:
@@ -272,6 +276,16 @@ class SqliteMemoryStore(SqliteMemoryReads):
                             "UPDATE memories SET superseded_by=NULL WHERE superseded_by=?",
                             "DELETE FROM memories WHERE id=?"):
                     c.execute(sql, (mid,))
+                for nid, ctx, old_terms, (body, new_ctx) in rewrites or ():
+                    c.execute("UPDATE memories SET context=? WHERE id=?", (ctx, nid))
+                    lex.remove(c, nid, old_terms)
+                    lex.add_docs(c, [(nid, body, new_ctx)])
+                    c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) "
+                              "VALUES(?,?,?,?)", (nid, at, "scrubbed",
+                                                  f"context: text of purged memory {mid}"))
+                for frag in fragments or ():
+                    c.execute("UPDATE memory_audit SET detail=replace(detail, ?1, '[purged]') "
+                              "WHERE ?1 != '' AND instr(detail, ?1) > 0", (frag,))
                 c.execute("INSERT INTO memory_audit(memory_id, at, action, detail) "
                           "VALUES(?,?,?,?)", (mid, at, "purged", detail))
                 c.execute("INSERT INTO meta VALUES('purged_max', ?) ON CONFLICT(key) DO "
@@ -280,6 +294,8 @@ class SqliteMemoryStore(SqliteMemoryReads):
         finally:
             self.conn.execute("PRAGMA secure_delete=OFF")
         self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if self.path:
+            vec.remove_snapshot(self.path)
         return True
 
 

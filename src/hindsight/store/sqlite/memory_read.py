@@ -271,6 +271,13 @@ class SqliteMemoryReads(SqliteStore):
             r.pop("vec_seq", None)  # bookkeeping of this file, not part of a memory
         return rows
 
+    def context_holders(self, fragments: list[str]) -> list[int]:
+        out: set[int] = set()
+        for frag in (f for f in dict.fromkeys(fragments) if f):
+            out.update(r[0] for r in self.conn.execute(
+                "SELECT id FROM memories WHERE instr(context, ?) > 0", (frag,)))
+        return sorted(out)
+
     def missing_vectors(self, model: str) -> list[tuple[int, str]]:
         """(id, text) of memories without a vector from ``model``."""
         return [(r[0], r[1]) for r in self.conn.execute(

@@ -44,3 +44,22 @@ class SqlitePageStore(SqliteStore):
         return [_page(r) for r in self.conn.execute(
             f"SELECT {_COLS} FROM pages WHERE name=? ORDER BY version DESC LIMIT ?",
             (name, int(limit)))]
+
+    def all_page_rows(self) -> list[dict[str, Any]]:
+        return [_page(r) for r in self.conn.execute(
+            f"SELECT {_COLS} FROM pages ORDER BY name, version")]
+
+    def replace_sections(self, items: list[tuple[str, int, list[dict[str, Any]]]]) -> None:
+        """New sections for stored versions, with ``secure_delete`` on (the old bytes are
+        overwritten) and a WAL checkpoint after (a purge leaves no copy)."""
+        if not items:
+            return
+        self.conn.execute("PRAGMA secure_delete=ON")
+        try:
+            with self._tx() as c:
+                c.executemany("UPDATE pages SET sections=? WHERE name=? AND version=?",
+                              [(json.dumps(sec, ensure_ascii=False), name, version)
+                               for name, version, sec in items])
+        finally:
+            self.conn.execute("PRAGMA secure_delete=OFF")
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -300,6 +300,14 @@ def _write(conn: sqlite3.Connection, path: str, v: Vectors) -> None:
     _remove(path, keep=token)
 
 
+def remove_snapshot(path: str) -> None:
+    """Delete the snapshot beside ``path`` (head and arrays; a purge: no copy of a deleted
+    vector may stay on disk). Missing files are fine."""
+    with contextlib.suppress(OSError):
+        os.remove(path + SUFFIX)
+    _remove(path, keep="")
+
+
 def _remove(path: str, keep: str) -> None:
     for f in glob.glob(glob.escape(path + SUFFIX) + "-*.npy"):
         if not keep or not os.path.basename(f).startswith(

@@ -1,0 +1,63 @@
+"""Client mode sends execution records to the team server (issue 11: on the server live
+memories, execution records and knowledge pages): ``hindsight run`` in a checkout whose
+``apiUrl`` names a real ``hindsight serve`` subprocess stores the record locally and on the
+server; with the server down the record is spooled and arrives once when it is back."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sqlite3
+from pathlib import Path
+
+from serverutil import call, token
+from serverutil import start as serve
+from test_client import BANK, _client_env, _clone, _free_port, _run
+
+FAIL = shlex.join(["python3", "-c", "raise SystemExit(3)"])  # as the record keeps it
+OK = shlex.join(["python3", "-c", "print('ok')"])
+
+
+def _server_commands(home: Path) -> list[tuple[str, str, int]]:
+    """(command, agent, exit code) of every record in the server's bank file."""
+    out: list[tuple[str, str, int]] = []
+    for db in (home / "banks").glob("*.db"):
+        c = sqlite3.connect(db)
+        if c.execute("SELECT value FROM meta WHERE key='bank_id'").fetchone() == (BANK,):
+            out += c.execute("SELECT command, agent, exit_code FROM exec_records "
+                             "ORDER BY id").fetchall()
+        c.close()
+    return out
+
+
+def test_run_records_reach_the_server_once_even_when_it_was_down(tmp_path: Path) -> None:
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    srv_home = tmp_path / "server"
+    srv = serve(srv_home, "--port", str(port))
+    tok = token(srv_home, "alice", "--role", "write")
+    try:
+        repo = _clone(tmp_path, "shop", "git@github.com:org/shop.git")
+        env = _client_env(tmp_path, "alice", url, tok)
+        r = _run(env, repo.path, "run", "--", "python3", "-c", "raise SystemExit(3)")
+        assert r.returncode == 3, r.stderr
+        assert _server_commands(srv_home) == [(FAIL, "alice", 3)]
+    finally:
+        srv.stop()
+    r = _run(env, repo.path, "run", "--", "python3", "-c", "print('ok')")
+    assert r.returncode == 0, r.stderr
+    spool = next((tmp_path / "alice" / "hs" / "spool").rglob("remote"))
+    jobs = [json.loads(p.read_text()) for p in spool.glob("*.json")]
+    assert [j["record"]["exit_code"] for j in jobs] == [0] and "agent" not in jobs[0]["record"]
+    srv = serve(srv_home, "--port", str(port))
+    try:
+        r = _run(env, repo.path, "status", "--json")  # the first read replays the spool
+        assert json.loads(r.stdout)["spooled"] == 0, r.stdout
+        got = _server_commands(srv_home)
+        assert got == [(FAIL, "alice", 3), (OK, "alice", 0)]
+        status, body = call(url, "GET", f"/v1/attempts?bank={BANK}&symbol=x", tok=tok)
+        assert status == 200 and body["total"] == 0  # a route the client's records share
+        r = _run(env, repo.path, "status", "--json")
+        assert _server_commands(srv_home) == got  # replayed once, nothing twice
+    finally:
+        srv.stop()
