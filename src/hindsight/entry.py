@@ -25,7 +25,8 @@ def isolate() -> list[str]:
                if p}
     if not sys.flags.safe_path:
         foreign.add(cwd)
-    keep, dropped = [], []
+    keep: list[str] = []
+    dropped: list[str] = []
     for p in sys.path:
         full = os.path.abspath(p or cwd)
         (dropped if full in foreign and full != here else keep).append(p)
