@@ -59,25 +59,11 @@ def shown_host(host: str) -> str:
 
 
 def bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host``:``port`` (0: a free port). Raises ConfigError
-    when the address cannot be used (in use, not this machine's, not a host)."""
-    try:
-        infos = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM)
-    except socket.gaierror as e:
-        raise ConfigError(f"host {host!r}: {e.strerror}", option="host", value=host) from None
-    family, _t, _p, _c, addr = infos[0]
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(addr)
-        sock.listen(512)
-    except OSError as e:
-        sock.close()
-        hint = "; --port 0 picks a free one" if port else ""
-        raise ConfigError(f"port {port} on {host}: {e.strerror}{hint}", option="port",
-                          value=port) from None
-    sock.set_inheritable(True)
-    return sock
+    """A listening TCP socket on ``host``:``port`` with a backlog of 512 (0: a free port);
+    see :func:`hindsight.config.listen.bind`. Raises ConfigError."""
+    from hindsight.config.listen import bind as listen
+
+    return listen(host, port, 512)
 
 
 # --- server.json ---------------------------------------------------------------------------
