@@ -54,11 +54,11 @@ class Weights:
     cochange: float = 0.0
     similar: int = 10
     size_power: float = 0.5
-    vote_half_life: float = 200.0
+    vote_half_life: float = 0.0
     alive_power: float = 0.5
     half_life: float = 50.0
     seeds: int = 3
-    current: float = 2.0
+    current: float = 0.0  # off: it helps fd, costs click, cobra, express (README)
     current_half_life: float = 1.0
     current_spec: float = 2.5
 
