@@ -69,6 +69,7 @@ class Case:
         self._code: dict[Any, dict[int, float]] = {}
         self._sim: dict[Any, list[tuple[int, float]]] = {}
         self._recent: dict[float, dict[int, float]] = {}
+        self._spec: float | None = None
 
     def rank(self, w: Weights, fw: ch.FieldWeights) -> list[str]:
         c = self.c
@@ -93,7 +94,12 @@ class Case:
         first = fusion.first_stage(ev.scores, w)
         seeds = dict(fusion.best(first, w.seeds, c.files))
         cc = ch.cochange(c, seeds, top=w.seeds)
-        final = fusion.final(first, ev.scores["recent"], cc, w)
+        if w.current_half_life not in self._recent:
+            self._recent[w.current_half_life] = ch.recent(c, w.current_half_life)
+        if self._spec is None:
+            self._spec = ch.specificity(c, self.terms)
+        final = fusion.final(first, ev.scores["recent"], cc, w,
+                             self._recent[w.current_half_life], self._spec)
         return [c.files[f] for f, _s in fusion.best(final, DEPTH * 3, c.files)
                 if c.files[f] in self.cands][:DEPTH]
 
@@ -112,6 +118,9 @@ GRID: dict[str, list[float]] = {
     "alive_power": [0.0, 0.5, 1.0, 2.0],
     "half_life": [25, 50, 100, 200, 500, 2000],
     "seeds": [1, 3, 5, 10],
+    "current": [0.0, 0.5, 1.0, 2.0, 4.0],
+    "current_half_life": [1, 2, 5],
+    "current_spec": [5, 10, 20, 40],
     "fw.path": [0.0, 0.5, 1.0, 2.0, 4.0],
     "fw.symbols": [0.0, 0.5, 1.0, 2.0, 4.0],
     "fw.b_text": [0.3, 0.5, 0.75, 0.9],

@@ -37,10 +37,12 @@ def make_repo(tmp_path: Path) -> Repo:
     return r
 
 
-def hook(event: str, payload: Any, env: dict[str, str], cwd: Path | None = None
-         ) -> subprocess.CompletedProcess[str]:
+def hook(event: str, payload: Any, env: dict[str, str], cwd: Path | None = None,
+         harness: str | None = None) -> subprocess.CompletedProcess[str]:
     data = payload if isinstance(payload, str) else json.dumps(payload)
-    return subprocess.run([sys.executable, "-m", "hindsight", "hook", event], input=data,
+    more = ["--harness", harness] if harness else []
+    return subprocess.run([sys.executable, "-m", "hindsight", "hook", event, *more],
+                          input=data,
                           capture_output=True, text=True, env=env, timeout=120,
                           cwd=cwd or Path(env["HINDSIGHT_HOME"]).parent)
 

@@ -18,7 +18,8 @@ from histutil import Repo
 from hindsight.app import open_bank
 from hindsight.context import channels as ch
 from hindsight.context.corpus import Corpus, _alive, message_text
-from hindsight.context.fusion import WEIGHTS, Weights, first_stage, normalised
+from hindsight.context.fusion import WEIGHTS, Weights, final, first_stage, gate, normalised
+from hindsight.context.named import scope
 from hindsight.context.service import Attempt, task_words
 from hindsight.errors import ConfigError, NotIndexed
 
@@ -329,6 +330,54 @@ def test_fusion_is_the_weighted_sum_of_normalised_channels() -> None:
                          "graph": {0: 9.0}}, w)
     assert first == {0: 1.0, 1: 0.5 + 0.5, 2: 2.0}
     assert normalised({}) == {} and normalised({3: 0.0}) == {}
+
+
+def test_work_in_progress_prior_is_gated_by_the_tasks_specificity() -> None:
+    c = _tiny()  # 3 commits: "stock" in 2 messages, "card" in 1, "zebra" in none
+    idf = [max(1e-6, math.log((3 - df + 0.5) / (df + 0.5))) for df in (2, 1, 0)]
+    assert ch.specificity(c, ["stock", "card", "zebra", "stock"]) == pytest.approx(
+        sum(idf) / idf[2])
+    assert ch.specificity(Corpus(), ["stock"]) == 0.0
+    w = Weights(recent=0.5, current=2.0, current_half_life=1.0, current_spec=4.0)
+    assert gate(w, 0.0) == 2.0 and gate(w, 4.0) == pytest.approx(1.0)
+    assert gate(w.but(current=0.0), 0.0) == 0.0
+    cur = ch.recent(c, 1.0)  # file 0: 0.25 + 0.5, file 1: 0.5 + 1 (normalised: 0.5, 1)
+    got = final({0: 1.0}, {0: 3.0, 1: 1.0}, {}, w, cur, 4.0)
+    # both priors add to the files a task-dependent channel found, never rank one alone
+    assert got == {0: pytest.approx(1.0 + 0.5 * 1.0 + 1.0 * 0.5)}
+    assert final({0: 1.0}, {}, {}, w.but(current=0.0), cur, 0.0) == {0: 1.0}
+
+
+def test_a_leading_scope_names_a_module() -> None:
+    assert [scope(t) for t in (
+        "walk: send results in batches", "fix(parser): keep quotes", "fix: typo",
+        "build(deps): bump x", "docs: walk", "Fix #12: y", "http://x: y", "plain words",
+        "feat(exec)!: drop -X")] == ["walk", "parser", "", "", "", "", "", "", "exec"]
+
+
+def test_a_task_that_says_little_is_about_the_work_in_progress(tmp_path: Path) -> None:
+    repo = shop(tmp_path)  # its last commit moved currency code to shop/fx.py
+    on = WEIGHTS.but(current=2.0)  # off by default (README, Task context)
+    with _bank(repo) as b:
+        vague = b.context.rank("amount", k=3, weights=on)
+        without = b.context.rank("amount", k=3)
+        detailed = b.context.rank("card processor sends the amount twice", k=3, weights=on)
+        scoped = b.context.rank("fx: round half to even", k=3)
+        nothing = b.context.rank("formatting", k=3, weights=on)
+    # "amount" is in payment, reporting and fx; fx is what the last commit changed
+    assert [f.target for f in without.files] == ["shop/payment.py", "shop/fx.py",
+                                                 "shop/reporting.py"]
+    assert [f.target for f in vague.files] == ["shop/fx.py", "shop/payment.py",
+                                               "shop/reporting.py"]
+    # "amount" is in no commit message: one rare word, gate 2 / (1 + 1 / 2.5); fx changed
+    # in the last commit (1.0), money.py most (in commits 6, 3 and 1: 1 + 2^-3 + 2^-5)
+    assert vague.files[0].channels["current"] == pytest.approx(
+        2.0 / 1.4 / (1 + 2 ** -3 + 2 ** -5))
+    assert "changed in the last commit (work in progress)" in vague.files[0].reasons
+    assert detailed.files[0].target == "shop/payment.py"  # the words win
+    assert [f.target for f in scoped.files][:1] == ["shop/fx.py"]
+    assert scoped.files[0].reasons[0] == "named in the task: `fx`"
+    assert nothing.files == []  # a prior alone ranks nothing
 
 
 def test_trailers_and_alive_share() -> None:

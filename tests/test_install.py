@@ -340,7 +340,8 @@ def test_nothing_pinned_when_the_variables_are_unset(tmp_path: Path) -> None:
         "hindsight": {"command": PY, "args": ["-P", "-m", "hindsight", "mcp"]}}}
     hooks = json.loads((codex / "hooks.json").read_text())
     assert [h["command"] for groups in hooks["hooks"].values() for g in groups
-            for h in g["hooks"]] == [f"{bare} stop --harness codex",
+            for h in g["hooks"]] == [f"{bare} edit --harness codex",
+                                     f"{bare} stop --harness codex",
                                      f"{bare} session-end --harness codex"]
 
 
@@ -393,10 +394,13 @@ def test_codex_install_twice_uninstall_restores_bytes(tmp_path: Path) -> None:
             "hindsight": mcp_expected()}
         assert parsed["notify"] == ["python3", "/home/me/notify.py"]
         hooks = json.loads((home / "hooks.json").read_text())
-        assert hooks == {"hooks": {event: [{"hooks": [{
+        assert hooks == {"hooks": {event: [{**({"matcher": matcher} if matcher else {}),
+                                            "hooks": [{
             "type": "command", "command": f"{prefix()} {name} --harness codex",
-            "timeout": 30}]}] for event, name in (
-                ("Stop", "stop"), ("SessionEnd", "session-end"))}}
+            "timeout": timeout}]}] for event, name, matcher, timeout in (
+                ("PostToolUse", "edit", "apply_patch|Edit|Write", 5),
+                ("Stop", "stop", None, 30), ("SessionEnd", "session-end", None, 30))}}
+        assert list(hooks["hooks"]) == ["PostToolUse", "Stop", "SessionEnd"]
         r = run("install", "codex", env=env)
         assert r.returncode == 0, r.stderr
     assert "already installed" in r.stdout
@@ -438,8 +442,8 @@ def test_codex_edge_cases(tmp_path: Path) -> None:
                       + "\n[features]\nhooks = false\n")
     report = inst.install_codex(codex_home=str(home))
     assert report["added"] == [f"{config}: mcp_servers.hindsight"]
-    assert report["notes"] == [f"{config}: hooks are off in [features]: our Stop/SessionEnd "
-                               "hooks will not run"]
+    assert report["notes"] == [f"{config}: hooks are off in [features]: our PostToolUse/Stop/"
+                               "SessionEnd hooks will not run"]
     parsed = tomllib.loads(config.read_text())
     assert parsed == {"features": {"hooks": False},
                       "mcp_servers": {"hindsight": mcp_expected()}}

@@ -128,7 +128,7 @@ def test_claude_code_and_codex_hooks_run_isolated_with_the_installed_home(
     assert sorted(claude) == ["PostToolUse", "PreCompact", "SessionEnd", "SessionStart",
                               "Stop", "UserPromptSubmit"]
     codex = hook_commands(s["codex"] / "hooks.json")
-    assert sorted(codex) == ["SessionEnd", "Stop"]
+    assert sorted(codex) == ["PostToolUse", "SessionEnd", "Stop"]
     common = {"session_id": "sess-1", "transcript_path": transcript, "cwd": cwd}
     runs = [
         (claude["SessionStart"], {**common, "hook_event_name": "SessionStart",
@@ -148,6 +148,11 @@ def test_claude_code_and_codex_hooks_run_isolated_with_the_installed_home(
                          "turn_id": "1", "stop_hook_active": False}),
         (codex["SessionEnd"], {"session_id": "codex-1", "transcript_path": str(rollout),
                                "cwd": cwd, "hook_event_name": "SessionEnd"}),
+        (codex["PostToolUse"], {"session_id": "codex-1", "transcript_path": str(rollout),
+                                "cwd": cwd, "hook_event_name": "PostToolUse",
+                                "tool_name": "apply_patch", "tool_input": {
+                                    "command": "*** Begin Patch\n*** Add File: notes.md\n"
+                                               "+x\n*** End Patch\n"}}),
     ]
     for cmd, payload in runs:
         r = run_hook(cmd, payload, s)
@@ -162,7 +167,7 @@ def test_claude_code_and_codex_hooks_run_isolated_with_the_installed_home(
         ("session-start", "claude-code"), ("user-prompt-submit", "claude-code"),
         ("stop", "claude-code"), ("pre-compact", "claude-code"),
         ("session-end", "claude-code"), ("edit", "claude-code"), ("stop", "codex"),
-        ("session-end", "codex")]
+        ("session-end", "codex"), ("edit", "codex")]
     assert {d["bank"] for d in diag} == {"pinned-bank"}  # the installed config file
     assert (s["home"] / "banks" / "pinned-bank.db").exists()
     assert repo.joinpath("types.py").exists()  # nothing was "fixed" by deleting it

@@ -167,3 +167,43 @@ def test_text_output_for_people(repo: Path) -> None:
     md = text("trace", "--start", "test_deduct")
     when = rec.attempt_dict()["started_at"].replace("T", " ")
     assert f"— last run failure {when[:16]}" in md and "not verified" in md
+
+
+def test_cli_attempts_are_complete_by_default_and_mcp_pages(repo: Path) -> None:
+    """Issue 15, item 8: ``hindsight attempts`` (text and --json) lists every attempt unless
+    --limit is given; the MCP tool keeps its page of 20 with total and truncated."""
+    with open_bank(repo_root_path=str(repo)) as b:
+        code, out = pytest_run(repo)
+        ids = [b.records.record(PYTEST, exit_code=code, output=out, session=f"s{i}").id
+               for i in range(23)]
+    newest = ids[::-1]
+    full = cli(repo, "attempts", "deduct_stock", "--json")
+    assert (full["total"], full["truncated"]) == (23, False)
+    assert [a["id"] for a in full["attempts"]] == newest
+    cut = cli(repo, "attempts", "deduct_stock", "--json", "--limit", "5")
+    assert (cut["total"], cut["truncated"]) == (23, True)
+    assert [a["id"] for a in cut["attempts"]] == newest[:5]
+    tail = cli(repo, "attempts", "deduct_stock", "--json", "--limit", "5", "--offset", "20")
+    assert (tail["total"], tail["truncated"]) == (23, False)
+    assert [a["id"] for a in tail["attempts"]] == newest[20:]
+    page, = mcp(repo, [("attempts", {"symbol": "deduct_stock"})])
+    assert (page["total"], page["truncated"], page["count"], page["next_offset"]) == (
+        23, True, 20, 20)
+    assert [a["id"] for a in page["attempts"]] == newest[:20]
+
+    def text(*args: str) -> list[str]:
+        p = subprocess.run([sys.executable, "-P", "-m", "hindsight", "attempts",
+                            "deduct_stock", *args], cwd=repo, text=True, capture_output=True,
+                           timeout=120, env={**os.environ, "COLUMNS": "200"})
+        assert p.returncode == 0, p.stderr
+        return p.stdout.splitlines()
+    every = text()
+    assert [ln.strip() for ln in every if "attempts on" in ln] == [
+        "attempts on shop/stock.py::deduct_stock"]
+    assert sum(1 for ln in every if "1 failed, 1 passed" in ln) == 23
+    some = text("--limit", "5")
+    assert sum(1 for ln in some if "1 failed, 1 passed" in ln) == 5
+    assert [ln.strip() for ln in some if "attempts on" in ln] == [
+        "attempts on shop/stock.py::deduct_stock (rows 1-5 of 23; --offset 5 for more)"]
+    assert text("--offset", "30") == [
+        "no attempts recorded for shop/stock.py::deduct_stock from offset 30 (of 23)"]

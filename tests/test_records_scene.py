@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from ccfixture import Transcript
 from histutil import Repo
-from hookutil import diag, hook, make_env
+from hookutil import cli, diag, hook, make_env
 from recordutil import claude_bash, claude_edit
 
 from hindsight.app import open_bank
@@ -142,3 +142,58 @@ def test_editing_the_file_gets_them_and_the_briefing_lists_them(
     text = context(brief.stdout, "SessionStart")
     section = text.split("## Unresolved failed attempts on this branch (execution records)\n")
     assert len(section) == 2 and section[1].splitlines()[:2] == ATTEMPTS
+
+
+PATCH = ("*** Begin Patch\n*** Update File: shop/stock.py\n@@\n-    with _lock:\n"
+         "+    with _lock:  # CAS next\n*** Add File: shop/cas.py\n+def compare_and_set(ref, "
+         "old, new):\n+    return ref\n*** Delete File: shop/old.py\n*** End Patch\n")
+
+
+def codex_edit(repo: Path, session: str, tool: str, command: Any) -> dict[str, Any]:
+    """A Codex (0.124+) PostToolUse payload: the patch is ``tool_input.command``."""
+    return {"session_id": session, "transcript_path": None, "cwd": str(repo),
+            "hook_event_name": "PostToolUse", "model": "gpt-5-codex",
+            "permission_mode": "default", "turn_id": "turn-1", "tool_name": tool,
+            "tool_input": {"command": command}, "tool_use_id": "call_7",
+            "tool_response": "Success. Updated the following files:\nM shop/stock.py\n"}
+
+
+def test_a_codex_apply_patch_gets_them_and_is_traced(
+        scene: tuple[dict[str, str], Path]) -> None:
+    env, repo = scene
+    (repo / "shop/cas.py").write_text("def compare_and_set(ref, old, new):\n    return ref\n")
+    r = hook("edit", codex_edit(repo, "codex-1", "apply_patch", PATCH), env, cwd=repo,
+             harness="codex")
+    assert r.returncode == 0, r.stderr
+    ctx = context(r.stdout, "PostToolUse")
+    assert ctx.splitlines()[3] == ("Failed attempts recorded earlier on the file you just "
+                                   "edited: what was tried, why it failed, when.")
+    assert ctx.splitlines()[4:6] == ATTEMPTS
+    trace = json.loads(cli(["trace-log", "--json"], env, repo))["events"]
+    mine = [t for t in trace if t["session"] == "codex-1"]
+    assert sorted((t["file"], t["actor"], [s["qname"] for s in t["symbols"]])
+                  for t in mine) == [("shop/cas.py", "codex", ["shop/cas.py::compare_and_set"]),
+                                     ("shop/stock.py", "codex", ["shop/stock.py::deductStock"])]
+    again = hook("edit", codex_edit(repo, "codex-1", "apply_patch", PATCH), env, cwd=repo,
+                 harness="codex")
+    assert (again.returncode, again.stdout) == (0, "")  # shown once per session
+    # a shell command and a patch that only deletes name no edited file: nothing to say
+    for tool, command in (("Bash", "pytest -q"), ("apply_patch",
+                          "*** Begin Patch\n*** Delete File: shop/old.py\n*** End Patch\n")):
+        r = hook("edit", codex_edit(repo, "codex-2", tool, command), env, cwd=repo,
+                 harness="codex")
+        assert (r.returncode, r.stdout) == (0, "")
+        assert diag(env)[-1]["skipped"] == "no edited file in the payload"
+
+
+def test_patch_files_reads_the_paths_a_patch_writes() -> None:
+    from hindsight.hooks.agents import patch_files
+
+    assert patch_files(PATCH) == ["shop/stock.py", "shop/cas.py"]
+    moved = ("*** Begin Patch\n*** Update File: a/old.py\n*** Move to: b/new.py\n@@\n-x\n+y\n"
+             "*** Update File: /abs/c.py  \n@@\n-1\n+2\n*** Update File: a/old.py\n"
+             "*** End Patch")
+    assert patch_files(moved) == ["b/new.py", "/abs/c.py", "a/old.py"]
+    assert patch_files(["apply_patch", moved]) == ["b/new.py", "/abs/c.py", "a/old.py"]
+    assert patch_files("+*** Update File: not/a/header.py\n") == []
+    assert [patch_files(x) for x in (None, 7, [], [3], {"command": PATCH})] == [[]] * 5

@@ -12,7 +12,16 @@ from typing import Any
 import click
 
 from hindsight.cli import output as out
-from hindsight.cli.main import _errors, _reader, file_opt, json_opt, repo_root_opt
+from hindsight.cli.main import (
+    _errors,
+    _more,
+    _reader,
+    file_opt,
+    json_opt,
+    limit_opt,
+    offset_opt,
+    repo_root_opt,
+)
 from hindsight.models import OUTCOMES
 
 RUN_CONTEXT = {"ignore_unknown_options": True, "allow_interspersed_args": False,
@@ -82,7 +91,6 @@ def attempt_rows(attempts: list[dict[str, Any]]) -> list[list[Any]]:
 
 
 ATTEMPT_COLUMNS = ["id", "started", "outcome", "verified", "command", "observation", "change"]
-ATTEMPTS_SHOWN = 20  # attempts listed unless --limit says otherwise
 
 
 @click.command()
@@ -91,22 +99,26 @@ ATTEMPTS_SHOWN = 20  # attempts listed unless --limit says otherwise
 @file_opt
 @click.option("--outcome", type=click.Choice(OUTCOMES), default=None,
               help="Only attempts that ended so.")
-@click.option("--limit", type=click.IntRange(min=1), default=ATTEMPTS_SHOWN, metavar="N",
-              show_default=True, help="At most N attempts, the newest (the JSON says total "
-              "and truncated).")
+@limit_opt("attempts")
+@offset_opt
 @json_opt
 def attempts(symbol: str, repo_root: str | None, file: str | None, outcome: str | None,
-             limit: int, json: bool) -> None:
+             limit: int | None, offset: int, json: bool) -> None:
     """The runs that changed or exercised SYMBOL (a test of it or calling it), newest
-    first: what ran, how it ended, the failing tests, the change, whether it is verified."""
+    first: what ran, how it ended, the failing tests, the change, whether it is verified.
+    All of them unless --limit is given (the MCP tool pages them)."""
     with _errors(), _reader(repo_root) as bank:
-        res = bank.records.attempts(symbol, file=file, outcome=outcome, limit=limit)
+        res = bank.records.attempts(symbol, file=file, outcome=outcome, limit=limit,
+                                    offset=offset)
         if json:
             out.emit_json(res)
             return
         if not res["attempts"]:
-            out.say(f"no attempts recorded for {res['symbol']}")
+            out.say(f"no attempts recorded for {res['symbol']}"
+                    + (f" from offset {offset} (of {res['total']})" if res["total"] else ""))
             return
-        more = f" ({len(res['attempts'])} of {res['total']})" if res["truncated"] else ""
+        n = len(res["attempts"])
+        more = _more({"truncated": res["truncated"], "offset": offset, "count": n,
+                      "total": res["total"], "next_offset": offset + n})
         out.table(f"attempts on {res['symbol']}{more}", ATTEMPT_COLUMNS,
                   attempt_rows(res["attempts"]))

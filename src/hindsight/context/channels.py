@@ -119,6 +119,19 @@ def recent(c: Corpus, half_life: float) -> dict[int, float]:
     return recency(c, half_life)
 
 
+def specificity(c: Corpus, terms: list[str]) -> float:
+    """How much a task says, in rare words: Σ over its distinct ``terms`` of their idf
+    over the commit messages (:func:`hindsight.memory.lexical.idf`) divided by the idf of
+    a word no message holds, so that a history's length does not change the scale. Words
+    every commit uses ("fix", "format", "warning") add little, a word no commit used 1;
+    0 without history."""
+    n = len(c.commits)
+    if not n:
+        return 0.0
+    top = idf(n, 0)
+    return sum(idf(n, len(c.cpost.get(t) or ()) // 2) for t in dict.fromkeys(terms)) / top
+
+
 def cochange(c: Corpus, seeds: dict[int, float], top: int = 10,
              max_files: int = 30) -> dict[int, float]:
     """Files that changed together with the ``top`` best ``seeds`` (file → score): Σ over

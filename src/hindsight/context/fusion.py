@@ -5,10 +5,18 @@ in [0, 1] and a channel that found nothing adds nothing), then::
 
     first(f)  = Σ_c w_c · ŝ_c(f)                      c ∈ code, commits, named, graph,
                                                          memories, attempts, literal
-    final(f)  = first(f) + w_recent · ŝ_recent(f) + w_cochange · ĉ(f)
+    final(f)  = first(f) + w_recent · ŝ_recent(f) + w_cochange · ĉ(f) + g · ŝ_current(f)
+    g         = w_current / (1 + S / current_spec)
 
 where ĉ is the co-change of each file with the best files of ``first``
-(:func:`hindsight.context.channels.cochange`), also divided by its maximum. A weighted sum
+(:func:`hindsight.context.channels.cochange`), also divided by its maximum; ``current``
+is the recency prior with a half-life of ``current_half_life`` commits — the work in
+progress — and ``S`` how much the task says (:func:`hindsight.context.channels.
+specificity`): a task that names little ("formatting", "fix a new clippy warning") is
+most likely about the code just changed, a detailed one less so. Like the other priors it
+only adds to files that a task-dependent channel found. The gate is a query
+clarity weighting in the spirit of Cronen-Townsend, Zhou & Croft ("Predicting query
+performance", SIGIR 2002), with the idf sum as the clarity estimate. A weighted sum
 of normalised channel scores is how BugLocator (Zhou, Zhang & Lo, ICSE 2012) fuses its
 similar-report score with its text score, and AmaLgam (Wang & Lo, ICPC 2014) adds version
 history the same way. The weights (:data:`WEIGHTS`) were chosen by a grid search of MRR on
@@ -30,7 +38,9 @@ class Weights:
     ``literal_files`` best files (by the other channels) searched for the task's literal
     strings, ``similar`` past commits that vote, ``size_power`` of their vote's division by the
     files they changed, ``half_life`` (commits) of the recency prior, ``seeds`` files
-    whose co-changes count."""
+    whose co-changes count; ``current``, ``current_half_life`` (commits) and
+    ``current_spec`` (rare words, :func:`hindsight.context.channels.specificity`) of the
+    work-in-progress prior and its gate."""
 
     code: float = 1.0
     commits: float = 0.8
@@ -48,6 +58,9 @@ class Weights:
     alive_power: float = 0.5
     half_life: float = 50.0
     seeds: int = 3
+    current: float = 0.0  # off: it helps fd, costs click, cobra, express (README)
+    current_half_life: float = 1.0
+    current_spec: float = 2.5
 
     def but(self, **kw: float) -> Weights:
         """A copy with some fields changed (the ablation sets one to 0)."""
@@ -76,14 +89,28 @@ def first_stage(channels: dict[str, dict[int, float]], w: Weights) -> dict[int, 
 
 
 def final(first: dict[int, float], recent: dict[int, float], cochanged: dict[int, float],
-          w: Weights) -> dict[int, float]:
-    """``first`` plus the recency prior and the co-change term (module doc); only files
-    that some query-dependent channel found (a prior alone never ranks a file)."""
+          w: Weights, current: dict[int, float] | None = None, spec: float = 0.0
+          ) -> dict[int, float]:
+    """``first`` plus the recency prior, the co-change term and the work-in-progress
+    prior ``current`` gated by the task's specificity ``spec`` (module doc). The recency
+    priors only add to files that a task-dependent channel found: a prior alone never
+    ranks a file."""
     r, c = normalised(recent), normalised(cochanged) if w.cochange else {}
+    g = gate(w, spec)
+    now = normalised(current) if g > 0 and current else {}
     out = dict(first)
     for f in set(first) | set(c):
-        out[f] = out.get(f, 0.0) + w.recent * r.get(f, 0.0) + w.cochange * c.get(f, 0.0)
+        out[f] = out.get(f, 0.0) + w.recent * r.get(f, 0.0) + w.cochange * c.get(f, 0.0) \
+            + g * now.get(f, 0.0)
     return out
+
+
+def gate(w: Weights, spec: float) -> float:
+    """The weight of the work-in-progress prior for a task of specificity ``spec``:
+    ``w.current / (1 + spec / w.current_spec)``."""
+    if not w.current:
+        return 0.0
+    return w.current / (1.0 + max(0.0, spec) / max(1e-9, w.current_spec))
 
 
 def best(scores: dict[int, float], k: int, name: list[str]) -> list[tuple[int, float]]:

@@ -4,6 +4,9 @@ index; and their call-graph neighbours (callers and callees, depth 1).
 
 A plain word counts as a symbol only when it is written like code (``_``, ``.``, ``::``,
 camelCase, ``()`` after it, or backticks); "option" or "command" in prose is not a name.
+The scope a first line opens with names a module too: ``walk: send results in batches``,
+``fix(parser): …`` (the Conventional Commits ``type(scope):`` form, and the Linux/Go
+``subsystem: …`` habit); the types themselves (``fix:``, ``docs:``, …) name nothing.
 """
 
 from __future__ import annotations
@@ -23,6 +26,11 @@ _PATHLIKE = re.compile(r"(?<![\w/.-])([\w.-]*[\w-](?:/[\w.-]+)*\.[A-Za-z]\w{0,5}
 _TICKED = re.compile(r"`([^`\s]{2,80})`")
 _WORD = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(\(\))?")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
+_SCOPE = re.compile(r"\s*([\w./-]+)(?:\(([\w./-]+)\))?!?:\s")
+# Conventional Commits types (conventionalcommits.org 1.0, and the Angular list) and kin
+_TYPES = frozenset(("feat", "feature", "fix", "bugfix", "hotfix", "chore", "docs", "doc",
+                    "refactor", "test", "tests", "perf", "style", "build", "ci", "revert",
+                    "maint", "deps", "release", "wip", "merge", "security"))
 
 
 def code_shaped(word: str, called: bool = False) -> bool:
@@ -44,6 +52,18 @@ def mentions(text: str) -> tuple[list[str], list[str]]:
     return paths, [w for w in dict.fromkeys(words) if w not in pathset][:MAX_WORDS]
 
 
+def scope(text: str) -> str:
+    """The module the first line of ``text`` opens with (``walk: …`` → ``walk``,
+    ``fix(parser): …`` → ``parser``), or ``""`` (none, or only a commit type)."""
+    m = _SCOPE.match(text)
+    if not m:
+        return ""
+    for word in (m.group(2), m.group(1)):
+        if word and word.lower() not in _TYPES:
+            return word
+    return ""
+
+
 def named(store: CodeStore, text: str
           ) -> tuple[dict[str, list[str]], list[tuple[str, str, str]]]:
     """``(files, symbols)`` the task names: ``{path: [the words naming it]}`` (a file by
@@ -57,6 +77,9 @@ def named(store: CodeStore, text: str
         if 0 < len(found) <= MAX_MATCHES:
             for path, _h in found:
                 files.setdefault(path, []).append(p)
+    where = scope(text)
+    for path in _modules(store, where) if where else []:
+        files.setdefault(path, []).append(where)
     syms: list[tuple[str, str, str]] = []
     for w in words:
         spec = w.replace("#", ".")

@@ -63,6 +63,11 @@ def file_reasons(ev: Evidence, f: int, first: dict[int, float], w: Weights) -> l
     out += ev.memories.get(f, [])[:3]
     out += ev.attempts.get(f, [])[:3]
     out += cochange_reasons(ev, f, first, w)
+    last = max(1, round(w.current_half_life))
+    if ev.scores.get("current") and any(j >= len(c.commits) - last
+                                        for j in c.commits_touching(f)):
+        out.append("changed in the last commit (work in progress)" if last == 1 else
+                   f"changed in the last {last} commits (work in progress)")
     recent = [j for j in c.commits_touching(f) if j >= len(c.commits) - w.half_life]
     if recent:
         out.append(f"changed in {len(recent)} of the last {min(len(c.commits), int(w.half_life))}"

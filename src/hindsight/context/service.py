@@ -58,8 +58,8 @@ Recall = Callable[[str, int], list[tuple[int, str, list[str], float]]]
 class Evidence:
     """What the channels found for one task, by file id of ``corpus``: ``scores[channel]``
     (``code``, ``commits``, ``named``, ``graph``, ``memories``, ``attempts``, ``literal``,
-    ``recent``)
-    and the details the reasons are written from."""
+    ``recent``, ``current``), the task's specificity ``spec`` and the details the reasons
+    are written from."""
 
     corpus: Corpus
     terms: list[str]
@@ -72,6 +72,7 @@ class Evidence:
     memories: dict[int, list[str]] = field(default_factory=dict)
     attempts: dict[int, list[str]] = field(default_factory=dict)
     literal: dict[int, list[str]] = field(default_factory=dict)
+    spec: float = 0.0  # how much the task says (channels.specificity)
 
 
 @dataclass
@@ -158,6 +159,9 @@ class ContextService:
         ev.scores["commits"] = ch.commit_votes(c, ev.similar, w.size_power,
                                                  w.vote_half_life, w.alive_power)
         ev.scores["recent"] = ch.recent(c, w.half_life)
+        if w.current:
+            ev.scores["current"] = ch.recent(c, w.current_half_life)
+            ev.spec = ch.specificity(c, terms)
         store = self.code.require()
         files, ev.named_symbols = named(store, text)
         ev.named_files = _ids(c, files)
@@ -219,7 +223,8 @@ class ContextService:
         first = fusion.first_stage(ev.scores, w)
         seeds = dict(fusion.best(first, w.seeds, ev.corpus.files))
         cc = ch.cochange(ev.corpus, seeds, top=w.seeds)
-        return fusion.final(first, ev.scores["recent"], cc, w), first, cc
+        return fusion.final(first, ev.scores["recent"], cc, w, ev.scores.get("current"),
+                            ev.spec), first, cc
 
     def rank(self, task: str, k: int = 10, *, weights: Weights = WEIGHTS,
              build: bool = True, symbols: bool = True) -> ContextResult:
@@ -270,6 +275,9 @@ class ContextService:
         top_cc = max(cc.values(), default=0.0)
         if top_cc > 0 and cc.get(f, 0.0) > 0:
             parts["cochange"] = w.cochange * cc[f] / top_cc
+        now = fusion.normalised(ev.scores.get("current", {})).get(f, 0.0)
+        if now > 0 and fusion.gate(w, ev.spec) > 0:
+            parts["current"] = fusion.gate(w, ev.spec) * now
         return Ranked(ev.corpus.files[f], "file", score, file_reasons(ev, f, first, w),
                       parts)
 

@@ -11,7 +11,9 @@ Our event names (``hindsight hook <event> --harness <agent>``): ``session-start`
   ``source``, PostToolUse ``tool_name``/``tool_input``; context as ``{"hookSpecificOutput":
   {"hookEventName", "additionalContext"}}`` for SessionStart, UserPromptSubmit and
   PostToolUse (failed attempts on the file just edited), nothing otherwise. **Codex**
-  shares this contract.
+  shares this contract; its edit tool is ``apply_patch``, whose PostToolUse (Codex 0.124+,
+  openai/codex PR #18391) carries the whole patch in ``tool_input.command``: the files are
+  its ``*** Update File:``, ``*** Add File:`` and ``*** Move to:`` lines.
 * **Cursor** (cursor.com/docs/hooks): snake_case, ``conversation_id`` (= ``session_id``),
   ``workspace_roots`` (no common ``cwd``), ``transcript_path`` (null in
   the CLI), ``prompt``, ``file_path``. stdout must be one JSON object or empty (plain text is
@@ -54,6 +56,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +64,8 @@ CLAUDE_EVENT_NAMES = {"session-start": "SessionStart", "user-prompt-submit": "Us
                       "stop": "Stop", "pre-compact": "PreCompact", "session-end": "SessionEnd",
                       "subagent-stop": "SubagentStop", "edit": "PostToolUse"}
 CLAUDE_EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit")  # PostToolUse matcher
+CODEX_PATCH_TOOL = "apply_patch"  # Codex's edit tool; "Edit"/"Write" match it as aliases
+_PATCH_FILE = re.compile(r"^\*\*\* (Update File|Add File|Move to): *(\S.*?)\s*$", re.M)
 
 
 def _text(v: str) -> str:
@@ -132,8 +137,12 @@ class Adapter:
             inp = data.get("tool_input")
             path = (inp.get("file_path") or inp.get("notebook_path")) \
                 if isinstance(inp, dict) else None
-            if _str(data, "tool_name") in CLAUDE_EDIT_TOOLS and isinstance(path, str) and path:
+            tool = _str(data, "tool_name")
+            if tool in CLAUDE_EDIT_TOOLS and isinstance(path, str) and path:
                 ev.files = (path if os.path.isabs(path) else os.path.join(ev.cwd, path),)
+            elif tool == CODEX_PATCH_TOOL and isinstance(inp, dict):
+                ev.files = tuple(p if os.path.isabs(p) else os.path.join(ev.cwd, p)
+                                 for p in patch_files(inp.get("command")))
         return ev
 
     def render(self, ev: Event, text: str) -> str:
@@ -143,6 +152,25 @@ class Adapter:
             return ""
         return _dump({"hookSpecificOutput": {"hookEventName": CLAUDE_EVENT_NAMES[ev.name],
                                              "additionalContext": text}})
+
+
+def patch_files(patch: object) -> list[str]:
+    """The files a Codex ``apply_patch`` patch writes, in order, each once: the paths of its
+    ``*** Update File:`` and ``*** Add File:`` lines, an updated file that a ``*** Move
+    to:`` line renames under its new path (a deleted or moved-away file is not an edit to
+    trace). ``patch``: the patch text, or an argv list whose last item is it
+    (``["apply_patch", "*** Begin Patch…"]``); anything else gives ``[]``."""
+    if isinstance(patch, list) and patch and isinstance(patch[-1], str):
+        patch = patch[-1]
+    if not isinstance(patch, str):
+        return []
+    out: list[str] = []
+    for m in _PATCH_FILE.finditer(patch):
+        if m.group(1) == "Move to" and out:
+            out[-1] = m.group(2)
+        else:
+            out.append(m.group(2))
+    return list(dict.fromkeys(out))
 
 
 def _dump(obj: dict[str, Any]) -> str:

@@ -70,8 +70,11 @@ CLAUDE_EVENTS: dict[str, tuple[str, str | None, int]] = {
     "PreCompact": ("pre-compact", None, 30),
     "SessionEnd": ("session-end", None, 30),
 }
-# Codex: only the turn-complete and session-end write-back, run as ``hook <e> --harness codex``
+# Codex, run as ``hook <e> --harness codex``: the edit trace on ``apply_patch`` (Codex
+# 0.124+; "Edit|Write" are its aliases there, openai/codex PR #18391), the turn-complete and
+# session-end write-back
 CODEX_EVENTS: dict[str, tuple[str, str | None, int]] = {
+    "PostToolUse": ("edit", "apply_patch|Edit|Write", 5),
     "Stop": ("stop", None, 30),
     "SessionEnd": ("session-end", None, 30),
 }
@@ -342,15 +345,16 @@ def _codex_notes(config_path: str) -> list[str]:
                                                    features.get("codex_hooks"))
     return [f"{config_path}: {note}" for cond, note in (
         (conf.get("notify"), "your 'notify' program was left as it is"),
-        (off, "hooks are off in [features]: our Stop/SessionEnd hooks will not run"),
+        (off, "hooks are off in [features]: our PostToolUse/Stop/SessionEnd hooks will not "
+         "run"),
         (isinstance(conf.get("hooks"), dict),
          "has inline [hooks] too; Codex warns when a layer also has hooks.json")) if cond]
 
 
 def install_codex(*, codex_home: str | None = None) -> dict[str, Any]:
     """Add ``[mcp_servers.hindsight]`` to ``<codex home>/config.toml`` (tomlkit, the rest of
-    the file kept byte for byte) and our Stop and SessionEnd hooks (``… hook <event>
-    --harness codex``) to ``<codex home>/hooks.json``; codex home per :func:`codex_home_dir`.
+    the file kept byte for byte) and our PostToolUse (``apply_patch``), Stop and SessionEnd
+    hooks (``… hook <event> --harness codex``) to ``<codex home>/hooks.json``; codex home per :func:`codex_home_dir`.
     Same report as :func:`install_claude_code` (scope None), plus notes about an existing
     ``notify`` (left alone) or hooks switched off. Raises ConfigError, having written
     nothing, for invalid TOML/JSON."""

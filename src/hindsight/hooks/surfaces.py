@@ -42,7 +42,8 @@ SPECS: dict[str, Spec] = {
     "codex": {
         "brief": ((), "none: Codex hooks give no context (MCP tools)"),
         "recall": ((), "none (MCP tools)"),
-        "edits": ((WB,), "tool calls in the rollout, at write-back"),
+        "edits": (("hooks.PostToolUse", WB), "PostToolUse hook on apply_patch; tool "
+                  "calls in the rollout, at write-back"),
         "write-back": (("hooks.Stop", "hooks.SessionEnd"), "Stop, SessionEnd hooks"),
         "mcp": (("mcp_servers.hindsight",), "MCP server (config.toml)")},
     "cursor": {
