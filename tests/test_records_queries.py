@@ -207,3 +207,15 @@ def test_cli_attempts_are_complete_by_default_and_mcp_pages(repo: Path) -> None:
         "attempts on shop/stock.py::deduct_stock (rows 1-5 of 23; --offset 5 for more)"]
     assert text("--offset", "30") == [
         "no attempts recorded for shop/stock.py::deduct_stock from offset 30 (of 23)"]
+
+
+def test_attempts_of_a_name_nothing_knows_exit_6(repo: Path) -> None:
+    # break-it report (stop 20): a typo answered "no attempts recorded" with exit 0
+    p = subprocess.run([sys.executable, "-P", "-m", "hindsight", "attempts", "NoSuchSym"],
+                       cwd=repo, text=True, capture_output=True, timeout=120)
+    assert (p.returncode, p.stdout) == (6, "")
+    assert p.stderr == ("hindsight: no symbol named 'NoSuchSym' in the index, and no attempt "
+                        "names it\n")
+    p = subprocess.run([sys.executable, "-P", "-m", "hindsight", "attempts", "deduct_stock"],
+                       cwd=repo, text=True, capture_output=True, timeout=120)
+    assert (p.returncode, p.stdout) == (0, "no attempts recorded for shop/stock.py::deduct_stock\n")

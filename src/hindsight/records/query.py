@@ -54,9 +54,13 @@ def attempts(svc: RecordService, symbol: str, file: str | None, outcome: str | N
     """``{"symbol", "attempts": [ExecutionRecord.attempt_dict()...], "total",
     "truncated"}``: the records that changed ``symbol`` or exercised it (a test of it, or
     a test calling it), newest first, from ``offset``, at most ``limit`` (None: all);
-    ``outcome`` filters. Each one shown counts a retrieval. Raises Ambiguous."""
+    ``outcome`` filters. Each one shown counts a retrieval. Raises Ambiguous, and NotFound
+    when the name is neither in the index nor linked to any record."""
     shown, pairs, names = target(svc, symbol, svc.code.rel(file) if file else None)
     ids = svc.store.record_ids(symbols=pairs, names=names, outcome=outcome, limit=COUNTED)
+    if not ids and names and not (outcome and svc.store.record_ids(names=names, limit=1)):
+        # neither in the index nor named by any record (whatever the outcome): a typo
+        raise NotFound(f"no symbol named {symbol!r} in the index, and no attempt names it")
     if names:
         rel = svc.code.rel(file) if file else None
         keep = _keep(svc.store.linked_symbols(ids), symbol.split("::")[-1], rel)
