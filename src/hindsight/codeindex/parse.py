@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 from hindsight.codeindex import imports as imp
@@ -206,7 +206,7 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
             imports.append((owner, module, name, alias, node.start_point[0] + 1))
     notes = _notes(defs, starts, comment_nodes)
     facts = receivers.extract(
-        language, fact_caps, refs, call_nodes or [], lambda pos: _owner(defs, starts, pos),
+        language, fact_caps, refs, call_nodes or [], partial(_owner, defs, starts),
         {d.start: (d.local, d.container.local if d.container else "") for d in defs},
         {s[2]: s[9] for s in symbols if s[3] in ("function", "method")},
         {d.name for d in defs} | {i[3] for i in imports})
