@@ -49,7 +49,7 @@ class Bindings:
     maps (see :func:`hindsight.codeindex.receivers.extract`)."""
 
     __slots__ = ("facts", "args", "owner", "local_at", "language", "selfs", "chained", "uses",
-                 "functions")
+                 "functions", "_scopes")
 
     def __init__(self, language: str, owner: Callable[[int], str],
                  local_at: dict[int, tuple[str, str]]) -> None:
@@ -62,13 +62,19 @@ class Bindings:
         self.chained: set[int] = set()
         self.uses: dict[str, set[str]] | None = None
         self.functions: dict[str, str] = {}
+        self._scopes: dict[int, str] = {}  # start byte -> scope (see :meth:`scope`)
 
     def scope(self, node: Any) -> str:
         """The scope a statement binds in: its owner, or the owner's container when the
-        statement is itself a definition (a module constant)."""
-        o = self.owner(node.start_byte)
-        d = self.local_at.get(node.start_byte)
-        return d[1] if d is not None and d[0] == o else o
+        statement is itself a definition (a module constant). Depends only on the start
+        byte, so it is computed once per byte."""
+        sb = node.start_byte
+        s = self._scopes.get(sb)
+        if s is None:
+            o = self.owner(sb)
+            d = self.local_at.get(sb)
+            s = self._scopes[sb] = d[1] if d is not None and d[0] == o else o
+        return s
 
     def local(self, node: Any) -> str:
         """Local name of the definition starting at ``node`` (``""`` if none)."""

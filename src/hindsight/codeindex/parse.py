@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 from hindsight.codeindex import imports as imp
@@ -116,19 +116,31 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
     marks: dict[tuple[int, int], str] = {}
     cats = _categories(language)
     has_notes = b"@hindsight:" in src
-    fact_caps: list[dict[str, Any]] = []
+    fact_caps: list[tuple[str, dict[str, Any]]] = []
     call_nodes: list[tuple[str, Any]] | None = [] if language in receivers.ARGS else None
+    # one str object per distinct call name or receiver text: fewer decodes, and the
+    # pickled references (wire.py) hold each text once
+    texts: dict[bytes, str] = {}
     for pat, caps in ts.QueryCursor(loaded.query).matches(tree.root_node):
         cat, kind = cats[pat]
         if cat == _CALL:
             n = caps["call.name"][0]
             r = caps.get("call.receiver")
             sb = n.start_byte
-            calls.append((sb, src[sb:n.end_byte].decode("utf-8", "replace"),
-                          src[r[0].start_byte:r[0].end_byte].decode("utf-8", "replace")
-                          if r else "", n.start_point[0] + 1))
+            b = src[sb:n.end_byte]
+            name = texts.get(b)
+            if name is None:
+                name = texts[b] = b.decode("utf-8", "replace")
+            if r:
+                b = src[r[0].start_byte:r[0].end_byte]
+                recv = texts.get(b)
+                if recv is None:
+                    recv = texts[b] = b.decode("utf-8", "replace")
+            else:
+                recv = ""
+            calls.append((sb, name, recv, n.start_point[0] + 1))
             if call_nodes is not None:
-                call_nodes.append((calls[-1][1], n))
+                call_nodes.append((name, n))
         elif cat == _COMMENT:
             for c in caps["comment"]:
                 comments.append((c.start_byte, c.end_byte))
@@ -148,7 +160,7 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
             inherits.append((n.start_byte, _txt(n.text), _txt(r[0].text) if r else "",
                              n.start_point[0] + 1))
         elif cat == _FACT:
-            fact_caps.append(caps)
+            fact_caps.append((kind, caps))
         elif cat == _IMPORT:
             import_nodes.extend(caps["import"])
         elif cat == _PACKAGE:
@@ -194,7 +206,7 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
             imports.append((owner, module, name, alias, node.start_point[0] + 1))
     notes = _notes(defs, starts, comment_nodes)
     facts = receivers.extract(
-        language, fact_caps, refs, call_nodes or [], lambda pos: _owner(defs, starts, pos),
+        language, fact_caps, refs, call_nodes or [], partial(_owner, defs, starts),
         {d.start: (d.local, d.container.local if d.container else "") for d in defs},
         {s[2]: s[9] for s in symbols if s[3] in ("function", "method")},
         {d.name for d in defs} | {i[3] for i in imports})
@@ -219,8 +231,9 @@ _CAPTURE = re.compile(r"@([\w.]+)")
 
 @cache
 def _categories(language: str) -> list[tuple[int, str]]:
-    """For each pattern of the language's query: (category, definition capture name),
-    read from the pattern's own text, so the match loop dispatches on an int."""
+    """For each pattern of the language's query: (category, its root capture's name:
+    the definition's, the mark's, or the ``@fact.*`` one that names the receiver-fact
+    handler), read from the pattern's own text, so the match loop dispatches on an int."""
     from hindsight.codeindex.languages import query_text
 
     loaded = get(language)
@@ -247,7 +260,7 @@ def _categories(language: str) -> list[tuple[int, str]]:
         elif "comment" in names:
             out.append((_COMMENT, ""))
         elif any(n.startswith("fact.") for n in names):
-            out.append((_FACT, ""))
+            out.append((_FACT, next((n for n in sorted(names) if n in receivers.HANDLED), "")))
         else:
             out.append((_OTHER, ""))
     return out

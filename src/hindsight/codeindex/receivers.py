@@ -221,14 +221,14 @@ _HANDLERS: dict[str, Callable[[Bindings, dict[str, list[Any]]], None]] = {
 }
 
 
-def extract(language: str, matches: list[dict[str, list[Any]]],
+def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
             refs: list[tuple[str, str, str, str, int]], call_nodes: list[tuple[str, Any]],
             owner: Callable[[int], str], local_at: dict[int, tuple[str, str]],
             functions: dict[str, str], known: set[str]) -> list[Fact]:
     """Facts from the ``@fact.*`` matches of one file.
 
-    Each match has one root capture (``fact.assign``, ``fact.return``…) naming its
-    handler. ``refs``: the file's references ``(caller, kind, name, receiver, line)``;
+    Each match is ``(key, captures)``: ``key`` is its one root capture (``fact.assign``,
+    ``fact.return``…, one of :data:`HANDLED`), which names its handler. ``refs``: the file's references ``(caller, kind, name, receiver, line)``;
     ``call_nodes``: (name, the name node of a call) for the arguments of calls whose
     name is a definition of the file (languages in ``ARGS``). ``owner(byte)`` gives the local qualified name enclosing a
     byte offset; ``local_at`` maps a definition node's start byte to (its local name, its
@@ -241,18 +241,16 @@ def extract(language: str, matches: list[dict[str, list[Any]]],
         return []
     out = Bindings(language, owner, local_at)
     deferred: list[tuple[Callable[[Bindings, dict[str, list[Any]]], None], dict[str, list[Any]]]] = []
-    for caps in matches:
-        for key in caps:
-            fn = _HANDLERS.get(key)
-            if fn is not None:
-                if key in _LOCAL_BINDINGS and caps["fact.lhs"][0].type == "identifier" and \
-                        out.scope(caps[key][0]) in functions:
-                    deferred.append((fn, caps))  # a local variable: see _uses
-                else:
-                    fn(out, caps)
-                break
-    heads = [(c, recv, head(recv) if recv else name) for c, _k, name, recv, _l in refs] \
-        if call_nodes or matches else []
+    for key, caps in matches:
+        fn = _HANDLERS.get(key)
+        if fn is None:
+            continue
+        if key in _LOCAL_BINDINGS and caps["fact.lhs"][0].type == "identifier" and \
+                out.scope(caps[key][0]) in functions:
+            deferred.append((fn, caps))  # a local variable: see _uses
+        else:
+            fn(out, caps)
+    heads = _heads(refs) if call_nodes or matches else []
     if call_nodes:
         wanted = _param_users(heads, out.facts, functions, known | set(out.selfs))
         for name, node in call_nodes:
@@ -268,6 +266,23 @@ def extract(language: str, matches: list[dict[str, list[Any]]],
         for fn, caps in reversed(deferred):  # a use comes after its binding: see it first
             fn(out, caps)
     return _redacted(_prune(out, known))
+
+
+def _heads(refs: list[tuple[str, str, str, str, int]]) -> list[tuple[str, str, str]]:
+    """``(caller, receiver, head)`` of each reference: the head of its receiver
+    (:func:`~hindsight.codeindex.bindings.head`), or its name when it has none. Receivers
+    repeat within a file: each is read once."""
+    seen: dict[str, str] = {}
+    out: list[tuple[str, str, str]] = []
+    for c, _k, name, recv, _l in refs:
+        if recv:
+            h = seen.get(recv)
+            if h is None:
+                h = seen[recv] = head(recv)
+            out.append((c, recv, h))
+        else:
+            out.append((c, recv, name))
+    return out
 
 
 def _redacted(facts: list[Fact]) -> list[Fact]:
@@ -289,6 +304,7 @@ _QUOTES = re.compile("['\"`]")
 
 
 _LOCAL_BINDINGS = frozenset({"fact.assign", "fact.bind"})
+HANDLED = frozenset(_HANDLERS)  # the root captures of the ``@fact.*`` patterns
 
 
 def _uses(heads: list[tuple[str, str, str]], facts: list[Fact], args: list[Fact]
