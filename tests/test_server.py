@@ -182,6 +182,10 @@ def test_413_and_422_name_the_field(srv: Served, toks: dict[str, str]) -> None:
     status, err = call(srv.url, "POST", "/v1/recall", {"bank": BANK, "text": "x",
                                                        "since": "yesterday"}, tok=w)
     assert (status, err["field"]) == (422, "since")
+    # bodies FastAPI cannot decode (break-it report, stop 20): 422 in the house format
+    for raw in (b'{"bank": "b", "text": "\xff\xfe"}', b"[" * 100_000 + b"]" * 100_000):
+        status, err = call(srv.url, "POST", "/v1/retain", raw=raw, tok=w)
+        assert (status, err["field"], err["type"]) == (422, "body", "ValidationError"), err
 
 
 HOSTILE = ["'; DROP TABLE memories; --", 'x" OR 1=1 --', "NEAR(a b) AND NOT c* ^d",
@@ -200,6 +204,10 @@ def test_hostile_strings_are_answered_or_refused_cleanly(srv: Served, toks: dict
     assert status in (200, 422), res
     status, _ = call(srv.url, "GET", f"/v1/memories?bank={BANK}&tag=%27%20OR%201=1", tok=w)
     assert status == 200
+    if status == 200 and "\x00" in text:  # stored as both backends can: NUL as U+FFFD
+        got = call(srv.url, "GET", f"/v1/memories/{res['id']}?bank={BANK}", tok=w)[1]
+        assert got["memory"]["text"] == text.replace("\x00", "\ufffd")
+        assert got["memory"]["tags"] == [text[:200].replace("\x00", "\ufffd")]
     status, _ = call(srv.url, "POST", "/v1/memories/1/forget", {"bank": BANK,
                                                                "reason": text[:2000]}, tok=w)
     assert status in (200, 422)

@@ -403,7 +403,9 @@ class MemoryItem:
     supersedes: int | None = None
 
     def check(self) -> None:
-        """Raises ConfigError for a field of the wrong type or out of range (JSONL input)."""
+        """Raises ConfigError for a field of the wrong type or out of range (JSONL input).
+        NUL characters in any string become U+FFFD, so both backends store the same text
+        (PostgreSQL's ``text`` cannot hold NUL)."""
         import math
 
         from hindsight.errors import ConfigError
@@ -425,6 +427,13 @@ class MemoryItem:
         for a in self.anchors:
             if not (isinstance(a, tuple) and len(a) == 3 and all(isinstance(x, str) for x in a)):
                 raise ConfigError(f"anchor {a!r}: must be (path, symbol, ast_hash) strings")
+        for f in ("text", "kind", "outcome", "source", "session", "agent", "commit_sha",
+                  "ref", "occurred", "context", "visibility", "owner", "team"):
+            if "\x00" in getattr(self, f):
+                setattr(self, f, getattr(self, f).replace("\x00", "\ufffd"))
+        self.tags = [t.replace("\x00", "\ufffd") for t in self.tags]
+        self.anchors = [tuple(x.replace("\x00", "\ufffd") for x in a)  # type: ignore[misc]
+                        for a in self.anchors]
 
 
 @dataclass

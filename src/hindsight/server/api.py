@@ -144,6 +144,18 @@ def build_app(state: ServerState, mcp_factory: Callable[..., Any] | None = None)
         headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
         return JSONResponse(body, status_code=status, headers=headers)
 
+    from starlette.exceptions import HTTPException
+
+    @app.exception_handler(HTTPException)
+    async def http_error(r: Request, e: HTTPException) -> Any:
+        if e.status_code == 400:  # FastAPI could not decode the body (bytes, depth)
+            return JSONResponse({"error": "body: not valid JSON (undecodable bytes, or "
+                                 "nested too deep)", "field": "body",
+                                 "type": "ValidationError"}, status_code=422)
+        from fastapi.exception_handlers import http_exception_handler
+
+        return await http_exception_handler(r, e)
+
     @app.exception_handler(RequestValidationError)
     async def invalid(_r: Request, e: RequestValidationError) -> Any:
         errs = list(e.errors())
