@@ -1,5 +1,6 @@
 """What one server process shares between requests: the token store, the open banks
-(each opened on first use and kept, with the lock its calls hold) and the metrics.
+(each opened on first use and kept, with the lock its calls hold: every call of a SQLite
+bank, only the writes of a PostgreSQL one, whose reads run in parallel) and the metrics.
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ class ServerState:
                 bank.close()
             if role != "read":
                 self.tokens.note_bank(bank_id)
-        return Scoped(held[0], held[1], who, self.tokens)
+        return Scoped(held[0], held[1], who, self.tokens,
+                      parallel_reads=bool(getattr(held[0], "parallel_reads", False)))
 
     def bank_ids(self) -> list[str]:
         """Banks this server holds: those noted in its database and those open now."""

@@ -41,19 +41,26 @@ def scoped(fn: Callable[..., Any], viewer: Any) -> dict[str, Any]:
 
 class Scoped:
     """``bank`` (a served bank, used under ``lock``) as ``who`` may use it; ``audit`` is
-    the server's token store (its audit log)."""
+    the server's token store (its audit log). With ``parallel_reads`` (the bank's memories
+    are on PostgreSQL, whose store takes a pooled connection per call) reads do not take
+    the lock; writes always do, so one process's writes of a bank take turns."""
 
     def __init__(self, bank: ServedBank, lock: threading.Lock, who: Principal,
-                 audit: TokenStore) -> None:
+                 audit: TokenStore, parallel_reads: bool = False) -> None:
         self.bank = bank
         self.bank_id = bank.bank_id
         self.lock = lock
         self.who = who
         self._audit = audit
+        self.parallel_reads = parallel_reads
 
     @contextmanager
-    def held(self) -> Iterator[Any]:
-        """The bank's memory service while this thread holds the bank."""
+    def held(self, write: bool = True) -> Iterator[Any]:
+        """The bank's memory service while this thread holds the bank (a read of a bank
+        with ``parallel_reads`` holds nothing)."""
+        if not write and self.parallel_reads:
+            yield self.bank.memory
+            return
         with self.lock:
             yield self.bank.memory
 
@@ -123,7 +130,7 @@ class Scoped:
     # --- reads ----------------------------------------------------------------------
     def recall(self, text: str, **kw: Any) -> RecallResult:
         self.who.require(self.bank_id)
-        with self.held() as mem:
+        with self.held(write=False) as mem:
             v = scoped(mem.recall, self.who.viewer)
             agent = {} if v or self.who.role == "admin" else {"agent": self.who.agent}
             res: RecallResult = mem.recall(text, **kw, **agent, **v)
@@ -131,12 +138,12 @@ class Scoped:
 
     def reflect(self, question: str, k: int = 20) -> dict[str, Any]:
         self.who.require(self.bank_id)
-        with self.held() as mem:
+        with self.held(write=False) as mem:
             return dict(mem.reflect(question, k, **scoped(mem.reflect, self.who.viewer)))
 
     def get(self, mid: int) -> Memory:
         self.who.require(self.bank_id)
-        with self.held() as mem:
+        with self.held(write=False) as mem:
             m = mem.get(mid, **scoped(mem.get, self.who.viewer))
         if not isinstance(m, Memory):
             raise NotFound(f"no memory {mid}", value=mid)
@@ -144,17 +151,17 @@ class Scoped:
 
     def audit(self, mid: int) -> list[dict[str, Any]]:
         self.get(mid)
-        with self.held() as mem:
+        with self.held(write=False) as mem:
             return list(mem.audit(mid))
 
     def memories(self, **kw: Any) -> list[Memory]:
         self.who.require(self.bank_id)
-        with self.held() as mem:
+        with self.held(write=False) as mem:
             return list(mem.memories(**kw, **scoped(mem.memories, self.who.viewer)))
 
     def export_lines(self) -> list[str]:
         self.who.require(self.bank_id)
-        with self.held() as mem:
+        with self.held(write=False) as mem:
             return list(mem.export_lines(**scoped(mem.export_lines, self.who.viewer)))
 
     def touch(self, ids: list[int]) -> None:
