@@ -1,7 +1,8 @@
 """Reads of a served bank in parallel (issue 11, the load targets): a bank whose memories
 are on PostgreSQL answers reads while a writer holds its lock; a SQLite bank (one
 connection) makes them wait. Many threads recalling and retaining at once on PostgreSQL
-all get right answers, and every acknowledged memory is stored once."""
+all get right answers, every acknowledged memory is stored once, and the recalls' access
+counts are written after the answers (``ServerState.flush_touches``), none lost."""
 
 from __future__ import annotations
 
@@ -63,6 +64,7 @@ def test_reads_wait_for_a_writer_only_on_sqlite(backend: str, tmp_path: Path,
 
 def test_parallel_recall_and_retain_on_postgres(tmp_path: Path, pg_dsn: object,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("hindsight.server.state.TOUCH_EVERY_S", 3600.0)  # flushed below
     state = _state(tmp_path, monkeypatch, str(pg_dsn))
     try:
         sc = state.scoped(_who(), BANK, "write")
@@ -102,6 +104,9 @@ def test_parallel_recall_and_retain_on_postgres(tmp_path: Path, pg_dsn: object,
         assert errors == []
         assert tops == [base[0]] * 48
         assert len(set(acked)) == 10
+        hit = state.scoped(_who(), BANK).memories(limit=100)
+        assert [m.access_count for m in hit if m.text == base[0]] == [0]  # not yet written
+        state.flush_touches()
         counts = dict(state.scoped(_who(), BANK).bank.memory.counts())
         assert counts["active"] == 16
         hit = state.scoped(_who(), BANK).memories(limit=100)

@@ -43,16 +43,20 @@ class Scoped:
     """``bank`` (a served bank, used under ``lock``) as ``who`` may use it; ``audit`` is
     the server's token store (its audit log). With ``parallel_reads`` (the bank's memories
     are on PostgreSQL, whose store takes a pooled connection per call) reads do not take
-    the lock; writes always do, so one process's writes of a bank take turns."""
+    the lock; writes always do, so one process's writes of a bank take turns.
+    ``touched(ids)``, when given, counts the accesses of a recall's hits later (off the
+    request) instead of in the recall."""
 
     def __init__(self, bank: ServedBank, lock: threading.Lock, who: Principal,
-                 audit: TokenStore, parallel_reads: bool = False) -> None:
+                 audit: TokenStore, parallel_reads: bool = False,
+                 touched: Callable[[list[int]], None] | None = None) -> None:
         self.bank = bank
         self.bank_id = bank.bank_id
         self.lock = lock
         self.who = who
         self._audit = audit
         self.parallel_reads = parallel_reads
+        self._touched = touched
 
     @contextmanager
     def held(self, write: bool = True) -> Iterator[Any]:
@@ -133,8 +137,13 @@ class Scoped:
         with self.held(write=False) as mem:
             v = scoped(mem.recall, self.who.viewer)
             agent = {} if v or self.who.role == "admin" else {"agent": self.who.agent}
+            later = self._touched is not None and kw.get("touch", True)
+            if later:  # the access counts are written after the answer (ServerState)
+                kw["touch"] = False
             res: RecallResult = mem.recall(text, **kw, **agent, **v)
-            return res
+        if later and self._touched is not None:
+            self._touched([h.memory.id for h in res.hits])
+        return res
 
     def reflect(self, question: str, k: int = 20) -> dict[str, Any]:
         self.who.require(self.bank_id)
