@@ -95,10 +95,12 @@ def start(home: Path, env: dict[str, str], extra: list[str]) -> tuple[subprocess
     return proc, int(line.rsplit(":", 1)[1])
 
 
-def preload_direct(home: Path, dsn: str, n: int, rng: random.Random) -> str:
-    """Write ``n`` memories into the served bank from this process (the server's
-    ``retain_batch`` path without HTTP) with synthetic 384-d vectors under the MiniLM
-    model id (module doc); returns the last text."""
+def preload_direct(home: Path, dsn: str, n: int, rng: random.Random, bank: str = BANK,
+                   items: list[dict[str, Any]] | None = None) -> str:
+    """Write ``n`` memories (or ``items``, MemoryItem fields) into the served bank from
+    this process (the server's ``retain_batch`` path without HTTP) with synthetic 384-d
+    vectors under the MiniLM model id (module doc), owned by agent ``bench``; returns the
+    last text."""
     os.environ["HINDSIGHT_HOME"] = str(home)
     os.environ["HINDSIGHT_EMBEDDER"] = "minilm"
     os.environ.pop("HINDSIGHT_DATABASE_URL", None)
@@ -112,19 +114,18 @@ def preload_direct(home: Path, dsn: str, n: int, rng: random.Random) -> str:
 
     synthetic = HashingEmbedder(384)
     synthetic.model_id = MODEL_ID
-    bank = open_served_bank(BANK)
+    todo = items if items is not None else \
+        [{"text": f"m{i} {sentence(rng)}"} for i in range(n)]
+    served = open_served_bank(bank)
     try:
-        bank.memory._embedder = synthetic
-        done, last = 0, ""
-        while done < n:
-            k = min(1000, n - done)
-            texts = [f"m{done + i} {sentence(rng)}" for i in range(k)]
-            bank.memory.retain_batch([MemoryItem(text=t, agent="bench", owner="bench")
-                                      for t in texts])
-            done, last = done + k, texts[-1]
-        return last
+        served.memory._embedder = synthetic
+        for lo in range(0, len(todo), 1000):
+            served.memory.retain_batch([MemoryItem(**{**it, "agent": "bench",
+                                                      "owner": "bench"})
+                                        for it in todo[lo:lo + 1000]])
+        return str(todo[-1]["text"]) if todo else ""
     finally:
-        bank.close()
+        served.close()
 
 
 def preload_http(c: Client, n: int, rng: random.Random, start: int = 0) -> str:
