@@ -20,6 +20,7 @@ hashing embedder (no HNSW: 256-d vectors are searched exactly).
 
     python bench/server_load.py [--memories 100000] [--clients 1,4,16] [--seconds 60]
         [--backends sqlite,postgres] [--embedder minilm|hashing] [--batch-check 2000]
+        [--workers 1]
         [--out bench/results/server_load.json]
 """
 
@@ -148,7 +149,7 @@ def run_backend(backend: str, args: argparse.Namespace) -> dict[str, Any]:
     home = tmp / "home"
     env = {k: v for k, v in os.environ.items() if not k.startswith("HINDSIGHT_")}
     env.update(HINDSIGHT_HOME=str(home), HINDSIGHT_EMBEDDER=args.embedder,
-               PYTHONPATH=str(ROOT / "src"))
+               HINDSIGHT_SERVE_WORKERS=str(args.workers), PYTHONPATH=str(ROOT / "src"))
     extra = ["--embedded-postgres", str(tmp / "pg")] if backend == "postgres" else []
     proc, port = start(home, env, extra)
     try:
@@ -159,11 +160,16 @@ def run_backend(backend: str, args: argparse.Namespace) -> dict[str, Any]:
         rng = random.Random(7)
         c = Client(port, tok)
         out: dict[str, Any] = {"backend": backend, "memories": args.memories,
-                               "embedder": args.embedder}
+                               "embedder": args.embedder, "workers": args.workers}
         t0 = time.perf_counter()
         if args.embedder == "minilm":
             dsn = json.loads((home / "server.json").read_text())["database_url"]
             preload_direct(home, dsn, args.memories, rng)
+            if dsn:  # the planner's row estimate (what picks HNSW) as autovacuum would set it
+                import psycopg
+
+                with psycopg.connect(dsn, autocommit=True) as conn:
+                    conn.execute("ANALYZE")
             out["preload"] = "in process, synthetic 384-d vectors"
             out["preload_s"] = round(time.perf_counter() - t0, 1)
             t0 = time.perf_counter()
@@ -253,6 +259,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--backends", default="sqlite,postgres")
     ap.add_argument("--embedder", choices=("minilm", "hashing"), default="minilm")
+    ap.add_argument("--workers", type=int, default=1, help="serveWorkers of the server")
     ap.add_argument("--batch-check", type=int, default=2000,
                     help="memories retained over HTTP after a direct preload (minilm)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "server_load.json"))

@@ -115,3 +115,34 @@ def test_parallel_recall_and_retain_on_postgres(tmp_path: Path, pg_dsn: object,
         assert billing.access_count == 48  # every recall's touch counted, none lost
     finally:
         state.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_batch_is_searchable_by_text_at_once_and_embedded_after(
+        backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        request: pytest.FixtureRequest) -> None:
+    from hindsight.server.state import ServerState
+
+    # the background thread does nothing here: embed_pending runs below, in this thread
+    monkeypatch.setattr(ServerState, "_embed_loop", lambda self: None)
+    dsn = str(request.getfixturevalue("pg_dsn")) if backend == "postgres" else ""
+    state = _state(tmp_path, monkeypatch, dsn)
+    try:
+        sc = state.scoped(_who(), BANK, "write")
+        texts = [f"batch item {i}: the {w} worker retries the upload" for i, w in
+                 enumerate(["ledger", "invoice", "thumbnail", "archive"])] + [TEXT]
+        res = sc.retain([sc.item(t) for t in texts], batch=True)
+        assert [r.action for r in res] == ["created"] * 5
+        mem = sc.bank.memory
+        hits = sc.recall("staging key vault canary", k=1, embed=False)
+        assert [h.memory.text for h in hits.hits] == [TEXT]  # by text, before any vector
+        assert sorted(m for m, _t in mem.store.missing_vectors(mem.embedder.model_id)) == \
+            sorted(r.id for r in res)  # answered before the vectors were written
+        assert state.embed_pending(chunk=2) == 5
+        assert mem.store.missing_vectors(mem.embedder.model_id) == []
+        dense = sc.recall("the deploy script reads the staging key from vault", k=1,
+                          channels=("dense",))
+        assert [h.memory.text for h in dense.hits] == [TEXT]
+        assert state.embed_pending() == 0  # nothing left
+    finally:
+        state.close()

@@ -45,11 +45,13 @@ class Scoped:
     are on PostgreSQL, whose store takes a pooled connection per call) reads do not take
     the lock; writes always do, so one process's writes of a bank take turns.
     ``touched(ids)``, when given, counts the accesses of a recall's hits later (off the
-    request) instead of in the recall."""
+    request) instead of in the recall; ``embed_later()``, when given, embeds a batch's
+    memories after the answer (they are searchable by text at once)."""
 
     def __init__(self, bank: ServedBank, lock: threading.Lock, who: Principal,
                  audit: TokenStore, parallel_reads: bool = False,
-                 touched: Callable[[list[int]], None] | None = None) -> None:
+                 touched: Callable[[list[int]], None] | None = None,
+                 embed_later: Callable[[], None] | None = None) -> None:
         self.bank = bank
         self.bank_id = bank.bank_id
         self.lock = lock
@@ -57,6 +59,7 @@ class Scoped:
         self._audit = audit
         self.parallel_reads = parallel_reads
         self._touched = touched
+        self._embed_later = embed_later
 
     @contextmanager
     def held(self, write: bool = True) -> Iterator[Any]:
@@ -93,8 +96,12 @@ class Scoped:
         self.who.require(self.bank_id, "write")
         for it in items:
             it.check()
+        later = batch and self._embed_later is not None
         with self.held() as mem:
-            out = mem.retain_batch(items) if batch else mem.retain_items(items)
+            out = mem.retain_batch(items, embed=not later) if batch else \
+                mem.retain_items(items)
+        if later and self._embed_later is not None:
+            self._embed_later()
         for r in out:
             self._log("retain", r.id, r.action)
         return list(out)
