@@ -95,14 +95,14 @@ def test_parallel_recall_and_retain_on_postgres(tmp_path: Path, pg_dsn: object,
             except BaseException as e:  # noqa: BLE001 - reported below
                 errors.append(e)
 
-        threads = [threading.Thread(target=reader, args=(n,)) for n in range(6)] + \
+        threads = [threading.Thread(target=reader, args=(n,)) for n in range(12)] + \
             [threading.Thread(target=writer, args=(n,)) for n in range(2)]
         for t in threads:
             t.start()
         for t in threads:
             t.join(120)
         assert errors == []
-        assert tops == [base[0]] * 48
+        assert tops == [base[0]] * 96
         assert len(set(acked)) == 10
         hit = state.scoped(_who(), BANK).memories(limit=100)
         assert [m.access_count for m in hit if m.text == base[0]] == [0]  # not yet written
@@ -112,7 +112,7 @@ def test_parallel_recall_and_retain_on_postgres(tmp_path: Path, pg_dsn: object,
         hit = state.scoped(_who(), BANK).memories(limit=100)
         assert {m.text for m in hit} >= set(base)
         billing = [m for m in hit if m.text == base[0]][0]
-        assert billing.access_count == 48  # every recall's touch counted, none lost
+        assert billing.access_count == 96  # every recall's touch counted, none lost
     finally:
         state.close()
 

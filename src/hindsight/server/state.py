@@ -19,6 +19,12 @@ if TYPE_CHECKING:
 
 MAX_BODY_BYTES = 8 * 1024 * 1024  # a request body above this is refused with 413
 MAX_BATCH = 1000  # items in one batch retain
+# reads of one PostgreSQL bank at once: a recall may hold two pooled connections at a
+# time (the lexical postings stream while the visibility filter queries), the pool has 8
+# per process (store/postgres/pool.py POOL_MAX) and the writer holding the bank lock needs
+# one: 3 readers x 2 + 1 <= 8, so no thread waits on the pool for a connection another
+# waiting thread holds (16 clients without this bound: requests stalled 30 s, then 503)
+PARALLEL_READS = 3
 TOUCH_EVERY_S = 1.0  # how often recalled memories' access counts are written
 
 
@@ -35,6 +41,7 @@ class ServerState:
         self.max_body = max_body
         self._open = opener or _open_served
         self._banks: dict[str, tuple[ServedBank, threading.Lock]] = {}
+        self._readers: dict[str, threading.BoundedSemaphore] = {}
         self._lock = threading.Lock()
         self.metrics = Metrics(self)
         self._touched: dict[str, Counter[int]] = {}  # bank id -> memory id -> recalls
@@ -162,7 +169,10 @@ class ServerState:
             if role != "read":
                 self.tokens.note_bank(bank_id)
             self.embed_later(bank_id)  # vectors a stopped server left unwritten
-        return Scoped(held[0], held[1], who, self.tokens,
+        with self._lock:
+            readers = self._readers.setdefault(bank_id,
+                                               threading.BoundedSemaphore(PARALLEL_READS))
+        return Scoped(held[0], held[1], who, self.tokens, readers=readers,
                       parallel_reads=bool(getattr(held[0], "parallel_reads", False)),
                       touched=lambda ids: self.touched(bank_id, ids),
                       embed_later=lambda: self.embed_later(bank_id))

@@ -43,7 +43,8 @@ class Scoped:
     """``bank`` (a served bank, used under ``lock``) as ``who`` may use it; ``audit`` is
     the server's token store (its audit log). With ``parallel_reads`` (the bank's memories
     are on PostgreSQL, whose store takes a pooled connection per call) reads do not take
-    the lock; writes always do, so one process's writes of a bank take turns.
+    the lock but one of ``readers`` (a bound on reads at once); writes always take the
+    lock, so one process's writes of a bank take turns.
     ``touched(ids)``, when given, counts the accesses of a recall's hits later (off the
     request) instead of in the recall; ``embed_later()``, when given, embeds a batch's
     memories after the answer (they are searchable by text at once)."""
@@ -51,7 +52,8 @@ class Scoped:
     def __init__(self, bank: ServedBank, lock: threading.Lock, who: Principal,
                  audit: TokenStore, parallel_reads: bool = False,
                  touched: Callable[[list[int]], None] | None = None,
-                 embed_later: Callable[[], None] | None = None) -> None:
+                 embed_later: Callable[[], None] | None = None,
+                 readers: threading.BoundedSemaphore | None = None) -> None:
         self.bank = bank
         self.bank_id = bank.bank_id
         self.lock = lock
@@ -60,13 +62,18 @@ class Scoped:
         self.parallel_reads = parallel_reads
         self._touched = touched
         self._embed_later = embed_later
+        self._readers = readers
 
     @contextmanager
     def held(self, write: bool = True) -> Iterator[Any]:
         """The bank's memory service while this thread holds the bank (a read of a bank
         with ``parallel_reads`` holds nothing)."""
         if not write and self.parallel_reads:
-            yield self.bank.memory
+            if self._readers is None:
+                yield self.bank.memory
+                return
+            with self._readers:  # at most ServerState's PARALLEL_READS at once
+                yield self.bank.memory
             return
         with self.lock:
             yield self.bank.memory
