@@ -245,7 +245,8 @@ def load(port: int, tok: str, clients: int, seconds: float) -> dict[str, Any]:
     every = lat["recall"] + lat["retain"]
     row: dict[str, Any] = {"clients": clients, "seconds": round(wall, 1),
                            "requests_per_s": round(len(every) / wall, 1),
-                           "errors": len(errors), "retained": retained[0]}
+                           "errors": len(errors), "retained": retained[0],
+                           "error_statuses": {str(k): errors.count(k) for k in set(errors)}}
     for kind in ("recall", "retain"):
         for q in (0.5, 0.95, 0.99):
             row[f"{kind}_p{int(q * 100)}_ms"] = round(quantile(lat[kind], q) * 1000, 1)
