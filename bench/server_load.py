@@ -83,15 +83,21 @@ class Client:
 
 
 def start(home: Path, env: dict[str, str], extra: list[str]) -> tuple[subprocess.Popen[str], int]:
+    """``hindsight serve`` on a free port; its stderr goes to ``home/../serve.err`` (a pipe
+    nobody reads would fill and stall the server)."""
+    home.parent.mkdir(parents=True, exist_ok=True)
+    err = (home.parent / "serve.err").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "hindsight", "serve", "--port", "0",
-                             *extra], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             *extra], env=env, stdout=subprocess.PIPE, stderr=err,
                             text=True)
     assert proc.stdout is not None
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
     if not sel.select(timeout=180):
         proc.kill()
-        raise SystemExit(f"serve did not start: {proc.communicate()[1][-2000:]}")
+        proc.wait()
+        raise SystemExit("serve did not start: "
+                         f"{(home.parent / 'serve.err').read_text()[-2000:]}")
     line = proc.stdout.readline()
     return proc, int(line.rsplit(":", 1)[1])
 
@@ -198,6 +204,10 @@ def run_backend(backend: str, args: argparse.Namespace) -> dict[str, Any]:
         out["expected_active"] = args.memories + \
             (args.batch_check if args.embedder == "minilm" else 0) + created
         out["nothing_lost"] = out["final_active"] == out["expected_active"]
+        err = (tmp / "serve.err").read_text(errors="replace")
+        out["server_tracebacks"] = err.count("Traceback (most recent call last)")
+        if out["server_tracebacks"]:
+            (Path(args.out).parent / f"server_load_{backend}.err").write_text(err[-20000:])
         return out
     finally:
         proc.send_signal(2)
