@@ -19,11 +19,10 @@ if TYPE_CHECKING:
 
 MAX_BODY_BYTES = 8 * 1024 * 1024  # a request body above this is refused with 413
 MAX_BATCH = 1000  # items in one batch retain
-# reads of one PostgreSQL bank at once: a recall may hold two pooled connections at a
-# time (the lexical postings stream while the visibility filter queries), the pool has 8
-# per process (store/postgres/pool.py POOL_MAX) and the writer holding the bank lock needs
-# one: 3 readers x 2 + 1 <= 8, so no thread waits on the pool for a connection another
-# waiting thread holds (16 clients without this bound: requests stalled 30 s, then 503)
+# reads of one PostgreSQL bank at once: a safeguard for the pool of 8 connections per
+# process (store/postgres/pool.py POOL_MAX), which the writer holding the bank lock, the
+# touch flush and the embedding thread share with the readers; 2 cores gain nothing from
+# more (bench/server_load.py, 5,000 memories: 4 clients 34 requests/s with it)
 PARALLEL_READS = 3
 TOUCH_EVERY_S = 1.0  # how often recalled memories' access counts are written
 
