@@ -10,7 +10,12 @@ transcripts in their own places.
 Baseline: the bare interpreter start (`python -c pass`), the floor any Python hook pays;
 the ratio says how much hindsight adds on top.
 
-    python bench/hooks.py [--memories 10000] [--runs 30]
+With ``--client`` the same hooks run in client mode (issue 11): the memories live on a
+``hindsight serve --embedded-postgres`` on 127.0.0.1 (preloaded with synthetic vectors, as
+bench/server_load.py does), the code index and records stay in the local bank; results in
+``results/hooks_client.json`` (the agents' side-by-side loop is skipped).
+
+    python bench/hooks.py [--memories 10000] [--runs 30] [--client]
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ CODE_PROMPTS = ["why does the drain lock the spool directory", "fix the flaky re
                 "make ingest resume after a crash", "update the config loader for harnesses",
                 "the mcp server should return partial results"]
 KINDS = ["convention", "decision", "lesson", "experience"]
+CLIENT_BANK = "bench::hooks-client"
 
 
 def base_texts(path: Path) -> list[str]:
@@ -86,20 +92,55 @@ def build(work: Path, n: int, env: dict[str, str], records: int = 2000) -> Path:
     with open_bank(str(repo), harness="claude-code") as b:
         b.code.index()
         b.history.ingest(limit=300)
-        items = []
-        for i in range(n):
-            if i % 5 == 0:
-                words = " ".join(rnd.sample(CODE_PROMPTS, 2))
-                items.append(Item(text=f"{rnd.choice(['Always', 'Never', 'We decided to'])} "
-                                  f"{words} ({i})", kind=KINDS[i % 4], source="import",
-                                  outcome="success" if KINDS[i % 4] == "experience" else ""))
-            else:
-                items.append(Item(text=f"{rnd.choice(texts)} {rnd.choice(texts)} ({i})",
-                                  kind="conversation", source="import"))
-        b.memory.retain_batch(items, embed=False)
+        items = [Item(**d) for d in memory_items(n, rnd, texts)]
+        if items:
+            b.memory.retain_batch(items, embed=False)
         b.stores.memory.set_meta({"seed_state": json.dumps({"state": "synced"})})
         add_records(b, records, rnd)
     return repo
+
+
+def memory_items(n: int, rnd: random.Random, texts: list[str]) -> list[dict[str, Any]]:
+    """``n`` memories (MemoryItem fields): every fifth a convention, decision, lesson or
+    experience about this repository, the rest conversation turns."""
+    items: list[dict[str, Any]] = []
+    for i in range(n):
+        if i % 5 == 0:
+            words = " ".join(rnd.sample(CODE_PROMPTS, 2))
+            items.append({"text": f"{rnd.choice(['Always', 'Never', 'We decided to'])} "
+                                  f"{words} ({i})", "kind": KINDS[i % 4], "source": "import",
+                          "outcome": "success" if KINDS[i % 4] == "experience" else ""})
+        else:
+            items.append({"text": f"{rnd.choice(texts)} {rnd.choice(texts)} ({i})",
+                          "kind": "conversation", "source": "import"})
+    return items
+
+
+def serve_for_hooks(work: Path, env: dict[str, str], n: int
+                    ) -> tuple[subprocess.Popen[str], dict[str, str]]:
+    """Client mode (issue 11, item 6): ``hindsight serve --embedded-postgres`` on
+    127.0.0.1 with its own home, bank ``CLIENT_BANK`` preloaded with ``n`` memories like
+    the local bank's (synthetic 384-d vectors, written in process as
+    bench/server_load.py does), and the hooks' environment pointed at it (``apiUrl``,
+    ``apiToken``, ``bankId``). The server embeds queries with MiniLM."""
+    import server_load as sl
+
+    work.chmod(0o755)  # the embedded PostgreSQL runs as its own user
+    shome = work / "server-home"
+    senv = {**env, "HINDSIGHT_HOME": str(shome), "PYTHONPATH": str(ROOT / "src")}
+    proc, port = sl.start(shome, senv, ["--embedded-postgres", str(work / "pg")])
+    tok = json.loads(subprocess.run(
+        [sys.executable, "-m", "hindsight", "token", "create", "--agent", "bench", "--role",
+         "write", "--json"], env=senv, capture_output=True, text=True, check=True).stdout
+    )["token"]
+    dsn = json.loads((shome / "server.json").read_text())["database_url"]
+    saved = dict(os.environ)
+    sl.preload_direct(shome, dsn, 0, random.Random(0), CLIENT_BANK,
+                      memory_items(n, random.Random(5), base_texts(DEFAULT)))
+    os.environ.clear()
+    os.environ.update(saved)
+    return proc, {**env, "HINDSIGHT_API_URL": f"http://127.0.0.1:{port}",
+                  "HINDSIGHT_API_TOKEN": tok, "HINDSIGHT_BANK_ID": CLIENT_BANK}
 
 
 def add_records(b: Any, n: int, rnd: random.Random) -> None:
@@ -394,6 +435,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--records", type=int, default=2000,
                     help="execution records in the bank (issue 12)")
+    ap.add_argument("--client", action="store_true",
+                    help="client mode: the memories on a local hindsight serve "
+                    "--embedded-postgres, hooks with apiUrl (results/hooks_client.json)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="hs-bench-hooks-") as tmp:
         work = Path(tmp)
@@ -402,10 +446,20 @@ def main() -> None:
                "HINDSIGHT_EMBEDDER": "minilm", "CLAUDE_CONFIG_DIR": str(work / "claude"),
                "HOME": str(work / "home"), "COPILOT_HOME": str(work / "home" / ".copilot")}
         t0 = time.perf_counter()
-        repo = build(work, args.memories, env, args.records)
-        setup_s = time.perf_counter() - t0
-        res = measure(repo, env, args.runs, work)
-        res["agents"] = measure_agents(repo, env, args.runs, work)
+        if args.client:  # memories on the server; code index and records stay local
+            repo = build(work, 0, env, args.records)
+            server, env = serve_for_hooks(work, env, args.memories)
+            setup_s = time.perf_counter() - t0
+            try:
+                res = measure(repo, env, args.runs, work)
+            finally:
+                server.send_signal(2)
+                server.wait(60)
+        else:
+            repo = build(work, args.memories, env, args.records)
+            setup_s = time.perf_counter() - t0
+            res = measure(repo, env, args.runs, work)
+            res["agents"] = measure_agents(repo, env, args.runs, work)
     targets = {"user-prompt-submit": 300, "session-start": 1000, "stop": 500}
     for ev, lim in targets.items():
         res[ev]["target_p95_ms"] = lim
@@ -417,8 +471,10 @@ def main() -> None:
         res[ev]["x_python_start_p50"] = round(res[ev]["p50_ms"] / base, 2)
     data = {"machine": machine(), "memories": args.memories, "records": args.records,
             "runs": args.runs,
-            "setup_s": round(setup_s, 1), "results": res}
-    path = write("hooks", data)
+            "setup_s": round(setup_s, 1), "results": res,
+            "mode": "client (serve --embedded-postgres on 127.0.0.1)" if args.client
+            else "local"}
+    path = write("hooks_client" if args.client else "hooks", data)
     print(json.dumps(res, indent=2))
     print(f"wrote {path}")
 

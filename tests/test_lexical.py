@@ -213,3 +213,12 @@ def test_cjk_prompt_hook_injects_the_memory(tmp_path: Path, lang: str, lesson: s
     text = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
     assert f"- #{mid} lesson " in text and lesson in text
     assert "warmed" not in text
+
+
+def test_idf_of_a_df_above_n_is_the_floor() -> None:
+    """N and df read a moment apart while another process writes (PostgreSQL: two
+    statements) can give df > N: the weight is the floor, not a math domain error (the
+    server's 500s under 16 clients in bench/server_load.py); below N it is unchanged."""
+    assert lexical.idf(10, 12) == lexical.IDF_FLOOR
+    assert lexical.idf(10, 10) == lexical.IDF_FLOOR
+    assert lexical.idf(100, 3) == math.log((100 - 3 + 0.5) / (3 + 0.5))

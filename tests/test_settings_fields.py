@@ -417,3 +417,16 @@ def test_database_url_is_checked_and_its_password_never_shown(home: Path, tmp_pa
     assert "hunter2" not in r.stdout + r.stderr
     assert json.loads(r.stdout)["values"]["databaseUrl"] == {
         "value": "postgresql://me:***@127.0.0.1:9/hs", "source": "env HINDSIGHT_DATABASE_URL"}
+
+
+def test_settings_repr_masks_the_database_password() -> None:
+    """``repr(Settings)`` (what a traceback or a log line shows) has ``user:***@`` in
+    ``database_url``, keeps the other fields, and still leaves secret fields out."""
+    s = Settings.defaults(databaseUrl="postgresql://me:hunter2@db.example:5433/hs",
+                          apiToken="tok-secret-1", recallLimit=7)
+    shown = repr(s)
+    assert "hunter2" not in shown and "tok-secret-1" not in shown
+    assert "database_url='postgresql://me:***@db.example:5433/hs'" in shown
+    assert "recall_limit=7" in shown and shown.startswith("Settings(")
+    assert "hunter2" not in str(s) and "hunter2" not in f"{s!r}"
+    assert "database_url=''" in repr(Settings.defaults())

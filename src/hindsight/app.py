@@ -468,6 +468,13 @@ class ServedBank(Bank):
     repository-relative path, a symbol ``path::local``; nothing is checked against files
     (the client's code index computes staleness, issue 11)."""
 
+    @property
+    def parallel_reads(self) -> bool:
+        """Whether reads may run in several threads at once without the bank's lock: its
+        memories are on PostgreSQL (each call takes its own pooled connection); a SQLite
+        bank has one connection, so its calls take turns."""
+        return self.stores.shared is not None
+
     def _anchors(self, files: list[str], symbols: list[str], must_exist: bool = True
                  ) -> list[tuple[str, str, str]]:
         import posixpath

@@ -255,6 +255,18 @@ class Settings:
         src.update(self.sources)
         object.__setattr__(self, "sources", MappingProxyType(src))
 
+    def __repr__(self) -> str:
+        """The dataclass repr with a URL's password masked (``user:***@``); secret fields
+        are left out as before."""
+        from hindsight.config.urls import masked
+
+        def one(name: str) -> str:
+            v = getattr(self, name)
+            return repr(masked(v) if name.endswith("_url") and isinstance(v, str) else v)
+
+        return "Settings(" + ", ".join(f"{f.name}={one(f.name)}"
+                                       for f in dataclasses.fields(self) if f.repr) + ")"
+
     def __reduce__(self) -> tuple[Any, ...]:  # read-only mappings do not pickle
         state = {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
         return (_rebuild, (state,))

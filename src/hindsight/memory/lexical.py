@@ -96,8 +96,10 @@ def _ensure_for_read(store: MemoryStore) -> None:
 
 def idf(n: int, df: int) -> float:
     """max(1e-6, ln((N − df + 0.5) / (df + 0.5))): the Robertson/Spärck Jones weight of a
-    term held by ``df`` of ``n`` memories, floored as FTS5's ``bm25()`` floors it."""
-    return max(IDF_FLOOR, math.log((n - df + 0.5) / (df + 0.5)))
+    term held by ``df`` of ``n`` memories, floored as FTS5's ``bm25()`` floors it. A df
+    above N (read a moment after N while another process wrote: PostgreSQL reads them in
+    two statements) gets the floor instead of a math domain error."""
+    return max(IDF_FLOOR, math.log((max(n - df, 0) + 0.5) / (df + 0.5)))
 
 
 def document_frequency(store: MemoryStore, terms: list[str]) -> tuple[dict[str, int], int]:

@@ -31,6 +31,7 @@ as no cross-encoder with bundled weights exists on PyPI — within ``time_ms``.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -63,6 +64,7 @@ RERANK_TOP = 30
 RERANK_MIX = 0.5
 QUERY_CACHE = 64  # query embeddings kept per process (:func:`query_vector`)
 _QUERIES: dict[tuple[str, str], Any] = {}
+_QUERIES_LOCK = threading.Lock()
 DECAY = 0.05  # activity = confidence · exp(−DECAY · days since last access) + 0.1 · accesses
 
 
@@ -227,12 +229,14 @@ def query_vector(embedder: Any, text: str) -> Any:
     the last ``QUERY_CACHE`` queries by (model id, text): an agent asks the same question
     again across tools and hooks, and embedding is the largest fixed cost of a recall."""
     key = (embedder.model_id, text)
-    v = _QUERIES.pop(key, None)
+    with _QUERIES_LOCK:  # a server's threads share the cache
+        v = _QUERIES.pop(key, None)
     if v is None:
         v = embedder.embed_batch([text])[0]
-        if len(_QUERIES) >= QUERY_CACHE:
+    with _QUERIES_LOCK:
+        while len(_QUERIES) >= QUERY_CACHE:
             _QUERIES.pop(next(iter(_QUERIES)))
-    _QUERIES[key] = v
+        _QUERIES[key] = v
     return v
 
 

@@ -41,19 +41,40 @@ def scoped(fn: Callable[..., Any], viewer: Any) -> dict[str, Any]:
 
 class Scoped:
     """``bank`` (a served bank, used under ``lock``) as ``who`` may use it; ``audit`` is
-    the server's token store (its audit log)."""
+    the server's token store (its audit log). With ``parallel_reads`` (the bank's memories
+    are on PostgreSQL, whose store takes a pooled connection per call) reads do not take
+    the lock but one of ``readers`` (a bound on reads at once); writes always take the
+    lock, so one process's writes of a bank take turns.
+    ``touched(ids)``, when given, counts the accesses of a recall's hits later (off the
+    request) instead of in the recall; ``embed_later()``, when given, embeds a batch's
+    memories after the answer (they are searchable by text at once)."""
 
     def __init__(self, bank: ServedBank, lock: threading.Lock, who: Principal,
-                 audit: TokenStore) -> None:
+                 audit: TokenStore, parallel_reads: bool = False,
+                 touched: Callable[[list[int]], None] | None = None,
+                 embed_later: Callable[[], None] | None = None,
+                 readers: threading.BoundedSemaphore | None = None) -> None:
         self.bank = bank
         self.bank_id = bank.bank_id
         self.lock = lock
         self.who = who
         self._audit = audit
+        self.parallel_reads = parallel_reads
+        self._touched = touched
+        self._embed_later = embed_later
+        self._readers = readers
 
     @contextmanager
-    def held(self) -> Iterator[Any]:
-        """The bank's memory service while this thread holds the bank."""
+    def held(self, write: bool = True) -> Iterator[Any]:
+        """The bank's memory service while this thread holds the bank (a read of a bank
+        with ``parallel_reads`` holds nothing)."""
+        if not write and self.parallel_reads:
+            if self._readers is None:
+                yield self.bank.memory
+                return
+            with self._readers:  # at most ServerState's PARALLEL_READS at once
+                yield self.bank.memory
+            return
         with self.lock:
             yield self.bank.memory
 
@@ -82,8 +103,12 @@ class Scoped:
         self.who.require(self.bank_id, "write")
         for it in items:
             it.check()
+        later = batch and self._embed_later is not None
         with self.held() as mem:
-            out = mem.retain_batch(items) if batch else mem.retain_items(items)
+            out = mem.retain_batch(items, embed=not later) if batch else \
+                mem.retain_items(items)
+        if later and self._embed_later is not None:
+            self._embed_later()
         for r in out:
             self._log("retain", r.id, r.action)
         return list(out)
@@ -132,20 +157,25 @@ class Scoped:
     # --- reads ----------------------------------------------------------------------
     def recall(self, text: str, **kw: Any) -> RecallResult:
         self.who.require(self.bank_id)
-        with self.held() as mem:
+        with self.held(write=False) as mem:
             v = scoped(mem.recall, self.who.viewer)
             agent = {} if v or self.who.role == "admin" else {"agent": self.who.agent}
+            later = self._touched is not None and kw.get("touch", True)
+            if later:  # the access counts are written after the answer (ServerState)
+                kw["touch"] = False
             res: RecallResult = mem.recall(text, **kw, **agent, **v)
-            return res
+        if later and self._touched is not None:
+            self._touched([h.memory.id for h in res.hits])
+        return res
 
     def reflect(self, question: str, k: int = 20) -> dict[str, Any]:
         self.who.require(self.bank_id)
-        with self.held() as mem:
+        with self.held(write=False) as mem:
             return dict(mem.reflect(question, k, **scoped(mem.reflect, self.who.viewer)))
 
     def get(self, mid: int) -> Memory:
         self.who.require(self.bank_id)
-        with self.held() as mem:
+        with self.held(write=False) as mem:
             m = mem.get(mid, **scoped(mem.get, self.who.viewer))
         if not isinstance(m, Memory):
             raise NotFound(f"no memory {mid}", value=mid)
@@ -153,17 +183,17 @@ class Scoped:
 
     def audit(self, mid: int) -> list[dict[str, Any]]:
         self.get(mid)
-        with self.held() as mem:
+        with self.held(write=False) as mem:
             return list(mem.audit(mid))
 
     def memories(self, **kw: Any) -> list[Memory]:
         self.who.require(self.bank_id)
-        with self.held() as mem:
+        with self.held(write=False) as mem:
             return list(mem.memories(**kw, **scoped(mem.memories, self.who.viewer)))
 
     def export_lines(self) -> list[str]:
         self.who.require(self.bank_id)
-        with self.held() as mem:
+        with self.held(write=False) as mem:
             return list(mem.export_lines(**scoped(mem.export_lines, self.who.viewer)))
 
     def touch(self, ids: list[int]) -> None:

@@ -141,10 +141,14 @@ class PgMemoryStore(PgMemoryReads):
                 [(_vec(v), len(v) // 4, no_nul(model), i) for i, v in items])
 
     def touch(self, ids: list[int], ts: float) -> None:
+        # rows locked in id order: concurrent recalls touching the same memories (a
+        # server's parallel reads) wait for each other instead of deadlocking
         if ids:
             with self.tx() as c:
                 c.execute(self.q("UPDATE {s}.memories SET access_count = access_count + 1, "
-                                 "last_accessed_ts = %s WHERE id = ANY(%s)"), (ts, list(ids)))
+                                 "last_accessed_ts = %s WHERE id IN (SELECT id FROM "
+                                 "{s}.memories WHERE id = ANY(%s) ORDER BY id FOR UPDATE)"),
+                          (ts, sorted(set(ids))))
 
     def add_anchors(self, items: list[tuple[int, str, str, str]], at: str) -> int:
         added = 0
