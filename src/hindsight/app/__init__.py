@@ -457,96 +457,11 @@ def page(rows: list[Any], offset: int = 0, limit: int | None = None,
 
 
 # --- team server (hindsight serve): what the server adapter may use -------------------
-# re-exported for the adapters, which import no store module (Viewer: at the top)
-from hindsight.store.server_base import TokenRow as TokenRow  # noqa: E402
-from hindsight.store.server_base import TokenStore as TokenStore  # noqa: E402
-
-
-class ServedBank(Bank):
-    """A bank served by ``hindsight serve``: memories only, no checkout on this machine
-    (``root`` is ""). Anchors are taken as the client gives them: a file is a
-    repository-relative path, a symbol ``path::local``; nothing is checked against files
-    (the client's code index computes staleness, issue 11)."""
-
-    @property
-    def parallel_reads(self) -> bool:
-        """Whether reads may run in several threads at once without the bank's lock: its
-        memories are on PostgreSQL (each call takes its own pooled connection); a SQLite
-        bank has one connection, so its calls take turns."""
-        return self.stores.shared is not None
-
-    def _anchors(self, files: list[str], symbols: list[str], must_exist: bool = True
-                 ) -> list[tuple[str, str, str]]:
-        import posixpath
-
-        from hindsight.qnames import split_qname
-
-        out: list[tuple[str, str, str]] = []
-        for f in files:
-            p = posixpath.normpath(f.replace("\\", "/")) if f else ""
-            if not p or p.startswith(("/", "../")) or p in (".", ".."):
-                raise ConfigError(f"file {f!r}: a path relative to the repository root",
-                                  option="files", value=f)
-            out.append((p, "", ""))
-        for spec in symbols:
-            pair = split_qname(spec)
-            if pair is None or not pair[0] or not pair[1]:
-                raise ConfigError(f"symbol {spec!r}: give path::name (the server has no "
-                                  "code index)", option="symbols", value=spec)
-            out.append((pair[0], pair[1], ""))
-        return out
-
-
-def open_served_bank(bank_id: str, *, create: bool = True) -> ServedBank:
-    """The bank ``bank_id`` as the team server holds it (``$HINDSIGHT_HOME/banks``, made
-    when missing unless ``create`` is false). Raises ConfigError for an empty id or one
-    over 200 characters, BankNotFound, StorageError."""
-    from hindsight.config.settings import load
-
-    if not bank_id.strip() or len(bank_id) > 200 or "\0" in bank_id:
-        raise ConfigError(f"bank {bank_id[:40]!r}: 1 to 200 characters, no NUL",
-                          option="bank", value=bank_id[:200])
-    db = bank_file(bank_id)
-    if not create and not os.path.exists(db):
-        raise BankNotFound(f"no bank {bank_id!r} on this server", value=bank_id)
-    settings = load(bank_id=bank_id)
-    stores = _sqlite_stores(db, bank_id, "", settings.busy_timeout_ms)
-    if settings.database_url:  # memories on PostgreSQL (serve --embedded-postgres sets it)
-        stores = _shared_memory(stores, settings.database_url, bank_id,
-                                settings.busy_timeout_ms)
-    return ServedBank(bank_id, "", db, stores)
-
-
-def served_bank_bytes(bank: Bank) -> int:
-    """Bytes the bank's database takes on disk (its file and write-ahead log)."""
-    return _db_size(bank.path)
-
-
-def open_token_store(database_url: str = "") -> TokenStore:
-    """The team server's token store: PostgreSQL at ``database_url`` when given, else
-    ``$HINDSIGHT_HOME/server.db``. Raises StorageError, ConfigError (PostgreSQL support
-    not installed: the ``server`` extra)."""
-    if database_url:
-        try:
-            from hindsight.store.postgres.tokens import PostgresTokenStore
-        except ImportError as e:
-            raise ConfigError(f"PostgreSQL needs the server extra ({e.name} is missing): "
-                              "pip install 'hindsight-code[server]'") from None
-        return PostgresTokenStore(database_url)
-    from hindsight.config.settings import load
-    from hindsight.store.sqlite.tokens import SqliteTokenStore
-
-    home = Home.current()
-    Home.ensure(home.root, private=True)
-    return SqliteTokenStore(home.server_db, load().busy_timeout_ms)
-
-
-def embedded_postgres(data_dir: str | None = None, port: int = 0) -> Any:
-    """An :class:`hindsight.store.postgres.embedded.EmbeddedPostgres` (not started) on
-    ``data_dir`` (None: its default for this home) and ``port`` (0: a free one)."""
-    from pathlib import Path
-
-    from hindsight.store.postgres.embedded import EmbeddedPostgres, default_data_dir
-
-    d = Path(data_dir) if data_dir else default_data_dir(Path(Home.current().root))
-    return EmbeddedPostgres(d.absolute(), port)
+# the team server's side (re-exported for the adapters, which import no store module)
+from hindsight.app.served import ServedBank as ServedBank  # noqa: E402
+from hindsight.app.served import TokenRow as TokenRow  # noqa: E402
+from hindsight.app.served import TokenStore as TokenStore  # noqa: E402
+from hindsight.app.served import embedded_postgres as embedded_postgres  # noqa: E402
+from hindsight.app.served import open_served_bank as open_served_bank  # noqa: E402
+from hindsight.app.served import open_token_store as open_token_store  # noqa: E402
+from hindsight.app.served import served_bank_bytes as served_bank_bytes  # noqa: E402
