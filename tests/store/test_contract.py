@@ -1,5 +1,6 @@
-"""One contract suite for every storage backend (``store/base.py``): MemoryStore (CodeStore and HistoryStore in test_contract_code.py, PageStore in
-test_contract_pages.py, on the same backends).
+"""One contract suite for every storage backend (``store/base.py``): MemoryStore
+(CodeStore and HistoryStore in test_contract_code.py, PageStore in test_contract_pages.py,
+on the same backends).
 The ``stores`` fixture is parameterised by backend; a second backend adds a parameter (and
 its opener in ``backends.py``, shared with test_contract_team.py and
 test_contract_pages.py), not a second suite."""
