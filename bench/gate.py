@@ -3,7 +3,7 @@ judged against hand-labelled prompts, and what the hook costs.
 
 The labelled set is tests/fixtures/gate/: bank.json holds a small repository ("ledger", an
 invoicing application) and 63 memories written by hand, some anchored to its files and
-symbols; prompts.json holds 196 prompts, each labelled with the memories that should be
+symbols; prompts.json holds 216 prompts, each labelled with the memories that should be
 injected (`relevant`) and those that are on topic but not needed (`acceptable`), in six
 categories (paraphrase, other-words, symbol, file, unrelated, unrelated-shared), split
 into dev (tuned on) and test (held out) by alternating the prompts of each category.
