@@ -147,6 +147,18 @@ def test_gate_with_the_warm_model_and_without(tmp_path: Path) -> None:
             ids, _rows = g.cached_rows(b.memory.store, warm, g.dense_cache_path(cache), 0)
             assert len(ids) == g.WARM_BUDGET  # one hook asks for at most 16 vectors
             assert g.refresh_dense(b.memory.store, warm, cache, emb) == 63
+            # the warm score, from its parts: dense + 0.5 static + 0.15 lexical share,
+            # put on the static rule's scale (+ threshold − 0.54)
+            row = with_warm[0][0]
+            qd, md = emb.embed_batch([prompt, row.text])
+            qs = kw["embedder"].embed_one(prompt)
+            ms = kw["embedder"].embed_batch([row.text])[0]
+            terms, df, n, _q = g._terms(b.memory, prompt)
+            share, evidence = g.lexical(terms, row, df, n)
+            lex = share if evidence >= g.EVIDENCE_MIN else 0.0
+            stat = sum(a * float(c) for a, c in zip(qs, ms, strict=True))
+            want = float(qd @ md) + 0.5 * stat + 0.15 * lex + 0.42 - 0.54
+            assert with_warm[0][1] == pytest.approx(want, abs=2e-3)  # float16 cache rows
             static = g.gate(b.memory, prompt, **kw)
             fallback = g.gate(b.memory, prompt, warm=dead, **kw)
         assert [(r.id, round(s, 6)) for r, s in fallback] == \
