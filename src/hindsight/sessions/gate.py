@@ -16,6 +16,14 @@ them). Each candidate passes the gate when
   counted only when the terms it holds carry at least :data:`EVIDENCE_MIN` of IDF, so
   that a memory sharing only a common word gets no lexical credit.
 
+With the warm embedding process (:mod:`hindsight.providers.warm`: the bank's MiniLM kept
+loaded by a background process; ``warm`` the client) answering, the score is instead
+``dense + WARM_STATIC · cos + WARM_LEX · lex`` (``dense`` the MiniLM cosine, its memory
+vectors cached in ``<bank>.db.gate-dense``), shifted onto the threshold's scale, and the
+best passes when it reaches the threshold plus :data:`SHORT_STEP` for every search term
+the prompt has under :data:`SHORT_TERMS`. When the process does not answer, the static
+rule above applies (and the client starts one for the prompts after).
+
 When the prompt names anchors, only the memories it names are injected. At most one
 memory passes by its score: the labelled set showed the second best to be wrong far more
 often than right.
