@@ -230,6 +230,8 @@ def main() -> None:
                    CLAUDE_CONFIG_DIR=str(work / "claude"))
         if a.threshold is not None:
             env["HINDSIGHT_RECALL_THRESHOLD"] = str(a.threshold)
+        if a.no_warm or a.no_static:
+            env["HINDSIGHT_WARM_EMBEDDER"] = "0"  # nor may a hook start one
         os.environ.update(env)
         repo = work / "ledger"
         make_repo(repo, bank["repo"])

@@ -172,3 +172,16 @@ def test_gate_with_the_warm_model_and_without(tmp_path: Path) -> None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = val
+
+
+def test_the_setting_and_the_embedder_choose_the_client(tmp_path: Path) -> None:
+    from hindsight.config.settings import load
+    from hindsight.providers.factory import make_warm_embedder
+
+    home = str(tmp_path / "hs")
+    on = make_warm_embedder(load(env={"HINDSIGHT_EMBEDDER": "minilm"}), home)
+    assert (type(on).__name__, on.model_id, on.dim, on.home_root) == \
+        ("WarmEmbedder", "all-MiniLM-L6-v2-onnx-int8", 384, home)
+    assert make_warm_embedder(load(env={"HINDSIGHT_EMBEDDER": "minilm",
+                                        "HINDSIGHT_WARM_EMBEDDER": "0"}), home) is None
+    assert make_warm_embedder(load(env={"HINDSIGHT_EMBEDDER": "hashing"}), home) is None

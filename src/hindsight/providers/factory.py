@@ -48,9 +48,9 @@ def make_warm_embedder(settings: Settings, home_root: str) -> Any:
     """The prompt gate's client of the warm embedding process of the home at ``home_root``
     (:class:`hindsight.providers.warm.WarmEmbedder`), serving the bank's model; None unless
     setting ``embedder`` is ``minilm`` (a hashing embedder is cheap in the hook itself, a
-    remote one is no faster warm). Nothing is contacted yet; the first request that finds
+    remote one is no faster warm) and setting ``warmEmbedder`` is on. Nothing is contacted yet; the first request that finds
     no process starts one (detached) and raises ProviderError."""
-    if settings.embedder != "minilm":
+    if settings.embedder != "minilm" or not settings.warm_embedder:
         return None
     from hindsight.providers.local_minilm import MODEL_ID, MiniLMEmbedder
     from hindsight.providers.warm import WarmEmbedder
