@@ -89,6 +89,8 @@ class WarmEmbedder:
     the first one that finds nothing listening also starts the process (:func:`spawn`,
     detached, not waited for), unless ``autostart`` is false."""
 
+    remote = True  # a request per call: callers batch texts
+
     def __init__(self, home_root: str, model_id: str, dim: int, *,
                  timeout_s: float = ASK_TIMEOUT_S, autostart: bool = True) -> None:
         self.home_root, self.model_id, self.dim = home_root, model_id, dim

@@ -309,10 +309,13 @@ def _semantic(memory: MemoryService, prompt: str, embedder: Any, path: str,
     if rest:  # not cached yet (over the budget): embedded here as the prompt is
         got = memory.store.get(rest[:budget])
         rest = [i for i in rest if i in got]
-        if rest:
-            vecs = embedder.embed_batch([got[i].text for i in rest])
-            for i, v in zip(rest, vecs, strict=True):
-                cos[i] = sum(a * float(b) for a, b in zip(qv, v, strict=True))
+        texts = [got[i].text for i in rest]
+        # one request to the warm process; the static embedder one text at a time (its
+        # embed_one needs neither tokenizer nor NumPy)
+        vecs = embedder.embed_batch(texts) if getattr(embedder, "remote", False) and texts \
+            else [embedder.embed_one(t) for t in texts]
+        for i, v in zip(rest, vecs, strict=True):
+            cos[i] = sum(a * float(b) for a, b in zip(qv, v, strict=True))
     out.update({i: cos[i] for i in lexical_ids if i in cos})
     return out
 
