@@ -3,7 +3,7 @@ judged against hand-labelled prompts, and what the hook costs.
 
 The labelled set is tests/fixtures/gate/: bank.json holds a small repository ("ledger", an
 invoicing application) and 63 memories written by hand, some anchored to its files and
-symbols; prompts.json holds 196 prompts, each labelled with the memories that should be
+symbols; prompts.json holds 216 prompts, each labelled with the memories that should be
 injected (`relevant`) and those that are on topic but not needed (`acceptable`), in six
 categories (paraphrase, other-words, symbol, file, unrelated, unrelated-shared), split
 into dev (tuned on) and test (held out) by alternating the prompts of each category.
@@ -147,7 +147,8 @@ def run_inprocess(repo: Path, prompts: list[dict[str, Any]], back: dict[int, str
             _t, ids, _r = prompt_memories(
                 b.memory, p["prompt"], threshold=settings["threshold"],
                 limit=settings["limit"], max_chars=settings["max_chars"], exclude=set(),
-                agent="claude-code", embedder=b.prompt_embedder(), cache=cache_path(b.path))
+                agent="claude-code", embedder=b.prompt_embedder(), cache=cache_path(b.path),
+                warm=None if settings.get("no_warm") else b.warm_embedder())
             got[p["id"]] = [back.get(i, f"#{i}") for i in ids]
     return got
 
@@ -184,6 +185,25 @@ def run_hooks(repo: Path, prompts: list[dict[str, Any]], back: dict[int, str],
     return got, times
 
 
+def start_warm(env: dict[str, str]) -> int:
+    """Start the warm embedding process of ``env``'s home (as the first prompt hook would)
+    and wait until it answers; its process id."""
+    from hindsight.config.paths import Home
+    from hindsight.errors import ProviderError
+    from hindsight.providers.local_minilm import MODEL_ID
+    from hindsight.providers.warm import ask, socket_path, spawn
+
+    pid = spawn(env["HINDSIGHT_HOME"])
+    path = socket_path(Home(env["HINDSIGHT_HOME"]))
+    for _ in range(600):
+        try:
+            ask(path, MODEL_ID, ["ready"], 5.0)
+            return pid
+        except ProviderError:
+            time.sleep(0.1)
+    raise SystemExit("the warm embedding process did not answer within 60 s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--noise", type=int, default=0, help="filler memories (module doc)")
@@ -195,6 +215,8 @@ def main() -> None:
     ap.add_argument("--out", default="gate", help="results file name in bench/results")
     ap.add_argument("--no-static", action="store_true",
                     help="in-process only: the gate without its static embedder (fallback)")
+    ap.add_argument("--no-warm", action="store_true",
+                    help="no warm embedding process (the gate's static embedder only)")
     ap.add_argument("--sweep", action="store_true",
                     help="print precision/recall of dev and test for thresholds 0.30-0.70")
     a = ap.parse_args()
@@ -208,6 +230,8 @@ def main() -> None:
                    CLAUDE_CONFIG_DIR=str(work / "claude"))
         if a.threshold is not None:
             env["HINDSIGHT_RECALL_THRESHOLD"] = str(a.threshold)
+        if a.no_warm or a.no_static:
+            env["HINDSIGHT_WARM_EMBEDDER"] = "0"  # nor may a hook start one
         os.environ.update(env)
         repo = work / "ledger"
         make_repo(repo, bank["repo"])
@@ -217,6 +241,7 @@ def main() -> None:
         back = {v: k for k, v in ids.items()}
         from hindsight.config.settings import load
 
+        warm_pid = 0 if a.no_warm or a.no_static else start_warm(env)
         if a.no_static:
             from hindsight.app import Bank
 
@@ -226,7 +251,7 @@ def main() -> None:
             SessionService.refresh_gate = lambda self: None  # type: ignore[method-assign]
         s = load("claude-code")
         settings = {"threshold": float(s["recallThreshold"]), "limit": int(s["recallLimit"]),
-                    "max_chars": int(s["recallMaxChars"])}
+                    "max_chars": int(s["recallMaxChars"]), "no_warm": not warm_pid}
         if a.sweep:
             for t in [x / 100 for x in range(30, 71, 2)]:
                 r = report(prompts, run_inprocess(repo, prompts, back, {**settings,
@@ -235,6 +260,8 @@ def main() -> None:
                                               f"{r[sp]['all']['recall']} U "
                                               f"{r[sp]['all']['unrelated_hit']}"
                                               for sp in ("dev", "test")))
+            if warm_pid:
+                os.kill(warm_pid, 15)
             return
         t0 = time.perf_counter()
         got = run_inprocess(repo, prompts, back, settings)
@@ -277,6 +304,9 @@ def main() -> None:
                 if a.show == "all" or wrong:
                     print(f"{p['id']} {p['split']:4} {p['category']:16} want={p['relevant']} "
                           f"got={g}  {p['prompt']}")
+        if warm_pid:
+            os.kill(warm_pid, 15)
+        out["warm"] = bool(warm_pid)
     for split in ("dev", "test"):
         r = out["results"][split]
         print(split, json.dumps(r["all"]), {c: (r[c]["precision"], r[c]["recall"])

@@ -62,7 +62,7 @@ KS = (1, 5, 10, 20, 50)
 WINDOW = int(os.environ.get("LOCOMO_WINDOW", "2"))  # turns each side indexed as context
 FEATURES = ("speaker", "date", "when", "question", "adjacent")
 PLAIN = {f: 0.0 for f in (*FEATURES, "anchor", "lesson", "recency")}  # baselines: no feature
-GRID = {"dense": (0.5, 0.75, 1.0, 1.5), "speaker": (0.0, 2.0, 3.0, 4.0, 6.0),
+GRID = {"dense": (0.5, 0.75, 0.85, 1.0, 1.5), "speaker": (0.0, 2.0, 3.0, 4.0, 6.0),
         "date": (0.0, 1.5, 3.0, 5.0), "when": (0.0, 0.75, 1.5, 3.0),
         "question": (0.0, 0.75, 1.5, 3.0), "adjacent": (0.0, 0.15, 0.3, 0.5)}
 

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hookutil import diag, hook, make_env
+
+from hindsight.errors import ProviderError
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -68,7 +71,8 @@ def test_field_report_the_help_width_lesson_is_injected(ledger: dict[str, Any]) 
     assert (r.returncode, r.stdout) == (0, "")
 
 
-def _run(ledger: dict[str, Any], embedder: Any = "default") -> dict[str, list[str]]:
+def _run(ledger: dict[str, Any], embedder: Any = "default", warm: Any = None
+         ) -> dict[str, list[str]]:
     """Injected fixture ids per prompt as hooks would inject them: after the refresh that
     seeding runs, each prompt with a new embedder (a new hook process)."""
     import os
@@ -86,21 +90,48 @@ def _run(ledger: dict[str, Any], embedder: Any = "default") -> dict[str, list[st
             emb = b.prompt_embedder() if embedder == "default" else embedder
             _t, ids, _r = prompt_memories(b.memory, p["prompt"], threshold=0.42, limit=5,
                                           max_chars=4000, exclude=set(), embedder=emb,
-                                          cache=cache_path(b.path))
+                                          cache=cache_path(b.path), warm=warm)
             got[p["id"]] = [back[i] for i in ids]
     return got
 
 
 def test_labelled_set_dev_and_test_halves(ledger: dict[str, Any]) -> None:
-    """Floors just under the figures measured when the gate was tuned (README table):
-    dev precision 0.900 / recall 0.718, test 0.857 / 0.652."""
+    """The static rule (no warm process): floors just under the figures of the README
+    table on the 216 prompts, dev precision 0.844 / recall 0.671, test 0.836 / 0.649."""
     r = bench_gate.report(ledger["prompts"], _run(ledger))
     dev, test = r["dev"]["all"], r["test"]["all"]
-    assert dev["precision"] >= 0.88 and dev["recall"] >= 0.70, dev
-    assert test["precision"] >= 0.84 and test["recall"] >= 0.63, test
+    assert dev["precision"] >= 0.83 and dev["recall"] >= 0.66, dev
+    assert test["precision"] >= 0.82 and test["recall"] >= 0.63, test
     for half in ("dev", "test"):  # naming a file or symbol always finds its memories
         assert r[half]["file"]["recall"] == 1.0 and r[half]["symbol"]["recall"] == 1.0
         assert r[half]["file"]["precision"] == 1.0
+
+
+def test_labelled_set_with_the_warm_minilm(ledger: dict[str, Any]) -> None:
+    """The warm rule, MiniLM served over a real socket by a server thread: the README's
+    figures on the 216 prompts, dev 0.926 / 0.789, test 0.879 / 0.743."""
+    import threading
+
+    from hindsight.config.paths import Home
+    from hindsight.providers.local_minilm import MiniLMEmbedder
+    from hindsight.providers.warm import WarmEmbedder, ask, serve, socket_path
+
+    home = ledger["env"]["HINDSIGHT_HOME"]
+    model = MiniLMEmbedder()
+    t = threading.Thread(target=serve, args=(home, model, 3.0), daemon=True)
+    t.start()
+    for _ in range(1200):
+        try:
+            ask(socket_path(Home(home)), model.model_id, [], 1.0)
+            break
+        except ProviderError:
+            time.sleep(0.05)
+    warm = WarmEmbedder(home, model.model_id, model.dim, timeout_s=30.0, autostart=False)
+    r = bench_gate.report(ledger["prompts"], _run(ledger, warm=warm))
+    t.join(60)
+    dev, test = r["dev"]["all"], r["test"]["all"]
+    assert (dev["precision"], dev["recall"]) == (0.926, 0.789), dev
+    assert (test["precision"], test["recall"]) == (0.879, 0.743), test
 
 
 def test_without_the_static_embedder_the_gate_is_lexical(ledger: dict[str, Any],

@@ -202,6 +202,13 @@ class Bank:
 
         return make_prompt_embedder()
 
+    def warm_embedder(self) -> Any:
+        """The prompt gate's client of the warm embedding process (``providers.warm``), or
+        None (``providers.make_warm_embedder``)."""
+        from hindsight.providers.factory import make_warm_embedder
+
+        return make_warm_embedder(self.settings, Home.current().root)
+
     def status(self) -> dict[str, Any]:
         """Bank id, paths and size; the code index's counts and freshness (see
         :meth:`CodeService.status`); history counts; memories per status; how the bank was

@@ -127,6 +127,10 @@ class Settings:
     recall_threshold: float = _knob("float", 0.42,
                                     "Minimum gate score (0..1, see sessions/gate.py) for a "
                                     "memory to be injected on a prompt.", lo=0.0, hi=1.0)
+    warm_embedder: bool = _knob("bool", True,
+                                "With embedder minilm, the prompt gate asks a background "
+                                "process that keeps the model loaded (started on demand, "
+                                "exits after 30 idle minutes) for the prompt's vector.")
     seed: bool = _knob("bool", True, "Seed a cold bank in the background at session start.")
     seed_history_limit: int = _knob("int", 300, "Commits read by seeding.",
                                     lo=0, hi=1_000_000)

@@ -4,7 +4,7 @@ imported only when chosen (onnxruntime and numpy are slow to import)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hindsight.errors import ConfigError
 
@@ -42,6 +42,20 @@ def make_prompt_embedder() -> Embedder:
     from hindsight.providers.static_wordllama import WordLlamaStatic
 
     return WordLlamaStatic()
+
+
+def make_warm_embedder(settings: Settings, home_root: str) -> Any:
+    """The prompt gate's client of the warm embedding process of the home at ``home_root``
+    (:class:`hindsight.providers.warm.WarmEmbedder`), serving the bank's model; None unless
+    setting ``embedder`` is ``minilm`` (a hashing embedder is cheap in the hook itself, a
+    remote one is no faster warm) and setting ``warmEmbedder`` is on. Nothing is contacted yet; the first request that finds
+    no process starts one (detached) and raises ProviderError."""
+    if settings.embedder != "minilm" or not settings.warm_embedder:
+        return None
+    from hindsight.providers.local_minilm import MODEL_ID, MiniLMEmbedder
+    from hindsight.providers.warm import WarmEmbedder
+
+    return WarmEmbedder(home_root, MODEL_ID, MiniLMEmbedder.dim)
 
 
 def make_llm(settings: Settings) -> LLM | None:

@@ -172,15 +172,15 @@ def _cap(text: str, max_chars: int) -> str:
 
 def prompt_memories(memory: MemoryService, prompt: str, *, threshold: float, limit: int,
                     max_chars: int, exclude: set[int], agent: str = "", embedder: Any = None,
-                    cache: str = "") -> tuple[str, list[int], list[float]]:
+                    cache: str = "", warm: Any = None) -> tuple[str, list[int], list[float]]:
     """``(text to inject, ids, scores)`` for ``prompt``: the memories that pass the prompt
     gate (:func:`hindsight.sessions.gate.gate`; ``embedder`` the static embedder, ``cache``
-    its vector cache file), best first, at most ``limit`` within ``max_chars``.
+    its vector cache file, ``warm`` the client of the warm embedding process), best first, at most ``limit`` within ``max_chars``.
     ``("", [], [])`` when none passes."""
     from hindsight.sessions.gate import gate
 
     picked = gate(memory, prompt, threshold=threshold, exclude=exclude, agent=agent,
-                  embedder=embedder, cache=cache)[:limit]
+                  embedder=embedder, cache=cache, warm=warm)[:limit]
     lines, used, ids, rels = [], 0, [], []
     for h, rel in picked:
         line = _item(h, 600) + f" (relevance {rel:.2f})"

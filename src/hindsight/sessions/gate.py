@@ -16,6 +16,14 @@ them). Each candidate passes the gate when
   counted only when the terms it holds carry at least :data:`EVIDENCE_MIN` of IDF, so
   that a memory sharing only a common word gets no lexical credit.
 
+With the warm embedding process (:mod:`hindsight.providers.warm`: the bank's MiniLM kept
+loaded by a background process; ``warm`` the client) answering, the score is instead
+``dense + WARM_STATIC · cos + WARM_LEX · lex`` (``dense`` the MiniLM cosine, its memory
+vectors cached in ``<bank>.db.gate-dense``), shifted onto the threshold's scale, and the
+best passes when it reaches the threshold plus :data:`SHORT_STEP` for every search term
+the prompt has under :data:`SHORT_TERMS`. When the process does not answer, the static
+rule above applies (and the client starts one for the prompts after).
+
 When the prompt names anchors, only the memories it names are injected. At most one
 memory passes by its score: the labelled set showed the second best to be wrong far more
 often than right.
@@ -64,6 +72,15 @@ LEXICAL_CANDIDATES = 20     # memories taken from lexical and anchor recall
 SEMANTIC_CANDIDATES = 10    # memories taken from the static embedding's nearest
 EMBED_BUDGET = 128      # missing cached vectors one hook computes (≈ 25 ms idle)
 CACHE_SUFFIX = ".gate"
+DENSE_SUFFIX = "-dense"  # the warm model's vectors, beside the static ones
+WARM_BUDGET = 16        # missing warm-model vectors one hook asks for (≈ 0.2 s)
+# With the warm model (MiniLM, :mod:`hindsight.providers.warm`) the score is
+# ``dense + WARM_STATIC · cos + WARM_LEX · lex``, passing at WARM_THRESHOLD (dev half).
+WARM_STATIC = 0.5
+WARM_LEX = 0.15
+WARM_THRESHOLD = 0.54
+SHORT_TERMS = 4         # with the warm model, a prompt of fewer search terms than this
+SHORT_STEP = 0.1        # needs this much more score per term missing ("run the tests")
 WORDS_SUFFIX = "-words"  # the embedder's word → token ids table, beside the cache
 
 
@@ -244,6 +261,22 @@ def refresh_cache(store: MemoryStore, embedder: Any, path: str) -> int:
     return n
 
 
+def refresh_dense(store: MemoryStore, warm: Any, cache: str, embedder: Any = None) -> int:
+    """Bring the warm model's cache beside ``cache`` up to date (every missing vector),
+    computed by ``embedder`` when it is the warm model (the bank's own, in a background
+    process) or else by the warm process; only when the warm path is in use (the cache
+    exists or the process listens). Returns the memories cached (0: not in use or the
+    model failed)."""
+    path = dense_cache_path(cache)
+    if warm is None or not (os.path.exists(path) or warm.listening()):
+        return 0
+    use = embedder if getattr(embedder, "model_id", None) == warm.model_id else warm
+    try:
+        return len(cached_rows(store, use, path, budget=None)[0])
+    except ProviderError:
+        return 0
+
+
 NUMPY_FROM = 4000  # cached memories from which NumPy (≈ 50 ms to import) pays for itself
 
 
@@ -265,22 +298,42 @@ def cosines(q: list[float], rows: bytes, dim: int) -> list[float]:
 
 
 def _semantic(memory: MemoryService, prompt: str, embedder: Any, path: str,
-              lexical_ids: list[int]) -> dict[int, float]:
+              lexical_ids: list[int], budget: int = EMBED_BUDGET) -> dict[int, float]:
     """Cosine of the prompt to its :data:`SEMANTIC_CANDIDATES` nearest cached memories and to
-    every one of ``lexical_ids``."""
-    ids, rows = cached_rows(memory.store, embedder, path)  # loads the word table too
+    every one of ``lexical_ids`` (those not cached yet embedded now, at most ``budget``)."""
+    ids, rows = cached_rows(memory.store, embedder, path, budget)  # loads the word table too
     qv = embedder.embed_one(prompt)
     cos = dict(zip(ids, cosines(qv, rows, embedder.dim), strict=True))
     out = dict(sorted(cos.items(), key=lambda kv: -kv[1])[:SEMANTIC_CANDIDATES])
     rest = [i for i in lexical_ids if i not in cos]
     if rest:  # not cached yet (over the budget): embedded here as the prompt is
-        got = memory.store.get(rest)
-        for i in rest:
-            if i in got:
-                v = embedder.embed_one(got[i].text)
-                cos[i] = sum(a * b for a, b in zip(qv, v, strict=True))
+        got = memory.store.get(rest[:budget])
+        rest = [i for i in rest if i in got]
+        texts = [got[i].text for i in rest]
+        # one request to the warm process; the static embedder one text at a time (its
+        # embed_one needs neither tokenizer nor NumPy)
+        vecs = embedder.embed_batch(texts) if getattr(embedder, "remote", False) and texts \
+            else [embedder.embed_one(t) for t in texts]
+        for i, v in zip(rest, vecs, strict=True):
+            cos[i] = sum(a * float(b) for a, b in zip(qv, v, strict=True))
     out.update({i: cos[i] for i in lexical_ids if i in cos})
     return out
+
+
+def dense_cache_path(bank_path: str) -> str:
+    """The cache file of the warm model's vectors (:func:`cached_rows` layout) of the bank
+    database ``bank_path``."""
+    return bank_path + CACHE_SUFFIX + DENSE_SUFFIX
+
+
+def _warm_cosines(memory: MemoryService, prompt: str, warm: Any, cache: str,
+                  ids: list[int]) -> dict[int, float] | None:
+    """Cosines of the prompt's warm-model vector (:mod:`hindsight.providers.warm`) to its
+    nearest cached memories and to ``ids``; None when the warm process does not answer."""
+    try:
+        return _semantic(memory, prompt, warm, dense_cache_path(cache), ids, WARM_BUDGET)
+    except ProviderError:
+        return None
 
 
 def _terms(memory: MemoryService, prompt: str) -> tuple[list[str], dict[str, int], int, str]:
@@ -297,7 +350,7 @@ def _terms(memory: MemoryService, prompt: str) -> tuple[list[str], dict[str, int
 
 
 def gate(memory: MemoryService, prompt: str, *, threshold: float, exclude: set[int],
-         agent: str = "", embedder: Any = None, cache: str = ""
+         agent: str = "", embedder: Any = None, cache: str = "", warm: Any = None
          ) -> list[tuple[Memory, float]]:
     """The memories that pass the gate for ``prompt`` (module doc), best first, as
     ``(memory, score)``; a named anchor's score is at least 1.0. A memory private to
@@ -325,6 +378,10 @@ def gate(memory: MemoryService, prompt: str, *, threshold: float, exclude: set[i
             cos = _semantic(memory, prompt, embedder, cache, list(rows))
         except ProviderError:
             cos = None
+    dense = _warm_cosines(memory, prompt, warm, cache, list(rows)) \
+        if warm is not None and cos is not None else None
+    if dense:
+        rows.update(memory.get_many([i for i in dense if i not in rows]))
     if cos:
         rows.update(memory.get_many([i for i in cos if i not in rows]))
     scored: list[tuple[Memory, float, bool]] = []
@@ -334,7 +391,12 @@ def gate(memory: MemoryService, prompt: str, *, threshold: float, exclude: set[i
             continue
         share, evidence = lexical(terms, row, df, n)
         lex = share if evidence >= EVIDENCE_MIN else 0.0
-        score = (cos.get(mid, 0.0) + LEX_WEIGHT * lex) if cos is not None else lex
+        if dense is not None and cos is not None:
+            c = cos.get(mid, 0.0)
+            score = dense.get(mid, c) + WARM_STATIC * c + WARM_LEX * lex + threshold - \
+                WARM_THRESHOLD  # on the static rule's scale, as both pass at ``threshold``
+        else:
+            score = (cos.get(mid, 0.0) + LEX_WEIGHT * lex) if cos is not None else lex
         scored.append((row, score, names_anchor(prompt, row)))
     if not scored:
         return []
@@ -345,7 +407,9 @@ def gate(memory: MemoryService, prompt: str, *, threshold: float, exclude: set[i
         scored.sort(key=lambda p: (-p[1], p[0].id))
         row, best = scored[0][0], scored[0][1]
         second = scored[1][1] if len(scored) > 1 else 0.0
+        short = SHORT_STEP * max(0, SHORT_TERMS - len(terms))
         ok = best >= max(threshold, LEXICAL_ONLY) if cos is None else \
+            best >= threshold + short if dense is not None else \
             best >= threshold or (best >= CLEAR_THRESHOLD and best - second >= CLEAR_GAP)
         out = [(row, best)] if ok else []
     # already shown in this session: not again, and no runner-up takes its place

@@ -157,7 +157,7 @@ class SessionService:
         return prompt_memories(self.bank.memory, prompt, threshold=threshold, limit=limit,
                                max_chars=max_chars, exclude=exclude, agent=agent,
                                embedder=self._gate_embedder(),
-                               cache=cache_path(self.bank.path))
+                               cache=cache_path(self.bank.path), warm=self._warm())
 
     def prompt_files(self, prompt: str, n: int) -> tuple[str, list[str]]:
         """``(text to inject, paths)`` naming the ``n`` files task context ranks best for
@@ -188,18 +188,30 @@ class SessionService:
             self._gate = self.bank.prompt_embedder()
         return self._gate
 
+    def _warm(self) -> Any:
+        if not hasattr(self, "_warm_client"):
+            make = getattr(self.bank, "warm_embedder", None)
+            self._warm_client = make() if make is not None else None
+        return self._warm_client
+
     def refresh_gate(self) -> int | None:
         """Embed every memory the prompt gate's vector cache lacks (write-back and seeding
         call this, so that hooks find it complete); returns the memories cached, or None
         when the static embedder is unavailable (the gate then works lexically)."""
-        from hindsight.errors import ProviderError
-        from hindsight.sessions.gate import cache_path, refresh_cache
+        from hindsight.errors import ConfigError, ProviderError
+        from hindsight.sessions.gate import cache_path, refresh_cache, refresh_dense
 
         try:
-            return refresh_cache(self.bank.memory.store, self._gate_embedder(),
-                                 cache_path(self.bank.path))
+            n = refresh_cache(self.bank.memory.store, self._gate_embedder(),
+                              cache_path(self.bank.path))
         except ProviderError:
             return None
+        try:
+            own = self.bank.memory.embedder
+        except (ConfigError, ProviderError):
+            own = None
+        refresh_dense(self.bank.memory.store, self._warm(), cache_path(self.bank.path), own)
+        return n
 
     def refresh_context(self) -> bool:
         """Bring task context's indexes up to date (write-back and seeding call this, so
