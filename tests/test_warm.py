@@ -73,6 +73,17 @@ def test_vectors_errors_one_server_and_idle_exit(tmp_path: Path) -> None:
         ask(path, emb.model_id, ["x"])  # nothing listens any more
 
 
+def test_a_server_whose_home_is_removed_exits(tmp_path: Path) -> None:
+    import shutil
+
+    home = str(tmp_path / "hs")
+    t, out = _serving(home, idle_s=600.0)  # would idle for 10 minutes
+    t0 = time.monotonic()
+    shutil.rmtree(home)  # a test's or a bench's temporary home goes away
+    t.join(10)
+    assert not t.is_alive() and out["n"] == 1 and time.monotonic() - t0 < 5
+
+
 def test_client_starts_a_detached_server_once(tmp_path: Path) -> None:
     home = str(tmp_path / "hs")
     env_keep = {k: os.environ.get(k) for k in ("HINDSIGHT_EMBEDDER", "HINDSIGHT_HOME")}
@@ -145,7 +156,7 @@ def test_gate_with_the_warm_model_and_without(tmp_path: Path) -> None:
                                   "embedder": b.prompt_embedder(), "cache": cache}
             with_warm = g.gate(b.memory, prompt, warm=warm, **kw)
             ids, _rows = g.cached_rows(b.memory.store, warm, g.dense_cache_path(cache), 0)
-            assert len(ids) == g.WARM_BUDGET  # one hook asks for at most 16 vectors
+            assert len(ids) == g.WARM_BUDGET  # one hook asks for at most WARM_BUDGET vectors
             assert g.refresh_dense(b.memory.store, warm, cache, emb) == 63
             # the warm score, from its parts: dense + 0.5 static + 0.15 lexical share,
             # put on the static rule's scale (+ threshold − 0.54)

@@ -176,7 +176,8 @@ def _answer(conn: socket.socket, embedder: Any) -> None:
 
 def serve(home_root: str, embedder: Any, idle_s: float = IDLE_S) -> int:
     """Listen at the home's socket and answer requests with ``embedder`` until ``idle_s``
-    seconds pass without one; returns how many were answered, or -1 when another server
+    seconds pass without one, or the socket file is gone (its home was removed); returns
+    how many were answered, or -1 when another server
     holds the lock. The model is loaded (one embedding) before listening, so a client
     never waits on loading it."""
     from hindsight.config.paths import Home, file_lock
@@ -201,6 +202,8 @@ def serve(home_root: str, embedder: Any, idle_s: float = IDLE_S) -> int:
                     try:
                         conn, _ = srv.accept()
                     except TimeoutError:
+                        if not os.path.exists(path):  # the home was removed (a test, a
+                            break                     # bench): nobody can reach us
                         continue
                     with conn:
                         _answer(conn, embedder)
