@@ -108,3 +108,26 @@ def test_a_read_only_home_is_named_in_the_error(tmp_path: Path,
     assert str(e.value).endswith(
         f"cannot open bank database: unable to open database file ({banks} is read-only: "
         "hindsight writes its banks there; point HINDSIGHT_HOME at a writable directory)")
+
+
+def test_a_named_symbol_is_found_among_many_anchors_named_like_word_pieces(
+        tmp_path: Path) -> None:
+    # fresh-user report (stop 20): "change Context.invoke so it forwards params" injected
+    # nothing; fifty memories anchored to symbols named like pieces of the prompt's words
+    # ("it" in "edit", "for" in "forwards") filled the gate's candidate list first
+    from hindsight.sessions.gate import named_ids
+
+    src = "".join(f"def {n}():\n    return 1\n\n\n" for n in ("it", "fo", "ward", "par"))
+    src += "class Context:\n    def invoke(self):\n        return 2\n"
+    repo = make_repo(tmp_path / "r", {"core.py": src})
+    with open_bank(str(repo)) as bank:
+        bank.code.index()
+        for i in range(60):
+            bank.memory.retain(f"note {i} about helper number {i}",
+                               symbols=[["core.py::it", "core.py::fo", "core.py::ward",
+                                         "core.py::par"][i % 4]])
+        want = bank.memory.retain("Context.invoke must keep forwarding defaults",
+                                  symbols=["core.py::Context.invoke"]).id
+        got = named_ids(bank.memory, "change Context.invoke so it forwards params")
+    assert want in got
+    assert len(got) == 16  # the 15 anchored to `it` (a whole word there) and the one named

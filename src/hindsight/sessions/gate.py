@@ -144,14 +144,18 @@ def names_anchor(prompt: str, row: Memory) -> bool:
 
 
 def named_ids(memory: MemoryService, prompt: str, limit: int = 50) -> list[int]:
-    """Memories with an anchor whose path, file name, symbol or symbol's last part occurs
-    in ``prompt`` as text (candidates for :func:`names_anchor`, which decides)."""
+    """Memories with an anchor whose file name or symbol's last part occurs in ``prompt``
+    as a whole word, at most ``limit`` (candidates for :func:`names_anchor`, which
+    decides; the fresh-user report of stop 20: fifty anchors named like pieces of the
+    prompt's words filled the list before the one the prompt named)."""
     out: list[int] = []
     for mid, path, symbol, _hash, _stale in memory.store.anchors_all():
         base = path.rsplit("/", 1)[-1]
         last = symbol.rsplit(".", 1)[-1]
-        if (base and base in prompt) or (last and last in prompt):
-            out.append(mid)
+        if not ((base and base in prompt) or (last and last in prompt)):
+            continue  # the cheap test first; then whole words only, so that anchors named
+        if any(n and _written(n, prompt) for n in (path, base, symbol, last)):  # like a
+            out.append(mid)  # piece of a prompt word ("it" in "edit") take no place
             if len(out) >= limit:
                 break
     return out
