@@ -34,7 +34,8 @@ from hindsight.context import (
 )
 from hindsight.context.corpus import _corpus, _packed  # noqa: E402
 from hindsight.context.fusion import WEIGHTS, Weights  # noqa: E402
-from hindsight.context.service import Evidence  # noqa: E402
+from hindsight.context.service import MAX_TASK, Evidence  # noqa: E402
+from hindsight.memory import segment  # noqa: E402
 
 
 def dump(repo: str, tasks_file: Path | None, n: int, to: Path) -> None:
@@ -60,7 +61,9 @@ def dump(repo: str, tasks_file: Path | None, n: int, to: Path) -> None:
 class Case:
     def __init__(self, d: dict[str, Any]) -> None:
         self.c = _corpus(d["corpus"])
-        self.terms = d["terms"]
+        # the task's terms as the service makes them now (a dump keeps the query)
+        self.terms = segment.query_terms(d["query"][:MAX_TASK], words=False,
+                                         keep=segment.CODE_TERMS)
         self.gold = d["gold"]
         self.cands = set(d["cands"])
         self.named = {self.c.file_id(p): v for p, v in d["named"].items()}
@@ -82,7 +85,7 @@ class Case:
         ev = Evidence(c, self.terms, {
             "code": self._code[fw],
             "commits": ch.commit_votes(c, self._sim[w.similar], w.size_power,
-                                       w.vote_half_life, w.alive_power),
+                                       w.vote_half_life, w.alive_power, w.hub_power),
             "named": {f: float(len(v)) for f, v in self.named.items()},
             "graph": {f: float(len(v)) for f, v in self.graph.items()},
             "recent": self._recent[w.half_life]})
@@ -116,6 +119,7 @@ GRID: dict[str, list[float]] = {
     "size_power": [0.0, 0.5, 1.0],
     "vote_half_life": [0.0, 50, 100, 200, 500, 1000],
     "alive_power": [0.0, 0.5, 1.0, 2.0],
+    "hub_power": [0.0, 0.25, 0.5, 0.75, 1.0],
     "half_life": [25, 50, 100, 200, 500, 2000],
     "seeds": [1, 3, 5, 10],
     "current": [0.0, 0.5, 1.0, 2.0, 4.0],

@@ -317,6 +317,11 @@ def test_commit_similarity_votes_and_recency_are_the_formulas() -> None:
         hits == [(0, pytest.approx(bm25(1, 3))), (1, pytest.approx(bm25(2, 5)))]
     votes = ch.commit_votes(c, [(0, 1.0), (1, 4.0)], size_power=1.0)
     assert votes == {0: pytest.approx(1.0 + 2.0), 1: pytest.approx(2.0 * 0.5)}
+    # a lift over each file's base rate: both files were changed by 2 of the 3 commits
+    hub = ch.commit_votes(c, [(0, 1.0), (1, 4.0)], size_power=1.0, hub_power=1.0)
+    assert hub == {0: pytest.approx(3.0 / 2), 1: pytest.approx(1.0 / 2)}
+    assert ch.commit_votes(c, [(0, 1.0), (1, 4.0)], size_power=1.0, hub_power=0.5) == {
+        0: pytest.approx(3.0 / 2 ** 0.5), 1: pytest.approx(1.0 / 2 ** 0.5)}
     decayed = ch.commit_votes(c, [(0, 1.0)], size_power=0.0, half_life=2.0)
     assert decayed == {0: pytest.approx(2.0 ** (-2 / 2.0))}
     assert ch.recent(c, 1.0) == {0: pytest.approx(0.25 + 0.5), 1: pytest.approx(0.5 + 1.0)}
@@ -423,3 +428,16 @@ def test_prompt_hook_names_the_files_when_confident(tmp_path: Path) -> None:
                                     "prompt": "refund again when it runs dry"}, on)
     assert (r.returncode, r.stdout) == (0, "")
     assert diag(env)[-1]["context_files"] == []
+
+
+def test_task_terms_keep_the_words_that_name_code() -> None:
+    # fd's "Add support for @%s time format": `time` names src/filter/time.rs (stop 20)
+    from hindsight.memory import segment
+
+    assert segment.query_terms("Add support for @%s time format", words=False) == [
+        "add", "support", "format"]
+    assert segment.query_terms("Add support for @%s time format", words=False,
+                               keep=segment.CODE_TERMS) == ["add", "support", "time", "format"]
+    assert segment.query_terms("sort the rows before the migration runs down", words=False,
+                               keep=segment.CODE_TERMS) == ["sort", "row", "befor", "migrat",
+                                                            "run", "down"]

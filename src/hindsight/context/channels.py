@@ -90,13 +90,17 @@ def similar_commits(c: Corpus, terms: list[str], limit: int, b: float = 0.75
 
 
 def commit_votes(c: Corpus, hits: list[tuple[int, float]], size_power: float = 1.0,
-                 half_life: float = 0.0, alive_power: float = 1.0) -> dict[int, float]:
+                 half_life: float = 0.0, alive_power: float = 1.0, hub_power: float = 0.0
+                 ) -> dict[int, float]:
     """Each similar commit's score shared among the files it changed: score / n^power,
     n the files it changed in all (existing or not); with ``half_life`` (commits; 0: none)
     also times 2^(−age / half_life), age as in :func:`recent`: an old commit speaks of an
     older layout of the code; and times the share of the symbols it changed in the file
     that are still there (to ``alive_power``): code that moved away took the reason to
-    change the file with it."""
+    change the file with it. With ``hub_power`` each file's votes are divided by the
+    number of commits that changed it to that power: a lift over the file's base rate, as
+    inverse document frequency is for terms (Sparck Jones 1972), so that a hub such as
+    ``main.rs``, changed by most commits, does not win every vague task (issue 12, fd)."""
     out: dict[int, float] = {}
     n = len(c.commits)
     for j, s in hits:
@@ -107,6 +111,9 @@ def commit_votes(c: Corpus, hits: list[tuple[int, float]], size_power: float = 1
             keep = alive ** alive_power if alive_power > 0 else 1.0
             if keep > 0:
                 out[f] = out.get(f, 0.0) + share * keep
+    if hub_power > 0:
+        out = {f: v / max(1, len(c.commits_touching(f))) ** hub_power
+               for f, v in out.items()}
     return out
 
 

@@ -152,12 +152,13 @@ class ContextService:
         c = corpus if corpus is not None else self.corpus()
         assert c is not None
         text = task[:MAX_TASK]
-        terms = segment.query_terms(text, words=False)
+        terms = segment.query_terms(text, words=False, keep=segment.CODE_TERMS)
         ev = Evidence(c, terms, {}, words=task_words(text))
         ev.scores["code"] = ch.code(c, terms, ch.FieldWeights())
         ev.similar = ch.similar_commits(c, terms, w.similar)
         ev.scores["commits"] = ch.commit_votes(c, ev.similar, w.size_power,
-                                                 w.vote_half_life, w.alive_power)
+                                                 w.vote_half_life, w.alive_power,
+                                                 w.hub_power)
         ev.scores["recent"] = ch.recent(c, w.half_life)
         if w.current:
             ev.scores["current"] = ch.recent(c, w.current_half_life)

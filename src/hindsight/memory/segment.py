@@ -157,12 +157,22 @@ def terms(text: str, *, words: bool = True) -> list[str]:
     return [t for t, _stop in _analyse(text, words)]
 
 
-def query_terms(text: str, *, words: bool = True) -> list[str]:
+# Stop-listed words that name things in code (a time filter, a sort order, an up/down
+# migration, the right column): task context keeps them as search terms (issue 12: fd's
+# "Add support for @%s time format" lost `time`, the word that names src/filter/time.rs).
+CODE_TERMS = frozenset("""time day kind sort up down out off above below before after
+between until one right""".split())  # noqa: SIM905
+
+
+def query_terms(text: str, *, words: bool = True, keep: frozenset[str] = frozenset()
+                ) -> list[str]:
     """The distinct search terms of ``text`` in first-seen order: its terms without stop
-    words, unless nothing else remains (``don't``, ``OR`` are still found)."""
+    words, unless nothing else remains (``don't``, ``OR`` are still found); stop words in
+    ``keep`` (unstemmed, e.g. :data:`CODE_TERMS`) stay."""
     got = _analyse(text, words)
-    keep = [t for t, stop in got if not stop]
-    return list(dict.fromkeys(keep if keep else [t for t, _stop in got]))
+    kept = {_stem(w) for w in keep}
+    terms_ = [t for t, stop in got if not stop or t in kept]
+    return list(dict.fromkeys(terms_ if terms_ else [t for t, _stop in got]))
 
 
 def is_stop(term: str) -> bool:
