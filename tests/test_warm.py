@@ -4,6 +4,7 @@ use of it (its vector cache, and the static rule when it does not answer)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -196,3 +197,55 @@ def test_the_setting_and_the_embedder_choose_the_client(tmp_path: Path) -> None:
     assert make_warm_embedder(load(env={"HINDSIGHT_EMBEDDER": "minilm",
                                         "HINDSIGHT_WARM_EMBEDDER": "0"}), home) is None
     assert make_warm_embedder(load(env={"HINDSIGHT_EMBEDDER": "hashing"}), home) is None
+
+
+def test_stale_socket_bad_replies_and_a_slow_reply_are_no_answer(tmp_path: Path) -> None:
+    # break-it round 2 (stop 20): a socket left by a killed server stopped the warm path for
+    # good; a trickling reply used the hook's whole budget; bad vectors reached the gate
+    home = str(tmp_path / "hs")
+    path = socket_path(Home(home))
+    left = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    left.bind(path)  # bound, never listening: connections are refused, as after a kill
+    client = WarmEmbedder(home, "hashing-256", 256)
+    started: list[str] = []
+    import hindsight.providers.warm as warm
+
+    real = warm.spawn
+    warm.spawn = lambda root: started.append(root) or 0  # type: ignore[assignment]
+    try:
+        with pytest.raises(ProviderError):
+            client.embed_one("x")
+    finally:
+        warm.spawn = real
+        left.close()
+    assert started == [home]  # the stale socket counted as nothing listening
+
+    def fake(reply: bytes, pause: float = 0.0) -> float:
+        os.unlink(path) if os.path.exists(path) else None
+        srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        srv.bind(path)
+        srv.listen(1)
+
+        def answer() -> None:
+            conn, _ = srv.accept()
+            conn.recv(65536)
+            with contextlib.suppress(OSError):  # the client may hang up first
+                for i in range(0, len(reply), 8 if pause else len(reply)):
+                    conn.sendall(reply[i:i + (8 if pause else len(reply))])
+                    time.sleep(pause)
+            conn.close()
+        t = threading.Thread(target=answer, daemon=True)
+        t.start()
+        t0 = time.monotonic()
+        try:
+            with pytest.raises(ProviderError):
+                ask(path, "hashing-256", ["x"], 0.25)
+        finally:
+            srv.close()
+        return time.monotonic() - t0
+
+    assert fake(b'{"model": "hashing-256", "vectors": [[1e308]]}\n') < 1.0  # not unit length
+    assert fake(b'{"model": "hashing-256", "vectors": [null]}\n') < 1.0
+    assert fake(b'{"model": "hashing-256", "vectors": [["abc"]]}\n') < 1.0
+    assert fake(b'{"model": "hashing-256", "vectors": [[0.6, 0.8]]}' + b" " * 400 + b"\n",
+                pause=0.05) < 0.6  # trickled: one deadline for the whole reply

@@ -43,9 +43,17 @@ def socket_path(home: Any) -> str:
     return os.path.join(home.ensure(home.locks, private=True), SOCKET)
 
 
-def _read_line(conn: socket.socket, limit: int) -> bytes:
+SUN_PATH_MAX = 107  # bytes of a Unix socket path (sun_path is 108 on Linux, NUL included)
+
+
+def _read_line(conn: socket.socket, limit: int, deadline: float | None = None) -> bytes:
     buf = b""
     while b"\n" not in buf:
+        if deadline is not None:  # one deadline for the whole reply, not per recv
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no whole reply in time")
+            conn.settimeout(left)
         chunk = conn.recv(65536)
         if not chunk:
             break
@@ -64,12 +72,13 @@ def ask(path: str, model_id: str, texts: list[str], timeout_s: float = ASK_TIMEO
     if len(texts) > MAX_TEXTS:
         raise ProviderError(f"warm embedder: at most {MAX_TEXTS} texts a request")
     req = json.dumps({"model": model_id, "texts": [t[:MAX_TEXT] for t in texts]})
+    deadline = time.monotonic() + timeout_s
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.settimeout(timeout_s)
             conn.connect(path)
             conn.sendall(req.encode("utf-8") + b"\n")
-            reply = json.loads(_read_line(conn, 1 << 24) or b"{}")
+            reply = json.loads(_read_line(conn, MAX_REPLY, deadline) or b"{}")
     except (OSError, ValueError) as e:
         raise ProviderError(f"warm embedder at {path}: {e}") from e
     if not isinstance(reply, dict) or not isinstance(reply.get("vectors"), list):
@@ -79,7 +88,25 @@ def ask(path: str, model_id: str, texts: list[str], timeout_s: float = ASK_TIMEO
         raise ProviderError(f"warm embedder serves {reply.get('model')!r}, not {model_id!r}")
     if len(reply["vectors"]) != len(texts):
         raise ProviderError("warm embedder: not one vector per text")
-    return [[float(x) for x in v] for v in reply["vectors"]]
+    return [_unit(v) for v in reply["vectors"]]
+
+
+MAX_REPLY = MAX_TEXTS * 384 * 24 + 1024  # bytes of one reply line (384-d, JSON floats)
+
+
+def _unit(v: Any) -> list[float]:
+    """A reply's vector checked: a list of finite numbers of unit length (±1e-3), else
+    ProviderError (a reply that is not the model's is no answer)."""
+    import math
+
+    if not isinstance(v, list) or not v or not all(
+            isinstance(x, int | float) and not isinstance(x, bool) for x in v):
+        raise ProviderError("warm embedder: a vector is not a list of numbers")
+    out = [float(x) for x in v]
+    norm = math.fsum(x * x for x in out)
+    if not math.isfinite(norm) or abs(norm - 1.0) > 1e-3:
+        raise ProviderError("warm embedder: a vector is not of unit length")
+    return out
 
 
 class WarmEmbedder:
@@ -105,13 +132,23 @@ class WarmEmbedder:
                 self._path = socket_path(Home(self.home_root))
             except OSError as e:
                 raise ProviderError(f"warm embedder: {e}") from e
+        if len(os.fsencode(self._path)) > SUN_PATH_MAX:  # no server could listen there
+            self.autostart = False
+            raise ProviderError(f"warm embedder: socket path over {SUN_PATH_MAX} bytes "
+                                f"({self._path}); a shorter HINDSIGHT_HOME enables it")
         try:
-            return ask(self._path, self.model_id, texts, self.timeout_s)
-        except ProviderError:
-            if self.autostart and not os.path.exists(self._path):
+            got = ask(self._path, self.model_id, texts, self.timeout_s)
+        except ProviderError as e:
+            # nothing listens (no socket, or one left by a server that was killed: refused;
+            # spawn starts one only when no server holds the lock)
+            stale = isinstance(e.__cause__, FileNotFoundError | ConnectionRefusedError)
+            if self.autostart and stale:
                 self.autostart = False  # once per process
                 spawn(self.home_root)
             raise
+        if any(len(v) != self.dim for v in got):
+            raise ProviderError(f"warm embedder: vectors are not {self.dim}-d")
+        return got
 
     def listening(self) -> bool:
         """Whether the process's socket exists (it may still be loading or have died)."""
@@ -133,7 +170,7 @@ class WarmEmbedder:
 
 def spawn(home_root: str) -> int:
     """Start the server for the home at ``home_root`` detached (its own session, output
-    to ``logs/embed-server.log``), unless one holds its lock; its process id, or 0 when
+    to ``logs/embed-server``), unless one holds its lock; its process id, or 0 when
     none was started. Never waits for it to load."""
     from hindsight.config.paths import Home, file_lock
 
@@ -177,8 +214,8 @@ def _answer(conn: socket.socket, embedder: Any) -> None:
 def serve(home_root: str, embedder: Any, idle_s: float = IDLE_S) -> int:
     """Listen at the home's socket and answer requests with ``embedder`` until ``idle_s``
     seconds pass without one, or the socket file is gone (its home was removed); returns
-    how many were answered, or -1 when another server
-    holds the lock. The model is loaded (one embedding) before listening, so a client
+    how many were answered, or -1 when another server holds the lock or the socket path
+    is too long for a Unix socket. The model is loaded (one embedding) before listening, so a client
     never waits on loading it."""
     from hindsight.config.paths import Home, file_lock
 
@@ -186,8 +223,10 @@ def serve(home_root: str, embedder: Any, idle_s: float = IDLE_S) -> int:
     with file_lock(LOCK, home=home) as mine:
         if not mine:
             return -1
-        embedder.embed_batch(["warm"])  # load the model before anyone can connect
         path = socket_path(home)
+        if len(os.fsencode(path)) > SUN_PATH_MAX:
+            return -1  # no socket can be bound there: do not load the model for nothing
+        embedder.embed_batch(["warm"])  # load the model before anyone can connect
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)  # left by a server that died (we hold the lock)
         served = 0
