@@ -219,3 +219,18 @@ def test_an_unreadable_junit_file_is_said_in_one_line(env: dict[str, str], repo:
     assert (r.returncode, r.stderr) == (0, "hindsight: --junit missing.xml: no such file; "
                                            "the run was recorded from its output\n")
     assert [x["outcome"] for x in rows(env)] == ["failure", "success"]
+
+
+def test_a_secret_in_the_command_is_cut_from_the_output_too(env: dict[str, str], repo: Path
+                                                             ) -> None:
+    # break-it round 2 (stop 20): the command's secret was redacted, the same value echoed
+    # by the command was stored as the observation's summary
+    key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    r = hs(["run", "--", "env", f"AWS_SECRET_ACCESS_KEY={key}", sys.executable, "-c",
+            "import os, sys; print(os.environ['AWS_SECRET_ACCESS_KEY']); sys.exit(1)"],
+           env, repo)
+    assert r.returncode == 1 and key in r.stdout  # the user still sees the output
+    row = rows(env)[-1]
+    assert key not in row["command"] and key not in row["observation"]
+    assert json.loads(row["observation"])["summary"] == "[REDACTED:known]"
+    assert key.encode() not in db_file(env).read_bytes()

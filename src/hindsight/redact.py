@@ -87,13 +87,15 @@ _GATES: list[tuple[str, ...]] = [
 ]
 
 
-def _sub_group(text: str, kind: str, pat: re.Pattern[str], group: int, found: list[str]
-               ) -> str:
+def _sub_group(text: str, kind: str, pat: re.Pattern[str], group: int, found: list[str],
+               values: list[str] | None = None) -> str:
     def sub(m: re.Match[str]) -> str:
         g = group
         if g == -1:  # the quoted value or the bare one, whichever matched
             g = 2 if m.group(2) is not None else 3
         found.append(kind)
+        if values is not None:
+            values.append(m.group(g))
         if g == 0:
             return f"[REDACTED:{kind}]"
         s0 = m.start()
@@ -127,8 +129,18 @@ def may_hold_secret(text: str) -> bool:
     return _TRIGGER.search(text) is not None
 
 
-def redact(text: str) -> tuple[str, list[str]]:
-    """``text`` with secrets replaced, and the kinds found (in order, repeated)."""
+def secret_values(text: str) -> list[str]:
+    """The secret strings :func:`redact` would replace in ``text`` (each at least 4
+    characters), so that the same value can be cut wherever else it appears (a command's
+    secret echoed in its output, where nothing marks it as one)."""
+    values: list[str] = []
+    redact(text, values)
+    return [v for v in dict.fromkeys(values) if len(v) >= 4]
+
+
+def redact(text: str, values: list[str] | None = None) -> tuple[str, list[str]]:
+    """``text`` with secrets replaced, and the kinds found (in order, repeated);
+    ``values``, when given, receives the replaced strings."""
     found: list[str] = []
     if not text:
         return text, found
@@ -140,7 +152,7 @@ def redact(text: str) -> tuple[str, list[str]]:
         if low is not None and not any(g in low for g in gate):
             continue  # the pattern cannot match without one of its words
         n = len(found)
-        text = _sub_group(text, kind, pat, group, found)
+        text = _sub_group(text, kind, pat, group, found, values)
         if low is not None and len(found) != n:
             low = text.lower()  # a replacement label adds words a later gate may need
     return text, found

@@ -28,7 +28,7 @@ from hindsight.models import OUTCOMES, ExecutionRecord, Observation
 from hindsight.records import link
 from hindsight.records.change import Change, changes
 from hindsight.records.observe import junit_paths, observe
-from hindsight.redact import clean
+from hindsight.redact import clean, secret_values
 from hindsight.store.base import RecordLink, RecordStore
 
 COMMAND_CAP = 1000  # characters of a stored command
@@ -84,15 +84,23 @@ def outcome(exit_code: int | None, interrupted: bool, obs: Observation) -> str:
     return "failure" if exit_code != 0 or failing else "success"
 
 
-def _redacted(obs: Observation) -> Observation:
+def _redacted(obs: Observation, known: Sequence[str] = ()) -> Observation:
     """``obs`` redacted and cut to :data:`OBSERVATION_CAP` characters of JSON (test ids
-    to :data:`ID_CAP` characters; passing ids go first, then failing ones, then errors)."""
+    to :data:`ID_CAP` characters; passing ids go first, then failing ones, then errors).
+    ``known``: secret strings found elsewhere in the record (its command), cut here too
+    wherever they appear. NUL becomes U+FFFD (as in memories)."""
+    def scrub(text: str) -> str:
+        text = clean(text).replace("\x00", "\ufffd")
+        for v in known:
+            text = text.replace(v, "[REDACTED:known]")
+        return text
+
     def cut(ids: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(x if len(x) <= ID_CAP else x[:ID_CAP - 1] + "…"
-                     for x in (clean(i) for i in ids))
+                     for x in (scrub(i) for i in ids))
 
-    o = Observation(obs.parser, clean(obs.summary), obs.counts[:12], cut(obs.failed),
-                    cut(obs.passed), tuple(clean(x) for x in obs.errors))
+    o = Observation(obs.parser, scrub(obs.summary), obs.counts[:12], cut(obs.failed),
+                    cut(obs.passed), tuple(scrub(x) for x in obs.errors))
     while len(json.dumps(o.as_dict())) > OBSERVATION_CAP:
         if o.passed:
             o = Observation(o.parser, o.summary, o.counts, o.failed, o.passed[:-1], o.errors)
@@ -197,7 +205,7 @@ class RecordService:
         cwd_rel = os.path.relpath(cwd_abs, self.root).replace(os.sep, "/")
         cwd_rel = "" if cwd_rel == "." or cwd_rel.startswith("..") else cwd_rel
         files = [*d.junit, *junit_paths(d.command, cwd_abs)]
-        obs = _redacted(observe(d.output, d.command, files))
+        obs = _redacted(observe(d.output, d.command, files), secret_values(d.command))
         result = outcome(d.exit_code, d.interrupted, obs)
         tests, callees, scope = self._link(d.command, obs, cwd_abs, cwd_rel, indexed)
         links: list[RecordLink] = [(c.path, c.local, "changed", c.change, c.old_hash,
@@ -216,6 +224,8 @@ class RecordService:
                "branch": d.branch if d.branch is not None else branch, "head": head,
                "cwd": cwd_rel, "session": d.session, "agent": d.agent,
                "feedback": clean(d.feedback.strip())[:FEEDBACK_CAP]}
+        row = {k: v.replace("\x00", "\ufffd") if isinstance(v, str) else v  # as memories
+               for k, v in row.items()}
         rid, created = self.store.insert_record(row, links, ch.files)
         if created and self.forward is not None:
             self._outbox.append({**{k: v for k, v in row.items() if k != "agent"},
