@@ -112,7 +112,13 @@ def test_bad_records_are_422_naming_the_field(srv: Served, toks: dict[str, str])
                        (_record(9, observation="not json"), "observation"),
                        (_record(9, agent="mallory"), "agent"),
                        ({k: v for k, v in _record(9).items() if k != "fingerprint"},
-                        "fingerprint")):
+                        "fingerprint"),
+                       # break-it round 2: times that broke "newest first"
+                       (_record(9, started_ts=float("nan")), "started_ts"),
+                       (_record(9, started_ts=1e308), "started_ts"),
+                       (_record(9, started_ts=-1.0), "started_ts"),
+                       (_record(9, started_at="garbage-date"), "started_at"),
+                       (_record(9, started_at="2026-01-05T10:00:00"), "started_at")):
         status, got = call(srv.url, "POST", "/v1/records", bad, tok=toks["w"])
         assert status == 422 and got["field"] == field, got
     status, got = call(srv.url, "GET", f"/v1/attempts?{Q}&symbol=x&outcome=maybe",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Bank = Annotated[str, Field(min_length=1, max_length=200, description="Bank id.")]
 Short = Annotated[str, Field(max_length=200)]
@@ -122,7 +122,7 @@ class RecordBody(_Body):
     tool: Annotated[str, Field(min_length=1, max_length=40)]
     command: Annotated[str, Field(min_length=1, max_length=20_000)]
     started_at: Annotated[str, Field(max_length=64)]
-    started_ts: float
+    started_ts: Annotated[float, Field(ge=0, le=1e11, allow_inf_nan=False)]  # Unix seconds
     duration_ms: Annotated[int | None, Field(ge=0, le=2**53)] = None
     exit_code: Annotated[int | None, Field(ge=-2**31, le=2**31 - 1)] = None
     outcome: Literal["success", "failure", "interrupted", "unknown"]
@@ -136,5 +136,19 @@ class RecordBody(_Body):
     session: Short = ""
     feedback: Annotated[str, Field(max_length=2000)] = ""
     links: Annotated[list[RecordLinkBody], Field(max_length=2000)] = []
+
+    @field_validator("started_at")
+    @classmethod
+    def _iso(cls, v: str) -> str:
+        """ISO 8601 with an offset, as the CLI writes it (attempts sort and show it)."""
+        from datetime import datetime
+
+        try:
+            when = datetime.fromisoformat(v)
+        except ValueError:
+            raise ValueError("an ISO 8601 date and time with its offset") from None
+        if when.tzinfo is None:
+            raise ValueError("an ISO 8601 date and time with its offset")
+        return v
     files: Annotated[list[tuple[Str, Annotated[int, Field(ge=0)], Annotated[int, Field(
         ge=0)]]], Field(max_length=5000)] = []
