@@ -230,3 +230,28 @@ def test_a_timed_out_prompt_hook_prints_the_agents_empty_answer(env: dict[str, s
         con.close()
     assert (r.returncode, r.stdout) == (0, "{}\n")
     assert diag(env)[-1]["error"].startswith("timeout after 2.0 s; nothing injected")
+
+
+def test_purge_leaves_nothing_in_the_gate_caches_or_the_hook_log(env: dict[str, str],
+                                                                 repo: Repo,
+                                                                 tmp_path: Path) -> None:
+    # break-it round 2 (stop 20): the purged word stayed in <bank>.db.gate-words and in the
+    # injected text that logs/hooks.jsonl recorded
+    word = "plumbusorax"
+    cli(["index"], env, repo.path)
+    cli(["retain", f"The charge function reads the {word} settings before refund runs",
+         "--kind", "convention", "--symbol", "pay.py::charge"], env, repo.path)
+    r = hook("user-prompt-submit", {"session_id": "s-p", "cwd": str(repo.path),
+                                    "prompt": "what does charge( read before refund?"},
+             env, cwd=repo.path)
+    assert word in r.stdout  # injected, so the log and the caches hold it
+    diag_path = Path(env["HINDSIGHT_DIAG_FILE"])
+    assert word in diag_path.read_text()
+    mid = json.loads(cli(["memories", "--json"], env, repo.path))["memories"][0]["id"]
+    cli(["forget", str(mid), "--purge", "--reason", "leaked"], env, repo.path)
+    left = [str(p) for p in [*Path(env["HINDSIGHT_HOME"]).rglob("*"), diag_path]
+            if p.is_file() and word.encode() in p.read_bytes()]
+    db = db_file(env)
+    left = [p for p in left if not p.startswith(str(db))]  # the db itself: tested elsewhere
+    assert left == []
+    assert "[purged]" in diag_path.read_text()

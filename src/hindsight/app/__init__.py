@@ -116,6 +116,7 @@ class Bank:
                                  llm=lambda: make_llm(self.settings),
                                  records=lambda: getattr(self, "records", None))
         self.memory.on_purge.append(self.pages.scrub_memory)  # cited excerpts go too
+        self.memory.on_purge.append(self.sessions.scrub_memory)  # gate caches, hook log
         if settings.api_url and self.root:
             self.memory = _remote_memory(self, settings)
             self.records.forward = self.memory.send_record  # type: ignore[attr-defined]

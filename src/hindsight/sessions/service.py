@@ -45,6 +45,24 @@ class SessionService:
     def __init__(self, bank: BankView) -> None:
         self.bank = bank
 
+    def scrub_memory(self, mid: int, fragments: list[str]) -> dict[str, int]:
+        """After ``forget --purge`` of memory ``mid`` (``MemoryService.on_purge``): the gate's
+        caches beside the bank are dropped and the purged ``fragments`` leave the hooks'
+        diagnostics log (:mod:`hindsight.sessions.purge`). ``{"caches", "log_lines"}``;
+        a log that cannot be rewritten counts 0 (the purge itself stands)."""
+        from hindsight.config.paths import Home
+        from hindsight.config.settings import env_value
+        from hindsight.errors import HindsightError
+        from hindsight.sessions.purge import drop_gate_caches, scrub_log
+
+        caches = drop_gate_caches(self.bank.path) if getattr(self.bank, "path", "") else 0
+        try:
+            log = env_value("diagFile") or Home.current().log_file("hooks.jsonl")
+            lines = scrub_log(str(log), fragments)
+        except (OSError, ValueError, HindsightError):
+            lines = 0
+        return {"caches": caches, "log_lines": lines}
+
     def seed_state(self) -> dict[str, Any]:
         """The stored seeding state (``{}`` when never seeded); see
         :mod:`hindsight.sessions.seed`."""
