@@ -167,3 +167,24 @@ def test_secrets_in_commit_messages_are_redacted(tmp_path: Path) -> None:
     assert entry.subject == "add creds [REDACTED:aws_access_key]"
     for secret in (key, token, "hunter3pass"):
         assert secret.encode() not in raw
+
+
+def test_why_on_a_line_older_than_the_ingested_history_names_the_way(tmp_path: Path
+                                                                      ) -> None:
+    # fresh-user report (stop 20): 47% of click's lines got "no commit found" after the
+    # default ingest of 300 commits, with nothing saying how to reach further back
+    r = Repo(tmp_path / "r")
+    r.write("b.py", "# the header comment\n")
+    first = r.commit("c0")
+    for i in range(1, 4):
+        r.write("a.py", fn("f", f"return {i}"))
+        r.commit(f"c{i}")
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        b.history.ingest(limit=2)
+        got = b.history.why("b.py", 1)
+        assert (got["source"], got["last"]) == ("blame", None)
+        assert got["notes"] == [f"git blame names {first[:10]}, older than the ingested "
+                                "history: `hindsight ingest --all` reads all of it"]
+        b.history.ingest(all_=True)
+        assert b.history.why("b.py", 1)["last"]["sha"] == first

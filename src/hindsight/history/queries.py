@@ -257,6 +257,9 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
         c = hs.commit(sha) if sha else None
         if c is not None:
             out["last"] = {**_commit_view(c), "change": "line"}
+        elif sha:  # git knows the commit; the ingested history does not reach back to it
+            out["notes"].append(f"git blame names {sha[:10]}, older than the ingested "
+                                "history: `hindsight ingest --all` reads all of it")
     last_ts = _ts(out["last"]["committer_date"]) if out["last"] else None
     events = hs.trace_events(path=path, local=key if sym else None,
                              since_unix=last_ts, limit=20)
