@@ -131,3 +131,16 @@ def test_a_named_symbol_is_found_among_many_anchors_named_like_word_pieces(
         got = named_ids(bank.memory, "change Context.invoke so it forwards params")
     assert want in got
     assert len(got) == 16  # the 15 anchored to `it` (a whole word there) and the one named
+
+
+def test_a_command_that_never_ran_is_not_a_failed_attempt(tmp_path: Path) -> None:
+    # fresh-user report (stop 20): `hindsight run -- nosuchcmd` showed in the next
+    # briefing among the failed attempts
+    repo = make_repo(tmp_path / "r", {"a.py": "def f():\n    return 1\n"})
+    with open_bank(str(repo)) as bank:
+        typo = bank.records.record("nosuchcmd", exit_code=127, output="nosuchcmd: not found")
+        real = bank.records.record("pytest -q", exit_code=1,
+                                   output="FAILED tests/test_a.py::test_f\n1 failed in 0.1s\n")
+        assert (typo.outcome, real.outcome) == ("failure", "failure")  # both recorded
+        assert [r.id for r in bank.records.failures()] == [real.id]
+        assert [r.id for r in bank.records.failures(unresolved=True)] == [real.id]

@@ -272,7 +272,7 @@ def test_a_spooled_retain_says_why_and_counts_as_spooled(tmp_path: Path) -> None
     port = _free_port()
     env = _client_env(tmp_path, "alice", f"http://127.0.0.1:{port}", "x")
     r = _run(env, a.path, "retain", "Refunds go through the ledger.")
-    assert (r.returncode, r.stdout) == (0, "memory 0: spooled\n")
+    assert (r.returncode, r.stdout) == (0, "memory spooled: sent when the server answers\n")
     assert r.stderr.startswith(f"hindsight: http://127.0.0.1:{port}") and r.stderr.endswith(
         "; kept in the spool, sent when the server answers\n")
     r = subprocess.run([sys.executable, "-m", "hindsight", "retain", "-"], input=

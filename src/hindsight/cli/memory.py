@@ -122,7 +122,8 @@ def retain(text: str, repo_root: str | None, kind: str | None, tags: tuple[str, 
             out.emit_json(r)
         else:
             red = f" (redacted: {', '.join(sorted(set(r.redacted)))})" if r.redacted else ""
-            out.say(f"memory {r.id}: {r.action}{red}")
+            out.say(f"memory {r.id}: {r.action}{red}" if r.action != "spooled" else
+                    f"memory spooled: sent when the server answers{red}")
 
 
 def _short(text: str, n: int = 90) -> str:

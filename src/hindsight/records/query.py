@@ -80,14 +80,18 @@ def resolved(svc: RecordService, failure: ExecutionRecord) -> int | None:
     return svc.store.resolved_by([failure.id]).get(failure.id)
 
 
+NOT_RUN = (126, 127)  # exit codes of a command that never ran (POSIX shell)
+
+
 def failures(svc: RecordService, branch: str | None, limit: int, unresolved: bool
              ) -> list[ExecutionRecord]:
     """Failed records newest first, at most ``limit``: of ``branch`` when given; with
-    ``unresolved`` only those no later passing run resolved (:func:`resolved`)."""
-    ids = svc.store.record_ids(outcome="failure", branch=branch,
-                               limit=limit * 5 if unresolved else limit)
+    ``unresolved`` only those no later passing run resolved (:func:`resolved`); never a
+    command that did not run (exit 126/127: a typo is not a failed attempt)."""
+    ids = svc.store.record_ids(outcome="failure", branch=branch, limit=limit * 5)
     recs = svc.store.get_records(ids)
-    rows = [recs[i] for i in ids if i in recs]
+    # a command not found or not executable (127, 126) is a typo, not a failed attempt
+    rows = [recs[i] for i in ids if i in recs and recs[i].exit_code not in NOT_RUN]
     if unresolved and rows:
         rows = _open(svc, rows, limit)
     return rows[:limit]
