@@ -174,6 +174,10 @@ async def _check_errors(c: Any) -> None:
     assert "no symbol named 'lea'" in await err(c, "callees", symbol="lea")
     assert "similar: pkg/core.py::leaf" in await err(c, "impact", symbol="lea")
     assert "outcome 'great'" in await err(c, "retain", text="x y z", outcome="great")
+    # arguments outside the schema: one line naming the field (fresh-user report, stop 20)
+    assert await err(c, "recall", query="cookie") == "text: Field required"
+    assert await err(c, "callers", symbol="leaf", depth="deep") == (
+        "depth: Input should be a valid integer, unable to parse string as an integer")
     # the server is still serving after all of these
     assert (await ok(c, "callers", symbol="helper", file="pkg/a.py"))["callers"] == []
 

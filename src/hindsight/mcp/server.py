@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from hindsight.errors import Ambiguous, Busy, ConfigError, HindsightError, StorageError
 from hindsight.mcp import bounds
@@ -478,5 +478,7 @@ def build_mcp_server(open_bank: Callable[[], Bank]) -> MCPServer:
         finally:
             sess.close()
 
-    return MCPServer("hindsight", instructions=INSTRUCTIONS, tools=tools, lifespan=lifespan,
-                     log_level="WARNING")
+    from hindsight.mcp.arguments import server_class
+
+    return cast(MCPServer, server_class()("hindsight", instructions=INSTRUCTIONS, tools=tools,
+                                          lifespan=lifespan, log_level="WARNING"))
