@@ -144,3 +144,26 @@ def test_a_command_that_never_ran_is_not_a_failed_attempt(tmp_path: Path) -> Non
         assert (typo.outcome, real.outcome) == ("failure", "failure")  # both recorded
         assert [r.id for r in bank.records.failures()] == [real.id]
         assert [r.id for r in bank.records.failures(unresolved=True)] == [real.id]
+
+
+def test_symbols_says_when_a_dotted_name_matched_on_its_last_part(tmp_path: Path) -> None:
+    # fresh-user report (stop 20): "4 prefix match(es) for 'Nonexistent.parse_args'"
+    import os
+    import subprocess
+    import sys
+
+    repo = make_repo(tmp_path / "r", {"m.py": "class Command:\n    def parse_args(self):\n"
+                                               "        pass\n"})
+    env = {**os.environ, "HINDSIGHT_HOME": str(tmp_path / "home"), "COLUMNS": "200"}
+
+    def hs(*args: str) -> str:
+        r = subprocess.run([sys.executable, "-m", "hindsight", *args], cwd=repo, env=env,
+                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        assert r.returncode == 0, r.stderr
+        return " ".join(r.stdout.split("┏")[0].split())  # the title, unwrapped
+
+    hs("index")
+    assert hs("symbols", "Nonexistent.parse_args") == (
+        "1 prefix match(es) for 'parse_args' (no exact match for 'Nonexistent.parse_args'; "
+        "matched on its last part)")
+    assert hs("symbols", "parse_ar") == "1 prefix match(es) for 'parse_ar'"

@@ -180,7 +180,12 @@ def symbols(name: str, repo_root: str | None, kind: str | None, file: str | None
             out.emit_json({"query": name, "match": how, **fields,
                            "symbols": [s.as_dict() for s in shown]})
         elif shown:
-            out.table(f"{fields['total']} {how} match(es) for {name!r}{_more(fields)}",
+            from hindsight.models import simple_name
+
+            last = simple_name(name) if how != "exact" else name
+            said = repr(name) if last == name else (  # a dotted name: matched on its end
+                f"{last!r} (no exact match for {name!r}; matched on its last part)")
+            out.table(f"{fields['total']} {how} match(es) for {said}{_more(fields)}",
                       ["kind", "symbol", "lines", "signature"], [_sym_row(s) for s in shown])
         if not hits:
             if not json:
