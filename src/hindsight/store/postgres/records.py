@@ -17,9 +17,9 @@ from typing import Any
 from hindsight.models import ExecutionRecord
 from hindsight.store.base import RecordLink
 from hindsight.store.postgres.db import PgStore, no_nul
+from hindsight.store.recordsql import ORDER, record_where
 from hindsight.store.sqlite.records import _COLUMNS, _NAME, _ROLE, _UPDATABLE, _record
 
-_ORDER = "r.started_ts DESC, r.id DESC"
 _LINKS = ("SELECT l.record_id, s.path, s.local, l.role, l.change, l.old_hash, l.new_hash "
           "FROM {s}.exec_links l JOIN {s}.exec_symbols s ON s.id = l.symbol_id")
 _COLS = ("id", *_COLUMNS, "retrievals", "last_retrieved_ts", "runs", "runs_passed")
@@ -146,39 +146,11 @@ class PgRecordStore(PgStore):
                    session: str | None = None, branch: str | None = None,
                    since: float | None = None, until: float | None = None,
                    scope: str | None = None, limit: int = 1000) -> list[int]:
-        where: list[str] = []
-        args: list[Any] = []
-        cond = [("(s.path = %s AND s.local = %s)", [p, loc]) for p, loc in symbols or ()]
-        cond += [("s.name = %s", [n]) for n in names or ()]
-        cond += [("s.path = %s", [p]) for p in paths or ()]
-        anyof = []
-        if cond:
-            role = " AND l.role = ANY(%s)" if roles else ""
-            anyof.append("r.id IN (SELECT l.record_id FROM {s}.exec_links l WHERE l.symbol_id "
-                         "IN (SELECT s.id FROM {s}.exec_symbols s WHERE "
-                         f"{' OR '.join(c for c, _a in cond)}){role})")
-            args += [x for _c, a in cond for x in a]
-            if roles:
-                args.append([_ROLE[r] for r in roles])
-        if paths:
-            anyof.append("r.id IN (SELECT f.record_id FROM {s}.exec_record_files f WHERE "
-                         "f.path = ANY(%s))")
-            args.append(list(paths))
-        if anyof:
-            where.append(f"({' OR '.join(anyof)})")
-        for col, val in (("outcome", outcome), ("session", session), ("branch", branch),
-                         ("scope", scope)):
-            if val is not None:
-                where.append(f"r.{col} = %s")
-                args.append(val)
-        if since is not None:
-            where.append("r.started_ts >= %s")
-            args.append(since)
-        if until is not None:
-            where.append("r.started_ts < %s")
-            args.append(until)
-        sql = "SELECT r.id FROM {s}.exec_records r" + (
-            " WHERE " + " AND ".join(where) if where else "") + f" ORDER BY {_ORDER} LIMIT %s"
+        where, args = record_where(symbols=symbols, names=names, paths=paths, roles=roles,
+                                   outcome=outcome, session=session, branch=branch,
+                                   since=since, until=until, scope=scope, ph="%s",
+                                   prefix="{s}.")
+        sql = f"SELECT r.id FROM {{s}}.exec_records r{where} ORDER BY {ORDER} LIMIT %s"
         return [int(r[0]) for r in self.all(sql, [*args, int(limit)])]
 
     def changed_between(self, after: int, upto: int) -> list[tuple[int, str, str, str]]:

@@ -12,14 +12,14 @@ from typing import Any
 
 from hindsight.models import ExecutionRecord, Observation, SymbolDelta
 from hindsight.store.base import RecordLink
+from hindsight.store.recordsql import ORDER, ROLE, record_where
 from hindsight.store.sqlite.db import SqliteStore, chunks, rows_as_dicts, transaction
 
 _COLUMNS = ("fingerprint", "tool", "command", "started_at", "started_ts", "duration_ms",
             "exit_code", "outcome", "observation", "diff_summary", "scope", "root", "branch",
             "head", "cwd", "session", "agent", "feedback", "verified", "verified_ts")
 _UPDATABLE = frozenset({"feedback", "verified", "verified_ts", "runs", "runs_passed"})
-_ORDER = "r.started_ts DESC, r.id DESC"
-_ROLE = {"changed": "c", "test": "t", "callee": "k"}
+_ROLE = ROLE
 _NAME = {v: k for k, v in _ROLE.items()}
 _LINKS = ("SELECT l.record_id, s.path, s.local, l.role, l.change, l.old_hash, l.new_hash "
           "FROM exec_links l JOIN exec_symbols s ON s.id = l.symbol_id")
@@ -114,37 +114,11 @@ class SqliteRecordStore(SqliteStore):
                    session: str | None = None, branch: str | None = None,
                    since: float | None = None, until: float | None = None,
                    scope: str | None = None, limit: int = 1000) -> list[int]:
-        where: list[str] = []
-        args: list[Any] = []
-        cond = [("(s.path=? AND s.local=?)", [p, loc]) for p, loc in symbols or ()]
-        cond += [("s.name=?", [n]) for n in names or ()]
-        cond += [("s.path=?", [p]) for p in paths or ()]
-        anyof = []
-        if cond:
-            role = f" AND l.role IN ({','.join('?' * len(roles))})" if roles else ""
-            anyof.append("r.id IN (SELECT l.record_id FROM exec_links l WHERE l.symbol_id IN "
-                         f"(SELECT s.id FROM exec_symbols s WHERE "
-                         f"{' OR '.join(c for c, _a in cond)}){role})")
-            args += [x for _c, a in cond for x in a] + [_ROLE[r] for r in roles or ()]
-        if paths:
-            anyof.append("r.id IN (SELECT f.record_id FROM exec_record_files f WHERE "
-                         f"f.path IN ({','.join('?' * len(paths))}))")
-            args += list(paths)
-        if anyof:
-            where.append(f"({' OR '.join(anyof)})")
-        for col, val in (("outcome", outcome), ("session", session), ("branch", branch),
-                         ("scope", scope)):
-            if val is not None:
-                where.append(f"r.{col}=?")
-                args.append(val)
-        if since is not None:
-            where.append("r.started_ts >= ?")
-            args.append(since)
-        if until is not None:
-            where.append("r.started_ts < ?")
-            args.append(until)
-        sql = "SELECT r.id FROM exec_records r" + (
-            " WHERE " + " AND ".join(where) if where else "") + f" ORDER BY {_ORDER} LIMIT ?"
+        where, args = record_where(symbols=symbols, names=names, paths=paths, roles=roles,
+                                   outcome=outcome, session=session, branch=branch,
+                                   since=since, until=until, scope=scope, ph="?",
+                                   prefix="")
+        sql = f"SELECT r.id FROM exec_records r{where} ORDER BY {ORDER} LIMIT ?"
         return [r[0] for r in self.conn.execute(sql, [*args, int(limit)])]
 
     def changed_between(self, after: int, upto: int) -> list[tuple[int, str, str, str]]:
