@@ -53,6 +53,12 @@ def test_audit_idempotency_banks_size(store: Any) -> None:
     rows = store.audit(10)
     assert [(r["action"], r["memory"]) for r in rows] == [("forget", 7), ("retain", 7)]
     assert rows[0]["detail"] == "why: '; DROP TABLE x; --"
+    store.add_audits([(3.0, "t2", "bob", "retain", "b", 8 + i, f"created {i}")
+                      for i in range(3)])
+    store.add_audits([])  # nothing to write
+    assert [(r["memory"], r["detail"]) for r in store.audit(3)] == \
+        [(10, "created 2"), (9, "created 1"), (8, "created 0")]  # newest (last written) first
+    assert len(store.audit(100)) == 5
     assert store.idem_get("k", "ann") is None
     store.idem_put("k", "ann", "h1", '{"n": 1}', 1.0)
     store.idem_put("k", "ann", "h2", '{"n": 2}', 2.0)  # the first one wins

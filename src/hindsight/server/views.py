@@ -79,9 +79,15 @@ class Scoped:
             yield self.bank.memory
 
     def _log(self, action: str, memory_id: int | None, detail: str = "") -> None:
+        self._log_many([(action, memory_id, detail)])
+
+    def _log_many(self, items: list[tuple[str, int | None, str]]) -> None:
+        """Audit ``(action, memory id, detail)`` rows as this token, in one write."""
+        now = time.time()
         # PostgreSQL text cannot hold NUL: kept visible as \0
-        self._audit.add_audit(time.time(), self.who.token, self.who.agent, action,
-                              self.bank_id, memory_id, detail[:500].replace("\0", "\\0"))
+        self._audit.add_audits([(now, self.who.token, self.who.agent, action, self.bank_id,
+                                 mid, detail[:500].replace("\0", "\\0"))
+                                for action, mid, detail in items])
 
     # --- writes ---------------------------------------------------------------------
     def item(self, text: str, anchors: list[tuple[str, str, str]] | None = None,
@@ -109,8 +115,7 @@ class Scoped:
                 mem.retain_items(items)
         if later and self._embed_later is not None:
             self._embed_later()
-        for r in out:
-            self._log("retain", r.id, r.action)
+        self._log_many([("retain", r.id, r.action) for r in out])
         return list(out)
 
     def forget(self, mid: int, reason: str, restore: bool = False) -> dict[str, Any]:

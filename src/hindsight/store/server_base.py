@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Protocol
 
+# an audit row: (at: Unix seconds, token id, agent, action, bank, memory id or None, detail)
+AuditRow = tuple[float, str, str, str, str, "int | None", str]
+
 
 class TokenRow(NamedTuple):
     """A server token as stored: ``id`` (public, 12 hex), ``hash`` (hex SHA-256 of the whole
@@ -60,6 +63,11 @@ class TokenStore(Protocol):
                   memory_id: int | None, detail: str) -> None:
         """Record who did what (``action``: retain, forget, restore, import, token-create,
         token-revoke…)."""
+        ...
+
+    def add_audits(self, rows: list[AuditRow]) -> None:
+        """Record many audit rows ``(at, token id, agent, action, bank, memory id,
+        detail)`` in one transaction (a batch retain logs one per memory)."""
         ...
 
     def audit(self, limit: int = 100) -> list[dict[str, Any]]:

@@ -27,6 +27,19 @@ def _vec(blob: bytes) -> Any:
     return np.frombuffer(blob, dtype=np.float32)
 
 
+def _count(c: Any, schema: str, ids: list[int], ts: float | None) -> None:
+    """One more access of each memory of ``ids`` (and its last access at ``ts``, epoch
+    seconds, when given) in ``memory_access`` (migration 0006: the memory rows and their
+    indexes are not rewritten). Rows are written in id order, so concurrent touches of the
+    same memories (a server's parallel reads) wait for each other instead of deadlocking."""
+    ids = sorted(set(ids))
+    c.execute(f"INSERT INTO {schema}.memory_access AS a(memory_id, access_count, "
+              "last_accessed_ts) SELECT i, 1, %s FROM unnest(%s::bigint[]) AS i ORDER BY i "
+              "ON CONFLICT (memory_id) DO UPDATE SET access_count = a.access_count + 1, "
+              "last_accessed_ts = greatest(a.last_accessed_ts, excluded.last_accessed_ts)",
+              (0.0 if ts is None else ts, ids))
+
+
 class PgMemoryStore(PgMemoryReads):
     """The memory tables of one bank on PostgreSQL. :meth:`close` gives its pool back."""
 
@@ -66,8 +79,7 @@ class PgMemoryStore(PgMemoryReads):
                 mid, status = c.execute(self.q("SELECT id, status FROM {s}.memories WHERE "
                                                "fingerprint = %s"),
                                         (row["fingerprint"],)).fetchone()
-                c.execute(self.q("UPDATE {s}.memories SET access_count = access_count + 1 "
-                                 "WHERE id = %s"), (mid,))
+                _count(c, self.s, [mid], None)
                 self._audit(c, [(mid, at, "duplicate", "exact")])
                 if status != "active":  # retained again: it is current again
                     c.execute(self.q("UPDATE {s}.memories SET status = 'active', "
@@ -114,8 +126,7 @@ class PgMemoryStore(PgMemoryReads):
 
     def merge_into(self, mid: int, at: str, detail: str) -> None:
         with self.tx() as c:
-            c.execute(self.q("UPDATE {s}.memories SET access_count = access_count + 1 "
-                             "WHERE id = %s"), (mid,))
+            _count(c, self.s, [mid], None)
             self._audit(c, [(mid, at, "merge", detail)])
 
     def set_status(self, mid: int, status: str, reason: str, at: str,
@@ -141,14 +152,9 @@ class PgMemoryStore(PgMemoryReads):
                 [(_vec(v), len(v) // 4, no_nul(model), i) for i, v in items])
 
     def touch(self, ids: list[int], ts: float) -> None:
-        # rows locked in id order: concurrent recalls touching the same memories (a
-        # server's parallel reads) wait for each other instead of deadlocking
         if ids:
             with self.tx() as c:
-                c.execute(self.q("UPDATE {s}.memories SET access_count = access_count + 1, "
-                                 "last_accessed_ts = %s WHERE id IN (SELECT id FROM "
-                                 "{s}.memories WHERE id = ANY(%s) ORDER BY id FOR UPDATE)"),
-                          (ts, sorted(set(ids))))
+                _count(c, self.s, ids, ts)
 
     def add_anchors(self, items: list[tuple[int, str, str, str]], at: str) -> int:
         added = 0
@@ -282,6 +288,7 @@ class PgMemoryStore(PgMemoryReads):
                 return False
             lex.remove(c, self.s, mid, no_nul(terms))
             for sql in ("DELETE FROM {s}.memory_anchors WHERE memory_id = %s",
+                        "DELETE FROM {s}.memory_access WHERE memory_id = %s",
                         "DELETE FROM {s}.memory_audit WHERE memory_id = %s",
                         "UPDATE {s}.memories SET superseded_by = NULL WHERE superseded_by = %s",
                         "DELETE FROM {s}.memories WHERE id = %s"):

@@ -21,6 +21,13 @@ COLS = ("id", "fingerprint", "text", "kind", "scene", "problem", "solution", "ou
         "occurred_ts", "created_at", "created_ts", "access_count", "last_accessed_ts",
         "confidence", "status", "status_reason", "status_at", "superseded_by", "visibility",
         "owner", "team", "stale", "stale_reason", "model")
+# the select list of COLS over ``{s}.memories m LEFT JOIN {s}.memory_access a`` (ACCESS_JOIN):
+# access counts live in both tables (schema migration 0006_memory_access)
+_SELECT = ", ".join(
+    "m.access_count + coalesce(a.access_count, 0)" if c == "access_count" else
+    "greatest(m.last_accessed_ts, coalesce(a.last_accessed_ts, 0))"
+    if c == "last_accessed_ts" else f"m.{c}" for c in COLS)
+ACCESS_JOIN = "{s}.memories m LEFT JOIN {s}.memory_access a ON a.memory_id = m.id"
 _ANCHOR_COLS = ("path", "symbol", "ast_hash", "stale", "reason", "implicit")
 EF_SEARCH = 200  # hnsw.ef_search of a dense search (≥ its k: CANDIDATES is 100 in recall)
 HNSW_FROM = 100_000  # rows from which dense search may be approximate (MemoryStore.nearest)
@@ -52,9 +59,9 @@ class PgMemoryReads(PgStore):
     def get(self, ids: list[int], viewer: Viewer | None = None) -> dict[int, Memory]:
         if not ids:
             return {}
-        see, args = clause(viewer)
+        see, args = clause(viewer, "m.")
         rows = {r[0]: dict(zip(COLS, r, strict=True)) for r in self.all(
-            f"SELECT {', '.join(COLS)} FROM {{s}}.memories WHERE id = ANY(%s){see}",
+            f"SELECT {_SELECT} FROM {ACCESS_JOIN} WHERE m.id = ANY(%s){see}",
             [list(ids), *args])}
         anchors: dict[int, list[dict[str, Any]]] = {}
         for r in self.all(f"SELECT memory_id, {', '.join(_ANCHOR_COLS)} FROM "
@@ -280,8 +287,9 @@ class PgMemoryReads(PgStore):
 
     def activity_rows(self) -> list[tuple[int, float, int, float]]:
         return [(int(r[0]), float(r[1]), int(r[2]), float(r[3])) for r in self.all(
-            "SELECT id, last_accessed_ts, access_count, confidence FROM {s}.memories "
-            "WHERE status = 'active'")]
+            "SELECT m.id, greatest(m.last_accessed_ts, coalesce(a.last_accessed_ts, 0)), "
+            "m.access_count + coalesce(a.access_count, 0), m.confidence FROM " + ACCESS_JOIN
+            + " WHERE m.status = 'active'")]
 
     def export_rows(self, viewer: Viewer | None = None) -> Iterator[dict[str, Any]]:
         see, args = clause(viewer)
@@ -292,10 +300,10 @@ class PgMemoryReads(PgStore):
                     ) -> list[dict[str, Any]]:
         """Every stored field of ``ids`` (``vector``: float32 bytes or None)."""
 
-        see, args = clause(viewer)
+        see, args = clause(viewer, "m.")
         out = []
-        for r in self.all(f"SELECT {', '.join(COLS)}, embedding FROM {{s}}.memories WHERE "
-                          f"id = ANY(%s){see} ORDER BY id", [list(ids), *args]):
+        for r in self.all(f"SELECT {_SELECT}, m.embedding FROM {ACCESS_JOIN} WHERE "
+                          f"m.id = ANY(%s){see} ORDER BY m.id", [list(ids), *args]):
             d = dict(zip(COLS, r[:-1], strict=True))
             d["vector"] = None if r[-1] is None else _array(r[-1]).tobytes()
             out.append(d)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from hindsight.errors import StorageError
-from hindsight.store.server_base import TokenRow
+from hindsight.store.server_base import AuditRow, TokenRow
 
 T = TypeVar("T")
 MIGRATION_LOCK = 0x68696E64  # advisory lock key of this module's migrations ("hind")
@@ -111,10 +111,13 @@ class PostgresTokenStore:
 
     def add_audit(self, at: float, token_id: str, agent: str, action: str, bank: str,
                   memory_id: int | None, detail: str) -> None:
-        self._do(lambda c: c.execute(
-            "INSERT INTO server_audit(at, token, agent, action, bank, memory, detail) "
-            "VALUES(%s,%s,%s,%s,%s,%s,%s)",
-            (at, token_id, agent, action, bank, memory_id, detail)))
+        self.add_audits([(at, token_id, agent, action, bank, memory_id, detail)])
+
+    def add_audits(self, rows: list[AuditRow]) -> None:
+        if rows:
+            self._do(lambda c: c.cursor().executemany(
+                "INSERT INTO server_audit(at, token, agent, action, bank, memory, detail) "
+                "VALUES(%s,%s,%s,%s,%s,%s,%s)", rows))
 
     def audit(self, limit: int = 100) -> list[dict[str, Any]]:
         rows = self._do(lambda c: c.execute(

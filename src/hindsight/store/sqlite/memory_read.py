@@ -293,12 +293,14 @@ class SqliteMemoryReads(SqliteStore):
 
     # --- team use ---------------------------------------------------------------------
     def active_visible(self, ids: list[int], viewer: Viewer) -> set[int]:
-        """The ids among ``ids`` of active memories ``viewer`` may see (one query per 500)."""
+        """The ids among ``ids`` of active memories ``viewer`` may see (one query per 500).
+        ``+status`` keeps SQLite's planner on the rowid lookups: with the status index it
+        scanned every active memory (14 ms against 2 ms for 400 ids at 100,000 memories)."""
         see, args = clause(viewer)
         out: set[int] = set()
         for i in range(0, len(ids), _CHUNK):
             ch = ids[i:i + _CHUNK]
             out.update(r[0] for r in self.conn.execute(
                 f"SELECT id FROM memories WHERE id IN ({','.join('?' * len(ch))}) AND "
-                f"status='active'{see}", [*ch, *args]))
+                f"+status='active'{see}", [*ch, *args]))
         return out

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from hindsight.errors import StorageError
-from hindsight.store.server_base import TokenRow
+from hindsight.store.server_base import AuditRow, TokenRow
 
 T = TypeVar("T")
 
@@ -110,9 +110,13 @@ class SqliteTokenStore:
 
     def add_audit(self, at: float, token_id: str, agent: str, action: str, bank: str,
                   memory_id: int | None, detail: str) -> None:
-        self._do(lambda c: c.execute(
-            "INSERT INTO audit(at, token, agent, action, bank, memory, detail) "
-            "VALUES(?,?,?,?,?,?,?)", (at, token_id, agent, action, bank, memory_id, detail)))
+        self.add_audits([(at, token_id, agent, action, bank, memory_id, detail)])
+
+    def add_audits(self, rows: list[AuditRow]) -> None:
+        if rows:
+            self._do(lambda c: c.executemany(
+                "INSERT INTO audit(at, token, agent, action, bank, memory, detail) "
+                "VALUES(?,?,?,?,?,?,?)", rows))
 
     def audit(self, limit: int = 100) -> list[dict[str, Any]]:
         rows = self._do(lambda c: c.execute(
