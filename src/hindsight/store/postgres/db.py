@@ -9,12 +9,15 @@ U+FFFD (:func:`no_nul`), the same on write and on read, so such a filter still m
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from hindsight.store.base import Viewer
 from hindsight.store.postgres.pool import translated
+
+MEMO_S = 2.0  # seconds a memoised fact of the bank (:meth:`PgStore._memo`) is reused
 
 # meta keys kept in the bank's schema; the rest go to ``local_meta`` when one is given
 # (what one checkout records for itself: seeding, write-back offsets, watermarks)
@@ -54,6 +57,8 @@ class PgStore:
         self.place = place
         self.local_meta = local_meta
         self.busy_ms = 30_000
+        self._memos: dict[str, tuple[float, int, Any]] = {}
+        self._writes = 0  # write transactions begun through this object (:meth:`tx`)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         import inspect
@@ -75,10 +80,27 @@ class PgStore:
         with self.pool.connection() as c:
             return c.execute(self.q(sql), no_nul(list(args))).fetchone()
 
+    def _memo(self, key: str, fn: Callable[[], Any], keep: Callable[[Any], bool] = bool,
+              ttl_s: float = MEMO_S) -> Any:
+        """``fn()``, reused for ``ttl_s`` seconds when ``keep(value)`` and no write
+        transaction began through this object meanwhile: the facts a recall asks every time
+        (is anything active, are there vectors, which agents, how big) cost a round trip
+        each (issue 11's load target). Another process's writes show within ``ttl_s``."""
+        now = time.monotonic()
+        hit = self._memos.get(key)
+        if hit is not None and hit[0] > now and hit[1] == self._writes:
+            return hit[2]
+        value = fn()
+        if keep(value):
+            self._memos[key] = (now + ttl_s, self._writes, value)
+        return value
+
     @contextmanager
-    def tx(self) -> Iterator[Any]:
+    def tx(self, changes_facts: bool = True) -> Iterator[Any]:
         """One write transaction on a pooled connection (committed at the end, rolled back
-        on any error); waits at most ``busy_ms`` for a row lock."""
+        on any error); waits at most ``busy_ms`` for a row lock. ``changes_facts`` False:
+        it changes nothing :meth:`_memo` keeps (access counts)."""
+        self._writes += changes_facts
         with self.pool.connection() as c, c.transaction():
             c.execute(f"SET LOCAL lock_timeout = {max(1, int(self.busy_ms))}")
             yield c
@@ -91,7 +113,8 @@ class PgStore:
     def get_meta(self, key: str) -> str | None:
         if self.local_meta is not None and key not in BANK_META:
             return self.local_meta.get_meta(key)
-        r = self.one("SELECT value FROM {s}.meta WHERE key = %s", (key,))
+        r = self._memo("meta " + key, lambda: self.one(
+            "SELECT value FROM {s}.meta WHERE key = %s", (key,)))
         return r[0] if r else None
 
     def set_meta(self, values: dict[str, str]) -> None:

@@ -153,7 +153,7 @@ class PgMemoryStore(PgMemoryReads):
 
     def touch(self, ids: list[int], ts: float) -> None:
         if ids:
-            with self.tx() as c:
+            with self.tx(changes_facts=False) as c:
                 _count(c, self.s, ids, ts)
 
     def add_anchors(self, items: list[tuple[int, str, str, str]], at: str) -> int:

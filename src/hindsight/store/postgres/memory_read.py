@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import nullcontext
 from typing import Any
 
 from hindsight.models import Memory
 from hindsight.store.base import Viewer
 from hindsight.store.postgres import lexical as lex
 from hindsight.store.postgres.db import PgStore, clause, no_nul
+from hindsight.store.postgres.pool import EF_SEARCH
 from hindsight.store.postgres.schema import HNSW_DIMS
 
 # the memory columns, as SQLite's (no vector: ``embedding``/``dims`` are read apart)
@@ -29,8 +31,11 @@ _SELECT = ", ".join(
     if c == "last_accessed_ts" else f"m.{c}" for c in COLS)
 ACCESS_JOIN = "{s}.memories m LEFT JOIN {s}.memory_access a ON a.memory_id = m.id"
 _ANCHOR_COLS = ("path", "symbol", "ast_hash", "stale", "reason", "implicit")
-EF_SEARCH = 200  # hnsw.ef_search of a dense search (≥ its k: CANDIDATES is 100 in recall)
 HNSW_FROM = 100_000  # rows from which dense search may be approximate (MemoryStore.nearest)
+
+
+def _always(_value: Any) -> bool:
+    return True
 
 
 def _array(v: Any) -> Any:
@@ -44,8 +49,8 @@ class PgMemoryReads(PgStore):
     """The read side of a bank's memory tables on PostgreSQL."""
 
     def has_active(self) -> bool:
-        return self.one("SELECT 1 FROM {s}.memories WHERE status = 'active' LIMIT 1") \
-            is not None
+        return bool(self._memo("has_active", lambda: self.one(
+            "SELECT 1 FROM {s}.memories WHERE status = 'active' LIMIT 1") is not None))
 
     def count(self, status: str | None = "active") -> int:
         if status is None:
@@ -97,10 +102,10 @@ class PgMemoryReads(PgStore):
     def agents(self) -> list[str]:
         """Distinct non-empty agents, any status, in code point order (SQLite's): a
         loose index scan of ``ix_memories_agent`` (one lookup per agent)."""
-        return sorted(r[0] for r in self.all(
+        return list(self._memo("agents", lambda: sorted(r[0] for r in self.all(
             "WITH RECURSIVE a(x) AS (SELECT min(agent) FROM {s}.memories WHERE agent > '' "
             "UNION ALL SELECT (SELECT min(agent) FROM {s}.memories WHERE agent > a.x) FROM a "
-            "WHERE a.x IS NOT NULL) SELECT x FROM a WHERE x IS NOT NULL"))
+            "WHERE a.x IS NOT NULL) SELECT x FROM a WHERE x IS NOT NULL")), keep=_always))
 
     def by_fingerprint(self, fp: str) -> int | None:
         r = self.one("SELECT id FROM {s}.memories WHERE fingerprint = %s", (fp,))
@@ -136,9 +141,12 @@ class PgMemoryReads(PgStore):
             return lex.missing(c, self.s, limit)
 
     def lex_behind(self) -> bool:
-        r = self.one("SELECT (SELECT max(id) FROM {s}.memories), "
-                     "(SELECT max(memory_id) FROM {s}.lex_docs)")
-        return r[0] is not None and r[0] != r[1]
+        def behind() -> bool:
+            r = self.one("SELECT (SELECT max(id) FROM {s}.memories), "
+                         "(SELECT max(memory_id) FROM {s}.lex_docs)")
+            return bool(r[0] is not None and r[0] != r[1])
+        # every writer indexes in the retain's transaction: "not behind" is reused
+        return bool(self._memo("lex_behind", behind, keep=lambda v: not v))
 
     # --- vectors --------------------------------------------------------------------------
     def matrix(self, model: str) -> tuple[Any, Any]:
@@ -162,8 +170,9 @@ class PgMemoryReads(PgStore):
         """Whether dense search may go through the HNSW index: the bank holds at least
         :data:`HNSW_FROM` rows (PostgreSQL's estimate, ``pg_class.reltuples``); below
         that it is exact (the contract: never approximate under 100,000 vectors)."""
-        r = self.one("SELECT reltuples FROM pg_class WHERE oid = %s::regclass",
-                     (f"{self.s}.memories",))
+        r = self._memo("reltuples", lambda: self.one(
+            "SELECT reltuples FROM pg_class WHERE oid = %s::regclass", (f"{self.s}.memories",)),
+            keep=_always, ttl_s=60.0)
         return r is not None and float(r[0]) >= HNSW_FROM
 
     def nearest(self, model: str, vector: Any, k: int, floor: float = -1.0,
@@ -184,8 +193,11 @@ class PgMemoryReads(PgStore):
         # the index serves only its own expression; a plain column expression is exact
         col = f"embedding::vector({dim})" if indexed else "embedding"
         cast = f"%s::vector({dim})"
-        with self.pool.connection() as c, c.transaction():
-            c.execute(f"SET LOCAL hnsw.ef_search = {min(1000, max(EF_SEARCH, 2 * k))}")
+        ef = min(1000, max(EF_SEARCH, 2 * k))  # each connection starts at EF_SEARCH (pool)
+        with self.pool.connection() as c, \
+                c.transaction() if ef != EF_SEARCH else nullcontext():  # BEGIN costs a trip
+            if ef != EF_SEARCH:
+                c.execute(f"SET LOCAL hnsw.ef_search = {ef}")
             rows = c.execute(self.q(
                 f"SELECT id, {col} <=> {cast} AS d FROM {{s}}.memories WHERE dims = {dim} "
                 f"AND model = %s AND status = 'active'{see} ORDER BY {col} <=> {cast} "
@@ -194,8 +206,9 @@ class PgMemoryReads(PgStore):
         return [(i, s) for i, s in got if s >= floor]
 
     def has_vectors(self, model: str) -> bool:
-        return self.one("SELECT 1 FROM {s}.memories WHERE model = %s AND embedding IS NOT "
-                        "NULL AND status = 'active' LIMIT 1", (model,)) is not None
+        return bool(self._memo("has_vectors " + model, lambda: self.one(
+            "SELECT 1 FROM {s}.memories WHERE model = %s AND embedding IS NOT NULL AND "
+            "status = 'active' LIMIT 1", (model,)) is not None))
 
     def cosines(self, model: str, vector: Any, ids: list[int]) -> dict[int, float]:
         """Cosine of ``vector`` with the ``model`` vector of each active memory of

@@ -42,11 +42,17 @@ def error(place: str, e: BaseException) -> StorageError:
     return StorageError(f"PostgreSQL {place}: {text}", path=place)
 
 
+# hnsw.ef_search of every connection: the dense search's candidate list (≥ its k, 100 in
+# recall); PgMemoryReads.nearest raises it per query for a larger k
+EF_SEARCH = 200
+
+
 def _configure(conn: Any) -> None:
     from pgvector.psycopg import register_vector
 
     register_vector(conn)
     conn.execute("SET hnsw.iterative_scan = relaxed_order")
+    conn.execute(f"SET hnsw.ef_search = {EF_SEARCH}")
 
 
 PROBE_TIMEOUT_S = 1  # libpq connect_timeout of the probe a pool makes while its server is down
