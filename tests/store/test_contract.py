@@ -287,7 +287,7 @@ def test_anchors_stale_fresh_and_repoint(stores: tuple[Any, Any, Any]) -> None:
     m = mem.get([a])[a]
     assert m.stale and m.stale_reason == "symbol changed" and m.anchors[0].stale
     assert mem.status_counts()["stale"] == 1
-    assert (a, "db.py", "connect", "h", 1) in mem.anchors_all()
+    assert mem.anchors_all() == [(a, "db.py", "connect", "h", 1), (b, "db.py", "", "", 0)]
     mem.clear_stale([(a, "db.py", "connect")], AT)
     assert not mem.get([a])[a].stale
     mem.repoint(a, ("db.py", "connect"), ("store/db.py", "connect"), AT)

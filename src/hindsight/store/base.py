@@ -312,7 +312,8 @@ class MemoryStore(Protocol):
         ...
 
     def anchors_all(self) -> list[tuple[int, str, str, str, int]]:
-        """(memory id, path, symbol, ast hash, stale 0/1) of active and archived memories."""
+        """(memory id, path, symbol, ast hash, stale 0/1) of active and archived memories,
+        in the order the anchors were stored."""
         ...
 
     def activity_rows(self) -> list[tuple[int, float, int, float]]:

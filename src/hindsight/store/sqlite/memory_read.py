@@ -192,7 +192,8 @@ class SqliteMemoryReads(SqliteStore):
     def anchors_all(self) -> list[tuple[int, str, str, str, int]]:
         return [tuple(r) for r in self.conn.execute(
             "SELECT a.memory_id, a.path, a.symbol, a.ast_hash, a.stale FROM memory_anchors a "
-            "JOIN memories m ON m.id=a.memory_id WHERE m.status IN ('active','archived')")]
+            "JOIN memories m ON m.id=a.memory_id WHERE m.status IN ('active','archived') "
+            "ORDER BY a.rowid")]  # anchor order, as PostgreSQL gives it
 
     def list_memories(self, *, status: str = "active", kind: str | None = None,
                       stale: bool = False, source: str | None = None, limit: int = 100,
