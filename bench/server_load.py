@@ -136,7 +136,8 @@ def preload_direct(home: Path, dsn: str, n: int, rng: random.Random, bank: str =
         return str(todo[-1]["text"]) if todo else ""
     finally:
         served.close()
-        _create(dsn, hnsw)
+        if dsn:
+            _create(dsn, hnsw)
 
 
 def _drop_hnsw(dsn: str) -> list[str]:

@@ -164,6 +164,16 @@ def test_reading_a_missing_bank_is_404(srv: Served, toks: dict[str, str]) -> Non
     assert (status, err["type"]) == (404, "BankNotFound")
 
 
+def test_unknown_path_and_method_answer_in_the_error_shape(srv: Served,
+                                                           toks: dict[str, str]) -> None:
+    status, err = call(srv.url, "GET", "/v1/nope", tok=toks["r"])
+    assert (status, err) == (404, {"error": "GET /v1/nope: Not Found", "type": "NotFound",
+                                   "detail": "Not Found"})
+    status, err = call(srv.url, "DELETE", "/v1/recall", tok=toks["r"])
+    assert (status, err["type"], err["error"]) == \
+        (405, "MethodNotAllowed", "DELETE /v1/recall: Method Not Allowed")
+
+
 def test_413_and_422_name_the_field(srv: Served, toks: dict[str, str]) -> None:
     w = toks["w"]
     big = b'{"bank": "b", "text": "' + b"a" * (9 * 1024 * 1024) + b'"}'

@@ -152,9 +152,12 @@ def build_app(state: ServerState, mcp_factory: Callable[..., Any] | None = None)
             return JSONResponse({"error": "body: not valid JSON (undecodable bytes, or "
                                  "nested too deep)", "field": "body",
                                  "type": "ValidationError"}, status_code=422)
-        from fastapi.exception_handlers import http_exception_handler
-
-        return await http_exception_handler(r, e)
+        # every error in the house shape (an unknown path, a wrong method): one line that
+        # names the path, a type; FastAPI's ``detail`` kept for clients that read it
+        kind = {404: "NotFound", 405: "MethodNotAllowed"}.get(e.status_code, "HTTPError")
+        return JSONResponse({"error": f"{r.method} {r.url.path}: {e.detail}", "type": kind,
+                             "detail": e.detail}, status_code=e.status_code,
+                            headers=getattr(e, "headers", None))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_r: Request, e: RequestValidationError) -> Any:
