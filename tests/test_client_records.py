@@ -61,3 +61,34 @@ def test_run_records_reach_the_server_once_even_when_it_was_down(tmp_path: Path)
         assert _server_commands(srv_home) == got  # replayed once, nothing twice
     finally:
         srv.stop()
+
+
+def test_attempts_in_client_mode_show_a_teammates_attempts_once(tmp_path: Path) -> None:
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    srv_home = tmp_path / "server"
+    srv = serve(srv_home, "--port", str(port))
+    try:
+        alice_repo = _clone(tmp_path, "shop", "git@github.com:org/shop.git")
+        bob_repo = _clone(tmp_path, "shop-bob", "https://github.com/org/shop")
+        alice = _client_env(tmp_path, "alice", url, token(srv_home, "alice", "--role", "write"))
+        bob = _client_env(tmp_path, "bob", url, token(srv_home, "bob", "--role", "write"))
+        for env, repo in ((alice, alice_repo), (bob, bob_repo)):
+            assert _run(env, repo.path, "index").returncode == 0
+        # alice changes charge and her run fails: the record names pay.py::charge
+        alice_repo.write("pay.py", (alice_repo.path / "pay.py").read_text().replace(
+            "refund()", "refund()\n    return 1", 1))
+        r = _run(alice, alice_repo.path, "run", "--", "python3", "-c", "raise SystemExit(3)")
+        assert r.returncode == 3, r.stderr
+        mine = json.loads(_run(alice, alice_repo.path, "attempts", "charge", "--json").stdout)
+        assert [(a["command"], a["outcome"]) for a in mine["attempts"]] == [(FAIL, "failure")]
+        assert mine["total"] == 1  # her own record, not counted again from the server
+        r = _run(bob, bob_repo.path, "attempts", "charge", "--json")
+        theirs = json.loads(r.stdout)
+        assert [(a["command"], a["outcome"]) for a in theirs["attempts"]] == \
+            [(FAIL, "failure")], r.stderr
+        assert (theirs["total"], theirs["truncated"]) == (1, False)
+    finally:
+        srv.stop()
+    r = _run(bob, bob_repo.path, "attempts", "charge", "--json")  # server down: local only
+    assert r.returncode == 0 and json.loads(r.stdout)["attempts"] == [], r.stderr

@@ -69,8 +69,39 @@ def attempts(svc: RecordService, symbol: str, file: str | None, outcome: str | N
     recs = svc.store.get_records(page, links=False)
     if page:
         svc.touch(page)
-    return {"symbol": shown, "attempts": [recs[i].attempt_dict() for i in page if i in recs],
-            "total": len(ids), "truncated": offset + len(page) < len(ids)}
+    out = {"symbol": shown, "attempts": [recs[i].attempt_dict() for i in page if i in recs],
+           "total": len(ids), "truncated": offset + len(page) < len(ids)}
+    if svc.team is not None and offset == 0:  # client mode: teammates' attempts too
+        _add_team(out, svc.team(symbol, file, outcome, min(limit or TEAM_MAX, TEAM_MAX)),
+                  limit)
+    return out
+
+
+TEAM_MAX = 1000  # the most attempts asked of the server at once (its /v1/attempts limit)
+
+
+def _add_team(out: dict[str, Any], theirs: list[dict[str, Any]] | None,
+              limit: int | None) -> None:
+    """Merge the server's attempts into ``out`` (``attempts``' answer): those this checkout
+    does not hold — the same record sent from here has the same start time, command and
+    session — newest first, cut to ``limit``; ``total`` and ``truncated`` follow."""
+    from datetime import datetime
+
+    def key(a: dict[str, Any]) -> tuple[float, str, str]:
+        try:
+            ts = datetime.fromisoformat(str(a.get("started_at"))).timestamp()
+        except ValueError:
+            ts = 0.0
+        return round(ts, 3), str(a.get("command")), str(a.get("session"))
+
+    mine = {key(a) for a in out["attempts"]}
+    new = [a for a in theirs or () if key(a) not in mine]
+    if not new:
+        return
+    every = sorted(out["attempts"] + new, key=lambda a: -key(a)[0])
+    shown = every if limit is None else every[:limit]
+    out["attempts"], out["total"] = shown, out["total"] + len(new)
+    out["truncated"] = len(shown) < out["total"]
 
 
 def resolved(svc: RecordService, failure: ExecutionRecord) -> int | None:

@@ -134,6 +134,8 @@ class RecordService:
         self.cited = cited or (lambda ids: set())
         # client mode (issue 11): each record stored here is also sent to the team server
         self.forward: Callable[[dict[str, Any]], Any] | None = None
+        # and ``attempts`` adds the server's (teammates'): (symbol, file, outcome, limit)
+        self.team: Callable[[str, str | None, str | None, int], Any] | None = None
 
     # --- recording ----------------------------------------------------------------------
     def record(self, command: str, *, exit_code: int | None = None, output: str = "",
