@@ -86,13 +86,13 @@ class PgStore:
         transaction began through this object meanwhile: the facts a recall asks every time
         (is anything active, are there vectors, which agents, how big) cost a round trip
         each (issue 11's load target). Another process's writes show within ``ttl_s``."""
-        now = time.monotonic()
+        now, writes = time.monotonic(), self._writes  # a write during fn() voids the value
         hit = self._memos.get(key)
-        if hit is not None and hit[0] > now and hit[1] == self._writes:
+        if hit is not None and hit[0] > now and hit[1] == writes:
             return hit[2]
         value = fn()
         if keep(value):
-            self._memos[key] = (now + ttl_s, self._writes, value)
+            self._memos[key] = (now + ttl_s, writes, value)
         return value
 
     @contextmanager
