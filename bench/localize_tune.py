@@ -85,7 +85,8 @@ class Case:
         ev = Evidence(c, self.terms, {
             "code": self._code[fw],
             "commits": ch.commit_votes(c, self._sim[w.similar], w.size_power,
-                                       w.vote_half_life, w.alive_power, w.hub_power),
+                                       w.vote_half_life, w.alive_power, w.hub_power,
+                                       w.follow),
             "named": {f: float(len(v)) for f, v in self.named.items()},
             "graph": {f: float(len(v)) for f, v in self.graph.items()},
             "recent": self._recent[w.half_life]})
@@ -120,6 +121,7 @@ GRID: dict[str, list[float]] = {
     "vote_half_life": [0.0, 50, 100, 200, 500, 1000],
     "alive_power": [0.0, 0.5, 1.0, 2.0],
     "hub_power": [0.0, 0.25, 0.5, 0.75, 1.0],
+    "follow": [0.0, 0.25, 0.5, 1.0, 1.5, 2.0],
     "half_life": [25, 50, 100, 200, 500, 2000],
     "seeds": [1, 3, 5, 10],
     "current": [0.0, 0.5, 1.0, 2.0, 4.0],

@@ -38,7 +38,8 @@ class Weights:
     ``literal_files`` best files (by the other channels) searched for the task's literal
     strings, ``similar`` past commits that vote, ``size_power`` of their vote's division by
     the files they changed, ``hub_power`` of a file's votes' division by the commits that
-    changed it (:func:`hindsight.context.channels.commit_votes`), ``half_life`` (commits)
+    changed it and ``follow``, the weight of the votes that go where the code a commit
+    changed lives now (:func:`hindsight.context.channels.commit_votes`), ``half_life`` (commits)
     of the recency prior, ``seeds`` files whose co-changes count; ``current``, ``current_half_life`` (commits) and
     ``current_spec`` (rare words, :func:`hindsight.context.channels.specificity`) of the
     work-in-progress prior and its gate."""
@@ -58,6 +59,7 @@ class Weights:
     vote_half_life: float = 0.0
     alive_power: float = 0.5
     hub_power: float = 0.5
+    follow: float = 1.0
     half_life: float = 50.0
     seeds: int = 3
     current: float = 0.0  # off: it helps fd, costs click, cobra, express (README)

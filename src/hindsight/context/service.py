@@ -158,7 +158,7 @@ class ContextService:
         ev.similar = ch.similar_commits(c, terms, w.similar)
         ev.scores["commits"] = ch.commit_votes(c, ev.similar, w.size_power,
                                                  w.vote_half_life, w.alive_power,
-                                                 w.hub_power)
+                                                 w.hub_power, w.follow)
         ev.scores["recent"] = ch.recent(c, w.half_life)
         if w.current:
             ev.scores["current"] = ch.recent(c, w.current_half_life)
