@@ -82,9 +82,10 @@ class Case:
             self._sim[w.similar] = ch.similar_commits(c, self.terms, w.similar)
         if w.half_life not in self._recent:
             self._recent[w.half_life] = ch.recent(c, w.half_life)
+        hits = ch.continuing(c, self._sim[w.similar], w.wip_boost, w.wip_half_life)
         ev = Evidence(c, self.terms, {
             "code": self._code[fw],
-            "commits": ch.commit_votes(c, self._sim[w.similar], w.size_power,
+            "commits": ch.commit_votes(c, hits, w.size_power,
                                        w.vote_half_life, w.alive_power, w.hub_power,
                                        w.follow),
             "named": {f: float(len(v)) for f, v in self.named.items()},
@@ -122,6 +123,8 @@ GRID: dict[str, list[float]] = {
     "alive_power": [0.0, 0.5, 1.0, 2.0],
     "hub_power": [0.0, 0.25, 0.5, 0.75, 1.0],
     "follow": [0.0, 0.25, 0.5, 1.0, 1.5, 2.0],
+    "wip_boost": [0.0, 1.0, 2.0, 3.0, 5.0],
+    "wip_half_life": [1, 2, 3, 5],
     "half_life": [25, 50, 100, 200, 500, 2000],
     "seeds": [1, 3, 5, 10],
     "current": [0.0, 0.5, 1.0, 2.0, 4.0],

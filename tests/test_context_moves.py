@@ -153,3 +153,18 @@ def test_replacing_homes_and_moved_shares() -> None:
     # defined in two files now (no single home)
     _moved(["keep", "go", "go#2", "shared"], {"keep"}, {"go": 7, "keep": 3}, 0.5, out)
     assert out == {7: pytest.approx(2 * 0.5 / 4)}
+
+
+def test_the_newest_similar_commits_weigh_more() -> None:
+    from hindsight.context.corpus import Corpus
+
+    c = Corpus(files=["a.py"], commits=[("s1", 0, "x"), ("s2", 0, "y"), ("s3", 0, "z")])
+    # half-life 2: the newest commit (age 0) counts 1 + 3 times, the oldest (age 2)
+    # 1 + 3 / 2: the older, better match stays first (5 > 4); with half-life 0.5 the
+    # oldest keeps 1 + 3 / 16 and the newest passes it; off with boost 0
+    got = ch.continuing(c, [(0, 2.0), (2, 1.0)], boost=3.0, half_life=2.0)
+    assert got[0][0] == 0 and got[0][1] == pytest.approx(5.0)
+    assert got[1][0] == 2 and got[1][1] == pytest.approx(4.0)
+    assert ch.continuing(c, [(0, 2.0), (2, 1.0)], boost=3.0, half_life=0.5) == [
+        (2, pytest.approx(4.0)), (0, pytest.approx(2.0 * (1 + 3 * 2.0 ** -4)))]
+    assert ch.continuing(c, [(0, 2.0)], boost=0.0, half_life=2.0) == [(0, 2.0)]

@@ -39,7 +39,9 @@ class Weights:
     strings, ``similar`` past commits that vote, ``size_power`` of their vote's division by
     the files they changed, ``hub_power`` of a file's votes' division by the commits that
     changed it and ``follow``, the weight of the votes that go where the code a commit
-    changed lives now (:func:`hindsight.context.channels.commit_votes`), ``half_life`` (commits)
+    changed lives now (:func:`hindsight.context.channels.commit_votes`); ``wip_boost``
+    and ``wip_half_life`` (commits) of the weight the newest similar commits gain
+    (:func:`hindsight.context.channels.continuing`); ``half_life`` (commits)
     of the recency prior, ``seeds`` files whose co-changes count; ``current``, ``current_half_life`` (commits) and
     ``current_spec`` (rare words, :func:`hindsight.context.channels.specificity`) of the
     work-in-progress prior and its gate."""
@@ -59,7 +61,9 @@ class Weights:
     vote_half_life: float = 0.0
     alive_power: float = 0.5
     hub_power: float = 0.5
-    follow: float = 1.0
+    follow: float = 0.5
+    wip_boost: float = 3.0
+    wip_half_life: float = 2.0
     half_life: float = 50.0
     seeds: int = 3
     current: float = 0.0  # off: it helps fd, costs click, cobra, express (README)

@@ -155,7 +155,8 @@ class ContextService:
         terms = segment.query_terms(text, words=False, keep=segment.CODE_TERMS)
         ev = Evidence(c, terms, {}, words=task_words(text))
         ev.scores["code"] = ch.code(c, terms, ch.FieldWeights())
-        ev.similar = ch.similar_commits(c, terms, w.similar)
+        ev.similar = ch.continuing(c, ch.similar_commits(c, terms, w.similar),
+                                   w.wip_boost, w.wip_half_life)
         ev.scores["commits"] = ch.commit_votes(c, ev.similar, w.size_power,
                                                  w.vote_half_life, w.alive_power,
                                                  w.hub_power, w.follow)
