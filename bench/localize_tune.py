@@ -34,7 +34,7 @@ from hindsight.context import (
 )
 from hindsight.context.corpus import _corpus, _packed  # noqa: E402
 from hindsight.context.fusion import WEIGHTS, Weights  # noqa: E402
-from hindsight.context.service import MAX_TASK, Evidence  # noqa: E402
+from hindsight.context.service import Evidence, task_text  # noqa: E402
 from hindsight.memory import segment  # noqa: E402
 
 
@@ -48,7 +48,7 @@ def dump(repo: str, tasks_file: Path | None, n: int, to: Path) -> None:
                 continue
             ev = bank.context.evidence(t.query)
             c = ev.corpus
-            lits = literal.find(bank.root, c.files, literal.literals(t.query))
+            lits = literal.find(bank.root, c.files, literal.literals(task_text(t.query)))
             out.append({"sha": t.sha, "query": t.query, "gold": gold, "cands": sorted(cands),
                         "corpus": _packed(c), "terms": ev.terms,
                         "named": {c.files[f]: v for f, v in ev.named_files.items()},
@@ -62,13 +62,16 @@ class Case:
     def __init__(self, d: dict[str, Any]) -> None:
         self.c = _corpus(d["corpus"])
         # the task's terms as the service makes them now (a dump keeps the query)
-        self.terms = segment.query_terms(d["query"][:MAX_TASK], words=False,
-                                         keep=segment.CODE_TERMS)
+        text = task_text(d["query"])
+        self.terms = segment.query_terms(text, words=False, keep=segment.CODE_TERMS)
         self.gold = d["gold"]
         self.cands = set(d["cands"])
         self.named = {self.c.file_id(p): v for p, v in d["named"].items()}
         self.graph = {self.c.file_id(p): v for p, v in d["graph"].items()}
-        self.literal = {self.c.file_id(p): v for p, v in d.get("literal", {}).items()}
+        lits = set(literal.literals(text))  # a dump made before trailers were dropped
+        self.literal = {self.c.file_id(p): [x for x in v if x in lits]
+                        for p, v in d.get("literal", {}).items()}
+        self.literal = {f: v for f, v in self.literal.items() if v}
         self._code: dict[Any, dict[int, float]] = {}
         self._sim: dict[Any, list[tuple[int, float]]] = {}
         self._recent: dict[float, dict[int, float]] = {}

@@ -168,3 +168,21 @@ def test_the_newest_similar_commits_weigh_more() -> None:
     assert ch.continuing(c, [(0, 2.0), (2, 1.0)], boost=3.0, half_life=0.5) == [
         (2, pytest.approx(4.0)), (0, pytest.approx(2.0 * (1 + 3 * 2.0 ** -4)))]
     assert ch.continuing(c, [(0, 2.0)], boost=0.0, half_life=2.0) == [(0, 2.0)]
+
+
+def test_trailers_of_a_task_are_no_evidence(tmp_path: Path) -> None:
+    from hindsight.context.service import task_text
+
+    assert task_text("Fix x\n\nSigned-off-by: Ann <ann@walk.org>\nCo-authored-by: B <b@c>\n"
+                     "Change-Id: I12\n") == "Fix x\n\n\n\n\n"
+    repo = tool(tmp_path)
+    plain = "the legacy spelling of the verbose switch is refused again"
+    with _bank(repo) as b:
+        signed = b.context.rank(plain + "\n\nSigned-off-by: Walk Tree <walk@tree.org>", k=5)
+        res = b.context.rank(plain, k=5)
+        terms = b.context.evidence(plain + "\n\nSigned-off-by: Walk Tree <walk@tree.org>"
+                                   ).terms
+    # "walk" and "tree" would match app/walk.py (walk_tree); the trailer is dropped
+    assert "walk" not in terms and "tree" not in terms
+    assert [f.target for f in signed.files] == [f.target for f in res.files]
+    assert "app/walk.py" not in [f.target for f in signed.files]
