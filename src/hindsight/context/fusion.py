@@ -66,9 +66,9 @@ class Weights:
     wip_half_life: float = 2.0
     half_life: float = 50.0
     seeds: int = 3
-    current: float = 0.0  # off: it helps fd, costs click, cobra, express (README)
+    current: float = 1.0  # mild: no cost on click, fd, express; cobra -0.005 R@1 (README)
     current_half_life: float = 1.0
-    current_spec: float = 2.5
+    current_spec: float = 0.5
 
     def but(self, **kw: float) -> Weights:
         """A copy with some fields changed (the ablation sets one to 0)."""
