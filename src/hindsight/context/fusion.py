@@ -21,7 +21,9 @@ of normalised channel scores is how BugLocator (Zhou, Zhang & Lo, ICSE 2012) fus
 similar-report score with its text score, and AmaLgam (Wang & Lo, ICPC 2014) adds version
 history the same way. The weights (:data:`WEIGHTS`) were chosen by a grid search of MRR on
 the histories of two public projects (click and cobra) and checked on two others (fd and
-express), which were not used to choose them: README, "Task context".
+express), which were not used to choose them; the later changes (``hub_power``,
+``follow``, ``wip_boost``, a mild ``current``) were judged on all four: README, "Task
+context".
 """
 
 from __future__ import annotations
