@@ -34,7 +34,7 @@ from hindsight.context import (
 )
 from hindsight.context.corpus import _corpus, _packed  # noqa: E402
 from hindsight.context.fusion import WEIGHTS, Weights  # noqa: E402
-from hindsight.context.service import MAX_TASK, Evidence  # noqa: E402
+from hindsight.context.service import Evidence, task_text  # noqa: E402
 from hindsight.memory import segment  # noqa: E402
 
 
@@ -48,7 +48,7 @@ def dump(repo: str, tasks_file: Path | None, n: int, to: Path) -> None:
                 continue
             ev = bank.context.evidence(t.query)
             c = ev.corpus
-            lits = literal.find(bank.root, c.files, literal.literals(t.query))
+            lits = literal.find(bank.root, c.files, literal.literals(task_text(t.query)))
             out.append({"sha": t.sha, "query": t.query, "gold": gold, "cands": sorted(cands),
                         "corpus": _packed(c), "terms": ev.terms,
                         "named": {c.files[f]: v for f, v in ev.named_files.items()},
@@ -62,13 +62,16 @@ class Case:
     def __init__(self, d: dict[str, Any]) -> None:
         self.c = _corpus(d["corpus"])
         # the task's terms as the service makes them now (a dump keeps the query)
-        self.terms = segment.query_terms(d["query"][:MAX_TASK], words=False,
-                                         keep=segment.CODE_TERMS)
+        text = task_text(d["query"])
+        self.terms = segment.query_terms(text, words=False, keep=segment.CODE_TERMS)
         self.gold = d["gold"]
         self.cands = set(d["cands"])
         self.named = {self.c.file_id(p): v for p, v in d["named"].items()}
         self.graph = {self.c.file_id(p): v for p, v in d["graph"].items()}
-        self.literal = {self.c.file_id(p): v for p, v in d.get("literal", {}).items()}
+        lits = set(literal.literals(text))  # a dump made before trailers were dropped
+        self.literal = {self.c.file_id(p): [x for x in v if x in lits]
+                        for p, v in d.get("literal", {}).items()}
+        self.literal = {f: v for f, v in self.literal.items() if v}
         self._code: dict[Any, dict[int, float]] = {}
         self._sim: dict[Any, list[tuple[int, float]]] = {}
         self._recent: dict[float, dict[int, float]] = {}
@@ -82,10 +85,12 @@ class Case:
             self._sim[w.similar] = ch.similar_commits(c, self.terms, w.similar)
         if w.half_life not in self._recent:
             self._recent[w.half_life] = ch.recent(c, w.half_life)
+        hits = ch.continuing(c, self._sim[w.similar], w.wip_boost, w.wip_half_life)
         ev = Evidence(c, self.terms, {
             "code": self._code[fw],
-            "commits": ch.commit_votes(c, self._sim[w.similar], w.size_power,
-                                       w.vote_half_life, w.alive_power, w.hub_power),
+            "commits": ch.commit_votes(c, hits, w.size_power,
+                                       w.vote_half_life, w.alive_power, w.hub_power,
+                                       w.follow),
             "named": {f: float(len(v)) for f, v in self.named.items()},
             "graph": {f: float(len(v)) for f, v in self.graph.items()},
             "recent": self._recent[w.half_life]})
@@ -120,6 +125,9 @@ GRID: dict[str, list[float]] = {
     "vote_half_life": [0.0, 50, 100, 200, 500, 1000],
     "alive_power": [0.0, 0.5, 1.0, 2.0],
     "hub_power": [0.0, 0.25, 0.5, 0.75, 1.0],
+    "follow": [0.0, 0.25, 0.5, 1.0, 1.5, 2.0],
+    "wip_boost": [0.0, 1.0, 2.0, 3.0, 5.0],
+    "wip_half_life": [1, 2, 3, 5],
     "half_life": [25, 50, 100, 200, 500, 2000],
     "seeds": [1, 3, 5, 10],
     "current": [0.0, 0.5, 1.0, 2.0, 4.0],

@@ -139,7 +139,7 @@ def test_cochange_reason_counts_the_shared_commits(tmp_path: Path) -> None:
         res = b.context.rank("refund again when it runs dry", k=5)
         named = b.context.rank("make `deduct_stock` atomic", k=5)
         weighted = b.context.rank("make `deduct_stock` atomic", k=5,
-                                  weights=WEIGHTS.but(cochange=0.5))
+                                  weights=WEIGHTS.but(cochange=0.5, current=0.0))
     pay = next(f for f in res.files if f.target == "shop/payment.py")
     # stock.py: initial, refund, audit (3 commits); payment changed in all of them
     assert "changed together with shop/stock.py in 3 of its 3 commits" in pay.reasons
@@ -362,10 +362,11 @@ def test_a_leading_scope_names_a_module() -> None:
 
 def test_a_task_that_says_little_is_about_the_work_in_progress(tmp_path: Path) -> None:
     repo = shop(tmp_path)  # its last commit moved currency code to shop/fx.py
-    on = WEIGHTS.but(current=2.0)  # off by default (README, Task context)
+    on = WEIGHTS.but(current=2.0, current_spec=2.5)  # stronger than the default
     with _bank(repo) as b:
         vague = b.context.rank("amount", k=3, weights=on)
-        without = b.context.rank("amount", k=3)
+        without = b.context.rank("amount", k=3, weights=WEIGHTS.but(current=0.0))
+        default = b.context.rank("amount", k=3)
         detailed = b.context.rank("card processor sends the amount twice", k=3, weights=on)
         scoped = b.context.rank("fx: round half to even", k=3)
         nothing = b.context.rank("formatting", k=3, weights=on)
@@ -379,6 +380,11 @@ def test_a_task_that_says_little_is_about_the_work_in_progress(tmp_path: Path) -
     assert vague.files[0].channels["current"] == pytest.approx(
         2.0 / 1.4 / (1 + 2 ** -3 + 2 ** -5))
     assert "changed in the last commit (work in progress)" in vague.files[0].reasons
+    # the default is milder: 1 / (1 + 1 / 0.5)
+    assert default.files[0].channels["current"] == pytest.approx(
+        1.0 / 3.0 / (1 + 2 ** -3 + 2 ** -5))
+    assert [f.target for f in default.files] == ["shop/fx.py", "shop/payment.py",
+                                                 "shop/reporting.py"]
     assert detailed.files[0].target == "shop/payment.py"  # the words win
     assert [f.target for f in scoped.files][:1] == ["shop/fx.py"]
     assert scoped.files[0].reasons[0] == "named in the task: `fx`"

@@ -149,6 +149,7 @@ def test_history_store_after_an_ingest(stores: tuple[Any, Any, Any], tmp_path: P
     assert history.change_sets() == [
         (init_sha, history.commit(init_sha)["committer_ts"], "init\n", [("a.py", "", ["f"])]),
         (head["sha"], head["committer_ts"], "fix: f returns 2\n", [("a.py", "", ["f"])])]
+    assert history.added_deleted() == {init_sha: (["a.py"], [])}
     ev, = history.trace_events("a.py")
     assert (ev["id"], ev["actor"], ev["ranges"]) == (n, "agent", [[2, 1, 2, 1]])
     assert history.trace_events("a.py", since_unix=1_900_000_000.0) == []

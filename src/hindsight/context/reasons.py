@@ -55,10 +55,12 @@ def file_reasons(ev: Evidence, f: int, first: dict[int, float], w: Weights) -> l
                 dict.fromkeys(ev.words.get(t, t) for t in terms[:MAX_TERMS_SHOWN])))
     shown = 0
     for j, _s in ev.similar:
-        if f in c.cfiles[j] and shown < MAX_COMMITS_SHOWN:
+        moved = w.follow > 0 and f in c.cmoved[j][::2]
+        if (f in c.cfiles[j] or moved) and shown < MAX_COMMITS_SHOWN:
             sha, ts, subject = c.commits[j]
+            did = "changed it" if f in c.cfiles[j] else "changed code that is here now"
             out.append(f"similar past commit {sha[:10]} ({commit_date(ts)}) \"{subject}\" "
-                       "changed it")
+                       + did)
             shown += 1
     out += ev.memories.get(f, [])[:3]
     out += ev.attempts.get(f, [])[:3]

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from hindsight.codeindex.service import CodeService
 from hindsight.context import channels as ch
 from hindsight.context import fusion
-from hindsight.context.corpus import Corpus, load
+from hindsight.context.corpus import Corpus, load, message_text
 from hindsight.context.fusion import WEIGHTS, Weights
 from hindsight.errors import ConfigError
 from hindsight.history.service import HistoryService
@@ -151,14 +151,15 @@ class ContextService:
 
         c = corpus if corpus is not None else self.corpus()
         assert c is not None
-        text = task[:MAX_TASK]
+        text = task_text(task)
         terms = segment.query_terms(text, words=False, keep=segment.CODE_TERMS)
         ev = Evidence(c, terms, {}, words=task_words(text))
         ev.scores["code"] = ch.code(c, terms, ch.FieldWeights())
-        ev.similar = ch.similar_commits(c, terms, w.similar)
+        ev.similar = ch.continuing(c, ch.similar_commits(c, terms, w.similar),
+                                   w.wip_boost, w.wip_half_life)
         ev.scores["commits"] = ch.commit_votes(c, ev.similar, w.size_power,
                                                  w.vote_half_life, w.alive_power,
-                                                 w.hub_power)
+                                                 w.hub_power, w.follow)
         ev.scores["recent"] = ch.recent(c, w.half_life)
         if w.current:
             ev.scores["current"] = ch.recent(c, w.current_half_life)
@@ -295,6 +296,15 @@ def confident(top: list[tuple[int, float]], lead: float = 1.5) -> bool:
     if not top:
         return False
     return len(top) == 1 or top[0][1] >= lead * top[1][1]
+
+
+def task_text(task: str) -> str:
+    """The part of a task that is evidence: its first :data:`MAX_TASK` characters without
+    trailer lines (``Signed-off-by: Ann <ann@example.com>``, ``Co-authored-by:``,
+    ``Change-Id:``), as commit messages are indexed
+    (:func:`hindsight.context.corpus.message_text`): a person's name and address say
+    nothing of the code, yet their words match files (an example's e-mail address)."""
+    return message_text(task[:MAX_TASK])
 
 
 def task_words(text: str) -> dict[str, str]:

@@ -93,6 +93,12 @@ class HistoryStore(Protocol):
         (``hindsight.context``)."""
         ...
 
+    def added_deleted(self) -> dict[str, tuple[list[str], list[str]]]:
+        """``sha → (paths added, paths deleted)`` of every reachable commit that is neither
+        a merge nor huge and added or deleted a file (git's renames are neither), paths
+        sorted. What task context detects replaced files from (``hindsight.context``)."""
+        ...
+
     def renames(self) -> list[tuple[str, str, str, str]]: ...
     def recent_commits(self, limit: int, fixes_only: bool = False, path: str | None = None
                        ) -> list[dict[str, Any]]:

@@ -263,6 +263,15 @@ class SqliteHistoryStore(SqliteStore):
             "SELECT sha, committer_ts, message FROM commits c WHERE "
             f"{where} ORDER BY committer_ts, seq")]
 
+    def added_deleted(self) -> dict[str, tuple[list[str], list[str]]]:
+        out: dict[str, tuple[list[str], list[str]]] = {}
+        for sha, path, status in self.conn.execute(
+                "SELECT f.sha, f.path, f.status FROM commit_files f JOIN commits c "
+                "ON c.sha=f.sha WHERE c.reachable=1 AND c.huge=0 AND instr(c.parents, ' ')=0 "
+                "AND f.status IN ('A', 'D') ORDER BY f.sha, f.path"):
+            out.setdefault(sha, ([], []))[status == "D"].append(path)
+        return out
+
     def renames(self) -> list[tuple[str, str, str, str]]:
         """Every rename as (old path, old local, new path, new local), oldest first: file
         renames (local ``""``) and symbol moves."""
