@@ -236,6 +236,13 @@ def test_export_import_round_trip(repo: Path, tmp_path: Path) -> None:
     bad = subprocess.run([*CLI, "import", "-"], input="{not json\n", cwd=other, text=True,
                          capture_output=True)
     assert bad.returncode == 2 and "import line 1" in bad.stderr
+    for count in (2**31, -1):  # what neither backend can hold
+        line = json.dumps({**json.loads(first[0]), "access_count": count,
+                           "text": f"counted {count}"})
+        with open_bank(str(other)) as b2, pytest.raises(ConfigError) as e:
+            b2.memory.import_lines([first[1], line])
+        assert str(e.value) == \
+            "import line 2: access_count must be between 0 and 2147483647"
 
 
 def test_reflect_and_reembed(repo: Path) -> None:

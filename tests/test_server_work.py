@@ -106,6 +106,24 @@ def test_record_then_attempts_with_the_cli_filters(home: Path, srv: Served,
     assert (got["total"], got["truncated"], got["symbol"]) == (2, True, "test_deduct")
 
 
+def test_every_text_of_a_sent_record_is_redacted(home: Path, srv: Served,
+                                                 toks: dict[str, str]) -> None:
+    secret = "ghp_" + "Q" * 36
+    status, a = call(srv.url, "POST", "/v1/records", _record(
+        40, session=f"s-{secret}", cwd=f"/home/{secret}", root=f"/r/{secret}",
+        branch=f"b-{secret}", diff_summary=f"shop/stock.py +1 -0 {secret}",
+        links=[[f"shop/{secret}.py", "deduct", "changed", "modified", "", ""]],
+        files=[[f"shop/{secret}.py", 1, 0]]), tok=toks["w"])
+    assert status == 200, a
+    assert secret not in json.dumps(a)
+    db = _bank_db(home)
+    con = sqlite3.connect(db)
+    for table in ("exec_records", "exec_symbols", "exec_record_files"):
+        rows = con.execute(f"SELECT * FROM {table}").fetchall()  # noqa: S608 - fixed names
+        assert rows and secret not in repr(rows), table
+    assert a["attempt"]["session"] == "s-[REDACTED:github_token]"
+
+
 def test_bad_records_are_422_naming_the_field(srv: Served, toks: dict[str, str]) -> None:
     for bad, field in ((_record(9, outcome="maybe"), "outcome"),
                        (_record(9, links=[["a.py", "f", "owner", "", "", ""]]), "links"),

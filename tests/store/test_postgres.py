@@ -115,6 +115,30 @@ def test_nul_in_text_and_filters(pg_dsn: str) -> None:
         mem.close()
 
 
+def test_access_counts_live_apart_and_overflow_nothing(pg_dsn: str) -> None:
+    """Access counts go to ``memory_access`` (migration 0006), never past 2^31 - 1, and
+    a count flushed after a purge leaves no row behind."""
+    mem = open_memory_store(pg_dsn, "access::bank")
+    try:
+        (a, _), (b, _) = _insert(mem, ("counted twice", {}), ("purged", {}))
+        mem.touch([a, b, a], 2e9)
+        mem.touch([a], 2e9 + 100)
+        assert (mem.get([a])[a].access_count, mem.get([a])[a].last_accessed_ts) == \
+            (2, 2e9 + 100)
+        schema = schema_name("access::bank")
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            conn.execute(f"UPDATE {schema}.memories SET access_count = 2147483647 "
+                         "WHERE id = %s", (a,))
+        assert mem.get([a])[a].access_count == 2147483647  # capped, the bank still reads
+        assert mem.purge(b, [], "2026-12-01T00:00:00+00:00", "test")
+        mem.touch([b], 2e9 + 200)  # the server's flush, a second after the purge
+        with psycopg.connect(pg_dsn) as conn:
+            assert conn.execute(f"SELECT memory_id FROM {schema}.memory_access ORDER BY "
+                                "memory_id").fetchall() == [(a,)]
+    finally:
+        mem.close()
+
+
 def test_errors_are_one_line_without_the_password() -> None:
     url = f"postgresql://me:hunter2@127.0.0.1:{free_port()}/nowhere"
     with pytest.raises(StorageError) as err:

@@ -21,6 +21,8 @@ from hindsight.store.base import MemoryStore, Viewer
 
 _SKIP = {"id"}
 
+ACCESS_MAX = 2**31 - 1  # an access count as both backends store it (a 32-bit integer)
+
 
 def export_lines(mem: MemoryStore, viewer: Viewer | None = None) -> Iterator[str]:
     """One JSON line per memory ``viewer`` may see (None: every memory), in id order."""
@@ -101,8 +103,10 @@ def _checked(d: Any) -> dict[str, Any]:
     if not 0 <= d["confidence"] <= 1:
         raise ValueError("confidence must be between 0 and 1")
     for k in ("access_count", "stale"):
-        if not isinstance(d.get(k, 0), int):
+        if not isinstance(d.get(k, 0), int) or isinstance(d.get(k, 0), bool):
             raise ValueError(f"{k} must be an integer")
+    if not 0 <= d.get("access_count", 0) <= ACCESS_MAX:
+        raise ValueError(f"access_count must be between 0 and {ACCESS_MAX}")
     tags = d.get("tags") or []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise ValueError("tags must be a list of strings")

@@ -298,13 +298,17 @@ class RecordService:
         if row.get("outcome") not in OUTCOMES:
             raise ConfigError(f"outcome {row.get('outcome')!r}: one of {', '.join(OUTCOMES)}",
                               option="outcome", choices=list(OUTCOMES))
-        links = [(str(p), str(loc), str(role), str(c), str(o), str(n))
+        # every text another checkout sends is redacted here again (session, cwd, root,
+        # branch, diff summary, link and file paths: the break-it trial of 2026-12-01)
+        row = {k: clean(v) if isinstance(v, str) and k != "fingerprint" else v
+               for k, v in row.items()}
+        links = [(clean(str(p)), clean(str(loc)), str(role), str(c), str(o), str(n))
                  for p, loc, role, c, o, n in wire.get("links", [])]
         bad = {r for _p, _l, r, *_ in links} - {"changed", "test", "callee"}
         if bad:
             raise ConfigError(f"links: role {sorted(bad)[0]!r}: one of changed, test, callee",
                               option="links")
-        files = [(str(p), int(a), int(d)) for p, a, d in wire.get("files", [])]
+        files = [(clean(str(p)), int(a), int(d)) for p, a, d in wire.get("files", [])]
         try:
             obs = _redacted(Observation.from_dict(json.loads(str(row.get("observation")))))
         except (ValueError, TypeError, KeyError, AttributeError):

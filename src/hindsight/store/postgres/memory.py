@@ -31,11 +31,14 @@ def _count(c: Any, schema: str, ids: list[int], ts: float | None) -> None:
     """One more access of each memory of ``ids`` (and its last access at ``ts``, epoch
     seconds, when given) in ``memory_access`` (migration 0006: the memory rows and their
     indexes are not rewritten). Rows are written in id order, so concurrent touches of the
-    same memories (a server's parallel reads) wait for each other instead of deadlocking."""
+    same memories (a server's parallel reads) wait for each other instead of deadlocking.
+    A memory purged meanwhile (the server flushes counts a second later) gets no row."""
     ids = sorted(set(ids))
     c.execute(f"INSERT INTO {schema}.memory_access AS a(memory_id, access_count, "
-              "last_accessed_ts) SELECT i, 1, %s FROM unnest(%s::bigint[]) AS i ORDER BY i "
-              "ON CONFLICT (memory_id) DO UPDATE SET access_count = a.access_count + 1, "
+              "last_accessed_ts) SELECT i, 1, %s FROM unnest(%s::bigint[]) AS i WHERE EXISTS "
+              f"(SELECT 1 FROM {schema}.memories m WHERE m.id = i) ORDER BY i "
+              "ON CONFLICT (memory_id) DO UPDATE SET access_count = "
+              "least(a.access_count, 2147483646) + 1, "
               "last_accessed_ts = greatest(a.last_accessed_ts, excluded.last_accessed_ts)",
               (0.0 if ts is None else ts, ids))
 

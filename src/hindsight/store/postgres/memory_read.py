@@ -26,7 +26,8 @@ COLS = ("id", "fingerprint", "text", "kind", "scene", "problem", "solution", "ou
 # the select list of COLS over ``{s}.memories m LEFT JOIN {s}.memory_access a`` (ACCESS_JOIN):
 # access counts live in both tables (schema migration 0006_memory_access)
 _SELECT = ", ".join(
-    "m.access_count + coalesce(a.access_count, 0)" if c == "access_count" else
+    "least(m.access_count::bigint + coalesce(a.access_count, 0), 2147483647)"
+    if c == "access_count" else
     "greatest(m.last_accessed_ts, coalesce(a.last_accessed_ts, 0))"
     if c == "last_accessed_ts" else f"m.{c}" for c in COLS)
 ACCESS_JOIN = "{s}.memories m LEFT JOIN {s}.memory_access a ON a.memory_id = m.id"
@@ -301,7 +302,8 @@ class PgMemoryReads(PgStore):
     def activity_rows(self) -> list[tuple[int, float, int, float]]:
         return [(int(r[0]), float(r[1]), int(r[2]), float(r[3])) for r in self.all(
             "SELECT m.id, greatest(m.last_accessed_ts, coalesce(a.last_accessed_ts, 0)), "
-            "m.access_count + coalesce(a.access_count, 0), m.confidence FROM " + ACCESS_JOIN
+            "least(m.access_count::bigint + coalesce(a.access_count, 0), 2147483647), "
+            "m.confidence FROM " + ACCESS_JOIN
             + " WHERE m.status = 'active'")]
 
     def export_rows(self, viewer: Viewer | None = None) -> Iterator[dict[str, Any]]:
