@@ -243,6 +243,12 @@ def test_two_servers_on_one_database(home: Path, pgdir: Path,
             counts = count_texts(url2, tok)
             assert len(counts) == 200 and set(counts.values()) == {1}
             assert count_texts(s.url, tok) == counts
+        # a server with its own home on the same database reads the banks others made
+        monkeypatch.setenv("HINDSIGHT_HOME", str(home.parent / "elsewhere"))
+        other = ServerState(open_token_store(record(home)["database_url"]),
+                            database="postgresql")
+        with thread_server(other) as url3:
+            assert count_texts(url3, tok) == counts
     finally:
         s.stop()
     assert os.path.exists(home / "server.json")

@@ -59,14 +59,23 @@ def open_served_bank(bank_id: str, *, create: bool = True) -> ServedBank:
         raise ConfigError(f"bank {bank_id[:40]!r}: 1 to 200 characters, no NUL",
                           option="bank", value=bank_id[:200])
     db = bank_file(bank_id)
-    if not create and not os.path.exists(db):
-        raise BankNotFound(f"no bank {bank_id!r} on this server", value=bank_id)
     settings = load(bank_id=bank_id)
+    if not create and not os.path.exists(db) and not (
+            settings.database_url and _on_database(settings.database_url, bank_id)):
+        # a bank another server on the same database made counts (its local file, which
+        # keeps only this server's meta keys, is made here)
+        raise BankNotFound(f"no bank {bank_id!r} on this server", value=bank_id)
     stores = _sqlite_stores(db, bank_id, "", settings.busy_timeout_ms)
     if settings.database_url:  # memories on PostgreSQL (serve --embedded-postgres sets it)
         stores = _shared_memory(stores, settings.database_url, bank_id,
                                 settings.busy_timeout_ms)
     return ServedBank(bank_id, "", db, stores)
+
+
+def _on_database(url: str, bank_id: str) -> bool:
+    from hindsight.store.postgres import has_bank
+
+    return bool(has_bank(url, bank_id))
 
 
 def served_bank_bytes(bank: Bank) -> int:

@@ -38,6 +38,23 @@ def open_memory_store(url: str, bank_id: str, local_meta: Any = None,
     return store
 
 
+def has_bank(url: str, bank_id: str) -> bool:
+    """Whether the database at ``url`` holds ``bank_id`` (``public.hindsight_banks``):
+    a bank another server made. Raises StorageError when the server cannot be reached."""
+    import psycopg
+
+    from hindsight.store.postgres.pool import CONNECT_TIMEOUT_S, error, where
+    from hindsight.store.postgres.schema import banks
+
+    if (url, bank_id) in _READY:
+        return True
+    try:
+        with psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
+            return bank_id in {b for b, _s in banks(conn)}
+    except psycopg.Error as e:
+        raise error(f"{where(url)} bank {bank_id}", e) from e
+
+
 def work_stores(memory: Any) -> tuple[Any, Any]:
     """``(pages, records)``: the :class:`~hindsight.store.base.PageStore` and
     :class:`~hindsight.store.base.RecordStore` in the same bank schema and pool as

@@ -101,9 +101,12 @@ class PgStore:
         on any error); waits at most ``busy_ms`` for a row lock. ``changes_facts`` False:
         it changes nothing :meth:`_memo` keeps (access counts)."""
         self._writes += changes_facts
-        with self.pool.connection() as c, c.transaction():
-            c.execute(f"SET LOCAL lock_timeout = {max(1, int(self.busy_ms))}")
-            yield c
+        try:
+            with self.pool.connection() as c, c.transaction():
+                c.execute(f"SET LOCAL lock_timeout = {max(1, int(self.busy_ms))}")
+                yield c
+        finally:  # again once committed: a read begun meanwhile saw the old rows
+            self._writes += changes_facts
 
     def set_busy_timeout(self, ms: int) -> None:
         """How long a write waits for a row lock another writer holds (ms; PostgreSQL's
