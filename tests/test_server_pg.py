@@ -68,6 +68,11 @@ def test_embedded_serve_tokens_and_restart(home: Path, pgdir: Path) -> None:
         again = cli(home, "serve", "--port", "0", "--embedded-postgres", str(pgdir),
                     check=False)
         assert again.returncode == 2 and "already served" in again.stderr
+        # another home on the same data: refused too (it restarted PostgreSQL under us)
+        elsewhere = cli(home.parent / "elsewhere", "serve", "--port", "0",
+                        "--embedded-postgres", str(pgdir), check=False)
+        assert elsewhere.returncode == 2 and "already served" in elsewhere.stderr
+        assert call(s.url, "GET", "/healthz")[0] == 200
         status, res = call(s.url, "POST", "/v1/retain", {"bank": BANK, "text":
                                                          "pin numpy below 3"}, tok=tok)
         assert status == 200
@@ -83,7 +88,10 @@ def test_embedded_serve_tokens_and_restart(home: Path, pgdir: Path) -> None:
     try:  # data survives a restart
         assert count_texts(s.url, tok) == {"pin numpy below 3": 1}
     finally:
+        s.proc.send_signal(15)  # SIGTERM, as systemd or docker stop: both stop too
         s.stop()
+    assert s.proc.returncode == 0 and not EmbeddedPostgres(pgdir).running()
+    assert not Path(str(pgdir) + ".serve.pid").exists()
 
 
 def _batch(n: int, tag: str) -> list[dict[str, Any]]:

@@ -94,13 +94,23 @@ def _check_tls(host: str, cert: str | None, key: str | None, insecure: bool) -> 
 
 def _serve(host: str, port: int, embedded: str | None, tls: bool, cert: str | None,
            key: str | None, factory: str | None, workers: int) -> None:
+    import signal
+
     from hindsight.app import embedded_postgres, open_token_store
     from hindsight.server.runtime import bind, shown_host, write_record
 
+    def _term(_sig: int, _frame: Any) -> None:
+        raise KeyboardInterrupt  # as Ctrl-C: the embedded PostgreSQL is stopped below
+
+    # uvicorn answers SIGTERM, then raises it again with the handler it found: the
+    # default one ended the process before PostgreSQL was stopped (fresh-user trial)
+    signal.signal(signal.SIGTERM, _term)
     pg = None
+    owner: str | None = None
     if embedded is not None:
         pg = embedded_postgres(None if embedded == "-" else embedded)
         _not_served_already(str(pg.data_dir))
+        owner = _own(str(pg.data_dir))
         dsn = pg.start()
         # the served banks keep their memories there too (app.open_served_bank, in this
         # process and in the workers it starts)
@@ -120,6 +130,41 @@ def _serve(host: str, port: int, embedded: str | None, tls: bool, cert: str | No
     finally:
         if pg is not None:
             pg.stop()
+        if owner is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(owner)
+
+
+def _own(data_dir: str) -> str:
+    """Claim ``data_dir`` for this process: ``DIR.serve.pid`` beside it names the serve
+    that runs its PostgreSQL. Raises ConfigError when a live process other than this one
+    holds it (another ``HINDSIGHT_HOME`` pointing at the same data: starting would
+    restart the PostgreSQL under that server). Returns the file's path."""
+    from hindsight.errors import ConfigError
+
+    path = data_dir.rstrip("/") + ".serve.pid"
+    try:
+        pid = int(open(path).read().split()[0])  # noqa: SIM115 - one read
+    except (OSError, ValueError, IndexError):
+        pid = 0
+    if pid and pid != os.getpid():
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            pid = 0  # that server is gone
+        except OSError:
+            pass  # alive, another user's
+        if pid:
+            raise ConfigError(f"{data_dir}: already served by hindsight serve (pid {pid}); "
+                              "stop it first, or give --embedded-postgres another DIR (or remove "
+                              f"{path} if that process is not a hindsight serve)",
+                              path=data_dir)
+    try:
+        with open(path, "w") as fh:
+            fh.write(f"{os.getpid()}\n")
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot write ({e.strerror})", path=path) from None
+    return path
 
 
 def _not_served_already(data_dir: str) -> None:
