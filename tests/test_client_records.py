@@ -9,8 +9,9 @@ import json
 import shlex
 import sqlite3
 from pathlib import Path
+from typing import Any
 
-from serverutil import call, token
+from serverutil import call, cli, token
 from serverutil import start as serve
 from test_client import BANK, _client_env, _clone, _free_port, _run
 
@@ -71,24 +72,50 @@ def test_attempts_in_client_mode_show_a_teammates_attempts_once(tmp_path: Path) 
     try:
         alice_repo = _clone(tmp_path, "shop", "git@github.com:org/shop.git")
         bob_repo = _clone(tmp_path, "shop-bob", "https://github.com/org/shop")
+        bob_tok = token(srv_home, "bob", "--role", "write")
         alice = _client_env(tmp_path, "alice", url, token(srv_home, "alice", "--role", "write"))
-        bob = _client_env(tmp_path, "bob", url, token(srv_home, "bob", "--role", "write"))
+        bob = _client_env(tmp_path, "bob", url, bob_tok)
         for env, repo in ((alice, alice_repo), (bob, bob_repo)):
             assert _run(env, repo.path, "index").returncode == 0
-        # alice changes charge and her run fails: the record names pay.py::charge
-        alice_repo.write("pay.py", (alice_repo.path / "pay.py").read_text().replace(
-            "refund()", "refund()\n    return 1", 1))
+
+        def change(repo: Any, n: int) -> None:  # a change of charge: runs record it
+            repo.write("pay.py", (repo.path / "pay.py").read_text().replace(
+                "refund()", f"refund()\n    x = {n}", 1))
+
+        def attempts(env: dict[str, str], repo: Any, *more: str) -> dict[str, Any]:
+            r = _run(env, repo.path, "attempts", "charge", "--json", *more)
+            assert r.returncode == 0, r.stderr
+            return dict(json.loads(r.stdout))
+
+        def seen(res: dict[str, Any]) -> list[tuple[str, str, Any]]:
+            return [(a["command"], a["outcome"], a.get("agent")) for a in res["attempts"]]
+
+        change(alice_repo, 1)
         r = _run(alice, alice_repo.path, "run", "--", "python3", "-c", "raise SystemExit(3)")
         assert r.returncode == 3, r.stderr
-        mine = json.loads(_run(alice, alice_repo.path, "attempts", "charge", "--json").stdout)
-        assert [(a["command"], a["outcome"]) for a in mine["attempts"]] == [(FAIL, "failure")]
-        assert mine["total"] == 1  # her own record, not counted again from the server
-        r = _run(bob, bob_repo.path, "attempts", "charge", "--json")
-        theirs = json.loads(r.stdout)
-        assert [(a["command"], a["outcome"]) for a in theirs["attempts"]] == \
-            [(FAIL, "failure")], r.stderr
+        mine = attempts(alice, alice_repo)
+        assert seen(mine) == [(FAIL, "failure", None)] and mine["total"] == 1  # once
+        theirs = attempts(bob, bob_repo)
+        assert seen(theirs) == [(FAIL, "failure", "alice")]  # whose, from the server
+        assert theirs["attempts"][0]["server"] is True
         assert (theirs["total"], theirs["truncated"]) == (1, False)
+        change(bob_repo, 2)
+        r = _run(bob, bob_repo.path, "run", "--", "python3", "-c", "print('ok')")
+        assert r.returncode == 0, r.stderr
+        both = attempts(bob, bob_repo)
+        assert seen(both) == [(OK, "success", None), (FAIL, "failure", "alice")]
+        assert (both["total"], both["truncated"]) == (2, False)
+        page = attempts(bob, bob_repo, "--limit", "1", "--offset", "1")
+        assert seen(page) == [(FAIL, "failure", "alice")]
+        assert (page["total"], page["truncated"]) == (2, False)
+        first = attempts(bob, bob_repo, "--limit", "1")
+        assert seen(first) == [(OK, "success", None)] and first["truncated"] is True
+        assert seen(attempts(alice, alice_repo)) == [(OK, "success", "bob"),
+                                                     (FAIL, "failure", None)]
+        cli(srv_home, "token", "revoke", bob_tok.split("_")[1])
+        r = _run(bob, bob_repo.path, "attempts", "charge", "--json")
+        assert r.returncode != 0 and "server:" in r.stderr  # refused: said, as recall says
     finally:
         srv.stop()
-    r = _run(bob, bob_repo.path, "attempts", "charge", "--json")  # server down: local only
-    assert r.returncode == 0 and json.loads(r.stdout)["attempts"] == [], r.stderr
+    r = _run(alice, alice_repo.path, "attempts", "charge", "--json")  # server down: local
+    assert r.returncode == 0 and seen(json.loads(r.stdout)) == [(FAIL, "failure", None)]

@@ -54,8 +54,33 @@ def attempts(svc: RecordService, symbol: str, file: str | None, outcome: str | N
     """``{"symbol", "attempts": [ExecutionRecord.attempt_dict()...], "total",
     "truncated"}``: the records that changed ``symbol`` or exercised it (a test of it, or
     a test calling it), newest first, from ``offset``, at most ``limit`` (None: all);
-    ``outcome`` filters. Each one shown counts a retrieval. Raises Ambiguous, and NotFound
-    when the name is neither in the index nor linked to any record."""
+    ``outcome`` filters. Each one shown counts a retrieval. In client mode
+    (``svc.team``) teammates' attempts from the server are merged in (:func:`_add_team`).
+    Raises Ambiguous, and NotFound when the name is neither in the index nor linked to any
+    record (here or, in client mode, on the server)."""
+    if svc.team is None:
+        return _local(svc, symbol, file, outcome, limit, offset)
+    want = None if limit is None else offset + limit
+    try:
+        out = _local(svc, symbol, file, outcome, want, 0)
+    except NotFound:
+        out = None
+    theirs = svc.team(symbol, file, outcome, min(want or TEAM_MAX, TEAM_MAX))
+    if out is None:
+        if not theirs or not theirs[0]:
+            raise NotFound(f"no symbol named {symbol!r} in the index, and no attempt "
+                           "names it here or on the server")
+        out = {"symbol": symbol, "attempts": [], "total": 0, "truncated": False}
+    if theirs:
+        _add_team(out, theirs[0], int(theirs[1]))
+    every = out["attempts"][offset:]
+    out["attempts"] = every if limit is None else every[:limit]
+    out["truncated"] = offset + len(out["attempts"]) < out["total"]
+    return out
+
+
+def _local(svc: RecordService, symbol: str, file: str | None, outcome: str | None,
+           limit: int | None, offset: int) -> dict[str, Any]:
     shown, pairs, names = target(svc, symbol, svc.code.rel(file) if file else None)
     ids = svc.store.record_ids(symbols=pairs, names=names, outcome=outcome, limit=COUNTED)
     if not ids and names and not (outcome and svc.store.record_ids(names=names, limit=1)):
@@ -69,39 +94,34 @@ def attempts(svc: RecordService, symbol: str, file: str | None, outcome: str | N
     recs = svc.store.get_records(page, links=False)
     if page:
         svc.touch(page)
-    out = {"symbol": shown, "attempts": [recs[i].attempt_dict() for i in page if i in recs],
-           "total": len(ids), "truncated": offset + len(page) < len(ids)}
-    if svc.team is not None and offset == 0:  # client mode: teammates' attempts too
-        _add_team(out, svc.team(symbol, file, outcome, min(limit or TEAM_MAX, TEAM_MAX)),
-                  limit)
-    return out
+    return {"symbol": shown, "attempts": [recs[i].attempt_dict() for i in page if i in recs],
+            "total": len(ids), "truncated": offset + len(page) < len(ids)}
 
 
 TEAM_MAX = 1000  # the most attempts asked of the server at once (its /v1/attempts limit)
 
 
-def _add_team(out: dict[str, Any], theirs: list[dict[str, Any]] | None,
-              limit: int | None) -> None:
-    """Merge the server's attempts into ``out`` (``attempts``' answer): those this checkout
-    does not hold — the same record sent from here has the same start time, command and
-    session — newest first, cut to ``limit``; ``total`` and ``truncated`` follow."""
+def _add_team(out: dict[str, Any], theirs: list[dict[str, Any]], total: int) -> None:
+    """Merge the server's attempts (``theirs``, of ``total`` there) into ``out``, newest
+    first: those this checkout does not hold. The server's copy of a record sent from here
+    has the same start time, command, session, outcome and diff summary; each teammate's
+    attempt keeps its ``agent`` and is marked ``"server": true`` (its ``id`` is the
+    server's). ``total`` counts each record once."""
     from datetime import datetime
 
-    def key(a: dict[str, Any]) -> tuple[float, str, str]:
+    def key(a: dict[str, Any]) -> tuple[float, str, str, str, str]:
         try:
             ts = datetime.fromisoformat(str(a.get("started_at"))).timestamp()
         except ValueError:
             ts = 0.0
-        return round(ts, 3), str(a.get("command")), str(a.get("session"))
+        return (round(ts, 3), str(a.get("command")), str(a.get("session")),
+                str(a.get("outcome")), str(a.get("diff_summary")))
 
     mine = {key(a) for a in out["attempts"]}
-    new = [a for a in theirs or () if key(a) not in mine]
-    if not new:
-        return
-    every = sorted(out["attempts"] + new, key=lambda a: -key(a)[0])
-    shown = every if limit is None else every[:limit]
-    out["attempts"], out["total"] = shown, out["total"] + len(new)
-    out["truncated"] = len(shown) < out["total"]
+    new = [{**a, "server": True} for a in theirs if key(a) not in mine]
+    same = len(theirs) - len(new)
+    out["attempts"] = sorted(out["attempts"] + new, key=lambda a: -key(a)[0])
+    out["total"] += max(total - same, len(new))
 
 
 def resolved(svc: RecordService, failure: ExecutionRecord) -> int | None:

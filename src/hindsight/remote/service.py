@@ -164,17 +164,22 @@ class RemoteMemoryService(MemoryService):
             self._spool_job(job)
 
     def team_attempts(self, symbol: str, file: str | None, outcome: str | None,
-                      limit: int) -> list[dict[str, Any]] | None:
+                      limit: int) -> tuple[list[dict[str, Any]], int] | None:
         """The server's attempts on ``symbol`` (``GET /v1/attempts``: the records every
-        teammate's checkout sent), newest first, at most ``limit``; None when the server
-        does not answer or knows no attempt of that name (``RecordService.team``)."""
+        teammate's checkout sent), newest first, at most ``limit``, and how many it holds;
+        None when the server does not answer or knows no attempt of that name
+        (``RecordService.team``). Raises what the server refuses with (a token that
+        expired, another bank's token), as every client-mode read does."""
+        from hindsight.errors import NotFound
+
         query: dict[str, Any] = {"bank": self.bank_id, "symbol": symbol, "limit": limit}
         query.update({k: v for k, v in (("file", file), ("outcome", outcome)) if v})
         try:
             res = self.client.request("GET", "/v1/attempts", query=query)
-        except HindsightError:  # Unreachable, NotFound, a refused token: local ones only
+        except (Unreachable, NotFound):  # local ones only
             return None
-        return [a for a in res.get("attempts") or () if isinstance(a, dict)]
+        got = [a for a in res.get("attempts") or () if isinstance(a, dict)]
+        return got, int(res.get("total") or len(got))
 
     def _post(self, job: dict[str, Any]) -> list[Retained]:
         """Send one batch; a replayed answer (the server had it) says ``duplicate``. A

@@ -47,6 +47,10 @@ def attempts(request: Request, who: Caller, bank: BankId,
     with sc.lock:
         res = sc.bank.records.attempts(symbol, file=file, outcome=outcome, limit=limit,
                                        offset=offset)
+        recs = sc.bank.records.store.get_records([a["id"] for a in res["attempts"]],
+                                                 links=False)
+    for a in res["attempts"]:  # whose attempt it was: the token that sent it
+        a["agent"] = recs[a["id"]].agent if a["id"] in recs else ""
     return {"bank": bank, **res}
 
 
