@@ -120,6 +120,14 @@ def test_yesterdays_attempts_reach_todays_prompt(scene: tuple[dict[str, str], Pa
                                         "prompt": "why does deductStock still race?"},
                  env, cwd=repo)
     assert context(named.stdout, "UserPromptSubmit").splitlines()[4:6] == ATTEMPTS
+    # a time phrase of another day does not hide failures the prompt names by symbol
+    week = hook("user-prompt-submit", {**prompt, "session_id": "s5",
+                                       "prompt": "deductStock broke last week, fix it"},
+                env, cwd=repo)
+    assert context(week.stdout, "UserPromptSubmit").splitlines()[4:6] == ATTEMPTS
+    today = hook("user-prompt-submit", {**prompt, "session_id": "s6",
+                                        "prompt": "what did we try today?"}, env, cwd=repo)
+    assert today.stdout == ""  # the phrase alone selects its own period only
 
 
 def test_editing_the_file_gets_them_and_the_briefing_lists_them(

@@ -16,9 +16,11 @@ prompt that
   today``): the phrase (the grammar of :mod:`hindsight.memory.clock`) selects the records
   started in that period, and then any of them matches — those that also match by name
   or parts come first. A time phrase that does not refer back ("today, add a README")
-  only narrows the candidates to its period.
+  selects nothing by itself.
 
-Without a time phrase only records of the last ``recordsKeepFailedDays`` are candidates.
+Records of the last ``recordsKeepFailedDays`` are candidates too, with or without a time
+phrase: a prompt that names a symbol finds its failures whatever period it mentions
+("deductStock broke yesterday" about a failure of this morning).
 Nothing here loads a model: the prompt hook's budget is 300 ms with process start.
 """
 
@@ -166,9 +168,16 @@ def match(svc: RecordService, prompt: str, exclude: set[int] | frozenset[int],
     text = prompt[:PROMPT_CHARS]
     now = now_ts()
     span = period(text, now)
-    since, until = span[:2] if span else (now - svc.keep_failed_days * 86400.0, None)
-    ids = [i for i in svc.store.record_ids(outcome="failure", since=since, until=until,
-                                           limit=CANDIDATES) if i not in exclude]
+    # the time phrase's records first, then the recent ones: a symbol or file the prompt
+    # names finds its failures whatever the phrase says ("deductStock broke yesterday"
+    # about a failure of today: the fresh-user trial of 2026-12-01)
+    timed = svc.store.record_ids(outcome="failure", since=span[0], until=span[1],
+                                 limit=CANDIDATES) if span else []
+    recent = svc.store.record_ids(outcome="failure",
+                                  since=now - svc.keep_failed_days * 86400.0,
+                                  limit=CANDIDATES)
+    ids = [i for i in dict.fromkeys([*timed, *recent]) if i not in exclude]
+    in_span = set(timed)
     if not ids:
         return []
     links: dict[int, list[tuple[str, str]]] = {}
@@ -181,7 +190,8 @@ def match(svc: RecordService, prompt: str, exclude: set[int] | frozenset[int],
     cache: dict[tuple[str, str], float] = {}
     scored = [(score(said, links.get(i, []), files.get(i, []), cache), n, i)
               for n, i in enumerate(ids)]
-    picked = [(s, n, i) for s, n, i in scored if s > 0 or span is not None and span[2]]
+    picked = [(s, n, i) for s, n, i in scored
+              if s > 0 or span is not None and span[2] and i in in_span]
     picked.sort(key=lambda x: (-x[0], x[1]))
     if not picked:
         return []
