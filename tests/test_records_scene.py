@@ -131,6 +131,19 @@ def test_yesterdays_attempts_reach_todays_prompt(scene: tuple[dict[str, str], Pa
     assert today.stdout == ""  # the phrase alone selects its own period only
 
 
+def test_context_ranks_the_file_of_the_failed_attempts_with_them_as_a_reason(
+        scene: tuple[dict[str, str], Path]) -> None:
+    from hookutil import cli
+
+    env, repo = scene
+    res = json.loads(cli(["context", "rewrite the deduction logic with CAS", "--json"],
+                         env, repo))
+    top = res["files"][0]
+    assert top["path"] == "shop/stock.py"
+    reasons = " ".join(str(r) for r in top["reasons"])
+    assert "failed attempt `deductStock`" in reasons and "test_deduct_performance" in reasons
+
+
 def test_editing_the_file_gets_them_and_the_briefing_lists_them(
         scene: tuple[dict[str, str], Path]) -> None:
     env, repo = scene

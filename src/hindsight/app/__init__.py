@@ -132,8 +132,24 @@ class Bank:
 
             self._context = ContextService(self.code, self.history,
                                            recall=self._recall_anchored,
-                                           cache=self.path + ".context")
+                                           cache=self.path + ".context",
+                                           attempts=self._failed_attempts)
         return self._context
+
+    def _failed_attempts(self, text: str, limit: int) -> list[Any]:
+        """The ``attempts`` channel of task context: the unresolved failed attempts
+        ``text`` refers to (``RecordService.for_prompt``), one entry per file or symbol
+        each one changed (else per file its run touched)."""
+        from hindsight.context.service import Attempt
+
+        out: list[Attempt] = []
+        for r in self.records.for_prompt(text, limit=limit):
+            obs = r.observation
+            why = "; ".join(obs.failed[:2]) or obs.summary or f"exit code {r.exit_code}"
+            summary = f"`{r.command[:120]}` failed: {why}"
+            places = [(c.path, c.local) for c in r.changes] or [(f, "") for f in r.files]
+            out += [Attempt(p, loc, summary, r.started_at) for p, loc in places]
+        return out
 
     def __enter__(self) -> Bank:
         return self

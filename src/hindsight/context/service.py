@@ -44,8 +44,8 @@ class Attempt:
 
 class AttemptsProvider(Protocol):
     """Failed attempts relevant to a task: ``(task text, at most limit)`` → attempts, best
-    first. Execution records (issue 12, items 1-6) provide one; until then there is none
-    and the ``attempts`` channel is empty."""
+    first (the bank gives the execution records' unresolved failures the text refers to,
+    ``app.Bank._failed_attempts``; None: the ``attempts`` channel is empty)."""
 
     def __call__(self, text: str, limit: int) -> list[Attempt]: ...
 
