@@ -195,7 +195,9 @@ def test_cli_forget_purge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert r.returncode == 0, r.stderr
     mid = json.loads(r.stdout)["id"]
     r = cli("forget", str(mid), "--purge")
-    assert r.returncode == 2 and "reason" in r.stderr
+    assert r.returncode == 2 and "needs a reason: --reason TEXT" in r.stderr
+    r = cli("forget", str(mid))
+    assert r.returncode == 2 and "forget needs a reason: --reason TEXT" in r.stderr
     assert "zebra-falcon-42" in cli("show", str(mid)).stdout
     assert [h["id"] for h in json.loads(cli("recall", "zebra falcon", "--json").stdout)[
         "hits"]] == [mid]

@@ -213,6 +213,8 @@ def _federated(query: str, repo_root: str | None, k: int, json: bool) -> None:
 def forget(mid: int, repo_root: str | None, reason: str, restore: bool, purge: bool,
            json: bool) -> None:
     """Forget memory ID (soft delete with an audit row), --restore it, or --purge it."""
+    if not restore and not reason.strip():
+        raise click.UsageError("forget needs a reason: --reason TEXT (kept in the audit log)")
     with _errors(), _existing(repo_root) as bank:
         if purge:
             res = bank.memory.purge(mid, reason)

@@ -478,7 +478,9 @@ def build_mcp_server(open_bank: Callable[[], Bank]) -> MCPServer:
         finally:
             sess.close()
 
+    from hindsight import __version__
     from hindsight.mcp.arguments import server_class
 
     return cast(MCPServer, server_class()("hindsight", instructions=INSTRUCTIONS, tools=tools,
-                                          lifespan=lifespan, log_level="WARNING"))
+                                          lifespan=lifespan, log_level="WARNING",
+                                          version=__version__))  # serverInfo.version
