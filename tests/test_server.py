@@ -189,6 +189,15 @@ def test_413_and_422_name_the_field(srv: Served, toks: dict[str, str]) -> None:
     status, err = call(srv.url, "POST", "/v1/retain/batch", {"bank": BANK, "items": [
         {"text": "ok"}, {"text": 5}]}, tok=w)
     assert (status, err["field"]) == (422, "items.1.text")
+    status, err = call(srv.url, "POST", "/v1/retain/batch", {"bank": BANK, "items": [
+        {"text": "ok"}, {"text": "   "}]}, tok=w)  # fits the schema, fails the item check
+    assert (status, err["field"]) == (422, "items.1.text")
+    assert err["error"] == "items.1: a memory needs some text"
+    for path in ("../etc/passwd", "/etc/passwd", ""):
+        status, err = call(srv.url, "POST", "/v1/retain", {
+            "bank": BANK, "text": "anchored out of the repository",
+            "anchors": [[path, "x", "y"]]}, tok=w)
+        assert (status, err["field"]) == (422, "anchors"), (path, err)
     status, err = call(srv.url, "POST", "/v1/recall", {"bank": BANK, "text": "x",
                                                        "since": "yesterday"}, tok=w)
     assert (status, err["field"]) == (422, "since")

@@ -67,7 +67,7 @@ def prepare(item: Item, now: float, llm: Any = None) -> tuple[dict[str, Any], li
     check_item(item)
     text, found = redact(item.text)
     if not text.strip():
-        raise ConfigError("a memory needs some text")
+        raise ConfigError("a memory needs some text", option="text")
     ctx, found_ctx = redact(item.context)
     llm_unit, why = (None, "no llm configured")
     if llm is not None and item.source != "conversation":
@@ -146,7 +146,15 @@ def retain(store: MemoryStore, embedder: Any, items: list[Item], *, batch: bool 
     from hindsight.memory.lexical import ensure
 
     now = now_ts()
-    prepared = [prepare(it, now, None if batch else llm) for it in items]
+    prepared = []
+    for n, it in enumerate(items):
+        try:
+            prepared.append(prepare(it, now, None if batch else llm))
+        except ConfigError as e:  # which item of several: field items.N (as the server's)
+            if len(items) == 1:
+                raise
+            raise ConfigError(f"items.{n}: {e.message}", option=f"items.{n}" +
+                              (f".{e.option}" if e.option else "")) from None
     structured = [row.pop("_structured") for row, _f in prepared]
     anchors = [row.pop("_anchors") for row, _f in prepared]
     extra = [implicit(row["text"], anc) if implicit is not None and

@@ -78,6 +78,18 @@ class Scoped:
         with self.lock:
             yield self.bank.memory
 
+    @staticmethod
+    def _anchor_path(path: str) -> str:
+        """An anchor's path as ``files`` take it: repository-relative, no ``..``. Raises
+        ConfigError (field ``anchors``)."""
+        import posixpath
+
+        p = posixpath.normpath(path.replace("\\", "/")) if path else ""
+        if not p or p.startswith(("/", "../")) or p in (".", ".."):
+            raise ConfigError(f"anchor path {path!r}: a path relative to the repository "
+                              "root", option="anchors", value=path)
+        return p
+
     def _log(self, action: str, memory_id: int | None, detail: str = "") -> None:
         self._log_many([(action, memory_id, detail)])
 
@@ -96,7 +108,8 @@ class Scoped:
         """A memory item owned by the token's agent (and team, where memories have one);
         ``files``/``symbols`` become anchors as :meth:`ServedBank._anchors` takes them."""
         self.who.require(self.bank_id, "write")
-        given = list(anchors or []) + self.bank._anchors(list(files), list(symbols), False)
+        given = [(self._anchor_path(a[0]), *a[1:]) for a in anchors or []] + \
+            self.bank._anchors(list(files), list(symbols), False)
         own = {"agent": self.who.agent, "owner": self.who.agent}
         if "team" in ITEM_FIELDS:
             own["team"] = self.who.team
@@ -107,8 +120,14 @@ class Scoped:
         in one transaction, an exact duplicate is never stored twice (the fingerprint is
         unique), so a retried batch stores each item once."""
         self.who.require(self.bank_id, "write")
-        for it in items:
-            it.check()
+        for n, it in enumerate(items):
+            try:
+                it.check()
+            except ConfigError as e:  # which item of a batch (the field: items.N)
+                if not batch:
+                    raise
+                raise ConfigError(f"items.{n}: {e.message}", option=f"items.{n}"
+                                  + (f".{e.option}" if e.option else "")) from None
         later = batch and self._embed_later is not None
         with self.held() as mem:
             out = mem.retain_batch(items, embed=not later) if batch else \
