@@ -113,6 +113,9 @@ _PY_VALUES = frozenset({"call", "identifier", "attribute", "subscript", "await",
 
 def _py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
     node = caps["fact.assign"][0]
+    r = caps.get("fact.rhs")
+    if r and r[0].type not in _PY_VALUES and "fact.type" not in caps:
+        return  # `x = 1`, `x = "s"`: no access path (the query matches any value)
     left = caps["fact.lhs"][0]
     lt = left.type
     if lt == "identifier":
@@ -122,7 +125,6 @@ def _py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
         return
     ty = caps.get("fact.type")
     typ = ty[0] if ty else None
-    r = caps.get("fact.rhs")
     rnode = r[0] if r else (node.child_by_field_name("right") if typ is not None else None)
     if typ is None and (rnode is None or rnode.type not in _PY_VALUES):
         return
