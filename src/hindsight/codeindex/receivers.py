@@ -372,8 +372,9 @@ def _param_users(heads: list[tuple[str, str, str]], facts: list[Fact],
 
 
 def _prune(out: Bindings, known: set[str]) -> list[Fact]:
-    """Drop ``?`` facts of targets the same scope never binds to a path, and arguments
-    whose value names nothing the file knows."""
+    """Drop ``?`` facts of targets the same scope never binds to a path, arguments whose
+    value names nothing the file knows, and repeats of a fact (both parts of a chain
+    ``a = b = C()`` bind ``b``; one call passing the same value twice on one line)."""
     paths = {(s, t) for s, t, v, _l in out.facts if v != "?"}
     facts = [f for f in out.facts if f[2] != "?" or (f[0], f[1]) in paths]
     bound = {t for _s, t, _v, _l in facts} | known | set(SPECS[out.language].self_names)
@@ -382,4 +383,4 @@ def _prune(out: Bindings, known: set[str]) -> list[Fact]:
         head = v[1:] if v.startswith("&") else (parse(v) or ("",))[0]
         if v.startswith("&") or head in bound or head.partition("[")[0] in bound:
             facts.append(f)
-    return facts
+    return list(dict.fromkeys(facts))
