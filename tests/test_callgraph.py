@@ -122,6 +122,31 @@ def test_facts_are_stored_without_secrets(tmp_path: Path) -> None:
                      "app.py::main -> app.py::Store.get @8"]
 
 
+def test_assignment_facts_are_paths_once_each(tmp_path: Path) -> None:
+    """The assignment pattern matches any right-hand side (issue 14, speed): literals bind
+    nothing, a chain binds each of its names once (it used to store ``b`` twice: the inner
+    ``b = Car()`` is an assignment of its own), a declared type wins over the value."""
+    write(tmp_path, {"app.py": (
+        "class Car:\n    def drive(self):\n        pass\n\n\n"
+        "def main():\n"
+        "    n = 1\n"
+        "    s = 'text'\n"
+        "    i = j = 2\n"
+        "    a = b = Car()\n"
+        "    t: Car = 5\n"
+        "    n.drive(); s.drive(); i.drive(); j.drive(); a.drive(); b.drive(); t.drive()\n"
+        "\n"
+        "c = d = Car()\n"
+        "d.drive()\n")})
+    edges, facts = index_and_read(tmp_path)
+    assert facts == [("app.py", "", "c", "Car()", 14), ("app.py", "", "d", "Car()", 14),
+                     ("app.py", "main", "a", "Car()", 10), ("app.py", "main", "b", "Car()", 10),
+                     ("app.py", "main", "t", "Car()", 11)]
+    assert edges == ["app.py:: -> app.py::Car @14", "app.py:: -> app.py::Car.drive @15",
+                     "app.py::main -> app.py::Car @10"] + [
+                        "app.py::main -> app.py::Car.drive @12"] * 3
+
+
 def test_a_bank_from_before_receiver_facts_gets_them(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """A bank made without migration 0009 (main had 0010_pages first) gets the facts

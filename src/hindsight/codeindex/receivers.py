@@ -113,6 +113,9 @@ _PY_VALUES = frozenset({"call", "identifier", "attribute", "subscript", "await",
 
 def _py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
     node = caps["fact.assign"][0]
+    r = caps.get("fact.rhs")
+    if r and r[0].type not in _PY_VALUES and "fact.type" not in caps:
+        return  # `x = 1`, `x = "s"`: no access path (the query matches any value)
     left = caps["fact.lhs"][0]
     lt = left.type
     if lt == "identifier":
@@ -122,7 +125,6 @@ def _py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
         return
     ty = caps.get("fact.type")
     typ = ty[0] if ty else None
-    r = caps.get("fact.rhs")
     rnode = r[0] if r else (node.child_by_field_name("right") if typ is not None else None)
     if typ is None and (rnode is None or rnode.type not in _PY_VALUES):
         return
@@ -370,8 +372,9 @@ def _param_users(heads: list[tuple[str, str, str]], facts: list[Fact],
 
 
 def _prune(out: Bindings, known: set[str]) -> list[Fact]:
-    """Drop ``?`` facts of targets the same scope never binds to a path, and arguments
-    whose value names nothing the file knows."""
+    """Drop ``?`` facts of targets the same scope never binds to a path, arguments whose
+    value names nothing the file knows, and repeats of a fact (both parts of a chain
+    ``a = b = C()`` bind ``b``; one call passing the same value twice on one line)."""
     paths = {(s, t) for s, t, v, _l in out.facts if v != "?"}
     facts = [f for f in out.facts if f[2] != "?" or (f[0], f[1]) in paths]
     bound = {t for _s, t, _v, _l in facts} | known | set(SPECS[out.language].self_names)
@@ -380,4 +383,4 @@ def _prune(out: Bindings, known: set[str]) -> list[Fact]:
         head = v[1:] if v.startswith("&") else (parse(v) or ("",))[0]
         if v.startswith("&") or head in bound or head.partition("[")[0] in bound:
             facts.append(f)
-    return facts
+    return list(dict.fromkeys(facts))
