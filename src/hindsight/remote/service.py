@@ -39,6 +39,7 @@ FIELDS = ("kind", "tags", "outcome", "supersedes", "source", "session", "occurre
 SOURCES = ("human", "api", "conversation", "commit", "tool")
 REPLAY_S = 1.0  # at most this long replaying the spool before a write
 REPLAY_READ_S = 0.3  # and before the first read of a process (a hook's budget is short)
+PARALLEL = 8  # requests :meth:`RemoteMemoryService.memories_many` has open at once
 
 
 def _alive(pid: int) -> bool:
@@ -86,6 +87,7 @@ class RemoteMemoryService(MemoryService):
         self.spool = spool
         self.root = root
         self._replayed = False
+        self._listed: dict[int, Memory] = {}  # rows anchored() listed, for get_many()
 
     # --- staleness against this checkout ------------------------------------------------
     def _fresh(self, rows: list[Memory]) -> list[Memory]:
@@ -325,10 +327,25 @@ class RemoteMemoryService(MemoryService):
              "limit": 1000 if stale else min(max(limit, 1), 10_000)}
         self._replay_once()
         res = self.client.request("GET", "/v1/memories", query=q)
-        rows = self._fresh([memory_from(d) for d in res["memories"]])
+        # only an anchored memory can be stale: the others are not built (the briefing's
+        # list reads the newest 1,000)
+        rows = self._fresh([memory_from(d) for d in res["memories"]
+                            if not stale or d.get("anchors")])
         if after_id:
             rows = [m for m in rows if m.id > after_id]
         return [m for m in rows if m.stale][:limit] if stale else rows
+
+    def memories_many(self, queries: list[dict[str, Any]]) -> list[list[Memory]]:
+        """:meth:`memories` of each keyword set in ``queries``, asked of the server at once
+        (one connection each, at most :data:`PARALLEL` at a time); the session briefing
+        makes its lists this way. Raises what the first failing request raised."""
+        if len(queries) < 2:
+            return [self.memories(**q) for q in queries]
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._replay_once()  # here, not in each thread
+        with ThreadPoolExecutor(min(PARALLEL, len(queries))) as ex:
+            return list(ex.map(lambda q: self.memories(**q), queries))
 
     def get(self, mid: int, viewer: Viewer | None = None) -> Memory:
         res = self.client.request("GET", f"/v1/memories/{int(mid)}",
@@ -336,10 +353,13 @@ class RemoteMemoryService(MemoryService):
         return self._fresh([memory_from(res["memory"])])[0]
 
     def get_many(self, ids: list[int], viewer: Viewer | None = None) -> dict[int, Memory]:
-        out: dict[int, Memory] = {}
+        """The memories of ``ids`` the server shows this token; those :meth:`anchored`
+        just listed are not asked again."""
+        out = {i: self._listed[i] for i in ids if i in self._listed}
         for i in ids:
-            with contextlib.suppress(HindsightError):
-                out[i] = self.get(i)
+            if i not in out:
+                with contextlib.suppress(HindsightError):
+                    out[i] = self.get(i)
         return out
 
     def audit(self, mid: int, viewer: Viewer | None = None) -> list[dict[str, Any]]:
@@ -348,10 +368,12 @@ class RemoteMemoryService(MemoryService):
         return list(res["audit"])
 
     def anchored(self, files: list[str], viewer: Viewer | None = None) -> list[int]:
-        """Ids anchored to ``files`` (the first 20 asked one by one)."""
+        """Ids anchored to ``files`` (the first 20, asked at once); the rows are kept for
+        :meth:`get_many`."""
         ids: set[int] = set()
-        for f in files[:20]:
-            ids.update(m.id for m in self.memories(anchor=f, limit=100))
+        for rows in self.memories_many([{"anchor": f, "limit": 100} for f in files[:20]]):
+            self._listed.update((m.id, m) for m in rows)
+            ids.update(m.id for m in rows)
         return sorted(ids)
 
     def counts(self) -> dict[str, int]:
