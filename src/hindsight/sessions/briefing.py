@@ -118,13 +118,17 @@ def session_briefing(memory: MemoryService, root: str, *, max_chars: int = 8000,
                 break
         return out
 
-    # one call for the five lists: in client mode they are asked of the server at once
-    conv_rows, dec_rows, exp_rows, les_rows, stale_rows = memory.memories_many([
-        {"kind": "convention", "limit": 40}, {"kind": "decision", "limit": 40},
-        {"kind": "experience", "limit": 60}, {"kind": "lesson", "limit": 30},
-        {"stale": True, "limit": 20}])
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as ex:  # git runs while the lists are read
+        changed = ex.submit(branch_files, root)
+        # one call for the five lists: in client mode they are asked of the server at once
+        conv_rows, dec_rows, exp_rows, les_rows, stale_rows = memory.memories_many([
+            {"kind": "convention", "limit": 40}, {"kind": "decision", "limit": 40},
+            {"kind": "experience", "limit": 60}, {"kind": "lesson", "limit": 30},
+            {"stale": True, "limit": 20}])
+        files = changed.result()
     conv = take(conv_rows + dec_rows, 15)
-    files = branch_files(root)
     ids = memory.anchored(files[:200])
     lessons = [r for r in memory.get_many(ids).values()
                if r.kind in ("lesson", "experience") and r.status == "active"]
