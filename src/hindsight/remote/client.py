@@ -30,7 +30,8 @@ API_MAJOR = 1  # the /v1 major version this client speaks (server/api.py API_VER
 
 class ServerClient:
     """Requests to the server at ``url`` (``http://`` or ``https://``, no path) with
-    ``token`` or the token in ``token_file``; ``timeout_s`` seconds per request."""
+    ``token`` or the token in ``token_file``; ``timeout_s`` seconds per request, and none
+    past :attr:`deadline` when it is set."""
 
     def __init__(self, url: str, *, token: str = "", token_file: str = "",
                  timeout_s: float = 2.0) -> None:
@@ -43,6 +44,9 @@ class ServerClient:
         self._token = token
         self._token_file = token_file
         self.timeout_s = timeout_s
+        # time.monotonic() after which no request is made and none waits longer (a hook
+        # sets it inside its budget); None: only timeout_s bounds a request
+        self.deadline: float | None = None
 
     def token(self, reread: bool = False) -> str:
         """The bearer token (``""`` when none is configured)."""
@@ -61,8 +65,14 @@ class ServerClient:
         """The JSON answer of ``method path`` (the body text with ``text``); after a 401
         the token file is read again and the request made once more."""
         for attempt in (0, 1):
-            status, data = self._once(method, path, body, query, headers,
-                                      timeout_s or self.timeout_s, reread=attempt == 1)
+            wait = timeout_s or self.timeout_s
+            if self.deadline is not None:
+                wait = min(wait, self.deadline - time.monotonic())
+                if wait <= 0:
+                    raise Unreachable(f"{self.url}: not asked ({path}): the hook's time "
+                                      "budget is spent")
+            status, data = self._once(method, path, body, query, headers, wait,
+                                      reread=attempt == 1)
             if status == 401 and attempt == 0 and self._token_file:
                 continue
             break
