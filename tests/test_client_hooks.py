@@ -9,6 +9,8 @@ import socket
 import time
 from pathlib import Path
 
+import pytest
+from histutil import Repo, fn, git
 from hookutil import diag, hook
 from test_records_scene import ATTEMPTS, context, scene  # noqa: F401 (the fixture)
 
@@ -55,3 +57,25 @@ def test_session_start_with_the_server_down_says_so_in_the_log(
     d = diag(cenv)[-1]
     assert (d["event"], d["error"]) == ("session-start", "")
     assert d["server"].startswith(f"{url}: ConnectionRefusedError: ")
+
+
+def test_the_origin_url_is_asked_once_and_a_new_one_is_seen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client-mode resolve names the bank by ``origin``: git is asked once per process
+    while ``.git/config`` stays the same file, and again when ``remote set-url`` wrote
+    a new one."""
+    import hindsight.config.banks as banks
+
+    repo = Repo(tmp_path / "shop")
+    repo.write("pay.py", fn("charge"))
+    repo.commit("pay")
+    git(repo.path, "remote", "add", "origin", "git@github.com:org/shop.git")
+    asked: list[tuple[str, ...]] = []
+    real = banks._git
+    monkeypatch.setattr(banks, "_git", lambda cwd, *a: asked.append(a) or real(cwd, *a))
+    main = str(repo.path)
+    assert [banks.git_remote(main) for _ in range(3)] == ["github.com/org/shop"] * 3
+    assert asked.count(("remote", "get-url", "origin")) == 1
+    git(repo.path, "remote", "set-url", "origin", "https://gitlab.example.com/team/shop2")
+    assert banks.git_remote(main) == "gitlab.example.com/team/shop2"
+    assert asked.count(("remote", "get-url", "origin")) == 2
