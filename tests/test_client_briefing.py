@@ -1,8 +1,8 @@
 """The session briefing in client mode (issue 11) against a real ``hindsight serve``
 behind a proxy on 127.0.0.1 that holds every connection 0.3 s and records the request
 lines: the briefing's lists are asked at once (overlapping), the memories anchored to the
-branch's files are not asked again one by one, and the text is the one the lists
-make."""
+branch's files are not asked again one by one, this checkout's index is read in the
+caller's thread only, and the text is the one the lists make."""
 
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ def test_briefing_lists_are_asked_at_once(tmp_path: Path,
         _run(env, repo.path, "retain", "We chose the ledger over direct refunds.", "--kind",
              "decision")
         _run(env, repo.path, "retain", "refund() must be idempotent: it ran twice once.",
-             "--kind", "lesson", "--file", "pay.py")
+             "--kind", "lesson", "--file", "pay.py", "--symbol", "pay.py::refund")
         repo.write("pay.py", fn("charge") + fn("refund") + "# changed on the branch\n")
         port = srv.url.rsplit(":", 1)[1]
         with slow_proxy(int(port)) as (pport, lines, peak):
@@ -110,6 +110,12 @@ def test_briefing_lists_are_asked_at_once(tmp_path: Path,
             from hindsight.app import open_bank
 
             with open_bank(str(repo.path), harness="claude-code") as bank:
+                code = bank.stores.code  # this checkout's index: read in this thread only
+                readers: set[str] = set()
+                for name in ("symbols_by_qname", "get_meta"):
+                    real = getattr(code, name)
+                    monkeypatch.setattr(code, name, lambda *a, _f=real: readers.add(
+                        threading.current_thread().name) or _f(*a))
                 t0 = time.monotonic()
                 text, ids = bank.sessions.briefing(max_chars=8000)
                 took = time.monotonic() - t0
@@ -117,8 +123,9 @@ def test_briefing_lists_are_asked_at_once(tmp_path: Path,
     assert "We chose the ledger over direct refunds." in text
     branch = text.split("## Lessons about files changed on this branch\n", 1)[1]
     assert branch.split("\n", 1)[0].endswith(
-        "[pay.py]: refund() must be idempotent: it ran twice once.")
+        "[pay.py, pay.py::refund]: refund() must be idempotent: it ran twice once.")
     assert len(ids) == 3
+    assert readers == {threading.current_thread().name}
     lists = [ln for ln in lines if ln.startswith("GET /v1/memories?")]
     assert len(lists) == 6, lines  # five lists and the one anchored file
     assert not [ln for ln in lines if ln.startswith("GET /v1/memories/")], lines

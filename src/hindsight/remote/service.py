@@ -30,7 +30,7 @@ from typing import Any
 from hindsight.errors import ConfigError, HindsightError, Unreachable
 from hindsight.memory.service import AnchorFn, MemoryService, NeighbourFn
 from hindsight.models import ChannelRank, Hit, Memory, MemoryItem, RecallResult, Retained
-from hindsight.remote.client import ServerClient
+from hindsight.remote.client import ServerClient, idempotency_key
 from hindsight.store.base import CodeStore, MemoryStore, Viewer
 
 FIELDS = ("kind", "tags", "outcome", "supersedes", "source", "session", "occurred",
@@ -39,12 +39,6 @@ SOURCES = ("human", "api", "conversation", "commit", "tool")
 REPLAY_S = 1.0  # at most this long replaying the spool before a write
 REPLAY_READ_S = 0.3  # and before the first read of a process (a hook's budget is short)
 PARALLEL = 8  # requests :meth:`RemoteMemoryService.memories_many` has open at once
-
-
-def _key() -> str:
-    """A new idempotency key: 128 random bits in hex (``uuid`` is not imported for it:
-    it imports ``platform``, ≈ 2 ms of a hook's start)."""
-    return os.urandom(16).hex()
 
 
 def _alive(pid: int) -> bool:
@@ -147,7 +141,7 @@ class RemoteMemoryService(MemoryService):
     retain_items = retain_batch
 
     def _send(self, items: list[MemoryItem]) -> list[Retained]:
-        job = {"key": f"hs-{_key()}", "bank": self.bank_id,
+        job = {"key": f"hs-{idempotency_key()}", "bank": self.bank_id,
                "items": [item_body(it) for it in items]}
         with contextlib.suppress(Unreachable):
             self.replay(REPLAY_S)
@@ -162,7 +156,7 @@ class RemoteMemoryService(MemoryService):
         """Send one execution record this checkout stored (``RecordService.forward``) to
         ``POST /v1/records``; spooled like a retain when the server does not answer (its
         fingerprint makes a replay store it once)."""
-        job = {"key": f"hs-{_key()}", "bank": self.bank_id, "record": wire}
+        job = {"key": f"hs-{idempotency_key()}", "bank": self.bank_id, "record": wire}
         with contextlib.suppress(Unreachable):
             self.replay(REPLAY_S)
         try:
@@ -319,38 +313,61 @@ class RemoteMemoryService(MemoryService):
                  until: float | None = None, anchor: str | None = None, after_id: int = 0,
                  offset: int = 0, order: str = "occurred", viewer: Viewer | None = None
                  ) -> list[Memory]:
-        """Memories from the server newest first (``viewer`` is the server's: its token); ``stale`` filters by this checkout's
-        staleness (among the newest 1,000)."""
+        """Memories from the server newest first (``viewer`` is the server's: its token);
+        ``stale`` filters by this checkout's staleness (among the newest 1,000)."""
+        q = self._list_query(status=status, kind=kind, stale=stale, limit=limit, tag=tag,
+                             visibility=visibility, since=since, until=until,
+                             anchor=anchor, offset=offset, order=order)
+        self._replay_once()
+        return self._listed_rows(self._fetch(q), stale=stale, limit=limit, after_id=after_id)
+
+    def _list_query(self, *, status: str = "active", kind: str | None = None,
+                    stale: bool = False, limit: int = 100, tag: str | None = None,
+                    visibility: str | None = None, since: float | None = None,
+                    until: float | None = None, anchor: str | None = None,
+                    offset: int = 0, order: str = "occurred") -> dict[str, Any]:
+        """The ``GET /v1/memories`` query of :meth:`memories`' filters."""
         from datetime import datetime
 
         def iso(t: float | None) -> str | None:
             return None if t is None else datetime.fromtimestamp(t, UTC).isoformat()
 
-        q = {"bank": self.bank_id, "status": status, "kind": kind, "tag": tag,
-             "visibility": visibility, "since": iso(since), "until": iso(until),
-             "anchor": anchor, "order": order, "offset": offset,
-             "limit": 1000 if stale else min(max(limit, 1), 10_000)}
-        self._replay_once()
-        res = self.client.request("GET", "/v1/memories", query=q)
+        return {"bank": self.bank_id, "status": status, "kind": kind, "tag": tag,
+                "visibility": visibility, "since": iso(since), "until": iso(until),
+                "anchor": anchor, "order": order, "offset": offset,
+                "limit": 1000 if stale else min(max(limit, 1), 10_000)}
+
+    def _fetch(self, q: dict[str, Any]) -> list[dict[str, Any]]:
+        """The memories' JSON of one list query (HTTP only: safe in a worker thread)."""
+        return list(self.client.request("GET", "/v1/memories", query=q)["memories"])
+
+    def _listed_rows(self, data: list[dict[str, Any]], *, stale: bool, limit: int,
+                     after_id: int = 0) -> list[Memory]:
+        """A list's memories, stale as this checkout's index (its SQLite) says."""
         # only an anchored memory can be stale: the others are not built (the briefing's
         # list reads the newest 1,000)
-        rows = self._fresh([memory_from(d) for d in res["memories"]
-                            if not stale or d.get("anchors")])
+        rows = self._fresh([memory_from(d) for d in data if not stale or d.get("anchors")])
         if after_id:
             rows = [m for m in rows if m.id > after_id]
         return [m for m in rows if m.stale][:limit] if stale else rows
 
     def memories_many(self, queries: list[dict[str, Any]]) -> list[list[Memory]]:
         """:meth:`memories` of each keyword set in ``queries``, asked of the server at once
-        (one connection each, at most :data:`PARALLEL` at a time); the session briefing
-        makes its lists this way. Raises what the first failing request raised."""
+        (at most :data:`PARALLEL` requests; the threads only make them, this checkout's
+        index is read here). Raises what the first failing request raised."""
         if len(queries) < 2:
             return [self.memories(**q) for q in queries]
         from concurrent.futures import ThreadPoolExecutor
 
+        asked = [self._list_query(**{k: v for k, v in q.items()
+                                     if k not in ("after_id", "viewer")}) for q in queries]
         self._replay_once()  # here, not in each thread
         with ThreadPoolExecutor(min(PARALLEL, len(queries))) as ex:
-            return list(ex.map(lambda q: self.memories(**q), queries))
+            got = list(ex.map(self._fetch, asked))
+        return [self._listed_rows(data, stale=bool(q.get("stale")),
+                                  limit=int(q.get("limit", 100)),
+                                  after_id=int(q.get("after_id", 0)))
+                for q, data in zip(queries, got, strict=True)]
 
     def get(self, mid: int, viewer: Viewer | None = None) -> Memory:
         res = self.client.request("GET", f"/v1/memories/{int(mid)}",
@@ -358,8 +375,7 @@ class RemoteMemoryService(MemoryService):
         return self._fresh([memory_from(res["memory"])])[0]
 
     def get_many(self, ids: list[int], viewer: Viewer | None = None) -> dict[int, Memory]:
-        """The memories of ``ids`` the server shows this token; those :meth:`anchored`
-        just listed are not asked again."""
+        """``ids``' memories this token may see (those :meth:`anchored` listed: kept)."""
         out = {i: self._listed[i] for i in ids if i in self._listed}
         for i in ids:
             if i not in out:
