@@ -441,7 +441,10 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="hs-bench-hooks-") as tmp:
         work = Path(tmp)
-        env = {**{k: v for k, v in os.environ.items() if not k.startswith("HINDSIGHT_")},
+        # bytecode is written and read as in an installed package (a PYTHONDONTWRITEBYTECODE
+        # in the caller's environment made every hook compile its modules again)
+        env = {**{k: v for k, v in os.environ.items()
+                  if not k.startswith("HINDSIGHT_") and k != "PYTHONDONTWRITEBYTECODE"},
                "HINDSIGHT_HOME": str(work / "home"), "HINDSIGHT_DIAG_FILE": str(work / "d.log"),
                "HINDSIGHT_EMBEDDER": "minilm", "CLAUDE_CONFIG_DIR": str(work / "claude"),
                "HOME": str(work / "home"), "COPILOT_HOME": str(work / "home" / ".copilot")}

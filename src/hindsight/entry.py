@@ -46,7 +46,9 @@ def main() -> None:
 
         rc = fast_main(sys.argv[2:])
         if rc is not None:
-            sys.exit(rc)
+            from hindsight.hooks.fast import leave
+
+            leave(rc)
     from hindsight.cli.app import build_cli, run
     from hindsight.hooks.command import commands as hook_commands
     from hindsight.hooks.command import import_sources

@@ -281,9 +281,26 @@ def normalise_remote(url: str) -> str:
     return f"{host}/{path}" if host else path
 
 
+_REMOTES: dict[tuple[str, int, int, int], str] = {}  # git_remote's answers, this process
+
+
 def git_remote(main: str) -> str:
-    """The normalised ``origin`` URL of the repository at ``main``, ``""`` without one."""
-    return normalise_remote(_git(main, "remote", "get-url", "origin") or "")
+    """The normalised ``origin`` URL of the repository at ``main``, ``""`` without one.
+    Kept while ``.git/config`` is the same file (inode, mtime and size: git rewrites it
+    by renaming a new one in), since a client-mode resolve asks twice and each ``git``
+    call is a process."""
+    key: tuple[str, int, int, int] | None
+    try:
+        st = os.stat(os.path.join(main, ".git", "config"))
+        key = (main, st.st_ino, st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = None
+    if key is not None and key in _REMOTES:
+        return _REMOTES[key]
+    url = normalise_remote(_git(main, "remote", "get-url", "origin") or "")
+    if key is not None:
+        _REMOTES[key] = url
+    return url
 
 
 def _template(settings: Settings, main: str, cwd: str, harness: str) -> str:

@@ -78,3 +78,22 @@ def _parse(args: list[str]) -> int | None:
     else:
         return None
     return run_event(args[0], harness) if args[0] in EVENTS else None
+
+
+def leave(rc: int) -> None:
+    """End the hook process now with ``rc``: stdout and stderr flushed, then
+    ``os._exit``, without the interpreter's teardown of its modules (the agent waits on
+    it: 28 ms of a client-mode prompt hook's p50 of 173 ms, 15 runs on 2 shared cores).
+    Safe here because a hook has nothing left to finish by then: the diagnostic line is
+    written with ``os.write``, the bank is closed, files are closed by their ``with``
+    blocks, and its only threads are daemons (detached workers are other processes)."""
+    import os
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(rc)

@@ -20,7 +20,7 @@ from typing import Any
 from hindsight.config.paths import file_lock
 from hindsight.hooks.agents import CLAUDE_EVENT_NAMES as EVENT_NAMES  # noqa: F401 (API)
 from hindsight.hooks.agents import Event
-from hindsight.hooks.runtime import Diag, spawn
+from hindsight.hooks.runtime import BUDGET_S, Diag, spawn
 
 WRITEBACK = ("stop", "pre-compact", "session-end")
 CLAIM_WINDOW_S = 10.0  # a second run of one turn's event within this is the same event
@@ -54,6 +54,19 @@ def _open(res: Any, create: bool) -> Any:
     from hindsight.app import open_bank
 
     return open_bank(res.root, resolution=res, create=create)
+
+
+REMOTE_MARGIN_S = 0.5  # client mode: the server's requests end this long before the budget
+
+
+def _server_within(bank: Any, ev: Event, diag: Diag) -> None:
+    """Client mode: no request to the server outlasts the hook's budget less
+    :data:`REMOTE_MARGIN_S`, so that what this checkout holds (failed attempts, task
+    context) is still injected when the server is slow."""
+    client = getattr(bank.memory, "client", None)
+    if client is not None:
+        left = BUDGET_S.get(ev.name, 2.0) - (time.perf_counter() - diag.t0) - REMOTE_MARGIN_S
+        client.deadline = time.monotonic() + max(0.0, left)
 
 
 READ_HOOK_BUSY_MS = 250  # session-start and prompt hooks wait this long for a writer
@@ -124,11 +137,14 @@ def _first(res: Any, ev: Event, kind: str, key: str, window_s: float | None,
 
 
 def session_start(ev: Event, diag: Diag) -> str:
+    from hindsight.errors import Unreachable
+
     res = _resolve(ev, diag)
     if res is None or not _first(res, ev, "brief", "", None, diag):
         return ""
     seeding = False
     with _open(res, True) as bank:
+        _server_within(bank, ev, diag)
         bank.stores.set_busy_timeout(READ_HOOK_BUSY_MS)
         st = bank.sessions.seed_state()
         if has_jobs(res.bank_id):  # write-back left over from an earlier session
@@ -141,8 +157,12 @@ def session_start(ev: Event, diag: Diag) -> str:
                                      ev.harness], "seed.log"))
         if not seeding:  # a first seeding writes the pages when it is done
             _pages_due(bank, ev, diag)
-        text, ids = bank.sessions.briefing(max_chars=int(res.settings["briefingMaxChars"]),
-                                           agent=ev.harness)
+        try:
+            text, ids = bank.sessions.briefing(
+                max_chars=int(res.settings["briefingMaxChars"]), agent=ev.harness)
+        except Unreachable as e:  # client mode: the memories are on a server that is down
+            text, ids = "", []
+            diag.set(server=e.message)
         if ev.session:  # what the briefing showed is not injected again on a prompt
             keep = bank.sessions.injected(ev.session) if ev.source == "resume" else set()
             _best_effort(diag, "injected ids", bank.sessions.set_injected, ev.session,
@@ -172,7 +192,7 @@ def _pages_due(bank: Any, ev: Event, diag: Diag) -> None:
 def user_prompt_submit(ev: Event, diag: Diag) -> str:
     import xxhash
 
-    from hindsight.errors import BankNotFound
+    from hindsight.errors import BankNotFound, Unreachable
 
     res = _resolve(ev, diag)
     if res is None or not ev.prompt.strip():
@@ -192,12 +212,18 @@ def user_prompt_submit(ev: Event, diag: Diag) -> str:
         diag.set(skipped="no bank yet")
         return ""
     with bank:
+        _server_within(bank, ev, diag)
         bank.stores.set_busy_timeout(READ_HOOK_BUSY_MS)
         seen = bank.sessions.injected(ev.session) if ev.session else set()
         s = res.settings
-        text, ids, rels = bank.sessions.prompt_recall(
-            ev.prompt, threshold=float(s["recallThreshold"]), limit=int(s["recallLimit"]),
-            max_chars=int(s["recallMaxChars"]), exclude=seen, agent=ev.harness)
+        try:
+            text, ids, rels = bank.sessions.prompt_recall(
+                ev.prompt, threshold=float(s["recallThreshold"]),
+                limit=int(s["recallLimit"]), max_chars=int(s["recallMaxChars"]),
+                exclude=seen, agent=ev.harness)
+        except Unreachable as e:  # client mode: this checkout's part is still injected
+            text, ids, rels = "", [], []
+            diag.set(server=e.message)
         diag.mark("recall")
         if int(s["promptContextFiles"]):
             files_text, paths = bank.sessions.prompt_files(ev.prompt,

@@ -296,6 +296,11 @@ class MemoryService:
                                         until=until, anchor=where, after_id=after_id,
                                         offset=offset, order=order, viewer=viewer)
 
+    def memories_many(self, queries: list[dict[str, Any]]) -> list[list[Memory]]:
+        """:meth:`memories` of each keyword set in ``queries``, in order (one after another
+        here; client mode asks the server all at once)."""
+        return [self.memories(**q) for q in queries]
+
     def anchored(self, files: list[str], viewer: Viewer | None = None) -> list[int]:
         """Ids of active memories ``viewer`` may see anchored to one of ``files``."""
         return sorted({m for m, _p, _s in self.store.anchored(files, [], viewer)}) \

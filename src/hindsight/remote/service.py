@@ -23,7 +23,6 @@ import dataclasses
 import json
 import os
 import time
-import uuid
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC
 from typing import Any
@@ -31,7 +30,7 @@ from typing import Any
 from hindsight.errors import ConfigError, HindsightError, Unreachable
 from hindsight.memory.service import AnchorFn, MemoryService, NeighbourFn
 from hindsight.models import ChannelRank, Hit, Memory, MemoryItem, RecallResult, Retained
-from hindsight.remote.client import ServerClient
+from hindsight.remote.client import ServerClient, idempotency_key
 from hindsight.store.base import CodeStore, MemoryStore, Viewer
 
 FIELDS = ("kind", "tags", "outcome", "supersedes", "source", "session", "occurred",
@@ -39,6 +38,7 @@ FIELDS = ("kind", "tags", "outcome", "supersedes", "source", "session", "occurre
 SOURCES = ("human", "api", "conversation", "commit", "tool")
 REPLAY_S = 1.0  # at most this long replaying the spool before a write
 REPLAY_READ_S = 0.3  # and before the first read of a process (a hook's budget is short)
+PARALLEL = 8  # requests :meth:`RemoteMemoryService.memories_many` has open at once
 
 
 def _alive(pid: int) -> bool:
@@ -86,6 +86,7 @@ class RemoteMemoryService(MemoryService):
         self.spool = spool
         self.root = root
         self._replayed = False
+        self._listed: dict[int, Memory] = {}  # rows anchored() listed, for get_many()
 
     # --- staleness against this checkout ------------------------------------------------
     def _fresh(self, rows: list[Memory]) -> list[Memory]:
@@ -140,7 +141,7 @@ class RemoteMemoryService(MemoryService):
     retain_items = retain_batch
 
     def _send(self, items: list[MemoryItem]) -> list[Retained]:
-        job = {"key": f"hs-{uuid.uuid4().hex}", "bank": self.bank_id,
+        job = {"key": f"hs-{idempotency_key()}", "bank": self.bank_id,
                "items": [item_body(it) for it in items]}
         with contextlib.suppress(Unreachable):
             self.replay(REPLAY_S)
@@ -155,7 +156,7 @@ class RemoteMemoryService(MemoryService):
         """Send one execution record this checkout stored (``RecordService.forward``) to
         ``POST /v1/records``; spooled like a retain when the server does not answer (its
         fingerprint makes a replay store it once)."""
-        job = {"key": f"hs-{uuid.uuid4().hex}", "bank": self.bank_id, "record": wire}
+        job = {"key": f"hs-{idempotency_key()}", "bank": self.bank_id, "record": wire}
         with contextlib.suppress(Unreachable):
             self.replay(REPLAY_S)
         try:
@@ -330,23 +331,61 @@ class RemoteMemoryService(MemoryService):
                  until: float | None = None, anchor: str | None = None, after_id: int = 0,
                  offset: int = 0, order: str = "occurred", viewer: Viewer | None = None
                  ) -> list[Memory]:
-        """Memories from the server newest first (``viewer`` is the server's: its token); ``stale`` filters by this checkout's
-        staleness (among the newest 1,000)."""
+        """Memories from the server newest first (``viewer`` is the server's: its token);
+        ``stale`` filters by this checkout's staleness (among the newest 1,000)."""
+        q = self._list_query(status=status, kind=kind, stale=stale, limit=limit, tag=tag,
+                             visibility=visibility, since=since, until=until,
+                             anchor=anchor, offset=offset, order=order)
+        self._replay_once()
+        return self._listed_rows(self._fetch(q), stale=stale, limit=limit, after_id=after_id)
+
+    def _list_query(self, *, status: str = "active", kind: str | None = None,
+                    stale: bool = False, limit: int = 100, tag: str | None = None,
+                    visibility: str | None = None, since: float | None = None,
+                    until: float | None = None, anchor: str | None = None,
+                    offset: int = 0, order: str = "occurred") -> dict[str, Any]:
+        """The ``GET /v1/memories`` query of :meth:`memories`' filters."""
         from datetime import datetime
 
         def iso(t: float | None) -> str | None:
             return None if t is None else datetime.fromtimestamp(t, UTC).isoformat()
 
-        q = {"bank": self.bank_id, "status": status, "kind": kind, "tag": tag,
-             "visibility": visibility, "since": iso(since), "until": iso(until),
-             "anchor": anchor, "order": order, "offset": offset,
-             "limit": 1000 if stale else min(max(limit, 1), 10_000)}
-        self._replay_once()
-        res = self.client.request("GET", "/v1/memories", query=q)
-        rows = self._fresh([memory_from(d) for d in res["memories"]])
+        return {"bank": self.bank_id, "status": status, "kind": kind, "tag": tag,
+                "visibility": visibility, "since": iso(since), "until": iso(until),
+                "anchor": anchor, "order": order, "offset": offset,
+                "limit": 1000 if stale else min(max(limit, 1), 10_000)}
+
+    def _fetch(self, q: dict[str, Any]) -> list[dict[str, Any]]:
+        """The memories' JSON of one list query (HTTP only: safe in a worker thread)."""
+        return list(self.client.request("GET", "/v1/memories", query=q)["memories"])
+
+    def _listed_rows(self, data: list[dict[str, Any]], *, stale: bool, limit: int,
+                     after_id: int = 0) -> list[Memory]:
+        """A list's memories, stale as this checkout's index (its SQLite) says."""
+        # only an anchored memory can be stale: the others are not built (the briefing's
+        # list reads the newest 1,000)
+        rows = self._fresh([memory_from(d) for d in data if not stale or d.get("anchors")])
         if after_id:
             rows = [m for m in rows if m.id > after_id]
         return [m for m in rows if m.stale][:limit] if stale else rows
+
+    def memories_many(self, queries: list[dict[str, Any]]) -> list[list[Memory]]:
+        """:meth:`memories` of each keyword set in ``queries``, asked of the server at once
+        (at most :data:`PARALLEL` requests; the threads only make them, this checkout's
+        index is read here). Raises what the first failing request raised."""
+        if len(queries) < 2:
+            return [self.memories(**q) for q in queries]
+        from concurrent.futures import ThreadPoolExecutor
+
+        asked = [self._list_query(**{k: v for k, v in q.items()
+                                     if k not in ("after_id", "viewer")}) for q in queries]
+        self._replay_once()  # here, not in each thread
+        with ThreadPoolExecutor(min(PARALLEL, len(queries))) as ex:
+            got = list(ex.map(self._fetch, asked))
+        return [self._listed_rows(data, stale=bool(q.get("stale")),
+                                  limit=int(q.get("limit", 100)),
+                                  after_id=int(q.get("after_id", 0)))
+                for q, data in zip(queries, got, strict=True)]
 
     def get(self, mid: int, viewer: Viewer | None = None) -> Memory:
         res = self.client.request("GET", f"/v1/memories/{int(mid)}",
@@ -354,10 +393,12 @@ class RemoteMemoryService(MemoryService):
         return self._fresh([memory_from(res["memory"])])[0]
 
     def get_many(self, ids: list[int], viewer: Viewer | None = None) -> dict[int, Memory]:
-        out: dict[int, Memory] = {}
+        """``ids``' memories this token may see (those :meth:`anchored` listed: kept)."""
+        out = {i: self._listed[i] for i in ids if i in self._listed}
         for i in ids:
-            with contextlib.suppress(HindsightError):
-                out[i] = self.get(i)
+            if i not in out:
+                with contextlib.suppress(HindsightError):
+                    out[i] = self.get(i)
         return out
 
     def audit(self, mid: int, viewer: Viewer | None = None) -> list[dict[str, Any]]:
@@ -366,10 +407,12 @@ class RemoteMemoryService(MemoryService):
         return list(res["audit"])
 
     def anchored(self, files: list[str], viewer: Viewer | None = None) -> list[int]:
-        """Ids anchored to ``files`` (the first 20 asked one by one)."""
+        """Ids anchored to ``files`` (the first 20, asked at once); the rows are kept for
+        :meth:`get_many`."""
         ids: set[int] = set()
-        for f in files[:20]:
-            ids.update(m.id for m in self.memories(anchor=f, limit=100))
+        for rows in self.memories_many([{"anchor": f, "limit": 100} for f in files[:20]]):
+            self._listed.update((m.id, m) for m in rows)
+            ids.update(m.id for m in rows)
         return sorted(ids)
 
     def counts(self) -> dict[str, int]:

@@ -118,20 +118,27 @@ def session_briefing(memory: MemoryService, root: str, *, max_chars: int = 8000,
                 break
         return out
 
-    conv = take(memory.memories(kind="convention", limit=40)
-                + memory.memories(kind="decision", limit=40), 15)
-    files = branch_files(root)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as ex:  # git runs while the lists are read
+        changed = ex.submit(branch_files, root)
+        # one call for the five lists: in client mode they are asked of the server at once
+        conv_rows, dec_rows, exp_rows, les_rows, stale_rows = memory.memories_many([
+            {"kind": "convention", "limit": 40}, {"kind": "decision", "limit": 40},
+            {"kind": "experience", "limit": 60}, {"kind": "lesson", "limit": 30},
+            {"stale": True, "limit": 20}])
+        files = changed.result()
+    conv = take(conv_rows + dec_rows, 15)
     ids = memory.anchored(files[:200])
     lessons = [r for r in memory.get_many(ids).values()
                if r.kind in ("lesson", "experience") and r.status == "active"]
     lessons.sort(key=lambda r: -r.occurred_ts)
     branch = take(lessons, 8)
-    fails = [r for r in memory.memories(kind="experience", limit=60)
-             if r.outcome in ("success", "failure", "partial")]
-    fails += memory.memories(kind="lesson", limit=30)
+    fails = [r for r in exp_rows if r.outcome in ("success", "failure", "partial")]
+    fails += les_rows
     fails.sort(key=lambda r: -r.occurred_ts)
     recent = take(fails, 8)
-    stale = take(memory.memories(stale=True, limit=20), 5)
+    stale = take(stale_rows, 5)
     parts = [_section("Conventions and decisions", conv),
              _section(PAGES_TITLE, _map_lines(pages_map, max_chars // 4)),
              _section("Lessons about files changed on this branch", branch),
