@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import os
-import time
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC
 from typing import Any
@@ -31,27 +29,13 @@ from hindsight.errors import ConfigError, HindsightError, Unreachable
 from hindsight.memory.service import AnchorFn, MemoryService, NeighbourFn
 from hindsight.models import ChannelRank, Hit, Memory, MemoryItem, RecallResult, Retained
 from hindsight.remote.client import ServerClient, idempotency_key
+from hindsight.remote.spool import REPLAY_S, Spool
 from hindsight.store.base import CodeStore, MemoryStore, Viewer
 
 FIELDS = ("kind", "tags", "outcome", "supersedes", "source", "session", "occurred",
           "context", "visibility", "confidence", "commit_sha", "ref")
 SOURCES = ("human", "api", "conversation", "commit", "tool")
-REPLAY_S = 1.0  # at most this long replaying the spool before a write
-REPLAY_READ_S = 0.3  # and before the first read of a process (a hook's budget is short)
 PARALLEL = 8  # requests :meth:`RemoteMemoryService.memories_many` has open at once
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` exists (0: no)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def memory_from(d: dict[str, Any]) -> Memory:
@@ -69,7 +53,7 @@ def item_body(it: MemoryItem) -> dict[str, Any]:
     return body
 
 
-class RemoteMemoryService(MemoryService):
+class RemoteMemoryService(Spool, MemoryService):
     """Memories of bank ``bank_id`` on the server ``client`` talks to; ``store`` is this
     machine's bank (bookkeeping only), ``spool`` the spool directory, ``code()`` this
     checkout's code index or None, ``root`` the checkout. Raises what :class:`ServerClient` raises."""
@@ -195,74 +179,6 @@ class RemoteMemoryService(MemoryService):
         return [Retained(int(r["id"]), "duplicate" if again else str(r["action"]), list(r.get("redacted") or []),
                          str(r.get("structured") or ""), str(r.get("warning") or ""))
                 for r in res["results"]]
-
-    def _spool_job(self, job: dict[str, Any]) -> None:
-        os.makedirs(self.spool, mode=0o700, exist_ok=True)
-        os.chmod(self.spool, 0o700)
-        name = os.path.join(self.spool, f"{time.time_ns():020d}-{job['key']}.json")
-        tmp = name + ".tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(job, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, name)
-
-    def spooled(self) -> list[str]:
-        """Spool files waiting, oldest first. A file claimed by a process that has died
-        (a hook ended at its budget while sending) is put back first."""
-        try:
-            names = os.listdir(self.spool)
-        except FileNotFoundError:
-            return []
-        for n in names:
-            if n.endswith(".sending"):
-                base, pid = n[:-len(".sending")].rsplit(".", 1)
-                if not _alive(int(pid) if pid.isdigit() else 0):
-                    with contextlib.suppress(OSError):
-                        os.rename(os.path.join(self.spool, n), os.path.join(self.spool, base))
-        return sorted(os.path.join(self.spool, n) for n in os.listdir(self.spool)
-                      if n.endswith(".json"))
-
-    def replay(self, within_s: float = 30.0) -> dict[str, int]:
-        """Send spooled batches, oldest first, for at most ``within_s`` seconds; a batch
-        the server refuses (4xx) is kept as ``*.json.refused``. Returns ``{"sent",
-        "refused", "left"}``. A file is claimed by renaming it first, so two processes
-        replaying at once never send it twice. Raises Unreachable when the server does not
-        answer."""
-        sent = refused = 0
-        end = time.monotonic() + within_s
-        files = self.spooled()
-        for path in files:
-            if time.monotonic() > end:
-                break
-            mine = f"{path}.{os.getpid()}.sending"  # claimed: another process skips it
-            try:
-                os.rename(path, mine)
-            except OSError:
-                continue
-            try:
-                with open(mine, encoding="utf-8") as fh:
-                    job = json.load(fh)
-                self._post(job)
-            except (ValueError, OSError, HindsightError) as e:
-                if isinstance(e, Unreachable):
-                    os.rename(mine, path)
-                    raise
-                os.replace(mine, path + ".refused")
-                refused += 1
-                continue
-            os.unlink(mine)
-            sent += 1
-        return {"sent": sent, "refused": refused, "left": len(self.spooled())}
-
-    def _replay_once(self) -> None:
-        """Before the first read of this process: replay a waiting spool briefly."""
-        if not self._replayed:
-            self._replayed = True
-            if self.spooled():
-                with contextlib.suppress(Unreachable):
-                    self.replay(REPLAY_READ_S)
 
     def embed_missing(self, todo: list[tuple[int, str]]) -> int:
         """The server embeds what it stores: nothing to do here."""
