@@ -131,8 +131,11 @@ def test_refused_not_http_and_cut_short_are_unreachable() -> None:
 
 
 def test_status_codes_become_the_errors_they_were() -> None:
-    answers = iter([(503, b'{"error": "database\\n down"}'), (404, b'{"error": "no such"}'),
-                    (422, b"plain words")])
+    answers = iter([(503, b'{"error": "database\\n down", "type": "StorageError"}'),
+                    (404, b'{"error": "no such", "type": "NotFound"}'),
+                    (422, b'{"error": "k: too small", "type": "ValidationError"}'),
+                    (422, b"plain words"), (404, b"<!DOCTYPE HTML><html>nope</html>"),
+                    (404, b""), (200, b"<html>hello</html>")])
 
     def answer(conn: socket.socket, _req: bytes) -> None:
         st, body = next(answers)
@@ -144,8 +147,17 @@ def test_status_codes_become_the_errors_they_were() -> None:
             c.request("GET", "/a")
         with pytest.raises(NotFound, match="^server: no such$"):
             c.request("GET", "/b")
-        with pytest.raises(ConfigError, match="^server: plain words$"):
+        with pytest.raises(ConfigError, match="^server: k: too small$"):
             c.request("GET", "/c")
+        # a web server that is not hindsight (apiUrl pointed elsewhere): one line, exit 12
+        for path, status in (("/d", 422), ("/e", 404), ("/f", 404)):
+            with pytest.raises(Unreachable) as e:
+                c.request("GET", path)
+            assert str(e.value) == (f"http://127.0.0.1:{port}: not a hindsight server (GET "
+                                    f"{path} answered {status} without a hindsight error)")
+        with pytest.raises(Unreachable, match=r"not a hindsight server \(GET /g answered "
+                           r"200 without JSON\)$"):
+            c.request("GET", "/g")
 
 
 def test_header_values_with_line_breaks_are_not_sent() -> None:

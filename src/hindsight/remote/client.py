@@ -90,11 +90,16 @@ class ServerClient:
             try:
                 return json.loads(data)
             except ValueError:
-                raise Unreachable(f"{self.url}: answered {path} with no JSON") from None
+                raise Unreachable(f"{self.url}: not a hindsight server ({method} {path} "
+                                  f"answered {status} without JSON)") from None
         try:
-            msg = str(json.loads(data).get("error") or data)
-        except (ValueError, AttributeError):
-            msg = data[:200]
+            err = json.loads(data)
+            msg = str(err["error"]) if isinstance(err, dict) and "type" in err else ""
+        except (ValueError, KeyError):
+            msg = ""
+        if not msg:  # no {"error", "type"}: a web server or proxy answered, not hindsight
+            raise Unreachable(f"{self.url}: not a hindsight server ({method} {path} "
+                              f"answered {status} without a hindsight error)")
         msg = " ".join(msg.split())
         if status >= 500:
             raise Unreachable(f"{self.url}: {status} {msg}")
