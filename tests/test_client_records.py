@@ -119,3 +119,49 @@ def test_attempts_in_client_mode_show_a_teammates_attempts_once(tmp_path: Path) 
         srv.stop()
     r = _run(alice, alice_repo.path, "attempts", "charge", "--json")  # server down: local
     assert r.returncode == 0 and seen(json.loads(r.stdout)) == [(FAIL, "failure", None)]
+
+
+def test_a_sessions_records_go_in_one_batch_spooled_then_once(tmp_path: Path) -> None:
+    """A write-back's several records are one ``POST /v1/records/batch`` (one spool job
+    while the server is down), stored in order once when it is back."""
+    from ccfixture import Transcript
+    from hookutil import hook
+    from recordutil import claude_bash
+
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    srv_home = tmp_path / "server"
+    srv = serve(srv_home, "--port", str(port))
+    tok = token(srv_home, "alice", "--role", "write")
+    srv.stop()
+    repo = _clone(tmp_path, "shop", "git@github.com:org/shop.git")
+    env = _client_env(tmp_path, "alice", url, tok)
+    env["HINDSIGHT_HOOK_SYNC"] = "1"
+    t = Transcript(tmp_path / "t" / "s1.jsonl", "s1", str(repo.path))
+    t.user("run the checks")
+    claude_bash(t, "python3 -c 'raise SystemExit(1)'", 1, "boom\n")
+    claude_bash(t, "python3 -c 'print(1)'", 0, "1\n")
+    stop = {"session_id": "s1", "transcript_path": str(t.write()), "cwd": str(repo.path),
+            "hook_event_name": "Stop", "stop_hook_active": False}
+    r = hook("stop", stop, env, cwd=repo.path)
+    assert (r.returncode, r.stdout) == (0, ""), r.stderr
+    spool = next((tmp_path / "alice" / "hs" / "spool").rglob("remote"))
+    jobs = [json.loads(p.read_text()) for p in spool.glob("*.json")]
+    batches = [j["records"] for j in jobs if "records" in j]
+    assert [[x["command"] for x in b] for b in batches] == [
+        ["python3 -c 'raise SystemExit(1)'", "python3 -c 'print(1)'"]]
+    srv = serve(srv_home, "--port", str(port))
+    try:
+        r = _run(env, repo.path, "status", "--json")  # the first read replays the spool
+        assert json.loads(r.stdout)["spooled"] == 0, r.stdout
+        got = _server_commands(srv_home)
+        assert [(c, a, x) for c, a, x in got if c.startswith("python3")] == [
+            ("python3 -c 'raise SystemExit(1)'", "alice", 1),
+            ("python3 -c 'print(1)'", "alice", 0)]
+        _run(env, repo.path, "status", "--json")
+        assert _server_commands(srv_home) == got  # nothing twice
+        status, body = call(url, "POST", "/v1/records/batch", {"bank": BANK, "records": []},
+                            tok=tok)
+        assert (status, body["field"]) == (422, "records")
+    finally:
+        srv.stop()

@@ -120,6 +120,7 @@ class Bank:
         if settings.api_url and self.root:
             self.memory = _remote_memory(self, settings)
             self.records.forward = self.memory.send_record  # type: ignore[attr-defined]
+            self.records.forward_many = self.memory.send_records  # type: ignore[attr-defined]
             self.records.team = self.memory.team_attempts  # type: ignore[attr-defined]
             self.pages.memory = self.memory
 

@@ -134,6 +134,7 @@ class RecordService:
         self.cited = cited or (lambda ids: set())
         # client mode (issue 11): each record stored here is also sent to the team server
         self.forward: Callable[[dict[str, Any]], Any] | None = None
+        self.forward_many: Callable[[list[dict[str, Any]]], Any] | None = None  # several
         # and ``attempts`` adds the server's (teammates'): (symbol, file, outcome, limit)
         self.team: Callable[[str, str | None, str | None, int], Any] | None = None
 
@@ -188,7 +189,9 @@ class RecordService:
                     if created:
                         verify.after_insert(self.store, rec, exercised)
                     ids.append(rec.id)
-        if self.forward is not None:
+        if self.forward_many is not None and len(self._outbox) > 1:
+            self.forward_many(self._outbox)  # after the transactions: one request
+        elif self.forward is not None:
             for wire in self._outbox:
                 self.forward(wire)  # after the transaction: never HTTP inside it
         last = {d.session: i for d, i in zip(drafts, ids, strict=True)}

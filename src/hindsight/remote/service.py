@@ -148,6 +148,20 @@ class RemoteMemoryService(Spool, MemoryService):
         except Unreachable:
             self._spool_job(job)
 
+    def send_records(self, wires: list[dict[str, Any]]) -> None:
+        """Send records this checkout stored, in order, 500 per ``POST /v1/records/batch``
+        (``RecordService.forward_many``: a session's write-back); spooled as
+        :meth:`send_record` spools one."""
+        with contextlib.suppress(Unreachable):
+            self.replay(REPLAY_S)
+        for lo in range(0, len(wires), 500):
+            job = {"key": f"hs-{idempotency_key()}", "bank": self.bank_id,
+                   "records": wires[lo:lo + 500]}
+            try:
+                self._post(job)
+            except Unreachable:
+                self._spool_job(job)
+
     def team_attempts(self, symbol: str, file: str | None, outcome: str | None,
                       limit: int) -> tuple[list[dict[str, Any]], int] | None:
         """The server's attempts on ``symbol`` (``GET /v1/attempts``: the records every
@@ -171,6 +185,10 @@ class RemoteMemoryService(Spool, MemoryService):
         record job goes to ``/v1/records`` (answers nothing)."""
         if "record" in job:
             self.client.request("POST", "/v1/records", {"bank": job["bank"], **job["record"]})
+            return []
+        if "records" in job:
+            self.client.request("POST", "/v1/records/batch", {"bank": job["bank"],
+                                                              "records": job["records"]})
             return []
         res = self.client.request("POST", "/v1/retain/batch",
                                   {"bank": job["bank"], "items": job["items"],

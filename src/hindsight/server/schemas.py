@@ -112,12 +112,11 @@ RecordLinkBody = Annotated[list[Str], Field(min_length=6, max_length=6, descript
     "[path, local qualified name, role (changed|test|callee), change, old hash, new hash]"))]
 
 
-class RecordBody(_Body):
+class RecordFields(_Body):
     """One execution record as the client's checkout made it (``RecordService``): the
     stored fields but ``agent`` (the token's); ``fingerprint`` makes a retry store it
     once; ``observation`` is the JSON of ``models.Observation``."""
 
-    bank: Bank
     fingerprint: Annotated[str, Field(min_length=1, max_length=64)]
     tool: Annotated[str, Field(min_length=1, max_length=40)]
     command: Annotated[str, Field(min_length=1, max_length=20_000)]
@@ -152,3 +151,17 @@ class RecordBody(_Body):
         return v
     files: Annotated[list[tuple[Str, Annotated[int, Field(ge=0)], Annotated[int, Field(
         ge=0)]]], Field(max_length=5000)] = []
+
+
+class RecordBody(RecordFields):
+    """``POST /v1/records``: one record (:class:`RecordFields`) of ``bank``."""
+
+    bank: Bank
+
+
+class RecordsBody(_Body):
+    """``POST /v1/records/batch``: up to 1,000 records of ``bank``, stored in order (each
+    is counted against the earlier ones, as a checkout stores them)."""
+
+    bank: Bank
+    records: Annotated[list[RecordFields], Field(min_length=1, max_length=1000)]

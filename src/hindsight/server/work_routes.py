@@ -15,7 +15,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi import Path as FPath
 
 from hindsight.server.routes import BankId, Caller, MemoryId, _state
-from hindsight.server.schemas import ForgetBody, RecordBody
+from hindsight.server.schemas import ForgetBody, RecordBody, RecordsBody
 
 router = APIRouter()
 PageName = Annotated[str, FPath(min_length=1, max_length=40, description="Page name.")]
@@ -32,6 +32,22 @@ def record(request: Request, body: RecordBody, who: Caller) -> dict[str, Any]:
     sc._log("record", None, f"record {rec.id}{'' if created else ' (again)'}")
     return {"bank": body.bank, "id": rec.id, "created": created,
             "attempt": rec.attempt_dict()}
+
+
+@router.post("/v1/records/batch", tags=["records"])
+def records(request: Request, body: RecordsBody, who: Caller) -> dict[str, Any]:
+    """Store up to 1,000 records a checkout made, in order (a session's write-back: one
+    request instead of one per record); each answer as ``/v1/records`` gives it, without
+    the attempt."""
+    sc = _state(request).scoped(who, body.bank, "write")
+    out = []
+    with sc.lock:
+        for r in body.records:
+            rec, created = sc.bank.records.accept(r.model_dump(), who.agent)
+            out.append({"id": rec.id, "created": created})
+    sc._log_many([("record", None, f"record {r['id']}{'' if r['created'] else ' (again)'}")
+                  for r in out])
+    return {"bank": body.bank, "results": out}
 
 
 @router.get("/v1/attempts", tags=["records"])
