@@ -27,19 +27,23 @@ class ServedBank(Bank):
         bank has one connection, so its calls take turns."""
         return self.stores.shared is not None
 
-    def _anchors(self, files: list[str], symbols: list[str], must_exist: bool = True
-                 ) -> list[tuple[str, str, str]]:
+    @staticmethod
+    def relative(path: str, option: str = "files") -> str:
+        """``path`` as a served bank keeps it: repository-relative, ``/`` separated, no
+        ``..``. Raises ConfigError naming ``option``."""
         import posixpath
 
+        p = posixpath.normpath(path.replace("\\", "/")) if path else ""
+        if not p or p.startswith(("/", "../")) or p in (".", ".."):
+            raise ConfigError(f"{option.rstrip('s')} {path!r}: a path relative to the "
+                              "repository root", option=option, value=path)
+        return p
+
+    def _anchors(self, files: list[str], symbols: list[str], must_exist: bool = True
+                 ) -> list[tuple[str, str, str]]:
         from hindsight.qnames import split_qname
 
-        out: list[tuple[str, str, str]] = []
-        for f in files:
-            p = posixpath.normpath(f.replace("\\", "/")) if f else ""
-            if not p or p.startswith(("/", "../")) or p in (".", ".."):
-                raise ConfigError(f"file {f!r}: a path relative to the repository root",
-                                  option="files", value=f)
-            out.append((p, "", ""))
+        out: list[tuple[str, str, str]] = [(self.relative(f), "", "") for f in files]
         for spec in symbols:
             pair = split_qname(spec)
             if pair is None or not pair[0] or not pair[1]:

@@ -78,18 +78,6 @@ class Scoped:
         with self.lock:
             yield self.bank.memory
 
-    @staticmethod
-    def _anchor_path(path: str) -> str:
-        """An anchor's path as ``files`` take it: repository-relative, no ``..``. Raises
-        ConfigError (field ``anchors``)."""
-        import posixpath
-
-        p = posixpath.normpath(path.replace("\\", "/")) if path else ""
-        if not p or p.startswith(("/", "../")) or p in (".", ".."):
-            raise ConfigError(f"anchor path {path!r}: a path relative to the repository "
-                              "root", option="anchors", value=path)
-        return p
-
     def _log(self, action: str, memory_id: int | None, detail: str = "") -> None:
         self._log_many([(action, memory_id, detail)])
 
@@ -108,7 +96,7 @@ class Scoped:
         """A memory item owned by the token's agent (and team, where memories have one);
         ``files``/``symbols`` become anchors as :meth:`ServedBank._anchors` takes them."""
         self.who.require(self.bank_id, "write")
-        given = [(self._anchor_path(a[0]), *a[1:]) for a in anchors or []] + \
+        given = [(self.bank.relative(a[0], "anchors"), *a[1:]) for a in anchors or []] + \
             self.bank._anchors(list(files), list(symbols), False)
         own = {"agent": self.who.agent, "owner": self.who.agent}
         if "team" in ITEM_FIELDS:
