@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shlex
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,7 @@ def test_attempts_in_client_mode_show_a_teammates_attempts_once(tmp_path: Path) 
         assert theirs["attempts"][0]["server"] is True
         assert (theirs["total"], theirs["truncated"]) == (1, False)
         change(bob_repo, 2)
+        time.sleep(1.1)  # attempts show their start to the second: bob's comes later
         r = _run(bob, bob_repo.path, "run", "--", "python3", "-c", "print('ok')")
         assert r.returncode == 0, r.stderr
         both = attempts(bob, bob_repo)

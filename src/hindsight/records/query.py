@@ -106,7 +106,8 @@ def _add_team(out: dict[str, Any], theirs: list[dict[str, Any]], total: int) -> 
     first: those this checkout does not hold. The server's copy of a record sent from here
     has the same start time, command, session, outcome and diff summary; each teammate's
     attempt keeps its ``agent`` and is marked ``"server": true`` (its ``id`` is the
-    server's). ``total`` counts each record once."""
+    server's). ``total`` counts each record once. Order: start time to the second (what
+    an attempt shows); within one second this checkout's come first."""
     from datetime import datetime
 
     def key(a: dict[str, Any]) -> tuple[float, str, str, str, str]:
