@@ -104,18 +104,11 @@ class Scoped:
         return MemoryItem(text=text, anchors=given, **{**fields, **own})
 
     def retain(self, items: list[MemoryItem], batch: bool) -> list[Retained]:
-        """Retain ``items`` (checked first: a bad one stores nothing); a batch is written
+        """Retain ``items`` (all checked first by ``memory.retain``, which names a bad
+        item of several as ``items.N``: a bad one stores nothing); a batch is written
         in one transaction, an exact duplicate is never stored twice (the fingerprint is
         unique), so a retried batch stores each item once."""
         self.who.require(self.bank_id, "write")
-        for n, it in enumerate(items):
-            try:
-                it.check()
-            except ConfigError as e:  # which item of a batch (the field: items.N)
-                if not batch:
-                    raise
-                raise ConfigError(f"items.{n}: {e.message}", option=f"items.{n}"
-                                  + (f".{e.option}" if e.option else "")) from None
         later = batch and self._embed_later is not None
         with self.held() as mem:
             out = mem.retain_batch(items, embed=not later) if batch else \
