@@ -57,3 +57,14 @@ class Repo:
 def fn(name: str, body: str = "return 1", calls: str = "") -> str:
     extra = f"    {calls}\n" if calls else ""
     return f"def {name}():\n{extra}    {body}\n\n\n"
+
+
+def sigint_default() -> None:
+    """``preexec_fn`` of a child the test stops with SIGINT: the disposition and mask a
+    terminal user's process has (default, unblocked). A child inherits ignored signals
+    and the signal mask: a suite run as a background job ignores SIGINT (POSIX), and in
+    the full suite SIGINT was found blocked in the pytest process, so the child ran on."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from histutil import sigint_default
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -69,7 +71,7 @@ def start(home: Path, *args: str, timeout: float = 120, **extra: str) -> Served:
     """Start ``hindsight serve --port 0 ARGS`` and wait for its one line on stdout."""
     proc = subprocess.Popen([sys.executable, "-m", "hindsight", "serve", "--port", "0",
                              *args], env=env(home, **extra), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
     assert proc.stdout is not None
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
+from histutil import sigint_default
 from serverutil import call, env
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,7 +89,8 @@ def test_entry_command_serves_against_embedded_postgres(pg_dsn: str, tmp_path: P
     e = env(tmp_path / "home", **{**envs, "HINDSIGHT_SERVE_PORT": "0",
                                   "HINDSIGHT_DATABASE_URL": pg_dsn})
     proc = subprocess.Popen([sys.executable, "-m", "hindsight", *cmd[1:]], env=e,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=sigint_default)
     try:
         assert proc.stdout is not None
         sel = selectors.DefaultSelector()

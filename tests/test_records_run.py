@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from histutil import sigint_default
 from hookutil import AWS, GH, db_file, make_env
 from recordutil import FIXED, shop
 
@@ -116,12 +117,6 @@ def test_not_found_and_not_executable(env: dict[str, str], repo: Path) -> None:
         "no-such-command-xyz: command not found"
 
 
-def _default_sigint() -> None:
-    """A test run from a shell's background job inherits SIGINT ignored (POSIX): give the
-    command under test the default disposition a terminal user's process has."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 SLEEPER = ("import os, sys, time\nprint('ready', os.getpid(), flush=True)\n"
            "time.sleep(60)\n")
 
@@ -129,7 +124,7 @@ SLEEPER = ("import os, sys, time\nprint('ready', os.getpid(), flush=True)\n"
 def _start(env: dict[str, str], repo: Path) -> tuple[subprocess.Popen[str], int]:
     p = subprocess.Popen([PY, "-m", "hindsight", "run", "--", PY, "-c", SLEEPER], env=env,
                          cwd=repo, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         stdin=subprocess.DEVNULL, preexec_fn=_default_sigint)
+                         stdin=subprocess.DEVNULL, preexec_fn=sigint_default)
     assert p.stdout is not None
     line = p.stdout.readline()
     assert line.startswith("ready "), line

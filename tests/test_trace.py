@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from histutil import Repo, fn, git
+from histutil import Repo, fn, git, sigint_default
 
 from hindsight.app import open_bank
 from hindsight.errors import ConfigError
@@ -98,21 +98,12 @@ def _wait_for(pred, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-d
     raise AssertionError("timed out")
 
 
-def _sigint_default() -> None:
-    """In the child: SIGINT as a terminal user's process has it, default and unblocked.
-    A child inherits its parent's ignored signals and signal mask: in a suite where SIGINT
-    was blocked (a background job, or a library's thread) the watch never saw the test's
-    SIGINT and ran on (faulthandler showed it waiting for events)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-
 def test_watch_subprocess_records_events(tmp_path: Path) -> None:
     r = small_repo(tmp_path)
     subprocess.run([*CLI, "index"], cwd=r.path, check=True, capture_output=True)
     proc = subprocess.Popen([*CLI, "watch", "--actor", "aider", "--session", "w1",
                              "--debounce-ms", "100"], cwd=r.path, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=_sigint_default)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
     try:
         assert proc.stderr is not None and proc.stdout is not None
         notice = proc.stderr.readline()

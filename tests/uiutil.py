@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from histutil import sigint_default
+
 FIRST_LINE = re.compile(r"^hindsight ui: (http://([^/]+):(\d+))/\?token=([A-Za-z0-9_-]{20,})$")
 
 
@@ -65,7 +67,7 @@ def start(cwd: Path, *args: str, env: dict[str, str] | None = None,
     e = {**os.environ, "HINDSIGHT_EMBEDDER": "hashing", **(env or {})}
     proc = subprocess.Popen([sys.executable, "-m", "hindsight", "ui", "--port", "0", *args],
                             cwd=cwd, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, stdin=subprocess.DEVNULL)
+                            text=True, stdin=subprocess.DEVNULL, preexec_fn=sigint_default)
     got: list[str] = []
     reader = threading.Thread(target=lambda: got.append(proc.stdout.readline() if proc.stdout
                                                         else ""), daemon=True)
