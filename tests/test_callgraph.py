@@ -116,7 +116,8 @@ def test_facts_are_stored_without_secrets(tmp_path: Path) -> None:
     edges, facts = index_and_read(tmp_path)
     assert facts == [("app.py", "main", "api_key", "Store()", 9),
                      ("app.py", "main", "keys['[REDACTED:github_token]']", "Store()", 7),
-                     ("app.py", "main", "keys['plain']", "Store()", 7)]
+                     ("app.py", "main", "keys['plain']", "Store()", 7),
+                     ("app.py", "main", "keys[?]", "Store()", 7)]
     assert edges == ["app.py::main -> app.py::Store @7", "app.py::main -> app.py::Store @7",
                      "app.py::main -> app.py::Store @9", "app.py::main -> app.py::Store.get @10",
                      "app.py::main -> app.py::Store.get @8"]

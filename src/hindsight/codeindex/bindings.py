@@ -12,6 +12,7 @@ from typing import Any
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.types import type_value
+from hindsight.codeindex.values import MAX_TARGETS
 
 Fact = tuple[str, str, str, int]
 _NONE = frozenset({"None", "null", "undefined", "nil"})
@@ -32,7 +33,8 @@ NAMES = frozenset({"identifier", "this", "self", "this_expression", "field_ident
 _UNWRAP = frozenset({"await", "parenthesized_expression", "await_expression",
                      "non_null_expression", "reference_expression", "try_expression",
                      "generic_function"})
-_LITERALS = frozenset({"dictionary", "list", "tuple", "array", "object"})
+_LITERALS = frozenset({"dictionary", "list", "tuple", "array", "object", "set"})
+_SPREADS = frozenset({"list_splat", "dictionary_splat", "spread_element"})
 
 
 def _t(n: Any) -> str:
@@ -154,6 +156,9 @@ class Bindings:
         if v is not None:
             self.facts.append((scope, target, v, line))
             self.used(scope, v)
+            if target.endswith("]") and not target.endswith(("[?]", "[*]")) and v != "?":
+                # `d['k'] = f`: also a value `d[key]` may have (see Flow.pick)
+                self.facts.append((scope, target[:target.rindex("[")] + "[?]", v, line))
 
     def read(self, scope: str, name: str) -> bool:
         """Whether a binding of local variable ``name`` in ``scope`` is worth keeping."""
@@ -170,19 +175,32 @@ class Bindings:
                     break
                 scope = scope.rpartition(".")[0]
 
-    def element(self, node: Any) -> str:
-        """Access path of an element of ``node`` (the variable of a loop over it): the
-        common value of a literal's elements, else ``<path>[*]``, else ``?``."""
+    def element(self, node: Any) -> list[str]:
+        """Access paths of an element of ``node`` (the variable of a loop over it): each
+        distinct value of a literal's elements (in order; ``["?"]`` when one is no path
+        or there are more than ``MAX_TARGETS``), else ``[<path>[*]]``, else ``["?"]``."""
         if node.type in ("list", "tuple", "array", "set"):
-            vals = {self.value(c) for c in node.named_children if c.type != "comment"}
-            v = vals.pop() if len(vals) == 1 else None
-            return v if v is not None else "?"
+            vals: list[str] = []
+            for c in node.named_children:
+                if c.type == "comment":
+                    continue
+                v = self.value(c)
+                if v is None:
+                    continue
+                if v == "?" or c.type in _SPREADS:
+                    return ["?"]
+                if v not in vals:
+                    vals.append(v)
+            return vals if 0 < len(vals) <= MAX_TARGETS else ["?"]
         v = canon(_t(node))
-        return f"{v}[*]" if v else "?"
+        if v.endswith(".values()") and len(v) > 9:  # a loop over a dict's values
+            return [f"{v[:-9]}[?]"]
+        return [f"{v}[*]"] if v else ["?"]
 
     def elements(self, scope: str, target: str, lit: Any, line: int) -> None:
         i = 0
         values: set[str | None] = set()
+        anykey: set[str | None] = set()  # a dict's values: what `d[key]` may be
         for ch in lit.named_children:
             t = ch.type
             if t == "comment":
@@ -196,22 +214,28 @@ class Bindings:
                 if key.type in ("property_identifier", "identifier"):
                     k = f"'{k}'"
                 segs = parse(f"x[{k}]")
-                if segs is not None and segs[1] != "[?]":
-                    v = self.value(val)
-                    if v is not None:
-                        self.facts.append((scope, f"{target}{segs[1]}", v, line))
+                v = self.value(val)
+                if segs is not None and segs[1] != "[?]" and v is not None:
+                    self.facts.append((scope, f"{target}{segs[1]}", v, line))
+                anykey.add(v if segs is not None else "?")
                 continue
-            if t in ("list_splat", "dictionary_splat", "spread_element"):
+            if t in _SPREADS:
                 return
             v = self.value(ch)
             values.add(v)
             if v is not None:
                 self.facts.append((scope, f"{target}[{i}]", v, line))
             i += 1
-        if len(values) == 1 and lit.type in ("list", "tuple", "array"):
-            v = values.pop()
-            if v is not None and v != "?":  # every element the same: the element of a loop
-                self.facts.append((scope, f"{target}[*]", v, line))
+        values.discard(None)
+        if lit.type in ("list", "tuple", "array", "set") and "?" not in values and \
+                0 < len(values) <= MAX_TARGETS:
+            # the element of a loop over it: any of the values (one line, several facts)
+            for w in sorted(x for x in values if x is not None):
+                self.facts.append((scope, f"{target}[*]", w, line))
+        anykey.discard(None)
+        if "?" not in anykey and 0 < len(anykey) <= MAX_TARGETS:
+            for w in sorted(x for x in anykey if x is not None):
+                self.facts.append((scope, f"{target}[?]", w, line))
 
 
 def head(path: str) -> str:

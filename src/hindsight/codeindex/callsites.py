@@ -1,7 +1,8 @@
 """Values of undeclared parameters, from the call sites of the same file (Python).
 
 A parameter without a declared type takes the value its function's call sites pass, by
-position or by keyword, when all the call sites that pass an access path agree. Only the
+position or by keyword: the union of the values they pass (at most ``MAX_TARGETS``,
+:mod:`hindsight.codeindex.values`). Only the
 call sites of the function's own file are seen (the index resolves one file at a time);
 an edge found this way is one that runs when the function is called from there.
 """
@@ -12,16 +13,18 @@ from typing import TYPE_CHECKING
 
 from hindsight.codeindex.exprs import parse, render
 from hindsight.codeindex.table import FileSyms
+from hindsight.codeindex.values import union
 
 if TYPE_CHECKING:
-    from hindsight.codeindex.flow import Flow, Value
+    from hindsight.codeindex.flow import Flow
     from hindsight.codeindex.resolve import Resolver
+    from hindsight.codeindex.values import Value
 
 
 def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str) -> Value | None:
-    """The one value the call sites of ``fs``'s function ``fn`` pass for its parameter
-    ``name`` at position ``pos`` (-1: keyword-only), or ``None`` when they disagree or
-    pass none. A method called on an instance, and a class called (its ``__init__``),
+    """The value (a union when they differ) the call sites of ``fs``'s function ``fn``
+    pass for its parameter ``name`` at position ``pos`` (-1: keyword-only), or ``None``
+    when they pass none that is known. A method called on an instance, and a class called (its ``__init__``),
     get the receiver as position 0; a decorator application counts as a call."""
     r = flow.ctx(fs.path)
     if r is None:
@@ -30,7 +33,7 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str) -> Value | No
     method = fs.kinds.get(fn) == "method" and fs.language == "python" and not any(
         d == "staticmethod" for _l, d in fs.flow.get(fn, {}).get("@dec", []))
     init = fn.endswith(".__init__") and fs.parents.get(fn, "") == fn[:-9]
-    out: Value | None = None
+    vals: list[Value | None] = []
     last = fn.rpartition(".")[2]
     sites = fs.args.get(last, []) + fs.args.get("", [])
     if init:
@@ -50,11 +53,8 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str) -> Value | No
             shift = 1
         if key.isdigit() and int(key) + shift != pos:
             continue
-        v = flow.value(fs, scope, value, line)
-        if v is None or (out is not None and v != out):
-            return None
-        out = v
-    return out
+        vals.append(flow.value(fs, scope, value, line))
+    return union(vals)
 
 def _callee(flow: Flow, r: Resolver, fs: FileSyms, scope: str, segs: tuple[str, ...],
             line: int) -> tuple[str, int]:
@@ -75,4 +75,4 @@ def _callee_uncached(flow: Flow, r: Resolver, fs: FileSyms, scope: str,
         rv = flow.eval(fs, scope, segs[:-1], line)
         shift = 0 if rv is not None and rv[0] in ("cls", "mod") else 1
         return r.target(scope, last.lstrip(".:"), recv, line), shift
-    return flow.callable_target(flow.eval(fs, scope, segs, line)), 0
+    return next(iter(flow.callable_target(flow.eval(fs, scope, segs, line))), ""), 0

@@ -24,8 +24,11 @@ type takes the value passed at the call sites of its function in the same file, 
 all agree (decorators count as call sites: ``@dec`` calls ``dec(f)``). A property read
 (``@property``) gives the property's value.
 
-Every doubt ends in "unknown" and the call stays unresolved: two bindings that disagree,
-a value that is no path, a loop, more than ``MAX_STEPS`` evaluation steps for one file.
+Where the text gives several values (a loop over ``[f, g]``, returns, call sites or
+attribute bindings that differ, a dict read with a key that is no literal) the value is
+their union (:mod:`hindsight.codeindex.values`, at most ``MAX_TARGETS``) and a call of it
+has an edge per target. Every doubt ends in "unknown" and the call stays unresolved: a
+value that is no path, a loop, more than ``MAX_STEPS`` evaluation steps for one file.
 All files consulted are recorded as dependencies (their ``path:`` key, and every key
 their own lookups need), as incremental re-resolution requires.
 """
@@ -33,7 +36,7 @@ their own lookups need), as incremental re-resolution requires.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -43,12 +46,14 @@ from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.receivers import ARGS
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, SUPER_NAMES, FileSyms
 from hindsight.codeindex.types import type_value
+from hindsight.codeindex.values import Value, members, union
 from hindsight.codeindex.worth import worth
 
 if TYPE_CHECKING:
     from hindsight.codeindex.resolve import Resolver
 
-Value = tuple[str, str]
+__all__ = ["Flow", "Value"]
+
 MAX_STEPS = 20_000  # evaluation steps per resolved file (a bound on pathological files)
 MAX_NEST = 24  # nested evaluations (a chain of returns, attributes and parameters)
 _PROPERTY = frozenset({"property", "cached_property", "functools.cached_property"})
@@ -102,39 +107,53 @@ class Flow:
         return r.f if r is not None else None
 
     # ---- a call --------------------------------------------------------------------------
-    def call(self, fs: FileSyms, scope: str, name: str, receiver: str, line: int) -> str:
-        """Qualified name a call of ``name`` on ``receiver`` (``""``: a bare call, where
-        ``name`` may be an access path such as ``make()``) denotes, or ``""``."""
+    def calls(self, fs: FileSyms, scope: str, name: str, receiver: str, line: int
+              ) -> list[str]:
+        """Qualified names a call of ``name`` on ``receiver`` (``""``: a bare call, where
+        ``name`` may be an access path such as ``make()``) may run: one, several (a
+        union), or none (``[]``: unknown)."""
         segs = parse(receiver or name)
         if not segs or not worth(self, fs, scope, segs, value=bool(receiver)):
-            return ""
-        if receiver:
-            v = self.eval(fs, scope, segs, line)
-            return self.member_target(v, name) if v is not None else ""
-        return self.callable_target(self.eval(fs, scope, segs, line))
-
-    def callable_target(self, v: Value | None) -> str:
-        """The definition a call of value ``v`` runs (a class for a construction)."""
+            return []
+        v = self.eval(fs, scope, segs, line)
         if v is None:
-            return ""
+            return []
+        if receiver:
+            return _targets(self.member_target(m, name) for m in members(v))
+        return _targets(self.callable_target(m) for m in members(v))
+
+    def callable_target(self, v: Value | None) -> list[str]:
+        """The definitions a call of value ``v`` runs (a class for a construction)."""
+        if v is None:
+            return []
         kind, q = v
+        if kind == "any":
+            return _targets(self.callable_target(m) for m in members(v))
         if kind in ("fn", "cls"):
-            return q
+            return [q]
         if kind == "inst":
             m = self.member(v, "__call__")
-            return m[1] if m is not None and m[0] == "fn" else ""
-        return ""
+            return [x[1] for x in members(m) if x[0] == "fn"] if m is not None else []
+        return []
 
-    def member_target(self, v: Value, name: str) -> str:
+    def member_target(self, v: Value, name: str) -> list[str]:
+        """The definitions a call of member ``name`` of value ``v`` runs."""
+        if v[0] == "any":
+            return _targets(self.member_target(m, name) for m in members(v))
         if v[0] == "mod":
             m = self.attr_value(v, name)
-            return m[1] if m is not None and m[0] in ("fn", "cls") else self.callable_target(m)
+            return self._run(m, lambda x: x[0] in ("fn", "cls"))
         if v[0] not in ("cls", "inst", "super"):
-            return ""
-        m = self.member(v, name)
+            return []
+        return self._run(self.member(v, name),
+                         lambda x: x[0] in ("fn", "cls") and self._is_def(x[1]))
+
+    def _run(self, m: Value | None, direct: Callable[[Value], bool]) -> list[str]:
+        """Targets of calling member value ``m``: each alternative that is ``direct`` (a
+        definition) itself, the others as :meth:`callable_target` says."""
         if m is None:
-            return ""
-        return m[1] if m[0] in ("fn", "cls") and self._is_def(m[1]) else self.callable_target(m)
+            return []
+        return _targets([x[1]] if direct(x) else self.callable_target(x) for x in members(m))
 
     def _is_def(self, q: str) -> bool:
         path, _, local = q.partition("::")
@@ -152,8 +171,13 @@ class Flow:
         while i < len(segs) and segs[i][0] == "[":
             name += segs[i]
             i += 1
-        v = self.head(fs, scope, name, line)
+        return self._rest(self.head(fs, scope, name, line), segs, i)
+
+    def _rest(self, v: Value | None, segs: tuple[str, ...], i: int) -> Value | None:
+        """Value of ``v`` followed by ``segs[i:]`` (each alternative of a union)."""
         while v is not None and i < len(segs):
+            if v[0] == "any":
+                return union(self._rest(m, segs, i) for m in members(v))
             self.steps += 1
             if self.steps > MAX_STEPS:
                 return None
@@ -196,7 +220,7 @@ class Flow:
             if first or kind not in CLASS_KINDS:
                 b = fs.flow.get(s, {}).get(name)
                 if b:
-                    return self.pick(fs, s, b, line if first else None)
+                    return self.pick(fs, s, b, line if first else None, name.endswith("[?]"))
                 if kind in FUNC_KINDS and "[" not in name:
                     p = fs.param(s, name)
                     if p is not None:
@@ -213,19 +237,26 @@ class Flow:
             if hit:
                 return self.classify(hit[0])
         b = fs.flow.get("", {}).get(name)
-        return self.pick(fs, "", b, line if not scope else None) if b else None
+        return self.pick(fs, "", b, line if not scope else None, name.endswith("[?]")) \
+            if b else None
 
     def pick(self, fs: FileSyms, scope: str, bindings: list[tuple[int, str]],
-             line: int | None) -> Value | None:
-        """Value of the last binding before ``line`` (``None``: the last one)."""
+             line: int | None, any_key: bool = False) -> Value | None:
+        """Value of the last binding before ``line`` (``None``: the last one); the union
+        when that line binds several values, or with ``any_key`` (the name is ``d[?]``)
+        the union of all bindings before ``line``."""
         if line is not None:
-            before = [b for b in bindings if b[0] < line]
-            if not before:
+            bindings = [b for b in bindings if b[0] < line]
+            if not bindings:
                 return None
-            bl, val = max(before, key=_first)
-        else:
-            bl, val = max(bindings, key=_first)
-        return self.value(fs, scope, val, bl)
+        if any_key:  # `d[key]`: any value stored under some key before
+            return union(self.value(fs, scope, val, b) for b, val in bindings)
+        bl = max(bindings, key=_first)[0]
+        alts = [val for b, val in bindings if b == bl]
+        if len(alts) == 1:
+            return self.value(fs, scope, alts[0], bl)
+        # one line binding several values: the elements of a literal, a loop's variable
+        return union(self.value(fs, scope, val, bl) for val in alts)
 
     def value(self, fs: FileSyms, scope: str, val: str, line: int) -> Value | None:
         if val == "?":
@@ -276,11 +307,14 @@ class Flow:
     # ---- calls, attributes, parameters -------------------------------------------------------
     def call_value(self, v: Value) -> Value | None:
         kind, q = v
+        if kind == "any":
+            return union(self.call_value(m) for m in members(v))
         if kind == "cls":
             return ("inst", q)
         if kind == "inst":
             m = self.member(v, "__call__")
-            return self.call_value(m) if m is not None and m[0] == "fn" else None
+            return union(self.call_value(x) for x in members(m) if x[0] == "fn") \
+                if m is not None else None
         if kind != "fn":
             return None
         return self._guarded(("ret", q), lambda: self._returns(q))
@@ -300,17 +334,13 @@ class Flow:
         rets = facts.get("return")
         if not rets:
             return None
-        out: Value | None = None
-        for line, val in rets:
-            v = self.value(fs, local, val, line)
-            if v is None or (out is not None and v != out):
-                return None
-            out = v
-        return out
+        return union(self.value(fs, local, val, line) for line, val in rets)
 
     def element(self, v: Value) -> Value | None:
         """An element of ``v`` (the variable of a ``for`` loop): what a generator
         function yields, when all its ``yield`` statements agree."""
+        if v[0] == "any":
+            return union(self.element(m) for m in members(v))
         if v[0] != "gen":
             return None
         path, _, local = v[1].partition("::")
@@ -322,6 +352,8 @@ class Flow:
 
     def attr_value(self, v: Value, name: str) -> Value | None:
         kind, q = v
+        if kind == "any":
+            return union(self.attr_value(m, name) for m in members(v))
         if kind == "mod":
             return self._module_attr(q.partition("::")[0], name)
         if kind not in ("cls", "inst", "super"):
@@ -357,6 +389,8 @@ class Flow:
         """Member ``name`` of a class or instance value along the class's MRO: a definition
         (method, nested class) or the value of the attribute's bindings."""
         kind, q = v
+        if kind == "any":
+            return union(self.member(m, name) for m in members(v))
         order = self.mro(q)
         if kind == "super":
             order = order[1:]
@@ -380,14 +414,8 @@ class Flow:
         return None
 
     def _agree(self, fs: FileSyms, bindings: list[tuple[str, int, str]]) -> Value | None:
-        """The one value all ``(scope, line, value)`` bindings have, else ``None``."""
-        out: Value | None = None
-        for scope, line, val in bindings:
-            v = self.value(fs, scope, val, line)
-            if v is None or (out is not None and v != out):
-                return None
-            out = v
-        return out
+        """The union of the values of the ``(scope, line, value)`` bindings."""
+        return union(self.value(fs, scope, val, line) for scope, line, val in bindings)
 
     def mro(self, q: str) -> list[str]:
         """Method resolution order of class ``q``: C3 linearisation for Python (Python's
@@ -429,6 +457,14 @@ class Flow:
 
 def _first(b: tuple[int, str]) -> int:
     return b[0]
+
+
+def _targets(lists: Iterable[list[str]]) -> list[str]:
+    """The targets of several lists, each once, in order."""
+    out: list[str] = []
+    for lst in lists:
+        out += [t for t in lst if t not in out]
+    return out
 
 
 def _c3(seqs: list[list[str]]) -> list[str] | None:

@@ -42,7 +42,7 @@ from hindsight.redact import clean, may_hold_secret
 __all__ = ["ARGS", "FACTS_VERSION", "Fact", "extract"]
 
 ARGS = frozenset({"python"})  # languages whose undeclared parameters are bound from call sites
-FACTS_VERSION = "1"  # stored in a bank's meta; a bank with another value is re-indexed in full
+FACTS_VERSION = "2"  # stored in a bank's meta; a bank with another value is re-indexed in full
 
 
 def _py_decorators(out: Bindings, node: Any) -> None:
@@ -173,8 +173,9 @@ def _returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) 
 def _for(out: Bindings, caps: dict[str, list[Any]]) -> None:
     node = caps["fact.for"][0]
     right = caps.get("fact.rhs", [node.child_by_field_name("right")])[0]
-    v = out.element(right) if right is not None else "?"
-    out.facts.append((out.scope(node), _t(caps["fact.lhs"][0]), v, _line(node)))
+    scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node)
+    for v in out.element(right) if right is not None else ["?"]:
+        out.facts.append((scope, target, v, line))
 
 
 def _declared(out: Bindings, caps: dict[str, list[Any]], key: str) -> None:

@@ -251,11 +251,17 @@ class Resolver:
     def target(self, caller: str, name: str, receiver: str, line: int = 0) -> str:
         """Qualified name of the symbol a reference at ``line`` denotes, or ``""``: by the
         name rules, else by the receiver's value (:mod:`hindsight.codeindex.flow`) when
-        ``line`` is given."""
+        ``line`` is given; the first of :meth:`targets`."""
+        return next(iter(self.targets(caller, name, receiver, line)), "")
+
+    def targets(self, caller: str, name: str, receiver: str, line: int = 0) -> list[str]:
+        """Qualified names of the symbols a reference at ``line`` may denote (several when
+        the receiver's value is a union, :mod:`hindsight.codeindex.values`); ``[]`` when
+        unresolved."""
         hit = self._by_name(caller, name, receiver)
         if hit or not line:
-            return hit
-        return self.flow.call(self.f, caller, name, receiver, line)
+            return [hit] if hit else []
+        return self.flow.calls(self.f, caller, name, receiver, line)
 
     def _by_name(self, caller: str, name: str, receiver: str) -> str:
         fs = self.f
@@ -407,8 +413,9 @@ def resolve_file(table: Table, fs: FileSyms, refs: Iterable[tuple[str, str, str,
     ``refs``: (caller, kind, name, receiver, line) for ``call``/``inherits``; imports come
     from ``fs.imports``. Returns edge rows ``(src, kind, name, receiver, alias, line, dst)``
     (imports first, ``receiver`` holding the module for imports; ``src`` is the caller's
-    local qualified name, ``dst`` a full qualified name or ``""`` when unresolved) and the
-    dependency keys consulted. Calls of a call or subscript (``fs.calls``: ``make()()``)
+    local qualified name, ``dst`` a full qualified name or ``""`` when unresolved; a call
+    that may run several definitions has a row for each) and the dependency keys
+    consulted. Calls of a call or subscript (``fs.calls``: ``make()()``)
     become edges named by their callee's access path when they resolve, and only then;
     stored edges of that kind (a name with ``(`` or ``[``) are skipped in ``refs``, since
     they are made again from the file's facts.
@@ -421,11 +428,10 @@ def resolve_file(table: Table, fs: FileSyms, refs: Iterable[tuple[str, str, str,
     for caller, kind, name, recv, line in refs:
         if "(" in name or "[" in name:
             continue
-        dst = r.target(caller, name, recv, line if kind == "call" else 0)
-        out.append((caller, kind, name, recv, "", line, dst))
+        dsts = r.targets(caller, name, recv, line if kind == "call" else 0) or [""]
+        out += [(caller, kind, name, recv, "", line, dst) for dst in dsts]
     for caller, path, line in fs.calls:
-        dst = r.target(caller, path, "", line)
-        if dst:
-            out.append((caller, "call", path, "", "", line, dst))
+        out += [(caller, "call", path, "", "", line, dst)
+                for dst in r.targets(caller, path, "", line)]
     r.deps.discard(f"path:{fs.path}")
     return out, r.deps

@@ -1,0 +1,55 @@
+"""Values of receiver resolution (:mod:`hindsight.codeindex.flow`), and their unions.
+
+A value is a pair ``(kind, qualified name)``: ``("cls", q)`` a class itself, ``("inst",
+q)`` an instance of it, ``("fn", q)`` a function, ``("mod", "path::")`` a module,
+``("super", q)`` ``super()`` inside class ``q``, ``("gen", q)`` what calling generator
+function ``q`` gives. ``("any", …)`` is a *union*: the value is one of at most
+:data:`MAX_TARGETS` others, known from the program text but not which one at run time
+(a loop over ``[f, g]``, a function returning ``A()`` or ``B()``, call sites passing
+different functions). A call of a union has one edge per target, each a call that runs
+for some execution; more than ``MAX_TARGETS`` alternatives is "unknown" (a call that
+could reach anything says little). Call graphs of this kind (every target a data-flow
+path reaches) are what static call-graph tools report (Salis et al., "PyCG: Practical
+Call Graph Generation in Python", ICSE 2021).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+Value = tuple[str, str]
+MAX_TARGETS = 4
+_SEP = "\x1e"
+_KSEP = "\x1f"
+
+
+def union(values: Iterable[Value | None]) -> Value | None:
+    """The value that is any one of ``values`` (unions flattened, duplicates dropped, in
+    order of first appearance). Unknown members (``None``) are left out: each known
+    member is still a value the expression has on some path. ``None`` when no member is
+    known or more than :data:`MAX_TARGETS` are; the member itself when there is one."""
+    out: list[Value] = []
+    for v in values:
+        if v is None:
+            continue
+        for m in members(v):
+            if m not in out:
+                out.append(m)
+                if len(out) > MAX_TARGETS:
+                    return None
+    if not out:
+        return None
+    if len(out) == 1:
+        return out[0]
+    return ("any", _SEP.join(f"{k}{_KSEP}{q}" for k, q in out))
+
+
+def members(v: Value) -> list[Value]:
+    """The alternatives of a union, or ``[v]``."""
+    if v[0] != "any":
+        return [v]
+    out: list[Value] = []
+    for part in v[1].split(_SEP):
+        k, _, q = part.partition(_KSEP)
+        out.append((k, q))
+    return out
