@@ -93,6 +93,10 @@ class Bindings:
         if t in NAMES:
             s = node.text.decode("utf-8", "replace")
             return None if s in _NONE else s
+        if t == "call" and self.language == "python":
+            v = self._py_builtin(node)
+            if v is not None:
+                return v
         if t in _CALL_TYPES:
             fn = node.child_by_field_name(_CALL_TYPES[t])
             v = self.value(fn) if fn is not None else "?"
@@ -127,6 +131,22 @@ class Bindings:
         if node.end_byte - node.start_byte > 200:
             return "?"
         return canon(_t(node)) or "?"
+
+    def _py_builtin(self, call: Any) -> str | None:
+        """``next(it)`` is an element of ``it``; ``functools.partial(f, …)`` calls ``f``;
+        ``None`` for other calls."""
+        fn = call.child_by_field_name("function")
+        name = _t(fn) if fn is not None and fn.type in ("identifier", "attribute") else ""
+        if name not in ("next", "partial", "functools.partial"):
+            return None
+        args = call.child_by_field_name("arguments")
+        first = args.named_child(0) if args is not None and args.named_child_count else None
+        if first is None or first.type in ("keyword_argument", "list_splat"):
+            return "?"
+        v = self.value(first)
+        if not v or v == "?":
+            return "?"
+        return f"{v}[*]" if name == "next" else v
 
     def bind(self, scope: str, target_node: Any, value_node: Any, line: int) -> None:
         """Facts for ``target = value``, element-wise for literals and tuples."""

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from hindsight.codeindex import callsites
+from hindsight.codeindex import callsites, signatures
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.receivers import ARGS
@@ -171,7 +171,12 @@ class Flow:
         while i < len(segs) and segs[i][0] == "[":
             name += segs[i]
             i += 1
-        return self._rest(self.head(fs, scope, name, line), segs, i)
+        v = self.head(fs, scope, name, line)
+        if v is None and name.endswith("[*]") and "[" not in name[:-3]:
+            # an element of a name bound to no literal: `next(it)` of a generator
+            base = self.head(fs, scope, name[:-3], line)
+            v = self.element(base) if base is not None else None
+        return self._rest(v, segs, i)
 
     def _rest(self, v: Value | None, segs: tuple[str, ...], i: int) -> Value | None:
         """Value of ``v`` followed by ``segs[i:]`` (each alternative of a union)."""
@@ -220,7 +225,8 @@ class Flow:
             if first or kind not in CLASS_KINDS:
                 b = fs.flow.get(s, {}).get(name)
                 if b:
-                    return self.pick(fs, s, b, line if first else None, name.endswith("[?]"))
+                    return self.pick(fs, s, b, line if first else None,
+                                     name.endswith(("[?]", "[*]")))
                 if kind in FUNC_KINDS and "[" not in name:
                     p = fs.param(s, name)
                     if p is not None:
@@ -237,19 +243,19 @@ class Flow:
             if hit:
                 return self.classify(hit[0])
         b = fs.flow.get("", {}).get(name)
-        return self.pick(fs, "", b, line if not scope else None, name.endswith("[?]")) \
-            if b else None
+        return self.pick(fs, "", b, line if not scope else None,
+                         name.endswith(("[?]", "[*]"))) if b else None
 
     def pick(self, fs: FileSyms, scope: str, bindings: list[tuple[int, str]],
              line: int | None, any_key: bool = False) -> Value | None:
         """Value of the last binding before ``line`` (``None``: the last one); the union
-        when that line binds several values, or with ``any_key`` (the name is ``d[?]``)
-        the union of all bindings before ``line``."""
+        when that line binds several values, or with ``any_key`` (the name is ``d[?]`` or
+        ``xs[*]``: elements accumulate) the union of all bindings before ``line``."""
         if line is not None:
             bindings = [b for b in bindings if b[0] < line]
             if not bindings:
                 return None
-        if any_key:  # `d[key]`: any value stored under some key before
+        if any_key:  # `d[key]`, a loop over `xs`: any value stored before
             return union(self.value(fs, scope, val, b) for b, val in bindings)
         bl = max(bindings, key=_first)[0]
         alts = [val for b, val in bindings if b == bl]
@@ -452,8 +458,13 @@ class Flow:
             return self.value(fs, fn, path, 0) if path else None
         if fs.language not in ARGS or (pos == 0 and name in ("self", "cls")):
             return None
-        return self._guarded(("param", fs.path, fn, name),
-                             partial(callsites.passed, self, fs, fn, -1 if kw else pos, name))
+        passed = self._guarded(("param", fs.path, fn, name),
+                               partial(callsites.passed, self, fs, fn, -1 if kw else pos, name))
+        default = signatures.py_default(fs.sigs.get(fn, ""), name)
+        if not default:
+            return passed
+        # the default is evaluated where the function is defined
+        return union([passed, self.value(fs, fs.parents.get(fn, ""), default, 0)])
 
 def _first(b: tuple[int, str]) -> int:
     return b[0]

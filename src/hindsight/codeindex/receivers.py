@@ -108,7 +108,7 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 _PY_TARGETS = frozenset({"identifier", "attribute", "subscript", "pattern_list",
                          "tuple_pattern"})
 _PY_VALUES = frozenset({"call", "identifier", "attribute", "subscript", "await", "dictionary",
-                        "list", "tuple", "expression_list", "assignment"})
+                        "list", "tuple", "set", "expression_list", "assignment"})
 
 
 def _py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
@@ -178,6 +178,44 @@ def _for(out: Bindings, caps: dict[str, list[Any]]) -> None:
         out.facts.append((scope, target, v, line))
 
 
+def _comp(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """A comprehension's ``for x in …``: bound from the line before the clause, since
+    the element is used on the clause's own line (``[h() for h in fs]``)."""
+    node = caps["fact.comp"][0]
+    scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node) - 1
+    for v in out.element(caps["fact.rhs"][0]):
+        out.facts.append((scope, target, v, line))
+
+
+def _except(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """``except E as e`` (``e`` is an instance of ``E``; of any of ``(A, B)``)."""
+    node = caps["fact.except"][0]
+    rhs = caps["fact.rhs"][0]
+    kinds = [c for c in rhs.named_children if c.type != "comment"] \
+        if rhs.type == "tuple" else [rhs]
+    vals = [v for v in (out.value(k) for k in kinds) if v and v != "?" and "(" not in v]
+    scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node)
+    for v in dict.fromkeys(vals):
+        out.facts.append((scope, target, f"{v}()", line))
+
+
+def _append(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """``xs.append(v)`` / ``xs.add(v)``: ``v`` is an element of ``xs`` (the facts
+    ``xs[*]`` and ``xs[?]``, which accumulate: see Flow.pick)."""
+    node = caps["fact.append"][0]
+    lhs = caps["fact.lhs"][0]
+    target = _t(lhs) if lhs.type == "identifier" else canon(_t(lhs))
+    segs = parse(target) if target else None
+    if not segs or len(segs) > 2 or (len(segs) == 2 and segs[0] not in out.selfs):
+        return
+    v = out.value(caps["fact.rhs"][0])
+    if v and v != "?":
+        scope, line = out.scope(node), _line(node)
+        out.facts.append((scope, f"{target}[*]", v, line))
+        out.facts.append((scope, f"{target}[?]", v, line))
+        out.used(scope, v)
+
+
 def _declared(out: Bindings, caps: dict[str, list[Any]], key: str) -> None:
     """``fact.bind`` (a variable), ``fact.field`` (a field or property of the class
     around it) or ``fact.ctor`` (a constructor parameter that is also a field, as
@@ -216,6 +254,9 @@ _HANDLERS: dict[str, Callable[[Bindings, dict[str, list[Any]]], None]] = {
     "fact.return": lambda out, caps: _returned(out, caps, "fact.return", "return"),
     "fact.yield": lambda out, caps: _returned(out, caps, "fact.yield", "yield"),
     "fact.for": _for,
+    "fact.comp": _comp,
+    "fact.except": _except,
+    "fact.append": _append,
     "fact.decorated": lambda out, caps: _py_decorators(out, caps["fact.decorated"][0]),
     "fact.xcall": _xcall,
     "fact.bind": lambda out, caps: _declared(out, caps, "fact.bind"),

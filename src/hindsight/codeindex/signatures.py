@@ -113,6 +113,23 @@ def _python(items: list[str]) -> tuple[tuple[str, str, bool], ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=8192)
+def py_default(sig: str, name: str) -> str:
+    """The default value text of Python parameter ``name`` in signature ``sig`` (``def
+    f(cb=handler)`` → ``handler``), or ``""``."""
+    if "=" not in sig:
+        return ""
+    open_at = sig.find("(")
+    if open_at < 0:
+        return ""
+    inner, _after = _group(sig, open_at)
+    for it in split_top(inner):
+        head, eq, default = it.partition("=")
+        if eq and head.partition(":")[0].strip() == name:
+            return default.strip()
+    return ""
+
+
 def _colon(items: list[str]) -> tuple[tuple[str, str, bool], ...]:
     """``name: Type`` parameters (TypeScript, Rust), modifiers and patterns dropped."""
     out: list[tuple[str, str, bool]] = []

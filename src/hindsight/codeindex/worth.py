@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.receivers import ARGS
+from hindsight.codeindex.signatures import py_default
 from hindsight.codeindex.table import CLASS_KINDS, SUPER_NAMES, FileSyms
 
 if TYPE_CHECKING:
@@ -62,8 +63,8 @@ def _head_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> 
             if plain and sig and head in sig:
                 p = fs.param(s, head)
                 if p is not None:
-                    return _YES if p[1] or (fs.language in ARGS and
-                                            _has_sites(fs, s)) else _NO
+                    return _YES if p[1] or (fs.language in ARGS and (
+                        _has_sites(fs, s) or py_default(sig, head))) else _NO
         if visible and plain and kind in CLASS_KINDS and (
                 head in fs.attrs.get(s, {}) or any(c == s for c, *_r in fs.inherits)):
             return _YES  # a field, maybe inherited
@@ -80,7 +81,11 @@ def _head_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> 
                 return _NO
             return _MEMBERS if v[0] in ("fn", "cls") else _YES
     b = fs.flow.get("", {}).get(head)
-    return _bound_worth(flow, fs, "", b, depth) if b else _NO
+    if b:
+        return _bound_worth(flow, fs, "", b, depth)
+    if head.endswith("[*]") and "[" not in head[:-3] and depth < 4:
+        return _head_worth(flow, fs, scope, head[:-3], depth + 1)  # `next(it)`: see Flow.eval
+    return _NO
 
 
 def _bound_worth(flow: Flow, fs: FileSyms, scope: str, bindings: list[tuple[int, str]],
