@@ -175,3 +175,15 @@ def test_a_bank_from_before_receiver_facts_gets_them(tmp_path: Path,
         bank.stores.raw.execute("DELETE FROM meta WHERE key='facts_version'")
         assert bank.code.index(workers=1).full
     assert index_and_read(root, full=False) == want
+
+
+def test_require_of_the_parent_directory_is_its_index() -> None:
+    """`require('../')` from `test/app.js` is the root's `index.js` (a package's own
+    tests load it so); from `a/b/x.js`, `require('..')` is `a/index.js`."""
+    from hindsight.codeindex.modules import js_candidates
+
+    root = js_candidates("test/app.js", "../")
+    assert "index.js" in root and "index.ts" in root
+    assert not any(c.startswith((".", "/")) for c in root)
+    assert "a/index.js" in js_candidates("a/b/x.js", "..")
+    assert js_candidates("app.js", "../outside") == []

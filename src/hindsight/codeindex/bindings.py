@@ -51,13 +51,14 @@ class Bindings:
     maps (see :func:`hindsight.codeindex.receivers.extract`)."""
 
     __slots__ = ("facts", "args", "owner", "local_at", "language", "selfs", "chained", "uses",
-                 "functions", "_scopes")
+                 "functions", "_scopes", "comprehended")
 
     def __init__(self, language: str, owner: Callable[[int], str],
                  local_at: dict[int, tuple[str, str]]) -> None:
         self.language = language
         self.facts: list[Fact] = []
         self.args: list[Fact] = []
+        self.comprehended: list[Fact] = []  # a comprehension's variables (receivers._comp)
         self.owner = owner
         self.local_at = local_at
         self.selfs = SPECS[language].self_names
@@ -133,20 +134,21 @@ class Bindings:
         return canon(_t(node)) or "?"
 
     def _py_builtin(self, call: Any) -> str | None:
-        """``next(it)`` is an element of ``it``; ``functools.partial(f, …)`` calls ``f``;
-        ``None`` for other calls."""
+        """``next(it)`` is an element of ``it``; ``None`` for other calls, and when the
+        argument is no access path. (``functools.partial(f)`` is not taken as ``f``: where
+        the repository is the standard library, calling it runs ``partial.__call__``.)"""
         fn = call.child_by_field_name("function")
         name = _t(fn) if fn is not None and fn.type in ("identifier", "attribute") else ""
-        if name not in ("next", "partial", "functools.partial"):
+        if name != "next":
             return None
         args = call.child_by_field_name("arguments")
         first = args.named_child(0) if args is not None and args.named_child_count else None
         if first is None or first.type in ("keyword_argument", "list_splat"):
-            return "?"
+            return None
         v = self.value(first)
         if not v or v == "?":
-            return "?"
-        return f"{v}[*]" if name == "next" else v
+            return None
+        return f"{v}[*]"
 
     def bind(self, scope: str, target_node: Any, value_node: Any, line: int) -> None:
         """Facts for ``target = value``, element-wise for literals and tuples."""

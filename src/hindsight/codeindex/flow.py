@@ -79,6 +79,7 @@ class Flow:
         self.steps = 0
         self.worthy: dict[tuple[str, str, str], int] = {}  # see codeindex/worth.py
         self._nest = 0
+        self._returning = 0  # > 0 while a return value is evaluated (see param)
 
     # ---- contexts -----------------------------------------------------------------------
     def ctx(self, path: str) -> Resolver | None:
@@ -323,7 +324,17 @@ class Flow:
                 if m is not None else None
         if kind != "fn":
             return None
+        if self._constructor(q):
+            return ("inst", q)
         return self._guarded(("ret", q), lambda: self._returns(q))
+
+    def _constructor(self, q: str) -> bool:
+        """A JavaScript function with members (``F.prototype.m = function``, ``this.m =
+        function``): ``new F()`` gives an instance of it."""
+        path, _, local = q.partition("::")
+        fs = self.fs(path)
+        return fs is not None and fs.language in ("javascript", "typescript", "tsx") and \
+            bool(fs.members.get(local))
 
     def _returns(self, q: str) -> Value | None:
         path, _, local = q.partition("::")
@@ -340,7 +351,11 @@ class Flow:
         rets = facts.get("return")
         if not rets:
             return None
-        return union(self.value(fs, local, val, line) for line, val in rets)
+        self._returning += 1
+        try:
+            return union(self.value(fs, local, val, line) for line, val in rets)
+        finally:
+            self._returning -= 1
 
     def element(self, v: Value) -> Value | None:
         """An element of ``v`` (the variable of a ``for`` loop): what a generator
@@ -451,8 +466,9 @@ class Flow:
     def param(self, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: bool
               ) -> Value | None:
         """Value of parameter ``name`` (at ``pos``) of function ``fn``: its declared type,
-        else (Python) the one value its call sites in this file pass, by position or by
-        keyword."""
+        else (Python) the values its call sites in this file pass, by position or by
+        keyword, and its default (a union when they differ; unknown instead while a
+        return value is evaluated)."""
         if typ:
             path = type_value(typ, fs.language)
             return self.value(fs, fn, path, 0) if path else None
@@ -461,10 +477,13 @@ class Flow:
         passed = self._guarded(("param", fs.path, fn, name),
                                partial(callsites.passed, self, fs, fn, -1 if kw else pos, name))
         default = signatures.py_default(fs.sigs.get(fn, ""), name)
-        if not default:
-            return passed
-        # the default is evaluated where the function is defined
-        return union([passed, self.value(fs, fs.parents.get(fn, ""), default, 0)])
+        if default:  # evaluated where the function is defined
+            passed = union([passed, self.value(fs, fs.parents.get(fn, ""), default, 0)])
+        if passed is not None and passed[0] == "any" and self._returning:
+            # `def same(x): return x` called with `a` here and `b` there: what one call
+            # returns is not the union (call sites are not told apart), so unknown
+            return None
+        return passed
 
 def _first(b: tuple[int, str]) -> int:
     return b[0]

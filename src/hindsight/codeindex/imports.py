@@ -11,6 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 Triple = tuple[str, str, str]
+# A CommonJS module's value: `module.exports = X` is the triple ("", X, CJS) (as `export
+# default X` is ("", X, "default")); `var x = require('m')` is ("m", CJS, "x").
+CJS = "module.exports"
 
 
 def _t(n: Any) -> str:
@@ -101,18 +104,29 @@ def _js(node: Any) -> list[Triple]:
     return out
 
 
+def _required(call: Any) -> str | None:
+    """The module of ``require('x')`` (``None`` for any other call)."""
+    fn = call.child_by_field_name("function")
+    args = call.child_by_field_name("arguments")
+    if fn is None or _t(fn) != "require" or args is None or args.named_child_count == 0 \
+            or args.named_child(0).type != "string":
+        return None
+    return _strip_quotes(_t(args.named_child(0)))
+
+
 def _js_require(node: Any) -> list[Triple]:
-    # variable_declarator: name = require('x')
+    """``var x = require('m')``: ``x`` is what ``m`` assigns to ``module.exports`` (the
+    name ``module.exports``; the module itself when it assigns none, see
+    Resolver.lookup); ``var {a, b: c} = require('m')``."""
     name = node.child_by_field_name("name")
     val = node.child_by_field_name("value")
     if name is None or val is None:
         return []
-    args = val.child_by_field_name("arguments")
-    if args is None or args.named_child_count == 0:
+    mod = _required(val)
+    if mod is None:
         return []
-    mod = _strip_quotes(_t(args.named_child(0)))
     if name.type == "identifier":
-        return [(mod, "", _t(name))]
+        return [(mod, CJS, _t(name))]
     out: list[Triple] = []
     if name.type == "object_pattern":
         for p in name.named_children:
@@ -127,6 +141,14 @@ def _js_require(node: Any) -> list[Triple]:
 def _js_any(node: Any) -> list[Triple]:
     if node.type == "variable_declarator":
         return _js_require(node)
+    if node.type == "assignment_expression":  # module.exports = X | require('m')
+        right = node.child_by_field_name("right")
+        if right is None:
+            return []
+        if right.type == "identifier":
+            return [("", _t(right), CJS)]
+        mod = _required(right)
+        return [(mod, CJS, CJS)] if mod is not None else []
     return _js(node)
 
 

@@ -77,6 +77,8 @@ def js_candidates(importer: str, spec: str) -> list[str]:
     base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
     if base.startswith(".."):
         return []
+    if base == ".":  # `require('../')` from a subdirectory: the root's index
+        return [e[1:] for e in JS_EXT if e.startswith("/index")]
     stripped = base
     for ext in (".js", ".jsx", ".mjs", ".cjs"):
         if base.endswith(ext):  # TS code imports './x.js' meaning './x.ts'

@@ -180,11 +180,13 @@ def _for(out: Bindings, caps: dict[str, list[Any]]) -> None:
 
 def _comp(out: Bindings, caps: dict[str, list[Any]]) -> None:
     """A comprehension's ``for x in …``: bound from the line before the clause, since
-    the element is used on the clause's own line (``[h() for h in fs]``)."""
+    the element is used on the clause's own line (``[h() for h in fs]``). The variable
+    is the comprehension's own, so it is kept only where the enclosing function binds
+    no variable of that name (see :func:`extract`)."""
     node = caps["fact.comp"][0]
     scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node) - 1
     for v in out.element(caps["fact.rhs"][0]):
-        out.facts.append((scope, target, v, line))
+        out.comprehended.append((scope, target, v, line))
 
 
 def _except(out: Bindings, caps: dict[str, list[Any]]) -> None:
@@ -309,6 +311,9 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
         out.uses = _uses(heads, out.facts, out.args)
         for fn, caps in reversed(deferred):  # a use comes after its binding: see it first
             fn(out, caps)
+    if out.comprehended:
+        bound = {(f[0], f[1]) for f in out.facts}
+        out.facts += [f for f in out.comprehended if (f[0], f[1]) not in bound]
     return _redacted(_prune(out, known))
 
 

@@ -25,12 +25,14 @@ from collections.abc import Iterable
 
 from hindsight.codeindex import modules as M
 from hindsight.codeindex.flow import Flow
+from hindsight.codeindex.imports import CJS
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, SUPER_NAMES, FileSyms, Table
 
 __all__ = ["CLASS_KINDS", "FUNC_KINDS", "FileSyms", "Resolver", "Row", "Table", "resolve_file"]
 
 MAX_DEPTH = 8
+_JS = frozenset({"javascript", "typescript", "tsx"})
 
 
 class Resolver:
@@ -145,6 +147,8 @@ class Resolver:
                 hit = self.exported(p, iname)
                 if hit:
                     return hit
+            if iname == CJS and files and fs.language in _JS:
+                return [f"{files[0]}::"]  # `require('m')` of a module without module.exports
             if fs.language == "python":  # `from pkg import submodule`
                 sub = self.module_files(fs, (mod + "." if not mod.endswith(".") else mod) + iname)
                 if sub:
@@ -317,6 +321,11 @@ class Resolver:
                     hit = self.exported(p, iname, depth + 1)
                     if hit:
                         return hit
+                    if iname == CJS and other.language in _JS:
+                        return [f"{p}::"]  # `module.exports = require('m')`: m itself
+        if name == "default" and other.language in _JS:
+            # ES `import x from 'm'` of a CommonJS module: its module.exports
+            return self.exported(path, CJS, depth + 1)
         return []
 
     def _member(self, found: list[str], name: str) -> list[str]:

@@ -71,4 +71,9 @@
 (export_statement source: (string)) @import  ; re-export: export { a } from './x'
 (variable_declarator value: (call_expression function: (identifier) @_req
   arguments: (arguments (string))) (#eq? @_req "require")) @import
+; CommonJS: `module.exports = X` (also in `exports = module.exports = X`) and
+; `module.exports = require('./x')`: recorded as `export default` is
+(assignment_expression left: (member_expression object: (identifier) @_mod
+  property: (property_identifier) @_exp) right: [(identifier) (call_expression)]
+  (#eq? @_mod "module") (#eq? @_exp "exports")) @import
 (comment) @comment
