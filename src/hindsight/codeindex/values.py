@@ -28,17 +28,23 @@ def union(values: Iterable[Value | None]) -> Value | None:
     order of first appearance). Unknown members (``None``) are left out: each known
     member is still a value the expression has on some path. ``None`` when no member is
     known or more than :data:`MAX_TARGETS` are; the member itself when there is one."""
-    out: list[Value] = []
+    first: Value | None = None
+    out: list[Value] | None = None  # made only when a second value comes
     for v in values:
-        if v is None:
+        if v is None or v == first:
             continue
+        if first is None and out is None and v[0] != "any":
+            first = v
+            continue
+        if out is None:
+            out = [first] if first is not None else []
         for m in members(v):
             if m not in out:
                 out.append(m)
                 if len(out) > MAX_TARGETS:
                     return None
-    if not out:
-        return None
+    if out is None:
+        return first
     if len(out) == 1:
         return out[0]
     return ("any", _SEP.join(f"{k}{_KSEP}{q}" for k, q in out))
