@@ -410,7 +410,8 @@ def _param_users(heads: list[tuple[str, str, str]], facts: list[Fact],
             scope = scope.rpartition(".")[0]
 
     for caller, recv, name in heads:
-        if caller and recv not in known and name not in known:
+        # (a wildcard import's alias is "", so "" may be in ``known``)
+        if caller and (not recv or recv not in known) and name not in known:
             note(caller, name)
     for scope, _target, v, _l in facts:
         if scope in params:

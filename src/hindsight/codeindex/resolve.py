@@ -155,9 +155,9 @@ class Resolver:
                     return [f"{sub[0]}::"]
         for mod in fs.wildcards:
             for p in self.module_files(fs, mod):
-                other = self._file(p)
-                if other is not None and name in other.top:
-                    return [f"{p}::{name}"]
+                hit = self.exported(p, name)  # defined there, or re-exported (`__init__`)
+                if hit:
+                    return hit
         if fs.language == "go":
             for p in self._by_key(f"dir:{fs.path.rpartition('/')[0]}"):
                 other = self._file(p) if p != fs.path else None
