@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from hindsight.codeindex import callsites, signatures
+from hindsight.codeindex import callsites, classes, signatures
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.receivers import ARGS
@@ -58,6 +58,7 @@ MAX_STEPS = 20_000  # evaluation steps per resolved file (a bound on pathologica
 MAX_NEST = 24  # nested evaluations (a chain of returns, attributes and parameters)
 _PROPERTY = frozenset({"property", "cached_property", "functools.cached_property"})
 _CLASS_SELF = frozenset({"cls", "Self", "static"})
+_CLASS_OF_SELF = frozenset({"type(self)", "self.__class__"})
 
 
 
@@ -113,6 +114,8 @@ class Flow:
         """Qualified names a call of ``name`` on ``receiver`` (``""``: a bare call, where
         ``name`` may be an access path such as ``make()``) may run: one, several (a
         union), or none (``[]``: unknown)."""
+        if receiver in _CLASS_OF_SELF and fs.language == "python":
+            receiver = "cls"  # `type(self).m()`, `self.__class__.m()`
         segs = parse(receiver or name)
         if not segs or not worth(self, fs, scope, segs, value=bool(receiver)):
             return []
@@ -201,7 +204,13 @@ class Flow:
             while i < len(segs) and segs[i][0] == "[":
                 attr += segs[i]
                 i += 1
+            recv = v
             v = self.attr_value(v, attr)
+            if v is not None and v[0] == "fn" and i < len(segs) and segs[i] == "()" and \
+                    recv[0] in ("cls", "inst"):
+                own = classes.own(self, recv, v[1])
+                if own is not None:
+                    v, i = own, i + 1
         return v
 
     def head(self, fs: FileSyms, scope: str, name: str, line: int) -> Value | None:
@@ -324,17 +333,9 @@ class Flow:
                 if m is not None else None
         if kind != "fn":
             return None
-        if self._constructor(q):
+        if classes.constructor(self, q):
             return ("inst", q)
         return self._guarded(("ret", q), lambda: self._returns(q))
-
-    def _constructor(self, q: str) -> bool:
-        """A JavaScript function with members (``F.prototype.m = function``, ``this.m =
-        function``): ``new F()`` gives an instance of it."""
-        path, _, local = q.partition("::")
-        fs = self.fs(path)
-        return fs is not None and fs.language in ("javascript", "typescript", "tsx") and \
-            bool(fs.members.get(local))
 
     def _returns(self, q: str) -> Value | None:
         path, _, local = q.partition("::")
@@ -444,24 +445,8 @@ class Flow:
         hit = self._mro.get(q)
         if hit is None:
             self._mro[q] = [q]  # cycle guard
-            hit = self._mro[q] = self._linearise(q, 0)
+            hit = self._mro[q] = classes.linearise(self, q, 0)
         return hit
-
-    def _linearise(self, q: str, depth: int) -> list[str]:
-        path, _, cls = q.partition("::")
-        fs = self.fs(path)
-        if fs is None or depth > 8:
-            return [q]
-        bases = [b for b in self.root.bases(path, cls) if b.partition("::")[2]]
-        lists = [self.mro(b) for b in bases]
-        if fs.language == "python":
-            merged = _c3([*[list(x) for x in lists], list(bases)])
-            if merged is not None:
-                return [q, *merged]
-        out = [q]
-        for lst in lists:
-            out += [c for c in lst if c not in out]
-        return out
 
     def param(self, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: bool
               ) -> Value | None:
@@ -494,22 +479,4 @@ def _targets(lists: Iterable[list[str]]) -> list[str]:
     out: list[str] = []
     for lst in lists:
         out += [t for t in lst if t not in out]
-    return out
-
-
-def _c3(seqs: list[list[str]]) -> list[str] | None:
-    """C3 merge (Barrett et al., "A Monotonic Superclass Linearization for Dylan", 1996;
-    Python's MRO since 2.3); ``None`` when no consistent order exists."""
-    out: list[str] = []
-    seqs = [s for s in seqs if s]
-    while seqs:
-        for s in seqs:
-            head = s[0]
-            if not any(head in t[1:] for t in seqs):
-                break
-        else:
-            return None
-        out.append(head)
-        seqs = [[c for c in t if c != head] for t in seqs]
-        seqs = [t for t in seqs if t]
     return out
