@@ -4,8 +4,10 @@ Each case under ``tests/fixtures/callgraph_blind/python/<category>/<case>/`` is 
 program of our own (never a user's repository). This script runs its ``main.py`` in a
 subprocess under ``sys.monitoring`` (PEP 669, Python >= 3.13: the ``CALL`` event fires at
 every call instruction with the callable actually called) and writes the case's
-``expected.json``: the sorted list of ``src -> dst @line`` call edges, in the edge format of
-``bench/callgraph.py`` (``main.py::Class.method``; module level is ``main.py::``).
+``expected.json``: ``{"edges": [...], "multi_target": [...]}``, the sorted list of
+``src -> dst @line`` call edges, in the edge format of ``bench/callgraph.py``
+(``main.py::Class.method``; module level is ``main.py::``), and the subset whose call site
+reached more than one callee at run time.
 
 Rules (one call site = one CALL instruction executed in a case file):
 
@@ -188,20 +190,28 @@ try:
     runpy.run_path(os.path.join(case, "main.py"), run_name="__main__")
 finally:
     mon.set_events(TOOL, 0)
-    print(json.dumps(sorted(f"{s} -> {d} @{line}" for s, d, line, _col in edges)))
+    targets = {}
+    for s, d, line, col in edges:
+        targets.setdefault((s, line, col), []).append(d)
+    print(json.dumps({
+        "edges": sorted(f"{s} -> {d} @{line}" for s, d, line, _col in edges),
+        "multi_target": sorted(f"{s} -> {d} @{line}" for (s, line, _c), ds in targets.items()
+                               if len(ds) > 1 for d in ds)}))
 '''
 
 
-def trace(case: Path, python: str) -> list[str]:
-    """Traced call edges of ``case`` (a directory holding ``main.py``).
+def trace(case: Path, python: str) -> dict[str, list[str]]:
+    """Traced call edges of ``case`` (a directory holding ``main.py``): ``{"edges": [...],
+    "multi_target": [...]}``, sorted ``src -> dst @line`` strings; ``multi_target`` lists the
+    edges of call sites (caller, line, column) that reached more than one callee.
 
     Raises RuntimeError when the case exits non-zero (its stderr is in the message)."""
     out = subprocess.run([python, "-c", RUNNER, str(case)], capture_output=True, text=True,
                          timeout=60, check=False)
     if out.returncode != 0:
         raise RuntimeError(f"{case}: exit {out.returncode}: {out.stderr.strip()[-800:]}")
-    edges: list[str] = json.loads(out.stdout.strip().splitlines()[-1])
-    return edges
+    result: dict[str, list[str]] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
 
 
 def cases(paths: list[str]) -> list[Path]:
@@ -217,9 +227,9 @@ def main() -> None:
     ap.add_argument("case", nargs="*", help="case directories (default: all)")
     args = ap.parse_args()
     for case in cases(args.case):
-        edges = trace(case, args.python)
-        (case / "expected.json").write_text(json.dumps(edges, indent=1) + "\n")
-        print(f"{case.relative_to(SUITE)}: {len(edges)} edges")
+        truth = trace(case, args.python)
+        (case / "expected.json").write_text(json.dumps(truth, indent=1) + "\n")
+        print(f"{case.relative_to(SUITE)}: {len(truth['edges'])} edges")
 
 
 if __name__ == "__main__":
