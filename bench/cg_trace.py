@@ -27,6 +27,7 @@ Rules (one call site = one CALL instruction executed in a case file):
 * implicit calls (``__enter__``, ``__iter__``, property getters, ``__init__`` run by a
   class call) and calls made by builtins on our behalf (``sorted(key=f)``, ``map(f, …)``)
   execute no call instruction in a case file, so they are not edges.
+* every call site (but those of builtins) must run: the script warns of one that never ran (its edge would be missing from the truth).
 * one edge per (caller, callee, line, column): a call site run many times counts once;
   two call sites on one line calling the same callee are two edges (a multiset).
 
@@ -183,9 +184,41 @@ def on_call(code, offset, callable_, arg0):
         return  # an implicit dunder call (__exit__ of a with statement): no call text
     edges.add((src, dst, pos[0], pos[2]))
 
+executed = set()
+
+def on_line(code, line):
+    path = rel(code.co_filename)
+    if path is not None:
+        executed.add((path, line))
+    return mon.DISABLE
+
+def unexecuted_calls():
+    """Call sites (other than of builtins) that never ran: the truth would miss them."""
+    trees = {}
+    for dirpath, _dirs, files in os.walk(case):
+        for f in files:
+            if f.endswith(".py"):
+                full = os.path.join(dirpath, f)
+                trees[rel(full)] = ast.parse(open(full).read())
+    names = {n.name for t in trees.values() for n in ast.walk(t)
+             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    import builtins
+    out = []
+    for path, tree in trees.items():
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Call):
+                f = n.func
+                name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", None)
+                if name is None or (name not in names and hasattr(builtins, name)):
+                    continue
+                if (path, n.lineno) not in executed:
+                    out.append(f"{path}:{n.lineno} {name}")
+    return sorted(out)
+
 mon.use_tool_id(TOOL, "cg_trace")
 mon.register_callback(TOOL, mon.events.CALL, on_call)
-mon.set_events(TOOL, mon.events.CALL)
+mon.register_callback(TOOL, mon.events.LINE, on_line)
+mon.set_events(TOOL, mon.events.CALL | mon.events.LINE)
 try:
     runpy.run_path(os.path.join(case, "main.py"), run_name="__main__")
 finally:
@@ -196,7 +229,8 @@ finally:
     print(json.dumps({
         "edges": sorted(f"{s} -> {d} @{line}" for s, d, line, _col in edges),
         "multi_target": sorted(f"{s} -> {d} @{line}" for (s, line, _c), ds in targets.items()
-                               if len(ds) > 1 for d in ds)}))
+                               if len(ds) > 1 for d in ds),
+        "unexecuted": unexecuted_calls()}))
 '''
 
 
@@ -228,6 +262,8 @@ def main() -> None:
     args = ap.parse_args()
     for case in cases(args.case):
         truth = trace(case, args.python)
+        for site in truth.pop("unexecuted"):
+            print(f"warning: {case.relative_to(SUITE)}: call never ran: {site}")
         (case / "expected.json").write_text(json.dumps(truth, indent=1) + "\n")
         print(f"{case.relative_to(SUITE)}: {len(truth['edges'])} edges")
 
