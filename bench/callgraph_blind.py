@@ -62,13 +62,13 @@ def score(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "single_target_recall": ratio(t["single_correct"], t["single"])}
 
 
-def measure_case(case: Path) -> dict[str, Any]:
-    """One case's counts and its missed and wrong edges."""
+def measure_case(case: Path, suite: Path = SUITE) -> dict[str, Any]:
+    """One case's counts and its missed and wrong edges (``case`` is under ``suite``)."""
     truth = json.loads((case / "expected.json").read_text())
     got, want = Counter(found_edges(case)), Counter(truth["edges"])
     single = want - Counter(truth["multi_target"])
     hit = got & want
-    return {"case": str(case.relative_to(SUITE)), "found": sum(got.values()),
+    return {"case": str(case.relative_to(suite)), "found": sum(got.values()),
             "expected": sum(want.values()), "correct": sum(hit.values()),
             "single": sum(single.values()), "single_correct": sum((hit & single).values()),
             "missed": sorted((want - got).elements()), "wrong": sorted((got - want).elements())}
@@ -79,7 +79,7 @@ def measure(suite: Path = SUITE) -> dict[str, Any]:
     home = os.environ.get("HINDSIGHT_HOME")
     os.environ["HINDSIGHT_HOME"] = tempfile.mkdtemp(prefix="hindsight-cgblind-")
     try:
-        rows = [measure_case(p.parent) for p in sorted(suite.glob("*/*/expected.json"))]
+        rows = [measure_case(p.parent, suite) for p in sorted(suite.glob("*/*/expected.json"))]
     finally:
         shutil.rmtree(os.environ["HINDSIGHT_HOME"], ignore_errors=True)
         if home is None:
