@@ -1,0 +1,110 @@
+"""bench/callgraph_blind.py: precision and recall of the Python call graph on the blind suite.
+
+The suite (``tests/fixtures/callgraph_blind/python/<category>/<case>/``) was written without
+reading the resolver, and its truth (``expected.json``) was traced at run time by
+``bench/cg_trace.py``. Each case is indexed alone, as ``bench/callgraph.py`` does (a copy in
+a temporary directory, a throwaway ``HINDSIGHT_HOME``, ``bank.code.index(full=True,
+workers=1)``), and its resolved call edges (``src -> dst @line``) are compared with the
+traced ones as multisets. Overall and per category:
+
+* precision = edges found that are expected / edges found;
+* recall = edges found that are expected / expected edges;
+* single-target recall = the same over the expected edges whose call site reached exactly
+  one callee at run time (the index gives one target per call site).
+
+Usage: ``python bench/callgraph_blind.py``. Writes bench/results/callgraph_blind.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import machine, write  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITE = ROOT / "tests" / "fixtures" / "callgraph_blind" / "python"
+
+
+def found_edges(case: Path) -> list[str]:
+    """Resolved call edges of a fresh index of a copy of ``case`` (``HINDSIGHT_HOME`` must
+    point at a throwaway directory)."""
+    from hindsight.app import open_bank
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / case.name
+        shutil.copytree(case, root, ignore=shutil.ignore_patterns("expected.json",
+                                                                  "__pycache__"))
+        with open_bank(repo_root_path=str(root)) as bank:
+            bank.code.index(full=True, workers=1)
+            _syms, edges = bank.stores.code.snapshot()
+    return sorted(f"{e[1]} -> {e[7]} @{e[6]}" for e in edges if e[2] == "call" and e[7])
+
+
+def ratio(num: int, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def score(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Totals of per-case rows (``found``, ``expected``, ``correct``, ``single``,
+    ``single_correct``) with precision, recall and single-target recall."""
+    t = {k: sum(r[k] for r in rows) for k in
+         ("found", "expected", "correct", "single", "single_correct")}
+    return {**t, "cases": len(rows), "precision": ratio(t["correct"], t["found"]),
+            "recall": ratio(t["correct"], t["expected"]),
+            "single_target_recall": ratio(t["single_correct"], t["single"])}
+
+
+def measure_case(case: Path, suite: Path = SUITE) -> dict[str, Any]:
+    """One case's counts and its missed and wrong edges (``case`` is under ``suite``)."""
+    truth = json.loads((case / "expected.json").read_text())
+    got, want = Counter(found_edges(case)), Counter(truth["edges"])
+    single = want - Counter(truth["multi_target"])
+    hit = got & want
+    return {"case": str(case.relative_to(suite)), "found": sum(got.values()),
+            "expected": sum(want.values()), "correct": sum(hit.values()),
+            "single": sum(single.values()), "single_correct": sum((hit & single).values()),
+            "missed": sorted((want - got).elements()), "wrong": sorted((got - want).elements())}
+
+
+def measure(suite: Path = SUITE) -> dict[str, Any]:
+    """Scores of every case under ``suite``: ``{"overall", "categories", "cases"}``."""
+    home = os.environ.get("HINDSIGHT_HOME")
+    os.environ["HINDSIGHT_HOME"] = tempfile.mkdtemp(prefix="hindsight-cgblind-")
+    try:
+        rows = [measure_case(p.parent, suite) for p in sorted(suite.glob("*/*/expected.json"))]
+    finally:
+        shutil.rmtree(os.environ["HINDSIGHT_HOME"], ignore_errors=True)
+        if home is None:
+            del os.environ["HINDSIGHT_HOME"]
+        else:
+            os.environ["HINDSIGHT_HOME"] = home
+    cats = sorted({r["case"].split("/")[0] for r in rows})
+    return {"overall": score(rows),
+            "categories": {c: score([r for r in rows if r["case"].split("/")[0] == c])
+                           for c in cats},
+            "cases": rows}
+
+
+def main() -> None:
+    res = measure()
+    o = res["overall"]
+    print(f"python blind  precision {o['precision']}  recall {o['recall']}  single-target"
+          f" recall {o['single_target_recall']}  ({o['correct']} of {o['expected']} expected,"
+          f" {o['found']} found, {o['cases']} cases)")
+    for c, s in res["categories"].items():
+        print(f"  {c:<15} precision {s['precision']}  recall {s['recall']}  single"
+              f" {s['single_target_recall']}  ({s['correct']}/{s['expected']}, {s['cases']} cases)")
+    out = write("callgraph_blind", {"machine": machine(), **res})
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
