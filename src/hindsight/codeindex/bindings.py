@@ -34,6 +34,8 @@ _UNWRAP = frozenset({"await", "parenthesized_expression", "await_expression",
                      "non_null_expression", "reference_expression", "try_expression",
                      "generic_function"})
 _LITERALS = frozenset({"dictionary", "list", "tuple", "array", "object", "set"})
+_ALTERNATIVES = frozenset({"conditional_expression", "ternary_expression",
+                           "boolean_operator"})
 _SPREADS = frozenset({"list_splat", "dictionary_splat", "spread_element"})
 
 
@@ -150,8 +152,31 @@ class Bindings:
             return None
         return f"{v}[*]"
 
+    def alternatives(self, node: Any) -> list[Any]:
+        """The values an expression may take that are each its whole value: both arms of
+        ``a if c else b`` (``c ? a : b``) and both sides of ``a or b``, else ``[node]``."""
+        t = node.type
+        if t == "conditional_expression" and node.named_child_count == 3:
+            return self.alternatives(node.named_child(0)) + \
+                self.alternatives(node.named_child(2))
+        if t == "ternary_expression":
+            a, b = node.child_by_field_name("consequence"), node.child_by_field_name(
+                "alternative")
+            return (self.alternatives(a) if a is not None else []) + \
+                (self.alternatives(b) if b is not None else [])
+        if t == "boolean_operator" and node.child_by_field_name("operator") is not None and \
+                node.child_by_field_name("operator").type == "or":
+            return self.alternatives(node.child_by_field_name("left")) + \
+                self.alternatives(node.child_by_field_name("right"))
+        return [node]
+
     def bind(self, scope: str, target_node: Any, value_node: Any, line: int) -> None:
-        """Facts for ``target = value``, element-wise for literals and tuples."""
+        """Facts for ``target = value``, element-wise for literals and tuples, one per
+        alternative of a conditional value (:meth:`alternatives`)."""
+        if value_node is not None and value_node.type in _ALTERNATIVES:
+            for alt in self.alternatives(value_node):
+                self.bind(scope, target_node, alt, line)
+            return
         tt = target_node.type
         if tt in ("pattern_list", "tuple_pattern", "list_pattern"):
             targets = [c for c in target_node.named_children if c.type != "comment"]

@@ -337,7 +337,9 @@ def _nest(defs: list[_Def], class_kinds: tuple[str, ...], js: bool) -> None:
 
 
 def _owner(defs: list[_Def], starts: list[int], pos: int) -> str:
-    """Local qualified name of the innermost definition containing byte ``pos``.
+    """Local qualified name of the innermost definition containing byte ``pos`` that is
+    not a constant: what a constant's initialiser calls (``CUBES = [cube(i) …]``) is
+    called by the code around it (the module), which runs it.
 
     The innermost container is the nearest container-or-self of the last definition that
     starts at or before ``pos`` (definitions nest properly), so one bisect and a short walk
@@ -345,7 +347,7 @@ def _owner(defs: list[_Def], starts: list[int], pos: int) -> str:
     """
     i = bisect.bisect_right(starts, pos) - 1
     d = defs[i] if i >= 0 else None
-    while d is not None and d.end <= pos:
+    while d is not None and (d.end <= pos or d.kind == "constant"):
         d = d.container
     return d.local if d is not None else ""
 

@@ -108,7 +108,8 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 _PY_TARGETS = frozenset({"identifier", "attribute", "subscript", "pattern_list",
                          "tuple_pattern"})
 _PY_VALUES = frozenset({"call", "identifier", "attribute", "subscript", "await", "dictionary",
-                        "list", "tuple", "set", "expression_list", "assignment"})
+                        "list", "tuple", "set", "expression_list", "assignment",
+                        "conditional_expression", "boolean_operator"})
 
 
 def _py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
@@ -162,12 +163,16 @@ def _with(out: Bindings, caps: dict[str, list[Any]]) -> None:
 def _returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -> None:
     node = caps[key][0]
     vals = caps.get("fact.rhs") or ([node.named_child(0)] if node.named_child_count else [])
-    if not vals:
-        return
-    v = out.value(vals[0])
     scope = out.owner(node.start_byte)
-    if v is not None and scope:
-        out.facts.append((scope, target, v, _line(node)))
+    if not vals or not scope:
+        return
+    # `yield from g()`: the elements of g()
+    each = "[*]" if key == "fact.yield" and node.child_count > 1 and \
+        node.child(1).type == "from" else ""
+    for alt in out.alternatives(vals[0]):
+        v = out.value(alt)
+        if v is not None and not (each and v == "?"):
+            out.facts.append((scope, target, v + each, _line(node)))
 
 
 def _for(out: Bindings, caps: dict[str, list[Any]]) -> None:
@@ -218,6 +223,30 @@ def _append(out: Bindings, caps: dict[str, list[Any]]) -> None:
         out.used(scope, v)
 
 
+def _pairs(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """``for k, v in d.items()`` (``v`` is any value of ``d``) and ``for i, x in
+    enumerate(xs)`` (``x`` is an element of ``xs``)."""
+    node = caps["fact.pairs"][0]
+    call = caps["fact.rhs"][0]
+    fn = call.child_by_field_name("function")
+    args = call.child_by_field_name("arguments")
+    if fn is None or args is None:
+        return
+    if fn.type == "attribute" and _t(fn.child_by_field_name("attribute")) == "items" and \
+            args.named_child_count == 0:
+        obj = fn.child_by_field_name("object")
+        base = out.value(obj) if obj is not None else None
+        vals = [f"{base}[?]"] if base and base != "?" else []
+    elif _t(fn) == "enumerate" and args.named_child_count >= 1:
+        vals = out.element(args.named_child(0))
+    else:
+        return
+    scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node)
+    for v in vals:
+        if v != "?":
+            out.facts.append((scope, target, v, line))
+
+
 def _declared(out: Bindings, caps: dict[str, list[Any]], key: str) -> None:
     """``fact.bind`` (a variable), ``fact.field`` (a field or property of the class
     around it) or ``fact.ctor`` (a constructor parameter that is also a field, as
@@ -257,6 +286,7 @@ _HANDLERS: dict[str, Callable[[Bindings, dict[str, list[Any]]], None]] = {
     "fact.yield": lambda out, caps: _returned(out, caps, "fact.yield", "yield"),
     "fact.for": _for,
     "fact.comp": _comp,
+    "fact.pairs": _pairs,
     "fact.except": _except,
     "fact.append": _append,
     "fact.decorated": lambda out, caps: _py_decorators(out, caps["fact.decorated"][0]),

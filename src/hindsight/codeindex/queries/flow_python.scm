@@ -11,7 +11,10 @@
 (call function: (attribute object: [(identifier) (attribute)] @fact.lhs
                            attribute: (identifier) @_append (#any-of? @_append "append" "add" "appendleft"))
       arguments: (argument_list . [(identifier) (attribute) (call) (subscript)] @fact.rhs .)) @fact.append
-(return_statement [(call) (identifier) (attribute) (subscript) (await)]) @fact.return
+(return_statement [(call) (identifier) (attribute) (subscript) (await)
+                   (conditional_expression) (boolean_operator)]) @fact.return
+(for_statement left: (pattern_list . (identifier) . (identifier) @fact.lhs .)
+               right: (call) @fact.rhs) @fact.pairs
 (yield) @fact.yield
 (decorated_definition) @fact.decorated
 ; A call of a call or of a subscript: `make()()`, `handlers["get"]()`.
