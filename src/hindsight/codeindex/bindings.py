@@ -154,21 +154,27 @@ class Bindings:
 
     def alternatives(self, node: Any) -> list[Any]:
         """The values an expression may take that are each its whole value: both arms of
-        ``a if c else b`` (``c ? a : b``) and both sides of ``a or b``, else ``[node]``."""
-        t = node.type
-        if t == "conditional_expression" and node.named_child_count == 3:
-            return self.alternatives(node.named_child(0)) + \
-                self.alternatives(node.named_child(2))
-        if t == "ternary_expression":
-            a, b = node.child_by_field_name("consequence"), node.child_by_field_name(
-                "alternative")
-            return (self.alternatives(a) if a is not None else []) + \
-                (self.alternatives(b) if b is not None else [])
-        if t == "boolean_operator" and node.child_by_field_name("operator") is not None and \
-                node.child_by_field_name("operator").type == "or":
-            return self.alternatives(node.child_by_field_name("left")) + \
-                self.alternatives(node.child_by_field_name("right"))
-        return [node]
+        ``a if c else b`` (``c ? a : b``) and both sides of ``a or b``, nested ones too,
+        else ``[node]``; ``[]`` when there are more than ``MAX_TARGETS`` (a union that
+        large is unknown anyway). Iterative: nesting depth does not matter."""
+        out: list[Any] = []
+        todo = [node]
+        while todo:
+            n = todo.pop()
+            t = n.type
+            if t == "conditional_expression" and n.named_child_count == 3:
+                todo += [n.named_child(2), n.named_child(0)]
+            elif t == "ternary_expression":
+                todo += [c for c in (n.child_by_field_name("alternative"),
+                                     n.child_by_field_name("consequence")) if c is not None]
+            elif t == "boolean_operator" and _is_or(n):
+                todo += [c for c in (n.child_by_field_name("right"),
+                                     n.child_by_field_name("left")) if c is not None]
+            else:
+                out.append(n)
+                if len(out) > MAX_TARGETS:
+                    return []
+        return out
 
     def bind(self, scope: str, target_node: Any, value_node: Any, line: int) -> None:
         """Facts for ``target = value``, element-wise for literals and tuples, one per
@@ -283,6 +289,11 @@ class Bindings:
         if "?" not in anykey and 0 < len(anykey) <= MAX_TARGETS:
             for w in sorted(x for x in anykey if x is not None):
                 self.facts.append((scope, f"{target}[?]", w, line))
+
+
+def _is_or(node: Any) -> bool:
+    op = node.child_by_field_name("operator")
+    return op is not None and op.type == "or"
 
 
 def head(path: str) -> str:
