@@ -265,3 +265,66 @@ def test_other_writers_are_not_kept_waiting_while_a_full_build_parses(
         st = bank.code.index(full=True, workers=2)
         assert len(wrote) >= 3 and st.files_parsed == len(wrote)
         assert bank.stores.code.get_meta("probe") == str(len(wrote) - 1)
+
+
+# CommonJS exports and several-target values across files (issue #14): what `require`
+# gives follows `module.exports`, which another file may re-export (cycles included).
+CJS_BASE = {
+    "lib/a.js": "function A() {}\nA.prototype.m = function m() {};\nmodule.exports = A;\n",
+    "lib/b.js": "function B() {}\nB.prototype.m = function m() {};\nmodule.exports = B;\n",
+    "main.js": ("var A = require('./lib/a');\nvar B = require('./lib/b');\n"
+                "function go(flag) {\n  var x = flag ? new A() : new B();\n  x.m();\n"
+                "  A();\n}\n"),
+    "app.py": ("from lib2 import pick\n\n\ndef run(flag):\n    for f in pick(flag):\n"
+               "        f()\n"),
+    "lib2.py": "def one():\n    pass\n\n\ndef pick(flag):\n    return [one]\n",
+}
+CJS_BODIES = {
+    "lib/a.js": [CJS_BASE["lib/a.js"], "module.exports = require('./b');\n",
+                 "exports = module.exports = require('../main');\n",
+                 "function C() {}\nC.prototype.m = function m() {};\nmodule.exports = C;\n"],
+    "lib/b.js": [CJS_BASE["lib/b.js"], "module.exports = require('./a');\n",
+                 "exports.m = function m() {};\n"],
+    "lib2.py": [CJS_BASE["lib2.py"],
+                "def one():\n    pass\n\n\ndef two():\n    pass\n\n\n"
+                "def pick(flag):\n    return [one, two] if flag else [two]\n",
+                "def pick(flag):\n    return []\n"],
+}
+cjs_edit = st.sampled_from(sorted(CJS_BODIES)).flatmap(
+    lambda p: st.tuples(st.just(p), st.sampled_from(CJS_BODIES[p] + [None])))
+
+
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(cjs_edit, min_size=1, max_size=3))
+def test_commonjs_and_union_edits_equal_rebuild(tmp_path_factory: object,
+                                                edits: list[tuple[str, str | None]]) -> None:
+    base = tmp_path_factory.mktemp("cjs")  # type: ignore[attr-defined]
+    repo = make_repo(base / "r", CJS_BASE)
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.code.index(workers=1)
+    for path, body in edits:
+        if body is None:
+            if (repo / path).exists():
+                os.remove(repo / path)
+        else:
+            write(repo, {path: body})
+        git(repo, "add", "-A")
+        check_equal(repo)
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def test_commonjs_edges_follow_module_exports(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", CJS_BASE)
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.code.index(workers=1)
+    assert edges_of(repo, "main.js::go") == [
+        ("A", "lib/a.js::A"), ("A", "lib/a.js::A"), ("B", "lib/b.js::B"),
+        ("m", "lib/a.js::A.m"), ("m", "lib/b.js::B.m")]
+    write(repo, {"lib/a.js": "module.exports = require('./b');\n"})
+    git(repo, "add", "-A")
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.code.index(workers=1)
+    assert edges_of(repo, "main.js::go") == [
+        ("A", "lib/b.js::B"), ("A", "lib/b.js::B"), ("B", "lib/b.js::B"),
+        ("m", "lib/b.js::B.m")]

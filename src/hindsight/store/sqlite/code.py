@@ -170,8 +170,8 @@ class SqliteCodeStore(SqliteStore):
         return syms, imps, inh
 
     def load_raw_refs(self, file_id: int, path: str) -> list[tuple[str, str, str, str, int]]:
-        return list(self.conn.execute(
-            "SELECT src, kind, name, receiver, line FROM edges WHERE file_id=? AND "
+        return _one_per_site(self.conn.execute(
+            "SELECT src, kind, name, receiver, line, dst FROM edges WHERE file_id=? AND "
             "kind!='import' ORDER BY rowid", (file_id,)))
 
     def load_facts(self, file_id: int) -> list[tuple[str, str, str, int]]:
@@ -417,3 +417,21 @@ def _stem(path: str) -> str:
     if d and base in ("__init__", "index", "mod"):
         return d
     return f"{d}/{base}" if d else base
+
+
+def _one_per_site(rows: Iterable[tuple[str, str, str, str, int, str]]
+                  ) -> list[tuple[str, str, str, str, int]]:
+    """References ``(src, kind, name, receiver, line)`` from stored edge rows, once per
+    call site: a call with several targets is stored as one row per target (the same
+    reference each time), so the sites of one reference are as many as the rows of its
+    most repeated target (``f(f(x))`` is two sites of one target). In order of the
+    first row of each reference."""
+    seen: dict[tuple[str, str, str, str, int], dict[str, int]] = {}
+    for src, kind, name, receiver, line, dst in rows:
+        key = (src, kind, name, receiver, line)
+        by_dst = seen.setdefault(key, {})
+        by_dst[dst] = by_dst.get(dst, 0) + 1
+    out: list[tuple[str, str, str, str, int]] = []
+    for key, by_dst in seen.items():
+        out += [key] * max(by_dst.values())
+    return out
