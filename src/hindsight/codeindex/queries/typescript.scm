@@ -4,7 +4,8 @@
 (type_alias_declaration name: (type_identifier) @name) @definition.type
 (enum_declaration name: (identifier) @name) @definition.enum
 (internal_module name: (_) @name) @definition.namespace
-(module name: (identifier) @name) @definition.namespace
+; `module A.B {}` (the old spelling of `namespace A.B {}`) has a dotted name.
+(module name: [(identifier) (nested_identifier)] @name) @definition.namespace
 (abstract_method_signature name: (_) @name) @definition.method
 (interface_body (method_signature name: (_) @name) @definition.method)
 (type_alias_declaration value: (object_type (method_signature name: (_) @name)
