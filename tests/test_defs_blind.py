@@ -70,9 +70,25 @@ def test_blind_definitions_exactly(lang: str) -> None:
      "    public int compare(String a, String b) { return 0; }\n  };\n"
      "  int compare(S o) { return 0; }\n}\n",
      [(1, "class", "S"), (3, "method", "S.byLength.compare"), (5, "method", "S.compare")]),
+    # probes written after reading the queries
+    # `impl Trait for &'a T` and `impl dyn Trait`: the methods are T's and Trait's
+    ("rust", "struct Foo;\nimpl<'a> fmt::Display for &'a Foo {\n    fn fmt(&self) {}\n}\n"
+     "impl dyn fmt::Debug {\n    fn helper(&self) {}\n}\n",
+     [(1, "struct", "Foo"), (3, "method", "Foo.fmt"), (6, "method", "Debug.helper")]),
+    # an interface's fields are constants; one declaration of two constants gives siblings
+    ("java", "interface Limits {\n    int MAX = 3;\n}\nclass Q {\n"
+     "    public static final int A = 1, B = 2;\n}\n",
+     [(1, "interface", "Limits"), (2, "constant", "Limits.MAX"), (4, "class", "Q"),
+      (5, "constant", "Q.A"), (5, "constant", "Q.B")]),
+    # method signatures of a `declare class`; overload signatures beside an implementation
+    # are not symbols
+    ("typescript", "declare class Ext {\n  m(): void;\n  static n(a: string): number;\n}\n"
+     "class K {\n  f(a: string): void;\n  f(a: number): void;\n  f(a: any): void {}\n}\n",
+     [(1, "class", "Ext"), (2, "method", "Ext.m"), (3, "method", "Ext.n"), (5, "class", "K"),
+      (8, "method", "K.f")]),
 ])
 def test_forms_the_blind_suite_found(lang: str, src: str, rows: list[tuple[int, str, str]]) -> None:
-    fn = {"typescript": "x.ts", "javascript": "x.js", "java": "X.java"}[lang]
+    fn = {"typescript": "x.ts", "javascript": "x.js", "java": "X.java", "rust": "x.rs"}[lang]
     r = parse_bytes(fn, language_for(fn), src.encode())
     assert not r.error
     assert [(s.start_line, s.kind, s.local) for s in r.symbols] == rows

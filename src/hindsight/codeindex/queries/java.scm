@@ -18,6 +18,9 @@
   declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
 (class_body (field_declaration (modifiers "final" "static")
   declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
+; An interface's fields are constants (implicitly static final).
+(interface_body (constant_declaration
+  declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
 
 (method_invocation !object name: (identifier) @call.name)
 (method_invocation object: (_) @call.receiver name: (identifier) @call.name)
