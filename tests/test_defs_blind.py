@@ -86,9 +86,18 @@ def test_blind_definitions_exactly(lang: str) -> None:
      "class K {\n  f(a: string): void;\n  f(a: number): void;\n  f(a: any): void {}\n}\n",
      [(1, "class", "Ext"), (2, "method", "Ext.m"), (3, "method", "Ext.n"), (5, "class", "K"),
       (8, "method", "K.f")]),
+    # type aliases: PEP 695 `type X = …` and PEP 613 `X: TypeAlias = …`; a plain annotated
+    # assignment is not one
+    ("python", "type Point[T] = tuple[T, T]\nJson: TypeAlias = dict\n"
+     "class C:\n    Alias: typing.TypeAlias = int\n    n: int = 3\n",
+     [(1, "type", "Point"), (2, "type", "Json"), (3, "class", "C"), (4, "type", "C.Alias")]),
+    # a quoted method name is taken without its quotes
+    ("javascript", "class A {\n  'quoted-name'() {}\n}\n",
+     [(1, "class", "A"), (2, "method", "A.quoted-name")]),
 ])
 def test_forms_the_blind_suite_found(lang: str, src: str, rows: list[tuple[int, str, str]]) -> None:
-    fn = {"typescript": "x.ts", "javascript": "x.js", "java": "X.java", "rust": "x.rs"}[lang]
+    fn = {"typescript": "x.ts", "javascript": "x.js", "java": "X.java", "rust": "x.rs",
+          "python": "x.py"}[lang]
     r = parse_bytes(fn, language_for(fn), src.encode())
     assert not r.error
     assert [(s.start_line, s.kind, s.local) for s in r.symbols] == rows

@@ -162,8 +162,10 @@ def js_receiver(d: Any) -> bool:
     name's definition); a named class expression likewise.
     ``module.exports.x =`` and ``exports.x =`` define the module's ``x``;
     ``Foo.prototype.m =`` a member of ``Foo``; ``module.exports = function f() {}`` is
-    ``f`` (dropped when anonymous)."""
+    ``f`` (dropped when anonymous). A quoted member name is taken without its quotes."""
     node = d.node
+    if d.name[:1] in ("'", '"') and d.name[-1:] == d.name[:1]:  # `'quoted-name'() {}`
+        d.name = d.name[1:-1]
     if node.type in _EXPRS:
         return node.parent is not None and node.parent.type in _FREE
     if node.type in _MEMBERS:
