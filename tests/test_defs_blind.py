@@ -94,10 +94,13 @@ def test_blind_definitions_exactly(lang: str) -> None:
     # a quoted method name is taken without its quotes
     ("javascript", "class A {\n  'quoted-name'() {}\n}\n",
      [(1, "class", "A"), (2, "method", "A.quoted-name")]),
+    # Go's blank identifier defines nothing (a skipped iota value, `var _ = func…`)
+    ("go", "package p\n\nconst (\n\tA = iota\n\t_\n\tB\n)\n\nvar _ = func() {}\n",
+     [(4, "constant", "A"), (6, "constant", "B")]),
 ])
 def test_forms_the_blind_suite_found(lang: str, src: str, rows: list[tuple[int, str, str]]) -> None:
     fn = {"typescript": "x.ts", "javascript": "x.js", "java": "X.java", "rust": "x.rs",
-          "python": "x.py"}[lang]
+          "python": "x.py", "go": "x.go"}[lang]
     r = parse_bytes(fn, language_for(fn), src.encode())
     assert not r.error
     assert [(s.start_line, s.kind, s.local) for s in r.symbols] == rows
