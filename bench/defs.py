@@ -10,13 +10,16 @@ Two scores per language:
 * **exact**: file, line, kind and local qualified name all agree (the identity:
   ``Class.prop:setter``, ``Class.m(int,int)``).
 
-    python bench/defs.py
+    python bench/defs.py                    # tests/fixtures/defs, bench/results/defs.json
+    python bench/defs.py --suite defs_blind  # tests/fixtures/defs_blind (written before
+                                             # reading the queries), defs_blind.json
 
-Writes bench/results/defs.json and prints one line per language.
+Writes bench/results/<suite>.json and prints one line per language.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from pathlib import Path
@@ -29,7 +32,9 @@ from hindsight.codeindex.languages import language_for  # noqa: E402
 from hindsight.codeindex.worker import parse_bytes  # noqa: E402
 from hindsight.models import simple_name  # noqa: E402
 
-DEFS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "defs"
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
+SUITES = ("defs", "defs_blind")
+DEFS = FIXTURES / "defs"
 
 Row = tuple[str, int, str, str]  # file, line, kind, local
 
@@ -74,6 +79,12 @@ def score(lang: str) -> dict[str, Any]:
 
 
 def main() -> None:
+    global DEFS
+    ap = argparse.ArgumentParser(description="definition recall and precision per language")
+    ap.add_argument("--suite", choices=SUITES, default="defs",
+                    help="fixture suite under tests/fixtures/ (default: defs)")
+    suite = ap.parse_args().suite
+    DEFS = FIXTURES / suite
     langs = sorted(p.name for p in DEFS.iterdir() if p.is_dir())
     out = {lang: score(lang) for lang in langs}
     for lang, s in out.items():
@@ -81,7 +92,7 @@ def main() -> None:
         print(f"{lang:11} expected {s['expected']:3}  coverage recall {c['recall']:.3f} "
               f"precision {c['precision']:.3f}  exact recall {e['recall']:.3f} "
               f"precision {e['precision']:.3f}")
-    path = write("defs", {"machine": machine(), "languages": out})
+    path = write(suite, {"machine": machine(), "languages": out})
     print(f"wrote {path}")
 
 

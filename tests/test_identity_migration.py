@@ -15,6 +15,7 @@ from conftest import FIXTURES
 from histutil import Repo
 
 from hindsight.app import open_bank
+from hindsight.codeindex.parse import EXTRACTOR_VERSION
 
 BANK_ID = "identities-v1"
 SRC = FIXTURES / "banks" / "identities-v1"
@@ -53,7 +54,8 @@ def test_v1_bank_migrates_anchors_and_history(v1_bank: Repo) -> None:
             (5, "conv.py", "Conv.parse")]
         st = b.code.index()
         assert st.full and st.files_parsed == 3
-        assert any("symbol extraction changed (version 1 -> 2)" in w for w in st.warnings)
+        assert any(f"symbol extraction changed (version 1 -> {EXTRACTOR_VERSION})" in w
+                   for w in st.warnings)
         syms = {s.local: s for p in ("box.py", "Fmt.java", "conv.py")
                 for s in b.code.store.file_symbols(p)}
         after = _anchors(b)

@@ -33,8 +33,9 @@ FUNC_KINDS = frozenset({"function", "method", "constructor"})
 _SPACE = re.compile(r"\s+")
 _GAP = re.compile(r"(?<=\W) | (?=\W)")
 _MEMBERS = frozenset({"pair", "method_definition"})
-_EXPRS = frozenset({"function_expression", "generator_function"})
-# where a named function expression is a definition by its own name: passed or returned
+_EXPRS = frozenset({"function_expression", "generator_function", "class"})
+# where a named function or class expression is a definition by its own name: passed or
+# returned
 _FREE = frozenset({"arguments", "return_statement"})
 # an object literal whose members are definitions: bound to a name, assigned, nested in
 # such a literal, or the module's default export
@@ -158,11 +159,13 @@ def js_receiver(d: Any) -> bool:
     ``_Def``); False to drop it: a member of an object literal that is not bound to a
     name (an argument, an array element) is not a definition, nor is a named function
     expression other than an argument or a returned value (bound to a name, it is that
-    name's definition).
+    name's definition); a named class expression likewise.
     ``module.exports.x =`` and ``exports.x =`` define the module's ``x``;
     ``Foo.prototype.m =`` a member of ``Foo``; ``module.exports = function f() {}`` is
-    ``f`` (dropped when anonymous)."""
+    ``f`` (dropped when anonymous). A quoted member name is taken without its quotes."""
     node = d.node
+    if d.name[:1] in ("'", '"') and d.name[-1:] == d.name[:1]:  # `'quoted-name'() {}`
+        d.name = d.name[1:-1]
     if node.type in _EXPRS:
         return node.parent is not None and node.parent.type in _FREE
     if node.type in _MEMBERS:

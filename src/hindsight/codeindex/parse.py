@@ -51,7 +51,7 @@ MAX_DOC = 1000
 # Bump when the symbols extracted from unchanged source change (new definitions, other
 # qualified names): an index or history written by another version is rebuilt, and
 # anchors are migrated (hindsight.memory.anchors.migrate_identities).
-EXTRACTOR_VERSION = 2
+EXTRACTOR_VERSION = 3
 _JS = frozenset({"javascript", "typescript", "tsx"})
 
 
@@ -296,7 +296,9 @@ def _nest(defs: list[_Def], class_kinds: tuple[str, ...], js: bool) -> None:
     stack: list[_Def] = []
     by_local: dict[str, _Def] = {}
     for d in defs:
-        while stack and stack[-1].end <= d.start:
+        # one node defining several names (Java `static final int A = 1, B = 2;`): siblings
+        while stack and (stack[-1].end <= d.start or
+                         (stack[-1].start == d.start and stack[-1].end == d.end)):
             stack.pop()
         container = stack[-1] if stack else None
         d.container = container

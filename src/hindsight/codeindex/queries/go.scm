@@ -11,13 +11,16 @@
   type: [(type_identifier) (qualified_type) (function_type) (map_type) (slice_type)
          (pointer_type) (channel_type) (array_type) (generic_type)]) @definition.type)
 (interface_type (method_elem name: (field_identifier) @name) @definition.method)
-(source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
+; `_` (the blank identifier, as in a skipped iota value) defines nothing.
+(source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant)
+  (#not-eq? @name "_"))
 (type_declaration (type_alias name: (type_identifier) @name) @definition.type)
 ; Package-level variables holding a function literal: `var handler = func(...) {...}`.
 (source_file (var_declaration [(var_spec name: (identifier) @name
   value: (expression_list . (func_literal) .)) @definition.function
   (var_spec_list (var_spec name: (identifier) @name
-  value: (expression_list . (func_literal) .)) @definition.function)]))
+  value: (expression_list . (func_literal) .)) @definition.function)])
+  (#not-eq? @name "_"))
 
 (call_expression function: (identifier) @call.name)
 (call_expression function: (selector_expression operand: (_) @call.receiver

@@ -10,9 +10,16 @@
 (annotation_type_element_declaration name: (identifier) @name) @definition.method
 ; Enum constants; a constant with a body holds its own methods (`Op.PLUS.apply`).
 (enum_constant name: (identifier) @name) @definition.constant
+; A field initialised with an anonymous class names its methods (`Sorter.byLength.compare`),
+; as a method does for the anonymous classes in its body.
+(field_declaration declarator: (variable_declarator name: (identifier) @name
+  value: (object_creation_expression (class_body)))) @scope
 (class_body (field_declaration (modifiers "static" "final")
   declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
 (class_body (field_declaration (modifiers "final" "static")
+  declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
+; An interface's fields are constants (implicitly static final).
+(interface_body (constant_declaration
   declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
 
 (method_invocation !object name: (identifier) @call.name)

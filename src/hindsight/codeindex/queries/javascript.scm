@@ -46,6 +46,8 @@
 ; (identity.js_receiver keeps those; a named function bound to a name is that name's)
 [(function_expression name: (identifier) @name)
  (generator_function name: (identifier) @name)] @definition.function
+; Named class expressions passed or returned likewise (`return class Model {}` in a factory).
+(class name: (_) @name) @definition.class
 ; Accessors: the getter keeps `Class.prop`, a setter is `Class.prop:setter`.
 (method_definition "set") @mark.setter
 (variable_declarator name: (identifier) @name

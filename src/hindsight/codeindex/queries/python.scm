@@ -7,6 +7,12 @@
   (#match? @name "^[A-Z][A-Z0-9_]*$"))
 ; A name bound to a lambda, at module, class or function level: `square = lambda x: x * x`.
 (expression_statement (assignment left: (identifier) @name right: (lambda)) @definition.function)
+; Type aliases: `type Point[T] = tuple[T, T]` (PEP 695) and `Json: TypeAlias = dict` (PEP 613).
+(type_alias_statement left: (type [(identifier) @name (generic_type (identifier) @name)]))
+  @definition.type
+(expression_statement (assignment left: (identifier) @name
+  type: (type [(identifier) @_t (attribute attribute: (identifier) @_t)]))
+  @definition.type (#eq? @_t "TypeAlias"))
 ; Accessors (`@prop.setter` / `@prop.deleter` on a function named prop) and overload
 ; stubs (`@overload`, `@typing.overload`): see hindsight.codeindex.identity.
 (decorated_definition

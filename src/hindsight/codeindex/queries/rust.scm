@@ -15,6 +15,13 @@
 (static_item name: (identifier) @name) @definition.constant
 (impl_item type: [(type_identifier) @name (generic_type type: (type_identifier) @name)
   (scoped_type_identifier name: (type_identifier) @name)]) @scope
+; `impl Trait for &'a T` and `impl dyn Trait`: the methods are T's and Trait's.
+(impl_item type: (reference_type type: [(type_identifier) @name
+  (generic_type type: (type_identifier) @name)
+  (scoped_type_identifier name: (type_identifier) @name)])) @scope
+(impl_item type: (dynamic_type trait: [(type_identifier) @name
+  (generic_type type: (type_identifier) @name)
+  (scoped_type_identifier name: (type_identifier) @name)])) @scope
 
 (call_expression function: (identifier) @call.name)
 (call_expression function: (field_expression value: (_) @call.receiver

@@ -4,7 +4,8 @@
 (type_alias_declaration name: (type_identifier) @name) @definition.type
 (enum_declaration name: (identifier) @name) @definition.enum
 (internal_module name: (_) @name) @definition.namespace
-(module name: (identifier) @name) @definition.namespace
+; `module A.B {}` (the old spelling of `namespace A.B {}`) has a dotted name.
+(module name: [(identifier) (nested_identifier)] @name) @definition.namespace
 (abstract_method_signature name: (_) @name) @definition.method
 (interface_body (method_signature name: (_) @name) @definition.method)
 (type_alias_declaration value: (object_type (method_signature name: (_) @name)
@@ -35,3 +36,7 @@
 ; stubs: not symbols when the implementation is in the file (identity.py `drop_stubs`).
 (function_signature) @mark.stub
 (interface_body (method_signature) @mark.stub)
+; A method signature in a class body: an overload (a stub beside its implementation) or a
+; method of a `declare class` (the first signature stands for the name).
+(class_body (method_signature name: (_) @name) @definition.method)
+(class_body (method_signature) @mark.stub)
