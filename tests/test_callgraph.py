@@ -187,3 +187,46 @@ def test_require_of_the_parent_directory_is_its_index() -> None:
     assert not any(c.startswith((".", "/")) for c in root)
     assert "a/index.js" in js_candidates("a/b/x.js", "..")
     assert js_candidates("app.js", "../outside") == []
+
+
+def test_and_values_and_deep_conditionals_index(tmp_path: Path) -> None:
+    """`x = a and b` is no alternative (it once recursed without end), 3,000 nested
+    conditionals or `or`s are too many to follow (unknown, not a crash)."""
+    deep = "a"
+    for i in range(3000):  # one level a line (one long line would be skipped as minified)
+        deep = f"(b{i} if c else\n        {deep})"
+    write(tmp_path, {"m.py": (
+        "def a():\n    pass\n\n\ndef b():\n    pass\n\n\n"
+        "def use(c):\n    x = a and b\n    x()\n    y = a or b\n    y()\n"
+        f"    z = {deep}\n    z()\n")})
+    edges, _facts = index_and_read(tmp_path)
+    calls = sorted(e for e in edges if e.startswith("m.py::use"))
+    assert calls == ["m.py::use -> m.py::a @13", "m.py::use -> m.py::b @13"]
+    with open_bank(repo_root_path=str(tmp_path)) as bank:
+        assert list(bank.stores.raw.execute("SELECT error FROM files")) == [("",)]
+
+
+def test_a_file_whose_extraction_fails_is_reported_and_the_rest_indexed(
+        tmp_path: Path, monkeypatch: object) -> None:
+    """A bug in extraction on one file (here a RecursionError) gives that file the error
+    `extraction failed: RecursionError` and no symbols; the other files are indexed, in
+    worker processes too."""
+    from hindsight.codeindex import build, pool
+
+    write(tmp_path, {f"f{i}.py": f"def f{i}():\n    pass\n" for i in range(6)})
+    real = pool.WIRES["index"]
+
+    def flaky(root: str, path: str, lang: str) -> tuple[object, ...]:
+        if path == "f3.py":
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(root, path, lang)
+
+    monkeypatch.setitem(pool.WIRES, "index", flaky)  # type: ignore[attr-defined]
+    monkeypatch.setattr(build, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
+    with open_bank(repo_root_path=str(tmp_path)) as bank:
+        st = bank.code.index(full=True, workers=2)
+        errors = list(bank.stores.raw.execute("SELECT path, error FROM files WHERE error!=''"))
+        syms = sorted(s[2] for s in bank.stores.code.snapshot()[0])
+    assert syms == ["f0", "f1", "f2", "f4", "f5"]
+    assert st.parse_errors == 1
+    assert errors == [("f3.py", "extraction failed: RecursionError")]

@@ -180,9 +180,11 @@ class Bindings:
         """Facts for ``target = value``, element-wise for literals and tuples, one per
         alternative of a conditional value (:meth:`alternatives`)."""
         if value_node is not None and value_node.type in _ALTERNATIVES:
-            for alt in self.alternatives(value_node):
-                self.bind(scope, target_node, alt, line)
-            return
+            alts = self.alternatives(value_node)
+            if alts and (len(alts) > 1 or alts[0].id != value_node.id):  # not `a and b`
+                for alt in alts:
+                    self.bind(scope, target_node, alt, line)
+                return
         tt = target_node.type
         if tt in ("pattern_list", "tuple_pattern", "list_pattern"):
             targets = [c for c in target_node.named_children if c.type != "comment"]

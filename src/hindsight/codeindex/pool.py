@@ -33,7 +33,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from hindsight.codeindex.worker import index_wire, parse_wire
+from hindsight.codeindex.worker import failed_wire, index_wire, parse_wire
 from hindsight.models import ParseResult
 
 Progress = Callable[[str, int, int], None]
@@ -83,7 +83,10 @@ def _job(args: tuple[str, list[Item], float, str, str]) -> list[tuple[Any, ...]]
                 if now - armed > timeout / 2:  # re-arming costs ~0.2 ms: not per file
                     faulthandler.dump_traceback_later(timeout, exit=True, file=dump)
                     armed = now
-                out.append(fn(root, path, lang))
+                try:
+                    out.append(fn(root, path, lang))
+                except Exception as e:  # noqa: BLE001 - one file's bug must not stop the rest
+                    out.append(failed_wire(wire, path, lang, e))
         finally:
             faulthandler.cancel_dump_traceback_later()
             os.close(cur)

@@ -166,3 +166,16 @@ def index_wire(root: str, path: str, language: str) -> tuple[Any, ...]:
 def parse_batch(root: str, items: list[tuple[str, str]]) -> list[ParseResult]:
     """Parse a batch of ``(path, language)`` pairs under ``root`` (worker entry point)."""
     return [parse_path(root, p, lang) for p, lang in items]
+
+
+def failed_wire(wire: str, path: str, language: str, exc: BaseException) -> tuple[Any, ...]:
+    """What a worker sends for a file its extraction failed on (a bug, not bad input:
+    ``RecursionError`` on an unforeseen nesting, say): no symbols, and the error
+    ``extraction failed: <exception type>`` that ``status --files`` lists. The content
+    hash is left empty, so the next ``index`` tries the file again. ``wire`` is
+    ``"parse"`` or ``"index"`` (see :data:`hindsight.codeindex.pool.WIRES`)."""
+    from hindsight.codeindex import wire as W
+
+    res = ParseResult(path=path, language=language, content_hash="", size=0, mtime_ns=0,
+                      lines=0, error=f"extraction failed: {type(exc).__name__}")
+    return W.index_wire(res) if wire == "index" else res.to_wire()
