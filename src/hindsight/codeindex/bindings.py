@@ -60,7 +60,9 @@ class Bindings:
         self.language = language
         self.facts: list[Fact] = []
         self.args: list[Fact] = []
-        self.comprehended: list[Fact] = []  # a comprehension's variables (receivers._comp)
+        # variables of a comprehension or an `except … as e` (receivers._comp, _except):
+        # visible only inside it, so kept only where nothing else binds the name
+        self.comprehended: list[Fact] = []
         self.owner = owner
         self.local_at = local_at
         self.selfs = SPECS[language].self_names
@@ -167,7 +169,7 @@ class Bindings:
             elif t == "ternary_expression":
                 todo += [c for c in (n.child_by_field_name("alternative"),
                                      n.child_by_field_name("consequence")) if c is not None]
-            elif t == "boolean_operator" and _is_or(n):
+            elif t == "boolean_operator" and _is_or(n) and _maybe_false(n):
                 todo += [c for c in (n.child_by_field_name("right"),
                                      n.child_by_field_name("left")) if c is not None]
             else:
@@ -212,8 +214,8 @@ class Bindings:
             self.facts.append((scope, target, v, line))
             self.used(scope, v)
             if target.endswith("]") and not target.endswith(("[?]", "[*]")) and v != "?":
-                # `d['k'] = f`: also a value `d[key]` may have (see Flow.pick)
-                self.facts.append((scope, target[:target.rindex("[")] + "[?]", v, line))
+                # `d['k'] = f`: also a value `d[key]` may have from now on (Flow.head)
+                self.facts.append((scope, target[:target.rindex("[")] + "[+?]", v, line))
 
     def read(self, scope: str, name: str) -> bool:
         """Whether a binding of local variable ``name`` in ``scope`` is worth keeping."""
@@ -291,6 +293,15 @@ class Bindings:
         if "?" not in anykey and 0 < len(anykey) <= MAX_TARGETS:
             for w in sorted(x for x in anykey if x is not None):
                 self.facts.append((scope, f"{target}[?]", w, line))
+
+
+def _maybe_false(node: Any) -> bool:
+    """Whether the left side of ``a or b`` may be false, so that ``b`` is a value too: a
+    name, attribute, call or subscript (``self.handler or default``), not a literal or
+    a function's name (always true: ``"x" or b`` is ``"x"``)."""
+    left = node.child_by_field_name("left")
+    return left is not None and left.type in ("attribute", "call", "subscript",
+                                              "identifier", "boolean_operator")
 
 
 def _is_or(node: Any) -> bool:

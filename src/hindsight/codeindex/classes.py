@@ -1,12 +1,13 @@
-"""Classes in receiver resolution (:mod:`hindsight.codeindex.flow`): the method
-resolution order, JavaScript constructor functions, and methods that return their own
-receiver."""
+"""Classes and containers in receiver resolution (:mod:`hindsight.codeindex.flow`): the
+method resolution order, JavaScript constructor functions, methods that return their own
+receiver, attributes bound in the method itself, and the elements of lists and dicts."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hindsight.codeindex.values import Value
+from hindsight.codeindex.table import FileSyms
+from hindsight.codeindex.values import Value, union
 
 if TYPE_CHECKING:
     from hindsight.codeindex.flow import Flow
@@ -74,3 +75,35 @@ def own(flow: Flow, recv: Value, q: str) -> Value | None:
     if vals == {"cls"} and recv[0] == "cls":
         return recv
     return None
+
+
+def bound(flow: Flow, fs: FileSyms, scope: str, name: str, line: int | None
+      ) -> tuple[bool, Value | None]:
+    """(whether ``scope`` binds ``name``, its value at ``line``). For ``xs[*]`` (an
+    element) and ``d[?]`` (a value under any key): the elements of the last literal
+    bound to it, and those added since by ``xs.append(v)`` / ``d[k] = v`` (facts
+    ``xs[+*]``, ``d[+?]``), unless ``xs`` itself was bound again after them."""
+    d = fs.flow.get(scope, {})
+    if not name.endswith(("[?]", "[*]")):
+        b = d.get(name)
+        return (True, flow.pick(fs, scope, b, line)) if b else (False, None)
+    base = name[:-3]
+    lit, acc = d.get(name, []), d.get(f"{base}[+{name[-2]}]", [])
+    if not lit and not acc:
+        return False, None
+    limit = line if line is not None else 1 << 62
+    last_lit = max((b for b, _v in lit if b < limit), default=-1)
+    rebound = max((b for b, _v in d.get(base, []) if b < limit), default=-1)
+    cut = max(last_lit, rebound)
+    vals = [(b, v) for b, v in lit if b == last_lit and last_lit >= rebound] + \
+        [(b, v) for b, v in acc if cut <= b < limit]
+    return True, union(flow.value(fs, scope, v, b) for b, v in vals)
+
+
+def own_attr(flow: Flow, fs: FileSyms, scope: str, attr: str, line: int) -> Value | None:
+    """The value of ``self.<attr>`` bound last before ``line`` in method ``scope``
+    itself, or ``None`` (then every binding of the attribute counts)."""
+    cls = fs.enclosing_class(scope)
+    here = [(b, v) for s, b, v in fs.attrs.get(cls, {}).get(attr, ())
+            if s == scope and b < line] if cls else []
+    return flow.pick(fs, scope, here, line) if here else None

@@ -119,6 +119,10 @@ class Flow:
         segs = parse(receiver or name)
         if not segs or not worth(self, fs, scope, segs, value=bool(receiver)):
             return []
+        if receiver in SPECS[fs.language].self_names:
+            own = classes.own_attr(self, fs, scope, name, line)
+            if own is not None:  # `self.h = b; self.h()` in one method
+                return self.callable_target(own)
         v = self.eval(fs, scope, segs, line)
         if v is None:
             return []
@@ -175,6 +179,11 @@ class Flow:
         while i < len(segs) and segs[i][0] == "[":
             name += segs[i]
             i += 1
+        if i == 1 and len(segs) > 2 and segs[1][0] == "." and \
+                name in SPECS[fs.language].self_names:
+            own = classes.own_attr(self, fs, scope, segs[1][1:], line)
+            if own is not None:  # `self.h = b` earlier in this method: that value
+                return self._rest(own, segs, 2)
         v = self.head(fs, scope, name, line)
         if v is None and name.endswith("[*]") and "[" not in name[:-3]:
             # an element of a name bound to no literal: `next(it)` of a generator
@@ -233,10 +242,9 @@ class Flow:
         while s:
             kind = fs.kinds.get(s, "scope")
             if first or kind not in CLASS_KINDS:
-                b = fs.flow.get(s, {}).get(name)
-                if b:
-                    return self.pick(fs, s, b, line if first else None,
-                                     name.endswith(("[?]", "[*]")))
+                found, v = classes.bound(self, fs, s, name, line if first else None)
+                if found:
+                    return v
                 if kind in FUNC_KINDS and "[" not in name:
                     p = fs.param(s, name)
                     if p is not None:
@@ -252,21 +260,16 @@ class Flow:
             hit = r.lookup(fs, scope, name) if r is not None else []
             if hit:
                 return self.classify(hit[0])
-        b = fs.flow.get("", {}).get(name)
-        return self.pick(fs, "", b, line if not scope else None,
-                         name.endswith(("[?]", "[*]"))) if b else None
+        return classes.bound(self, fs, "", name, line if not scope else None)[1]
 
     def pick(self, fs: FileSyms, scope: str, bindings: list[tuple[int, str]],
-             line: int | None, any_key: bool = False) -> Value | None:
+             line: int | None) -> Value | None:
         """Value of the last binding before ``line`` (``None``: the last one); the union
-        when that line binds several values, or with ``any_key`` (the name is ``d[?]`` or
-        ``xs[*]``: elements accumulate) the union of all bindings before ``line``."""
+        when that line binds several values."""
         if line is not None:
             bindings = [b for b in bindings if b[0] < line]
             if not bindings:
                 return None
-        if any_key:  # `d[key]`, a loop over `xs`: any value stored before
-            return union(self.value(fs, scope, val, b) for b, val in bindings)
         bl = max(bindings, key=_first)[0]
         alts = [val for b, val in bindings if b == bl]
         if len(alts) == 1:

@@ -202,13 +202,13 @@ def _except(out: Bindings, caps: dict[str, list[Any]]) -> None:
         if rhs.type == "tuple" else [rhs]
     vals = [v for v in (out.value(k) for k in kinds) if v and v != "?" and "(" not in v]
     scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node)
-    for v in dict.fromkeys(vals):
-        out.facts.append((scope, target, f"{v}()", line))
+    for v in dict.fromkeys(vals):  # (`e` is unbound after the block: see extract)
+        out.comprehended.append((scope, target, f"{v}()", line))
 
 
 def _append(out: Bindings, caps: dict[str, list[Any]]) -> None:
-    """``xs.append(v)`` / ``xs.add(v)``: ``v`` is an element of ``xs`` (the facts
-    ``xs[*]`` and ``xs[?]``, which accumulate: see Flow.pick)."""
+    """``xs.append(v)`` / ``xs.add(v)``: ``v`` is an element of ``xs`` from then on (the
+    fact ``xs[+*]``; such facts accumulate until ``xs`` is bound again: Flow.head)."""
     node = caps["fact.append"][0]
     lhs = caps["fact.lhs"][0]
     target = _t(lhs) if lhs.type == "identifier" else canon(_t(lhs))
@@ -218,8 +218,7 @@ def _append(out: Bindings, caps: dict[str, list[Any]]) -> None:
     v = out.value(caps["fact.rhs"][0])
     if v and v != "?":
         scope, line = out.scope(node), _line(node)
-        out.facts.append((scope, f"{target}[*]", v, line))
-        out.facts.append((scope, f"{target}[?]", v, line))
+        out.facts.append((scope, f"{target}[+*]", v, line))
         out.used(scope, v)
 
 

@@ -315,7 +315,10 @@ class Resolver:
             return [f"{path}::{name}"]
         if depth >= 4:
             return []
-        for mod, iname in other.by_alias.get(name, ()):
+        entries = other.by_alias.get(name, [])
+        if name == CJS:  # `module.exports = A; … module.exports = B`: the last one
+            entries = entries[::-1]
+        for mod, iname in entries:
             if iname:
                 for p in self.module_files(other, mod):
                     hit = self.exported(p, iname, depth + 1)
@@ -437,7 +440,10 @@ def resolve_file(table: Table, fs: FileSyms, refs: Iterable[tuple[str, str, str,
     for caller, kind, name, recv, line in refs:
         if "(" in name or "[" in name:
             continue
-        dsts = r.targets(caller, name, recv, line if kind == "call" else 0) or [""]
+        dsts = r.targets(caller, name, recv, line if kind == "call" else 0)
+        if kind == "call":  # a module is never what a call runs
+            dsts = [d for d in dsts if not d.endswith("::")]
+        dsts = dsts or [""]
         out += [(caller, kind, name, recv, "", line, dst) for dst in dsts]
     for caller, path, line in fs.calls:
         out += [(caller, "call", path, "", "", line, dst)

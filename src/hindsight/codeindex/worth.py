@@ -56,7 +56,7 @@ def _head_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> 
     while s:
         kind = fs.kinds.get(s, "scope")
         if first or kind not in CLASS_KINDS:
-            b = fs.flow.get(s, {}).get(head)
+            b = _bindings(fs, s, head)
             if b:
                 return _bound_worth(flow, fs, s, b, depth)
             sig = fs.sigs.get(s)
@@ -80,12 +80,22 @@ def _head_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> 
             if v is None:
                 return _NO
             return _MEMBERS if v[0] in ("fn", "cls") else _YES
-    b = fs.flow.get("", {}).get(head)
+    b = _bindings(fs, "", head)
     if b:
         return _bound_worth(flow, fs, "", b, depth)
     if head.endswith("[*]") and "[" not in head[:-3] and depth < 4:
         return _head_worth(flow, fs, scope, head[:-3], depth + 1)  # `next(it)`: see Flow.eval
     return _NO
+
+
+def _bindings(fs: FileSyms, scope: str, head: str) -> list[tuple[int, str]]:
+    """The bindings of ``head`` in ``scope``; for ``xs[*]`` / ``d[?]`` with the elements
+    added by ``append`` / ``d[k] = v`` too (see Flow._bound)."""
+    d = fs.flow.get(scope, {})
+    b = d.get(head, [])
+    if head.endswith(("[?]", "[*]")):
+        b = b + d.get(f"{head[:-3]}[+{head[-2]}]", [])
+    return b
 
 
 def _bound_worth(flow: Flow, fs: FileSyms, scope: str, bindings: list[tuple[int, str]],
