@@ -2,7 +2,8 @@
 
 A parameter without a declared type takes the value its function's call sites pass, by
 position or by keyword: the union of the values they pass (at most ``MAX_TARGETS``,
-:mod:`hindsight.codeindex.values`). Only the
+:mod:`hindsight.codeindex.values`); unknown when more than ``MAX_TARGETS`` sites pass
+something that is not followed. Only the
 call sites of the function's own file are seen (the index resolves one file at a time);
 an edge found this way is one that runs when the function is called from there.
 """
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from hindsight.codeindex.exprs import parse, render
 from hindsight.codeindex.table import FileSyms
-from hindsight.codeindex.values import union
+from hindsight.codeindex.values import MAX_TARGETS, union
 
 if TYPE_CHECKING:
     from hindsight.codeindex.flow import Flow
@@ -34,6 +35,7 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str) -> Value | No
         d == "staticmethod" for _l, d in fs.flow.get(fn, {}).get("@dec", []))
     init = fn.endswith(".__init__") and fs.parents.get(fn, "") == fn[:-9]
     vals: list[Value | None] = []
+    unknown = 0
     last = fn.rpartition(".")[2]
     sites = fs.args.get(last, []) + fs.args.get("", [])
     if init:
@@ -53,7 +55,15 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str) -> Value | No
             shift = 1
         if key.isdigit() and int(key) + shift != pos:
             continue
-        vals.append(flow.value(fs, scope, value, line))
+        v = flow.value(fs, scope, value, line)
+        if v is None:
+            unknown += 1
+            if unknown > MAX_TARGETS:
+                return None  # mostly passed what is not followed: unknown, and cheap
+        elif v not in vals:
+            vals.append(v)
+            if len(vals) > MAX_TARGETS and union(vals) is None:
+                return None  # too many values already: no need to read the other sites
     return union(vals)
 
 def _callee(flow: Flow, r: Resolver, fs: FileSyms, scope: str, segs: tuple[str, ...],

@@ -126,9 +126,8 @@ class Flow:
         v = self.eval(fs, scope, segs, line)
         if v is None:
             return []
-        if receiver:
-            return _targets(self.member_target(m, name) for m in members(v))
-        return _targets(self.callable_target(m) for m in members(v))
+        # member_target and callable_target take each alternative of a union themselves
+        return self.member_target(v, name) if receiver else self.callable_target(v)
 
     def callable_target(self, v: Value | None) -> list[str]:
         """The definitions a call of value ``v`` runs (a class for a construction)."""
@@ -161,6 +160,8 @@ class Flow:
         definition) itself, the others as :meth:`callable_target` says."""
         if m is None:
             return []
+        if m[0] != "any":
+            return [m[1]] if direct(m) else self.callable_target(m)
         return _targets([x[1]] if direct(x) else self.callable_target(x) for x in members(m))
 
     def _is_def(self, q: str) -> bool:
@@ -236,15 +237,21 @@ class Flow:
         if name.startswith("&"):
             return self.classify(f"{fs.path}::{name[1:]}")
         # bindings of the enclosing functions, innermost first
+        plain = "[" not in name
         s = scope
         first = True
         visible = SPECS[lang].class_scope_visible
         while s:
             kind = fs.kinds.get(s, "scope")
             if first or kind not in CLASS_KINDS:
-                found, v = classes.bound(self, fs, s, name, line if first else None)
-                if found:
-                    return v
+                if plain:
+                    b = fs.flow.get(s, {}).get(name)
+                    if b:
+                        return self.pick(fs, s, b, line if first else None)
+                else:
+                    found, v = classes.bound(self, fs, s, name, line if first else None)
+                    if found:
+                        return v
                 if kind in FUNC_KINDS and "[" not in name:
                     p = fs.param(s, name)
                     if p is not None:
@@ -357,6 +364,8 @@ class Flow:
             return None
         self._returning += 1
         try:
+            if len(rets) == 1:
+                return self.value(fs, local, rets[0][1], rets[0][0])
             return union(self.value(fs, local, val, line) for line, val in rets)
         finally:
             self._returning -= 1

@@ -113,10 +113,15 @@ def _python(items: list[str]) -> tuple[tuple[str, str, bool], ...]:
     return tuple(out)
 
 
+_NO_VALUE = frozenset({"None", "True", "False", "Ellipsis", "NotImplemented"})
+_PATHLIKE = re.compile(r"^[A-Za-z_][\w.]*$")
+
+
 @lru_cache(maxsize=8192)
 def py_default(sig: str, name: str) -> str:
-    """The default value text of Python parameter ``name`` in signature ``sig`` (``def
-    f(cb=handler)`` → ``handler``), or ``""``."""
+    """The default value of Python parameter ``name`` in signature ``sig`` when it is a
+    name or a dotted name (``def f(cb=handler)`` → ``handler``), else ``""`` (``None``,
+    literals, calls: nothing a call could run)."""
     if "=" not in sig:
         return ""
     open_at = sig.find("(")
@@ -126,7 +131,9 @@ def py_default(sig: str, name: str) -> str:
     for it in split_top(inner):
         head, eq, default = it.partition("=")
         if eq and head.partition(":")[0].strip() == name:
-            return default.strip()
+            default = default.strip()
+            # only a name or attribute path can be a function or class to follow
+            return "" if default in _NO_VALUE or not _PATHLIKE.match(default) else default
     return ""
 
 
