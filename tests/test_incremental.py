@@ -42,6 +42,24 @@ def check_equal(repo: Path) -> None:
     assert inc[1] == full[1], "edges differ"
 
 
+def edits_equal_rebuild(base: Path, files: dict[str, str],
+                        edits: list[tuple[str, str | None]]) -> None:
+    """Index a repository of ``files``, then apply each edit (``None``: delete) and check
+    that the incremental index equals a full rebuild after each one."""
+    repo = make_repo(base / "r", files)
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.code.index(workers=1)
+    for path, body in edits:
+        if body is None:
+            if (repo / path).exists():
+                os.remove(repo / path)
+        else:
+            write(repo, {path: body})
+        git(repo, "add", "-A")
+        check_equal(repo)
+    shutil.rmtree(base, ignore_errors=True)
+
+
 def edges_of(repo: Path, src: str) -> list[tuple[str, str]]:
     with open_bank(repo_root_path=str(repo)) as bank:
         return sorted((e[3], e[7]) for e in bank.stores.code.snapshot()[1] if e[1] == src
@@ -129,18 +147,7 @@ edit = st.tuples(st.sampled_from(FILES + ["app/new.py", "app/base2.py"]),
 def test_random_edits_equal_rebuild(tmp_path_factory: object, edits: list[tuple[str, str | None]]
                                     ) -> None:
     base = tmp_path_factory.mktemp("prop")  # type: ignore[attr-defined]
-    repo = make_repo(base / "r", BASE)
-    with open_bank(repo_root_path=str(repo)) as bank:
-        bank.code.index(workers=1)
-    for path, body in edits:
-        if body is None:
-            if (repo / path).exists():
-                os.remove(repo / path)
-        else:
-            write(repo, {path: body})
-        git(repo, "add", "-A")
-        check_equal(repo)
-    shutil.rmtree(base, ignore_errors=True)
+    edits_equal_rebuild(base, BASE, edits)
 
 
 def test_counts_kept_in_meta_match_a_scan(tmp_path: Path) -> None:
@@ -300,18 +307,7 @@ cjs_edit = st.sampled_from(sorted(CJS_BODIES)).flatmap(
 def test_commonjs_and_union_edits_equal_rebuild(tmp_path_factory: object,
                                                 edits: list[tuple[str, str | None]]) -> None:
     base = tmp_path_factory.mktemp("cjs")  # type: ignore[attr-defined]
-    repo = make_repo(base / "r", CJS_BASE)
-    with open_bank(repo_root_path=str(repo)) as bank:
-        bank.code.index(workers=1)
-    for path, body in edits:
-        if body is None:
-            if (repo / path).exists():
-                os.remove(repo / path)
-        else:
-            write(repo, {path: body})
-        git(repo, "add", "-A")
-        check_equal(repo)
-    shutil.rmtree(base, ignore_errors=True)
+    edits_equal_rebuild(base, CJS_BASE, edits)
 
 
 def test_commonjs_edges_follow_module_exports(tmp_path: Path) -> None:
