@@ -114,7 +114,8 @@ def test_facts_are_stored_without_secrets(tmp_path: Path) -> None:
         "    api_key = Store()\n"
         "    api_key.get()\n")})
     edges, facts = index_and_read(tmp_path)
-    assert facts == [("app.py", "main", "api_key", "Store()", 9),
+    assert facts == [("app.py", "Store.get", "@abstract", "empty", 2),  # codeindex/dispatch
+                     ("app.py", "main", "api_key", "Store()", 9),
                      ("app.py", "main", "keys['[REDACTED:github_token]']", "Store()", 7),
                      ("app.py", "main", "keys['plain']", "Store()", 7),
                      ("app.py", "main", "keys[?]", "Store()", 7)]
@@ -141,6 +142,7 @@ def test_assignment_facts_are_paths_once_each(tmp_path: Path) -> None:
         "d.drive()\n")})
     edges, facts = index_and_read(tmp_path)
     assert facts == [("app.py", "", "c", "Car()", 14), ("app.py", "", "d", "Car()", 14),
+                     ("app.py", "Car.drive", "@abstract", "empty", 2),
                      ("app.py", "main", "a", "Car()", 10), ("app.py", "main", "b", "Car()", 10),
                      ("app.py", "main", "t", "Car()", 11)]
     assert edges == ["app.py:: -> app.py::Car @14", "app.py:: -> app.py::Car.drive @15",

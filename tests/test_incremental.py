@@ -324,3 +324,31 @@ def test_commonjs_edges_follow_module_exports(tmp_path: Path) -> None:
     assert edges_of(repo, "main.js::go") == [
         ("A", "lib/b.js::B"), ("A", "lib/b.js::B"), ("B", "lib/b.js::B"),
         ("m", "lib/b.js::B.m")]
+
+
+def test_subclass_in_another_file_reresolves_the_base(tmp_path: Path) -> None:
+    """``self.step()`` in a base class runs the overrides of its subclasses
+    (codeindex/dispatch.py): a subclass added, changed or removed in another file
+    re-resolves the base class's file, and the index equals a full rebuild each time."""
+    base = ("class Job:\n    def run(self):\n        return self.step()\n\n"
+            "    def step(self):\n        raise NotImplementedError\n")
+    child = "from jobs import Job\n\n\nclass Backup(Job):\n    def step(self):\n        return 1\n"
+    repo = make_repo(tmp_path / "r", {"jobs.py": base})
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.code.index(workers=1)
+    assert edges_of(repo, "jobs.py::Job.run") == [("step", "jobs.py::Job.step")]
+    write(repo, {"backup.py": child})
+    git(repo, "add", "-A")
+    with open_bank(repo_root_path=str(repo)) as bank:
+        st = bank.code.index(workers=1)
+    assert st.files_parsed == 1 and st.files_reresolved == 1
+    assert edges_of(repo, "jobs.py::Job.run") == [("step", "backup.py::Backup.step")]
+    check_equal(repo)
+    edits_equal_rebuild(tmp_path / "e", {"jobs.py": base, "backup.py": child}, [
+        ("backup.py", child.replace("(Job)", "")),  # no longer a subclass
+        ("backup.py", child),
+        ("report.py", child.replace("Backup", "Report")),  # a second one
+        ("jobs.py", base.replace("raise NotImplementedError", "pass")),
+        ("backup.py", None),
+        ("jobs.py", base.replace("class Job:", "class Task:")),
+    ])

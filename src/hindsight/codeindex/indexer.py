@@ -280,11 +280,12 @@ def _classify(results: list[ParseResult], existing: dict[str, FileRow], sel: F.S
 
 
 def _affected(store: CodeStore, existing: dict[str, FileRow],
-              info: dict[str, tuple[str, str, str]], changed: set[str], deleted: list[str]
-              ) -> set[str]:
+              info: dict[str, tuple[str, str, str]], changed: set[str], deleted: list[str],
+              keys: set[str]) -> set[str]:
     """Changed files plus every file that recorded a dependency on a key that any old or
-    new version of a changed or deleted file provides."""
-    keys: set[str] = set()
+    new version of a changed or deleted file provides (``keys``: those not derived from
+    a file's path, language, module and package, such as ``sub:`` keys)."""
+    keys = set(keys)
     for p in [*changed, *deleted]:
         old = existing.get(p)
         if old is not None:
@@ -323,10 +324,24 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
                 fr.package) for p, fr in rows.items()}
     info.update({r.path: (r.language, new_modules[r.path], r.package) for r in changed})
     changed_paths = {r.path for r in changed}
-    affected = set(info) if relocate else _affected(store, existing, info, changed_paths,
-                                                    deleted)
     fresh = {r.path: _fs_from_result(r, new_modules[r.path]) for r in changed}
+    gone = changed_paths | set(deleted)
+    # base class names of the old and new versions (codeindex/dispatch.py)
+    sub_keys = M.subclass_keys(("", n, "", 0) for n in store.inherit_names(
+        existing[p].id for p in gone if p in existing))
+    for new_fs in fresh.values():
+        sub_keys |= M.subclass_keys(new_fs.inherits)
+    affected = set(info) if relocate else _affected(store, existing, info, changed_paths,
+                                                    deleted, sub_keys)
     id_of = {p: fr.id for p, fr in rows.items()}
+
+    def more(key: str) -> list[str]:  # `sub:` keys: stored files plus the new versions
+        if not key.startswith("sub:"):
+            return []
+        name = key[4:]
+        paths = {p for p in store.inheritors(name) if p not in gone and p in info}
+        paths.update(p for p, new in fresh.items() if any(i[1] == name for i in new.inherits))
+        return sorted(paths)
 
     def loader(path: str) -> FileSyms | None:
         if path in fresh:
@@ -338,7 +353,7 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
                               store.load_facts(id_of[path]))
 
     key_index = M.build_key_index((p, *v) for p, v in sorted(info.items()))
-    table = Table(loader, key_index, go_module(root), rust_crate(root))
+    table = Table(loader, key_index, go_module(root), rust_crate(root), more)
     edges: dict[str, tuple[list[Row], set[str]]] = {
         r.path: resolve_file(table, fresh[r.path], _raw_refs(r)) for r in changed}
     rerun = sorted(affected - changed_paths)

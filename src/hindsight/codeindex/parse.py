@@ -210,7 +210,34 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
         {d.start: (d.local, d.container.local if d.container else "") for d in defs},
         {s[2]: s[9] for s in symbols if s[3] in ("function", "method")},
         {d.name for d in defs} | {i[3] for i in imports})
+    if language == "python":
+        facts += dispatch_marks(defs)
     return symbols, refs, imports, package, notes, facts
+
+
+def dispatch_marks(defs: list[_Def]) -> list[receivers.Fact]:
+    """``(method, "@abstract", "raise" | "empty", line)`` for each Python method whose
+    body, after a docstring, is only ``raise NotImplementedError…`` or does nothing
+    (``pass``, ``...``, nothing): see :mod:`hindsight.codeindex.dispatch`."""
+    out: list[receivers.Fact] = []
+    for d in defs:
+        if d.kind != "method" or d.node.type != "function_definition":
+            continue
+        body = d.node.child_by_field_name("body")
+        stmts = [c for c in body.named_children if c.type != "comment"] if body else []
+        if stmts and stmts[0].type == "expression_statement" and \
+                stmts[0].named_child_count == 1 and stmts[0].named_children[0].type == "string":
+            stmts = stmts[1:]
+        if len(stmts) > 1:
+            continue
+        s = stmts[0] if stmts else None
+        if s is None or s.type == "pass_statement" or (
+                s.type == "expression_statement" and s.named_child_count == 1
+                and s.named_children[0].type == "ellipsis"):
+            out.append((d.local, "@abstract", "empty", d.node.start_point[0] + 1))
+        elif s.type == "raise_statement" and b"NotImplementedError" in (s.text or b""):
+            out.append((d.local, "@abstract", "raise", d.node.start_point[0] + 1))
+    return out
 
 
 _DEF, _CALL, _INHERIT, _IMPORT, _PACKAGE, _COMMENT, _MARK, _FACT, _OTHER = range(9)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable
 
+from hindsight.codeindex import dispatch
 from hindsight.codeindex import modules as M
 from hindsight.codeindex.flow import Flow
 from hindsight.codeindex.imports import CJS
@@ -65,7 +66,7 @@ class Resolver:
     # ---- lookups that record dependencies -------------------------------------------
     def _by_key(self, key: str) -> list[str]:
         self.deps.add(key)
-        return self.t.key_index.get(key, [])
+        return self.t.keys(key)
 
     def _file(self, path: str) -> FileSyms | None:
         if path != self.f.path:
@@ -263,6 +264,11 @@ class Resolver:
         the receiver's value is a union, :mod:`hindsight.codeindex.values`); ``[]`` when
         unresolved."""
         hit = self._by_name(caller, name, receiver)
+        if line and (receiver in self.spec.self_names or
+                     receiver in SUPER_NAMES.get(self.f.language, ("super",))):
+            over = dispatch.overrides(self, caller, name, receiver, hit)
+            if over:  # a subclass's definition may run (hindsight.codeindex.dispatch)
+                return over
         if hit or not line:
             return [hit] if hit else []
         return self.flow.calls(self.f, caller, name, receiver, line)

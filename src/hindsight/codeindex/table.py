@@ -202,17 +202,28 @@ class Facts:
 
 class Table:
     """All files' :class:`FileSyms`, loaded lazily through ``loader(path)``, and the key →
-    paths index. ``go_module`` is the ``go.mod`` module path (``""`` if none)."""
+    paths index. ``go_module`` is the ``go.mod`` module path (``""`` if none). Keys the
+    index lacks are asked of ``more(key)`` when given (and kept), else have no paths."""
 
     def __init__(self, loader: Callable[[str], FileSyms | None],
                  key_index: dict[str, list[str]], go_module: str = "",
-                 rust_crate: str = "") -> None:
+                 rust_crate: str = "", more: Callable[[str], list[str]] | None = None
+                 ) -> None:
         self._loader = loader
         self._files: dict[str, FileSyms | None] = {}
         self.key_index = key_index
         self.go_module = go_module
         self.rust_crate = rust_crate
+        self._more = more
         self._bases: dict[tuple[str, str], tuple[list[str], frozenset[str]]] = {}
+        self._subs: dict[str, tuple[list[str], frozenset[str]]] = {}
+
+    def keys(self, key: str) -> list[str]:
+        """Sorted paths of the files providing ``key``."""
+        hit = self.key_index.get(key)
+        if hit is None:
+            hit = self.key_index[key] = self._more(key) if self._more is not None else []
+        return hit
 
     def get(self, path: str) -> FileSyms | None:
         if path not in self._files:

@@ -104,6 +104,13 @@ class CodeStore(Protocol):
         """Receiver facts ``(scope, target, value, line)`` of one stored file, as the
         parser gave them (``ParseResult.facts``)."""
         ...
+    def inherit_names(self, file_ids: Iterable[int]) -> set[str]:
+        """Base class names (the ``name`` of ``inherits`` references) of the stored files
+        ``file_ids``."""
+        ...
+    def inheritors(self, name: str) -> list[str]:
+        """Sorted paths of the stored files with a class whose bases name ``name``."""
+        ...
     def counts(self) -> dict[str, int]: ...
 
     # --- queries ------------------------------------------------------------------------

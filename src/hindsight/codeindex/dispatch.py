@@ -1,0 +1,127 @@
+"""Calls on ``self`` and ``super()`` that a subclass redirects (class hierarchy analysis).
+
+``self.step()`` inside ``Base.run`` runs ``Child.step`` when ``run`` is called on a
+``Child`` that overrides ``step``; ``super().save()`` inside a mixin runs the next class of
+the *instance's* method resolution order, which may be a sibling class. The name rules
+(:mod:`hindsight.codeindex.resolve`) give the definition along the enclosing class's own
+order; here the targets are that definition plus, for every subclass in the repository,
+the definition its own order gives (Dean, Grove and Chambers, "Optimization of
+Object-Oriented Programs Using Static Class Hierarchy Analysis", ECOOP 1995; C3 orders as
+Python computes them). The enclosing class's own definition is left out when it only
+marks the method abstract (``@abstractmethod``, a body that raises
+``NotImplementedError``), or when its body does nothing (``pass``, ``...``, a docstring)
+and every subclass overrides it.
+
+Subclasses are found through the keys ``sub:<name>`` (files with a class whose bases name
+``<name>``), recorded as dependencies, so a subclass added in another file re-resolves the
+base class's file. Past :data:`MAX_SUBCLASSES` subclasses, or past
+:data:`~hindsight.codeindex.values.MAX_TARGETS` distinct targets, the answer is the name
+rules' one alone (as before this module existed).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hindsight.codeindex.table import SUPER_NAMES
+from hindsight.codeindex.values import MAX_TARGETS
+
+if TYPE_CHECKING:
+    from hindsight.codeindex.resolve import Resolver
+
+MAX_SUBCLASSES = 16  # transitive subclasses considered per class (more: no dispatch)
+LANGUAGES = frozenset({"python"})
+ABSTRACT = "@abstract"
+"""Receiver-fact target marking a method whose body only marks it abstract (value
+``raise``) or does nothing (value ``empty``); see :mod:`hindsight.codeindex.parse`."""
+_ABSTRACT_DECORATORS = frozenset({"abstractmethod", "abc.abstractmethod"})
+
+
+def subclasses(r: Resolver, q: str) -> list[str]:
+    """Qualified names of the classes that derive from class ``q`` (``path::Local``),
+    directly or not, breadth first, at most ``MAX_SUBCLASSES + 1`` (more means "too many").
+    Memoised on the table with the keys consulted, which are added to ``r.deps``."""
+    memo = r.t._subs.get(q)
+    if memo is None:
+        from hindsight.codeindex.resolve import Resolver
+
+        r.t._subs[q] = ([], frozenset())  # cycle guard
+        sub = Resolver(r.t, r.f)
+        out: list[str] = []
+        frontier = [q]
+        while frontier and len(out) <= MAX_SUBCLASSES:
+            c = frontier.pop(0)
+            name = c.partition("::")[2].rpartition(".")[2]
+            for p in sub._by_key(f"sub:{name}"):
+                fs = sub._file(p)
+                if fs is None or len(out) > MAX_SUBCLASSES:
+                    continue
+                for cls in dict.fromkeys(i[0] for i in fs.inherits if i[1] == name):
+                    s = f"{p}::{cls}"
+                    if s not in out and s != q and c in sub.bases(p, cls):
+                        out.append(s)
+                        frontier.append(s)
+        memo = (out, frozenset(sub.deps - {f"path:{r.f.path}"}))
+        r.t._subs[q] = memo
+    r.deps.update(memo[1])
+    return memo[0]
+
+
+def overrides(r: Resolver, caller: str, name: str, receiver: str, hit: str) -> list[str]:
+    """The targets of ``self.<name>()`` (or ``super().<name>()`` when ``receiver`` is a
+    super name) in method ``caller`` of file ``r.f``, given ``hit``, the name rules'
+    answer (``""`` when none): ``[]`` when no subclass changes that answer."""
+    fs = r.f
+    if fs.language not in LANGUAGES:
+        return []
+    cls = fs.enclosing_class(caller)
+    if not cls:
+        return []
+    q = f"{fs.path}::{cls}"
+    subs = subclasses(r, q)
+    if not subs or len(subs) > MAX_SUBCLASSES:
+        return []
+    via_super = receiver in SUPER_NAMES.get(fs.language, ("super",))
+    per_sub = [_next_after(r, s, q, name) if via_super else _along(r, s, name)
+               for s in subs]
+    found = list(dict.fromkeys(t for t in per_sub if t))
+    if not found or found == [hit]:
+        return []
+    if hit and hit not in found and not _dropped(r, hit, all(per_sub)):
+        found.insert(0, hit)
+    return found if len(found) <= MAX_TARGETS else []
+
+
+def _along(r: Resolver, s: str, name: str) -> str:
+    """``name`` along the method resolution order of class ``s``."""
+    path, _, local = s.partition("::")
+    hit = r.members_of(path, local, name, 0)
+    return hit[0] if hit else ""
+
+
+def _next_after(r: Resolver, s: str, q: str, name: str) -> str:
+    """``name`` in the first class after ``q`` in the order of class ``s`` that defines it."""
+    order = r.flow.mro(s)
+    if q not in order:
+        return ""
+    for cq in order[order.index(q) + 1:]:
+        path, _, c = cq.partition("::")
+        other = r._file(path)
+        local = other.members.get(c, {}).get(name) if other is not None else None
+        if local:
+            return f"{path}::{local}"
+    return ""
+
+
+def _dropped(r: Resolver, hit: str, everywhere: bool) -> bool:
+    """Whether the name rules' target ``hit`` is left out: abstract, or empty and
+    overridden in every subclass (``everywhere``)."""
+    path, _, local = hit.partition("::")
+    other = r._file(path)
+    if other is None:
+        return False
+    marks = {v for _l, v in other.flow.get(local, {}).get(ABSTRACT, [])}
+    decos = {v for _l, v in other.flow.get(local, {}).get("@dec", [])}
+    if "raise" in marks or decos & _ABSTRACT_DECORATORS:
+        return True
+    return "empty" in marks and everywhere
