@@ -53,7 +53,7 @@ class Bindings:
     maps (see :func:`hindsight.codeindex.receivers.extract`)."""
 
     __slots__ = ("facts", "args", "owner", "local_at", "language", "selfs", "chained", "uses",
-                 "functions", "_scopes", "comprehended")
+                 "functions", "_scopes", "comprehended", "containers")
 
     def __init__(self, language: str, owner: Callable[[int], str],
                  local_at: dict[int, tuple[str, str]]) -> None:
@@ -70,6 +70,9 @@ class Bindings:
         self.uses: dict[str, set[str]] | None = None
         self.functions: dict[str, str] = {}
         self._scopes: dict[int, str] = {}  # start byte -> scope (see :meth:`scope`)
+        # access path -> "dict" or "seq": bound to such a literal, or filled by `d[k] = v`
+        # / `xs.append(v)` (so `d.get(k)` and `xs.pop()` read its values: _py_builtin)
+        self.containers: dict[str, str] = {}
 
     def scope(self, node: Any) -> str:
         """The scope a statement binds in: its owner, or the owner's container when the
@@ -138,21 +141,64 @@ class Bindings:
         return canon(_t(node)) or "?"
 
     def _py_builtin(self, call: Any) -> str | None:
-        """``next(it)`` is an element of ``it``; ``None`` for other calls, and when the
-        argument is no access path. (``functools.partial(f)`` is not taken as ``f``: where
-        the repository is the standard library, calling it runs ``partial.__call__``.)"""
+        """``next(it)`` is an element of ``it``; ``getattr(x, "m")`` is ``x.m``; on a name
+        bound to a dict (:attr:`containers`), ``d.get(k)``, ``d.pop(k)`` and
+        ``d.setdefault(k, …)`` are ``d['k']`` for a string key, else ``d[?]``; on one bound
+        to a list, tuple or set, ``xs.pop()`` is ``xs[*]``. ``None`` for other calls and
+        when an argument is no access path. (``functools.partial(f)`` is not taken as
+        ``f``: where the repository is the standard library, calling it runs
+        ``partial.__call__``.)"""
         fn = call.child_by_field_name("function")
-        name = _t(fn) if fn is not None and fn.type in ("identifier", "attribute") else ""
-        if name != "next":
+        if fn is None:
             return None
         args = call.child_by_field_name("arguments")
-        first = args.named_child(0) if args is not None and args.named_child_count else None
-        if first is None or first.type in ("keyword_argument", "list_splat"):
+        kids = [c for c in args.named_children if c.type != "comment"] \
+            if args is not None else []
+        if fn.type == "attribute":
+            return self._container_read(fn, kids)
+        name = _t(fn) if fn.type == "identifier" else ""
+        if name not in ("next", "getattr") or not kids or \
+                kids[0].type in ("keyword_argument", "list_splat"):
             return None
-        v = self.value(first)
+        v = self.value(kids[0])
         if not v or v == "?":
             return None
-        return f"{v}[*]"
+        if name == "next":
+            return f"{v}[*]"
+        attr = _string(kids[1]) if len(kids) == 2 else ""
+        return f"{v}.{attr}" if attr.isidentifier() else None
+
+    def _container_read(self, fn: Any, kids: list[Any]) -> str | None:
+        """``d.get(k)`` & co. of a known dict or list (see :meth:`_py_builtin`)."""
+        method = _t(fn.child_by_field_name("attribute"))
+        if method not in ("get", "pop", "setdefault"):
+            return None
+        obj = fn.child_by_field_name("object")
+        base = self.value(obj) if obj is not None else None
+        kind = self.containers.get(base) if base else None
+        if kind == "seq" and method == "pop" and len(kids) <= 1:
+            return f"{base}[*]"
+        if kind != "dict" or not kids or kids[0].type in ("keyword_argument", "list_splat"):
+            return None
+        key = _string(kids[0])
+        return f"{base}['{key}']" if key and "'" not in key else f"{base}[?]"
+
+    def default_of(self, node: Any) -> Any:
+        """The default of ``d.get(k, default)`` / ``d.pop(k, default)`` on a known dict
+        (a second value of the call), else ``None``."""
+        if node.type != "call" or self.language != "python":
+            return None
+        fn = node.child_by_field_name("function")
+        args = node.child_by_field_name("arguments")
+        if fn is None or fn.type != "attribute" or args is None:
+            return None
+        kids = [c for c in args.named_children if c.type != "comment"]
+        if len(kids) != 2 or kids[1].type in ("keyword_argument", "list_splat") or \
+                _t(fn.child_by_field_name("attribute")) not in ("get", "pop"):
+            return None
+        obj = fn.child_by_field_name("object")
+        base = self.value(obj) if obj is not None else None
+        return kids[1] if base and self.containers.get(base) == "dict" else None
 
     def alternatives(self, node: Any) -> list[Any]:
         """The values an expression may take that are each its whole value: both arms of
@@ -181,6 +227,10 @@ class Bindings:
     def bind(self, scope: str, target_node: Any, value_node: Any, line: int) -> None:
         """Facts for ``target = value``, element-wise for literals and tuples, one per
         alternative of a conditional value (:meth:`alternatives`)."""
+        if value_node is not None and value_node.type == "call":
+            default = self.default_of(value_node)
+            if default is not None:  # `d.get(k, f)`: a value of d, or f
+                self.bind(scope, target_node, default, line)
         if value_node is not None and value_node.type in _ALTERNATIVES:
             alts = self.alternatives(value_node)
             if alts and (len(alts) > 1 or alts[0].id != value_node.id):  # not `a and b`
@@ -207,6 +257,8 @@ class Bindings:
                     len(segs) > 1 and segs[1][0] == "." and segs[0] not in self.selfs):
                 return  # only x, self.x, x[k] and self.x[k] are bound
         if value_node is not None and value_node.type in _LITERALS:
+            self.containers[target] = "dict" if value_node.type in ("dictionary", "object") \
+                else "seq"
             self.elements(scope, target, value_node, line)
             return
         v = self.value(value_node)
@@ -215,7 +267,9 @@ class Bindings:
             self.used(scope, v)
             if target.endswith("]") and not target.endswith(("[?]", "[*]")) and v != "?":
                 # `d['k'] = f`: also a value `d[key]` may have from now on (Flow.head)
-                self.facts.append((scope, target[:target.rindex("[")] + "[+?]", v, line))
+                base = target[:target.rindex("[")]
+                self.facts.append((scope, base + "[+?]", v, line))
+                self.containers.setdefault(base, "dict")
 
     def read(self, scope: str, name: str) -> bool:
         """Whether a binding of local variable ``name`` in ``scope`` is worth keeping."""
@@ -293,6 +347,17 @@ class Bindings:
         if "?" not in anykey and 0 < len(anykey) <= MAX_TARGETS:
             for w in sorted(x for x in anykey if x is not None):
                 self.facts.append((scope, f"{target}[?]", w, line))
+
+
+def _string(node: Any) -> str:
+    """The text of a plain string literal (no interpolation, no concatenation), else
+    ``""``."""
+    if node.type != "string" or node.named_child_count > 3:
+        return ""
+    kids = [c for c in node.named_children if c.type == "string_content"]
+    if len(kids) != 1 or any(c.type == "interpolation" for c in node.named_children):
+        return ""
+    return _t(kids[0])
 
 
 def _maybe_false(node: Any) -> bool:

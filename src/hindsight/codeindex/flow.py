@@ -442,7 +442,10 @@ class Flow:
                 k = fs.kinds.get(local, "")
                 if k in FUNC_KINDS or k in CLASS_KINDS:
                     return self.classify(f"{path}::{local}")
-            attr = fs.attrs.get(cls, {}).get(name)
+            attrs = fs.attrs.get(cls, {})
+            attr = attrs.get(name)
+            if name.endswith(("[?]", "[*]")):  # and what `self.d[k] = v` added
+                attr = (attr or []) + attrs.get(f"{name[:-3]}[+{name[-2]}]", [])
             if attr:
                 return self._guarded(("attr", cq, name), partial(self._agree, fs, attr))
         return None

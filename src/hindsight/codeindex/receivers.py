@@ -216,6 +216,7 @@ def _append(out: Bindings, caps: dict[str, list[Any]]) -> None:
     if not segs or len(segs) > 2 or (len(segs) == 2 and segs[0] not in out.selfs):
         return
     v = out.value(caps["fact.rhs"][0])
+    out.containers.setdefault(target, "seq")
     if v and v != "?":
         scope, line = out.scope(node), _line(node)
         out.facts.append((scope, f"{target}[+*]", v, line))
@@ -273,10 +274,17 @@ def _declared(out: Bindings, caps: dict[str, list[Any]], key: str) -> None:
 
 def _xcall(out: Bindings, caps: dict[str, list[Any]]) -> None:
     call = caps["fact.xcall"][0]
-    name = canon(_t(caps["fact.callee"][0]))
+    callee = caps["fact.callee"][0]
+    # `getattr(x, "m")()`, `d.get(k)()`: the path the call reads (Bindings._py_builtin)
+    name = (out.value(callee) if out.language == "python" and callee.type == "call"
+            else None) or canon(_t(callee))
+    if name == "?":
+        name = canon(_t(callee))
     if name:
         out.facts.append((out.owner(call.start_byte), "()", name, _line(call)))
 
+
+_CONTAINERS = {"dictionary": "dict", "list": "seq", "tuple": "seq", "set": "seq"}
 
 _HANDLERS: dict[str, Callable[[Bindings, dict[str, list[Any]]], None]] = {
     "fact.assign": _py_assign,
@@ -315,6 +323,12 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
     if not matches and not call_nodes:
         return []
     out = Bindings(language, owner, local_at)
+    for key, caps in matches:  # dicts and lists first: their reads may come before them
+        if key == "fact.assign":
+            r = caps.get("fact.rhs")
+            if r and r[0].type in _CONTAINERS:
+                lhs = caps["fact.lhs"][0]
+                out.containers.setdefault(canon(_t(lhs)), _CONTAINERS[r[0].type])
     deferred: list[tuple[Callable[[Bindings, dict[str, list[Any]]], None], dict[str, list[Any]]]] = []
     for key, caps in matches:
         fn = _HANDLERS.get(key)
