@@ -15,6 +15,9 @@ from hindsight.codeindex.types import type_value
 from hindsight.codeindex.values import MAX_TARGETS
 
 Fact = tuple[str, str, str, int]
+AFTER = "<"
+"""Prefix of a fact value evaluated as of the line after the fact's (a comprehension's
+variable, bound on the line before its clause so that the clause's line sees it)."""
 _NONE = frozenset({"None", "null", "undefined", "nil"})
 _NOTHING = frozenset({"none", "null", "undefined", "nil", "null_literal", "unit_expression"})
 # call node type → the field holding what is called
@@ -308,6 +311,13 @@ class Bindings:
             return [f"{v[:-9]}[?]"]
         return [f"{v}[*]"] if v else ["?"]
 
+    def _columns(self, scope: str, target: str, lit: Any, line: int) -> None:
+        """``xs[*][i]``: what position ``i`` of an element of a literal of tuples is
+        (``for name, fn in xs``; see :func:`columns`)."""
+        for i, vals in enumerate(columns(self, lit)):
+            for v in vals:
+                self.facts.append((scope, f"{target}[*][{i}]", v, line))
+
     def elements(self, scope: str, target: str, lit: Any, line: int) -> None:
         i = 0
         values: set[str | None] = set()
@@ -343,10 +353,33 @@ class Bindings:
             # the element of a loop over it: any of the values (one line, several facts)
             for w in sorted(x for x in values if x is not None):
                 self.facts.append((scope, f"{target}[*]", w, line))
+        self._columns(scope, target, lit, line)
         anykey.discard(None)
         if "?" not in anykey and 0 < len(anykey) <= MAX_TARGETS:
             for w in sorted(x for x in anykey if x is not None):
                 self.facts.append((scope, f"{target}[?]", w, line))
+
+
+def columns(bindings: Bindings, lit: Any) -> list[list[str]]:
+    """For a list, tuple or set literal whose elements are all tuples (or lists) of one
+    length ``n`` (at most 4): the distinct access paths at each position, ``n`` lists;
+    a position with a value that is no path, or with more than ``MAX_TARGETS`` values,
+    gets ``[]``. ``[]`` for any other literal."""
+    if lit.type not in ("list", "tuple", "set"):
+        return []
+    rows = [c for c in lit.named_children if c.type != "comment"]
+    if not rows or any(r.type not in ("tuple", "list") for r in rows):
+        return []
+    cells = [[c for c in r.named_children if c.type != "comment"] for r in rows]
+    n = len(cells[0])
+    if not 0 < n <= 4 or any(len(c) != n for c in cells):
+        return []
+    out: list[list[str]] = []
+    for i in range(n):
+        vals = [bindings.value(c[i]) for c in cells]
+        known = list(dict.fromkeys(v for v in vals if v is not None))
+        out.append(known if "?" not in known and len(known) <= MAX_TARGETS else [])
+    return out
 
 
 def _string(node: Any) -> str:

@@ -10,10 +10,14 @@ an edge found this way is one that runs when the function is called from there.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex.exprs import parse, render
+from hindsight.codeindex.receivers import ARGS
+from hindsight.codeindex.signatures import py_default
 from hindsight.codeindex.table import FileSyms
+from hindsight.codeindex.types import type_value
 from hindsight.codeindex.values import MAX_TARGETS, union
 
 if TYPE_CHECKING:
@@ -86,3 +90,26 @@ def _callee_uncached(flow: Flow, r: Resolver, fs: FileSyms, scope: str,
         shift = 0 if rv is not None and rv[0] in ("cls", "mod") else 1
         return r.target(scope, last.lstrip(".:"), recv, line), shift
     return next(iter(flow.callable_target(flow.eval(fs, scope, segs, line))), ""), 0
+
+
+def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: bool
+          ) -> Value | None:
+    """Value of parameter ``name`` (at ``pos``; ``kw``: keyword-only) of function ``fn``
+    of ``fs``: its declared type ``typ``, else (Python) the values its call sites in this
+    file pass (:func:`passed`) and its default (a union when they differ; unknown instead
+    while a return value is evaluated)."""
+    if typ:
+        path = type_value(typ, fs.language)
+        return flow.value(fs, fn, path, 0) if path else None
+    if fs.language not in ARGS or (pos == 0 and name in ("self", "cls")):
+        return None
+    got = flow._guarded(("param", fs.path, fn, name),
+                        partial(passed, flow, fs, fn, -1 if kw else pos, name))
+    default = py_default(fs.sigs.get(fn, ""), name)
+    if default:  # evaluated where the function is defined
+        got = union([got, flow.value(fs, fs.parents.get(fn, ""), default, 0)])
+    if got is not None and got[0] == "any" and flow._returning:
+        # `def same(x): return x` called with `a` here and `b` there: what one call
+        # returns is not the union (call sites are not told apart), so unknown
+        return None
+    return got

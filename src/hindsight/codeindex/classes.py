@@ -107,3 +107,13 @@ def own_attr(flow: Flow, fs: FileSyms, scope: str, attr: str, line: int) -> Valu
     here = [(b, v) for s, b, v in fs.attrs.get(cls, {}).get(attr, ())
             if s == scope and b < line] if cls else []
     return flow.pick(fs, scope, here, line) if here else None
+
+
+def enter(flow: Flow, v: Value) -> Value | None:
+    """What ``with v as x`` binds: what ``v.__enter__()`` returns, ``v`` itself when its
+    class does not define ``__enter__``; for a generator (a ``@contextmanager``
+    function's call) what it yields."""
+    if v[0] == "gen":
+        return flow.element(v)
+    m = flow.member(v, "__enter__") if v[0] == "inst" else None
+    return flow.call_value(m) if m is not None else v

@@ -40,10 +40,10 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from hindsight.codeindex import callsites, classes, signatures
+from hindsight.codeindex import callsites, classes
+from hindsight.codeindex.bindings import AFTER
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.languages import SPECS
-from hindsight.codeindex.receivers import ARGS
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, SUPER_NAMES, FileSyms
 from hindsight.codeindex.types import type_value
 from hindsight.codeindex.values import Value, members, union
@@ -215,6 +215,9 @@ class Flow:
                 attr += segs[i]
                 i += 1
             recv = v
+            if attr == "__enter__" and i < len(segs) and segs[i] == "()":
+                v, i = classes.enter(self, v), i + 1
+                continue
             v = self.attr_value(v, attr)
             if v is not None and v[0] == "fn" and i < len(segs) and segs[i] == "()" and \
                     recv[0] in ("cls", "inst"):
@@ -287,6 +290,8 @@ class Flow:
     def value(self, fs: FileSyms, scope: str, val: str, line: int) -> Value | None:
         if val == "?":
             return None
+        if val[0] == AFTER:  # a comprehension's variable: its iterable as of the next line
+            val, line = val[1:], line + 1
         key = ("v", fs.path, scope, val, str(line))
         return self._guarded(key, lambda: self.eval(fs, scope, parse(val), line))
 
@@ -465,25 +470,9 @@ class Flow:
 
     def param(self, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: bool
               ) -> Value | None:
-        """Value of parameter ``name`` (at ``pos``) of function ``fn``: its declared type,
-        else (Python) the values its call sites in this file pass, by position or by
-        keyword, and its default (a union when they differ; unknown instead while a
-        return value is evaluated)."""
-        if typ:
-            path = type_value(typ, fs.language)
-            return self.value(fs, fn, path, 0) if path else None
-        if fs.language not in ARGS or (pos == 0 and name in ("self", "cls")):
-            return None
-        passed = self._guarded(("param", fs.path, fn, name),
-                               partial(callsites.passed, self, fs, fn, -1 if kw else pos, name))
-        default = signatures.py_default(fs.sigs.get(fn, ""), name)
-        if default:  # evaluated where the function is defined
-            passed = union([passed, self.value(fs, fs.parents.get(fn, ""), default, 0)])
-        if passed is not None and passed[0] == "any" and self._returning:
-            # `def same(x): return x` called with `a` here and `b` there: what one call
-            # returns is not the union (call sites are not told apart), so unknown
-            return None
-        return passed
+        """Value of parameter ``name`` (at ``pos``) of function ``fn``
+        (:func:`hindsight.codeindex.callsites.param`)."""
+        return callsites.param(self, fs, fn, name, pos, typ, kw)
 
 def _first(b: tuple[int, str]) -> int:
     return b[0]

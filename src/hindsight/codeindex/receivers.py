@@ -33,6 +33,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from hindsight.codeindex import loops
 from hindsight.codeindex.bindings import NAMES, Bindings, Fact, _line, _t, head
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
@@ -42,7 +43,10 @@ from hindsight.redact import clean, may_hold_secret
 __all__ = ["ARGS", "FACTS_VERSION", "Fact", "extract"]
 
 ARGS = frozenset({"python"})  # languages whose undeclared parameters are bound from call sites
-FACTS_VERSION = "3"  # stored in a bank's meta; a bank with another value is re-indexed in full
+FACTS_VERSION = "3"
+AFTER = "<"
+"""Prefix of a fact value evaluated as of the line after the fact's (a comprehension's
+variable, bound on the line before its clause so that the clause's line sees it)."""  # stored in a bank's meta; a bank with another value is re-indexed in full
 
 
 def _py_decorators(out: Bindings, node: Any) -> None:
@@ -157,7 +161,16 @@ def _with(out: Bindings, caps: dict[str, list[Any]]) -> None:
     val = item.child_by_field_name("value")
     if val is None or val.type != "as_pattern" or val.named_child_count < 2:
         return
-    out.bind(out.scope(item), caps["fact.lhs"][0], val.named_child(0), _line(item))
+    scope, lhs, line = out.scope(item), caps["fact.lhs"][0], _line(item)
+    v = out.value(val.named_child(0)) if out.language == "python" else None
+    if v and v != "?" and lhs.type == "identifier" and v.endswith(")"):
+        # `with Pool() as s`: what `__enter__` returns (Flow._enter: the value itself when
+        # its class does not define it)
+        if out.read(scope, _t(lhs)):
+            out.facts.append((scope, _t(lhs), f"{v}.__enter__()", line))
+            out.used(scope, v)
+        return
+    out.bind(scope, lhs, val.named_child(0), line)
 
 
 def _returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -> None:
@@ -173,78 +186,6 @@ def _returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) 
         v = out.value(alt)
         if v is not None and not (each and v == "?"):
             out.facts.append((scope, target, v + each, _line(node)))
-
-
-def _for(out: Bindings, caps: dict[str, list[Any]]) -> None:
-    node = caps["fact.for"][0]
-    right = caps.get("fact.rhs", [node.child_by_field_name("right")])[0]
-    scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node)
-    for v in out.element(right) if right is not None else ["?"]:
-        out.facts.append((scope, target, v, line))
-
-
-def _comp(out: Bindings, caps: dict[str, list[Any]]) -> None:
-    """A comprehension's ``for x in …``: bound from the line before the clause, since
-    the element is used on the clause's own line (``[h() for h in fs]``). The variable
-    is the comprehension's own, so it is kept only where the enclosing function binds
-    no variable of that name (see :func:`extract`)."""
-    node = caps["fact.comp"][0]
-    scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node) - 1
-    for v in out.element(caps["fact.rhs"][0]):
-        out.comprehended.append((scope, target, v, line))
-
-
-def _except(out: Bindings, caps: dict[str, list[Any]]) -> None:
-    """``except E as e`` (``e`` is an instance of ``E``; of any of ``(A, B)``)."""
-    node = caps["fact.except"][0]
-    rhs = caps["fact.rhs"][0]
-    kinds = [c for c in rhs.named_children if c.type != "comment"] \
-        if rhs.type == "tuple" else [rhs]
-    vals = [v for v in (out.value(k) for k in kinds) if v and v != "?" and "(" not in v]
-    scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node)
-    for v in dict.fromkeys(vals):  # (`e` is unbound after the block: see extract)
-        out.comprehended.append((scope, target, f"{v}()", line))
-
-
-def _append(out: Bindings, caps: dict[str, list[Any]]) -> None:
-    """``xs.append(v)`` / ``xs.add(v)``: ``v`` is an element of ``xs`` from then on (the
-    fact ``xs[+*]``; such facts accumulate until ``xs`` is bound again: Flow.head)."""
-    node = caps["fact.append"][0]
-    lhs = caps["fact.lhs"][0]
-    target = _t(lhs) if lhs.type == "identifier" else canon(_t(lhs))
-    segs = parse(target) if target else None
-    if not segs or len(segs) > 2 or (len(segs) == 2 and segs[0] not in out.selfs):
-        return
-    v = out.value(caps["fact.rhs"][0])
-    out.containers.setdefault(target, "seq")
-    if v and v != "?":
-        scope, line = out.scope(node), _line(node)
-        out.facts.append((scope, f"{target}[+*]", v, line))
-        out.used(scope, v)
-
-
-def _pairs(out: Bindings, caps: dict[str, list[Any]]) -> None:
-    """``for k, v in d.items()`` (``v`` is any value of ``d``) and ``for i, x in
-    enumerate(xs)`` (``x`` is an element of ``xs``)."""
-    node = caps["fact.pairs"][0]
-    call = caps["fact.rhs"][0]
-    fn = call.child_by_field_name("function")
-    args = call.child_by_field_name("arguments")
-    if fn is None or args is None:
-        return
-    if fn.type == "attribute" and _t(fn.child_by_field_name("attribute")) == "items" and \
-            args.named_child_count == 0:
-        obj = fn.child_by_field_name("object")
-        base = out.value(obj) if obj is not None else None
-        vals = [f"{base}[?]"] if base and base != "?" else []
-    elif _t(fn) == "enumerate" and args.named_child_count >= 1:
-        vals = out.element(args.named_child(0))
-    else:
-        return
-    scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node)
-    for v in vals:
-        if v != "?":
-            out.facts.append((scope, target, v, line))
 
 
 def _declared(out: Bindings, caps: dict[str, list[Any]], key: str) -> None:
@@ -291,11 +232,12 @@ _HANDLERS: dict[str, Callable[[Bindings, dict[str, list[Any]]], None]] = {
     "fact.with": _with,
     "fact.return": lambda out, caps: _returned(out, caps, "fact.return", "return"),
     "fact.yield": lambda out, caps: _returned(out, caps, "fact.yield", "yield"),
-    "fact.for": _for,
-    "fact.comp": _comp,
-    "fact.pairs": _pairs,
-    "fact.except": _except,
-    "fact.append": _append,
+    "fact.for": loops.for_,
+    "fact.comp": loops.comp,
+    "fact.pairs": loops.pairs,
+    "fact.unpack": loops.unpack,
+    "fact.except": loops.except_,
+    "fact.append": loops.append,
     "fact.decorated": lambda out, caps: _py_decorators(out, caps["fact.decorated"][0]),
     "fact.xcall": _xcall,
     "fact.bind": lambda out, caps: _declared(out, caps, "fact.bind"),

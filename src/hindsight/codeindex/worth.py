@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hindsight.codeindex.bindings import AFTER
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.receivers import ARGS
@@ -103,7 +104,8 @@ def _bound_worth(flow: Flow, fs: FileSyms, scope: str, bindings: list[tuple[int,
     """Whether one of ``bindings`` (of a name in ``scope``) is worth evaluating."""
     if depth > 4:
         return _YES
-    return _YES if any((segs := parse(v)) and worth(flow, fs, scope, segs, depth + 1, True)
+    return _YES if any((segs := parse(v.lstrip(AFTER))) and
+                       worth(flow, fs, scope, segs, depth + 1, True)
                        for _l, v in bindings if v != "?") else _NO
 
 

@@ -13,6 +13,8 @@
       arguments: (argument_list . [(identifier) (attribute) (call) (subscript)] @fact.rhs .)) @fact.append
 (return_statement [(call) (identifier) (attribute) (subscript) (await)
                    (conditional_expression) (boolean_operator)]) @fact.return
+(for_statement left: [(pattern_list) (tuple_pattern)] @fact.lhs right: [(identifier) (attribute) (list) (tuple) (set)] @fact.rhs) @fact.unpack
+(for_in_clause left: [(pattern_list) (tuple_pattern)] @fact.lhs right: [(identifier) (attribute) (list) (tuple) (set)] @fact.rhs) @fact.unpack
 (for_statement left: (pattern_list . (identifier) . (identifier) @fact.lhs .)
                right: (call) @fact.rhs) @fact.pairs
 (yield) @fact.yield

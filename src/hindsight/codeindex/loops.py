@@ -1,0 +1,111 @@
+"""Receiver facts of loops, comprehensions, ``except … as`` and ``append`` (Python):
+handlers of :mod:`hindsight.codeindex.receivers` for the ``@fact.for``, ``@fact.comp``,
+``@fact.unpack``, ``@fact.pairs``, ``@fact.except`` and ``@fact.append`` matches."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hindsight.codeindex.bindings import AFTER, Bindings, _line, _t, columns
+from hindsight.codeindex.exprs import canon, parse
+
+
+def for_(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    node = caps["fact.for"][0]
+    right = caps.get("fact.rhs", [node.child_by_field_name("right")])[0]
+    scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node)
+    for v in out.element(right) if right is not None else ["?"]:
+        out.facts.append((scope, target, v, line))
+
+
+def comp(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """A comprehension's ``for x in …``: bound from the line before the clause, since
+    the element is used on the clause's own line (``[h() for h in fs]``). The variable
+    is the comprehension's own, so it is kept only where the enclosing function binds
+    no variable of that name (see :func:`extract`)."""
+    node = caps["fact.comp"][0]
+    scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node) - 1
+    for v in out.element(caps["fact.rhs"][0]):
+        # evaluated as of the clause's own line (`xs = [...]` may be on the line before)
+        out.comprehended.append((scope, target, AFTER + v if v != "?" else v, line))
+
+
+def unpack(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """``for name, fn in pairs`` (a loop or a comprehension's clause): each name is the
+    value at its position of an element of ``pairs`` (``pairs[*][i]``, or the values of
+    a literal of tuples written there)."""
+    node = caps["fact.unpack"][0]
+    names = [c for c in caps["fact.lhs"][0].named_children if c.type != "comment"]
+    rhs = caps["fact.rhs"][0]
+    if rhs.type in ("list", "tuple", "set"):
+        cols = columns(out, rhs)
+        if len(cols) != len(names):
+            return
+    else:
+        base = out.value(rhs) if rhs.type in ("identifier", "attribute") else None
+        if not base or base == "?":
+            return
+        cols = [[f"{base}[*][{i}]"] for i in range(len(names))]
+    comp = node.type == "for_in_clause"
+    scope, line = out.scope(node), _line(node) - comp
+    for name, vals in zip(names, cols, strict=True):
+        if name.type != "identifier":
+            continue
+        for v in vals:
+            if comp:
+                out.comprehended.append((scope, _t(name), AFTER + v, line))
+            else:
+                out.facts.append((scope, _t(name), v, line))
+
+
+def except_(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """``except E as e`` (``e`` is an instance of ``E``; of any of ``(A, B)``)."""
+    node = caps["fact.except"][0]
+    rhs = caps["fact.rhs"][0]
+    kinds = [c for c in rhs.named_children if c.type != "comment"] \
+        if rhs.type == "tuple" else [rhs]
+    vals = [v for v in (out.value(k) for k in kinds) if v and v != "?" and "(" not in v]
+    scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node)
+    for v in dict.fromkeys(vals):  # (`e` is unbound after the block: see extract)
+        out.comprehended.append((scope, target, f"{v}()", line))
+
+
+def append(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """``xs.append(v)`` / ``xs.add(v)``: ``v`` is an element of ``xs`` from then on (the
+    fact ``xs[+*]``; such facts accumulate until ``xs`` is bound again: Flow.head)."""
+    node = caps["fact.append"][0]
+    lhs = caps["fact.lhs"][0]
+    target = _t(lhs) if lhs.type == "identifier" else canon(_t(lhs))
+    segs = parse(target) if target else None
+    if not segs or len(segs) > 2 or (len(segs) == 2 and segs[0] not in out.selfs):
+        return
+    v = out.value(caps["fact.rhs"][0])
+    out.containers.setdefault(target, "seq")
+    if v and v != "?":
+        scope, line = out.scope(node), _line(node)
+        out.facts.append((scope, f"{target}[+*]", v, line))
+        out.used(scope, v)
+
+
+def pairs(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """``for k, v in d.items()`` (``v`` is any value of ``d``) and ``for i, x in
+    enumerate(xs)`` (``x`` is an element of ``xs``)."""
+    node = caps["fact.pairs"][0]
+    call = caps["fact.rhs"][0]
+    fn = call.child_by_field_name("function")
+    args = call.child_by_field_name("arguments")
+    if fn is None or args is None:
+        return
+    if fn.type == "attribute" and _t(fn.child_by_field_name("attribute")) == "items" and \
+            args.named_child_count == 0:
+        obj = fn.child_by_field_name("object")
+        base = out.value(obj) if obj is not None else None
+        vals = [f"{base}[?]"] if base and base != "?" else []
+    elif _t(fn) == "enumerate" and args.named_child_count >= 1:
+        vals = out.element(args.named_child(0))
+    else:
+        return
+    scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node)
+    for v in vals:
+        if v != "?":
+            out.facts.append((scope, target, v, line))
