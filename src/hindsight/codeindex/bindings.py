@@ -246,7 +246,16 @@ class Bindings:
             vt = value_node.type if value_node is not None else ""
             values = [c for c in value_node.named_children if c.type != "comment"] \
                 if vt in ("expression_list", "tuple", "list") else []
+            whole = self.value(value_node) if not values and vt in ("call", "identifier") \
+                and self.language == "python" else None
             for i, tn in enumerate(targets):
+                if whole and whole != "?" and tn.type == "identifier":
+                    # `a, b = make()` / `a, b = pair`: position i of the value
+                    name = _t(tn)
+                    if self.read(scope, name):
+                        self.facts.append((scope, name, f"{whole}[{i}]", line))
+                        self.used(scope, whole)
+                    continue
                 self.bind(scope, tn, values[i] if len(values) == len(targets) else None, line)
             return
         if tt == "identifier":

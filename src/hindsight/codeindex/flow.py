@@ -203,6 +203,11 @@ class Flow:
             seg = segs[i]
             i += 1
             if seg == "()":
+                if v[0] == "fn" and i < len(segs) and segs[i][1:-1].isdigit():
+                    # `make()[0]` of `return f, g`: that position's value
+                    key, q = f"return{segs[i]}", v[1]
+                    v, i = self._guarded(("ret", q, key), partial(self._returns, q, key)), i + 1
+                    continue
                 v = self.call_value(v)
                 continue
             if seg == "[*]":
@@ -352,19 +357,21 @@ class Flow:
             return ("inst", q)
         return self._guarded(("ret", q), lambda: self._returns(q))
 
-    def _returns(self, q: str) -> Value | None:
+    def _returns(self, q: str, key: str = "return") -> Value | None:
+        """What calling function ``q`` gives (``key`` ``return[i]``: position ``i`` of
+        the tuples it returns)."""
         path, _, local = q.partition("::")
         fs = self.fs(path)
         if fs is None:
             return None
         facts = fs.flow.get(local, {})
         if "yield" in facts:
-            return ("gen", q)
-        declared = fs.declared_return(local)
+            return ("gen", q) if key == "return" else None
+        declared = fs.declared_return(local) if key == "return" else ""
         if declared:
             path = type_value(declared, fs.language)
             return self.value(fs, local, path, 0) if path else None
-        rets = facts.get("return")
+        rets = facts.get(key)
         if not rets:
             return None
         self._returning += 1

@@ -182,10 +182,18 @@ def _returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) 
     # `yield from g()`: the elements of g()
     each = "[*]" if key == "fact.yield" and node.child_count > 1 and \
         node.child(1).type == "from" else ""
-    for alt in out.alternatives(vals[0]):
+    tup = vals[0].type in ("expression_list", "tuple")
+    for alt in out.alternatives(vals[0]) if not tup else []:
         v = out.value(alt)
         if v is not None and not (each and v == "?"):
             out.facts.append((scope, target, v + each, _line(node)))
+    if target == "return" and tup:
+        # `return f, g`: `a, b = make()` reads `make()[0]` and `make()[1]` (Flow._rest)
+        items = [c for c in vals[0].named_children if c.type != "comment"]
+        for i, item in enumerate(items if len(items) <= 4 else []):
+            v = out.value(item)
+            if v is not None and v != "?":
+                out.facts.append((scope, f"return[{i}]", v, _line(node)))
 
 
 def _declared(out: Bindings, caps: dict[str, list[Any]], key: str) -> None:
