@@ -420,6 +420,8 @@ def head(path: str) -> str:
     """The first name of an access path's text (``self`` of ``self.a.b``)."""
     if path.isidentifier():  # the usual cases, without the expression
         return path
+    if path[:1] == AFTER:
+        path = path[1:]
     first, dot, _rest = path.partition(".")
     if dot and first.isidentifier():
         return first

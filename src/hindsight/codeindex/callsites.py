@@ -26,11 +26,13 @@ if TYPE_CHECKING:
     from hindsight.codeindex.values import Value
 
 
-def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str) -> Value | None:
+def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: bool = False
+           ) -> Value | None:
     """The value (a union when they differ) the call sites of ``fs``'s function ``fn``
     pass for its parameter ``name`` at position ``pos`` (-1: keyword-only), or ``None``
     when they pass none that is known. A method called on an instance, and a class called (its ``__init__``),
-    get the receiver as position 0; a decorator application counts as a call."""
+    get the receiver as position 0; a decorator application counts as a call. ``each``:
+    an element of the parameter instead (the elements of a literal passed: ``f([A()])``)."""
     r = flow.ctx(fs.path)
     if r is None:
         return None
@@ -45,6 +47,10 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str) -> Value | No
     if init:
         sites += fs.args.get(fn[:-9].rpartition(".")[2], [])
     for scope, callee, key, value, line in sites:
+        if key.endswith("[*]") != each:
+            continue
+        if each:
+            key = key[:-3]
         if key != name and not key.isdigit():
             continue
         segs = parse(callee)
@@ -92,12 +98,18 @@ def _callee_uncached(flow: Flow, r: Resolver, fs: FileSyms, scope: str,
     return next(iter(flow.callable_target(flow.eval(fs, scope, segs, line))), ""), 0
 
 
-def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: bool
-          ) -> Value | None:
+def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: bool,
+          each: bool = False) -> Value | None:
     """Value of parameter ``name`` (at ``pos``; ``kw``: keyword-only) of function ``fn``
     of ``fs``: its declared type ``typ``, else (Python) the values its call sites in this
     file pass (:func:`passed`) and its default (a union when they differ; unknown instead
-    while a return value is evaluated)."""
+    while a return value is evaluated). ``each``: an element of the parameter, from the
+    literals the call sites pass."""
+    if each:
+        if typ or fs.language not in ARGS:
+            return None
+        return flow._guarded(("param[*]", fs.path, fn, name),
+                             partial(passed, flow, fs, fn, -1 if kw else pos, name, True))
     if typ:
         path = type_value(typ, fs.language)
         return flow.value(fs, fn, path, 0) if path else None
@@ -105,6 +117,7 @@ def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: 
         return None
     got = flow._guarded(("param", fs.path, fn, name),
                         partial(passed, flow, fs, fn, -1 if kw else pos, name))
+
     default = py_default(fs.sigs.get(fn, ""), name)
     if default:  # evaluated where the function is defined
         got = union([got, flow.value(fs, fs.parents.get(fn, ""), default, 0)])

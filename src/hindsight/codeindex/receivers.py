@@ -97,7 +97,16 @@ def _call_args(out: Bindings, call: Any) -> None:
         else:
             key, vnode = (str(i), arg) if positional else ("", None)
             i += 1
-        if not key or vnode is None or vnode.type not in _PATHS:
+        if not key or vnode is None:
+            continue
+        if vnode.type in ("list", "tuple", "set"):
+            # `f([A(), B()])`: an element of the parameter (key `0[*]`: callsites.passed)
+            vals = out.element(vnode)
+            if "?" not in vals:
+                scope = scope or out.owner(call.start_byte)
+                out.args += [(scope, f"{callee}@{key}[*]", v, _line(call)) for v in vals]
+            continue
+        if vnode.type not in _PATHS:
             continue
         v = out.value(vnode)
         if v and v != "?":
@@ -291,7 +300,8 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
             fn(out, caps)
     heads = _heads(refs) if call_nodes or matches else []
     if call_nodes:
-        wanted = _param_users(heads, out.facts, functions, known | set(out.selfs))
+        wanted = _param_users(heads, out.facts + out.comprehended, functions,
+                              known | set(out.selfs))
         for name, node in call_nodes:
             if name in wanted:
                 call = node.parent  # `f(…)`: the call; `x.f(…)`: the attribute `x.f`
