@@ -13,6 +13,8 @@ Two scores per language:
     python bench/defs.py                    # tests/fixtures/defs, bench/results/defs.json
     python bench/defs.py --suite defs_blind  # tests/fixtures/defs_blind (written before
                                              # reading the queries), defs_blind.json
+    python bench/defs.py --suite defs_blind2  # tests/fixtures/defs_blind2: one-feature
+                                              # files in the style of a tagger's unit cases
 
 Writes bench/results/<suite>.json and prints one line per language.
 """
@@ -33,7 +35,7 @@ from hindsight.codeindex.worker import parse_bytes  # noqa: E402
 from hindsight.models import simple_name  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
-SUITES = ("defs", "defs_blind")
+SUITES = ("defs", "defs_blind", "defs_blind2")
 DEFS = FIXTURES / "defs"
 
 Row = tuple[str, int, str, str]  # file, line, kind, local

@@ -188,7 +188,32 @@ def js_receiver(d: Any) -> bool:
         d.receiver = r[:-10]
         if d.kind0 == "function":
             d.kind0 = "method"
+    elif r.isidentifier() and _this_alias(node, r):
+        d.receiver = "this"  # `var self = this; self.m = function () {}` is `this.m = …`
     return True
+
+
+_FUNCS = frozenset({"function_declaration", "function_expression", "method_definition",
+                    "generator_function_declaration", "generator_function"})
+
+
+def _this_alias(node: Any, name: str) -> bool:
+    """True when the function around ``node`` (an assignment) declares ``name = this``
+    among its body's statements (``var self = this;``, ``const that = this;``)."""
+    up = node.parent
+    while up is not None and up.type not in _FUNCS:
+        up = up.parent
+    body = up.child_by_field_name("body") if up is not None else None
+    if body is None:
+        return False
+    for st in body.named_children:
+        if st.type in ("variable_declaration", "lexical_declaration"):
+            for v in st.named_children:
+                val = v.child_by_field_name("value")
+                if val is not None and val.type == "this" and \
+                        _txt(v.child_by_field_name("name")) == name:
+                    return True
+    return False
 
 
 def name_overloads(defs: list[Any], language: str) -> bool:

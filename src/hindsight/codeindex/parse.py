@@ -51,7 +51,7 @@ MAX_DOC = 1000
 # Bump when the symbols extracted from unchanged source change (new definitions, other
 # qualified names): an index or history written by another version is rebuilt, and
 # anchors are migrated (hindsight.memory.anchors.migrate_identities).
-EXTRACTOR_VERSION = 3
+EXTRACTOR_VERSION = 4
 _JS = frozenset({"javascript", "typescript", "tsx"})
 
 

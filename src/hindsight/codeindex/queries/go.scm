@@ -12,7 +12,9 @@
          (pointer_type) (channel_type) (array_type) (generic_type)]) @definition.type)
 (interface_type (method_elem name: (field_identifier) @name) @definition.method)
 ; `_` (the blank identifier, as in a skipped iota value) defines nothing.
-(source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant)
+; One match per name (`const Pi, E = 3.14, 2.71`): a `name:` field in the pattern would
+; match only the first.
+(source_file (const_declaration (const_spec (identifier) @name) @definition.constant)
   (#not-eq? @name "_"))
 (type_declaration (type_alias name: (type_identifier) @name) @definition.type)
 ; Package-level variables holding a function literal: `var handler = func(...) {...}`.

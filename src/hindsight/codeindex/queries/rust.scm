@@ -14,9 +14,9 @@
 (const_item name: (identifier) @name) @definition.constant
 (static_item name: (identifier) @name) @definition.constant
 (impl_item type: [(type_identifier) @name (generic_type type: (type_identifier) @name)
-  (scoped_type_identifier name: (type_identifier) @name)]) @scope
+  (scoped_type_identifier name: (type_identifier) @name) (primitive_type) @name]) @scope
 ; `impl Trait for &'a T` and `impl dyn Trait`: the methods are T's and Trait's.
-(impl_item type: (reference_type type: [(type_identifier) @name
+(impl_item type: (reference_type type: [(type_identifier) @name (primitive_type) @name
   (generic_type type: (type_identifier) @name)
   (scoped_type_identifier name: (type_identifier) @name)])) @scope
 (impl_item type: (dynamic_type trait: [(type_identifier) @name

@@ -6,6 +6,8 @@
 (internal_module name: (_) @name) @definition.namespace
 ; `module A.B {}` (the old spelling of `namespace A.B {}`) has a dotted name.
 (module name: [(identifier) (nested_identifier)] @name) @definition.namespace
+; `declare module "left-pad" {}` (an ambient module): named without its quotes.
+(module name: (string (string_fragment) @name)) @definition.namespace
 (abstract_method_signature name: (_) @name) @definition.method
 (interface_body (method_signature name: (_) @name) @definition.method)
 (type_alias_declaration value: (object_type (method_signature name: (_) @name)
