@@ -29,11 +29,11 @@ Rules (one call site = one CALL instruction executed in a case file):
   class call) and calls made by builtins on our behalf (``sorted(key=f)``, ``map(f, …)``)
   execute no call instruction in a case file, so they are not edges.
 * every call site (but those of builtins) must run: the script warns of one that never ran (its edge would be missing from the truth).
-* one edge per (caller, callee, call instruction): a call site run many times counts once;
+* one edge per (caller, callee, call site); a call site is the span of a call expression's
+  text (start and end line and column), and the application of a decorator made by a call
+  (``@app.route("/")``) is a call site of its own: a call site run many times counts once;
   two call sites on one line calling the same callee are two edges (a multiset), also when
-  they start at one column (``b.f().f()``); chained calls and a decorator factory's call
-  and its application (``@app.route("/")``) are distinct call sites, each with its own
-  callees.
+  they start at one column (chained calls ``b.f().f()``), each with its own callees.
 
 Usage: ``python bench/cg_trace.py [--python PY313] [--suite NAME] [CASE_DIR ...]`` (default:
 every case of ``tests/fixtures/<NAME>/python``, NAME ``callgraph_blind``; the second blind
@@ -59,7 +59,7 @@ def suite_dir(name: str) -> Path:
 # The traced runner: executed by a Python >= 3.13 with argv = [case_dir] (3.12 emits no
 # CALL event for ``f(*args)``, CALL_FUNCTION_EX).
 RUNNER = r'''
-import ast, functools, json, os, runpy, sys, types
+import ast, dis, functools, json, os, runpy, sys, types
 case = os.path.realpath(sys.argv[1])
 sys.path.insert(0, case)
 os.chdir(case)
@@ -75,8 +75,15 @@ def rel(filename):
         return p[len(case) + 1:]
     return None
 
+decorator_calls = set()   # (file, lineno, end_lineno, col, end_col) of `@factory(...)`
+
 def scan(path):
     tree = ast.parse(open(path).read())
+    for n in ast.walk(tree):
+        for d in getattr(n, "decorator_list", ()):
+            if isinstance(d, ast.Call):
+                decorator_calls.add((rel(path), d.lineno, d.end_lineno, d.col_offset,
+                                     d.end_col_offset))
     def walk(node, prefix):
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -158,6 +165,21 @@ def target(obj, depth=0):
     return None
 
 edges = set()
+call_offsets = {}
+
+def role(code, path, offset, pos):
+    """A call site is a call expression's text (its span): Python may compile one twice (a
+    while loop's condition); "apply" marks the call applying a decorator made by a call
+    (``@app.route("/")``), which shares the span of that call (it is the later one)."""
+    if (path, *pos) not in decorator_calls:
+        return "call"
+    key = id(code)
+    if key not in call_offsets:
+        call_offsets[key] = (code, [(i.offset, i.positions) for i in dis.get_instructions(code)
+                                    if i.opname.startswith("CALL")])
+    same = [o for o, ps in call_offsets[key][1]
+            if (ps.lineno, ps.end_lineno, ps.col_offset, ps.end_col_offset) == pos]
+    return "apply" if same and offset == max(same) else "call"
 caller_cache = {}
 
 sources = {}
@@ -196,7 +218,7 @@ def on_call(code, offset, callable_, arg0):
     if (name.startswith("__") and name.endswith("__") and name != "__call__"
             and name not in segment(path, pos)):
         return  # an implicit dunder call (__exit__ of a with statement): no call text
-    edges.add((src, dst, pos[0], (code.co_qualname, code.co_firstlineno, offset)))
+    edges.add((src, dst, pos[0], (tuple(pos), role(code, path, offset, tuple(pos)))))
 
 executed = set()
 
@@ -251,7 +273,7 @@ finally:
 def trace(case: Path, python: str) -> dict[str, list[str]]:
     """Traced call edges of ``case`` (a directory holding ``main.py``): ``{"edges": [...],
     "multi_target": [...]}``, sorted ``src -> dst @line`` strings; ``multi_target`` lists the
-    edges of call sites (call instructions) that reached more than one callee.
+    edges of call sites (spans of call text) that reached more than one callee.
 
     Raises RuntimeError when the case exits non-zero (its stderr is in the message)."""
     out = subprocess.run([python, "-c", RUNNER, str(case)], capture_output=True, text=True,

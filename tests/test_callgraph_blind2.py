@@ -27,17 +27,18 @@ import cg_trace  # noqa: E402
 
 SUITE = cg_trace.suite_dir("callgraph_blind2")
 
-# category -> (precision, recall) measured 2026-12-01 on the first score of the suite.
+# category -> (precision, recall) measured 2026-12-01 on the first score of the suite
+# (precision counts a case's hand-checked `static` edges right).
 FLOORS = {
-    "args": (1.0, 0.9545), "assignments": (1.0, 0.878), "attributes": (1.0, 0.902),
+    "args": (1.0, 0.9545), "assignments": (1.0, 0.9), "attributes": (1.0, 0.902),
     "builtins": (1.0, 0.5789), "classes": (1.0, 0.9701), "closures": (0.8333, 0.8333),
-    "comprehensions": (1.0, 0.8421), "decorators": (1.0, 0.871), "dicts": (0.9615, 0.6098),
+    "comprehensions": (1.0, 0.8421), "decorators": (1.0, 0.871), "dicts": (1.0, 0.6098),
     "exceptions": (1.0, 1.0), "generators": (1.0, 1.0), "imports": (1.0, 0.9565),
     "lambdas": (0.9444, 0.8095), "lists": (1.0, 0.6977), "mro": (0.8276, 0.7619),
-    "parameters": (1.0, 1.0), "returns": (0.963, 1.0), "with": (1.0, 0.913),
+    "parameters": (1.0, 1.0), "returns": (1.0, 1.0), "with": (1.0, 0.913),
 }
-OVERALL_RECALL_FLOOR = 0.8593
-SINGLE_TARGET_RECALL_FLOOR = 0.8922
+OVERALL_RECALL_FLOOR = 0.8608
+SINGLE_TARGET_RECALL_FLOOR = 0.8939
 
 
 @pytest.fixture(scope="module")
@@ -87,15 +88,22 @@ def test_truth_is_what_the_tracer_gives(name: str) -> None:
 
 
 @pytest.mark.skipif(PY313 is None, reason="the tracer needs Python >= 3.13 (sys.monitoring)")
-def test_tracer_counts_chained_calls_and_cached_methods(tmp_path: Path) -> None:
-    """Two chained calls starting at one column are two single-target call sites, and a
-    call through ``functools.lru_cache`` reaches the cached function."""
+def test_tracer_call_sites(tmp_path: Path) -> None:
+    """Two chained calls starting at one column are two single-target call sites; a call
+    through ``functools.lru_cache`` reaches the cached function; a while condition that
+    Python compiles twice is one call site; a decorator factory's call and the decorator's
+    application are two."""
     (tmp_path / "main.py").write_text(
         "import functools\n\n\nclass B:\n    def f(self):\n        return self\n\n"
         "    @functools.lru_cache(maxsize=None)\n    def g(self):\n        return 1\n\n\n"
-        "B().f().f().g()\n")
+        "B().f().f().g()\n\n\ndef dec(tag):\n    def apply(fn):\n        return fn\n"
+        "    return apply\n\n\n@dec(1)\ndef h(xs):\n    while (x := len(xs)) > 0:\n"
+        "        xs.pop(last(x))\n\n\ndef last(n):\n    return n - 1\n\n\nh([1, 2])\n")
     truth = cg_trace.trace(tmp_path, str(PY313))
-    assert truth["edges"] == ["main.py:: -> main.py::B @13", "main.py:: -> main.py::B.f @13",
-                              "main.py:: -> main.py::B.f @13", "main.py:: -> main.py::B.g @13"]
+    assert truth["edges"] == [
+        "main.py:: -> main.py::B @13", "main.py:: -> main.py::B.f @13",
+        "main.py:: -> main.py::B.f @13", "main.py:: -> main.py::B.g @13",
+        "main.py:: -> main.py::dec @22", "main.py:: -> main.py::dec.apply @22",
+        "main.py:: -> main.py::h @32", "main.py::h -> main.py::last @25"]
     assert truth["multi_target"] == []
     assert truth["unexecuted"] == []
