@@ -16,11 +16,15 @@ traced ones as multisets. Overall and per category:
 * single-target recall = the same over the expected edges whose call site reached exactly
   one callee at run time (the index gives one target per call site).
 
-Usage: ``python bench/callgraph_blind.py``. Writes bench/results/callgraph_blind.json.
+Usage: ``python bench/callgraph_blind.py [--suite NAME]``: the suite under
+``tests/fixtures/<NAME>/python`` (default ``callgraph_blind``; the second blind suite,
+repository-shaped cases of several modules, is ``callgraph_blind2``). Writes
+bench/results/<NAME>.json.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -104,16 +108,23 @@ def measure(suite: Path = SUITE) -> dict[str, Any]:
 
 
 def main() -> None:
-    res = measure()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--suite", default="callgraph_blind",
+                    help="suite name under tests/fixtures (default: callgraph_blind)")
+    name = ap.parse_args().suite
+    suite = ROOT / "tests" / "fixtures" / name / "python"
+    if not suite.is_dir():
+        raise SystemExit(f"no suite at {suite}")
+    res = measure(suite)
     o = res["overall"]
-    print(f"python blind  precision {o['precision']} (run-time truth only"
+    print(f"python {name}  precision {o['precision']} (run-time truth only"
           f" {o['precision_run_time']})  recall {o['recall']}  single-target"
           f" recall {o['single_target_recall']}  ({o['correct']} of {o['expected']} expected,"
           f" {o['found']} found, {o['cases']} cases)")
     for c, s in res["categories"].items():
         print(f"  {c:<15} precision {s['precision']}  recall {s['recall']}  single"
               f" {s['single_target_recall']}  ({s['correct']}/{s['expected']}, {s['cases']} cases)")
-    out = write("callgraph_blind", {"machine": machine(), **res})
+    out = write(name, {"machine": machine(), **res})
     print(f"wrote {out}")
 
 
