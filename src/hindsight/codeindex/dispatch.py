@@ -125,3 +125,35 @@ def _dropped(r: Resolver, hit: str, everywhere: bool) -> bool:
     if "raise" in marks or decos & _ABSTRACT_DECORATORS:
         return True
     return "empty" in marks and everywhere
+
+
+_WRAPS = frozenset({"functools.wraps()", "wraps()"})
+
+
+def decorated(r: Resolver, hit: str) -> str:
+    """What a call of Python function ``hit`` runs when one decorator of the repository
+    replaces it with a function of its own: ``@memoize`` returning its nested
+    ``wrapper`` gives ``memoize.wrapper``; ``hit`` itself otherwise (no decorator,
+    several, one outside the repository, one returning what it was given, or a wrapper
+    made with ``functools.wraps``, which stands for the function it wraps)."""
+    path, _, local = hit.partition("::")
+    fs = r._file(path) if r.f.language == "python" else None
+    decos = fs.flow.get(local, {}).get("@dec") if fs is not None and local else None
+    if fs is None or not decos or len(decos) != 1:
+        return hit
+    d = r.flow.value(fs, fs.parents.get(local, ""), decos[0][1], 0)
+    if d is None or d[0] != "fn":
+        return hit
+    dpath, _, dlocal = d[1].partition("::")
+    other = r._file(dpath)
+    rets = other.flow.get(dlocal, {}).get("return") if other is not None else None
+    if not rets or other is None:
+        return hit
+    names = {v for _l, v in rets}
+    if len(names) != 1:
+        return hit
+    inner = f"{dlocal}.{names.pop()}"
+    if other.kinds.get(inner) not in ("function", "method") or any(
+            v in _WRAPS for _l, v in other.flow.get(inner, {}).get("@dec", [])):
+        return hit
+    return f"{dpath}::{inner}"

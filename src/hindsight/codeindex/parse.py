@@ -218,7 +218,8 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
 def dispatch_marks(defs: list[_Def]) -> list[receivers.Fact]:
     """``(method, "@abstract", "raise" | "empty", line)`` for each Python method whose
     body, after a docstring, is only ``raise NotImplementedError…`` or does nothing
-    (``pass``, ``...``, nothing): see :mod:`hindsight.codeindex.dispatch`."""
+    (``pass``, ``...``, ``return``, ``return None``, nothing): see
+    :mod:`hindsight.codeindex.dispatch`."""
     out: list[receivers.Fact] = []
     for d in defs:
         if d.kind != "method" or d.node.type != "function_definition":
@@ -233,7 +234,9 @@ def dispatch_marks(defs: list[_Def]) -> list[receivers.Fact]:
         s = stmts[0] if stmts else None
         if s is None or s.type == "pass_statement" or (
                 s.type == "expression_statement" and s.named_child_count == 1
-                and s.named_children[0].type == "ellipsis"):
+                and s.named_children[0].type == "ellipsis") or (
+                s.type == "return_statement" and (s.named_child_count == 0 or (
+                    s.named_child_count == 1 and s.named_children[0].type == "none"))):
             out.append((d.local, "@abstract", "empty", d.node.start_point[0] + 1))
         elif s.type == "raise_statement" and b"NotImplementedError" in (s.text or b""):
             out.append((d.local, "@abstract", "raise", d.node.start_point[0] + 1))

@@ -269,6 +269,8 @@ class Resolver:
             over = dispatch.overrides(self, caller, name, receiver, hit)
             if over:  # a subclass's definition may run (hindsight.codeindex.dispatch)
                 return over
+        if hit and line:
+            hit = dispatch.decorated(self, hit)
         if hit or not line:
             return [hit] if hit else []
         return self.flow.calls(self.f, caller, name, receiver, line)
