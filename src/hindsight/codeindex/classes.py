@@ -11,6 +11,7 @@ from hindsight.codeindex.values import Value, union
 
 if TYPE_CHECKING:
     from hindsight.codeindex.flow import Flow
+    from hindsight.codeindex.resolve import Resolver
 
 
 def linearise(flow: Flow, q: str, depth: int) -> list[str]:
@@ -117,3 +118,18 @@ def enter(flow: Flow, v: Value) -> Value | None:
         return flow.element(v)
     m = flow.member(v, "__enter__") if v[0] == "inst" else None
     return flow.call_value(m) if m is not None else v
+
+
+def imported(flow: Flow, r: Resolver, fs: FileSyms, name: str) -> Value | None:
+    """The value of ``name`` imported from another module (``from client import
+    default_client``) when the module binds it at its top level (``default_client =
+    HttpClient(…)``): the value of that binding."""
+    for mod, iname in fs.by_alias.get(name, ()):
+        if iname:
+            for p in r.module_files(fs, mod):
+                other = flow.fs(p)
+                if other is not None and other.path != fs.path:
+                    v = flow.binding(other, "", iname, None)
+                    if v is not None:
+                        return v
+    return None

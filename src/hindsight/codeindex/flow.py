@@ -279,6 +279,8 @@ class Flow:
             hit = r.lookup(fs, scope, name) if r is not None else []
             if hit:
                 return self.classify(hit[0])
+            if r is not None and name in fs.by_alias and name not in fs.flow.get("", {}):
+                return classes.imported(self, r, fs, name)  # `from m import obj`
         return classes.bound(self, fs, "", name, line if not scope else None)[1]
 
     def pick(self, fs: FileSyms, scope: str, bindings: list[tuple[int, str]],

@@ -81,6 +81,8 @@ def _head_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> 
             if v is None:
                 return _NO
             return _MEMBERS if v[0] in ("fn", "cls") else _YES
+        if head in fs.by_alias and head not in fs.flow.get("", {}):
+            return _YES  # an object bound in the module it is imported from: Flow.head
     b = _bindings(fs, "", head)
     if b:
         return _bound_worth(flow, fs, "", b, depth)
