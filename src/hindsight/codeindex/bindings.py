@@ -40,6 +40,7 @@ _LITERALS = frozenset({"dictionary", "list", "tuple", "array", "object", "set"})
 _ALTERNATIVES = frozenset({"conditional_expression", "ternary_expression",
                            "boolean_operator"})
 _SPREADS = frozenset({"list_splat", "dictionary_splat", "spread_element"})
+_COPIES = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
 
 
 def _t(n: Any) -> str:
@@ -268,6 +269,15 @@ class Bindings:
             if not segs or len(segs) > 3 or (len(segs) == 3 and segs[2][0] != "[") or (
                     len(segs) > 1 and segs[1][0] == "." and segs[0] not in self.selfs):
                 return  # only x, self.x, x[k] and self.x[k] are bound
+        if value_node is not None and value_node.type == "call" and \
+                self.language == "python":
+            copied = self.copied(value_node)
+            if copied is not None:  # `ys = list(xs)`: the elements of xs
+                self.containers[target] = "seq"
+                for el in copied if "?" not in copied else []:
+                    self.facts.append((scope, f"{target}[*]", el, line))
+                    self.used(scope, el)
+                return
         if value_node is not None and value_node.type in _LITERALS:
             self.containers[target] = "dict" if value_node.type in ("dictionary", "object") \
                 else "seq"
@@ -315,10 +325,33 @@ class Bindings:
                 if v not in vals:
                     vals.append(v)
             return vals if 0 < len(vals) <= MAX_TARGETS else ["?"]
+        if node.type == "call" and self.language == "python":
+            copied = self.copied(node)
+            if copied is not None:
+                return copied
         v = canon(_t(node))
         if v.endswith(".values()") and len(v) > 9:  # a loop over a dict's values
             return [f"{v[:-9]}[?]"]
         return [f"{v}[*]"] if v else ["?"]
+
+    def copied(self, call: Any) -> list[str] | None:
+        """The elements of ``list(xs)``, ``tuple(xs)``, ``set(xs)``, ``sorted(xs, …)``,
+        ``reversed(xs)`` and ``filter(f, xs)`` (those of ``xs``) and of ``map(f, xs)``
+        (what ``f`` returns); ``None`` for other calls."""
+        fn = call.child_by_field_name("function")
+        args = call.child_by_field_name("arguments")
+        if fn is None or fn.type != "identifier" or args is None:
+            return None
+        name = _t(fn)
+        kids = [c for c in args.named_children if c.type not in ("comment", "keyword_argument")]
+        if name in _COPIES and kids:
+            return self.element(kids[0])
+        if name in ("map", "filter") and len(kids) == 2:
+            if name == "filter":
+                return self.element(kids[1])
+            f = self.value(kids[0])
+            return [f"{f}()"] if f and f != "?" and kids[0].type != "lambda" else ["?"]
+        return None
 
     def _columns(self, scope: str, target: str, lit: Any, line: int) -> None:
         """``xs[*][i]``: what position ``i`` of an element of a literal of tuples is

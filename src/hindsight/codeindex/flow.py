@@ -40,12 +40,11 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from hindsight.codeindex import callsites, classes
+from hindsight.codeindex import callsites, classes, returns
 from hindsight.codeindex.bindings import AFTER
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, SUPER_NAMES, FileSyms
-from hindsight.codeindex.types import type_value
 from hindsight.codeindex.values import Value, members, union
 from hindsight.codeindex.worth import worth
 
@@ -203,10 +202,11 @@ class Flow:
             seg = segs[i]
             i += 1
             if seg == "()":
-                if v[0] == "fn" and i < len(segs) and segs[i][1:-1].isdigit():
-                    # `make()[0]` of `return f, g`: that position's value
+                if v[0] == "fn" and i < len(segs) and returns.has_part(self, v[1], segs[i]):
+                    # `make()[0]` of `return f, g`: that position's value; `make()[*]`
+                    # an element of what it returns (`return [C(x) for x in xs]`)
                     key, q = f"return{segs[i]}", v[1]
-                    v, i = self._guarded(("ret", q, key), partial(self._returns, q, key)), i + 1
+                    v, i = self._guarded(("ret", q, key), partial(returns.value, self, q, key)), i + 1
                     continue
                 v = self.call_value(v)
                 continue
@@ -361,32 +361,7 @@ class Flow:
             return None
         if classes.constructor(self, q):
             return ("inst", q)
-        return self._guarded(("ret", q), lambda: self._returns(q))
-
-    def _returns(self, q: str, key: str = "return") -> Value | None:
-        """What calling function ``q`` gives (``key`` ``return[i]``: position ``i`` of
-        the tuples it returns)."""
-        path, _, local = q.partition("::")
-        fs = self.fs(path)
-        if fs is None:
-            return None
-        facts = fs.flow.get(local, {})
-        if "yield" in facts:
-            return ("gen", q) if key == "return" else None
-        declared = fs.declared_return(local) if key == "return" else ""
-        if declared:
-            path = type_value(declared, fs.language)
-            return self.value(fs, local, path, 0) if path else None
-        rets = facts.get(key)
-        if not rets:
-            return None
-        self._returning += 1
-        try:
-            if len(rets) == 1:
-                return self.value(fs, local, rets[0][1], rets[0][0])
-            return union(self.value(fs, local, val, line) for line, val in rets)
-        finally:
-            self._returning -= 1
+        return self._guarded(("ret", q), lambda: returns.value(self, q))
 
     def element(self, v: Value) -> Value | None:
         """An element of ``v`` (the variable of a ``for`` loop): what a generator

@@ -165,6 +165,26 @@ def _py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
             out.bind(scope, tn, rnode, line)
 
 
+_NO_VALUE = frozenset({"expression_list", "tuple", "list", "set", "list_comprehension",
+                       "set_comprehension", "generator_expression"})
+
+
+def _returned_elements(out: Bindings, node: Any) -> list[str]:
+    """Access paths of an element of a returned value (see :func:`_returned`)."""
+    t = node.type
+    if t in ("list_comprehension", "set_comprehension", "generator_expression"):
+        body = node.child_by_field_name("body")
+        v = out.value(body) if body is not None else None
+        return [v] if v and v != "?" else []
+    if t in ("list", "tuple", "set") or (t == "call" and out.copied(node) is not None):
+        vals = out.element(node)
+        return [] if "?" in vals else vals
+    if t in ("identifier", "attribute"):
+        v = out.value(node)
+        return [f"{v}[*]"] if v and out.containers.get(v) == "seq" else []
+    return []
+
+
 def _with(out: Bindings, caps: dict[str, list[Any]]) -> None:
     item = caps["fact.with"][0]
     val = item.child_by_field_name("value")
@@ -192,10 +212,15 @@ def _returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) 
     each = "[*]" if key == "fact.yield" and node.child_count > 1 and \
         node.child(1).type == "from" else ""
     tup = vals[0].type in ("expression_list", "tuple")
-    for alt in out.alternatives(vals[0]) if not tup else []:
+    for alt in out.alternatives(vals[0]) if vals[0].type not in _NO_VALUE else []:
         v = out.value(alt)
         if v is not None and not (each and v == "?"):
             out.facts.append((scope, target, v + each, _line(node)))
+    if target == "return" and out.language == "python":
+        # `return [C(x) for x in xs]`, `return list(xs)`, `return ys` (a list):
+        # the elements of what the function returns (`for c in make()`: Flow._rest)
+        for v in _returned_elements(out, vals[0]):
+            out.facts.append((scope, "return[*]", v, _line(node)))
     if target == "return" and tup:
         # `return f, g`: `a, b = make()` reads `make()[0]` and `make()[1]` (Flow._rest)
         items = [c for c in vals[0].named_children if c.type != "comment"]

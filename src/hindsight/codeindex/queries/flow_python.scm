@@ -12,7 +12,9 @@
                            attribute: (identifier) @_append (#any-of? @_append "append" "add" "appendleft"))
       arguments: (argument_list . [(identifier) (attribute) (call) (subscript)] @fact.rhs .)) @fact.append
 (return_statement [(call) (identifier) (attribute) (subscript) (await)
-                   (conditional_expression) (boolean_operator) (expression_list)]) @fact.return
+                   (conditional_expression) (boolean_operator) (expression_list)
+                   (list) (tuple) (set) (list_comprehension) (set_comprehension)
+                   (generator_expression)]) @fact.return
 (for_statement left: [(pattern_list) (tuple_pattern)] @fact.lhs right: [(identifier) (attribute) (list) (tuple) (set)] @fact.rhs) @fact.unpack
 (for_in_clause left: [(pattern_list) (tuple_pattern)] @fact.lhs right: [(identifier) (attribute) (list) (tuple) (set)] @fact.rhs) @fact.unpack
 (for_statement left: (pattern_list . (identifier) . (identifier) @fact.lhs .)

@@ -1,0 +1,50 @@
+"""What calling a function gives (:mod:`hindsight.codeindex.flow`): its declared return
+type, else the values of its ``return`` statements (their union), a generator for a
+function that yields; and the parts of what it returns: ``return[i]`` (position ``i``
+of a returned tuple) and ``return[*]`` (an element of a returned list, set or
+comprehension)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hindsight.codeindex.types import type_value
+from hindsight.codeindex.values import Value, union
+
+if TYPE_CHECKING:
+    from hindsight.codeindex.flow import Flow
+
+
+def has_part(flow: Flow, q: str, seg: str) -> bool:
+    """Whether function ``q`` has ``return<seg>`` facts (``seg``: ``[i]`` or ``[*]``)."""
+    if seg != "[*]" and not seg[1:-1].isdigit():
+        return False
+    path, _, local = q.partition("::")
+    other = flow.fs(path)
+    return other is not None and f"return{seg}" in other.flow.get(local, {})
+
+
+def value(flow: Flow, q: str, key: str = "return") -> Value | None:
+    """What calling function ``q`` gives (``key`` ``return[i]``: position ``i`` of
+    the tuples it returns)."""
+    path, _, local = q.partition("::")
+    fs = flow.fs(path)
+    if fs is None:
+        return None
+    facts = fs.flow.get(local, {})
+    if "yield" in facts:
+        return ("gen", q) if key == "return" else None
+    declared = fs.declared_return(local) if key == "return" else ""
+    if declared:
+        path = type_value(declared, fs.language)
+        return flow.value(fs, local, path, 0) if path else None
+    rets = facts.get(key)
+    if not rets:
+        return None
+    flow._returning += 1
+    try:
+        if len(rets) == 1:
+            return flow.value(fs, local, rets[0][1], rets[0][0])
+        return union(flow.value(fs, local, val, line) for line, val in rets)
+    finally:
+        flow._returning -= 1
