@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from hindsight.codeindex.exprs import parse, render
 from hindsight.codeindex.receivers import ARGS
-from hindsight.codeindex.signatures import py_default
+from hindsight.codeindex.signatures import py_default, py_star
 from hindsight.codeindex.table import FileSyms
 from hindsight.codeindex.types import type_value
 from hindsight.codeindex.values import MAX_TARGETS, union
@@ -26,13 +26,14 @@ if TYPE_CHECKING:
     from hindsight.codeindex.values import Value
 
 
-def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: bool = False
-           ) -> Value | None:
+def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: bool = False,
+           star: bool = False) -> Value | None:
     """The value (a union when they differ) the call sites of ``fs``'s function ``fn``
     pass for its parameter ``name`` at position ``pos`` (-1: keyword-only), or ``None``
     when they pass none that is known. A method called on an instance, and a class called (its ``__init__``),
     get the receiver as position 0; a decorator application counts as a call. ``each``:
-    an element of the parameter instead (the elements of a literal passed: ``f([A()])``)."""
+    an element of the parameter instead (the elements of a literal passed: ``f([A()])``);
+    ``star``: an element of ``*args`` at ``pos`` (every positional argument from there)."""
     r = flow.ctx(fs.path)
     if r is None:
         return None
@@ -63,7 +64,9 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: bool = 
             continue
         else:
             shift = 1
-        if key.isdigit() and int(key) + shift != pos:
+        if key.isdigit() and (int(key) + shift < pos if star else int(key) + shift != pos):
+            continue
+        if star and not key.isdigit():
             continue
         v = flow.value(fs, scope, value, line)
         if v is None:
@@ -126,3 +129,13 @@ def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: 
         # returns is not the union (call sites are not told apart), so unknown
         return None
     return got
+
+
+def star_element(flow: Flow, fs: FileSyms, fn: str, name: str) -> Value | None:
+    """An element of ``fn``'s ``*name`` parameter (Python): the union of the positional
+    arguments its call sites in this file pass from that position on, or ``None``."""
+    star = py_star(fs.sigs.get(fn, "")) if fs.language in ARGS else None
+    if star is None or star[0] != name:
+        return None
+    return flow._guarded(("param*", fs.path, fn, name),
+                         partial(passed, flow, fs, fn, star[1], name, False, True))

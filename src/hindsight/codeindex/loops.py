@@ -109,3 +109,38 @@ def pairs(out: Bindings, caps: dict[str, list[Any]]) -> None:
     for v in vals:
         if v != "?":
             out.facts.append((scope, target, v, line))
+
+
+_KEYED = frozenset({"sorted", "min", "max", "sort", "nsmallest", "nlargest", "groupby"})
+
+
+def lambda_(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """The parameter of a lambda passed as ``key=`` to ``sorted``/``min``/``max``/
+    ``xs.sort``, or as the function of ``map``/``filter``: an element of the iterable
+    (a comprehension-like variable: the lambda's calls belong to the enclosing
+    function)."""
+    lam = caps["fact.lambda"][0]
+    parent = lam.parent
+    kw = parent is not None and parent.type == "keyword_argument"
+    args = parent.parent if kw else parent
+    call = args.parent if args is not None and args.type == "argument_list" else None
+    if call is None or call.type != "call":
+        return
+    fn = call.child_by_field_name("function")
+    name = _t(fn.child_by_field_name("attribute") if fn is not None and
+              fn.type == "attribute" else fn)
+    pos = [c for c in args.named_children if c.type not in ("comment", "keyword_argument")]
+    if kw and name in _KEYED and _t(parent.child_by_field_name("name")) == "key":
+        iterable = fn.child_by_field_name("object") if name == "sort" and fn is not None \
+            else (pos[0] if pos and name not in ("nsmallest", "nlargest") else
+                  pos[1] if len(pos) > 1 else None)
+    elif not kw and name in ("map", "filter") and len(pos) == 2 and pos[0].id == lam.id:
+        iterable = pos[1]
+    else:
+        return
+    if iterable is None:
+        return
+    scope, line = out.scope(call), _line(lam) - 1
+    for v in out.element(iterable):
+        if v != "?":
+            out.comprehended.append((scope, _t(caps["fact.lhs"][0]), AFTER + v, line))

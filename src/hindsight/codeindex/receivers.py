@@ -278,6 +278,7 @@ _HANDLERS: dict[str, Callable[[Bindings, dict[str, list[Any]]], None]] = {
     "fact.comp": loops.comp,
     "fact.pairs": loops.pairs,
     "fact.unpack": loops.unpack,
+    "fact.lambda": loops.lambda_,
     "fact.except": loops.except_,
     "fact.append": loops.append,
     "fact.decorated": lambda out, caps: _py_decorators(out, caps["fact.decorated"][0]),
@@ -336,7 +337,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
                     _call_args(out, call)
     if deferred:
         out.functions = functions
-        out.uses = _uses(heads, out.facts, out.args)
+        out.uses = _uses(heads, out.facts + out.comprehended, out.args)
         for fn, caps in reversed(deferred):  # a use comes after its binding: see it first
             fn(out, caps)
     if out.comprehended:

@@ -98,6 +98,26 @@ def returns(sig: str, language: str) -> str:
     return parts(sig, language)[1]
 
 
+@lru_cache(maxsize=8192)
+def py_star(sig: str) -> tuple[str, int] | None:
+    """``(name, position)`` of the ``*args`` parameter of a Python signature (position
+    counts the positional parameters before it, the receiver included), or ``None``."""
+    open_at = sig.find("(")
+    inner, after = _group(sig, open_at) if open_at >= 0 else ("", -1)
+    if after < 0:
+        return None
+    pos = 0
+    for it in split_top(inner):
+        if it.startswith("**"):
+            return None
+        if it.startswith("*"):
+            name = it[1:].partition(":")[0].strip()
+            return (name, pos) if name.isidentifier() else None
+        if it != "/":
+            pos += 1
+    return None
+
+
 def _python(items: list[str]) -> tuple[tuple[str, str, bool], ...]:
     out: list[tuple[str, str, bool]] = []
     kw = False

@@ -20,6 +20,8 @@
 (for_statement left: (pattern_list . (identifier) . (identifier) @fact.lhs .)
                right: (call) @fact.rhs) @fact.pairs
 (yield) @fact.yield
+; `sorted(xs, key=lambda x: …)`, `map(lambda x: …, xs)`: x is an element of xs
+(lambda parameters: (lambda_parameters . (identifier) @fact.lhs)) @fact.lambda
 (decorated_definition) @fact.decorated
 ; A call of a call or of a subscript: `make()()`, `handlers["get"]()`.
 (call function: [(call) (subscript)] @fact.callee) @fact.xcall
