@@ -117,7 +117,10 @@ def enter(flow: Flow, v: Value) -> Value | None:
     if v[0] == "gen":
         return flow.element(v)
     m = flow.member(v, "__enter__") if v[0] == "inst" else None
-    return flow.call_value(m) if m is not None else v
+    if m is None:
+        return v
+    same = own(flow, v, m[1]) if m[0] == "fn" else None  # `return self`: v, a subclass's too
+    return same if same is not None else flow.call_value(m)
 
 
 def imported(flow: Flow, r: Resolver, fs: FileSyms, name: str) -> Value | None:

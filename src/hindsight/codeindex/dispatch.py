@@ -135,7 +135,8 @@ def decorated(r: Resolver, hit: str) -> str:
     replaces it with a function of its own: ``@memoize`` returning its nested
     ``wrapper`` gives ``memoize.wrapper``; ``hit`` itself otherwise (no decorator,
     several, one outside the repository, one returning what it was given, or a wrapper
-    made with ``functools.wraps``, which stands for the function it wraps)."""
+    made with ``functools.wraps`` or ``update_wrapper``, which stands for the function
+    it wraps)."""
     path, _, local = hit.partition("::")
     fs = r._file(path) if r.f.language == "python" else None
     decos = fs.flow.get(local, {}).get("@dec") if fs is not None and local else None
@@ -150,8 +151,8 @@ def decorated(r: Resolver, hit: str) -> str:
     if not rets or other is None:
         return hit
     names = {v for _l, v in rets}
-    if len(names) != 1:
-        return hit
+    if len(names) != 1 or "@wraps" in other.flow.get(dlocal, {}):
+        return hit  # (update_wrapper(wrapper, fn) in the decorator: as functools.wraps)
     inner = f"{dlocal}.{names.pop()}"
     if other.kinds.get(inner) not in ("function", "method") or any(
             v in _WRAPS for _l, v in other.flow.get(inner, {}).get("@dec", [])):

@@ -325,6 +325,9 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
         else:
             fn(out, caps)
     heads = _heads(refs) if call_nodes or matches else []
+    if language == "python":  # a decorator that calls update_wrapper: dispatch.decorated
+        out.facts += [(c, "@wraps", "", ln) for c, k, n, _r, ln in refs
+                      if n == "update_wrapper" and k == "call" and c]
     if call_nodes:
         wanted = _param_users(heads, out.facts + out.comprehended, functions,
                               known | set(out.selfs))
