@@ -45,6 +45,9 @@ class Resolver:
         self.spec = SPECS[fs.language]
         self.deps: set[str] = deps if deps is not None else set()
         self._memo: dict[tuple[str, str, str], list[str]] = {}
+        # memoised per file (their dependencies are recorded on first use)
+        self._dispatch: dict[tuple[str, str, str, str], list[str]] = {}
+        self._decorated: dict[str, str] = {}
         self._flow: Flow | None = None
         self._shared: weakref.ref[Flow] | None = None
 
@@ -266,11 +269,18 @@ class Resolver:
         hit = self._by_name(caller, name, receiver)
         if line and (receiver in self.spec.self_names or
                      receiver in SUPER_NAMES.get(self.f.language, ("super",))):
-            over = dispatch.overrides(self, caller, name, receiver, hit)
+            key = (self.f.enclosing_class(caller), name, receiver, hit)
+            over = self._dispatch.get(key)
+            if over is None:
+                over = self._dispatch[key] = dispatch.overrides(self, caller, name, receiver,
+                                                                hit)
             if over:  # a subclass's definition may run (hindsight.codeindex.dispatch)
                 return over
         if hit and line:
-            hit = dispatch.decorated(self, hit)
+            wrapped = self._decorated.get(hit)
+            if wrapped is None:
+                wrapped = self._decorated[hit] = dispatch.decorated(self, hit)
+            hit = wrapped
         if hit or not line:
             return [hit] if hit else []
         return self.flow.calls(self.f, caller, name, receiver, line)
