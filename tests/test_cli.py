@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import make_repo
+from conftest import git, make_repo
 
 REPO = {
     "svc/__init__.py": "",
@@ -147,3 +147,21 @@ def test_case_insensitive_search_beyond_ascii(tmp_path: Path) -> None:
         r = run("symbols", q, "--json", cwd=repo)
         d = json.loads(r.stdout)
         assert (d["match"], [s["name"] for s in d["symbols"]]) == (how, ["getÉtat"]), q
+
+
+def test_status_counts_files_committed_but_not_indexed(tmp_path: Path) -> None:
+    """A file committed after the last ``index`` makes the index stale: ``status`` counts
+    it (it used to say fresh, comparing only the indexed files)."""
+    repo = make_repo(tmp_path / "p", {"a.py": "def f():\n    pass\n"})
+    assert run("index", cwd=repo).returncode == 0
+    st = json.loads(run("status", "--json", cwd=repo).stdout)
+    assert (st["fresh"], st["changed_since"]) == (True, 0)
+    (repo / "b.py").write_text("def g():\n    pass\n")
+    (repo / "notes.txt").write_text("not source\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "b")
+    st = json.loads(run("status", "--json", cwd=repo).stdout)
+    assert (st["fresh"], st["changed_since"]) == (False, 1)
+    assert run("index", cwd=repo).returncode == 0
+    st = json.loads(run("status", "--json", cwd=repo).stdout)
+    assert (st["fresh"], st["changed_since"]) == (True, 0)

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from hindsight.errors import ConfigError, NotFound, NotIndexed
+from hindsight.errors import ConfigError, HindsightError, NotFound, NotIndexed
 from hindsight.models import IndexStats, ParseResult, Symbol
 from hindsight.store.base import CodeStore
 
@@ -249,8 +249,21 @@ class CodeService:
         return out
 
     def _changed_since(self) -> int:
+        """Indexed files changed or gone since (by size and mtime), plus files the next
+        ``index`` would add (selected now, neither indexed nor recorded as skipped)."""
         n = 0
-        for path, fr in self.store.load_files().items():
+        files = self.store.load_files()
+        try:
+            from hindsight.codeindex import files as F
+
+            sel = F.select(self.root, self.include_untracked(), self.excludes())
+        except HindsightError:  # git refuses the repository: `index` says why
+            sel = None
+        if sel is not None:
+            known = {p for p, _r in self.store.problem_files()}
+            n += sum(1 for p in sel.files
+                     if p not in files and p not in sel.skipped and p not in known)
+        for path, fr in files.items():
             try:
                 st = os.stat(os.path.join(self.root, path))
             except OSError:
