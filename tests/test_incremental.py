@@ -352,3 +352,30 @@ def test_subclass_in_another_file_reresolves_the_base(tmp_path: Path) -> None:
         ("backup.py", None),
         ("jobs.py", base.replace("class Job:", "class Task:")),
     ])
+
+
+def test_call_site_in_another_file_reresolves_the_callee(tmp_path: Path) -> None:
+    """A parameter's value comes from call sites in other files too (codeindex/
+    callsites.py, key ``arg:<name>``): changing, adding or removing such a call
+    re-resolves the called function's file, and the index equals a full rebuild."""
+    lib = ("def measure(shape):\n    return shape.area()\n")
+    app = ("from lib import measure\n\n\nclass Square:\n    def area(self):\n"
+           "        return 4\n\n\ndef run():\n    return measure(Square())\n")
+    repo = make_repo(tmp_path / "r", {"lib.py": lib, "app.py": app})
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.code.index(workers=1)
+    assert edges_of(repo, "lib.py::measure") == [("area", "app.py::Square.area")]
+    write(repo, {"app.py": app.replace("measure(Square())", "Square()")})
+    git(repo, "add", "-A")
+    with open_bank(repo_root_path=str(repo)) as bank:
+        st = bank.code.index(workers=1)
+    assert st.files_parsed == 1 and st.files_reresolved == 1
+    assert edges_of(repo, "lib.py::measure") == [("area", "")]
+    check_equal(repo)
+    circle = app.replace("Square", "Circle").replace("app.py", "other.py")
+    edits_equal_rebuild(tmp_path / "e", {"lib.py": lib, "app.py": app}, [
+        ("other.py", circle),  # a second caller: both classes
+        ("app.py", None),
+        ("lib.py", lib.replace("shape.area()", "shape.area() + 1")),
+        ("other.py", circle.replace("measure(Circle())", "measure(shape=Circle())")),
+    ])

@@ -211,7 +211,7 @@ def _full_build(store: CodeStore, root: str, sel: F.Selection, workers: int,
         paths = sorted(intake.info)
         key_index = M.build_key_index((p, *intake.info[p]) for p in paths)
         for p in paths:  # paths in order: each key's list stays sorted
-            for key in M.subclass_keys(intake.fss[p].inherits):
+            for key in intake.fss[p].provided:  # sub: and arg: keys
                 key_index.setdefault(key, []).append(p)
         table = Table(intake.fss.get, key_index, *table_args)
         clock.lap("table", serial=True)

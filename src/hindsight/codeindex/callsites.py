@@ -1,11 +1,12 @@
-"""Values of undeclared parameters, from the call sites of the same file (Python).
+"""Values of undeclared parameters, from their call sites (Python).
 
 A parameter without a declared type takes the value its function's call sites pass, by
 position or by keyword: the union of the values they pass (at most ``MAX_TARGETS``,
 :mod:`hindsight.codeindex.values`); unknown when more than ``MAX_TARGETS`` sites pass
-something that is not followed. Only the
-call sites of the function's own file are seen (the index resolves one file at a time);
-an edge found this way is one that runs when the function is called from there.
+something that is not followed. The call sites of the function's own file are read,
+and those of other files that call a function of that name, through the key
+``arg:<name>`` (at most ``MAX_FILES`` such files): an edge found this way is one that
+runs when the function is called from there.
 """
 
 from __future__ import annotations
@@ -43,11 +44,12 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: bool = 
     init = fn.endswith(".__init__") and fs.parents.get(fn, "") == fn[:-9]
     vals: list[Value | None] = []
     unknown = 0
-    last = fn.rpartition(".")[2]
-    sites = fs.args.get(last, []) + fs.args.get("", [])
-    if init:
-        sites += fs.args.get(fn[:-9].rpartition(".")[2], [])
-    for scope, callee, key, value, line in sites:
+    names = [fn.rpartition(".")[2]] + ([fn[:-9].rpartition(".")[2]] if init else [])
+    sites = [(fs, r, *s) for s in fs.args.get("", [])]
+    for last in names:
+        sites += [(fs, r, *s) for s in fs.args.get(last, [])]
+        sites += _elsewhere(flow, r, fs, last)
+    for site_fs, site_r, scope, callee, key, value, line in sites:
         if key.endswith("[*]") != each:
             continue
         if each:
@@ -57,7 +59,7 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: bool = 
         segs = parse(callee)
         if not segs:
             continue
-        target, shift = _callee(flow, r, fs, scope, segs, line)
+        target, shift = _callee(flow, site_r, site_fs, scope, segs, line)
         if target == q:
             shift = shift if method else 0
         elif not (init and target == q[:-9]):
@@ -68,7 +70,7 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: bool = 
             continue
         if star and not key.isdigit():
             continue
-        v = flow.value(fs, scope, value, line)
+        v = flow.value(site_fs, scope, value, line)
         if v is None:
             unknown += 1
             if unknown > MAX_TARGETS:
@@ -78,6 +80,26 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: bool = 
             if len(vals) > MAX_TARGETS and union(vals) is None:
                 return None  # too many values already: no need to read the other sites
     return union(vals)
+
+MAX_FILES = 8
+"""Files whose calls of a name are read for its parameters' values; a name that more
+files call (``get``, ``run``) gets values from its own file only."""
+
+
+def _elsewhere(flow: Flow, r: Resolver, fs: FileSyms, last: str
+               ) -> list[tuple[FileSyms, Resolver, str, str, str, str, int]]:
+    """The argument facts of calls of ``last`` in other files (key ``arg:<last>``,
+    :data:`hindsight.codeindex.receivers.PROVIDES`), at most :data:`MAX_FILES` files."""
+    paths = [p for p in r._by_key(f"arg:{last}") if p != fs.path]
+    if not paths or len(paths) > MAX_FILES:
+        return []
+    out: list[tuple[FileSyms, Resolver, str, str, str, str, int]] = []
+    for p in paths:
+        other_r = flow.ctx(p)
+        if other_r is not None:
+            out += [(other_r.f, other_r, *s) for s in other_r.f.args.get(last, [])]
+    return out
+
 
 def _callee(flow: Flow, r: Resolver, fs: FileSyms, scope: str, segs: tuple[str, ...],
             line: int) -> tuple[str, int]:

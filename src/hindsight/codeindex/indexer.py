@@ -326,21 +326,19 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
     changed_paths = {r.path for r in changed}
     fresh = {r.path: _fs_from_result(r, new_modules[r.path]) for r in changed}
     gone = changed_paths | set(deleted)
-    # base class names of the old and new versions (codeindex/dispatch.py)
-    sub_keys = M.subclass_keys(("", n, "", 0) for n in store.inherit_names(
-        existing[p].id for p in gone if p in existing))
+    # keys the old and new versions provide beyond their paths (receivers.PROVIDES)
+    sub_keys = store.provided(existing[p].id for p in gone if p in existing)
     for new_fs in fresh.values():
-        sub_keys |= M.subclass_keys(new_fs.inherits)
+        sub_keys |= new_fs.provided
     affected = set(info) if relocate else _affected(store, existing, info, changed_paths,
                                                     deleted, sub_keys)
     id_of = {p: fr.id for p, fr in rows.items()}
 
-    def more(key: str) -> list[str]:  # `sub:` keys: stored files plus the new versions
-        if not key.startswith("sub:"):
+    def more(key: str) -> list[str]:  # `sub:`/`arg:` keys: stored files, new versions
+        if not key.startswith(("sub:", "arg:")):
             return []
-        name = key[4:]
-        paths = {p for p in store.inheritors(name) if p not in gone and p in info}
-        paths.update(p for p, new in fresh.items() if any(i[1] == name for i in new.inherits))
+        paths = {p for p in store.providers(key) if p not in gone and p in info}
+        paths.update(p for p, new in fresh.items() if key in new.provided)
         return sorted(paths)
 
     def loader(path: str) -> FileSyms | None:

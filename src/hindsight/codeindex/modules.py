@@ -152,13 +152,6 @@ def rust_candidates(importer: str, spec: str, crate: str = "") -> list[tuple[lis
     return out
 
 
-def subclass_keys(inherits: Iterable[tuple[str, str, str, int]]) -> set[str]:
-    """``sub:<name>`` for each base class name in ``inherits`` ((caller, name, receiver,
-    line) references): the keys by which :mod:`hindsight.codeindex.dispatch` finds the
-    subclasses of a class named ``<name>``."""
-    return {f"sub:{i[1]}" for i in inherits}
-
-
 def build_key_index(files: Iterable[tuple[str, str, str, str]]) -> dict[str, list[str]]:
     """Key → sorted paths, from ``(path, language, module, package)`` tuples."""
     out: dict[str, list[str]] = {}

@@ -71,14 +71,16 @@ def _py_decorators(out: Bindings, node: Any) -> None:
             out.facts.append((scope, "()", expr, _line(dec)))
 
 
-def _call_args(out: Bindings, call: Any) -> None:
+def _call_args(out: Bindings, call: Any, heads: set[str] | None = None) -> None:
     """Argument facts of one call: each argument that is an access path, by position
-    (until a ``*``/``**`` argument or a keyword) or by keyword."""
+    (until a ``*``/``**`` argument or a keyword) or by keyword; with ``heads``, only
+    when the callee's first name and the argument's are among them (definitions and
+    imports of the file, ``self``, instances of those)."""
     fn = call.child_by_field_name("function")
     args = call.child_by_field_name("arguments")
     callee = out.value(fn) if fn is not None and args is not None else ""
-    if not callee or callee == "?":
-        return
+    if not callee or callee == "?" or (heads is not None and head(callee) not in heads):
+        return  # (with heads: a callee the file cannot name is no repository function)
     scope = ""
     i = 0
     positional = True
@@ -102,19 +104,25 @@ def _call_args(out: Bindings, call: Any) -> None:
         if vnode.type in ("list", "tuple", "set"):
             # `f([A(), B()])`: an element of the parameter (key `0[*]`: callsites.passed)
             vals = out.element(vnode)
-            if "?" not in vals:
+            if "?" not in vals and (heads is None or all(head(v) in heads for v in vals)):
                 scope = scope or out.owner(call.start_byte)
                 out.args += [(scope, f"{callee}@{key}[*]", v, _line(call)) for v in vals]
             continue
         if vnode.type not in _PATHS:
             continue
         v = out.value(vnode)
-        if v and v != "?":
+        if v and v != "?" and (heads is None or head(v) in heads):
             scope = scope or out.owner(call.start_byte)
             out.args.append((scope, f"{callee}@{key}", v, _line(call)))
 
 
 _PATHS = frozenset({"identifier", "attribute", "call", "subscript"})
+# builtins and container methods: never a function of another file of the repository
+_NOT_ELSEWHERE = frozenset(dir(__import__("builtins"))) | frozenset({
+    "append", "add", "extend", "insert", "remove", "discard", "update", "setdefault",
+    "pop", "get", "join", "format", "startswith", "endswith", "split", "strip", "replace",
+    "encode", "decode", "items", "keys", "values", "copy", "write", "read", "lower",
+    "upper", "count", "index", "sort", "clear", "__init__"})
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -306,7 +314,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
     read: :func:`_uses`); ``known`` the names the file defines or imports (arguments
     naming anything else are dropped)."""
     if not matches and not call_nodes:
-        return []
+        return provided_facts(refs, [])
     out = Bindings(language, owner, local_at)
     for key, caps in matches:  # dicts and lists first: their reads may come before them
         if key == "fact.assign":
@@ -331,13 +339,20 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
     if call_nodes:
         wanted = _param_users(heads, out.facts + out.comprehended, functions,
                               known | set(out.selfs))
+        own = {f.rpartition(".")[2] for f in functions}
+        # what an argument to another file's function may name: definitions, imports,
+        # self, and variables bound to a call of one of those (`order = Order()`)
+        outer = known | set(out.selfs) | _instances(out.facts, deferred, known)
         for name, node in call_nodes:
-            if name in wanted:
+            # calls of the file's functions whose parameters matter, and calls of what
+            # other files define: their functions see these arguments (callsites.py)
+            inside = name in wanted
+            if inside or (name not in own and name not in _NOT_ELSEWHERE):
                 call = node.parent  # `f(…)`: the call; `x.f(…)`: the attribute `x.f`
                 if call is not None and call.type != "call":
                     call = call.parent
                 if call is not None and call.type == "call":  # not a decorator
-                    _call_args(out, call)
+                    _call_args(out, call, None if inside else outer)
     if deferred:
         out.functions = functions
         out.uses = _uses(heads, out.facts + out.comprehended, out.args)
@@ -346,7 +361,42 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
     if out.comprehended:
         bound = {(f[0], f[1]) for f in out.facts}
         out.facts += [f for f in out.comprehended if (f[0], f[1]) not in bound]
-    return _redacted(_prune(out, known))
+    facts = _redacted(_prune(out, known))
+    return facts + provided_facts(refs, facts)
+
+
+PROVIDES = "@provides"
+"""Receiver-fact target of a key the file provides beyond its path and module (value
+``sub:<base class name>``, ``arg:<name of a function it passes arguments to>``): how
+resolution finds a class's subclasses (codeindex/dispatch.py) and a function's call
+sites in other files (codeindex/callsites.py), and what incremental re-resolution
+follows."""
+
+
+def provided_facts(refs: list[tuple[str, str, str, str, int]], facts: list[Fact]
+                   ) -> list[Fact]:
+    """``("", PROVIDES, key, 0)`` for each key of the file (see :data:`PROVIDES`)."""
+    keys = {f"sub:{n}" for _c, k, n, _r, _l in refs if k == "inherits"}
+    for _s, target, _v, _l in facts:
+        if "@" in target and target[0] != "@":
+            last = target.rpartition("@")[0].rpartition(".")[2].rpartition(":")[2]
+            if last.isidentifier():
+                keys.add(f"arg:{last}")
+    return [("", PROVIDES, k, 0) for k in sorted(keys)]
+
+
+def _instances(facts: list[Fact], deferred: list[tuple[Any, dict[str, list[Any]]]],
+               known: set[str]) -> set[str]:
+    """Names bound to a call of something the file defines or imports (``x = C()``), in
+    ``facts`` and in the local assignments not handled yet (``deferred``)."""
+    out = {t for _s, t, v, _l in facts if v.endswith(")") and head(v) in known}
+    for _fn, caps in deferred:
+        rhs = caps.get("fact.rhs")
+        if rhs and rhs[0].type == "call":
+            callee = rhs[0].child_by_field_name("function")
+            if callee is not None and head(_t(callee)) in known:
+                out.add(_t(caps["fact.lhs"][0]))
+    return out
 
 
 def _heads(refs: list[tuple[str, str, str, str, int]]) -> list[tuple[str, str, str]]:

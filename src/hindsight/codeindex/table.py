@@ -93,6 +93,12 @@ class FileSyms:
         fs.raw_facts = list(facts)
         return fs
 
+    @property
+    def provided(self) -> set[str]:
+        """Keys this file provides beyond its path and module (receiver facts with target
+        ``@provides``: :data:`hindsight.codeindex.receivers.PROVIDES`)."""
+        return {v for _s, t, v, _l in self.raw_facts if t == "@provides"}
+
     @cached_property
     def grouped(self) -> Facts:
         return Facts.group(self, self.raw_facts)

@@ -65,7 +65,7 @@ def _head_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> 
                 p = fs.param(s, head)
                 if p is not None:
                     return _YES if p[1] or (fs.language in ARGS and (
-                        _has_sites(fs, s) or py_default(sig, head))) else _NO
+                        _has_sites(flow, fs, s) or py_default(sig, head))) else _NO
         if visible and plain and kind in CLASS_KINDS and (
                 head in fs.attrs.get(s, {}) or any(c == s for c, *_r in fs.inherits)):
             return _YES  # a field, maybe inherited
@@ -111,9 +111,13 @@ def _bound_worth(flow: Flow, fs: FileSyms, scope: str, bindings: list[tuple[int,
                        for _l, v in bindings if v != "?") else _NO
 
 
-def _has_sites(fs: FileSyms, fn: str) -> bool:
-    """Whether any call in ``fs`` may pass arguments to function ``fn``."""
+def _has_sites(flow: Flow, fs: FileSyms, fn: str) -> bool:
+    """Whether any call in ``fs``, or in another file (key ``arg:<name>``), may pass
+    arguments to function ``fn``."""
     last = fn.rpartition(".")[2]
     if last == "__init__":
         last = fn[:-9].rpartition(".")[2]
-    return bool(fs.args.get(last) or fs.args.get(""))
+    if fs.args.get(last) or fs.args.get(""):
+        return True
+    r = flow.ctx(fs.path)
+    return r is not None and any(p != fs.path for p in r._by_key(f"arg:{last}"))

@@ -104,12 +104,12 @@ class CodeStore(Protocol):
         """Receiver facts ``(scope, target, value, line)`` of one stored file, as the
         parser gave them (``ParseResult.facts``)."""
         ...
-    def inherit_names(self, file_ids: Iterable[int]) -> set[str]:
-        """Base class names (the ``name`` of ``inherits`` references) of the stored files
-        ``file_ids``."""
+    def provided(self, file_ids: Iterable[int]) -> set[str]:
+        """The keys the stored files ``file_ids`` provide beyond their paths and modules
+        (their ``@provides`` receiver facts: codeindex/receivers.py ``PROVIDES``)."""
         ...
-    def inheritors(self, name: str) -> list[str]:
-        """Sorted paths of the stored files with a class whose bases name ``name``."""
+    def providers(self, key: str) -> list[str]:
+        """Sorted paths of the stored files that provide ``key`` (as :meth:`provided`)."""
         ...
     def counts(self) -> dict[str, int]: ...
 

@@ -169,18 +169,18 @@ class SqliteCodeStore(SqliteStore):
             "ORDER BY rowid", (file_id,)))
         return syms, imps, inh
 
-    def inherit_names(self, file_ids: Iterable[int]) -> set[str]:
+    def provided(self, file_ids: Iterable[int]) -> set[str]:
         out: set[str] = set()
         for ids in chunks(sorted(set(file_ids))):
             out.update(r[0] for r in self.conn.execute(
-                f"SELECT DISTINCT name FROM edges WHERE kind='inherits' AND file_id IN "
+                f"SELECT value FROM facts WHERE target='@provides' AND file_id IN "
                 f"({','.join('?' * len(ids))})", ids))
         return out
 
-    def inheritors(self, name: str) -> list[str]:
+    def providers(self, key: str) -> list[str]:
         return sorted(r[0] for r in self.conn.execute(
-            "SELECT DISTINCT f.path FROM edges e JOIN files f ON f.id=e.file_id "
-            "WHERE e.kind='inherits' AND e.name=?", (name,)))
+            "SELECT DISTINCT f.path FROM facts x JOIN files f ON f.id=x.file_id "
+            "WHERE x.target='@provides' AND x.value=?", (key,)))
 
     def load_raw_refs(self, file_id: int, path: str) -> list[tuple[str, str, str, str, int]]:
         return _one_per_site(self.conn.execute(

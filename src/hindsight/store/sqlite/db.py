@@ -217,10 +217,6 @@ CREATE INDEX ix_exec_files_record ON exec_record_files(record_id);
 ALTER TABLE memories ADD COLUMN team TEXT NOT NULL DEFAULT '';
 CREATE INDEX ix_memories_owner ON memories(owner) WHERE owner != '';
 """),
-    ("0013_inherits_index", """
--- subclasses by base class name (codeindex/dispatch.py, incremental re-resolution)
-CREATE INDEX IF NOT EXISTS ix_edges_inherits ON edges(name) WHERE kind = 'inherits';
-"""),
 ]
 
 # Secondary indexes: dropped before a full rebuild's bulk load and created after it.
@@ -231,7 +227,9 @@ INDEXES: list[tuple[str, str]] = [
     ("ix_edges_dst", "edges(dst) WHERE dst != ''"),
     ("ix_edges_name", "edges(name) WHERE dst = ''"),
     ("ix_edges_file", "edges(file_id)"),
-    ("ix_edges_inherits", "edges(name) WHERE kind = 'inherits'"),  # codeindex/dispatch.py  # a file's edges are few: src is filtered
+    # codeindex/receivers.py PROVIDES; an older bank gets it with the full rebuild that
+    # its facts_version asks for
+    ("ix_facts_provides", "facts(value) WHERE target = '@provides'"),  # a file's edges are few: src is filtered
     ("ix_deps_key", "deps(key)"),
     ("ix_deps_file", "deps(file_id)"),
     ("ix_notes_file", "notes(file_id)"),
