@@ -145,13 +145,12 @@ class Bindings:
         return canon(_t(node)) or "?"
 
     def _py_builtin(self, call: Any) -> str | None:
-        """``next(it)`` is an element of ``it``; ``getattr(x, "m")`` is ``x.m``; on a name
+        """``next(it)`` is an element of ``it``; ``getattr(x, "m")`` is ``x.m``;
+        ``functools.partial(f, …)`` is ``f`` (calling it runs ``f``); on a name
         bound to a dict (:attr:`containers`), ``d.get(k)``, ``d.pop(k)`` and
         ``d.setdefault(k, …)`` are ``d['k']`` for a string key, else ``d[?]``; on one bound
         to a list, tuple or set, ``xs.pop()`` is ``xs[*]``. ``None`` for other calls and
-        when an argument is no access path. (``functools.partial(f)`` is not taken as
-        ``f``: where the repository is the standard library, calling it runs
-        ``partial.__call__``.)"""
+        when an argument is no access path."""
         fn = call.child_by_field_name("function")
         if fn is None:
             return None
@@ -159,9 +158,13 @@ class Bindings:
         kids = [c for c in args.named_children if c.type != "comment"] \
             if args is not None else []
         if fn.type == "attribute":
+            if _t(fn) == "functools.partial" and kids and kids[0].type not in (
+                    "keyword_argument", "list_splat"):
+                v = self.value(kids[0])
+                return v if v and v != "?" else None
             return self._container_read(fn, kids)
         name = _t(fn) if fn.type == "identifier" else ""
-        if name not in ("next", "getattr") or not kids or \
+        if name not in ("next", "getattr", "partial") or not kids or \
                 kids[0].type in ("keyword_argument", "list_splat"):
             return None
         v = self.value(kids[0])
@@ -169,6 +172,8 @@ class Bindings:
             return None
         if name == "next":
             return f"{v}[*]"
+        if name == "partial":
+            return v
         attr = _string(kids[1]) if len(kids) == 2 else ""
         return f"{v}.{attr}" if attr.isidentifier() else None
 

@@ -337,7 +337,11 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
         out.facts += [(c, "@wraps", "", ln) for c, k, n, _r, ln in refs
                       if n == "update_wrapper" and k == "call" and c]
     if call_nodes:
-        wanted = _param_users(heads, out.facts + out.comprehended, functions,
+        # local assignments are handled below (after their uses are known), but a
+        # parameter they read (`put = cache.set`) makes the function's call sites matter
+        pending = [(out.scope(caps["fact.assign"][0]), "", _t(caps["fact.rhs"][0]), 0)
+                   for _fn, caps in deferred if "fact.assign" in caps and "fact.rhs" in caps]
+        wanted = _param_users(heads, out.facts + out.comprehended + pending, functions,
                               known | set(out.selfs))
         own = {f.rpartition(".")[2] for f in functions}
         # what an argument to another file's function may name: definitions, imports,

@@ -4,6 +4,7 @@
 ; an alternation of those node kinds here made the whole query ~6% slower (issue 14).
 (assignment left: (_) @fact.lhs !type right: (_) @fact.rhs) @fact.assign
 (assignment left: (_) @fact.lhs type: (_) @fact.type) @fact.assign
+(named_expression name: (identifier) @fact.lhs value: (_) @fact.rhs) @fact.assign
 (with_item value: (as_pattern alias: (as_pattern_target [(identifier) (attribute)] @fact.lhs))) @fact.with
 (for_statement left: (identifier) @fact.lhs) @fact.for
 (for_in_clause left: (identifier) @fact.lhs right: (_) @fact.rhs) @fact.comp
