@@ -70,7 +70,11 @@ def own(flow: Flow, recv: Value, q: str) -> Value | None:
     rets = fs.flow.get(local, {}).get("return") if fs is not None else None
     if not rets or fs is None or fs.language != "python":
         return None
-    vals = {val for _l, val in rets}
+    vals: set[str] = set()
+    for _l, val in rets:  # `obj = cls(); …; return obj` returns what cls() makes
+        bound = fs.flow.get(local, {}).get(val) if val not in ("self", "cls") else None
+        vals |= {b for _b, b in bound} if bound else {val}
+    vals = {"cls()" if v in ("type(self)()", "self.__class__()") else v for v in vals}
     if vals <= {"self", "cls()"} and (recv[0] == "inst" or "self" not in vals):
         return ("inst", recv[1])
     if vals == {"cls"} and recv[0] == "cls":

@@ -35,6 +35,8 @@ ABSTRACT = "@abstract"
 """Receiver-fact target marking a method whose body only marks it abstract (value
 ``raise``) or does nothing (value ``empty``); see :mod:`hindsight.codeindex.parse`."""
 _ABSTRACT_DECORATORS = frozenset({"abstractmethod", "abc.abstractmethod"})
+OWN_CLASS = frozenset({"cls", "type(self)", "self.__class__"})
+"""Calls that construct the class of the receiver: the enclosing class or a subclass."""
 
 
 def subclasses(r: Resolver, q: str) -> list[str]:
@@ -158,3 +160,17 @@ def decorated(r: Resolver, hit: str) -> str:
             v in _WRAPS for _l, v in other.flow.get(inner, {}).get("@dec", [])):
         return hit
     return f"{dpath}::{inner}"
+
+
+def constructions(r: Resolver, caller: str) -> list[str]:
+    """The classes ``cls()`` / ``type(self)()`` in method ``caller`` may construct: the
+    enclosing class and its subclasses in the repository (all of them or, past
+    ``MAX_TARGETS``, the enclosing class alone); ``[]`` outside a class or when ``cls``
+    is something else (a parameter of a function that is no method)."""
+    fs = r.f
+    cls = fs.enclosing_class(caller)
+    if not cls or caller == cls or fs.kinds.get(caller) != "method":
+        return []
+    q = f"{fs.path}::{cls}"
+    subs = subclasses(r, q)
+    return [q, *subs] if len(subs) < MAX_TARGETS else [q]

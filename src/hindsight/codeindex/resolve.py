@@ -283,6 +283,8 @@ class Resolver:
             hit = wrapped
         if hit or not line:
             return [hit] if hit else []
+        if not receiver and name in dispatch.OWN_CLASS and self.f.language in dispatch.LANGUAGES:
+            return dispatch.constructions(self, caller)  # `cls()`, `type(self)()`
         return self.flow.calls(self.f, caller, name, receiver, line)
 
     def _by_name(self, caller: str, name: str, receiver: str) -> str:
