@@ -4,8 +4,10 @@ receiver, attributes bound in the method itself, and the elements of lists and d
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
+from hindsight.codeindex.bindings import AFTER
 from hindsight.codeindex.table import FileSyms
 from hindsight.codeindex.values import Value, union
 
@@ -139,4 +141,35 @@ def imported(flow: Flow, r: Resolver, fs: FileSyms, name: str) -> Value | None:
                     v = flow.binding(other, "", iname, None)
                     if v is not None:
                         return v
+    return None
+
+
+_INDEX = re.compile(r"\[(?:-?\d+|\?)\]$")
+
+
+def indexed(name: str) -> str:
+    """``xs[*]`` for ``xs[0]`` / ``xs[-1]`` / ``xs[i]`` (an index of a plain name or
+    path: some element; used where ``xs`` has no facts for that index), else ``""``
+    (``xs[*][1]`` is a tuple's position: kept)."""
+    m = _INDEX.search(name)
+    return name[:m.start()] + "[*]" if m and m.start() and "[" not in name[:m.start()] \
+        else ""
+
+
+def elements_of_binding(flow: Flow, fs: FileSyms, scope: str, name: str, line: int
+                        ) -> Value | None:
+    """An element of ``name`` bound (in ``scope`` or at the top of the module) to a call
+    or another name: the elements of that value (``ws = pool()``: ``pool()[*]``)."""
+    for s in dict.fromkeys((scope, "")):
+        bindings = fs.flow.get(s, {}).get(name)
+        if not bindings:
+            continue
+        before = [b for b in bindings if b[0] < line] if s == scope else bindings
+        if not before:
+            return None
+        bl = max(b for b, _v in before)
+        vals = [v for b, v in before if b == bl]
+        if len(vals) != 1 or vals[0] == "?" or vals[0][0] == AFTER:
+            return None
+        return flow.value(fs, s, vals[0] + "[*]", bl)
     return None

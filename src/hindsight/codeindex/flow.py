@@ -185,10 +185,16 @@ class Flow:
             if own is not None:  # `self.h = b` earlier in this method: that value
                 return self._rest(own, segs, 2)
         v = self.head(fs, scope, name, line)
+        if v is None and classes.indexed(name):  # `xs[0]`: an element, as `xs[*]`
+            name = classes.indexed(name)
+            v = self.head(fs, scope, name, line)
         if v is None and name.endswith("[*]") and "[" not in name[:-3]:
-            # an element of a name bound to no literal: `next(it)` of a generator
+            # an element of a name bound to no literal: `next(it)` of a generator, an
+            # element of what the call bound to it returns (`ws = pool(); ws[0]`)
             base = self.head(fs, scope, name[:-3], line)
             v = self.element(base) if base is not None else None
+            if v is None:
+                v = classes.elements_of_binding(self, fs, scope, name[:-3], line)
         return self._rest(v, segs, i)
 
     def _rest(self, v: Value | None, segs: tuple[str, ...], i: int) -> Value | None:
@@ -202,10 +208,12 @@ class Flow:
             seg = segs[i]
             i += 1
             if seg == "()":
-                if v[0] == "fn" and i < len(segs) and returns.has_part(self, v[1], segs[i]):
+                key = returns.part_key(self, v[1], segs[i]) \
+                    if v[0] == "fn" and i < len(segs) and segs[i][0] == "[" else ""
+                if key:
                     # `make()[0]` of `return f, g`: that position's value; `make()[*]`
                     # an element of what it returns (`return [C(x) for x in xs]`)
-                    key, q = f"return{segs[i]}", v[1]
+                    q = v[1]
                     v, i = self._guarded(("ret", q, key), partial(returns.value, self, q, key)), i + 1
                     continue
                 v = self.call_value(v)
@@ -438,7 +446,7 @@ class Flow:
                 if k in FUNC_KINDS or k in CLASS_KINDS:
                     return self.classify(f"{path}::{local}")
             attrs = fs.attrs.get(cls, {})
-            attr = attrs.get(name)
+            attr = attrs.get(name) or attrs.get(classes.indexed(name) or name)
             if name.endswith(("[?]", "[*]")):  # and what `self.d[k] = v` added
                 attr = (attr or []) + attrs.get(f"{name[:-3]}[+{name[-2]}]", [])
             if attr:

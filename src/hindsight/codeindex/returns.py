@@ -24,6 +24,14 @@ def has_part(flow: Flow, q: str, seg: str) -> bool:
     return other is not None and f"return{seg}" in other.flow.get(local, {})
 
 
+def part_key(flow: Flow, q: str, seg: str) -> str:
+    """The facts key for ``q()<seg>``: ``return[i]`` for a tuple's position, else
+    ``return[*]`` (an element of a returned list: ``make()[0]``), ``""`` when neither."""
+    if has_part(flow, q, seg):
+        return f"return{seg}"
+    return "return[*]" if seg[1:-1].lstrip("-").isdigit() and has_part(flow, q, "[*]") else ""
+
+
 def value(flow: Flow, q: str, key: str = "return") -> Value | None:
     """What calling function ``q`` gives (``key`` ``return[i]``: position ``i`` of
     the tuples it returns)."""
