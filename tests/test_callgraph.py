@@ -116,6 +116,7 @@ def test_facts_are_stored_without_secrets(tmp_path: Path) -> None:
     edges, facts = index_and_read(tmp_path)
     assert facts == [("app.py", "Store.get", "@abstract", "empty", 2),  # codeindex/dispatch
                      ("app.py", "main", "api_key", "Store()", 9),
+                     ("app.py", "main", "keys", "{}", 7),  # bound to a dict literal
                      ("app.py", "main", "keys['[REDACTED:github_token]']", "Store()", 7),
                      ("app.py", "main", "keys['plain']", "Store()", 7),
                      ("app.py", "main", "keys[?]", "Store()", 7)]

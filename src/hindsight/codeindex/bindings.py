@@ -15,6 +15,9 @@ from hindsight.codeindex.types import type_value
 from hindsight.codeindex.values import MAX_TARGETS
 
 Fact = tuple[str, str, str, int]
+LITERAL = {"dict": "{}", "seq": "[]"}
+"""Fact values of a name bound to a dict or list literal (the value is no path; its
+elements have facts of their own)."""
 AFTER = "<"
 """Prefix of a fact value evaluated as of the line after the fact's (a comprehension's
 variable, bound on the line before its clause so that the clause's line sees it)."""
@@ -286,8 +289,10 @@ class Bindings:
                     self.used(scope, el)
                 return
         if value_node is not None and value_node.type in _LITERALS:
-            self.containers[target] = "dict" if value_node.type in ("dictionary", "object") \
-                else "seq"
+            kind = "dict" if value_node.type in ("dictionary", "object") else "seq"
+            self.containers[target] = kind
+            if tt == "identifier":  # bound here (no path): not a module's container
+                self.facts.append((scope, target, LITERAL[kind], line))
             self.elements(scope, target, value_node, line)
             return
         v = self.value(value_node)

@@ -96,7 +96,7 @@ def bound(flow: Flow, fs: FileSyms, scope: str, name: str, line: int | None
         return (True, flow.pick(fs, scope, b, line)) if b else (False, None)
     base = name[:-3]
     lit, acc = d.get(name, []), d.get(f"{base}[+{name[-2]}]", [])
-    if not lit and not acc:
+    if not lit and not acc and (scope or not filled(fs, base, name[-2])):
         return False, None
     limit = line if line is not None else 1 << 62
     last_lit = max((b for b, _v in lit if b < limit), default=-1)
@@ -104,7 +104,22 @@ def bound(flow: Flow, fs: FileSyms, scope: str, name: str, line: int | None
     cut = max(last_lit, rebound)
     vals = [(b, v) for b, v in lit if b == last_lit and last_lit >= rebound] + \
         [(b, v) for b, v in acc if cut <= b < limit]
-    return True, union(flow.value(fs, scope, v, b) for b, v in vals)
+    out = [flow.value(fs, scope, v, b) for b, v in vals]
+    if not scope:  # a module's list or dict filled in its functions (`REGISTRY[k] = f`)
+        out += [flow.value(fs, s, v, b) for s, b, v in filled(fs, base, name[-2])]
+    return True, union(out)
+
+
+def filled(fs: FileSyms, base: str, kind: str) -> list[tuple[str, int, str]]:
+    """``(scope, line, value)`` of the elements that functions of ``fs`` add to the
+    module-level ``base`` (``base.append(v)``, ``base[k] = v``; ``kind`` ``*`` or ``?``),
+    where the function binds no local of that name."""
+    out: list[tuple[str, int, str]] = []
+    for s, d in fs.flow.items():
+        if s and base not in d:
+            for target in (f"{base}[{kind}]", f"{base}[+{kind}]"):
+                out += [(s, b, v) for b, v in d.get(target, ())]
+    return out
 
 
 def own_attr(flow: Flow, fs: FileSyms, scope: str, attr: str, line: int) -> Value | None:

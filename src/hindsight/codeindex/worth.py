@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex.bindings import AFTER
-from hindsight.codeindex.classes import indexed
+from hindsight.codeindex.classes import filled, indexed
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.receivers import ARGS
@@ -94,6 +94,8 @@ def _name_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> 
     b = _bindings(fs, "", head)
     if b:
         return _bound_worth(flow, fs, "", b, depth)
+    if head.endswith(("[?]", "[*]")) and filled(fs, head[:-3], head[-2]):
+        return _YES  # a module's container filled in its functions (classes.bound)
     if head.endswith("[*]") and "[" not in head[:-3] and depth < 4:
         return _head_worth(flow, fs, scope, head[:-3], depth + 1)  # `next(it)`: see Flow.eval
     return _NO
