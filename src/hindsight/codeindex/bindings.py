@@ -18,6 +18,10 @@ Fact = tuple[str, str, str, int]
 LITERAL = {"dict": "{}", "seq": "[]"}
 """Fact values of a name bound to a dict or list literal (the value is no path; its
 elements have facts of their own)."""
+BRANCH = "~"
+"""Suffix of the fact target ``x~`` whose value is the last line (1-based) of the branch
+or loop body that binds ``x`` at the fact's line: a use after that line may still see
+the binding before (``h = f`` then ``if c: h = g``: ``h()`` after the ``if`` is either)."""
 AFTER = "<"
 """Prefix of a fact value evaluated as of the line after the fact's (a comprehension's
 variable, bound on the line before its clause so that the clause's line sees it)."""

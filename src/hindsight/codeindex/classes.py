@@ -188,3 +188,20 @@ def elements_of_binding(flow: Flow, fs: FileSyms, scope: str, name: str, line: i
             return None
         return flow.value(fs, s, vals[0] + "[*]", bl)
     return None
+
+
+def reaching(bindings: list[tuple[int, str]], last: int, line: int | None,
+             branches: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """``(line, value)`` of the bindings that may reach a use at ``line`` (``None``: after
+    the scope), from the last one (at ``last``) back: while a binding is in a branch or
+    loop body (``branches``: (binding line, the body's last line)) that ends before the
+    use, the binding before it may be the one that ran."""
+    ends = {b: int(e) for b, e in branches if e.isdigit()}
+    lines = sorted({b for b, _v in bindings}, reverse=True)
+    out: list[tuple[int, str]] = []
+    for bl in lines[lines.index(last):]:
+        out += [(b, v) for b, v in bindings if b == bl]
+        end = ends.get(bl)
+        if end is None or (line is not None and line <= end):
+            break
+    return out

@@ -41,7 +41,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex import callsites, classes, returns
-from hindsight.codeindex.bindings import AFTER
+from hindsight.codeindex.bindings import AFTER, BRANCH
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, SUPER_NAMES, FileSyms
@@ -261,9 +261,11 @@ class Flow:
             kind = fs.kinds.get(s, "scope")
             if first or kind not in CLASS_KINDS:
                 if plain:
-                    b = fs.flow.get(s, {}).get(name)
+                    d = fs.flow.get(s, {})
+                    b = d.get(name)
                     if b:
-                        return self.pick(fs, s, b, line if first else None)
+                        return self.pick(fs, s, b, line if first else None,
+                                         d.get(name + BRANCH))
                 else:
                     found, v = classes.bound(self, fs, s, name, line if first else None)
                     if found:
@@ -294,15 +296,22 @@ class Flow:
         return classes.bound(self, fs, "", name, line if not scope else None)[1]
 
     def pick(self, fs: FileSyms, scope: str, bindings: list[tuple[int, str]],
-             line: int | None) -> Value | None:
+             line: int | None, branches: list[tuple[int, str]] | None = None
+             ) -> Value | None:
         """Value of the last binding before ``line`` (``None``: the last one); the union
-        when that line binds several values."""
+        when that line binds several values, or when it is in a branch or loop body that
+        ends before ``line`` (``branches``: ``x~`` facts, receivers.BRANCH): then the
+        binding before it counts too."""
         if line is not None:
             bindings = [b for b in bindings if b[0] < line]
             if not bindings:
                 return None
         bl = max(bindings, key=_first)[0]
         alts = [val for b, val in bindings if b == bl]
+        if branches:
+            reach = classes.reaching(bindings, bl, line, branches)
+            if len(reach) > len(alts):
+                return union(self.value(fs, scope, val, b) for b, val in reach)
         if len(alts) == 1:
             return self.value(fs, scope, alts[0], bl)
         # one line binding several values: the elements of a literal, a loop's variable

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hindsight.codeindex import loops
-from hindsight.codeindex.bindings import NAMES, Bindings, Fact, _line, _t, head
+from hindsight.codeindex.bindings import BRANCH, NAMES, Bindings, Fact, _line, _t, head
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.types import type_value
@@ -171,6 +171,26 @@ def _py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
                 out.used(scope, declared)
         elif rnode is not None:
             out.bind(scope, tn, rnode, line)
+        if tn.type == "identifier" and out.language == "python":
+            end = _branch_end(node)
+            if end:  # this binding may not happen: Flow.pick keeps the one before too
+                out.facts.append((scope, _t(tn) + BRANCH, str(end), line))
+
+
+_BRANCHES = frozenset({"if_statement", "elif_clause", "else_clause", "for_statement",
+                       "while_statement", "try_statement", "except_clause", "case_clause"})
+_SCOPES = frozenset({"function_definition", "class_definition", "module", "lambda"})
+
+
+def _branch_end(node: Any) -> int:
+    """The last line of the innermost branch or loop body around ``node`` within its
+    function (0 when none)."""
+    n = node.parent
+    while n is not None and n.type not in _SCOPES:
+        if n.type == "block" and n.parent is not None and n.parent.type in _BRANCHES:
+            return int(n.end_point[0]) + 1
+        n = n.parent
+    return 0
 
 
 _NO_VALUE = frozenset({"expression_list", "tuple", "list", "set", "list_comprehension",
