@@ -10,17 +10,12 @@ improves. Precision must stay >= 0.95 overall (issue #14's target).
 from __future__ import annotations
 
 import json
-import shutil
-import sys
 from pathlib import Path
 
-import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-
-import callgraph_blind  # noqa: E402
+import callgraph_blind  # noqa: E402  (bench/, put on the path by blindutil)
 import cg_trace  # noqa: E402
+import pytest
+from blindutil import PY313, check_category, check_overall
 
 # category -> (precision, recall) measured 2026-12-01 after several-target edges, CommonJS
 # and the receiver forms of the same day (precision counts a case's `static` edges right).
@@ -50,22 +45,12 @@ def test_suite_size(result: dict) -> None:
 
 
 def test_overall_precision_and_recall(result: dict) -> None:
-    o = result["overall"]
-    assert o["precision"] >= 0.95, o
-    assert o["recall"] >= OVERALL_RECALL_FLOOR, o
-    assert o["single_target_recall"] >= SINGLE_TARGET_RECALL_FLOOR, o
+    check_overall(result, OVERALL_RECALL_FLOOR, SINGLE_TARGET_RECALL_FLOOR)
 
 
 @pytest.mark.parametrize("category", sorted(FLOORS))
 def test_category_floor(result: dict, category: str) -> None:
-    s = result["categories"][category]
-    precision, recall = FLOORS[category]
-    wrong = [w for r in result["cases"] if r["case"].startswith(category + "/")
-             for w in r["wrong"]]
-    missed = [m for r in result["cases"] if r["case"].startswith(category + "/")
-              for m in r["missed"]]
-    assert s["precision"] >= precision, wrong
-    assert s["recall"] >= recall, missed
+    check_category(result, category, FLOORS)
 
 
 def test_scores_count_missed_and_wrong_edges(tmp_path: Path) -> None:
@@ -86,7 +71,6 @@ def test_scores_count_missed_and_wrong_edges(tmp_path: Path) -> None:
     assert (o["precision"], o["recall"], o["single_target_recall"]) == (0.5, 0.5, 1.0)
 
 
-PY313 = cg_trace.PYENV_313 if Path(cg_trace.PYENV_313).exists() else shutil.which("python3.13")
 
 
 @pytest.mark.skipif(PY313 is None, reason="the tracer needs Python >= 3.13 (sys.monitoring)")
