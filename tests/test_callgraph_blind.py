@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import callgraph_blind  # noqa: E402  (bench/, put on the path by blindutil)
-import cg_trace  # noqa: E402
 import pytest
-from blindutil import PY313, check_category, check_overall
+from blindutil import PY313, check_category, check_overall  # puts bench/ on the path
+
+# isort: split
+import callgraph_blind
+import cg_trace
 
 # category -> (precision, recall) measured 2026-12-01 after several-target edges, CommonJS
 # and the receiver forms of the same day (precision counts a case's `static` edges right).

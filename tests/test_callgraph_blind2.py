@@ -15,10 +15,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import callgraph_blind  # noqa: E402  (bench/, put on the path by blindutil)
-import cg_trace  # noqa: E402
 import pytest
-from blindutil import PY313, check_category, check_overall
+from blindutil import PY313, check_category, check_overall  # puts bench/ on the path
+
+# isort: split
+import callgraph_blind
+import cg_trace
 
 SUITE = cg_trace.suite_dir("callgraph_blind2")
 
