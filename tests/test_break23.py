@@ -343,3 +343,44 @@ def test_status_counts_an_indexed_file_no_longer_tracked(tmp_path: Path) -> None
     assert status(repo) == (False, 1)
     r = run_cli("index", "--json", cwd=repo)
     assert json.loads(r.stdout)["files_removed"] == 1
+
+
+# --- containers (added after the first commit) ---------------------------------------
+
+FGH = "def f():\n    return 1\n\n\ndef g():\n    return 2\n\n\ndef h():\n    return 3\n"
+
+
+@pytest.mark.xfail(strict=True, reason="a parameter reads the dict of an outer name it shadows")
+def test_dict_get_on_a_parameter_reads_the_parameter(tmp_path: Path) -> None:
+    """``def inner(D): return D.get('a')()`` nested in a function with ``D = {'a': f}``,
+    called ``inner({'a': g})``: the parameter is the dict passed (g runs); the index
+    reads the enclosing ``D`` and gives ``inner -> f``. Likewise a module-level
+    ``D = {'a': f}`` shadowed by ``def use2(D)`` (never called): no edge is known, the
+    index gives ``use2 -> f``."""
+    src = FGH + ("\n\nD = {'a': f}\n\n\ndef use():\n    D = {'a': f}\n\n    def inner(D):\n"
+                 "        return D.get('a')()\n    return inner({'a': g})\n\n\n"
+                 "def use2(D):\n    return D.get('a')()\n")
+    repo = make_repo(tmp_path / "r", {"a.py": src})
+    got = [e for e in edges(repo) if e.startswith(("a.py::use.inner ", "a.py::use2 "))]
+    assert got == [f"a.py::use.inner -> a.py::g @{line_of(src, 'D.get')}"]
+
+
+@pytest.mark.xfail(strict=True, reason=".get reads a dict the name no longer holds")
+def test_dict_get_after_the_name_is_bound_to_an_instance(tmp_path: Path) -> None:
+    """``d = {'a': f}; d = Reg(); d.get('a')()``: ``d`` is a Reg, whose ``get`` returns
+    ``h``; the index still reads the old dict and adds ``use -> f``."""
+    src = FGH + ("\n\nclass Reg:\n    def get(self, k):\n        return h\n\n\n"
+                 "def use():\n    d = {'a': f}\n    d = Reg()\n    return d.get('a')()\n")
+    ln = line_of(src, "d.get('a')")
+    got = [e for e in calls_from(tmp_path, {"a.py": src}, "a.py::use") if e.endswith(f"@{ln}")]
+    assert got == [f"a.py::use -> a.py::Reg.get @{ln}", f"a.py::use -> a.py::h @{ln}"]
+
+
+@pytest.mark.xfail(strict=True, reason="d.update is not followed: the overwritten value stays")
+def test_dict_update_replaces_the_value_of_a_key(tmp_path: Path) -> None:
+    """``d = {'a': f}; d.update({'a': g}); d.get('a')()`` runs g; the index gives f
+    (never run once the key is replaced) and not g."""
+    src = FGH + ("\n\ndef use():\n    d = {'a': f}\n    d.update({'a': g})\n"
+                 "    return d.get('a')()\n")
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::use") == [
+        f"a.py::use -> a.py::g @{line_of(src, 'd.get')}"]
