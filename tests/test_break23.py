@@ -384,3 +384,16 @@ def test_dict_update_replaces_the_value_of_a_key(tmp_path: Path) -> None:
                  "    return d.get('a')()\n")
     assert calls_from(tmp_path, {"a.py": src}, "a.py::use") == [
         f"a.py::use -> a.py::g @{line_of(src, 'd.get')}"]
+
+
+@pytest.mark.xfail(strict=True, reason="a subscripted base (Base[int]) is not a subclass")
+def test_dispatch_reaches_a_subclass_of_a_generic_base(tmp_path: Path) -> None:
+    """``class Base(Generic[T])`` with an empty ``step`` and ``class S(Base[int])``
+    overriding it: ``self.step()`` in ``Base.run`` runs ``S.step``; the index does not
+    see S as a subclass and keeps only ``Base.step`` (``class S(Base)`` works)."""
+    src = ("from typing import Generic, TypeVar\n\nT = TypeVar('T')\n\n\n"
+           "class Base(Generic[T]):\n    def run(self):\n        self.step()\n\n"
+           "    def step(self):\n        pass\n\n\nclass S(Base[int]):\n    def step(self):\n"
+           "        return 1\n")
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::Base.run") == [
+        f"a.py::Base.run -> a.py::S.step @{line_of(src, 'self.step()')}"]
