@@ -415,3 +415,16 @@ def test_status_counts_a_skipped_file_that_became_source(tmp_path: Path) -> None
     assert status(repo) == (False, 1)
     r = run_cli("index", "--json", cwd=repo)
     assert json.loads(r.stdout)["files_parsed"] == 1
+
+
+@pytest.mark.xfail(strict=True, reason="decorator redirection only for a direct call by name")
+def test_decorated_function_called_through_an_alias_or_list(tmp_path: Path) -> None:
+    """``@memo def work`` with ``memo`` returning its own wrapper: ``work()`` goes to
+    ``memo.wrapper`` in the index, but ``g = work; g()`` and ``for f in [work]: f()``
+    (the same object) go to ``work``; all three run the wrapper."""
+    src = ("def memo(fn):\n    def wrapper(*a):\n        return fn(*a)\n    return wrapper\n\n\n"
+           "@memo\ndef work():\n    return 1\n\n\ndef use():\n    work()\n    g = work\n"
+           "    g()\n    for f in [work]:\n        f()\n")
+    got = calls_from(tmp_path, {"a.py": src}, "a.py::use")
+    assert got == [f"a.py::use -> a.py::memo.wrapper @{line_of(src, n)}"
+                   for n in ("    work()", "    g()", "        f()")]
