@@ -442,3 +442,15 @@ def test_abstract_method_dropped_below_an_intermediate_abstract_class(tmp_path: 
            "class Leaf(Mid):\n    def step(self):\n        return 1\n")
     assert calls_from(tmp_path, {"a.py": src}, "a.py::Base.run") == [
         f"a.py::Base.run -> a.py::Leaf.step @{line_of(src, 'self.step()')}"]
+
+
+@pytest.mark.xfail(strict=True, reason="a comprehension variable stays bound after the comprehension")
+def test_comprehension_variable_does_not_leak_after_it(tmp_path: Path) -> None:
+    """Module ``x = B()``; in ``use``: ``[x.run() for x in [A()]]`` then ``x.run()``. The
+    comprehension's ``x`` ends with it (Python 3), so the second call is the module's B;
+    the index keeps the comprehension's binding and gives ``A.run`` there too."""
+    src = AB + ("\n\nx = B()\n\n\ndef use():\n    out = [x.run() for x in [A()]]\n"
+                "    x.run()\n    return out\n")
+    got = [e for e in calls_from(tmp_path, {"a.py": src}, "a.py::use") if ".run @" in e]
+    assert got == [f"a.py::use -> a.py::A.run @{line_of(src, 'out = [')}",
+                   f"a.py::use -> a.py::B.run @{line_of(src, '    x.run()')}"]
