@@ -292,12 +292,16 @@ def test_full_build_with_many_same_named_classes_is_not_quadratic(tmp_path: Path
     16.1 s, against 0.6 s for 2,400 without the call; shared 2 cores, noisy). Expected:
     at most 4 times the build without the ``self.step()`` calls (measured 10-25 times)."""
     def build(call: str, name: str) -> float:
+        """Best of two full builds of 1,200 such files (the cores are shared: noisy)."""
         repo = make_repo(tmp_path / name, {f"m{i:04d}.py": SAME.format(call, i)
                                            for i in range(1200)})
-        t0 = time.perf_counter()
-        with open_bank(repo_root_path=str(repo)) as bank:
-            bank.code.index(full=True, workers=1)
-        return time.perf_counter() - t0
+        best = float("inf")
+        for _ in range(2):
+            t0 = time.perf_counter()
+            with open_bank(repo_root_path=str(repo)) as bank:
+                bank.code.index(full=True, workers=1)
+            best = min(best, time.perf_counter() - t0)
+        return best
 
     plain = build("return self", "plain")
     dispatch = build("self.step()", "dispatch")
