@@ -243,7 +243,6 @@ def test_empty_hook_kept_when_the_base_itself_is_instantiated(tmp_path: Path) ->
 
 # --- crashes and slowness --------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="RecursionError in Flow.mro / classes.linearise")
 def test_deep_inheritance_chain_across_files_indexes(tmp_path: Path) -> None:
     """A chain of 400 classes, one per file, the deepest in the file read first:
     ``hindsight index`` dies with RecursionError (``Flow.mro`` -> ``linearise`` ->

@@ -16,17 +16,26 @@ if TYPE_CHECKING:
     from hindsight.codeindex.resolve import Resolver
 
 
-def linearise(flow: Flow, q: str, depth: int) -> list[str]:
-    """Method resolution order of class ``q`` (see :meth:`Flow.mro`), ``depth`` bases
-    deep so far (at most 8)."""
+def bases(flow: Flow, q: str) -> list[str]:
+    """The resolved base classes of class ``q`` (``[]`` when its file is unknown)."""
     path, _, cls = q.partition("::")
+    if flow.fs(path) is None:
+        return []
+    return [b for b in flow.root.bases(path, cls) if b.partition("::")[2] and b != q]
+
+
+def linearise(flow: Flow, q: str) -> list[str]:
+    """Method resolution order of class ``q`` from its bases' orders (see
+    :meth:`Flow.mro`, which computes those first; a base whose order is not known, in a
+    cycle, counts as itself)."""
+    path, _, _cls = q.partition("::")
     fs = flow.fs(path)
-    if fs is None or depth > 8:
+    if fs is None:
         return [q]
-    bases = [b for b in flow.root.bases(path, cls) if b.partition("::")[2]]
-    lists = [flow.mro(b) for b in bases]
+    bases_ = bases(flow, q)
+    lists = [flow._mro.get(b, [b]) for b in bases_]
     if fs.language == "python":
-        merged = c3([*[list(x) for x in lists], list(bases)])
+        merged = c3([*[list(x) for x in lists], list(bases_)])
         if merged is not None:
             return [q, *merged]
     out = [q]

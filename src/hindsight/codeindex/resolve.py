@@ -450,8 +450,20 @@ def resolve_file(table: Table, fs: FileSyms, refs: Iterable[tuple[str, str, str,
     consulted. Calls of a call or subscript (``fs.calls``: ``make()()``)
     become edges named by their callee's access path when they resolve, and only then;
     stored edges of that kind (a name with ``(`` or ``[``) are skipped in ``refs``, since
-    they are made again from the file's facts.
+    they are made again from the file's facts. A ``RecursionError`` (a nesting no limit
+    foresaw) leaves the file's references unresolved rather than failing the index.
     """
+    refs = list(refs)
+    try:
+        return _resolve_file(table, fs, refs)
+    except RecursionError:  # a pathological nesting the limits missed: names, no targets
+        return ([(c, "import", n, m, a, ln, "") for c, m, n, a, ln in fs.imports] +
+                [(c, k, n, rv, "", ln, "") for c, k, n, rv, ln in refs
+                 if "(" not in n and "[" not in n], set())
+
+
+def _resolve_file(table: Table, fs: FileSyms, refs: list[tuple[str, str, str, str, int]]
+                  ) -> tuple[list[Row], set[str]]:
     r = Resolver(table, fs)
     out: list[Row] = []
     for caller, module, name, alias, line in fs.imports:
