@@ -467,29 +467,9 @@ class Flow:
         return union(self.value(fs, scope, val, line) for scope, line, val in bindings)
 
     def mro(self, q: str) -> list[str]:
-        """Method resolution order of class ``q``: C3 linearisation for Python (Python's
-        own rule; base-order search when C3 fails), depth-first base order elsewhere.
-        The bases' orders are computed first, deepest first, without recursion (a chain
-        of hundreds of classes is fine); a cycle of bases ends where it closes."""
+        """Method resolution order of class ``q`` (:func:`classes.mro`), memoised."""
         hit = self._mro.get(q)
-        if hit is not None:
-            return hit
-        stack, expanded = [q], set()
-        while stack:
-            c = stack[-1]
-            if c in self._mro:
-                stack.pop()
-                continue
-            if c not in expanded:
-                expanded.add(c)
-                todo = [b for b in classes.bases(self, c)
-                        if b not in self._mro and b not in expanded]
-                if todo:
-                    stack += todo
-                    continue
-            stack.pop()
-            self._mro[c] = classes.linearise(self, c)
-        return self._mro[q]
+        return hit if hit is not None else classes.mro(self, q)
 
     def param(self, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: bool
               ) -> Value | None:

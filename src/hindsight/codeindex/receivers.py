@@ -33,8 +33,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from hindsight.codeindex import loops
-from hindsight.codeindex.bindings import BRANCH, NAMES, Bindings, Fact, _line, _t, head
+from hindsight.codeindex import assigns, loops
+from hindsight.codeindex.bindings import NAMES, Bindings, Fact, _line, _t, head
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.types import type_value
@@ -43,10 +43,7 @@ from hindsight.redact import clean, may_hold_secret
 __all__ = ["ARGS", "FACTS_VERSION", "Fact", "extract"]
 
 ARGS = frozenset({"python"})  # languages whose undeclared parameters are bound from call sites
-FACTS_VERSION = "3"
-AFTER = "<"
-"""Prefix of a fact value evaluated as of the line after the fact's (a comprehension's
-variable, bound on the line before its clause so that the clause's line sees it)."""  # stored in a bank's meta; a bank with another value is re-indexed in full
+FACTS_VERSION = "3"  # stored in a bank's meta; a bank with another value is re-indexed in full
 
 
 def _py_decorators(out: Bindings, node: Any) -> None:
@@ -126,138 +123,6 @@ _NOT_ELSEWHERE = frozenset(dir(__import__("builtins"))) | frozenset({
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
-_PY_TARGETS = frozenset({"identifier", "attribute", "subscript", "pattern_list",
-                         "tuple_pattern"})
-_PY_VALUES = frozenset({"call", "identifier", "attribute", "subscript", "await", "dictionary",
-                        "list", "tuple", "set", "expression_list", "assignment",
-                        "conditional_expression", "boolean_operator"})
-
-
-def _py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
-    node = caps["fact.assign"][0]
-    r = caps.get("fact.rhs")
-    if r and r[0].type not in _PY_VALUES and "fact.type" not in caps:
-        return  # `x = 1`, `x = "s"`: no access path (the query matches any value)
-    left = caps["fact.lhs"][0]
-    lt = left.type
-    if lt == "identifier":
-        if not out.read(out.scope(node), left.text.decode("utf-8", "replace")):
-            return
-    elif lt not in _PY_TARGETS:
-        return
-    ty = caps.get("fact.type")
-    typ = ty[0] if ty else None
-    rnode = r[0] if r else (node.child_by_field_name("right") if typ is not None else None)
-    if typ is None and (rnode is None or rnode.type not in _PY_VALUES):
-        return
-    targets = [left]
-    if rnode is not None and rnode.type == "assignment":  # a = b = v
-        if out.chained and node.id in out.chained:
-            return  # the inner part of a chain: bound with the outer one
-        while rnode is not None and rnode.type == "assignment":
-            out.chained.add(rnode.id)
-            targets.append(rnode.child_by_field_name("left"))
-            rnode = rnode.child_by_field_name("right")
-    scope = out.scope(node)
-    line = _line(node)
-    declared = type_value(_t(typ), "python") if typ is not None else ""
-    for tn in targets:
-        if tn is None:
-            continue
-        if declared:  # a declared type wins over the value
-            target = canon(_t(tn))
-            if target:
-                out.facts.append((scope, target, declared, line))
-                out.used(scope, declared)
-        elif rnode is not None:
-            out.bind(scope, tn, rnode, line)
-        if tn.type == "identifier" and out.language == "python":
-            end = _branch_end(node)
-            if end:  # this binding may not happen: Flow.pick keeps the one before too
-                out.facts.append((scope, _t(tn) + BRANCH, str(end), line))
-
-
-_BRANCHES = frozenset({"if_statement", "elif_clause", "else_clause", "for_statement",
-                       "while_statement", "try_statement", "except_clause", "case_clause"})
-_SCOPES = frozenset({"function_definition", "class_definition", "module", "lambda"})
-
-
-def _branch_end(node: Any) -> int:
-    """The last line of the innermost branch or loop body around ``node`` within its
-    function (0 when none)."""
-    n = node.parent
-    while n is not None and n.type not in _SCOPES:
-        if n.type == "block" and n.parent is not None and n.parent.type in _BRANCHES:
-            return int(n.end_point[0]) + 1
-        n = n.parent
-    return 0
-
-
-_NO_VALUE = frozenset({"expression_list", "tuple", "list", "set", "list_comprehension",
-                       "set_comprehension", "generator_expression"})
-
-
-def _returned_elements(out: Bindings, node: Any) -> list[str]:
-    """Access paths of an element of a returned value (see :func:`_returned`)."""
-    t = node.type
-    if t in ("list_comprehension", "set_comprehension", "generator_expression"):
-        body = node.child_by_field_name("body")
-        v = out.value(body) if body is not None else None
-        return [v] if v and v != "?" else []
-    if t in ("list", "tuple", "set") or (t == "call" and out.copied(node) is not None):
-        vals = out.element(node)
-        return [] if "?" in vals else vals
-    if t in ("identifier", "attribute"):
-        v = out.value(node)
-        return [f"{v}[*]"] if v and out.containers.get(v) == "seq" else []
-    return []
-
-
-def _with(out: Bindings, caps: dict[str, list[Any]]) -> None:
-    item = caps["fact.with"][0]
-    val = item.child_by_field_name("value")
-    if val is None or val.type != "as_pattern" or val.named_child_count < 2:
-        return
-    scope, lhs, line = out.scope(item), caps["fact.lhs"][0], _line(item)
-    v = out.value(val.named_child(0)) if out.language == "python" else None
-    if v and v != "?" and lhs.type == "identifier" and v.endswith(")"):
-        # `with Pool() as s`: what `__enter__` returns (Flow._enter: the value itself when
-        # its class does not define it)
-        if out.read(scope, _t(lhs)):
-            out.facts.append((scope, _t(lhs), f"{v}.__enter__()", line))
-            out.used(scope, v)
-        return
-    out.bind(scope, lhs, val.named_child(0), line)
-
-
-def _returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -> None:
-    node = caps[key][0]
-    vals = caps.get("fact.rhs") or ([node.named_child(0)] if node.named_child_count else [])
-    scope = out.owner(node.start_byte)
-    if not vals or not scope:
-        return
-    # `yield from g()`: the elements of g()
-    each = "[*]" if key == "fact.yield" and node.child_count > 1 and \
-        node.child(1).type == "from" else ""
-    tup = vals[0].type in ("expression_list", "tuple")
-    for alt in out.alternatives(vals[0]) if vals[0].type not in _NO_VALUE else []:
-        v = out.value(alt)
-        if v is not None and not (each and v == "?"):
-            out.facts.append((scope, target, v + each, _line(node)))
-    if target == "return" and out.language == "python":
-        # `return [C(x) for x in xs]`, `return list(xs)`, `return ys` (a list):
-        # the elements of what the function returns (`for c in make()`: Flow._rest)
-        for v in _returned_elements(out, vals[0]):
-            out.facts.append((scope, "return[*]", v, _line(node)))
-    if target == "return" and tup:
-        # `return f, g`: `a, b = make()` reads `make()[0]` and `make()[1]` (Flow._rest)
-        items = [c for c in vals[0].named_children if c.type != "comment"]
-        for i, item in enumerate(items if len(items) <= 4 else []):
-            v = out.value(item)
-            if v is not None and v != "?":
-                out.facts.append((scope, f"return[{i}]", v, _line(node)))
-
-
 def _declared(out: Bindings, caps: dict[str, list[Any]], key: str) -> None:
     """``fact.bind`` (a variable), ``fact.field`` (a field or property of the class
     around it) or ``fact.ctor`` (a constructor parameter that is also a field, as
@@ -298,10 +163,10 @@ def _xcall(out: Bindings, caps: dict[str, list[Any]]) -> None:
 _CONTAINERS = {"dictionary": "dict", "list": "seq", "tuple": "seq", "set": "seq"}
 
 _HANDLERS: dict[str, Callable[[Bindings, dict[str, list[Any]]], None]] = {
-    "fact.assign": _py_assign,
-    "fact.with": _with,
-    "fact.return": lambda out, caps: _returned(out, caps, "fact.return", "return"),
-    "fact.yield": lambda out, caps: _returned(out, caps, "fact.yield", "yield"),
+    "fact.assign": assigns.py_assign,
+    "fact.with": assigns.with_,
+    "fact.return": lambda out, caps: assigns.returned(out, caps, "fact.return", "return"),
+    "fact.yield": lambda out, caps: assigns.returned(out, caps, "fact.yield", "yield"),
     "fact.for": loops.for_,
     "fact.comp": loops.comp,
     "fact.pairs": loops.pairs,
