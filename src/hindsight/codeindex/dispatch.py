@@ -42,29 +42,43 @@ OWN_CLASS = frozenset({"cls", "type(self)", "self.__class__"})
 def subclasses(r: Resolver, q: str) -> list[str]:
     """Qualified names of the classes that derive from class ``q`` (``path::Local``),
     directly or not, breadth first, at most ``MAX_SUBCLASSES + 1`` (more means "too many").
-    Memoised on the table with the keys consulted, which are added to ``r.deps``."""
-    memo = r.t._subs.get(q)
+    The keys consulted are added to ``r.deps``."""
+    out: list[str] = []
+    frontier = [q]
+    while frontier and len(out) <= MAX_SUBCLASSES:
+        c = frontier.pop(0)
+        for s in _direct(r, c.partition("::")[2].rpartition(".")[2]).get(c, ()):
+            if s not in out and s != q:
+                out.append(s)
+                frontier.append(s)
+    return out
+
+
+def _direct(r: Resolver, name: str) -> dict[str, list[str]]:
+    """Base class → the classes deriving from it directly, over every class whose bases
+    name ``name`` (key ``sub:<name>``), built once per table (each candidate's bases
+    resolved once: a name shared by many classes costs linear time, not quadratic), with
+    the keys that needed; those are added to ``r.deps``."""
+    memo = r.t._subs.get(name)
     if memo is None:
         from hindsight.codeindex.resolve import Resolver
 
-        r.t._subs[q] = ([], frozenset())  # cycle guard
+        r.t._subs[name] = ({}, frozenset())  # cycle guard
         sub = Resolver(r.t, r.f)
-        out: list[str] = []
-        frontier = [q]
-        while frontier and len(out) <= MAX_SUBCLASSES:
-            c = frontier.pop(0)
-            name = c.partition("::")[2].rpartition(".")[2]
-            for p in sub._by_key(f"sub:{name}"):
-                fs = sub._file(p)
-                if fs is None or len(out) > MAX_SUBCLASSES:
-                    continue
-                for cls in dict.fromkeys(i[0] for i in fs.inherits if i[1] == name):
-                    s = f"{p}::{cls}"
-                    if s not in out and s != q and c in sub.bases(p, cls):
-                        out.append(s)
-                        frontier.append(s)
-        memo = (out, frozenset(sub.deps - {f"path:{r.f.path}"}))
-        r.t._subs[q] = memo
+        index: dict[str, list[str]] = {}
+        seen = set(sub._by_key(f"sub:{name}"))
+        for p in sorted(seen):
+            fs = sub._file(p)
+            if fs is None:
+                continue
+            for cls in dict.fromkeys(i[0] for i in fs.inherits if i[1] == name):
+                for base in sub.bases(p, cls):
+                    index.setdefault(base, []).append(f"{p}::{cls}")
+        # a candidate's own file is covered by the key: any version of a file that has a
+        # class naming `name` as a base provides `sub:<name>` (indexer._affected); its
+        # path key would tie every file asking to every candidate (quadratic deps)
+        keep = frozenset(k for k in sub.deps if not (k.startswith("path:") and k[5:] in seen))
+        memo = r.t._subs[name] = (index, keep)
     r.deps.update(memo[1])
     return memo[0]
 

@@ -222,7 +222,8 @@ class Table:
         self.rust_crate = rust_crate
         self._more = more
         self._bases: dict[tuple[str, str], tuple[list[str], frozenset[str]]] = {}
-        self._subs: dict[str, tuple[list[str], frozenset[str]]] = {}
+        # base class name -> (base -> direct subclasses, keys needed): codeindex/dispatch.py
+        self._subs: dict[str, tuple[dict[str, list[str]], frozenset[str]]] = {}
 
     def keys(self, key: str) -> list[str]:
         """Sorted paths of the files providing ``key``."""
