@@ -264,7 +264,6 @@ SAME = ("class Base:\n    def run(self):\n        {}\n\n    def step(self):\n   
         "class S(Base):\n    def step(self):\n        return {}\n")
 
 
-@pytest.mark.xfail(strict=True, reason="sub:<bare name> keys tie every same-named class together")
 def test_edit_of_one_file_does_not_reresolve_every_same_named_class(tmp_path: Path) -> None:
     """60 files, each with its own ``class Base`` (calling ``self.step()``) and ``class
     S(Base)``; no class derives from another file's ``Base``. Editing one file

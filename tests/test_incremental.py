@@ -349,6 +349,11 @@ def test_subclass_in_another_file_reresolves_the_base(tmp_path: Path) -> None:
         ("backup.py", child),
         ("report.py", child.replace("Backup", "Report")),  # a second one
         ("jobs.py", base.replace("raise NotImplementedError", "pass")),
+        ("other.py", base.replace("self.step()", "0")),  # another module's Job
+        ("backup.py", child.replace("from jobs", "from other")),  # now derives from it
+        ("backup.py", child.replace("return 1", "return 2")),  # a body edit only
+        ("backup.py", child.replace("    def step(self):\n        return 1\n",
+                                    "    pass\n")),  # no override any more
         ("backup.py", None),
         ("jobs.py", base.replace("class Job:", "class Task:")),
     ])

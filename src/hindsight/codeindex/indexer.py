@@ -326,10 +326,15 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
     changed_paths = {r.path for r in changed}
     fresh = {r.path: _fs_from_result(r, new_modules[r.path]) for r in changed}
     gone = changed_paths | set(deleted)
-    # keys the old and new versions provide beyond their paths (receivers.PROVIDES)
-    sub_keys = store.provided(existing[p].id for p in gone if p in existing)
-    for new_fs in fresh.values():
-        sub_keys |= new_fs.provided
+    # keys the old and new versions provide beyond their paths (receivers.PROVIDES):
+    # those that appear, disappear or change digest
+    old_keys = store.provided(existing[p].id for p in gone if p in existing)
+    sub_keys: set[str] = set()
+    for p in gone:
+        was = old_keys.get(existing[p].id, {}) if p in existing else {}
+        now = fresh[p].provided if p in fresh else {}
+        sub_keys.update(k for k in was.keys() | now.keys()
+                        if k.startswith("arg:") or was.get(k) != now.get(k))
     affected = set(info) if relocate else _affected(store, existing, info, changed_paths,
                                                     deleted, sub_keys)
     id_of = {p: fr.id for p, fr in rows.items()}

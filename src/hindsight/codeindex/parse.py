@@ -210,6 +210,7 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
         {d.start: (d.local, d.container.local if d.container else "") for d in defs},
         {s[2]: s[9] for s in symbols if s[3] in ("function", "method")},
         {d.name for d in defs} | {i[3] for i in imports})
+    facts += receivers.provided_facts(refs, facts, imports)
     if language == "python":
         facts += dispatch_marks(defs)
     return symbols, refs, imports, package, notes, facts

@@ -30,6 +30,7 @@ index stores what resolution can use.
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -199,7 +200,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
     read: :func:`_uses`); ``known`` the names the file defines or imports (arguments
     naming anything else are dropped)."""
     if not matches and not call_nodes:
-        return provided_facts(refs, [])
+        return []
     out = Bindings(language, owner, local_at)
     for key, caps in matches:  # dicts and lists first: their reads may come before them
         if key == "fact.assign":
@@ -250,8 +251,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
     if out.comprehended:
         bound = {(f[0], f[1]) for f in out.facts}
         out.facts += [f for f in out.comprehended if (f[0], f[1]) not in bound]
-    facts = _redacted(_prune(out, known))
-    return facts + provided_facts(refs, facts)
+    return _redacted(_prune(out, known))
 
 
 PROVIDES = "@provides"
@@ -262,16 +262,30 @@ sites in other files (codeindex/callsites.py), and what incremental re-resolutio
 follows."""
 
 
-def provided_facts(refs: list[tuple[str, str, str, str, int]], facts: list[Fact]
-                   ) -> list[Fact]:
-    """``("", PROVIDES, key, 0)`` for each key of the file (see :data:`PROVIDES`)."""
-    keys = {f"sub:{n}" for _c, k, n, _r, _l in refs if k == "inherits"}
+def provided_facts(refs: list[tuple[str, str, str, str, int]], facts: list[Fact],
+                   imports: list[tuple[str, str, str, str, int]]) -> list[Fact]:
+    """``("", PROVIDES, key, digest)`` for each key of the file (see :data:`PROVIDES`).
+    For ``sub:<name>`` the digest (CRC-32 of the classes naming ``<name>`` as a base and
+    of the imports that bind the names those bases use) changes only when what decides
+    the file's subclasses of ``<name>`` changes (incremental re-resolution compares it:
+    indexer._affected); ``arg:`` keys have digest 0."""
+    subs: dict[str, list[tuple[str, ...]]] = {}
+    for c, k, n, r, _l in refs:
+        if k == "inherits":
+            subs.setdefault(n, []).append((c, n, r))
+    out: list[Fact] = []
+    for name, rows in sorted(subs.items()):
+        heads = {name} | {r.partition(".")[0] for _c, _n, r in rows if r}
+        used = sorted((m, n, a) for _o, m, n, a, _l in imports if a in heads or n in heads)
+        digest = zlib.crc32(repr((sorted(rows), used)).encode("utf-8")) & 0x7FFFFFFF
+        out.append(("", PROVIDES, f"sub:{name}", digest))
+    args: set[str] = set()
     for _s, target, _v, _l in facts:
         if "@" in target and target[0] != "@":
             last = target.rpartition("@")[0].rpartition(".")[2].rpartition(":")[2]
             if last.isidentifier():
-                keys.add(f"arg:{last}")
-    return [("", PROVIDES, k, 0) for k in sorted(keys)]
+                args.add(f"arg:{last}")
+    return out + [("", PROVIDES, k, 0) for k in sorted(args)]
 
 
 def _instances(facts: list[Fact], deferred: list[tuple[Any, dict[str, list[Any]]]],

@@ -94,10 +94,11 @@ class FileSyms:
         return fs
 
     @property
-    def provided(self) -> set[str]:
-        """Keys this file provides beyond its path and module (receiver facts with target
-        ``@provides``: :data:`hindsight.codeindex.receivers.PROVIDES`)."""
-        return {v for _s, t, v, _l in self.raw_facts if t == "@provides"}
+    def provided(self) -> dict[str, int]:
+        """Keys this file provides beyond its path and module, with their digests
+        (receiver facts with target ``@provides``:
+        :data:`hindsight.codeindex.receivers.PROVIDES`)."""
+        return {v: ln for _s, t, v, ln in self.raw_facts if t == "@provides"}
 
     @cached_property
     def grouped(self) -> Facts:

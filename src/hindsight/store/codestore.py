@@ -104,9 +104,9 @@ class CodeStore(Protocol):
         """Receiver facts ``(scope, target, value, line)`` of one stored file, as the
         parser gave them (``ParseResult.facts``)."""
         ...
-    def provided(self, file_ids: Iterable[int]) -> set[str]:
-        """The keys the stored files ``file_ids`` provide beyond their paths and modules
-        (their ``@provides`` receiver facts: codeindex/receivers.py ``PROVIDES``)."""
+    def provided(self, file_ids: Iterable[int]) -> dict[int, dict[str, int]]:
+        """file id → the keys it provides beyond its path and module, with their digests
+        (its ``@provides`` receiver facts: codeindex/receivers.py ``PROVIDES``)."""
         ...
     def providers(self, key: str) -> list[str]:
         """Sorted paths of the stored files that provide ``key`` (as :meth:`provided`)."""

@@ -169,12 +169,13 @@ class SqliteCodeStore(SqliteStore):
             "ORDER BY rowid", (file_id,)))
         return syms, imps, inh
 
-    def provided(self, file_ids: Iterable[int]) -> set[str]:
-        out: set[str] = set()
+    def provided(self, file_ids: Iterable[int]) -> dict[int, dict[str, int]]:
+        out: dict[int, dict[str, int]] = {}
         for ids in chunks(sorted(set(file_ids))):
-            out.update(r[0] for r in self.conn.execute(
-                f"SELECT value FROM facts WHERE target='@provides' AND file_id IN "
-                f"({','.join('?' * len(ids))})", ids))
+            for fid, key, digest in self.conn.execute(
+                    f"SELECT file_id, value, line FROM facts WHERE target='@provides' AND "
+                    f"file_id IN ({','.join('?' * len(ids))})", ids):
+                out.setdefault(fid, {})[key] = digest
         return out
 
     def providers(self, key: str) -> list[str]:
