@@ -322,7 +322,6 @@ def status(repo: Path) -> tuple[bool, int]:
 FILES = {"a.py": "def a():\n    return 1\n", "b.py": "def b():\n    return 2\n"}
 
 
-@pytest.mark.xfail(strict=True, reason="status ignores indexed files the next index drops")
 def test_status_counts_an_indexed_file_now_excluded(tmp_path: Path) -> None:
     """``b.py`` is indexed, then ``.hindsightignore`` excludes it: the next ``index``
     removes it (files_removed 1), yet ``status`` says fresh, changed 0."""
@@ -333,7 +332,6 @@ def test_status_counts_an_indexed_file_now_excluded(tmp_path: Path) -> None:
     assert status(repo) == (False, 1)
 
 
-@pytest.mark.xfail(strict=True, reason="status ignores indexed files the next index drops")
 def test_status_counts_an_indexed_file_no_longer_tracked(tmp_path: Path) -> None:
     """``git rm --cached b.py`` (kept on disk, now untracked; untracked files are not
     indexed): the next ``index`` removes it, yet ``status`` says fresh, changed 0."""
@@ -400,7 +398,6 @@ def test_dispatch_reaches_a_subclass_of_a_generic_base(tmp_path: Path) -> None:
         f"a.py::Base.run -> a.py::S.step @{line_of(src, 'self.step()')}"]
 
 
-@pytest.mark.xfail(strict=True, reason="status treats a once-skipped path as known forever")
 def test_status_counts_a_skipped_file_that_became_source(tmp_path: Path) -> None:
     """``x.py`` is committed as binary (indexed as skipped ``binary``), then replaced by
     ordinary source and committed: the next ``index`` parses it (files_parsed 1), yet

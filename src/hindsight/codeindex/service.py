@@ -249,8 +249,10 @@ class CodeService:
         return out
 
     def _changed_since(self) -> int:
-        """Indexed files changed or gone since (by size and mtime), plus files the next
-        ``index`` would add (selected now, neither indexed nor recorded as skipped)."""
+        """Files the next ``index`` would change: indexed files changed (size, mtime),
+        gone or no longer selected (now excluded or untracked), files it would add
+        (selected, not indexed, not recorded as skipped) and skipped files whose content
+        would now be indexed (a binary file replaced by source)."""
         n = 0
         files = self.store.load_files()
         try:
@@ -259,11 +261,18 @@ class CodeService:
             sel = F.select(self.root, self.include_untracked(), self.excludes())
         except HindsightError:  # git refuses the repository: `index` says why
             sel = None
+        present: set[str] | None = None
         if sel is not None:
-            known = {p for p, _r in self.store.problem_files()}
-            n += sum(1 for p in sel.files
-                     if p not in files and p not in sel.skipped and p not in known)
+            present = {p for p in sel.files if p not in sel.skipped}
+            for d in sel.unreadable_dirs:  # as `index` does: what it cannot see stays
+                present.update(p for p in files if p.startswith(d + "/") or not d)
+            skipped = {p for p, _r in self.store.problem_files()} - files.keys()
+            n += sum(1 for p in present if p not in files and
+                     (p not in skipped or self._now_source(p)))
         for path, fr in files.items():
+            if present is not None and path not in present:
+                n += 1
+                continue
             try:
                 st = os.stat(os.path.join(self.root, path))
             except OSError:
@@ -272,3 +281,14 @@ class CodeService:
             if st.st_size != fr.size or st.st_mtime_ns != fr.mtime_ns:
                 n += 1
         return n
+
+    def _now_source(self, path: str) -> bool:
+        """Whether a file recorded as skipped for its content would be indexed now."""
+        from hindsight.codeindex.worker import content_skip_reason
+
+        try:
+            with open(os.path.join(self.root, path), "rb") as fh:
+                raw = fh.read()
+        except OSError:
+            return False
+        return content_skip_reason(path, raw) == ""
