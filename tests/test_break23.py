@@ -61,7 +61,6 @@ def test_async_with_binds_what_aenter_returns(tmp_path: Path) -> None:
         f"a.py::use -> a.py::B.run @{ln}", f"a.py::use -> a.py::Ctx @{ln - 1}"]
 
 
-@pytest.mark.xfail(strict=True, reason="comprehension variable takes the outer binding")
 def test_comprehension_variable_shadows_the_outer_name(tmp_path: Path) -> None:
     """In ``[x.run() for x in ys]`` (and the generator form) ``x`` is the comprehension's
     own variable (an element of ``ys``, a B), not the function's ``x = A()``; the index
@@ -76,7 +75,6 @@ def test_comprehension_variable_shadows_the_outer_name(tmp_path: Path) -> None:
                    f"a.py::use -> a.py::B.run @{gen}"]
 
 
-@pytest.mark.xfail(strict=True, reason="lambda parameter takes the outer binding")
 def test_lambda_parameter_shadows_the_outer_name(tmp_path: Path) -> None:
     """``sorted(xs, key=lambda a: a.run())``: ``a`` is the lambda's parameter (an element
     of ``xs``, an A), not the function's ``a = B()``; the index gives ``B.run``."""
@@ -442,7 +440,6 @@ def test_abstract_method_dropped_below_an_intermediate_abstract_class(tmp_path: 
         f"a.py::Base.run -> a.py::Leaf.step @{line_of(src, 'self.step()')}"]
 
 
-@pytest.mark.xfail(strict=True, reason="a comprehension variable stays bound after the comprehension")
 def test_comprehension_variable_does_not_leak_after_it(tmp_path: Path) -> None:
     """Module ``x = B()``; in ``use``: ``[x.run() for x in [A()]]`` then ``x.run()``. The
     comprehension's ``x`` ends with it (Python 3), so the second call is the module's B;

@@ -18,6 +18,10 @@ Fact = tuple[str, str, str, int]
 LITERAL = {"dict": "{}", "seq": "[]"}
 """Fact values of a name bound to a dict or list literal (the value is no path; its
 elements have facts of their own)."""
+SCOPED = "^"
+"""Suffix of the fact target ``x^`` whose value is the last line (1-based) where the
+binding of ``x`` at the fact's line is visible: a comprehension's, a lambda's or an
+``except … as`` variable (no use outside it sees that binding)."""
 BRANCH = "~"
 """Suffix of the fact target ``x~`` whose value is the last line (1-based) of the branch
 or loop body that binds ``x`` at the fact's line: a use after that line may still see
@@ -64,16 +68,13 @@ class Bindings:
     maps (see :func:`hindsight.codeindex.receivers.extract`)."""
 
     __slots__ = ("facts", "args", "owner", "local_at", "language", "selfs", "chained", "uses",
-                 "functions", "_scopes", "comprehended", "containers")
+                 "functions", "_scopes", "containers")
 
     def __init__(self, language: str, owner: Callable[[int], str],
                  local_at: dict[int, tuple[str, str]]) -> None:
         self.language = language
         self.facts: list[Fact] = []
         self.args: list[Fact] = []
-        # variables of a comprehension or an `except … as e` (receivers._comp, _except):
-        # visible only inside it, so kept only where nothing else binds the name
-        self.comprehended: list[Fact] = []
         self.owner = owner
         self.local_at = local_at
         self.selfs = SPECS[language].self_names
@@ -308,6 +309,14 @@ class Bindings:
                 base = target[:target.rindex("[")]
                 self.facts.append((scope, base + "[+?]", v, line))
                 self.containers.setdefault(base, "dict")
+
+    def scoped(self, scope: str, name: str, value: str, line: int, end: int) -> None:
+        """Bind ``name`` to ``value`` at ``line``, visible only up to line ``end`` (see
+        :data:`SCOPED`)."""
+        if value[:1] != AFTER and value != "?":
+            value = AFTER + value  # evaluated as of the next line; marks it scoped
+        self.facts.append((scope, name, value, line))
+        self.facts.append((scope, name + SCOPED, str(end), line))
 
     def read(self, scope: str, name: str) -> bool:
         """Whether a binding of local variable ``name`` in ``scope`` is worth keeping."""

@@ -237,3 +237,18 @@ def reaching(bindings: list[tuple[int, str]], last: int, line: int | None,
         if end is None or (line is not None and line <= end):
             break
     return out
+
+
+def visible(bindings: list[tuple[int, str]], scoped: list[tuple[int, str]],
+            line: int | None) -> list[tuple[int, str]]:
+    """``bindings`` of a name as a use at ``line`` (``None``: from outside the scope) sees
+    them: a binding visible only up to a line (``scoped``: ``x^`` facts,
+    bindings.SCOPED) is dropped past it; where it is visible it hides an ordinary binding
+    of its own line (the comprehension's or lambda's variable is the innermost)."""
+    ends = {b: int(e) for b, e in scoped if e.isdigit()}
+    live = {b for b in ends if line is not None and line <= ends[b]}
+    out: list[tuple[int, str]] = []
+    for b, v in bindings:  # the scoped values are the AFTER ones (Bindings.scoped)
+        if b not in ends or (b in live) == (v[:1] == AFTER):
+            out.append((b, v))
+    return out

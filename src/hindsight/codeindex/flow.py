@@ -41,7 +41,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex import callsites, classes, returns
-from hindsight.codeindex.bindings import AFTER, BRANCH
+from hindsight.codeindex.bindings import AFTER, BRANCH, SCOPED
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, SUPER_NAMES, FileSyms
@@ -263,6 +263,9 @@ class Flow:
                 if plain:
                     d = fs.flow.get(s, {})
                     b = d.get(name)
+                    sc = d.get(name + SCOPED) if b else None
+                    if b and sc:  # comprehension variables: only inside the comprehension
+                        b = classes.visible(b, sc, line if first else None)
                     if b:
                         return self.pick(fs, s, b, line if first else None,
                                          d.get(name + BRANCH))

@@ -21,13 +21,12 @@ def for_(out: Bindings, caps: dict[str, list[Any]]) -> None:
 def comp(out: Bindings, caps: dict[str, list[Any]]) -> None:
     """A comprehension's ``for x in …``: bound from the line before the clause, since
     the element is used on the clause's own line (``[h() for h in fs]``). The variable
-    is the comprehension's own, so it is kept only where the enclosing function binds
-    no variable of that name (see :func:`extract`)."""
+    is the comprehension's own: visible up to its last line only."""
     node = caps["fact.comp"][0]
     scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node) - 1
     for v in out.element(caps["fact.rhs"][0]):
         # evaluated as of the clause's own line (`xs = [...]` may be on the line before)
-        out.comprehended.append((scope, target, AFTER + v if v != "?" else v, line))
+        out.scoped(scope, target, AFTER + v if v != "?" else v, line, _end(node.parent))
 
 
 def unpack(out: Bindings, caps: dict[str, list[Any]]) -> None:
@@ -53,7 +52,7 @@ def unpack(out: Bindings, caps: dict[str, list[Any]]) -> None:
             continue
         for v in vals:
             if comp:
-                out.comprehended.append((scope, _t(name), AFTER + v, line))
+                out.scoped(scope, _t(name), AFTER + v, line, _end(node.parent))
             else:
                 out.facts.append((scope, _t(name), v, line))
 
@@ -67,7 +66,7 @@ def except_(out: Bindings, caps: dict[str, list[Any]]) -> None:
     vals = [v for v in (out.value(k) for k in kinds) if v and v != "?" and "(" not in v]
     scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node)
     for v in dict.fromkeys(vals):  # (`e` is unbound after the block: see extract)
-        out.comprehended.append((scope, target, f"{v}()", line))
+        out.scoped(scope, target, f"{v}()", line, _end(node))
 
 
 def append(out: Bindings, caps: dict[str, list[Any]]) -> None:
@@ -143,4 +142,9 @@ def lambda_(out: Bindings, caps: dict[str, list[Any]]) -> None:
     scope, line = out.scope(call), _line(lam) - 1
     for v in out.element(iterable):
         if v != "?":
-            out.comprehended.append((scope, _t(caps["fact.lhs"][0]), AFTER + v, line))
+            out.scoped(scope, _t(caps["fact.lhs"][0]), AFTER + v, line, _end(lam))
+
+
+def _end(node: Any) -> int:
+    """The last line (1-based) of ``node`` (the line after the file's end for ``None``)."""
+    return int(node.end_point[0]) + 1 if node is not None else 1 << 30

@@ -227,7 +227,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
         # parameter they read (`put = cache.set`) makes the function's call sites matter
         pending = [(out.scope(caps["fact.assign"][0]), "", _t(caps["fact.rhs"][0]), 0)
                    for _fn, caps in deferred if "fact.assign" in caps and "fact.rhs" in caps]
-        wanted = _param_users(heads, out.facts + out.comprehended + pending, functions,
+        wanted = _param_users(heads, out.facts + pending, functions,
                               known | set(out.selfs))
         own = {f.rpartition(".")[2] for f in functions}
         # what an argument to another file's function may name: definitions, imports,
@@ -245,12 +245,9 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
                     _call_args(out, call, None if inside else outer)
     if deferred:
         out.functions = functions
-        out.uses = _uses(heads, out.facts + out.comprehended, out.args)
+        out.uses = _uses(heads, out.facts, out.args)
         for fn, caps in reversed(deferred):  # a use comes after its binding: see it first
             fn(out, caps)
-    if out.comprehended:
-        bound = {(f[0], f[1]) for f in out.facts}
-        out.facts += [f for f in out.comprehended if (f[0], f[1]) not in bound]
     return _redacted(_prune(out, known))
 
 
