@@ -167,7 +167,7 @@ def test_decorator_returning_a_rebound_name(tmp_path: Path) -> None:
         f"a.py::use -> a.py::deco.other @{line_of(src, 'return work()')}"]
 
 
-@pytest.mark.xfail(strict=True, reason="functools.wraps under another name is not recognised")
+@pytest.mark.xfail(strict=True, reason="from functools import wraps as keep: the renamed import is not followed (ft.wraps is)")
 def test_wraps_under_an_alias_stands_for_the_function(tmp_path: Path) -> None:
     """The project's rule: a wrapper made with ``functools.wraps`` stands for the function
     it wraps (``use -> work``), and that holds for ``@functools.wraps(fn)``. Spelled
@@ -185,7 +185,6 @@ def test_wraps_under_an_alias_stands_for_the_function(tmp_path: Path) -> None:
     assert got == [f"{p}::use -> {p}::work @{ln}" for p in ("ft.py", "keep.py", "plain.py")]
 
 
-@pytest.mark.xfail(strict=True, reason="decorator redirection only for self.m(), not obj.m()")
 def test_decorated_method_called_on_an_instance(tmp_path: Path) -> None:
     """A method decorated by a repository decorator returning its own wrapper: the index
     redirects ``self.m()`` to ``memo.wrapper`` but leaves ``C().m()`` on ``C.m``; both
@@ -413,7 +412,6 @@ def test_status_counts_a_skipped_file_that_became_source(tmp_path: Path) -> None
     assert json.loads(r.stdout)["files_parsed"] == 1
 
 
-@pytest.mark.xfail(strict=True, reason="decorator redirection only for a direct call by name")
 def test_decorated_function_called_through_an_alias_or_list(tmp_path: Path) -> None:
     """``@memo def work`` with ``memo`` returning its own wrapper: ``work()`` goes to
     ``memo.wrapper`` in the index, but ``g = work; g()`` and ``for f in [work]: f()``

@@ -252,3 +252,23 @@ def visible(bindings: list[tuple[int, str]], scoped: list[tuple[int, str]],
         if b not in ends or (b in live) == (v[:1] == AFTER):
             out.append((b, v))
     return out
+
+
+def module_attr(flow: Flow, path: str, name: str) -> Value | None:
+    """``name`` in the module of file ``path``: a definition or re-export, a Python
+    submodule, a module-level binding; for Go, in any file of the package."""
+    if "[" not in name:
+        hit = flow.root._member([f"{path}::"], name)
+        if hit:
+            return flow.classify(hit[0])
+    other = flow.fs(path)
+    if other is None:
+        return None
+    v = flow.binding(other, "", name, None)
+    if v is None and other.language == "go":
+        for p in flow.root._by_key(f"dir:{path.rpartition('/')[0]}"):
+            if p != path and p.endswith(".go"):
+                sib = flow.fs(p)
+                if sib is not None and name in sib.top:
+                    return flow.classify(f"{p}::{name}")
+    return v

@@ -171,7 +171,8 @@ def decorated(r: Resolver, hit: str) -> str:
         return hit  # (update_wrapper(wrapper, fn) in the decorator: as functools.wraps)
     inner = f"{dlocal}.{names.pop()}"
     if other.kinds.get(inner) not in ("function", "method") or any(
-            v in _WRAPS for _l, v in other.flow.get(inner, {}).get("@dec", [])):
+            v in _WRAPS or v.endswith(".wraps()")
+            for _l, v in other.flow.get(inner, {}).get("@dec", [])):
         return hit
     return f"{dpath}::{inner}"
 

@@ -80,6 +80,7 @@ class Flow:
         self.worthy: dict[tuple[str, str, str], int] = {}  # see codeindex/worth.py
         self._nest = 0
         self._returning = 0  # > 0 while a return value is evaluated (see param)
+        self._caller = ""  # the scope of the call being resolved (see _undecorated)
 
     # ---- contexts -----------------------------------------------------------------------
     def ctx(self, path: str) -> Resolver | None:
@@ -113,6 +114,7 @@ class Flow:
         """Qualified names a call of ``name`` on ``receiver`` (``""``: a bare call, where
         ``name`` may be an access path such as ``make()``) may run: one, several (a
         union), or none (``[]``: unknown)."""
+        self._caller = scope
         if receiver in _CLASS_OF_SELF and fs.language == "python":
             receiver = "cls"  # `type(self).m()`, `self.__class__.m()`
         segs = parse(receiver or name)
@@ -136,7 +138,7 @@ class Flow:
         if kind == "any":
             return _targets(self.callable_target(m) for m in members(v))
         if kind in ("fn", "cls"):
-            return [q]
+            return [self._undecorated(q) if kind == "fn" else q]
         if kind == "inst":
             m = self.member(v, "__call__")
             return [x[1] for x in members(m) if x[0] == "fn"] if m is not None else []
@@ -160,8 +162,18 @@ class Flow:
         if m is None:
             return []
         if m[0] != "any":
-            return [m[1]] if direct(m) else self.callable_target(m)
-        return _targets([x[1]] if direct(x) else self.callable_target(x) for x in members(m))
+            return [self._undecorated(m[1])] if direct(m) else self.callable_target(m)
+        return _targets([self._undecorated(x[1])] if direct(x) else self.callable_target(x)
+                        for x in members(m))
+
+    def _undecorated(self, q: str) -> str:
+        """What calling function value ``q`` runs (its decorator's wrapper:
+        Resolver.undecorated), except inside that decorator, where ``q`` is the
+        function it was given (the wrapper calling ``fn``)."""
+        w = self.root.undecorated(q)
+        if w != q and f"{self._root_path}::{self._caller}".startswith(w.rpartition(".")[0]):
+            return q
+        return w
 
     def _is_def(self, q: str) -> bool:
         path, _, local = q.partition("::")
@@ -404,7 +416,7 @@ class Flow:
         if kind == "any":
             return union(self.attr_value(m, name) for m in members(v))
         if kind == "mod":
-            return self._module_attr(q.partition("::")[0], name)
+            return classes.module_attr(self, q.partition("::")[0], name)
         if kind not in ("cls", "inst", "super"):
             return None
         m = self.member(v, name)
@@ -414,25 +426,6 @@ class Flow:
         other = self.fs(path)
         decos = {val for _l, val in other.flow.get(local, {}).get("@dec", [])} if other else set()
         return self.call_value(m) if decos & _PROPERTY else m
-
-    def _module_attr(self, path: str, name: str) -> Value | None:
-        """``name`` in the module of file ``path``: a definition or re-export, a Python
-        submodule, a module-level binding; for Go, in any file of the package."""
-        if "[" not in name:
-            hit = self.root._member([f"{path}::"], name)
-            if hit:
-                return self.classify(hit[0])
-        other = self.fs(path)
-        if other is None:
-            return None
-        v = self.binding(other, "", name, None)
-        if v is None and other.language == "go":
-            for p in self.root._by_key(f"dir:{path.rpartition('/')[0]}"):
-                if p != path and p.endswith(".go"):
-                    sib = self.fs(p)
-                    if sib is not None and name in sib.top:
-                        return self.classify(f"{p}::{name}")
-        return v
 
     def member(self, v: Value, name: str) -> Value | None:
         """Member ``name`` of a class or instance value along the class's MRO: a definition

@@ -277,15 +277,20 @@ class Resolver:
             if over:  # a subclass's definition may run (hindsight.codeindex.dispatch)
                 return over
         if hit and line:
-            wrapped = self._decorated.get(hit)
-            if wrapped is None:
-                wrapped = self._decorated[hit] = dispatch.decorated(self, hit)
-            hit = wrapped
+            hit = self.undecorated(hit)
         if hit or not line:
             return [hit] if hit else []
         if not receiver and name in dispatch.OWN_CLASS and self.f.language in dispatch.LANGUAGES:
             return dispatch.constructions(self, caller)  # `cls()`, `type(self)()`
         return self.flow.calls(self.f, caller, name, receiver, line)
+
+    def undecorated(self, q: str) -> str:
+        """What calling function ``q`` runs once its decorator applied
+        (:func:`dispatch.decorated`), memoised per file."""
+        hit = self._decorated.get(q)
+        if hit is None:
+            hit = self._decorated[q] = dispatch.decorated(self, q)
+        return hit
 
     def _by_name(self, caller: str, name: str, receiver: str) -> str:
         fs = self.f
