@@ -47,7 +47,6 @@ def calls_from(tmp: Path, files: dict[str, str], src: str) -> list[str]:
 
 # --- wrong edges (precision) ---------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="async with binds __enter__'s value, not __aenter__'s")
 def test_async_with_binds_what_aenter_returns(tmp_path: Path) -> None:
     """``async with Ctx() as x`` binds what ``await Ctx().__aenter__()`` gives; the index
     takes ``__enter__``'s return (A) and gives ``use -> A.run``, which never runs."""
@@ -382,7 +381,6 @@ def test_dict_update_replaces_the_value_of_a_key(tmp_path: Path) -> None:
         f"a.py::use -> a.py::g @{line_of(src, 'd.get')}"]
 
 
-@pytest.mark.xfail(strict=True, reason="a subscripted base (Base[int]) is not a subclass")
 def test_dispatch_reaches_a_subclass_of_a_generic_base(tmp_path: Path) -> None:
     """``class Base(Generic[T])`` with an empty ``step`` and ``class S(Base[int])``
     overriding it: ``self.step()`` in ``Base.run`` runs ``S.step``; the index does not

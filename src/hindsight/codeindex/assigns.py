@@ -107,8 +107,11 @@ def with_(out: Bindings, caps: dict[str, list[Any]]) -> None:
     if v and v != "?" and lhs.type == "identifier" and v.endswith(")"):
         # `with Pool() as s`: what `__enter__` returns (Flow._enter: the value itself when
         # its class does not define it)
+        stmt = item.parent.parent if item.parent is not None else None
+        enter = "__aenter__" if stmt is not None and stmt.child_count and \
+            stmt.child(0).type == "async" else "__enter__"
         if out.read(scope, _t(lhs)):
-            out.facts.append((scope, _t(lhs), f"{v}.__enter__()", line))
+            out.facts.append((scope, _t(lhs), f"{v}.{enter}()", line))
             out.used(scope, v)
         return
     out.bind(scope, lhs, val.named_child(0), line)

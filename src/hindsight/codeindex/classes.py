@@ -163,13 +163,14 @@ def own_attr(flow: Flow, fs: FileSyms, scope: str, attr: str, line: int) -> Valu
     return flow.pick(fs, scope, here, line) if here else None
 
 
-def enter(flow: Flow, v: Value) -> Value | None:
-    """What ``with v as x`` binds: what ``v.__enter__()`` returns, ``v`` itself when its
+def enter(flow: Flow, v: Value, method: str = "__enter__") -> Value | None:
+    """What ``with v as x`` binds: what ``v.__enter__()`` (``method``; ``__aenter__`` for
+    ``async with``) returns, ``v`` itself when its
     class does not define ``__enter__``; for a generator (a ``@contextmanager``
     function's call) what it yields."""
     if v[0] == "gen":
         return flow.element(v)
-    m = flow.member(v, "__enter__") if v[0] == "inst" else None
+    m = flow.member(v, method) if v[0] == "inst" else None
     if m is None:
         return v
     same = own(flow, v, m[1]) if m[0] == "fn" else None  # `return self`: v, a subclass's too

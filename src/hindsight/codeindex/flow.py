@@ -240,8 +240,8 @@ class Flow:
                 attr += segs[i]
                 i += 1
             recv = v
-            if attr == "__enter__" and i < len(segs) and segs[i] == "()":
-                v, i = classes.enter(self, v), i + 1
+            if attr in ("__enter__", "__aenter__") and i < len(segs) and segs[i] == "()":
+                v, i = classes.enter(self, v, attr), i + 1
                 continue
             v = self.attr_value(v, attr)
             if v is not None and v[0] == "fn" and i < len(segs) and segs[i] == "()" and \

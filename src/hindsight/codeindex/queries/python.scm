@@ -32,6 +32,7 @@
 (call function: (attribute object: (_) @call.receiver attribute: (identifier) @call.name))
 
 (class_definition superclasses: (argument_list (identifier) @inherit.name))
+(class_definition superclasses: (argument_list (subscript value: (identifier) @inherit.name)))
 (class_definition superclasses: (argument_list
   (attribute object: (_) @inherit.receiver attribute: (identifier) @inherit.name)))
 
