@@ -200,7 +200,6 @@ def test_decorated_method_called_on_an_instance(tmp_path: Path) -> None:
 
 # --- missing edges of the new forms (recall) -----------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="*args elements only reach list(args) stored on self")
 def test_star_args_iterated_directly(tmp_path: Path) -> None:
     """``def each(*xs): for x in xs: x.run()`` called as ``each(A(), B())`` in the same
     file runs A.run and B.run; the index gives neither (only ``self.c = list(args)`` in

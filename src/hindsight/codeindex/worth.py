@@ -74,6 +74,8 @@ def _name_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> 
                 if p is not None:
                     return _YES if p[1] or (fs.language in ARGS and (
                         _has_sites(flow, fs, s) or py_default(sig, head))) else _NO
+                if "*" + head in sig and fs.language in ARGS:  # *args: its elements
+                    return _YES if _has_sites(flow, fs, s) else _NO
         if visible and plain and kind in CLASS_KINDS and (
                 head in fs.attrs.get(s, {}) or any(c == s for c, *_r in fs.inherits)):
             return _YES  # a field, maybe inherited
