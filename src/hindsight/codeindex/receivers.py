@@ -232,17 +232,22 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
         own = {f.rpartition(".")[2] for f in functions}
         # what an argument to another file's function may name: definitions, imports,
         # self, and variables bound to a call of one of those (`order = Order()`)
-        outer = known | set(out.selfs) | _instances(out.facts, deferred, known)
-        for name, node in call_nodes:
+        instances = _instances(out.facts, deferred, known)
+        outer = known | set(out.selfs) | instances
+        callees = (known | instances) - own  # heads of another file's functions
+        for i, (name, node) in enumerate(call_nodes):
             # calls of the file's functions whose parameters matter, and calls of what
-            # other files define: their functions see these arguments (callsites.py)
+            # other files define (`f(x)` of an import, `m.f(x)`, `obj.f(x)` of an instance
+            # of one; not `self.m(x)`): their functions see these arguments (callsites.py)
             inside = name in wanted
-            if inside or (name not in own and name not in _NOT_ELSEWHERE):
-                call = node.parent  # `f(…)`: the call; `x.f(…)`: the attribute `x.f`
-                if call is not None and call.type != "call":
-                    call = call.parent
-                if call is not None and call.type == "call":  # not a decorator
-                    _call_args(out, call, None if inside else outer)
+            if not inside and (name in own or name in _NOT_ELSEWHERE or (
+                    head(refs[i][3]) if refs[i][3] else name) not in callees):
+                continue
+            call = node.parent  # `f(…)`: the call; `x.f(…)`: the attribute `x.f`
+            if call is not None and call.type != "call":
+                call = call.parent
+            if call is not None and call.type == "call":  # not a decorator
+                _call_args(out, call, None if inside else outer)
     if deferred:
         out.functions = functions
         out.uses = _uses(heads, out.facts, out.args)
