@@ -3,10 +3,10 @@
 A parameter without a declared type takes the value its function's call sites pass, by
 position or by keyword: the union of the values they pass (at most ``MAX_TARGETS``,
 :mod:`hindsight.codeindex.values`); unknown when more than ``MAX_TARGETS`` sites pass
-something that is not followed. The call sites of the function's own file are read,
-and those of other files that call a function of that name, through the key
-``arg:<name>`` (at most ``MAX_FILES`` such files): an edge found this way is one that
-runs when the function is called from there.
+something that is not followed. The call sites of the function's own file are read;
+when it has none, those of other files that call a function of that name, through the
+key ``arg:<name>`` (at most ``MAX_FILES`` such files): an edge found this way is one
+that runs when the function is called from there.
 """
 
 from __future__ import annotations
@@ -47,8 +47,9 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: bool = 
     names = [fn.rpartition(".")[2]] + ([fn[:-9].rpartition(".")[2]] if init else [])
     sites = [(fs, r, *s) for s in fs.args.get("", [])]
     for last in names:
-        sites += [(fs, r, *s) for s in fs.args.get(last, [])]
-        sites += _elsewhere(flow, r, fs, last)
+        here = [(fs, r, *s) for s in fs.args.get(last, [])]
+        # other files only when this one passes nothing (their files are then read)
+        sites += here or _elsewhere(flow, r, fs, last)
     for site_fs, site_r, scope, callee, key, value, line in sites:
         if key.endswith("[*]") != each:
             continue
@@ -81,7 +82,7 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: bool = 
                 return None  # too many values already: no need to read the other sites
     return union(vals)
 
-MAX_FILES = 8
+MAX_FILES = 4
 """Files whose calls of a name are read for its parameters' values; a name that more
 files call (``get``, ``run``) gets values from its own file only."""
 

@@ -333,8 +333,7 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
     for p in gone:
         was = old_keys.get(existing[p].id, {}) if p in existing else {}
         now = fresh[p].provided if p in fresh else {}
-        sub_keys.update(k for k in was.keys() | now.keys()
-                        if k.startswith("arg:") or was.get(k) != now.get(k))
+        sub_keys.update(k for k in was.keys() | now.keys() if was.get(k) != now.get(k))
     affected = set(info) if relocate else _affected(store, existing, info, changed_paths,
                                                     deleted, sub_keys)
     id_of = {p: fr.id for p, fr in rows.items()}

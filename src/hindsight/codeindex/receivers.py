@@ -270,7 +270,8 @@ def provided_facts(refs: list[tuple[str, str, str, str, int]], facts: list[Fact]
     For ``sub:<name>`` the digest (CRC-32 of the classes naming ``<name>`` as a base and
     of the imports that bind the names those bases use) changes only when what decides
     the file's subclasses of ``<name>`` changes (incremental re-resolution compares it:
-    indexer._affected); ``arg:`` keys have digest 0."""
+    indexer._affected); for ``arg:<name>`` it is that of the arguments passed (lines
+    left out: a file whose call sites were read is a dependency by its path too)."""
     subs: dict[str, list[tuple[str, ...]]] = {}
     for c, k, n, r, _l in refs:
         if k == "inherits":
@@ -281,13 +282,14 @@ def provided_facts(refs: list[tuple[str, str, str, str, int]], facts: list[Fact]
         used = sorted((m, n, a) for _o, m, n, a, _l in imports if a in heads or n in heads)
         digest = zlib.crc32(repr((sorted(rows), used)).encode("utf-8")) & 0x7FFFFFFF
         out.append(("", PROVIDES, f"sub:{name}", digest))
-    args: set[str] = set()
-    for _s, target, _v, _l in facts:
+    args: dict[str, list[tuple[str, str, str]]] = {}
+    for scope, target, v, _l in facts:
         if "@" in target and target[0] != "@":
             last = target.rpartition("@")[0].rpartition(".")[2].rpartition(":")[2]
             if last.isidentifier():
-                args.add(f"arg:{last}")
-    return out + [("", PROVIDES, k, 0) for k in sorted(args)]
+                args.setdefault(f"arg:{last}", []).append((scope, target, v))
+    return out + [("", PROVIDES, k, zlib.crc32(repr(sorted(rows)).encode("utf-8")) & 0x7FFFFFFF)
+                  for k, rows in sorted(args.items())]
 
 
 def _instances(facts: list[Fact], deferred: list[tuple[Any, dict[str, list[Any]]]],
