@@ -384,3 +384,36 @@ def test_call_site_in_another_file_reresolves_the_callee(tmp_path: Path) -> None
         ("lib.py", lib.replace("shape.area()", "shape.area() + 1")),
         ("other.py", circle.replace("measure(Circle())", "measure(shape=Circle())")),
     ])
+
+
+def test_rebuilding_an_older_bank_never_locks_out_the_resolver_children(
+        tmp_path: Path, monkeypatch: object) -> None:
+    """An older bank lacks an index added since: dropping it by an unqualified name made
+    SQLite read-lock every attached part file for the whole rebuild, so each resolver child
+    waited on its next write (the stop-23 demo hang). Children must all succeed."""
+    from hindsight.codeindex import build
+    from hindsight.store.sqlite import bulk
+    from hindsight.store.sqlite.db import INDEXES
+
+    repo = make_repo(tmp_path / "r", BASE)
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.code.index(full=True, workers=1)
+        want = snapshot(bank)
+        bank.stores.raw.execute(f"DROP INDEX main.{INDEXES[-1][0]}")  # as an older bank
+        monkeypatch.setattr(build, "PARALLEL_RESOLVE_MIN", 1)  # type: ignore[attr-defined]
+        monkeypatch.setattr(build, "IN_PROCESS_MAX", 1)  # type: ignore[attr-defined]
+        monkeypatch.setattr(build, "RESOLVE_CHUNK", 1)  # type: ignore[attr-defined]
+        monkeypatch.setattr(bulk, "PART_BUSY_S", 1.0)  # type: ignore[attr-defined]
+        parent = os.getpid()
+        real = build.resolve_rows
+        in_parent: list[int] = []
+
+        def record(*args: object) -> object:
+            if os.getpid() == parent:  # only a failed child's share is resolved here
+                in_parent.append(1)
+            return real(*args)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(build, "resolve_rows", record)  # type: ignore[attr-defined]
+        bank.code.index(full=True, workers=2)
+        assert in_parent == []
+        assert snapshot(bank) == want

@@ -34,6 +34,10 @@ from hindsight.errors import StorageError
 from hindsight.store.sqlite.db import INDEXES, create_indexes, db_path, drop_indexes
 
 MAX_PARTS = 8
+# how long a resolver child waits for a part file's lock (s): nothing else writes a part, so
+# a wait means a lock is held by mistake; the child then fails and its share is resolved by
+# the main process (slower, never a hang)
+PART_BUSY_S = 10.0
 _PART_SCHEMA = (
     "CREATE TABLE edges(file_id INTEGER NOT NULL, src TEXT NOT NULL, kind TEXT NOT NULL, "
     "name TEXT NOT NULL, receiver TEXT NOT NULL, alias TEXT NOT NULL, line INTEGER NOT NULL, "
@@ -72,7 +76,7 @@ class PartWriter:
         ``deps`` ``(file_id, key)`` to part ``part`` (0-based, below the number of parts) in
         one transaction (a child may call it several times; rows keep their order). Raises sqlite3.Error (the caller is a child process that reports
         failure by its exit status)."""
-        c = sqlite3.connect(self.paths[part], timeout=600, isolation_level=None)
+        c = sqlite3.connect(self.paths[part], timeout=PART_BUSY_S, isolation_level=None)
         try:
             c.execute("PRAGMA synchronous=OFF")
             c.execute("BEGIN IMMEDIATE")

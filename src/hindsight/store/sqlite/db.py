@@ -443,12 +443,16 @@ def migrate(conn: sqlite3.Connection) -> int:
 def create_indexes(conn: sqlite3.Connection) -> None:
     """The secondary indexes of the code index tables that exist (a migration adding a
     table creates its indexes when it runs)."""
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    for name, target in INDEXES:
+    tables = {r[0] for r in conn.execute(
+        "SELECT name FROM main.sqlite_master WHERE type='table'")}
+    for name, target in INDEXES:  # main named: see drop_indexes
         if target.partition("(")[0] in tables:
-            conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {target}")
+            conn.execute(f"CREATE INDEX IF NOT EXISTS main.{name} ON {target}")
 
 
 def drop_indexes(conn: sqlite3.Connection) -> None:
+    """Drop the code index's secondary indexes of the main database. The schema is named:
+    ``DROP INDEX IF EXISTS x`` of an index main lacks (an older bank) makes SQLite verify
+    every attached database, which read-locks each for the rest of the transaction."""
     for name, _ in INDEXES:
-        conn.execute(f"DROP INDEX IF EXISTS {name}")
+        conn.execute(f"DROP INDEX IF EXISTS main.{name}")
