@@ -20,6 +20,7 @@ after between half and all of the limit.
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import gc
 import multiprocessing as mp
@@ -33,6 +34,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from hindsight.codeindex.parse import prepare
 from hindsight.codeindex.worker import failed_wire, index_wire, parse_wire
 from hindsight.models import ParseResult
 
@@ -262,6 +264,9 @@ def run_small(root: str, items: list[Item], timeout: float | None = None
         return run(root, [items], 1, timeout=timeout)
     results: list[ParseResult] = []
     given_up: list[Item] = []
+    for lang in sorted({lang for _, lang in items}):  # once here, not in every child
+        with contextlib.suppress(KeyError):  # unknown: the child reports it per file
+            prepare(lang)
     scratch = tempfile.mkdtemp(prefix="hindsight-parse-")
     try:
         todo = list(items)
