@@ -15,8 +15,9 @@ hindsight status --repo-root "$STDLIB"
 hindsight symbols JSONDecoder --repo-root "$STDLIB"
 hindsight callers json/decoder.py::JSONDecoder.raw_decode --depth 2 --repo-root "$STDLIB"
 hindsight trace --start json/__init__.py::loads --depth 2 --repo-root "$STDLIB" | head -60
-# history (L3): this checkout's git history, per symbol
-hindsight ingest
+# history (L3): this checkout's git history, per symbol; all of it (a first ingest reads the
+# newest 300 commits, which may not reach the symbols shown below)
+hindsight ingest --all
 hindsight history src/hindsight/codeindex/query.py::callers
 hindsight why src/hindsight/codeindex/indexer.py:140
 hindsight impact src/hindsight/codeindex/query.py::resolve_one --depth 2

@@ -37,9 +37,11 @@ def index_and_read(root: Path, full: bool = True, workers: int = 1
     with open_bank(repo_root_path=str(root)) as bank:
         bank.code.index(full=full, workers=workers)
         _syms, edges = bank.stores.code.snapshot()
-        facts = sorted(bank.stores.raw.execute(
-            "SELECT f.path, x.scope, x.target, x.value, x.line FROM facts x "
-            "JOIN files f ON f.id = x.file_id"))
+        from hindsight.codeindex.table import FileSyms
+
+        facts = sorted((path, *f) for path, data in bank.stores.raw.execute(
+            "SELECT f.path, d.data FROM filesyms d JOIN files f ON f.id = d.file_id")
+            for f in FileSyms.loads(data, "").raw_facts)
     return sorted(f"{e[1]} -> {e[7]} @{e[6]}" for e in edges if e[2] == "call" and e[7]), facts
 
 
@@ -125,6 +127,25 @@ def test_facts_are_stored_without_secrets(tmp_path: Path) -> None:
                      "app.py::main -> app.py::Store.get @8"]
 
 
+def test_stored_file_dumps_hold_no_secret(tmp_path: Path) -> None:
+    """What resolution keeps of each file (the FileSyms dump) holds the signatures, which
+    run to the first line of the body: a secret there is redacted as in the symbol rows,
+    after a full and after an incremental index."""
+    token = "ghp_" + "0123456789abcdefghijklmnopqrstuvwxyz"
+    write(tmp_path, {"app.py": f"def connect(key='{token}'):  # password=hunter2hunter2\n"
+                               "    return key\n"})
+    with open_bank(repo_root_path=str(tmp_path)) as bank:
+        for full in (True, False):
+            if not full:
+                (tmp_path / "app.py").write_text(
+                    f"def connect(key='{token}'):\n    return key  # edited\n")
+            bank.code.index(full=full, workers=1)
+            dumps = [bytes(r[0]) for r in bank.stores.raw.execute("SELECT data FROM filesyms")]
+            assert len(dumps) == 1 and b"connect" in dumps[0]
+            assert token.encode() not in dumps[0] and b"hunter2hunter2" not in dumps[0]
+            assert b"[REDACTED:github_token]" in dumps[0]
+
+
 def test_assignment_facts_are_paths_once_each(tmp_path: Path) -> None:
     """The assignment pattern matches any right-hand side (issue 14, speed): literals bind
     nothing, a chain binds each of its names once (it used to store ``b`` twice: the inner
@@ -175,6 +196,7 @@ def test_a_bank_from_before_receiver_facts_gets_them(tmp_path: Path,
         assert names[-1] == "0009_receiver_facts" and "0010_pages" in names[:-1]
         bank.code.index(workers=1)
         bank.stores.raw.execute("DELETE FROM facts")  # as an index written before facts
+        bank.stores.raw.execute("DELETE FROM filesyms")
         bank.stores.raw.execute("DELETE FROM meta WHERE key='facts_version'")
         assert bank.code.index(workers=1).full
     assert index_and_read(root, full=False) == want

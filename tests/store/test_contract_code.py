@@ -114,7 +114,12 @@ def test_code_store_modules_facts_and_unresolved(stores: tuple[Any, Any, Any],
             code.count_unresolved("save", "x"), code.count_unresolved("save", "y"),
             code.count_unresolved("save")) == (2, 2, 1, 0, 2)
     fid = code.load_files()["use.py"].id
-    assert sorted(code.load_facts(fid)) == [("go", "return", "json.loads()", 8), ("go", "s", "Store()", 5)]
+    from hindsight.codeindex.table import FileSyms
+
+    dump = code.load_dump(fid)
+    assert dump is not None and code.load_dump(10**6) is None
+    assert sorted(FileSyms.loads(dump, "").raw_facts) == \
+        [("go", "return", "json.loads()", 8), ("go", "s", "Store()", 5)]
 
 
 # --- HistoryStore --------------------------------------------------------------------------

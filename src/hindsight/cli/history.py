@@ -182,9 +182,7 @@ def why(location: str, repo_root: str | None, merges: bool, json: bool) -> None:
                                                  else "")
         if last is None:
             out.say(f"{head}: no commit found (uncommitted, or older than the ingested "
-                    "history)")
-            for note in res.get("notes") or []:
-                out.say(f"  {note}")
+                    "history)")  # its notes follow, once (below)
         else:
             msg = "\n".join("    " + ln for ln in last["message"].rstrip().splitlines())
             out.say(f"{head}\nlast changed by {_short(last['sha'])} ({last['change']}, "

@@ -43,6 +43,7 @@ from hindsight.codeindex import files as F
 from hindsight.codeindex import modules as M
 from hindsight.codeindex import pool
 from hindsight.codeindex import wire as W
+from hindsight.codeindex.receivers import PROVIDES
 from hindsight.codeindex.resolve import FileSyms, Table, resolve_file
 from hindsight.models import IndexStats
 from hindsight.store.base import BulkLoad, CodeStore
@@ -111,8 +112,8 @@ def batches(root: str, items: list[tuple[str, str]], size: int | None = None
 
 
 class _Intake:
-    """Takes parsed files as they arrive: rows (files, symbols, notes, the receiver facts
-    carried in each FileSyms) into the rebuild, FileSyms and references kept for
+    """Takes parsed files as they arrive: rows (files, symbols, notes, each FileSyms as
+    stored and its ``@provides`` receiver facts) into the rebuild, FileSyms and references kept for
     resolution, stats counted."""
 
     def __init__(self, load: BulkLoad, items: list[tuple[str, str]], sel: F.Selection,
@@ -133,6 +134,7 @@ class _Intake:
         syms: list[tuple[Any, ...]] = []
         notes: list[tuple[Any, ...]] = []
         facts: list[tuple[Any, ...]] = []
+        dumps: list[tuple[int, bytes]] = []
         st = self.stats
         for w in wires:
             path = w[W.PATH]
@@ -148,14 +150,14 @@ class _Intake:
                 notes += [(fid, *n) for n in w[W.NOTES]]
             self.info[path] = (w[W.LANGUAGE], mod, w[W.PACKAGE])
             fs = self.fss[path] = W.unpack_filesyms(w[W.FILESYMS], mod)
-            if fs.raw_facts:
-                facts += [(fid, *f) for f in fs.raw_facts]
+            dumps.append((fid, w[W.FILESYMS]))
+            facts += [(fid, "", PROVIDES, k, d) for k, d in fs.provided.items()]
             self.refs[path] = w[W.REFS]
             st.lines += w[W.LINES]
             st.bytes += w[W.SIZE]
             st.symbols += len(w[W.SYMBOLS])
             st.parse_errors += w[W.ERROR] != ""
-        self.load.add(files, syms, notes, facts)
+        self.load.add(files, syms, notes, facts, dumps)
         self.busy += time.perf_counter() - t
 
     def fix_modules(self) -> None:

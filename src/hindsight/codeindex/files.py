@@ -58,6 +58,9 @@ class Selection:
     sparse: list[str] | None = None  # the sparse-checkout patterns (cone), when files are outside
     warnings: list[str] = field(default_factory=list)
     unreadable_dirs: list[str] = field(default_factory=list)
+    sizes: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """path → (size in bytes, mtime in ns) of files whose ``lstat`` selection already
+    took (regular files: the same as ``stat``), so callers need not ``stat`` again."""
 
     def skip(self, path: str, reason: str, listed: bool = True) -> None:
         self.counts[reason] += 1
@@ -255,6 +258,7 @@ def _consider(root: str, path: str, hspec: pathspec.GitIgnoreSpec | None, sel: S
         sel.skip(path, "not_a_file")
         return
     sel.files[path] = lang
+    sel.sizes[path] = (st.st_size, st.st_mtime_ns)
 
 
 def _link_reason(root: str, full: str) -> str:

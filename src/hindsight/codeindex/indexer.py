@@ -14,6 +14,7 @@ The result equals a full rebuild (tests/test_incremental.py proves it).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -248,11 +249,14 @@ def _stale(root: str, sel: F.Selection, existing: dict[str, FileRow]) -> list[tu
     for path, lang in sorted(sel.files.items()):
         old = existing.get(path)
         if old is not None and old.language == lang:
-            try:
-                st = os.stat(os.path.join(root, path))
-            except OSError:
-                continue
-            if st.st_size == old.size and st.st_mtime_ns == old.mtime_ns:
+            seen = sel.sizes.get(path)
+            if seen is None:
+                try:
+                    st = os.stat(os.path.join(root, path))
+                except OSError:
+                    continue
+                seen = (st.st_size, st.st_mtime_ns)
+            if seen == (old.size, old.mtime_ns):
                 continue
         out.append((path, lang))
     return out
@@ -324,7 +328,9 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
                 fr.package) for p, fr in rows.items()}
     info.update({r.path: (r.language, new_modules[r.path], r.package) for r in changed})
     changed_paths = {r.path for r in changed}
-    fresh = {r.path: _fs_from_result(r, new_modules[r.path]) for r in changed}
+    # as stored (redacted: FileSyms.dumps), so re-resolving them later gives the same edges
+    dumps = {r.path: _fs_from_result(r, new_modules[r.path]).dumps() for r in changed}
+    fresh = {p: FileSyms.loads(d, new_modules[p]) for p, d in dumps.items()}
     gone = changed_paths | set(deleted)
     # keys the old and new versions provide beyond their paths (receivers.PROVIDES):
     # those that appear, disappear or change digest
@@ -350,9 +356,14 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
             return fresh[path]
         if path not in info or path not in id_of:
             return None
+        dump = store.load_dump(id_of[path])
+        if dump is not None:
+            with contextlib.suppress(ValueError, EOFError, TypeError):
+                return FileSyms.loads(dump, info[path][1])
+        # no usable dump (a damaged row): symbols, imports and bases from the rows; no
+        # receiver facts, so its own calls resolve as before facts existed
         syms, imps, inh = store.load_file_raw(id_of[path], path)
-        return FileSyms.build(path, *info[path], syms, imps, inh,
-                              store.load_facts(id_of[path]))
+        return FileSyms.build(path, *info[path], syms, imps, inh)
 
     key_index = M.build_key_index((p, *v) for p, v in sorted(info.items()))
     table = Table(loader, key_index, go_module(root), rust_crate(root), more)
@@ -365,7 +376,8 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
             edges[p] = resolve_file(table, fs, store.load_raw_refs(id_of[p], p))
     stats.files_reresolved = len(rerun)
     modules_update = {p: info[p][1] for p in rows if relocate and info[p][1] != rows[p].module}
-    store.write_incremental(changed, new_modules, deleted, edges, id_of, modules_update, sel)
+    store.write_incremental(changed, new_modules, deleted, edges, id_of, modules_update, sel,
+                            dumps)
     _counts_only(store, stats, sel)
     stats.lines = sum(r.lines for r in changed)
 

@@ -29,6 +29,7 @@ from typing import Any
 from hindsight.codeindex import imports as imp
 from hindsight.codeindex import receivers
 from hindsight.codeindex.asthash import blank_comments, flat_hash, indent_hash
+from hindsight.codeindex.docstrings import doc_comment, py_docstring
 from hindsight.codeindex.identity import OVERLOADED, drop_stubs, js_receiver, name_overloads
 from hindsight.codeindex.languages import get
 from hindsight.models import RawImport, RawRef, Symbol
@@ -37,21 +38,14 @@ _ANNOT = frozenset({
     "decorator", "annotation", "marker_annotation", "attribute_list", "attribute_item",
     "comment", "line_comment", "block_comment", "modifiers", "attribute",
 })
-_WRAPPERS = frozenset({
-    "export_statement", "decorated_definition", "template_declaration", "ambient_declaration",
-})
-_DECLS = frozenset({"lexical_declaration", "variable_declaration"})
-_COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment", "doc_comment",
-                            "multiline_comment"})
 _WS = re.compile(r"\s+")
 _NOTE = re.compile(rb"(?:#|//|/\*|--)\s*@hindsight:\s*(.+?)\s*(?:\*/)?\s*$", re.MULTILINE)
 MAX_SIG = 240
 MAX_NESTING = 48  # definitions nested deeper than this are not recorded as symbols
-MAX_DOC = 1000
 # Bump when the symbols extracted from unchanged source change (new definitions, other
 # qualified names): an index or history written by another version is rebuilt, and
 # anchors are migrated (hindsight.memory.anchors.migrate_identities).
-EXTRACTOR_VERSION = 4
+EXTRACTOR_VERSION = 5
 _JS = frozenset({"javascript", "typescript", "tsx"})
 
 
@@ -61,7 +55,8 @@ def _txt(b: bytes | None) -> str:
 
 class _Def:
     __slots__ = ("node", "kind", "name", "start", "end", "receiver", "is_scope", "local",
-                 "parent", "container", "depth", "suffix", "role", "rec_local", "kind0")
+                 "parent", "container", "depth", "suffix", "role", "rec_local", "kind0",
+                 "alias")
 
     def __init__(self, node: Any, kind: str, name: str, receiver: str, is_scope: bool) -> None:
         self.node = node
@@ -79,6 +74,10 @@ class _Def:
         self.suffix = ""  # ``:setter``, ``:deleter`` or an overload's ``(int,int)``
         self.role = ""  # setter, deleter or stub
         self.rec_local = ""
+        # the outer name of a chained assignment (`a.x = a.y = function () {}`): it spans
+        # the function but never contains a definition (the function is the inner one's)
+        self.alias = node.type == "assignment_expression" and \
+            node.child_by_field_name("right").type == "assignment_expression"
 
 
 def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
@@ -373,7 +372,8 @@ def _nest(defs: list[_Def], class_kinds: tuple[str, ...], js: bool) -> None:
             d.parent = None
             d.local = leaf
         by_local.setdefault(d.local, d)
-        stack.append(d)
+        if not d.alias:
+            stack.append(d)
 
 
 def _owner(defs: list[_Def], starts: list[int], pos: int) -> str:
@@ -430,9 +430,11 @@ def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes, spec: Any
     if body is not None and body.start_byte > sbyte:
         sig = src[sbyte:body.start_byte]
     else:
-        sig = src[sbyte:min(node.end_byte, sbyte + 400)].split(b"{", 1)[0].split(b"\n", 1)[0]
+        sig = src[sbyte:min(node.end_byte, sbyte + 400)].split(b"{", 1)[0]
+        if not d.alias:  # a chained assignment's head spans lines: `a.x =\n a.y = function`
+            sig = sig.split(b"\n", 1)[0]
     signature = _WS.sub(" ", _txt(sig)).strip().rstrip(":{ ").strip()[:MAX_SIG]
-    doc = _py_docstring(body) if spec.python_docstrings else _doc_comment(node)
+    doc = py_docstring(body) if spec.python_docstrings else doc_comment(node)
     if spec.indent_sensitive:
         h = indent_hash(nc[sbyte:node.end_byte], col)
     else:
@@ -445,54 +447,3 @@ def _symbol(path: str, language: str, src: bytes, d: _Def, nc: bytes, spec: Any
     return (path, d.name, d.local, d.kind, parent, row + 1, col, end_row + 1, end_col,
             signature, doc, language, h)
 
-
-def _py_docstring(body: Any) -> str:
-    if body is None or body.named_child_count == 0:
-        return ""
-    first = body.named_child(0)
-    if first.type != "expression_statement" or first.named_child_count == 0:
-        return ""
-    s = first.named_child(0)
-    if s.type != "string":
-        return ""
-    raw = _txt(s.text)
-    i = 0
-    while i < len(raw) and raw[i] in "rRuUbBfF":
-        i += 1
-    q = raw[i:i + 3] if raw[i:i + 3] in ('"""', "'''") else raw[i:i + 1]
-    text = raw[i + len(q):len(raw) - len(q)] if len(raw) >= i + 2 * len(q) else raw
-    return _clean_doc(text)
-
-
-def _clean_doc(text: str) -> str:
-    lines = [ln.strip() for ln in text.strip().splitlines()]
-    return "\n".join(lines)[:MAX_DOC]
-
-
-def _doc_comment(node: Any) -> str:
-    target = node
-    parent = node.parent
-    while parent is not None and (parent.type in _WRAPPERS or parent.type in _DECLS):
-        target = parent
-        parent = parent.parent
-    parts: list[str] = []
-    row = target.start_point[0]
-    prev = target.prev_named_sibling
-    while prev is not None and prev.type in _COMMENT_TYPES and prev.end_point[0] >= row - 1:
-        parts.append(_strip_comment(_txt(prev.text)))
-        row = prev.start_point[0]
-        prev = prev.prev_named_sibling
-    if not parts:
-        return ""
-    parts.reverse()
-    return _clean_doc("\n".join(parts))
-
-
-_CMARK = re.compile(r"^\s*(?:/\*\*?|\*/|\*|///?|//!|#)\s?", re.MULTILINE)
-
-
-def _strip_comment(text: str) -> str:
-    text = text.rstrip()
-    if text.endswith("*/"):
-        text = text[:-2]
-    return _CMARK.sub("", text)

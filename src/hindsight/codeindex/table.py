@@ -7,6 +7,7 @@ from the rows stored in the bank (incremental re-resolution); both give the same
 
 from __future__ import annotations
 
+import marshal
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from functools import cached_property
 from hindsight.codeindex import signatures
 from hindsight.codeindex.languages import SPECS
 from hindsight.models import overload_base
+from hindsight.redact import clean, may_hold_secret
 
 FUNC_KINDS = frozenset({"function", "method", "constructor"})
 CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "object", "scope",
@@ -91,6 +93,35 @@ class FileSyms:
                 fs.by_alias.setdefault(alias, []).append((mod, iname))
         fs.inherits = list(inherits)
         fs.raw_facts = list(facts)
+        return fs
+
+    _STATE = ("path", "language", "package", "top", "members", "kinds", "parents",
+              "recv_var", "imports", "inherits", "by_alias", "wildcards", "raw_facts", "sigs")
+
+    def dumps(self) -> bytes:
+        """This file's fields as :mod:`marshal` bytes (data only: loading them runs no
+        code), without its module (which moves when packages change); :meth:`loads`. The
+        texts that may carry a secret (signatures, which run to the first line of a body,
+        and receiver facts' targets and values) are redacted (``hindsight.redact``)."""
+        state = [getattr(self, k) for k in self._STATE]
+        facts = self.raw_facts
+        if may_hold_secret("\n".join([*self.sigs.values(), *(f[1] for f in facts),
+                                       *(f[2] for f in facts)])):
+            state[self._STATE.index("sigs")] = {k: clean(v) for k, v in self.sigs.items()}
+            state[self._STATE.index("raw_facts")] = [(s, clean(t), clean(v), ln)
+                                                     for s, t, v, ln in facts]
+        return marshal.dumps(tuple(state))
+
+    @classmethod
+    def loads(cls, data: bytes, module: str) -> FileSyms:
+        """The FileSyms :meth:`dumps` wrote, with ``module``. Raises ``ValueError``,
+        ``EOFError`` or ``TypeError`` for bytes that are not such a dump."""
+        state = marshal.loads(data)
+        if not isinstance(state, tuple) or len(state) != len(cls._STATE):
+            raise ValueError("not a FileSyms dump")
+        fs = cls(state[0], state[1], module)
+        for k, v in zip(cls._STATE[2:], state[2:], strict=True):
+            setattr(fs, k, v)
         return fs
 
     @property

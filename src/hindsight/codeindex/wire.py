@@ -55,7 +55,8 @@ def from_rows(path: str, language: str, content_hash: str, size: int, mtime_ns: 
     redacted, note rows ``(src, line, text)`` redacted, the FileSyms (with the file's
     receiver facts ``(scope, target, value, line)``, :mod:`hindsight.codeindex.receivers`,
     which the main process stages from it) and the refs ``(caller, kind, name, receiver,
-    line)`` (these two pickled: :func:`unpack_filesyms`, :func:`unpack_refs`)."""
+    line)`` (the FileSyms as :meth:`FileSyms.dumps` bytes, stored as they are in the bank:
+    :func:`unpack_filesyms`; the refs pickled: :func:`unpack_refs`)."""
     syms, refs, imps, package, notes, facts = rows
     # one check clears every signature and docstring of the file (most files)
     if may_hold_secret("\n".join([t for s in syms for t in (s[9], s[10])])):
@@ -67,7 +68,7 @@ def from_rows(path: str, language: str, content_hash: str, size: int, mtime_ns: 
                         ((s[2], s[1], s[3], s[4], s[9]) for s in syms), imps,
                         ((c, n, r, ln) for c, k, n, r, ln in refs if k == "inherits"), facts)
     return (path, language, content_hash, size, mtime_ns, lines, package, error, "", srows,
-            [(src, line, clean(text)) for src, line, text in notes], _pack(fs), _pack(refs))
+            [(src, line, clean(text)) for src, line, text in notes], fs.dumps(), _pack(refs))
 
 
 def _fold(name: str) -> str:
@@ -82,9 +83,7 @@ def _pack(obj: Any) -> bytes:
 
 def unpack_filesyms(blob: bytes, module: str) -> FileSyms:
     """The FileSyms of a wire, with its ``module`` set."""
-    fs: FileSyms = pickle.loads(blob)
-    fs.module = module
-    return fs
+    return FileSyms.loads(blob, module)
 
 
 def unpack_refs(blob: bytes) -> list[tuple[str, str, str, str, int]]:

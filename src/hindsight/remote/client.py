@@ -103,6 +103,11 @@ class ServerClient:
         msg = " ".join(msg.split())
         if status >= 500:
             raise Unreachable(f"{self.url}: {status} {msg}")
+        if status == 401:  # what to set, for a CLI user (the server speaks HTTP)
+            msg += ("; set HINDSIGHT_API_TOKEN (apiToken) or apiTokenFile to a token from "
+                    "`hindsight token create`" if not self.token() else
+                    "; the configured token (HINDSIGHT_API_TOKEN, apiToken or apiTokenFile) "
+                    "was refused")
         raise {401: Unauthorized, 403: Forbidden, 404: NotFound}.get(status, ConfigError)(
             f"server: {msg}")
 

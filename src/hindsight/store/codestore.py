@@ -47,7 +47,9 @@ class BulkLoad(Protocol):
     files ``(id, path, language, size, mtime_ns, content_hash, lines, module, package,
     error)``; symbols ``(file_id, name, local, fold, kind, parent, start_line, start_col,
     end_line, end_col, signature, doc, language, ast_hash)``; notes ``(file_id, src, line,
-    text)``; receiver facts ``(file_id, scope, target, value, line)``; edges ``(file_id,
+    text)``; receiver facts ``(file_id, scope, target, value, line)`` (only the
+    ``@provides`` ones are stored as rows); FileSyms dumps ``(file_id, bytes)``
+    (``codeindex/table.py`` ``FileSyms.dumps``); edges ``(file_id,
     src, kind, name, receiver, alias, line, dst)``; deps
     ``(file_id, key)``. Edges may also be written by forked child processes through
     :meth:`part_writer` (``writer(part, edges, deps)``, one call per part, in the child;
@@ -63,8 +65,8 @@ class BulkLoad(Protocol):
     parts: int  # part files made (at most the number asked for)
 
     def add(self, files: list[tuple[Any, ...]], symbols: list[tuple[Any, ...]],
-            notes: list[tuple[Any, ...]], facts: list[tuple[Any, ...]] | None = None
-            ) -> None: ...
+            notes: list[tuple[Any, ...]], facts: list[tuple[Any, ...]] | None = None,
+            dumps: list[tuple[int, bytes]] | None = None) -> None: ...
     def set_modules(self, modules: dict[int, str]) -> None: ...
     def add_edges(self, edges: list[tuple[Any, ...]], deps: list[tuple[int, str]]) -> None: ...
     def part_writer(self) -> Callable[[int, list[tuple[Any, ...]], list[tuple[int, str]]],
@@ -93,16 +95,19 @@ class CodeStore(Protocol):
     def bulk_load(self, parts: int) -> BulkLoad: ...
     def write_incremental(self, changed: list[ParseResult], modules: dict[str, str],
                           deleted: list[str], edges: EdgeMap, id_of: dict[str, int],
-                          modules_update: dict[str, str], sel: Any) -> None: ...
+                          modules_update: dict[str, str], sel: Any,
+                          dumps: dict[str, bytes] | None = None) -> None:
+        """Replace the rows of ``changed`` and ``deleted`` files; ``dumps``: path → the
+        FileSyms dump of each changed file."""
+        ...
     def touch_mtimes(self, items: list[tuple[str, int]]) -> None: ...
     def write_skips(self, sel: Any) -> None: ...
     def dependents(self, keys: Iterable[str]) -> set[str]: ...
     def load_file_raw(self, file_id: int, path: str) -> tuple[list[Any], list[Any],
                                                               list[Any]]: ...
     def load_raw_refs(self, file_id: int, path: str) -> list[tuple[str, str, str, str, int]]: ...
-    def load_facts(self, file_id: int) -> list[tuple[str, str, str, int]]:
-        """Receiver facts ``(scope, target, value, line)`` of one stored file, as the
-        parser gave them (``ParseResult.facts``)."""
+    def load_dump(self, file_id: int) -> bytes | None:
+        """The FileSyms dump stored for one file (``None``: none stored)."""
         ...
     def provided(self, file_ids: Iterable[int]) -> dict[int, dict[str, int]]:
         """file id → the keys it provides beyond its path and module, with their digests

@@ -37,6 +37,12 @@
   right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 (assignment_expression left: (identifier) @name
   right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+; A chained assignment names one function twice (`req.get = req.header = function header
+; () {}`, `exports.a = exports.b = function () {}`): the outer name is a symbol too.
+(assignment_expression
+  left: (member_expression object: (_) @receiver property: (property_identifier) @name)
+  right: (assignment_expression
+    right: [(arrow_function) (function_expression) (generator_function)])) @definition.function
 (assignment_expression
   left: (member_expression object: (_) @receiver property: (property_identifier) @name)
   right: (class)) @definition.class

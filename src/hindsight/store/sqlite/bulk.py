@@ -56,11 +56,12 @@ _INTAKE_SCHEMA = (
     "ast_hash TEXT)",
     "CREATE TABLE notes(file_id INTEGER, src TEXT, line INTEGER, text TEXT)",
     "CREATE TABLE facts(file_id INTEGER, scope TEXT, target TEXT, value TEXT, line INTEGER)",
+    "CREATE TABLE filesyms(file_id INTEGER PRIMARY KEY, data BLOB)",
 )
 _EDGE_INSERT = "INSERT INTO edges VALUES(?,?,?,?,?,?,?,?)"
 _DEP_INSERT = "INSERT INTO deps VALUES(?,?)"
-CODE_TABLES = ("files", "symbols", "edges", "deps", "notes", "facts")
-_STAGED = ("files", "symbols", "notes", "facts")  # copied from the intake by begin_write
+CODE_TABLES = ("files", "symbols", "edges", "deps", "notes", "facts", "filesyms")
+_STAGED = ("files", "symbols", "notes", "facts", "filesyms")  # copied from the intake by begin_write
 
 
 class PartWriter:
@@ -162,12 +163,14 @@ class SqliteBulkLoad:
 
     # --- feeding ---------------------------------------------------------------------------
     def add(self, files: list[tuple[Any, ...]], symbols: list[tuple[Any, ...]],
-            notes: list[tuple[Any, ...]], facts: list[tuple[Any, ...]] | None = None) -> None:
+            notes: list[tuple[Any, ...]], facts: list[tuple[Any, ...]] | None = None,
+            dumps: list[tuple[int, bytes]] | None = None) -> None:
         """Stage ``files`` ``(id, path, language, size, mtime_ns, content_hash, lines,
         module, package, error)``, ``symbols`` ``(file_id, name, local, fold, kind, parent,
         start_line, start_col, end_line, end_col, signature, doc, language, ast_hash)``,
-        ``notes`` ``(file_id, src, line, text)`` and receiver ``facts`` ``(file_id, scope,
-        target, value, line)`` (before :meth:`begin_write`)."""
+        ``notes`` ``(file_id, src, line, text)``, receiver ``facts`` ``(file_id, scope,
+        target, value, line)`` and ``dumps`` ``(file_id, FileSyms.dumps() bytes)`` (before
+        :meth:`begin_write`)."""
         c = self.c
         c.execute("BEGIN")  # the first write is to the intake: only its lock is taken
         try:
@@ -181,6 +184,8 @@ class SqliteBulkLoad:
                 c.executemany("INSERT INTO intake.notes VALUES(?,?,?,?)", notes)
             if facts:
                 c.executemany("INSERT INTO intake.facts VALUES(?,?,?,?,?)", facts)
+            if dumps:
+                c.executemany("INSERT INTO intake.filesyms VALUES(?,?)", dumps)
             c.execute("COMMIT")
         except BaseException:
             c.execute("ROLLBACK")

@@ -49,9 +49,11 @@ class SqliteCodeStore(SqliteStore):
             c.executemany("INSERT INTO notes VALUES(?,?,?,?)",
                           [(fid, src, line, clean(text))
                            for src, line, text in r.hindsight_notes])
-        if r.facts:
-            c.executemany("INSERT INTO facts VALUES(?,?,?,?,?)",
-                          [(fid, *f) for f in r.facts])
+        # only the keys a file provides are rows (looked up by key); the rest of its facts
+        # are in its FileSyms dump
+        provides = [(fid, *f) for f in r.facts if f[1] == "@provides"]
+        if provides:
+            c.executemany("INSERT INTO facts VALUES(?,?,?,?,?)", provides)
 
     @staticmethod
     def _insert_edges(c: sqlite3.Connection, fid: int, rows: tuple[list[Any], set[str]]) -> None:
@@ -68,7 +70,8 @@ class SqliteCodeStore(SqliteStore):
 
     def write_incremental(self, changed: list[ParseResult], modules: dict[str, str],
                           deleted: list[str], edges: EdgeMap, id_of: dict[str, int],
-                          modules_update: dict[str, str], sel: Any) -> None:
+                          modules_update: dict[str, str], sel: Any,
+                          dumps: dict[str, bytes] | None = None) -> None:
         with self._tx() as c:
             old = {r[0]: r[1] for r in c.execute("SELECT path, id FROM files")}
             gone = [old[p] for p in deleted if p in old]
@@ -77,7 +80,7 @@ class SqliteCodeStore(SqliteStore):
             before = self._file_counts(c, gone + rerun)
             for ids in chunks(gone):
                 q = ",".join("?" * len(ids))
-                for t in ("symbols", "edges", "deps", "notes", "facts"):
+                for t in ("symbols", "edges", "deps", "notes", "facts", "filesyms"):
                     c.execute(f"DELETE FROM {t} WHERE file_id IN ({q})", ids)
                 c.execute(f"DELETE FROM files WHERE id IN ({q})", ids)
             for p, mod in modules_update.items():
@@ -87,6 +90,8 @@ class SqliteCodeStore(SqliteStore):
                 fid = self._insert_file(c, r, modules[r.path])
                 new_ids.append(fid)
                 self._insert_contents(c, fid, r)
+                if dumps and r.path in dumps:
+                    c.execute("INSERT INTO filesyms VALUES(?,?)", (fid, dumps[r.path]))
                 self._insert_edges(c, fid, edges[r.path])
             for p, rows in edges.items():
                 if p in id_of and p not in modules:
@@ -188,10 +193,10 @@ class SqliteCodeStore(SqliteStore):
             "SELECT src, kind, name, receiver, line, dst FROM edges WHERE file_id=? AND "
             "kind!='import' ORDER BY rowid", (file_id,)))
 
-    def load_facts(self, file_id: int) -> list[tuple[str, str, str, int]]:
-        return list(self.conn.execute(
-            "SELECT scope, target, value, line FROM facts WHERE file_id=? ORDER BY rowid",
-            (file_id,)))
+    def load_dump(self, file_id: int) -> bytes | None:
+        row = self.conn.execute("SELECT data FROM filesyms WHERE file_id=?",
+                                (file_id,)).fetchone()
+        return None if row is None else bytes(row[0])
 
     def counts(self) -> dict[str, int]:
         """files, symbols, edges, calls, unresolved_calls, parse_errors, lines. Edge and

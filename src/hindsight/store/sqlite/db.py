@@ -217,6 +217,13 @@ CREATE INDEX ix_exec_files_record ON exec_record_files(record_id);
 ALTER TABLE memories ADD COLUMN team TEXT NOT NULL DEFAULT '';
 CREATE INDEX ix_memories_owner ON memories(owner) WHERE owner != '';
 """),
+    ("0013_filesyms", """
+-- what resolution knows of each file (codeindex/table.py FileSyms.dumps: marshal bytes),
+-- read back in one row when an unchanged file is needed by an incremental re-index, and the
+-- facts table keeps only the '@provides' rows (looked up by key). Filled by the full
+-- rebuild that the new facts_version asks for.
+CREATE TABLE filesyms(file_id INTEGER PRIMARY KEY, data BLOB NOT NULL);
+"""),
 ]
 
 # Secondary indexes: dropped before a full rebuild's bulk load and created after it.
