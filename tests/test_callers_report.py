@@ -139,3 +139,17 @@ def test_dotted_names_of_overloads_and_accessors(tmp_path: Path) -> None:
     r = run(repo, "callers", "shop.cart.Cart.total", "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["symbol"]["qname"] == "shop/cart.py::Cart.total"
+
+
+def test_symbols_under_a_file_nothing_indexed_says_so(tmp_path: Path) -> None:
+    """Fresh-user trial (stop 24): `symbols X --file nofile.py` only said "no symbol
+    matches"; a --file under which nothing is indexed is named as the reason."""
+    repo = make(tmp_path)
+    r = run(repo, "symbols", "invoke", "--file", "nofile.py")
+    assert r.returncode == 6
+    assert r.stderr.strip() == (
+        "hindsight: no symbol matches 'invoke': no symbol is indexed under --file nofile.py "
+        "(a typo, or a file that is untracked, excluded or not indexed yet: `hindsight "
+        "status`)")
+    r = run(repo, "symbols", "no_such_name", "--file", "app.py")  # the file has symbols
+    assert (r.returncode, r.stderr.strip()) == (6, "hindsight: no symbol matches 'no_such_name'")

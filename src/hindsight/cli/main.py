@@ -189,7 +189,13 @@ def symbols(name: str, repo_root: str | None, kind: str | None, file: str | None
                       ["kind", "symbol", "lines", "signature"], [_sym_row(s) for s in shown])
         if not hits:
             if not json:
-                out.err(f"no symbol matches {name!r}")
+                rel = bank.code.rel(file) if file else None
+                nothing = rel is not None and not bank.code.require().find_substring(
+                    "", None, rel, 1)  # is anything indexed there at all?
+                out.err(f"no symbol matches {name!r}" + (
+                    f": no symbol is indexed under --file {rel} (a typo, or a file that "
+                    "is untracked, excluded or not indexed yet: `hindsight status`)"
+                    if nothing else ""))
             sys.exit(6)
 
 

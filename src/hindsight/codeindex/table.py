@@ -16,7 +16,6 @@ from functools import cached_property
 from hindsight.codeindex import signatures
 from hindsight.codeindex.languages import SPECS
 from hindsight.models import overload_base
-from hindsight.redact import clean, may_hold_secret
 
 FUNC_KINDS = frozenset({"function", "method", "constructor"})
 CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "object", "scope",
@@ -100,17 +99,11 @@ class FileSyms:
 
     def dumps(self) -> bytes:
         """This file's fields as :mod:`marshal` bytes (data only: loading them runs no
-        code), without its module (which moves when packages change); :meth:`loads`. The
-        texts that may carry a secret (signatures, which run to the first line of a body,
-        and receiver facts' targets and values) are redacted (``hindsight.redact``)."""
-        state = [getattr(self, k) for k in self._STATE]
-        facts = self.raw_facts
-        if may_hold_secret("\n".join([*self.sigs.values(), *(f[1] for f in facts),
-                                       *(f[2] for f in facts)])):
-            state[self._STATE.index("sigs")] = {k: clean(v) for k, v in self.sigs.items()}
-            state[self._STATE.index("raw_facts")] = [(s, clean(t), clean(v), ln)
-                                                     for s, t, v, ln in facts]
-        return marshal.dumps(tuple(state))
+        code), without its module (which moves when packages change); :meth:`loads`. It
+        holds what it was built from: signatures redacted by its builders
+        (:mod:`hindsight.codeindex.wire`), receiver facts redacted by the extraction
+        (``receivers._redacted``)."""
+        return marshal.dumps(tuple(getattr(self, k) for k in self._STATE))
 
     @classmethod
     def loads(cls, data: bytes, module: str) -> FileSyms:

@@ -27,10 +27,14 @@ from hindsight.redact import clean, may_hold_secret
 
 def file_syms(r: ParseResult, module: str) -> FileSyms:
     """What resolution needs to know about the parsed file ``r`` whose module is
-    ``module`` (``""`` outside Python)."""
+    ``module`` (``""`` outside Python); signatures redacted as the stored symbols' are."""
+    sigs = [s.signature for s in r.symbols]
+    if may_hold_secret("\n".join(sigs)):
+        sigs = [clean(t) for t in sigs]
     return FileSyms.build(
         r.path, r.language, module, r.package,
-        ((s.local, s.name, s.kind, s.parent, s.signature) for s in r.symbols),
+        ((s.local, s.name, s.kind, s.parent, sig) for s, sig in zip(r.symbols, sigs,
+                                                                     strict=True)),
         ((i.caller, i.module, i.name, i.alias, i.line) for i in r.imports),
         ((x.caller, x.name, x.receiver, x.line) for x in r.refs if x.kind == "inherits"),
         r.facts)
@@ -64,8 +68,8 @@ def from_rows(path: str, language: str, content_hash: str, size: int, mtime_ns: 
                   clean(s[9]), clean(s[10]), s[11], s[12]) for s in syms]
     else:
         srows = [(s[1], s[2], _fold(s[1]), *s[3:]) for s in syms]
-    fs = FileSyms.build(path, language, "", package,
-                        ((s[2], s[1], s[3], s[4], s[9]) for s in syms), imps,
+    fs = FileSyms.build(path, language, "", package,  # signatures as stored: redacted
+                        ((s[1], s[0], s[3], s[4], s[9]) for s in srows), imps,
                         ((c, n, r, ln) for c, k, n, r, ln in refs if k == "inherits"), facts)
     return (path, language, content_hash, size, mtime_ns, lines, package, error, "", srows,
             [(src, line, clean(text)) for src, line, text in notes], fs.dumps(), _pack(refs))
