@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,17 @@ def hindsight_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     home = tmp_path_factory.mktemp("hhome")
     monkeypatch.setenv("HINDSIGHT_HOME", str(home))
     return home
+
+
+@pytest.fixture(autouse=True)
+def _no_resident_parser() -> Iterator[None]:
+    """Each test starts and ends without this process's resident parse worker
+    (codeindex/resident.py): one forked under another test's patches would keep them."""
+    from hindsight.codeindex import resident
+
+    resident.stop()
+    yield
+    resident.stop()
 
 
 def git(cwd: Path, *args: str) -> str:

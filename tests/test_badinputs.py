@@ -170,9 +170,13 @@ def test_unreadable_file_keeps_indexed_version(tmp_path: Path, monkeypatch: obje
                 raise PermissionError(13, "Permission denied")
             return real_open(file, *a, **k)  # type: ignore[call-overload]
 
+        from hindsight.codeindex import resident
+
+        resident.stop()  # the parse worker is forked again under the patch, dropped after
         with pytest.MonkeyPatch.context() as mp:  # undoes only this patch, not the home
             mp.setattr(builtins, "open", fake_open)
             st = bank.code.index(workers=1)
+        resident.stop()
         assert any("a.py: unreadable" in w for w in st.warnings)
         assert [s.name for s in bank.code.symbols("alpha")[1]] == ["alpha"]  # kept
         assert [s.name for s in bank.code.symbols("b2")[1]] == ["b2"]  # the rest went on

@@ -76,8 +76,9 @@ class _Def:
         self.rec_local = ""
         # the outer name of a chained assignment (`a.x = a.y = function () {}`): it spans
         # the function but never contains a definition (the function is the inner one's)
-        self.alias = node.type == "assignment_expression" and \
-            node.child_by_field_name("right").type == "assignment_expression"
+        right = node.child_by_field_name("right") if node.type == "assignment_expression" \
+            else None
+        self.alias = right is not None and right.type == "assignment_expression"
 
 
 def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[

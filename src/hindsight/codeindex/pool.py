@@ -34,6 +34,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from hindsight.codeindex import resident
 from hindsight.codeindex.parse import prepare
 from hindsight.codeindex.worker import failed_wire, index_wire, parse_wire
 from hindsight.models import ParseResult
@@ -254,6 +255,15 @@ def _forked(root: str, items: list[Item], timeout: float, scratch: str
     return [ParseResult.from_wire(w) for w in pickle.loads(data)]
 
 
+def _resident(root: str, items: list[Item], timeout: float, scratch: str
+              ) -> list[ParseResult] | None:
+    """Parse ``items`` in this process's resident worker (:mod:`resident`); ``None`` if
+    it is busy. Raises :class:`resident.Died` when it died on them (its report is in
+    ``scratch``)."""
+    wires = resident.run(_job, (root, items, timeout, scratch, "parse"))
+    return None if wires is None else [ParseResult.from_wire(w) for w in wires]
+
+
 def run_small(root: str, items: list[Item], timeout: float | None = None
               ) -> tuple[list[ParseResult], list[Item]]:
     """Parse a few files in a forked child, each within ``timeout`` seconds (see
@@ -270,8 +280,17 @@ def run_small(root: str, items: list[Item], timeout: float | None = None
     scratch = tempfile.mkdtemp(prefix="hindsight-parse-")
     try:
         todo = list(items)
+        first = True
         while todo:
-            got = _forked(root, todo, timeout, scratch)
+            # the first attempt goes to this process's resident worker; after a death,
+            # one-off children (as before it existed)
+            try:
+                got = _resident(root, todo, timeout, scratch) if first else None
+                if got is None:
+                    got = _forked(root, todo, timeout, scratch)
+            except resident.Died:
+                got = None  # as a dead child: its report is in scratch
+            first = False
             if got is not None:
                 results.extend(got)
                 break
