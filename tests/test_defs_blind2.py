@@ -15,35 +15,23 @@ import os
 from pathlib import Path
 
 import pytest
+from defsutil import Row, langs
+from defsutil import expected as _expected
+from defsutil import found as _found
 
 from hindsight.codeindex.languages import language_for
 from hindsight.codeindex.worker import parse_bytes
 
 BLIND = Path(__file__).resolve().parent / "fixtures" / "defs_blind2"
-LANGS = sorted(p.name for p in BLIND.iterdir() if p.is_dir())
-Row = tuple[str, int, str, str]
+LANGS = langs(BLIND)
 
 
 def expected(lang: str) -> list[Row]:
-    rows = []
-    for line in (BLIND / lang / "expected.tsv").read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
-            f, n, kind, local = line.split("\t")
-            rows.append((f, int(n), kind, local))
-    return sorted(rows)
+    return _expected(BLIND, lang)
 
 
 def found(lang: str) -> list[Row]:
-    rows = []
-    for f in sorted(os.listdir(BLIND / lang)):
-        if f == "expected.tsv":
-            continue
-        language = language_for(f)
-        assert language is not None, f
-        r = parse_bytes(f, language, (BLIND / lang / f).read_bytes())
-        assert not r.error, (f, r.error)  # the fixtures are valid code
-        rows += [(f, s.start_line, s.kind, s.local) for s in r.symbols]
-    return sorted(rows)
+    return _found(BLIND, lang)
 
 
 def test_six_languages_twelve_to_twenty_five_unit_files() -> None:
