@@ -146,12 +146,11 @@ def filled(fs: FileSyms, base: str, kind: str) -> list[tuple[str, int, str]]:
     """``(scope, line, value)`` of the elements that functions of ``fs`` add to the
     module-level ``base`` (``base.append(v)``, ``base[k] = v``; ``kind`` ``*`` or ``?``),
     where the function binds no local of that name."""
-    out: list[tuple[str, int, str]] = []
-    for s, d in fs.flow.items():
-        if s and base not in d:
-            for target in (f"{base}[{kind}]", f"{base}[+{kind}]"):
-                out += [(s, b, v) for b, v in d.get(target, ())]
-    return out
+    writes = fs.element_writes
+    a, b = writes.get(f"{base}[{kind}]", []), writes.get(f"{base}[+{kind}]", [])
+    rows = sorted(a + b, key=lambda w: w[0]) if a and b else a or b  # scope order
+    flow = fs.flow
+    return [(s, line, v) for _i, s, line, v in rows if base not in flow[s]]
 
 
 def own_attr(flow: Flow, fs: FileSyms, scope: str, attr: str, line: int) -> Value | None:

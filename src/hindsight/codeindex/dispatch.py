@@ -44,13 +44,17 @@ def subclasses(r: Resolver, q: str) -> list[str]:
     directly or not, breadth first, at most ``MAX_SUBCLASSES + 1`` (more means "too many").
     The keys consulted are added to ``r.deps``."""
     out: list[str] = []
+    seen = {q}
     frontier = [q]
     while frontier and len(out) <= MAX_SUBCLASSES:
         c = frontier.pop(0)
         for s in _direct(r, c.partition("::")[2].rpartition(".")[2]).get(c, ()):
-            if s not in out and s != q:
+            if s not in seen:
+                seen.add(s)
                 out.append(s)
                 frontier.append(s)
+                if len(out) > MAX_SUBCLASSES:  # too many: the rest cannot change that
+                    return out
     return out
 
 
@@ -79,7 +83,9 @@ def _direct(r: Resolver, name: str) -> dict[str, list[str]]:
         # path key would tie every file asking to every candidate (quadratic deps)
         keep = frozenset(k for k in sub.deps if not (k.startswith("path:") and k[5:] in seen))
         memo = r.t._subs[name] = (index, keep)
-    r.deps.update(memo[1])
+    if memo[1] and name not in r._subs_seen:  # once per resolver: key sets can be large
+        r._subs_seen.add(name)  # (never for the empty in-progress placeholder above)
+        r.deps.update(memo[1])
     return memo[0]
 
 

@@ -48,6 +48,7 @@ class Resolver:
         # memoised per file (their dependencies are recorded on first use)
         self._dispatch: dict[tuple[str, str, str, str], list[str]] = {}
         self._decorated: dict[str, str] = {}
+        self._subs_seen: set[str] = set()  # base names whose `sub:` keys are in deps
         self._flow: Flow | None = None
         self._shared: weakref.ref[Flow] | None = None
 

@@ -149,6 +149,19 @@ class FileSyms:
     def calls(self) -> list[tuple[str, str, int]]:
         return self.grouped.calls
 
+    @cached_property
+    def element_writes(self) -> dict[str, list[tuple[int, str, int, str]]]:
+        """Subscript target (``xs[*]``, ``d[+?]``…) → ``(scope's position in flow, scope,
+        line, value)`` of the element writes made in functions (not at module level), in
+        scope order: one pass per file for :func:`hindsight.codeindex.classes.filled`."""
+        out: dict[str, list[tuple[int, str, int, str]]] = {}
+        for i, (s, d) in enumerate(self.flow.items()):
+            if s:
+                for t, lst in d.items():
+                    if t.endswith("]"):
+                        out.setdefault(t, []).extend((i, s, b, v) for b, v in lst)
+        return out
+
     def enclosing_class(self, scope: str) -> str:
         """The innermost class-like definition containing ``scope`` (itself included)."""
         s = scope
