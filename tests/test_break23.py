@@ -112,7 +112,6 @@ def test_decorator_named_in_class_body_is_the_class_local(tmp_path: Path) -> Non
         f"a.py::K.use -> a.py::K.m @{line_of(src, 'self.m()')}"]
 
 
-@pytest.mark.xfail(strict=True, reason="super(Cls, self) is read as super()")
 def test_explicit_super_starts_after_the_named_class(tmp_path: Path) -> None:
     """``super(Mid, self).step()`` inside ``Leaf`` looks after ``Mid`` in the order, so it
     runs ``Base.step``; the index reads it as ``super()`` of Leaf and gives ``Mid.step``."""
@@ -121,6 +120,20 @@ def test_explicit_super_starts_after_the_named_class(tmp_path: Path) -> None:
            "        return super(Mid, self).step()\n")
     assert calls_from(tmp_path, {"a.py": src}, "a.py::Leaf.step") == [
         f"a.py::Leaf.step -> a.py::Base.step @{line_of(src, 'super(Mid')}"]
+
+
+def test_explicit_super_of_the_own_class_and_through_an_attribute(tmp_path: Path) -> None:
+    """``super(Leaf, self)`` inside Leaf is ``super()``; ``super(Mid, self).tool.run()``
+    reads the attribute after Mid (Base's ``self.tool = Tool()``)."""
+    src = ("class Tool:\n    def run(self):\n        return 0\n\n\nclass Base:\n"
+           "    def __init__(self):\n        self.tool = Tool()\n\n    def step(self):\n"
+           "        return 0\n\n\nclass Mid(Base):\n    def step(self):\n        return 1\n\n\n"
+           "class Leaf(Mid):\n    def step(self):\n        return super(Leaf, self).step()\n\n"
+           "    def use(self):\n        return super(Mid, self).tool.run()\n")
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::Leaf.step") == [
+        f"a.py::Leaf.step -> a.py::Mid.step @{line_of(src, 'super(Leaf')}"]
+    assert calls_from(tmp_path / "2", {"a.py": src}, "a.py::Leaf.use") == [
+        f"a.py::Leaf.use -> a.py::Tool.run @{line_of(src, 'super(Mid')}"]
 
 
 @pytest.mark.xfail(strict=True, reason="a self that is not the method's receiver dispatches")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.table import SUPER_NAMES
 from hindsight.codeindex.values import MAX_TARGETS
 
@@ -87,6 +88,19 @@ def _direct(r: Resolver, name: str) -> dict[str, list[str]]:
         r._subs_seen.add(name)  # (never for the empty in-progress placeholder above)
         r.deps.update(memo[1])
     return memo[0]
+
+
+def explicit_super(r: Resolver, caller: str, name: str, receiver: str) -> str:
+    """``super(Mid, self).name()`` in ``caller``: the member ``name`` after class ``Mid``
+    in Mid's own order, or ``""`` (the instance's order, which differs below a diamond, is
+    not known here)."""
+    segs = parse(receiver)
+    if not segs or len(segs) != 1 or segs[0] == "super()":
+        return ""
+    cls = r.lookup(r.f, caller, segs[0][6:-1])
+    path, _, local = cls[0].partition("::") if cls else ("", "", "")
+    hit = r.members_of(path, local, name, 0, skip_own=True) if local else []
+    return hit[0] if hit else ""
 
 
 def overrides(r: Resolver, caller: str, name: str, receiver: str, hit: str) -> list[str]:

@@ -18,6 +18,7 @@ arguments after ``::``.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 MAX_TEXT = 4000  # longer texts are not paths worth following (a builder chain of lambdas)
@@ -98,6 +99,10 @@ def key_text(inner: str) -> str:
     return "?"
 
 
+# the two-argument form of super(): a class named, then the instance or class
+_SUPER_ARGS = re.compile(r"\s*([A-Za-z_][\w.]*)\s*,\s*[A-Za-z_]\w*\s*$")
+
+
 @lru_cache(maxsize=65536)
 def parse(text: str) -> tuple[str, ...] | None:
     """Segments of an access path written as ``text`` (head first), or ``None``."""
@@ -163,7 +168,12 @@ def parse(text: str) -> tuple[str, ...] | None:
             end = _close(s, i)
             if end < 0:
                 return None
-            segs.append("()" if c == "(" else f"[{key_text(s[i + 1:end - 1])}]")
+            explicit = _SUPER_ARGS.match(s, i + 1, end - 1) \
+                if c == "(" and segs == ["super"] else None
+            if explicit:  # `super(Mid, self)`: after Mid in the order (PEP 3135)
+                segs[0] = f"super({explicit.group(1)})"
+            else:
+                segs.append("()" if c == "(" else f"[{key_text(s[i + 1:end - 1])}]")
             i = end
             continue
         return None

@@ -262,6 +262,9 @@ class Flow:
         if name in SUPER_NAMES.get(lang, ("super",)):
             cls = fs.enclosing_class(scope)
             return ("super", f"{fs.path}::{cls}") if cls else None
+        if name.startswith("super("):  # `super(Mid, self)` (exprs.parse): after Mid
+            v = self.head(fs, scope, name[6:-1], line)
+            return ("super", v[1]) if v is not None and v[0] == "cls" else None
         if name.startswith("&"):
             return self.classify(f"{fs.path}::{name[1:]}")
         # bindings of the enclosing functions, innermost first

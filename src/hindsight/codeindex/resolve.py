@@ -307,6 +307,8 @@ class Resolver:
             cls = self.enclosing_class(caller)
             hit = self.members_of(fs.path, cls, name, 0, skip_own=True) if cls else []
             return hit[0] if hit else ""
+        if receiver.startswith("super(") and fs.language in dispatch.LANGUAGES:
+            return dispatch.explicit_super(self, caller, name, receiver)
         return self._via_receiver(caller, name, receiver)
 
     def _via_receiver(self, caller: str, name: str, receiver: str) -> str:

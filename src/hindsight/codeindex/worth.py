@@ -34,7 +34,8 @@ def worth(flow: Flow, fs: FileSyms, scope: str, segs: tuple[str, ...], depth: in
     cheaply."""
     head = segs[0]
     if head.startswith("&") or head in SPECS[fs.language].self_names or head in (
-            "Self", "super()") or head in SUPER_NAMES.get(fs.language, ("super",)):
+            "Self", "super()") or head in SUPER_NAMES.get(fs.language, ("super",)) or \
+            head.startswith("super("):  # `super(Mid, self)` (exprs.parse)
         return True
     i = 1
     while i < len(segs) and segs[i][0] == "[":  # `d['k']` is one name, as in eval
