@@ -135,6 +135,10 @@ def _serve(host: str, port: int, embedded: str | None, tls: bool, cert: str | No
         _not_served_already(str(pg.data_dir))
         owner = _own(str(pg.data_dir))
         dsn = pg.start()
+        # not HOME-relative as root (default_data_dir): say where the tokens and memories
+        # live (fresh-user trial: a new HOME still listed earlier sessions' tokens)
+        sys.stderr.write(f"hindsight serve: embedded PostgreSQL data in {pg.data_dir} "
+                         "(kept between starts)\n")
         # the served banks keep their memories there too (app.open_served_bank, in this
         # process and in the workers it starts)
         os.environ["HINDSIGHT_DATABASE_URL"] = dsn
