@@ -176,16 +176,18 @@ def enter(flow: Flow, v: Value, method: str = "__enter__") -> Value | None:
     return same if same is not None else flow.call_value(m)
 
 
-def imported(flow: Flow, r: Resolver, fs: FileSyms, name: str) -> Value | None:
+def imported(flow: Flow, r: Resolver, fs: FileSyms, name: str, suffix: str = ""
+             ) -> Value | None:
     """The value of ``name`` imported from another module (``from client import
     default_client``) when the module binds it at its top level (``default_client =
-    HttpClient(…)``): the value of that binding."""
+    HttpClient(…)``): the value of that binding; with ``suffix`` (``[*]``, ``['k']``)
+    the value of that part of it (the module's ``PIPELINE = [auth, timing]``)."""
     for mod, iname in fs.by_alias.get(name, ()):
         if iname:
             for p in r.module_files(fs, mod):
                 other = flow.fs(p)
                 if other is not None and other.path != fs.path:
-                    v = flow.binding(other, "", iname, None)
+                    v = flow.binding(other, "", iname + suffix, None)
                     if v is not None:
                         return v
     return None

@@ -311,6 +311,13 @@ class Flow:
                 return self.classify(hit[0])
             if r is not None and name in fs.by_alias and name not in fs.flow.get("", {}):
                 return classes.imported(self, r, fs, name)  # `from m import obj`
+        else:  # `PIPELINE[*]` of `from m import PIPELINE`: m's elements
+            base, _, rest = name.partition("[")
+            r = self.ctx(fs.path)
+            if r is not None and base in fs.by_alias and base not in fs.flow.get("", {}):
+                v = classes.imported(self, r, fs, base, "[" + rest)
+                if v is not None:
+                    return v
         return classes.bound(self, fs, "", name, line if not scope else None)[1]
 
     def pick(self, fs: FileSyms, scope: str, bindings: list[tuple[int, str]],

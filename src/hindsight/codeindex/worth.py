@@ -94,6 +94,8 @@ def _name_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> 
             return _MEMBERS if v[0] in ("fn", "cls") else _YES
         if head in fs.by_alias and head not in fs.flow.get("", {}):
             return _YES  # an object bound in the module it is imported from: Flow.head
+    elif (base := head.partition("[")[0]) in fs.by_alias and base not in fs.flow.get("", {}):
+        return _YES  # an element of such an object (`TABLE[k]`): Flow.head
     b = _bindings(fs, "", head)
     if b:
         return _bound_worth(flow, fs, "", b, depth)
