@@ -281,9 +281,10 @@ class Bindings:
         else:
             target = canon(_t(target_node))
             segs = parse(target) if target else None
-            if not segs or len(segs) > 3 or (len(segs) == 3 and segs[2][0] != "[") or (
-                    len(segs) > 1 and segs[1][0] == "." and segs[0] not in self.selfs):
-                return  # only x, self.x, x[k] and self.x[k] are bound
+            if not segs or len(segs) > 3 or (
+                    len(segs) > 1 and segs[1][0] == "." and segs[0] not in self.selfs) or (
+                    len(segs) == 3 and segs[2][0] != "[" and segs[1][0] != "."):
+                return  # only x, self.x, x[k], self.x[k] and self.x.y are bound
         if value_node is not None and value_node.type == "call" and \
                 self.language == "python":
             copied = self.copied(value_node)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from hindsight.codeindex.bindings import AFTER
 from hindsight.codeindex.table import FileSyms
-from hindsight.codeindex.values import Value, union
+from hindsight.codeindex.values import Value, members, union
 
 if TYPE_CHECKING:
     from hindsight.codeindex.flow import Flow
@@ -151,6 +151,18 @@ def filled(fs: FileSyms, base: str, kind: str) -> list[tuple[str, int, str]]:
     rows = sorted(a + b, key=lambda w: w[0]) if a and b else a or b  # scope order
     flow = fs.flow
     return [(s, line, v) for _i, s, line, v in rows if base not in flow[s]]
+
+
+def foreign(flow: Flow, fs: FileSyms, q: str, name: str) -> list[tuple[str, int, str]]:
+    """``(scope, line, value)`` of the writes to attribute ``name`` of class ``q``'s
+    instances made from other objects' methods in ``q``'s file (``self.button.on_click =
+    self.handle`` in ``Form``, when ``self.button`` is a ``Button``)."""
+    out = []
+    for obj, scope, line, value in fs.foreign_attrs.get(name, ()):
+        v = flow.value(fs, scope, f"self.{obj}", line)
+        if v is not None and (v == ("inst", q) or ("inst", q) in members(v)):
+            out.append((scope, line, value))
+    return out
 
 
 def own_attr(flow: Flow, fs: FileSyms, scope: str, attr: str, line: int) -> Value | None:

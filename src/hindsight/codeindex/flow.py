@@ -464,6 +464,8 @@ class Flow:
             attr = attrs.get(name) or attrs.get(classes.indexed(name) or name)
             if name.endswith(("[?]", "[*]")):  # and what `self.d[k] = v` added
                 attr = (attr or []) + attrs.get(f"{name[:-3]}[+{name[-2]}]", [])
+            elif name in fs.foreign_attrs:  # and what other objects' methods set on it
+                attr = (attr or []) + classes.foreign(self, fs, cq, name)
             if attr:
                 return self._guarded(("attr", cq, name), partial(self._agree, fs, attr))
         return None

@@ -162,6 +162,20 @@ class FileSyms:
                         out.setdefault(t, []).extend((i, s, b, v) for b, v in lst)
         return out
 
+    @cached_property
+    def foreign_attrs(self) -> dict[str, list[tuple[str, str, int, str]]]:
+        """Attribute name → ``(path of the object from self, scope, line, value)`` of the
+        writes ``self.a.name = value`` that methods of this file's classes make on another
+        object's attribute (``self.button.on_click = self.handle``):
+        :func:`hindsight.codeindex.classes.foreign`."""
+        out: dict[str, list[tuple[str, str, int, str]]] = {}
+        for d in self.attrs.values():
+            for key, lst in d.items():
+                obj, _, attr = key.rpartition(".")
+                if obj and "[" not in attr:
+                    out.setdefault(attr, []).extend((obj, s, ln, v) for s, ln, v in lst)
+        return out
+
     def enclosing_class(self, scope: str) -> str:
         """The innermost class-like definition containing ``scope`` (itself included)."""
         s = scope
