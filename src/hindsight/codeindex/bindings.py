@@ -358,6 +358,10 @@ class Bindings:
         v = canon(_t(node))
         if v.endswith(".values()") and len(v) > 9:  # a loop over a dict's values
             return [f"{v[:-9]}[?]"]
+        if node.type == "call" and self.language == "python":
+            read = self.value(node)  # `for f in self.handlers.get(k, [])`: d[?]'s elements
+            if read and read != "?" and read != v:
+                return [f"{read}[*]"]
         return [f"{v}[*]"] if v else ["?"]
 
     def copied(self, call: Any) -> list[str] | None:

@@ -71,18 +71,36 @@ def except_(out: Bindings, caps: dict[str, list[Any]]) -> None:
 
 def append(out: Bindings, caps: dict[str, list[Any]]) -> None:
     """``xs.append(v)`` / ``xs.add(v)``: ``v`` is an element of ``xs`` from then on (the
-    fact ``xs[+*]``; such facts accumulate until ``xs`` is bound again: Flow.head)."""
+    fact ``xs[+*]``; such facts accumulate until ``xs`` is bound again: Flow.head). A dict
+    of lists too: ``d[k].append(v)`` and ``d.setdefault(k, []).append(v)`` add ``v`` to
+    the elements of the value at that key and of any value of ``d`` (``d['k'][+*]`` and
+    ``d[?][+*]``)."""
     node = caps["fact.append"][0]
     lhs = caps["fact.lhs"][0]
-    target = _t(lhs) if lhs.type == "identifier" else canon(_t(lhs))
-    segs = parse(target) if target else None
-    if not segs or len(segs) > 2 or (len(segs) == 2 and segs[0] not in out.selfs):
+    if lhs.type == "call":  # only `d.setdefault(k, …)`: the list held at some key
+        fn = lhs.child_by_field_name("function")
+        if fn is None or fn.type != "attribute" or \
+                _t(fn.child_by_field_name("attribute")) != "setdefault":
+            return
+        base = canon(_t(fn.child_by_field_name("object")))
+        targets = [f"{base}[?]"] if base else []
+    elif lhs.type == "subscript":
+        base = canon(_t(lhs.child_by_field_name("value")))
+        at = canon(_t(lhs))
+        targets = list(dict.fromkeys([at, f"{base}[?]"])) if base and at else []
+    else:
+        targets = [_t(lhs) if lhs.type == "identifier" else canon(_t(lhs))]
+    segs = parse(targets[0]) if targets and targets[0] else None
+    core = segs[:-1] if segs and len(segs) > 1 and lhs.type != "identifier" and \
+        lhs.type != "attribute" else segs
+    if not core or len(core) > 2 or (len(core) == 2 and core[0] not in out.selfs):
         return
     v = out.value(caps["fact.rhs"][0])
-    out.containers.setdefault(target, "seq")
+    for target in targets:
+        out.containers.setdefault(target, "seq")
     if v and v != "?":
         scope, line = out.scope(node), _line(node)
-        out.facts.append((scope, f"{target}[+*]", v, line))
+        out.facts.extend((scope, f"{target}[+*]", v, line) for target in targets)
         out.used(scope, v)
 
 

@@ -9,7 +9,7 @@
 (for_statement left: (identifier) @fact.lhs) @fact.for
 (for_in_clause left: (identifier) @fact.lhs right: (_) @fact.rhs) @fact.comp
 (except_clause (as_pattern (_) @fact.rhs alias: (as_pattern_target (identifier) @fact.lhs))) @fact.except
-(call function: (attribute object: [(identifier) (attribute)] @fact.lhs
+(call function: (attribute object: [(identifier) (attribute) (call) (subscript)] @fact.lhs
                            attribute: (identifier) @_append (#any-of? @_append "append" "add" "appendleft"))
       arguments: (argument_list . [(identifier) (attribute) (call) (subscript)] @fact.rhs .)) @fact.append
 (return_statement [(call) (identifier) (attribute) (subscript) (await)
