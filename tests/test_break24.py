@@ -156,7 +156,10 @@ def test_a_killed_index_leaves_no_worker_holding_the_index_lock(tmp_path: Path) 
     try:
         deadline = time.monotonic() + 20
         while not kids and time.monotonic() < deadline and p.poll() is None:
-            kids = _children(p.pid)
+            if list(scratch.glob("hindsight-parse-*")):  # the parse pool's scratch: its
+                kids = _children(p.pid)  # workers (not a git command before its exec)
+                time.sleep(0.05)
+                kids = [k for k in kids if k in _children(p.pid)]
             time.sleep(0.01)
         assert kids, "the parse pool was never seen"
         p.kill()
