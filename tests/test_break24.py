@@ -132,16 +132,21 @@ def test_a_bank_migrated_under_an_earlier_migration_name_opens(
 
 # --- kills ----------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="parse workers outlive a SIGKILLed index and keep its "
+@pytest.mark.xfail(strict=True, reason="parse workers outlive a killed index and keep its "
                    "inherited flock: every later index waits 600 s, then fails, forever")
-def test_a_killed_index_leaves_no_worker_holding_the_index_lock(tmp_path: Path) -> None:
-    """SIGKILL ``hindsight index --full`` while its parse pool runs (a hook killed by its
-    agent's timeout, an OOM kill). Its forked ProcessPoolExecutor workers hold both ends of
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_a_killed_index_leaves_no_worker_holding_the_index_lock(
+        tmp_path: Path, sig: signal.Signals) -> None:
+    """SIGKILL or SIGTERM ``hindsight index --full`` while its parse pool runs (a hook
+    stopped by its agent's timeout, an OOM kill). Its forked ProcessPoolExecutor workers
+    hold both ends of
     the call queue's pipe, so they never see EOF and wait for work forever; they inherited
     the open file of ``locks/index-<bank>.lock`` whose ``flock`` the dead parent held, so
     the bank's index lock is never released: the next ``hindsight index`` prints nothing
     for INDEX_LOCK_WAIT_S (600 s), then fails (seen on the stdlib: still held after
-    minutes). The workers should die with their parent and the lock be free."""
+    minutes). They also keep the dead index's stdout and stderr open: a caller reading its
+    output to the end (``subprocess.communicate``) waited past its 120 s timeout. The
+    workers should die with their parent and the lock be free."""
     from hindsight.config.paths import Home, file_lock, index_lock_name
 
     repo = make_repo(tmp_path / "r", FILES)
@@ -162,7 +167,7 @@ def test_a_killed_index_leaves_no_worker_holding_the_index_lock(tmp_path: Path) 
                 kids = [k for k in kids if k in _children(p.pid)]
             time.sleep(0.01)
         assert kids, "the parse pool was never seen"
-        p.kill()
+        p.send_signal(sig)
         p.wait()
         deadline = time.monotonic() + 5
         while any(_alive(k) for k in kids) and time.monotonic() < deadline:
