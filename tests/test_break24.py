@@ -489,3 +489,57 @@ def test_an_upgrade_interrupted_after_its_commit_keeps_anchors_fresh(
         bank.code.index(workers=1)  # the run after the kill
         a = bank.memory.get(mid).anchors
     assert [(x.symbol, x.stale) for x in a] == [("C.x:setter", False)]
+
+
+# --- an error while the parse pool runs -----------------------------------------------------
+
+_FAIL_IN_PARSE = """
+import sqlite3, sys
+from hindsight.store.sqlite import bulk
+real = bulk.SqliteBulkLoad.add
+n = [0]
+def add(self, *a, **k):  # the first batch staged meets a full TMPDIR
+    n[0] += 1
+    if n[0] == 1:
+        raise sqlite3.OperationalError("database or disk is full")
+    return real(self, *a, **k)
+bulk.SqliteBulkLoad.add = add
+from hindsight.codeindex import build
+build.BATCH_BYTES = 262144  # several batches, as a large repository has
+from hindsight.entry import main
+sys.argv = ["hindsight", "index", "--full", "--workers", "2"]
+main()
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="the parse pool is left with shutdown(wait=False) and "
+                   "its workers terminated: at exit the process prints a 15-line 'Exception "
+                   "ignored' traceback, or hangs for ever, in ~1 run of 4")
+def test_an_error_during_parse_prints_one_line_and_exits(tmp_path: Path) -> None:
+    """TMPDIR on a full 3 MB tmpfs, ``hindsight index --full`` of the stdlib, 5 runs: all
+    exit 4 (right), but 2 print under the error line ``Exception ignored in: <module
+    'threading'>`` and a traceback ending ``OSError: [Errno 9] Bad file descriptor`` (from
+    ``concurrent.futures.process._python_exit``). With smaller batches about 1 run in 8
+    also never exits after printing its error: the main thread joins the pool's manager
+    thread at exit, which waits on a pipe for ever (the terminated workers are zombies).
+    Any error raised while the pool runs does it (Ctrl-C too). Here the intake fails on
+    its first batch, in a real subprocess, up to 16 times (each within 8 s; a run takes
+    under 1 s); every run must exit and print exactly one line. Likely cause of the hang:
+    a worker terminated while it wrote its result leaves half a message in the result
+    pipe, whose write end this process also holds, so the manager thread's ``recv`` never
+    returns."""
+    repo = make_repo(tmp_path / "r", {f"m{i:03d}.py": "".join(
+        f"def f{j}(x):\n    return g{j}(x) + {i}\n\n\ndef g{j}(x):\n    return h(x)\n\n\n"
+        for j in range(300)) for i in range(40)})
+    script = tmp_path / "fail_in_parse.py"
+    script.write_text(_FAIL_IN_PARSE)
+    env = _env(tmp_path)
+    for _ in range(16):  # a race: 3 runs in 12 showed it here (~1% chance to see none)
+        try:
+            r = subprocess.run([sys.executable, str(script)], cwd=repo, env=env,
+                               capture_output=True, text=True, timeout=8)
+        except subprocess.TimeoutExpired:
+            pytest.fail("hindsight index never exited after its error")
+        assert r.returncode == 4, r.stderr
+        lines = r.stderr.splitlines()
+        assert len(lines) == 1 and "disk is full" in lines[0], r.stderr
