@@ -229,8 +229,6 @@ class _InterruptAfterCommit(sqlite3.Connection):
         return cur
 
 
-@pytest.mark.xfail(strict=True, reason="add() rolls back a transaction COMMIT already ended: "
-                   "'cannot rollback - no transaction is active' replaces the Ctrl-C")
 def test_ctrl_c_as_the_intake_commits_is_an_interrupt(tmp_path: Path) -> None:
     """SIGINT sent to ``hindsight index --full`` on the stdlib at 1 s intervals: one run in
     five ended with exit 4 and "full rebuild failed, nothing changed: cannot rollback - no
@@ -250,8 +248,6 @@ def test_ctrl_c_as_the_intake_commits_is_an_interrupt(tmp_path: Path) -> None:
 
 # --- TMPDIR full ----------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="a full TMPDIR is reported as 'cannot rollback - no "
-                   "transaction is active': neither the full disk nor the scratch path shown")
 def test_a_full_tmpdir_names_the_full_disk(tmp_path: Path, monkeypatch: Any) -> None:
     """TMPDIR on a 300 KB tmpfs, ``hindsight index --full`` of the stdlib: "full rebuild
     failed, nothing changed: cannot rollback - no transaction is active" (the old index is
@@ -285,9 +281,6 @@ def test_a_full_tmpdir_names_the_full_disk(tmp_path: Path, monkeypatch: Any) -> 
 
 # --- readers and writers --------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="after its commit the rebuild runs wal_checkpoint("
-                   "TRUNCATE), which waits the whole busy timeout on any open reader and "
-                   "keeps other writers out meanwhile")
 def test_an_open_reader_does_not_stall_the_rebuild_or_lock_out_writers(
         tmp_path: Path, monkeypatch: Any) -> None:
     """A reader holds a read transaction (an MCP server between two rows of a cursor, the

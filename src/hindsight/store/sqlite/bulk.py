@@ -188,7 +188,7 @@ class SqliteBulkLoad:
                 c.executemany("INSERT INTO intake.filesyms VALUES(?,?)", dumps)
             c.execute("COMMIT")
         except BaseException:
-            c.execute("ROLLBACK")
+            _rollback(c)
             raise
         self._symbols += len(symbols)
 
@@ -223,7 +223,7 @@ class SqliteBulkLoad:
                           [(m, i) for i, m in modules.items()])
             c.execute("COMMIT")
         except BaseException:
-            c.execute("ROLLBACK")
+            _rollback(c)
             raise
 
     def add_edges(self, edges: list[tuple[Any, ...]], deps: list[tuple[int, str]]) -> None:
@@ -261,7 +261,7 @@ class SqliteBulkLoad:
         self._open = False
         self._close(rollback=False)
         c.execute("PRAGMA optimize")
-        c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        checkpoint(c)
         return totals
 
     def _close(self, rollback: bool) -> None:
@@ -281,8 +281,34 @@ class SqliteBulkLoad:
         return self
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        scratch = self.dir
         if self._open or self._attached or self.dir:
             self._close(rollback=True)
         if isinstance(exc, sqlite3.Error):
-            raise StorageError(f"{self.where}: full rebuild failed, nothing changed: {exc}",
-                               path=self.where) from exc
+            where = f" (the scratch files are in {os.path.dirname(scratch)}: TMPDIR)" \
+                if scratch and "full" in str(exc) else ""
+            raise StorageError(f"{self.where}: full rebuild failed, nothing changed: {exc}"
+                               f"{where}", path=self.where) from exc
+
+
+def _rollback(c: sqlite3.Connection) -> None:
+    """Roll back the open transaction, if SQLite has not already (it does on SQLITE_FULL,
+    or when the interrupt came after COMMIT): a failed ROLLBACK never hides what raised."""
+    if c.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            c.execute("ROLLBACK")
+
+
+def checkpoint(c: sqlite3.Connection) -> None:
+    """Truncate the write-ahead log after a rebuild, without waiting: with the busy
+    handler on, ``wal_checkpoint(TRUNCATE)`` waits out the busy timeout for any open
+    reader and keeps writers out meanwhile (break24). When readers are there the log stays
+    (a later checkpoint truncates it)."""
+    busy = int(c.execute("PRAGMA busy_timeout").fetchone()[0])
+    try:
+        c.execute("PRAGMA busy_timeout=0")
+        c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except sqlite3.OperationalError:
+        pass  # busy: left for later
+    finally:
+        c.execute(f"PRAGMA busy_timeout={busy}")
