@@ -106,8 +106,6 @@ RENAMED = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="migrations renamed at merges are applied a second "
-                   "time: 'table huge_files_done already exists', the bank never opens")
 @pytest.mark.parametrize("old,new", RENAMED)
 def test_a_bank_migrated_under_an_earlier_migration_name_opens(
         tmp_path: Path, old: str, new: str) -> None:

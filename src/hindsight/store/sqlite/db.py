@@ -420,10 +420,31 @@ def _error(where: str, what: str, e: BaseException) -> StorageError:
                         path=where, action="rebuild" if damaged else None)
 
 
+# Migrations renamed when branches merged (name a bank may have recorded → today's name):
+# a bank that ran one under its earlier name has it (break24: such banks never opened,
+# the migration ran twice). Keep every rename here.
+RENAMED = {"0004_huge_commit_files": "0006_huge_commit_files",
+           "0004_memory_agent": "0005_memory_agent", "0004_lexical": "0007_lexical",
+           "0004_receiver_facts": "0009_receiver_facts"}
+
+
 def migrate(conn: sqlite3.Connection) -> int:
-    """Apply pending migrations; returns the schema version (number of migrations)."""
+    """Apply pending migrations; returns the schema version (number of migrations). A
+    migration recorded under an earlier name (:data:`RENAMED`) counts as applied and is
+    recorded under today's name too."""
     conn.execute("CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY, applied_at TEXT)")
     done = {r[0] for r in conn.execute("SELECT name FROM migrations")}
+    known = [(old, new) for old, new in RENAMED.items() if old in done and new not in done]
+    if known:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany("INSERT OR IGNORE INTO migrations VALUES(?, ?)",
+                             [(new, now_iso()) for _old, new in known])
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        done.update(new for _old, new in known)
     for name, sql in MIGRATIONS:
         if name in done:
             continue
