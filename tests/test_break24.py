@@ -130,8 +130,6 @@ def test_a_bank_migrated_under_an_earlier_migration_name_opens(
 
 # --- kills ----------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="parse workers outlive a killed index and keep its "
-                   "inherited flock: every later index waits 600 s, then fails, forever")
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_a_killed_index_leaves_no_worker_holding_the_index_lock(
         tmp_path: Path, sig: signal.Signals) -> None:

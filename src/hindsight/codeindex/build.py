@@ -43,6 +43,7 @@ from hindsight.codeindex import files as F
 from hindsight.codeindex import modules as M
 from hindsight.codeindex import pool
 from hindsight.codeindex import wire as W
+from hindsight.codeindex.lifetime import die_with_parent
 from hindsight.codeindex.receivers import PROVIDES
 from hindsight.codeindex.resolve import FileSyms, Table, resolve_file
 from hindsight.models import IndexStats
@@ -323,11 +324,13 @@ def _fork(pids: list[int], groups: list[list[str]], wfd: int,
           work: Callable[[int], None]) -> None:
     """One child per group running ``work(i)``; each writes its finish time to ``wfd``
     and exits 0, or exits 1 on any error. Appends the children's pids to ``pids``."""
+    parent = os.getpid()
     for i in range(len(groups)):
         pid = os.fork()
         if pid == 0:  # child: never returns
             code = 1
             try:
+                die_with_parent(parent)
                 gc.disable()
                 work(i)
                 os.write(wfd, struct.pack("d", time.perf_counter()))

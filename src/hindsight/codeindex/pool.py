@@ -35,6 +35,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from hindsight.codeindex import resident
+from hindsight.codeindex.lifetime import die_with_parent
 from hindsight.codeindex.parse import prepare
 from hindsight.codeindex.worker import failed_wire, index_wire, parse_wire
 from hindsight.models import ParseResult
@@ -137,7 +138,7 @@ def _round(root: str, batches: list[list[Item]], workers: int, timeout: float, s
     # collected in the child, whose destructor waits for threads that exist only in the
     # parent. A worker's own objects are freed by reference counting.
     ex = ProcessPoolExecutor(max(1, min(workers, len(batches))), mp_context=_context(),
-                             initializer=gc.disable)
+                             initializer=_worker_init, initargs=(os.getpid(),))
     try:
         futs: dict[Future[list[tuple[Any, ...]]], list[Item]] = {}
         for b in batches:
@@ -228,13 +229,21 @@ def _receiver(results: list[ParseResult], sink: Callable[[list[tuple[Any, ...]]]
     return on_done
 
 
+def _worker_init(parent: int) -> None:
+    """A pool worker: no cycle collection (see _job), and it dies with ``parent``."""
+    gc.disable()
+    die_with_parent(parent)
+
+
 def _forked(root: str, items: list[Item], timeout: float, scratch: str
             ) -> list[ParseResult] | None:
     """Parse ``items`` in one forked child (cheaper than a pool for a few files); ``None``
     if the child died."""
     rfd, wfd = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # child: never returns
+        die_with_parent(parent)
         gc.disable()  # as the pool's workers (see _round)
         code = 0
         try:
