@@ -179,8 +179,6 @@ def test_a_killed_index_leaves_no_worker_holding_the_index_lock(
                 os.kill(k, signal.SIGKILL)
 
 
-@pytest.mark.xfail(strict=True, reason="a killed rebuild's hindsight-parts-*/-parse-* "
-                   "scratch stays in TMPDIR; no later run removes it")
 def test_a_killed_rebuild_leaves_no_scratch_files_for_ever(tmp_path: Path) -> None:
     """SIGKILL the whole process group of ``hindsight index --full`` once its intake file
     exists. The old index must stay usable (it does) and the next index must work (it

@@ -27,7 +27,6 @@ import multiprocessing as mp
 import os
 import pickle
 import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -38,6 +37,7 @@ from hindsight.codeindex import resident
 from hindsight.codeindex.lifetime import die_with_parent
 from hindsight.codeindex.parse import prepare
 from hindsight.codeindex.worker import failed_wire, index_wire, parse_wire
+from hindsight.config.paths import scratch_dir
 from hindsight.models import ParseResult
 
 Progress = Callable[[str, int, int], None]
@@ -185,7 +185,7 @@ def run(root: str, batches: list[list[Item]], workers: int,
     wire = "parse" if sink is None else "index"
     on_done = _receiver(results, sink, progress, sum(len(b) for b in batches))
 
-    scratch = tempfile.mkdtemp(prefix="hindsight-parse-")
+    scratch = scratch_dir("parse")
     try:
         pending = [b for b in batches if b]
         while pending:
@@ -286,7 +286,7 @@ def run_small(root: str, items: list[Item], timeout: float | None = None
     for lang in sorted({lang for _, lang in items}):  # once here, not in every child
         with contextlib.suppress(KeyError):  # unknown: the child reports it per file
             prepare(lang)
-    scratch = tempfile.mkdtemp(prefix="hindsight-parse-")
+    scratch = scratch_dir("parse")
     try:
         todo = list(items)
         first = True

@@ -26,7 +26,9 @@ import contextlib
 import hashlib
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -289,3 +291,42 @@ def bank_file(bank_id: str) -> str:
     if safe != bank_id:
         safe += "-" + hashlib.sha1(bank_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return os.path.join(Home.current().banks, safe + ".db")
+
+
+_SCRATCH = re.compile(r"^hindsight-(parse|parts|blobs)-(\d+)-")
+
+
+def scratch_dir(kind: str) -> str:
+    """A new scratch directory ``$TMPDIR/hindsight-<kind>-<pid>-XXXX`` (``kind``: ``parse``,
+    ``parts`` or ``blobs``), after removing those whose process is gone
+    (:func:`sweep_scratch`). Raises OSError as :func:`tempfile.mkdtemp`."""
+    sweep_scratch()
+    return tempfile.mkdtemp(prefix=f"hindsight-{kind}-{os.getpid()}-")
+
+
+def sweep_scratch() -> int:
+    """Remove the scratch directories of hindsight processes that ended without removing
+    them (killed: break24); returns how many. A directory is left alone while a process
+    with its pid lives. Never raises."""
+    try:
+        names = os.listdir(tempfile.gettempdir())
+    except OSError:
+        return 0
+    gone = 0
+    for name in names:
+        m = _SCRATCH.match(name)
+        if m is None or _alive(int(m.group(2))):
+            continue
+        shutil.rmtree(os.path.join(tempfile.gettempdir(), name), ignore_errors=True)
+        gone += 1
+    return gone
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's: alive
+        return True
+    return True

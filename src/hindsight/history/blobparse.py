@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 
 from hindsight.codeindex import languages, pool
+from hindsight.config.paths import scratch_dir
 from hindsight.models import ParseResult, SymState
 
 Version = tuple[str, str, str, bytes]  # key, repository path, language, raw bytes
@@ -35,7 +35,7 @@ def parse_versions(versions: list[Version], workers: int | None = None
     if hasattr(os, "fork"):  # forked workers inherit the compiled grammars and queries
         for lang in {v[2] for v in versions}:
             languages.get(lang)
-    scratch = tempfile.mkdtemp(prefix="hindsight-blobs-")
+    scratch = scratch_dir("blobs")
     try:
         items: list[tuple[str, str]] = []
         keys: dict[str, str] = {}

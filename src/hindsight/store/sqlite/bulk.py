@@ -26,10 +26,10 @@ import contextlib
 import os
 import shutil
 import sqlite3
-import tempfile
 import time
 from typing import Any
 
+from hindsight.config.paths import scratch_dir
 from hindsight.errors import StorageError
 from hindsight.store.sqlite.db import INDEXES, create_indexes, db_path, drop_indexes
 
@@ -114,7 +114,7 @@ class SqliteBulkLoad:
         self._open = False
         self._busy_ms = busy_ms
         try:
-            self.dir = tempfile.mkdtemp(prefix="hindsight-parts-")
+            self.dir = scratch_dir("parts")
             self._attach(self._new_part("intake", _INTAKE_SCHEMA), "intake")
             conn.execute("PRAGMA intake.journal_mode=OFF")
             for i in range(max(0, min(parts, MAX_PARTS))):
