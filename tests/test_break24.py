@@ -366,8 +366,6 @@ def test_a_resolver_child_killed_mid_share_gives_the_same_edges(
         assert "pkg/__init__.py" in in_parent  # the dead child's share, done here
 
 
-@pytest.mark.xfail(strict=True, reason="the builder waits on each resolver child without "
-                   "limit, holding the bank's write lock: a stuck child hangs the index")
 def test_a_stuck_resolver_child_does_not_hang_the_rebuild(
         tmp_path: Path, monkeypatch: Any) -> None:
     """A child that makes no progress (stopped, swapping, a pathological file) is waited
@@ -375,15 +373,13 @@ def test_a_stuck_resolver_child_does_not_hang_the_rebuild(
     write lock: the index never ends and every retain meanwhile fails after its busy
     timeout. Here the child sleeps; a watchdog kills it after 12 s (only then does the
     build finish, from the main process). The main process should give up on a child
-    silent for PART_BUSY_S (set to 1 s here) and resolve its share, same edges."""
-    from hindsight.store.sqlite import bulk
-
+    silent for build.RESOLVE_STALL_S (set to 1 s here) and resolve its share, same edges."""
     repo = make_repo(tmp_path / "r", FILES)
     with open_bank(repo_root_path=str(repo)) as bank:
         bank.code.index(full=True, workers=1)
         want = _snapshot(bank)
         build = _forking(monkeypatch)
-        monkeypatch.setattr(bulk, "PART_BUSY_S", 1.0)
+        monkeypatch.setattr(build, "RESOLVE_STALL_S", 1.0)
         parent = os.getpid()
         real = build.resolve_rows
         r, w = os.pipe()

@@ -31,8 +31,10 @@ instead, so the index is the same either way.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
+import select
 import signal
 import struct
 import time
@@ -54,6 +56,9 @@ IN_PROCESS_MAX = 24  # below this many files to parse, a worker pool costs more 
 BATCH_BYTES = 1 << 20  # a batch of files sent to one worker (big files first)
 PARALLEL_RESOLVE_MIN = 400  # files; below this a forked resolver costs more than it saves
 RESOLVE_CHUNK = 256  # files a resolver writes to its part at a time
+# a resolver child that finishes no file for this long (s) is stuck (break24): it is
+# killed and its share resolved by the main process (the same edges, later)
+RESOLVE_STALL_S = 30.0
 
 
 class Clock:
@@ -286,19 +291,32 @@ def _resolve(load: BulkLoad, table: Table, intake: _Intake, paths: list[str],
     groups = [g for g in shares(paths, lambda p: len(refs[p]) + 64, load.parts) if g]
     pids: list[int] = []
     rfd, wfd = os.pipe()  # each child writes the time it finished (8 bytes: atomic)
+    beat_r, beat_w = os.pipe()  # and its number (1 byte) after each file it resolved
+    os.set_blocking(beat_w, False)  # a full pipe drops beats, never stalls a child
     gc.freeze()  # children share these objects: the collector would copy their pages
     try:
         def work(i: int) -> None:  # in chunks: a child never holds all its rows
             write = load.part_writer()
+            mark = bytes([i])
             for at in range(0, len(groups[i]), RESOLVE_CHUNK):
-                write(i, *resolve_rows(table, refs, ids, groups[i][at:at + RESOLVE_CHUNK]))
+                edges: list[tuple[Any, ...]] = []
+                deps: list[tuple[int, str]] = []
+                for p in groups[i][at:at + RESOLVE_CHUNK]:
+                    e, d = resolve_rows(table, refs, ids, [p])
+                    edges += e
+                    deps += d
+                    with contextlib.suppress(BlockingIOError):
+                        os.write(beat_w, mark)
+                write(i, edges, deps)
 
         _fork(pids, groups, wfd, work)
         os.close(wfd)
-        wfd = -1
+        os.close(beat_w)
+        wfd = beat_w = -1
         load.begin_write()  # the bank's write lock, symbol rows and indexes: meanwhile
+        heard = [time.monotonic()] * len(pids)
         for i, pid in enumerate(pids):
-            _pid, status = os.waitpid(pid, 0)
+            status = _wait_child(pid, i, beat_r, heard)
             pids[i] = 0
             if status == 0:
                 load.merge_part(i)
@@ -311,13 +329,34 @@ def _resolve(load: BulkLoad, table: Table, intake: _Intake, paths: list[str],
         clock.lap("merge", serial=True)
     finally:
         gc.unfreeze()
-        os.close(rfd)
-        if wfd >= 0:
-            os.close(wfd)
+        for fd in (rfd, wfd, beat_r, beat_w):
+            if fd >= 0:
+                os.close(fd)
         for pid in pids:
             if pid:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
+
+
+def _wait_child(pid: int, i: int, beats: int, heard: list[float]) -> int:
+    """The exit status of resolver child ``i`` (``pid``), or -1 after killing it when it
+    resolved no file for :data:`RESOLVE_STALL_S` seconds. ``beats``: the pipe where each
+    child writes its number per file; ``heard``: when each child was last heard of
+    (``time.monotonic()``), updated here for all of them."""
+    while True:
+        got, status = os.waitpid(pid, os.WNOHANG)
+        if got:
+            return status
+        ready, _w, _x = select.select([beats], [], [], 0.01)
+        if ready:
+            data = os.read(beats, 65536)
+            now = time.monotonic()
+            for j in set(data):
+                heard[j] = now
+        if time.monotonic() - heard[i] > RESOLVE_STALL_S:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return -1
 
 
 def _fork(pids: list[int], groups: list[list[str]], wfd: int,
