@@ -439,9 +439,6 @@ def test_an_extractor_upgrade_repoints_an_anchor_to_a_renamed_setter(tmp_path: P
     assert [(x.symbol, x.stale) for x in a] == [("C.x:setter", False)]
 
 
-@pytest.mark.xfail(strict=True, reason="the identity snapshot of an extractor upgrade is kept "
-                   "only in memory until after the rebuild commits: a kill in between loses "
-                   "it and the anchor to the setter is falsely stale")
 def test_an_upgrade_interrupted_after_its_commit_keeps_anchors_fresh(
         tmp_path: Path, monkeypatch: Any) -> None:
     """An extractor upgrade (version 3 named a property setter ``C.x`` like its getter, 4

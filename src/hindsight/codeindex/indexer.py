@@ -142,6 +142,10 @@ def index(store: CodeStore, root: str, *, full: bool = False,
         stats.warnings.append(f"symbol extraction changed (version {was or 1} -> "
                               f"{version}): the index was rebuilt")
         migration = _identity_snapshot(store, existing)
+        if migration and not store.get_meta("identity_migration"):
+            # kept before the rebuild: a run killed after its commit (before the version
+            # below is written) would snapshot the new index instead (break24)
+            store.set_meta({"identity_migration": migration})  # memory.anchors reads it
     stats.phases["select"] = round(time.perf_counter() - t0, 6)
     stats.serial_seconds = stats.phases["select"]
     if full:
@@ -152,10 +156,7 @@ def index(store: CodeStore, root: str, *, full: bool = False,
         clock.lap("incremental", serial=False)
     clock = B.Clock(stats)
     if was != version:
-        meta = {"extractor_version": version}
-        if migration and not store.get_meta("identity_migration"):
-            meta["identity_migration"] = migration  # hindsight.memory.anchors reads it
-        store.set_meta(meta)
+        store.set_meta({"extractor_version": version})
     _save_timeouts(store, root, sel, known)
     head = _head(root) if sel.git else ""
     clock.lap("end", serial=True)
