@@ -492,9 +492,6 @@ main()
 """
 
 
-@pytest.mark.xfail(strict=True, reason="the parse pool is left with shutdown(wait=False) and "
-                   "its workers terminated: at exit the process prints a 15-line 'Exception "
-                   "ignored' traceback, or hangs for ever, in ~1 run of 4")
 def test_an_error_during_parse_prints_one_line_and_exits(tmp_path: Path) -> None:
     """TMPDIR on a full 3 MB tmpfs, ``hindsight index --full`` of the stdlib, 5 runs: all
     exit 4 (right), but 2 print under the error line ``Exception ignored in: <module

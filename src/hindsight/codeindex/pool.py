@@ -156,11 +156,12 @@ def _round(root: str, batches: list[list[Item]], workers: int, timeout: float, s
                 broken.append(futs[fut])
                 continue
             on_done(wires)
-    except BaseException:  # Ctrl-C or an error: do not wait for running batches
-        procs = list(getattr(ex, "_processes", {}).values())  # no public way to stop them
-        ex.shutdown(wait=False, cancel_futures=True)
-        for p in procs:
-            p.terminate()
+    except BaseException:  # Ctrl-C or an error: cancel the batches not started, wait
+        # for the running ones (under a second each; a hung parse ends at its watchdog).
+        # Killing workers could cut a result in half in the pipe the pool's manager
+        # thread reads: that thread then waited for ever, and the process never exited
+        # or printed a traceback at exit (break24)
+        ex.shutdown(wait=True, cancel_futures=True)
         raise
     ex.shutdown(wait=True)
     return broken
