@@ -179,7 +179,6 @@ def test_decorator_returning_a_rebound_name(tmp_path: Path) -> None:
         f"a.py::use -> a.py::deco.other @{line_of(src, 'return work()')}"]
 
 
-@pytest.mark.xfail(strict=True, reason="from functools import wraps as keep: the renamed import is not followed (ft.wraps is)")
 def test_wraps_under_an_alias_stands_for_the_function(tmp_path: Path) -> None:
     """The project's rule: a wrapper made with ``functools.wraps`` stands for the function
     it wraps (``use -> work``), and that holds for ``@functools.wraps(fn)``. Spelled

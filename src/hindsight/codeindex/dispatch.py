@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex.exprs import parse
-from hindsight.codeindex.table import SUPER_NAMES
+from hindsight.codeindex.table import SUPER_NAMES, FileSyms
 from hindsight.codeindex.values import MAX_TARGETS
 
 if TYPE_CHECKING:
@@ -191,10 +191,16 @@ def decorated(r: Resolver, hit: str) -> str:
         return hit  # (update_wrapper(wrapper, fn) in the decorator: as functools.wraps)
     inner = f"{dlocal}.{names.pop()}"
     if other.kinds.get(inner) not in ("function", "method") or any(
-            v in _WRAPS or v.endswith(".wraps()")
+            v in _WRAPS or v.endswith(".wraps()") or _is_wraps(other, v)
             for _l, v in other.flow.get(inner, {}).get("@dec", [])):
         return hit
     return f"{dpath}::{inner}"
+
+
+def _is_wraps(fs: FileSyms, dec: str) -> bool:
+    """Whether decorator call ``dec`` (``keep()``) is ``functools.wraps`` imported under
+    another name (``from functools import wraps as keep``)."""
+    return dec.endswith("()") and ("functools", "wraps") in fs.by_alias.get(dec[:-2], ())
 
 
 def constructions(r: Resolver, caller: str) -> list[str]:
