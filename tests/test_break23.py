@@ -223,7 +223,6 @@ def test_star_args_iterated_directly(tmp_path: Path) -> None:
         f"a.py::each -> a.py::A.run @{ln}", f"a.py::each -> a.py::B.run @{ln}"]
 
 
-@pytest.mark.xfail(strict=True, reason="sub:<name> keys miss a base imported under an alias")
 def test_dispatch_reaches_a_subclass_naming_its_base_by_alias(tmp_path: Path) -> None:
     """``from base import Base as B; class S(B)`` overrides ``step``: ``self.step()`` in
     ``Base.run`` runs ``S.step`` (and ``Base.step``, empty, is overridden everywhere).

@@ -76,7 +76,8 @@ def _direct(r: Resolver, name: str) -> dict[str, list[str]]:
             fs = sub._file(p)
             if fs is None:
                 continue
-            for cls in dict.fromkeys(i[0] for i in fs.inherits if i[1] == name):
+            for cls in dict.fromkeys(i[0] for i in fs.inherits if i[1] == name or any(
+                    iname == name for _m, iname in fs.by_alias.get(i[1], ()))):
                 for base in sub.bases(p, cls):
                     index.setdefault(base, []).append(f"{p}::{cls}")
         # a candidate's own file is covered by the key: any version of a file that has a

@@ -44,7 +44,7 @@ from hindsight.redact import clean, may_hold_secret
 __all__ = ["ARGS", "FACTS_VERSION", "Fact", "extract"]
 
 ARGS = frozenset({"python"})  # languages whose undeclared parameters are bound from call sites
-FACTS_VERSION = "6"  # stored in a bank's meta; a bank with another value is re-indexed in full
+FACTS_VERSION = "7"  # stored in a bank's meta; a bank with another value is re-indexed in full
 
 
 def _py_decorators(out: Bindings, node: Any) -> None:
@@ -282,6 +282,10 @@ def provided_facts(refs: list[tuple[str, str, str, str, int]], facts: list[Fact]
         used = sorted((m, n, a) for _o, m, n, a, _l in imports if a in heads or n in heads)
         digest = zlib.crc32(repr((sorted(rows), used)).encode("utf-8")) & 0x7FFFFFFF
         out.append(("", PROVIDES, f"sub:{name}", digest))
+        # a base imported under another name (`from base import Base as B`) is also a
+        # subclass of the name it has where it is defined
+        out += [("", PROVIDES, f"sub:{n}", digest) for n in sorted(
+            {n for _o, _m, n, a, _l in imports if a == name and n and n != name})]
     args: dict[str, list[tuple[str, str, str]]] = {}
     for scope, target, v, _l in facts:
         if "@" in target and target[0] != "@":
