@@ -137,6 +137,33 @@ def _git(root: str, args: list[str]) -> bytes | None:
     return out.stdout
 
 
+_TRACKED: dict[str, tuple[tuple[int, int, int], bytes]] = {}
+"""root → (its ``.git/index`` file's mtime in ns, size, inode; what ``git ls-files`` said
+then): the listing depends on that file only, so a process re-indexing often (watch, the
+MCP server) asks git again only when it changed (~10 ms of a one-file re-index)."""
+
+
+def _tracked(root: str) -> bytes | None:
+    """``git ls-files -z -t --stage`` in ``root`` (as :func:`_git`), from
+    :data:`_TRACKED` while the index file is unchanged."""
+    try:
+        st = os.stat(os.path.join(root, ".git", "index"))  # not a worktree's `.git` file
+        key: tuple[int, int, int] | None = (st.st_mtime_ns, st.st_size, st.st_ino)
+    except OSError:
+        key = None
+    if "GIT_INDEX_FILE" in os.environ:
+        key = None
+    hit = _TRACKED.get(root)
+    if key is not None and hit is not None and hit[0] == key:
+        return hit[1]
+    out = _git(root, ["ls-files", "-z", "-t", "--stage"])
+    if key is not None and out is not None:
+        if len(_TRACKED) >= 16:
+            _TRACKED.clear()
+        _TRACKED[root] = (key, out)
+    return out
+
+
 def outside_checkout(root: str, paths: list[str]) -> set[str]:
     """Those of ``paths`` (repository-relative) that git tracks with the skip-worktree bit
     and that are absent from the work tree: outside the sparse-checkout cone, not deleted.
@@ -170,8 +197,7 @@ def select(root: str, include_untracked: bool = False, exclude: list[str] | None
     hspec = _spec_from(hs, os.path.join(root, ".hindsightignore"), sel.warnings) \
         if hs.strip() else None
     candidates: list[str] = []
-    tracked = _git(root, ["ls-files", "-z", "-t", "--stage"]) \
-        if os.path.exists(os.path.join(root, ".git")) else None
+    tracked = _tracked(root) if os.path.exists(os.path.join(root, ".git")) else None
     if tracked is not None:
         sel.git = True
         for entry in tracked.split(b"\0"):
