@@ -417,3 +417,21 @@ def test_rebuilding_an_older_bank_never_locks_out_the_resolver_children(
         bank.code.index(full=True, workers=2)
         assert in_parent == []
         assert snapshot(bank) == want
+
+
+def test_the_cached_git_listing_follows_every_change_of_the_git_index(tmp_path: Path) -> None:
+    """select() reuses `git ls-files` while .git/index is unchanged (one process indexing
+    often): a file added, then removed, with git between two runs of the same process is
+    seen each time; an untracked file is not."""
+    repo = make_repo(tmp_path / "r", {"a.py": "def a():\n    pass\n"})
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.code.index(workers=1)
+        (repo / "b.py").write_text("def b():\n    pass\n")
+        bank.code.index(workers=1)
+        assert sorted(bank.stores.code.load_files()) == ["a.py"]  # untracked: not indexed
+        git(repo, "add", "b.py")
+        bank.code.index(workers=1)
+        assert sorted(bank.stores.code.load_files()) == ["a.py", "b.py"]
+        git(repo, "rm", "-q", "--cached", "b.py")
+        bank.code.index(workers=1)
+        assert sorted(bank.stores.code.load_files()) == ["a.py"]
