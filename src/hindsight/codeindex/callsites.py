@@ -139,8 +139,9 @@ def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: 
     if typ:
         path = type_value(typ, fs.language)
         return flow.value(fs, fn, path, 0) if path else None
-    if fs.language not in ARGS or (pos == 0 and name in ("self", "cls")):
-        return None
+    if fs.language not in ARGS or (pos == 0 and name in ("self", "cls") and
+                                   fs.kinds.get(fn) == "method"):
+        return None  # the receiver (a plain function's `cls` is a parameter like any)
     got = flow._guarded(("param", fs.path, fn, name),
                         partial(passed, flow, fs, fn, -1 if kw else pos, name))
 

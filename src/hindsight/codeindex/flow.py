@@ -256,9 +256,10 @@ class Flow:
         selfs = SPECS[lang].self_names
         if name in selfs or name == "Self" or (lang == "go" and fs.recv_var.get(scope) == name):
             cls = fs.enclosing_class(scope)
-            if not cls:
+            if cls:
+                return ("cls" if name in _CLASS_SELF else "inst", f"{fs.path}::{cls}")
+            if lang != "python":  # Python's `cls` outside a class is a plain name
                 return None
-            return ("cls" if name in _CLASS_SELF else "inst", f"{fs.path}::{cls}")
         if name in SUPER_NAMES.get(lang, ("super",)):
             cls = fs.enclosing_class(scope)
             return ("super", f"{fs.path}::{cls}") if cls else None
