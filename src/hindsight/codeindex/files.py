@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import pathspec
 
 from hindsight.codeindex.languages import language_for
-from hindsight.config.paths import git_cmd, git_refusal
+from hindsight.config.paths import git_cmd, git_index_file, git_refusal
 from hindsight.errors import GitError
 
 WALK_EXCLUDES = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv",
@@ -146,12 +146,11 @@ MCP server) asks git again only when it changed (~10 ms of a one-file re-index).
 def _tracked(root: str) -> bytes | None:
     """``git ls-files -z -t --stage`` in ``root`` (as :func:`_git`), from
     :data:`_TRACKED` while the index file is unchanged."""
+    index = git_index_file(root)
     try:
-        st = os.stat(os.path.join(root, ".git", "index"))  # not a worktree's `.git` file
-        key: tuple[int, int, int] | None = (st.st_mtime_ns, st.st_size, st.st_ino)
+        st = os.stat(index) if index else None
+        key = (st.st_mtime_ns, st.st_size, st.st_ino) if st is not None else None
     except OSError:
-        key = None
-    if "GIT_INDEX_FILE" in os.environ:
         key = None
     hit = _TRACKED.get(root)
     if key is not None and hit is not None and hit[0] == key:

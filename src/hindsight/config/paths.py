@@ -330,3 +330,13 @@ def _alive(pid: int) -> bool:
     except OSError:  # another user's: alive
         return True
     return True
+
+
+def git_index_file(root: str) -> str | None:
+    """The index file git reads for the work tree at ``root``: ``.git/index``, or
+    ``None`` when it cannot be told here (``GIT_INDEX_FILE`` set, or ``.git`` a file, as
+    in a linked worktree)."""
+    if os.environ.get("GIT_INDEX_FILE"):
+        return None
+    git = os.path.join(root, ".git")
+    return os.path.join(git, "index") if os.path.isdir(git) else None
