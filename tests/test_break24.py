@@ -1,8 +1,8 @@
 """Break-it pass on bank upgrades and the full rebuild (issue 14; stop 24).
 
-Each ``xfail(strict=True)`` test is a finding that still fails on the code it was written
-against: the coordinator fixes ``src/`` and removes the mark. The unmarked tests are
-attacks that held up. Banks, repositories, locks and processes are real (SQLite files,
+Each test is a finding of that pass (all fixed since, the fix named in the docstring's
+last sentence or the commit) or an attack that held up; the bank-upgrade findings are in
+``tests/test_upgrades.py``. Banks, repositories, locks and processes are real (SQLite files,
 ``git`` repositories in tmp dirs, ``python -m hindsight`` subprocesses where a kill or a
 second process matters).
 """
