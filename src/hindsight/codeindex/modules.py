@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable
+from functools import lru_cache
 
 PY_EXT = (".py", ".pyi", ".pyw")
 JS_EXT = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts",
@@ -32,8 +33,10 @@ def python_module(path: str, init_files: set[str]) -> str:
     return ".".join(parts)
 
 
-def provided_keys(path: str, language: str, module: str, package: str) -> list[str]:
-    """Keys a file answers to (see module docstring)."""
+@lru_cache(maxsize=1 << 16)
+def provided_keys(path: str, language: str, module: str, package: str) -> tuple[str, ...]:
+    """Keys a file answers to (see module docstring). Cached: a one-file re-index builds
+    the key index of every file again (~4 ms for 1,800 files otherwise)."""
     keys = [f"path:{path}", f"dir:{posixpath.dirname(path)}"]
     if language == "python" and module:
         keys.append(f"mod:{module}")
@@ -47,7 +50,7 @@ def provided_keys(path: str, language: str, module: str, package: str) -> list[s
                 keys.append(f"nsmod:{dotted}")
     if package:
         keys.append(f"pkg:{package}")
-    return keys
+    return tuple(keys)
 
 
 def python_targets(module: str, is_pkg: bool, spec: str) -> list[str]:
