@@ -332,6 +332,8 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
     # as stored (redacted: FileSyms.dumps), so re-resolving them later gives the same edges
     dumps = {r.path: _fs_from_result(r, new_modules[r.path]).dumps() for r in changed}
     fresh = {p: FileSyms.loads(d, new_modules[p]) for p, d in dumps.items()}
+    for r in changed:
+        _remember((r.path, r.content_hash, *info[r.path]), fresh[r.path])
     gone = changed_paths | set(deleted)
     # keys the old and new versions provide beyond their paths (receivers.PROVIDES):
     # those that appear, disappear or change digest
@@ -357,10 +359,16 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
             return fresh[path]
         if path not in info or path not in id_of:
             return None
+        key = (path, rows[path].content_hash, *info[path])
+        hit = _LOADED.get(key)
+        if hit is not None:
+            return hit
         dump = store.load_dump(id_of[path])
         if dump is not None:
             with contextlib.suppress(ValueError, EOFError, TypeError):
-                return FileSyms.loads(dump, info[path][1])
+                fs = FileSyms.loads(dump, info[path][1])
+                _remember(key, fs)
+                return fs
         # no usable dump (a damaged row): symbols, imports and bases from the rows; no
         # receiver facts, so its own calls resolve as before facts existed
         syms, imps, inh = store.load_file_raw(id_of[path], path)
@@ -381,6 +389,20 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
                             dumps)
     _counts_only(store, stats, sel)
     stats.lines = sum(r.lines for r in changed)
+
+
+_LOADED: dict[tuple[str, ...], FileSyms] = {}
+"""(path, content hash, language, module, package) → that file version's FileSyms, as
+loaded or built by earlier re-indexes of this process: a FileSyms depends on those alone
+(and on this process's extractor and redaction rules), so a process re-indexing often (``watch``, the MCP
+server) loads a consulted file once, not on every save (its derived tables too)."""
+_LOADED_MAX = 4096
+
+
+def _remember(key: tuple[str, ...], fs: FileSyms) -> None:
+    if len(_LOADED) >= _LOADED_MAX:
+        _LOADED.clear()
+    _LOADED[key] = fs
 
 
 def _counts_only(store: CodeStore, stats: IndexStats, sel: F.Selection) -> None:
