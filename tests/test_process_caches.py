@@ -1,6 +1,8 @@
-"""The per-listing cache of :func:`hindsight.codeindex.files.select` (what the tracked
-listing says by name): a repeated selection with the same ``.git/index`` answers exactly
-as a first one, and what changed on disk or in the patterns is seen."""
+"""What a process keeps between index runs: the per-listing cache of
+:func:`hindsight.codeindex.files.select` (what the tracked listing says by name; a repeated
+selection with the same ``.git/index`` answers exactly as a first one, and what changed on
+disk or in the patterns is seen), and the FileSyms of incremental runs
+(``indexer._LOADED``: bounded by dump bytes, least recently used dropped first)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ from pathlib import Path
 
 from conftest import git, make_repo, write
 
+from hindsight.app import open_bank
 from hindsight.codeindex import files as F
+from hindsight.codeindex import indexer
 
 
 def fresh(root: Path, **kw: object) -> F.Selection:
@@ -70,3 +74,39 @@ def test_a_new_commit_changes_the_listing(tmp_path: Path) -> None:
     write(root, {"c.py": "c = 1\n"})
     assert set(F.select(str(root), include_untracked=True).files) == \
         set(with_untracked.files) | {"c.py"}
+
+
+def edges_of(bank: object) -> list[tuple[str, ...]]:
+    conn = bank.stores.code.conn  # type: ignore[attr-defined]
+    return sorted(conn.execute(
+        "SELECT f.path, e.src, e.dst, e.kind, e.line FROM edges e JOIN files f "
+        "ON f.id = e.file_id"))
+
+
+def test_loaded_file_states_stay_under_their_byte_budget(tmp_path: Path,
+                                                         monkeypatch: object) -> None:
+    """With a budget of about two dumps, re-indexes drop the least recently used states,
+    never keep more bytes than the budget, and still give what a full rebuild gives."""
+    files = {f"m{i}.py": f"from m{(i + 1) % 6} import f{(i + 1) % 6}\n\n\n"
+             f"def f{i}():\n    return f{(i + 1) % 6}()\n" for i in range(6)}
+    root = make_repo(tmp_path / "r", files)
+    monkeypatch.setenv("HINDSIGHT_HOME", str(tmp_path / "home"))  # type: ignore[attr-defined]
+    indexer._LOADED.clear()
+    monkeypatch.setattr(indexer, "_loaded_bytes", 0)  # type: ignore[attr-defined]
+    bank = open_bank(repo_root_path=str(root))
+    bank.code.index()
+    sizes = [n for _fs, n in indexer._LOADED.values()]
+    budget = 2 * max(len(d) for (d,) in bank.stores.code.conn.execute(
+        "SELECT data FROM filesyms"))
+    monkeypatch.setattr(indexer, "_LOADED_BYTES", budget)  # type: ignore[attr-defined]
+    for i in range(6):
+        write(root, {f"m{i}.py": files[f"m{i}.py"] + f"\n\ndef extra{i}():\n    return f{i}()\n"})
+        bank.code.index()
+        kept = sum(n for _fs, n in indexer._LOADED.values())
+        assert 0 < kept <= budget
+        assert kept == indexer._loaded_bytes
+    assert sizes == []  # a full build keeps nothing: only incremental runs fill it
+    incremental = edges_of(bank)
+    bank.code.index(full=True)
+    assert edges_of(bank) == incremental
+    assert ("m5.py", "extra5", "m5.py::f5", "call", 9) in incremental
