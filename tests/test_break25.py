@@ -27,6 +27,7 @@ import pytest
 from conftest import git, make_repo, write
 
 from hindsight.app import open_bank
+from hindsight.codeindex import files as F
 
 QUERIES = {
     "files": "SELECT path, language, module, package, content_hash, error FROM files",
@@ -75,10 +76,9 @@ def assert_same(got: dict[str, Any], want: dict[str, Any], step: str) -> None:
 # ---- the finding -----------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="_TRACKED keys the listing by the index file's "
-                   "mtime, size and inode: git's lock-file renames alternate two inodes, "
-                   "so two same-size rewrites within one timestamp tick look unchanged")
-def test_index_rewritten_in_the_same_tick_with_same_size_and_inode(tmp_path: Path) -> None:
+def test_index_rewritten_in_the_same_tick_with_same_size_and_inode(tmp_path: Path,
+                                                                   monkeypatch: object
+                                                                   ) -> None:
     """git writes ``.git/index`` through ``index.lock`` and a rename, so on ext4 the index
     alternates between two inode numbers (the old file's is freed, the next lock file gets
     it); renaming a path to another of the same length keeps the file's size. When the
@@ -87,11 +87,11 @@ def test_index_rewritten_in_the_same_tick_with_same_size_and_inode(tmp_path: Pat
     and inode are those of the state that was read, and ``_TRACKED`` hands back the old
     listing. Here: ``a.py`` staged as ``b.py`` (read), then ``git mv b.py c.py`` and
     ``git mv c.py d.py``, the tick simulated by giving the index back the mtime it had.
-    The process then counts ``b.py`` as missing and does not index ``d.py`` (a full
-    rebuild indexes ``d.py`` with ``def a``); it should see the new listing (for instance
-    by also keying on ``st_ctime_ns``, which ``utime`` cannot set back, or by not trusting
-    an index whose mtime is not older than the listing's read, as git's racy-index rule
-    does)."""
+    The process counted ``b.py`` as missing and did not index ``d.py`` (a full rebuild
+    indexes ``d.py`` with ``def a``). Fixed: the key has ``st_ctime_ns`` too (``utime``
+    cannot set it back; checked here with the racy-index window off), and an index
+    modified less than ``files.RACY_S`` before git is asked is never cached."""
+    monkeypatch.setattr(F, "RACY_S", 0.0)  # type: ignore[attr-defined]
     repo = make_repo(tmp_path / "r", {"a.py": "def a():\n    return 1\n",
                                       "m.py": "from d import a\n\n\ndef m():\n    return a()\n"})
     git(repo, "mv", "a.py", "b.py")

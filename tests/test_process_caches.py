@@ -9,11 +9,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from conftest import git, make_repo, write
 
 from hindsight.app import open_bank
 from hindsight.codeindex import files as F
 from hindsight.codeindex import indexer
+
+
+@pytest.fixture(autouse=True)
+def _cache_recent_indexes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The repositories here are a moment old: without this, files.RACY_S keeps their
+    listings out of the cache and the cached path would go untested."""
+    monkeypatch.setattr(F, "RACY_S", 0.0)
 
 
 def fresh(root: Path, **kw: object) -> F.Selection:
@@ -36,7 +44,11 @@ def test_repeated_selection_equals_a_fresh_one(tmp_path: Path) -> None:
                                       "README.md": "x\n", "docs/c.py": "c = 1\n",
                                       "gen/d.py": "d = 1\n"})
     first = F.select(str(root))
-    assert F.select(str(root)).files == first.files == {
+    listing = F._TRACKED[str(root)][1]
+    assert F._NAMED[str(root)][0] is listing  # both caches filled
+    again = F.select(str(root))
+    assert F._TRACKED[str(root)][1] is listing and F._NAMED[str(root)][0] is listing
+    assert again.files == first.files == {
         "a.py": "python", "b.js": "javascript", "docs/c.py": "python", "gen/d.py": "python"}
     assert first.counts["unsupported"] == 1
     same(F.select(str(root)), fresh(root))

@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 import stat as _stat
 import subprocess
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -137,10 +138,17 @@ def _git(root: str, args: list[str]) -> bytes | None:
     return out.stdout
 
 
-_TRACKED: dict[str, tuple[tuple[int, int, int], bytes]] = {}
-"""root → (its ``.git/index`` file's mtime in ns, size, inode; what ``git ls-files`` said
-then): the listing depends on that file only, so a process re-indexing often (watch, the
-MCP server) asks git again only when it changed (~10 ms of a one-file re-index)."""
+_TRACKED: dict[str, tuple[tuple[int, int, int, int], bytes]] = {}
+"""root → (its ``.git/index`` file's mtime and ctime in ns, size and inode; what ``git
+ls-files`` said then): the listing depends on that file only, so a process re-indexing
+often (watch, the MCP server) asks git again only when it changed (~10 ms of a one-file
+re-index)."""
+RACY_S = 2.0
+"""An index file modified less than this many seconds before git is asked is not cached:
+another rewrite within the same timestamp tick (1-2 s on ext3, HFS+, FAT and many
+network file systems) could leave its mtime, ctime, size and inode as they were (git's
+lock-file renames alternate two inodes). git's own "racy index" rule (Documentation/
+technical/racy-git.txt) distrusts such entries the same way; issue #14, break25."""
 
 
 def _tracked(root: str) -> bytes | None:
@@ -149,17 +157,22 @@ def _tracked(root: str) -> bytes | None:
     index = git_index_file(root)
     try:
         st = os.stat(index) if index else None
-        key = (st.st_mtime_ns, st.st_size, st.st_ino) if st is not None else None
+        key = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino) \
+            if st is not None else None
     except OSError:
         key = None
     hit = _TRACKED.get(root)
     if key is not None and hit is not None and hit[0] == key:
         return hit[1]
+    asked = time.time_ns()
     out = _git(root, ["ls-files", "-z", "-t", "--stage"])
-    if key is not None and out is not None:
+    if key is not None and out is not None and \
+            max(key[0], key[1]) < asked - int(RACY_S * 1e9):
         if len(_TRACKED) >= 16:
             _TRACKED.clear()
         _TRACKED[root] = (key, out)
+    else:
+        _TRACKED.pop(root, None)
     return out
 
 
