@@ -10,7 +10,8 @@ Object-Oriented Programs Using Static Class Hierarchy Analysis", ECOOP 1995; C3 
 Python computes them). The enclosing class's own definition is left out when it only
 marks the method abstract (``@abstractmethod``, a body that raises
 ``NotImplementedError``), or when its body does nothing (``pass``, ``...``, a docstring)
-and every subclass overrides it.
+and every subclass overrides it; an abstract method a subclass inherits without
+overriding is no target of that subclass either (it is abstract too, never instantiated).
 
 Subclasses are found through the keys ``sub:<name>`` (files with a class whose bases name
 ``<name>``), recorded as dependencies, so a subclass added in another file re-resolves the
@@ -121,7 +122,9 @@ def overrides(r: Resolver, caller: str, name: str, receiver: str, hit: str) -> l
     via_super = receiver in SUPER_NAMES.get(fs.language, ("super",))
     per_sub = [_next_after(r, s, q, name) if via_super else _along(r, s, name)
                for s in subs]
-    found = list(dict.fromkeys(t for t in per_sub if t))
+    # a subclass whose order gives an abstract method does not override it, so it is
+    # abstract too: never instantiated, it runs nothing (`Mid(Base)` under `Leaf(Mid)`)
+    found = [t for t in dict.fromkeys(t for t in per_sub if t) if not _abstract(r, t)]
     if not found or found == [hit]:
         return []
     if hit and hit not in found and not _dropped(r, hit, all(per_sub)):
@@ -153,15 +156,28 @@ def _next_after(r: Resolver, s: str, q: str, name: str) -> str:
 def _dropped(r: Resolver, hit: str, everywhere: bool) -> bool:
     """Whether the name rules' target ``hit`` is left out: abstract, or empty and
     overridden in every subclass (``everywhere``)."""
-    path, _, local = hit.partition("::")
+    if _abstract(r, hit):
+        return True
+    return everywhere and "empty" in _marks(r, hit)
+
+
+def _abstract(r: Resolver, q: str) -> bool:
+    """Whether method ``q`` (``path::Local``) only marks itself abstract: decorated with
+    ``@abstractmethod`` or a body that raises ``NotImplementedError``."""
+    path, _, local = q.partition("::")
     other = r._file(path)
     if other is None:
         return False
-    marks = {v for _l, v in other.flow.get(local, {}).get(ABSTRACT, [])}
     decos = {v for _l, v in other.flow.get(local, {}).get("@dec", [])}
-    if "raise" in marks or decos & _ABSTRACT_DECORATORS:
-        return True
-    return "empty" in marks and everywhere
+    return "raise" in _marks(r, q) or bool(decos & _ABSTRACT_DECORATORS)
+
+
+def _marks(r: Resolver, q: str) -> set[str]:
+    """The ``@abstract`` marks of method ``q``: ``raise``, ``empty`` (see parse.py)."""
+    path, _, local = q.partition("::")
+    other = r._file(path)
+    return {v for _l, v in other.flow.get(local, {}).get(ABSTRACT, [])} \
+        if other is not None else set()
 
 
 _WRAPS = frozenset({"functools.wraps()", "wraps()"})
