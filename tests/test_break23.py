@@ -154,17 +154,25 @@ def test_self_that_is_not_the_receiver_gets_no_dispatch(tmp_path: Path) -> None:
         f"a.py::Base.walk.inner -> a.py::Other.step @{line_of(src, 'return self.step()', 2)}"]
 
 
-@pytest.mark.xfail(strict=True, reason="a binding under if __name__ == '__main__' wins")
 def test_imported_object_ignores_the_main_guard(tmp_path: Path) -> None:
     """``c = A()`` at the top of ``client.py`` and ``c = B()`` under ``if __name__ ==
     '__main__':``: an importer's ``c`` is the A (the guard is false on import); the index
-    takes the last binding and gives ``use -> B.get``."""
+    took the last binding and gave ``use -> B.get`` (fixed: parse.main_guard)."""
     client = ("class A:\n    def get(self):\n        return 1\n\n\nclass B:\n"
               "    def get(self):\n        return 2\n\n\nc = A()\n"
               "if __name__ == '__main__':\n    c = B()\n")
     use = "from client import c\n\n\ndef use():\n    return c.get()\n"
-    assert calls_from(tmp_path, {"client.py": client, "use.py": use}, "use.py::use") == [
-        f"use.py::use -> client.py::A.get @{line_of(use, 'c.get()')}"]
+    use2 = "import client\n\n\ndef use2():\n    return client.c.get()\n"
+    files = {"client.py": client + "\n\ndef here():\n    return c.get()\n",
+             "use.py": use, "use2.py": use2}
+    repo = make_repo(tmp_path / "r", files)
+    got = [e for e in edges(repo) if ".get @" in e]
+    assert got == [
+        # the module's own function runs after the whole module, guard included when it
+        # runs as a script: the last binding
+        f"client.py::here -> client.py::B.get @{line_of(files['client.py'], 'return c.get()')}",
+        f"use.py::use -> client.py::A.get @{line_of(use, 'c.get()')}",
+        f"use2.py::use2 -> client.py::A.get @{line_of(use2, 'c.get()')}"]
 
 
 @pytest.mark.xfail(strict=True, reason="the returned wrapper name is taken before it is rebound")

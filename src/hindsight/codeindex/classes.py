@@ -188,6 +188,15 @@ def enter(flow: Flow, v: Value, method: str = "__enter__") -> Value | None:
     return same if same is not None else flow.call_value(m)
 
 
+def import_line(fs: FileSyms) -> int | None:
+    """The line (1-based) of the ``if __name__ == "__main__":`` guard of Python module
+    ``fs`` (fact ``@main``: :func:`hindsight.codeindex.parse.main_guard`), ``None`` when
+    it has none: a module that imports ``fs`` sees its top-level bindings before that
+    line only (the guard is false on import)."""
+    v = fs.flow.get("", {}).get("@main")
+    return min(ln for ln, _v in v) if v else None
+
+
 def imported(flow: Flow, r: Resolver, fs: FileSyms, name: str, suffix: str = ""
              ) -> Value | None:
     """The value of ``name`` imported from another module (``from client import
@@ -199,7 +208,7 @@ def imported(flow: Flow, r: Resolver, fs: FileSyms, name: str, suffix: str = ""
             for p in r.module_files(fs, mod):
                 other = flow.fs(p)
                 if other is not None and other.path != fs.path:
-                    v = flow.binding(other, "", iname + suffix, None)
+                    v = flow.binding(other, "", iname + suffix, import_line(other))
                     if v is not None:
                         return v
     return None
@@ -278,7 +287,7 @@ def module_attr(flow: Flow, path: str, name: str) -> Value | None:
     other = flow.fs(path)
     if other is None:
         return None
-    v = flow.binding(other, "", name, None)
+    v = flow.binding(other, "", name, import_line(other) if path != flow.root.f.path else None)
     if v is None and other.language == "go":
         for p in flow.root._by_key(f"dir:{path.rpartition('/')[0]}"):
             if p != path and p.endswith(".go"):

@@ -385,7 +385,8 @@ class Flow:
         name = local.rpartition(".")[2]
         if parent:
             return self.attr_value(("cls", f"{path}::{parent}"), name)
-        return self.binding(other, "", name, None)
+        return self.binding(other, "", name, None if path == self._root_path
+                            else classes.import_line(other))
 
     def binding(self, fs: FileSyms, scope: str, name: str, line: int | None) -> Value | None:
         b = fs.flow.get(scope, {}).get(name)

@@ -213,7 +213,24 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
     facts += receivers.provided_facts(refs, facts, imports)
     if language == "python":
         facts += dispatch_marks(defs)
+        if b"__main__" in src:
+            facts += main_guard(tree.root_node)
     return symbols, refs, imports, package, notes, facts
+
+
+_MAIN_TEST = re.compile(r"""^(__name__\s*==\s*(['"])__main__\2|(['"])__main__\3\s*==\s*__name__)$""")
+
+
+def main_guard(root: Any) -> list[receivers.Fact]:
+    """``("", "@main", "", line)`` for the first top-level ``if __name__ == "__main__":``
+    of a Python module (1-based line): what the module binds from there on does not happen
+    when it is imported (:func:`hindsight.codeindex.classes.import_line`)."""
+    for st in root.named_children:
+        if st.type == "if_statement":
+            cond = st.child_by_field_name("condition")
+            if cond is not None and _MAIN_TEST.match(_txt(cond.text)):
+                return [("", "@main", "", st.start_point[0] + 1)]
+    return []
 
 
 def dispatch_marks(defs: list[_Def]) -> list[receivers.Fact]:
