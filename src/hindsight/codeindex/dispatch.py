@@ -206,7 +206,13 @@ def decorated(r: Resolver, hit: str) -> str:
     names = {v for _l, v in rets}
     if len(names) != 1 or "@wraps" in other.flow.get(dlocal, {}):
         return hit  # (update_wrapper(wrapper, fn) in the decorator: as functools.wraps)
-    inner = f"{dlocal}.{names.pop()}"
+    name = names.pop()
+    inner = f"{dlocal}.{name}"
+    if other.flow.get(dlocal, {}).get(name):  # rebound before it is returned
+        v = r.flow.value(other, dlocal, name, max(ln for ln, _v in rets))
+        if v is None or v[0] != "fn" or not v[1].startswith(f"{dpath}::{dlocal}."):
+            return hit
+        inner = v[1].partition("::")[2]
     if other.kinds.get(inner) not in ("function", "method") or any(
             v in _WRAPS or v.endswith(".wraps()") or _is_wraps(other, v)
             for _l, v in other.flow.get(inner, {}).get("@dec", [])):
