@@ -14,15 +14,15 @@ A name is looked up as the language does, innermost first: the binding in the en
 function that is the last one *before* the use (flow order; a later one in a loop does not
 count, and then the name is unknown), bindings of enclosing functions (closures), the
 definitions and imports the name rules know, then module-level bindings (the last one).
-``self``/``this`` are an instance of the enclosing class, ``cls``/``Self`` the class.
+``self``/``this`` are an instance of the enclosing class, ``cls``/``Self`` the class
+(unless bound again or a nested function's parameter: ``FileSyms.is_receiver``).
 Attributes are looked up along the class's method resolution order (C3 for Python, base
 order elsewhere): a method or nested class, else the attribute's bindings in any method
 (``self.x = C()``), in the class body or declared as fields. Calling a class gives an
-instance; calling a function gives what it returns: its declared return type, else the
-value of its ``return`` statements when they all agree. A parameter without a declared
-type takes the value passed at the call sites of its function in the same file, when they
-all agree (decorators count as call sites: ``@dec`` calls ``dec(f)``). A property read
-(``@property``) gives the property's value.
+instance, a function what it returns: its declared return type, else the value of its
+``return`` statements when they all agree. A parameter without a declared type takes the
+value passed at the call sites of its function in the same file, when they all agree
+(decorators are call sites: ``@dec`` calls ``dec(f)``). A property read gives its value.
 
 Where the text gives several values (a loop over ``[f, g]``, returns, call sites or
 attribute bindings that differ, a dict read with a key that is no literal) the value is
@@ -58,7 +58,6 @@ MAX_NEST = 24  # nested evaluations (a chain of returns, attributes and paramete
 _PROPERTY = frozenset({"property", "cached_property", "functools.cached_property"})
 _CLASS_SELF = frozenset({"cls", "Self", "static"})
 _CLASS_OF_SELF = frozenset({"type(self)", "self.__class__"})
-
 
 
 class Flow:
@@ -254,7 +253,8 @@ class Flow:
     def head(self, fs: FileSyms, scope: str, name: str, line: int) -> Value | None:
         lang = fs.language
         selfs = SPECS[lang].self_names
-        if name in selfs or name == "Self" or (lang == "go" and fs.recv_var.get(scope) == name):
+        if (name in selfs or name == "Self" or (lang == "go" and fs.recv_var.get(scope) == name)
+                ) and fs.is_receiver(scope, name, line):
             cls = fs.enclosing_class(scope)
             if cls:
                 return ("cls" if name in _CLASS_SELF else "inst", f"{fs.path}::{cls}")

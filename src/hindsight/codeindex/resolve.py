@@ -267,6 +267,9 @@ class Resolver:
         """Qualified names of the symbols a reference at ``line`` may denote (several when
         the receiver's value is a union, :mod:`hindsight.codeindex.values`); ``[]`` when
         unresolved."""
+        if line and receiver in self.spec.self_names and \
+                not self.f.is_receiver(caller, receiver, line):  # `self = Other()`
+            return self.flow.calls(self.f, caller, name, receiver, line)
         hit = self._by_name(caller, name, receiver)
         if line and (receiver in self.spec.self_names or
                      receiver in SUPER_NAMES.get(self.f.language, ("super",))):

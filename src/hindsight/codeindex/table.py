@@ -185,6 +185,18 @@ class FileSyms:
             s = self.parents.get(s, "")
         return ""
 
+    def is_receiver(self, scope: str, name: str, line: int | None) -> bool:
+        """Whether self name ``name`` (``self``, ``this``, ``cls``…) at ``line`` of
+        ``scope`` is the enclosing method's receiver: in Python not when ``scope`` bound
+        it again before ``line`` (``self = Other()``), nor when ``scope`` is a function
+        nested in a method with a parameter of that name (``def inner(self)``)."""
+        if self.language != "python":
+            return True
+        b = self.flow.get(scope, {}).get(name)
+        if b and (line is None or any(ln < line for ln, _v in b)):
+            return False
+        return self.kinds.get(scope) != "function" or self.param(scope, name) is None
+
     def param(self, fn: str, name: str) -> tuple[int, str, bool] | None:
         """``(position, declared type text, keyword_only)`` of parameter ``name`` of
         function ``fn`` (the receiver counts as position 0), or ``None``."""
