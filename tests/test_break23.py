@@ -84,7 +84,6 @@ def test_lambda_parameter_shadows_the_outer_name(tmp_path: Path) -> None:
     assert [e for e in got if e.endswith(f"@{ln}")] == [f"a.py::use -> a.py::A.run @{ln}"]
 
 
-@pytest.mark.xfail(strict=True, reason="a base named in a class body resolves at module level")
 def test_nested_class_base_is_the_class_body_name(tmp_path: Path) -> None:
     """``class Outer: class Base: …; class S(Base)`` derives S from ``Outer.Base`` (the
     class body's name), not the module's ``Base``. The index makes S a subclass of the
@@ -100,7 +99,6 @@ def test_nested_class_base_is_the_class_body_name(tmp_path: Path) -> None:
                    f"a.py::use -> a.py::Outer.S @{line_of(src, 'Outer.S()')}"]
 
 
-@pytest.mark.xfail(strict=True, reason="a decorator named in a class body resolves at module level")
 def test_decorator_named_in_class_body_is_the_class_local(tmp_path: Path) -> None:
     """``class K: def memo(fn): return fn; @memo def m(self)`` applies ``K.memo`` (the
     class body's name), which returns ``m`` itself; the module's ``memo`` returning a

@@ -116,8 +116,8 @@ class Resolver:
 
     # ---- name lookup ------------------------------------------------------------------
     def lookup(self, fs: FileSyms, scope: str, name: str) -> list[str]:
-        """Qualified names a bare ``name`` denotes inside ``scope`` of file ``fs``.
-        A module is returned as ``path::`` (empty local part). Memoised per resolver."""
+        """Qualified names a bare ``name`` denotes inside ``scope`` of file ``fs`` (a class
+        body sees its own names). A module is ``path::``. Memoised per resolver."""
         key = (fs.path, scope, name)
         hit = self._memo.get(key)
         if hit is None:
@@ -126,6 +126,9 @@ class Resolver:
 
     def _lookup(self, fs: FileSyms, scope: str, name: str) -> list[str]:
         visible = SPECS[fs.language].class_scope_visible
+        own = fs.members.get(scope, {}) if fs.kinds.get(scope) in CLASS_KINDS else {}
+        if not visible and name in own:  # a class body reads its own names first (Python)
+            return [f"{fs.path}::{own[name]}"]
         s = scope
         while s:
             kind = fs.kinds.get(s, "scope")
@@ -237,7 +240,7 @@ class Resolver:
             if fs is not None and sub is not None:
                 for caller, name, recv, _line in fs.inherits:
                     if caller == cls:
-                        dst = sub.target(caller, name, recv)
+                        dst = sub.target(fs.base_scope(caller), name, recv)
                         if dst and dst != f"{path}::{cls}":
                             out.append(dst)
             memo = (out, frozenset(sub.deps) if sub is not None else frozenset())
@@ -483,7 +486,8 @@ def _resolve_file(table: Table, fs: FileSyms, refs: list[tuple[str, str, str, st
     for caller, kind, name, recv, line in refs:
         if "(" in name or "[" in name:
             continue
-        dsts = r.targets(caller, name, recv, line if kind == "call" else 0)
+        dsts = r.targets(caller, name, recv, line) if kind == "call" else \
+            r.targets(fs.base_scope(caller), name, recv)
         if kind == "call":  # a module is never what a call runs
             dsts = [d for d in dsts if not d.endswith("::")]
         dsts = dsts or [""]

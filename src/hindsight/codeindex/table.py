@@ -185,6 +185,12 @@ class FileSyms:
             s = self.parents.get(s, "")
         return ""
 
+    def base_scope(self, cls: str) -> str:
+        """Where the bases of class ``cls`` are looked up: in Python the scope around the
+        class statement (``class Outer: class Base: …; class S(Base)`` reads Outer's
+        body, :meth:`hindsight.codeindex.resolve.Resolver.lookup`)."""
+        return self.parents.get(cls, "") if self.language == "python" else cls
+
     def is_receiver(self, scope: str, name: str, line: int | None) -> bool:
         """Whether self name ``name`` (``self``, ``this``, ``cls``…) at ``line`` of
         ``scope`` is the enclosing method's receiver: in Python not when ``scope`` bound
