@@ -104,6 +104,21 @@ def append(out: Bindings, caps: dict[str, list[Any]]) -> None:
         out.used(scope, v)
 
 
+def update(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """``d.update({'k': v})`` (a dict literal): from then on ``d['k']`` is ``v``, as after
+    ``d['k'] = v`` (the later binding wins: Flow.pick)."""
+    node, lhs = caps["fact.update"][0], caps["fact.lhs"][0]
+    target = _t(lhs) if lhs.type == "identifier" else canon(_t(lhs))
+    segs = parse(target) if target else None
+    if not segs or len(segs) > 2 or (len(segs) == 2 and segs[0] not in out.selfs):
+        return
+    scope = out.scope(node)
+    if lhs.type == "identifier" and not out.read(scope, target):
+        return
+    out.containers.setdefault(target, "dict")
+    out.elements(scope, target, caps["fact.rhs"][0], _line(node))
+
+
 def pairs(out: Bindings, caps: dict[str, list[Any]]) -> None:
     """``for k, v in d.items()`` (``v`` is any value of ``d``) and ``for i, x in
     enumerate(xs)`` (``x`` is an element of ``xs``)."""

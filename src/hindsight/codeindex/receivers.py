@@ -175,6 +175,7 @@ _HANDLERS: dict[str, Callable[[Bindings, dict[str, list[Any]]], None]] = {
     "fact.lambda": loops.lambda_,
     "fact.except": loops.except_,
     "fact.append": loops.append,
+    "fact.update": loops.update,
     "fact.decorated": lambda out, caps: _py_decorators(out, caps["fact.decorated"][0]),
     "fact.xcall": _xcall,
     "fact.bind": lambda out, caps: _declared(out, caps, "fact.bind"),
