@@ -374,19 +374,28 @@ def test_status_counts_an_indexed_file_no_longer_tracked(tmp_path: Path) -> None
 FGH = "def f():\n    return 1\n\n\ndef g():\n    return 2\n\n\ndef h():\n    return 3\n"
 
 
-@pytest.mark.xfail(strict=True, reason="a parameter reads the dict of an outer name it shadows")
-def test_dict_get_on_a_parameter_reads_the_parameter(tmp_path: Path) -> None:
+DICT_PARAM = FGH + ("\n\nD = {'a': f}\n\n\ndef use():\n    D = {'a': f}\n\n    def inner(D):\n"
+                    "        return D.get('a')()\n    return inner({'a': g})\n\n\n"
+                    "def use2(D):\n    return D.get('a')()\n")
+
+
+def test_dict_get_on_a_parameter_never_reads_the_outer_name(tmp_path: Path) -> None:
     """``def inner(D): return D.get('a')()`` nested in a function with ``D = {'a': f}``,
-    called ``inner({'a': g})``: the parameter is the dict passed (g runs); the index
-    reads the enclosing ``D`` and gives ``inner -> f``. Likewise a module-level
-    ``D = {'a': f}`` shadowed by ``def use2(D)`` (never called): no edge is known, the
-    index gives ``use2 -> f``."""
-    src = FGH + ("\n\nD = {'a': f}\n\n\ndef use():\n    D = {'a': f}\n\n    def inner(D):\n"
-                 "        return D.get('a')()\n    return inner({'a': g})\n\n\n"
-                 "def use2(D):\n    return D.get('a')()\n")
-    repo = make_repo(tmp_path / "r", {"a.py": src})
+    called ``inner({'a': g})``: the parameter is the dict passed (g runs); the index read
+    the enclosing ``D`` and gave ``inner -> f``. Likewise a module-level ``D = {'a': f}``
+    shadowed by ``def use2(D)`` (never called) gave ``use2 -> f``. Fixed: a key of a
+    parameter is unknown (the strict xfail below wants g)."""
+    repo = make_repo(tmp_path / "r", {"a.py": DICT_PARAM})
+    assert [e for e in edges(repo) if e.startswith(("a.py::use.inner ", "a.py::use2 "))] == []
+
+
+@pytest.mark.xfail(strict=True, reason="a key of a parameter takes no value from the call sites")
+def test_dict_get_on_a_parameter_reads_the_dict_passed(tmp_path: Path) -> None:
+    """The case above: ``inner({'a': g})`` passes a dict literal whose ``'a'`` is g; the
+    call sites' arguments keep no dict literal, so ``D.get('a')()`` stays unresolved."""
+    repo = make_repo(tmp_path / "r", {"a.py": DICT_PARAM})
     got = [e for e in edges(repo) if e.startswith(("a.py::use.inner ", "a.py::use2 "))]
-    assert got == [f"a.py::use.inner -> a.py::g @{line_of(src, 'D.get')}"]
+    assert got == [f"a.py::use.inner -> a.py::g @{line_of(DICT_PARAM, 'D.get')}"]
 
 
 @pytest.mark.xfail(strict=True, reason=".get reads a dict the name no longer holds")

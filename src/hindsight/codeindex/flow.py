@@ -293,12 +293,12 @@ class Flow:
                     p = fs.param(s, name)
                     if p is not None:
                         return self.param(fs, s, name, *p)
-                elif kind in FUNC_KINDS and name.endswith("[*]") and "[" not in name[:-3]:
-                    p = fs.param(s, name[:-3])  # an element of a parameter, of *args
-                    if p is not None:
-                        return callsites.param(self, fs, s, name[:-3], *p, each=True)
-                    if "*" + name[:-3] in fs.sigs.get(s, ""):
-                        return callsites.star_element(self, fs, s, name[:-3])
+                elif kind in FUNC_KINDS and (p := fs.param(s, base := name.partition("[")[0])):
+                    return callsites.param(self, fs, s, base, *p, each=True) \
+                        if name == base + "[*]" else None  # another part of it: unknown
+                elif kind in FUNC_KINDS and name.endswith("[*]") and "[" not in name[:-3] \
+                        and "*" + name[:-3] in fs.sigs.get(s, ""):  # an element of *args
+                    return callsites.star_element(self, fs, s, name[:-3])
             if visible and kind in CLASS_KINDS and "[" not in name:
                 v = self.attr_value(("inst", f"{fs.path}::{s}"), name)
                 if v is not None:
