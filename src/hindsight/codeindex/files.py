@@ -36,12 +36,14 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from hindsight.codeindex.languages import language_for
 from hindsight.config.paths import git_cmd, git_index_file, git_refusal
 from hindsight.errors import GitError
+
+if TYPE_CHECKING:
+    import pathspec
 
 WALK_EXCLUDES = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv",
                            ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
@@ -71,6 +73,8 @@ class Selection:
 
 def bad_pattern(pattern: str) -> str:
     """Why a gitignore-style ``pattern`` is invalid, or ``""``."""
+    import pathspec  # here: ~20 ms of imports a repository without patterns never needs
+
     try:
         pathspec.GitIgnoreSpec.from_lines([pattern]).match_file("x")
     except Exception as e:  # pathspec raises its own errors and re.error  # noqa: BLE001
@@ -82,6 +86,8 @@ def _spec_from(data: bytes, origin: str = "", warnings: list[str] | None = None
                ) -> pathspec.GitIgnoreSpec:
     """A spec from gitignore-syntax ``data``; invalid lines are left out, each reported as
     ``origin:line: bad pattern ...`` in ``warnings``."""
+    import pathspec
+
     lines = data.decode("utf-8", "replace").splitlines()
     try:
         spec = pathspec.GitIgnoreSpec.from_lines(lines)
