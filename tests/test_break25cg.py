@@ -137,6 +137,19 @@ def test_comprehension_variable_named_self_does_not_rebind_the_receiver(tmp_path
         f"a.py::K.comp -> a.py::K.run @{ln}", f"a.py::K.comp -> a.py::Sub.run @{ln}"]
 
 
+@pytest.mark.xfail(strict=True, reason="a nested self=self default loses subclass dispatch (regression)")
+def test_nested_function_self_default_is_the_receiver(tmp_path: Path) -> None:
+    """``def inner(self=self): return self.run()`` called as ``inner()`` in a method: the
+    default is the method's receiver, so a Sub instance runs Sub.run. The parameter makes
+    the index drop class-hierarchy dispatch and keep K.run only. Regression (28f3c2c gave
+    K.run and Sub.run)."""
+    src = K_SUB + ("\n    def nested(self):\n        def inner(self=self):\n"
+                   "            return self.run()\n        return inner()\n") + SUB
+    ln = line_of(src, "return self.run()")
+    assert at(tmp_path, {"a.py": src}, "a.py::K.nested.inner", "a.py", "return self.run()") == [
+        f"a.py::K.nested.inner -> a.py::K.run @{ln}", f"a.py::K.nested.inner -> a.py::Sub.run @{ln}"]
+
+
 @pytest.mark.xfail(strict=True, reason="cls() after cls = Other still constructs the hierarchy")
 def test_cls_bound_again_constructs_what_it_holds(tmp_path: Path) -> None:
     """``@classmethod def build(cls): cls = Other; return cls()`` constructs an Other;
