@@ -188,13 +188,16 @@ def enter(flow: Flow, v: Value, method: str = "__enter__") -> Value | None:
     return same if same is not None else flow.call_value(m)
 
 
-def import_line(fs: FileSyms) -> int | None:
-    """The line (1-based) of the ``if __name__ == "__main__":`` guard of Python module
-    ``fs`` (fact ``@main``: :func:`hindsight.codeindex.parse.main_guard`), ``None`` when
-    it has none: a module that imports ``fs`` sees its top-level bindings before that
-    line only (the guard is false on import)."""
-    v = fs.flow.get("", {}).get("@main")
-    return min(ln for ln, _v in v) if v else None
+def import_binding(flow: Flow, fs: FileSyms, name: str) -> Value | None:
+    """The value a module importing Python module ``fs`` sees for its top-level ``name``:
+    the last binding outside the bodies of its ``if __name__ == "__main__":`` guards
+    (false on import; fact ``@main``: :func:`hindsight.codeindex.parse.main_guard`)."""
+    top = fs.flow.get("", {})
+    b = top.get(name)
+    cut = top.get("@main")
+    if b and cut:
+        b = [x for x in b if not any(s <= x[0] <= int(e) for s, e in cut)]
+    return flow.pick(fs, "", b, None) if b else None
 
 
 def imported(flow: Flow, r: Resolver, fs: FileSyms, name: str, suffix: str = ""
@@ -208,7 +211,7 @@ def imported(flow: Flow, r: Resolver, fs: FileSyms, name: str, suffix: str = ""
             for p in r.module_files(fs, mod):
                 other = flow.fs(p)
                 if other is not None and other.path != fs.path:
-                    v = flow.binding(other, "", iname + suffix, import_line(other))
+                    v = import_binding(flow, other, iname + suffix)
                     if v is not None:
                         return v
     return None
@@ -287,7 +290,8 @@ def module_attr(flow: Flow, path: str, name: str) -> Value | None:
     other = flow.fs(path)
     if other is None:
         return None
-    v = flow.binding(other, "", name, import_line(other) if path != flow.root.f.path else None)
+    v = import_binding(flow, other, name) if path != flow.root.f.path else \
+        flow.binding(other, "", name, None)
     if v is None and other.language == "go":
         for p in flow.root._by_key(f"dir:{path.rpartition('/')[0]}"):
             if p != path and p.endswith(".go"):

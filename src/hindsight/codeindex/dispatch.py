@@ -122,9 +122,9 @@ def overrides(r: Resolver, caller: str, name: str, receiver: str, hit: str) -> l
     via_super = receiver in SUPER_NAMES.get(fs.language, ("super",))
     per_sub = [_next_after(r, s, q, name) if via_super else _along(r, s, name)
                for s in subs]
-    # a subclass whose order gives an abstract method does not override it, so it is
-    # abstract too: never instantiated, it runs nothing (`Mid(Base)` under `Leaf(Mid)`)
-    found = [t for t in dict.fromkeys(t for t in per_sub if t) if not _abstract(r, t)]
+    # a subclass whose order gives an @abstractmethod of an ABC does not override it, so
+    # it is abstract too: never instantiated, it runs nothing (`Mid(Base)` under `Leaf`)
+    found = [t for t in dict.fromkeys(t for t in per_sub if t) if not _enforced(r, t)]
     if not found or found == [hit]:
         return []
     if hit and hit not in found and not _dropped(r, hit, all(per_sub)):
@@ -172,6 +172,25 @@ def _abstract(r: Resolver, q: str) -> bool:
     return "raise" in _marks(r, q) or bool(decos & _ABSTRACT_DECORATORS)
 
 
+def _enforced(r: Resolver, q: str) -> bool:
+    """Whether method ``q`` is an ``@abstractmethod`` that Python enforces: a class of
+    its class's order derives from ``ABC`` (``abc.ABC``); a class that inherits it without
+    overriding it cannot be instantiated. (``metaclass=ABCMeta`` is not seen: such a
+    method stays a target, as a ``raise NotImplementedError`` hook does.)"""
+    path, _, local = q.partition("::")
+    other = r._file(path)
+    if other is None or not {v for _l, v in other.flow.get(local, {}).get("@dec", [])} \
+            & _ABSTRACT_DECORATORS:
+        return False
+    for c in r.flow.mro(f"{path}::{local.rpartition('.')[0]}"):
+        cpath, _, cls = c.partition("::")
+        fs = r._file(cpath)
+        if fs is not None and any(k == cls and n == "ABC" and rv in ("", "abc")
+                                  for k, n, rv, _l in fs.inherits):
+            return True
+    return False
+
+
 def _marks(r: Resolver, q: str) -> set[str]:
     """The ``@abstract`` marks of method ``q``: ``raise``, ``empty`` (see parse.py)."""
     path, _, local = q.partition("::")
@@ -195,7 +214,7 @@ def decorated(r: Resolver, hit: str) -> str:
     decos = fs.flow.get(local, {}).get("@dec") if fs is not None and local else None
     if fs is None or not decos or len(decos) != 1:
         return hit
-    d = r.flow.value(fs, fs.parents.get(local, ""), decos[0][1], 0)
+    d = r.flow.value(fs, fs.parents.get(local, ""), decos[0][1], fs.starts.get(local, 0))
     if d is None or d[0] != "fn":
         return hit
     dpath, _, dlocal = d[1].partition("::")
@@ -208,11 +227,10 @@ def decorated(r: Resolver, hit: str) -> str:
         return hit  # (update_wrapper(wrapper, fn) in the decorator: as functools.wraps)
     name = names.pop()
     inner = f"{dlocal}.{name}"
-    if other.flow.get(dlocal, {}).get(name):  # rebound before it is returned
-        v = r.flow.value(other, dlocal, name, max(ln for ln, _v in rets))
-        if v is None or v[0] != "fn" or not v[1].startswith(f"{dpath}::{dlocal}."):
-            return hit
-        inner = v[1].partition("::")[2]
+    if other.flow.get(dlocal, {}).get(name):  # rebound before it is returned: to one
+        v = r.flow.value(other, dlocal, name, max(ln for ln, _v in rets))  # function of
+        if v is not None and v[0] == "fn" and v[1].startswith(f"{dpath}::{dlocal}."):
+            inner = v[1].partition("::")[2]  # the decorator's (else: as if not rebound)
     if other.kinds.get(inner) not in ("function", "method") or any(
             v in _WRAPS or v.endswith(".wraps()") or _is_wraps(other, v)
             for _l, v in other.flow.get(inner, {}).get("@dec", [])):

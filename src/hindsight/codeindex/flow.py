@@ -293,12 +293,12 @@ class Flow:
                     p = fs.param(s, name)
                     if p is not None:
                         return self.param(fs, s, name, *p)
-                elif kind in FUNC_KINDS and (p := fs.param(s, base := name.partition("[")[0])):
-                    return callsites.param(self, fs, s, base, *p, each=True) \
-                        if name == base + "[*]" else None  # another part of it: unknown
-                elif kind in FUNC_KINDS and name.endswith("[*]") and "[" not in name[:-3] \
-                        and "*" + name[:-3] in fs.sigs.get(s, ""):  # an element of *args
-                    return callsites.star_element(self, fs, s, name[:-3])
+                elif kind in FUNC_KINDS and ((p := fs.param(s, base := name.partition("[")[0]))
+                                             or "*" + base in fs.sigs.get(s, "")):
+                    if name != base + "[*]":
+                        return None  # another part of a parameter (or *args): unknown
+                    return callsites.param(self, fs, s, base, *p, each=True) if p \
+                        else callsites.star_element(self, fs, s, base)  # an element of *args
             if visible and kind in CLASS_KINDS and "[" not in name:
                 v = self.attr_value(("inst", f"{fs.path}::{s}"), name)
                 if v is not None:
@@ -307,7 +307,7 @@ class Flow:
             first = False
         if "[" not in name:
             r = self.ctx(fs.path)
-            hit = r.lookup(fs, scope, name) if r is not None else []
+            hit = r.lookup(fs, scope, name, line or 0) if r is not None else []
             if hit:
                 return self.classify(hit[0])
             if r is not None and name in fs.by_alias and name not in fs.flow.get("", {}):
@@ -385,8 +385,8 @@ class Flow:
         name = local.rpartition(".")[2]
         if parent:
             return self.attr_value(("cls", f"{path}::{parent}"), name)
-        return self.binding(other, "", name, None if path == self._root_path
-                            else classes.import_line(other))
+        return self.binding(other, "", name, None) if path == self._root_path \
+            else classes.import_binding(self, other, name)
 
     def binding(self, fs: FileSyms, scope: str, name: str, line: int | None) -> Value | None:
         b = fs.flow.get(scope, {}).get(name)

@@ -222,15 +222,18 @@ _MAIN_TEST = re.compile(r"""^(__name__\s*==\s*(['"])__main__\2|(['"])__main__\3\
 
 
 def main_guard(root: Any) -> list[receivers.Fact]:
-    """``("", "@main", "", line)`` for the first top-level ``if __name__ == "__main__":``
-    of a Python module (1-based line): what the module binds from there on does not happen
-    when it is imported (:func:`hindsight.codeindex.classes.import_line`)."""
+    """``("", "@main", "<last line of its body>", line)`` (1-based) for each top-level
+    ``if __name__ == "__main__":`` of a Python module: what its body binds does not
+    happen when the module is imported (its ``else`` does, and what follows it):
+    :func:`hindsight.codeindex.classes.import_binding`."""
+    out: list[receivers.Fact] = []
     for st in root.named_children:
         if st.type == "if_statement":
             cond = st.child_by_field_name("condition")
-            if cond is not None and _MAIN_TEST.match(_txt(cond.text)):
-                return [("", "@main", "", st.start_point[0] + 1)]
-    return []
+            body = st.child_by_field_name("consequence")
+            if cond is not None and body is not None and _MAIN_TEST.match(_txt(cond.text)):
+                out.append(("", "@main", str(body.end_point[0] + 1), st.start_point[0] + 1))
+    return out
 
 
 def dispatch_marks(defs: list[_Def]) -> list[receivers.Fact]:

@@ -3,9 +3,9 @@
 Rules, in order, for a reference ``name`` with ``receiver`` seen inside definition ``caller``:
 
 * no receiver: the enclosing scopes from the innermost outwards (nested functions; class
-  bodies too where the language lets methods call siblings by bare name: Java, C#, Kotlin,
-  C++, Ruby), then the file's top level, then imports (aliases, relative imports, wildcard
-  imports), then the rest of the package (Go directory, Java/Kotlin/C# package);
+  bodies where methods call siblings by bare name: Java, C#, Kotlin, C++, Ruby; a Python
+  class body sees its own names defined before), then the file's top level, then imports
+  (aliases, relative and wildcard imports), then the package (Go directory, Java/C# package);
 * ``self``/``cls``/``this`` (and a Go method's receiver variable): the enclosing class's
   members, then its base classes (resolved the same way, depth ≤ 8);
 * ``super()``/``super``: the base classes' members;
@@ -44,7 +44,7 @@ class Resolver:
         self.f = fs
         self.spec = SPECS[fs.language]
         self.deps: set[str] = deps if deps is not None else set()
-        self._memo: dict[tuple[str, str, str], list[str]] = {}
+        self._memo: dict[tuple[str, str, str, int], list[str]] = {}
         # memoised per file (their dependencies are recorded on first use)
         self._dispatch: dict[tuple[str, str, str, str], list[str]] = {}
         self._decorated: dict[str, str] = {}
@@ -115,20 +115,21 @@ class Resolver:
         return []
 
     # ---- name lookup ------------------------------------------------------------------
-    def lookup(self, fs: FileSyms, scope: str, name: str) -> list[str]:
-        """Qualified names a bare ``name`` denotes inside ``scope`` of file ``fs`` (a class
-        body sees its own names). A module is ``path::``. Memoised per resolver."""
-        key = (fs.path, scope, name)
+    def lookup(self, fs: FileSyms, scope: str, name: str, line: int = 0) -> list[str]:
+        """Qualified names a bare ``name`` at ``line`` (0: unknown) denotes inside ``scope``
+        of file ``fs``; a module is ``path::``. Memoised per resolver."""
+        own = fs.members.get(scope) if fs.kinds.get(scope) in CLASS_KINDS else None
+        key = (fs.path, scope, name, line if own and name in own else 0)
         hit = self._memo.get(key)
         if hit is None:
-            hit = self._memo[key] = self._lookup(fs, scope, name)
+            hit = self._memo[key] = self._lookup(fs, scope, name, line)
         return hit
 
-    def _lookup(self, fs: FileSyms, scope: str, name: str) -> list[str]:
+    def _lookup(self, fs: FileSyms, scope: str, name: str, line: int = 0) -> list[str]:
         visible = SPECS[fs.language].class_scope_visible
         own = fs.members.get(scope, {}) if fs.kinds.get(scope) in CLASS_KINDS else {}
-        if not visible and name in own:  # a class body reads its own names first (Python)
-            return [f"{fs.path}::{own[name]}"]
+        if not visible and name in own and (not line or fs.starts.get(own[name], 0) < line):
+            return [f"{fs.path}::{own[name]}"]  # a class body reads its own names (Python)
         s = scope
         while s:
             kind = fs.kinds.get(s, "scope")
@@ -238,11 +239,10 @@ class Resolver:
             sub = Resolver(self.t, fs) if fs is not None else None
             out: list[str] = []
             if fs is not None and sub is not None:
-                for caller, name, recv, _line in fs.inherits:
-                    if caller == cls:
-                        dst = sub.target(fs.base_scope(caller), name, recv)
-                        if dst and dst != f"{path}::{cls}":
-                            out.append(dst)
+                for _c, name, recv, _line in (i for i in fs.inherits if i[0] == cls):
+                    dst = sub._by_name(fs.base_scope(cls), name, recv, fs.starts.get(cls, 0))
+                    if dst and dst != f"{path}::{cls}":
+                        out.append(dst)
             memo = (out, frozenset(sub.deps) if sub is not None else frozenset())
             self.t._bases[key] = memo
         self.deps.update(memo[1])
@@ -273,7 +273,7 @@ class Resolver:
         if line and receiver in self.spec.self_names and \
                 not self.f.is_receiver(caller, receiver, line):  # `self = Other()`
             return self.flow.calls(self.f, caller, name, receiver, line)
-        hit = self._by_name(caller, name, receiver)
+        hit = self._by_name(caller, name, receiver, line)
         if line and (receiver in self.spec.self_names or
                      receiver in SUPER_NAMES.get(self.f.language, ("super",))):
             key = (self.f.enclosing_class(caller), name, receiver, hit)
@@ -299,10 +299,10 @@ class Resolver:
             hit = self._decorated[q] = dispatch.decorated(self, q)
         return hit
 
-    def _by_name(self, caller: str, name: str, receiver: str) -> str:
+    def _by_name(self, caller: str, name: str, receiver: str, line: int = 0) -> str:
         fs = self.f
         if not receiver:
-            hit = self.lookup(fs, caller, name)
+            hit = self.lookup(fs, caller, name, line)
             return hit[0] if hit else ""
         selfs = self.spec.self_names
         if receiver in selfs or (fs.language == "go" and fs.recv_var.get(caller) == receiver):
@@ -487,7 +487,7 @@ def _resolve_file(table: Table, fs: FileSyms, refs: list[tuple[str, str, str, st
         if "(" in name or "[" in name:
             continue
         dsts = r.targets(caller, name, recv, line) if kind == "call" else \
-            r.targets(fs.base_scope(caller), name, recv)
+            [r._by_name(fs.base_scope(caller), name, recv, fs.starts.get(caller, 0))]
         if kind == "call":  # a module is never what a call runs
             dsts = [d for d in dsts if not d.endswith("::")]
         dsts = dsts or [""]

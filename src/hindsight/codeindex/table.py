@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from hindsight.codeindex import signatures
+from hindsight.codeindex.bindings import AFTER, BRANCH
 from hindsight.codeindex.languages import SPECS
 from hindsight.models import overload_base
 
@@ -24,6 +25,10 @@ SUPER_NAMES = {"python": ("super()",), "csharp": ("base",), "php": ("parent",), 
                "rust": (), "c": ()}
 """Receivers meaning the base classes (default ``super``)."""
 _GO_RECV = re.compile(r"^func\s*\(\s*(\w+)")
+
+
+_CLASS_OF_SELF = frozenset({"type(self)", "self.__class__", "cls", "self"})
+"""Values that leave a self name the receiver or its class (``cls = type(self)``)."""
 
 
 @dataclass
@@ -50,6 +55,9 @@ class FileSyms:
     sigs: dict[str, str] = field(default_factory=dict)
     """function or method → its signature text (parameters and return type are read from
     it when needed: :mod:`hindsight.codeindex.signatures`)."""
+    starts: dict[str, int] = field(default_factory=dict)
+    """member of a class (local name) → its first line (1-based): a class body sees its
+    own names from their definition on (:meth:`hindsight.codeindex.resolve.Resolver.lookup`)."""
 
     @property
     def is_pkg(self) -> bool:
@@ -57,18 +65,19 @@ class FileSyms:
 
     @classmethod
     def build(cls, path: str, language: str, module: str, package: str,
-              symbols: Iterable[tuple[str, str, str, str, str]],
+              symbols: Iterable[tuple[str, str, str, str, str, int]],
               imports: Iterable[tuple[str, str, str, str, int]],
               inherits: Iterable[tuple[str, str, str, int]],
               facts: Iterable[tuple[str, str, str, int]] = ()) -> FileSyms:
-        """``symbols``: (local, name, kind, parent, signature); ``imports``: (caller, module,
-        name, alias, line); ``inherits``: (caller, name, receiver, line); ``facts``:
-        (scope, target, value, line) receiver facts."""
+        """``symbols``: (local, name, kind, parent, signature, start line, 1-based);
+        ``imports``: (caller, module, name, alias, line); ``inherits``: (caller, name,
+        receiver, line); ``facts``: (scope, target, value, line) receiver facts."""
         fs = cls(path, language, module, package)
-        for local, name, kind, parent, sig in symbols:
+        for local, name, kind, parent, sig, line in symbols:
             fs.kinds.setdefault(local, kind)
             fs.parents[local] = parent
             if parent:
+                fs.starts.setdefault(local, line)
                 if kind != "constructor":  # `new X()` denotes the class, not the ctor
                     # a call cannot tell overloads apart: it names them all (`C.m`), a
                     # name the receiver evaluator knows as a method (no signature)
@@ -95,7 +104,8 @@ class FileSyms:
         return fs
 
     _STATE = ("path", "language", "package", "top", "members", "kinds", "parents",
-              "recv_var", "imports", "inherits", "by_alias", "wildcards", "raw_facts", "sigs")
+              "recv_var", "imports", "inherits", "by_alias", "wildcards", "raw_facts", "sigs",
+              "starts")
 
     def dumps(self) -> bytes:
         """This file's fields as :mod:`marshal` bytes (data only: loading them runs no
@@ -194,14 +204,20 @@ class FileSyms:
     def is_receiver(self, scope: str, name: str, line: int | None) -> bool:
         """Whether self name ``name`` (``self``, ``this``, ``cls``…) at ``line`` of
         ``scope`` is the enclosing method's receiver: in Python not when ``scope`` bound
-        it again before ``line`` (``self = Other()``), nor when ``scope`` is a function
-        nested in a method with a parameter of that name (``def inner(self)``)."""
+        it again before ``line`` outside a branch (``self = Other()``; not a lambda's or
+        a comprehension's own ``self``, nor ``cls = type(self)``), nor when ``scope`` is
+        a function nested in a method with a parameter of that name (``def inner(self)``;
+        but ``def inner(self=self)`` is)."""
         if self.language != "python":
             return True
-        b = self.flow.get(scope, {}).get(name)
-        if b and (line is None or any(ln < line for ln, _v in b)):
+        d = self.flow.get(scope, {})
+        branch = {ln for ln, _v in d.get(name + BRANCH, ())}
+        if any((line is None or ln < line) and ln not in branch and v[:1] != AFTER
+               and v not in _CLASS_OF_SELF for ln, v in d.get(name, ())):
             return False
-        return self.kinds.get(scope) != "function" or self.param(scope, name) is None
+        if self.kinds.get(scope) == "function" and self.param(scope, name) is not None:
+            return re.search(rf"\b{name}\s*=\s*{name}\b", self.sigs.get(scope, "")) is not None
+        return True
 
     def param(self, fn: str, name: str) -> tuple[int, str, bool] | None:
         """``(position, declared type text, keyword_only)`` of parameter ``name`` of

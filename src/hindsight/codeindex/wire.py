@@ -33,8 +33,8 @@ def file_syms(r: ParseResult, module: str) -> FileSyms:
         sigs = [clean(t) for t in sigs]
     return FileSyms.build(
         r.path, r.language, module, r.package,
-        ((s.local, s.name, s.kind, s.parent, sig) for s, sig in zip(r.symbols, sigs,
-                                                                     strict=True)),
+        ((s.local, s.name, s.kind, s.parent, sig, s.start_line)
+         for s, sig in zip(r.symbols, sigs, strict=True)),
         ((i.caller, i.module, i.name, i.alias, i.line) for i in r.imports),
         ((x.caller, x.name, x.receiver, x.line) for x in r.refs if x.kind == "inherits"),
         r.facts)
@@ -69,7 +69,7 @@ def from_rows(path: str, language: str, content_hash: str, size: int, mtime_ns: 
     else:
         srows = [(s[1], s[2], _fold(s[1]), *s[3:]) for s in syms]
     fs = FileSyms.build(path, language, "", package,  # signatures as stored: redacted
-                        ((s[1], s[0], s[3], s[4], s[9]) for s in srows), imps,
+                        ((s[1], s[0], s[3], s[4], s[9], s[5]) for s in srows), imps,
                         ((c, n, r, ln) for c, k, n, r, ln in refs if k == "inherits"), facts)
     return (path, language, content_hash, size, mtime_ns, lines, package, error, "", srows,
             [(src, line, clean(text)) for src, line, text in notes], fs.dumps(), _pack(refs))

@@ -161,10 +161,11 @@ class SqliteCodeStore(SqliteStore):
         return out
 
     def load_file_raw(self, file_id: int, path: str) -> tuple[list[Any], list[Any], list[Any]]:
-        """(symbols (local, name, kind, parent, signature), imports (caller, module, name,
-        alias, line), inherits (caller, name, receiver, line)) of one stored file."""
+        """(symbols (local, name, kind, parent, signature, start line), imports (caller,
+        module, name, alias, line), inherits (caller, name, receiver, line)) of one stored
+        file."""
         c = self.conn
-        syms = c.execute("SELECT local, name, kind, parent, signature FROM symbols "
+        syms = c.execute("SELECT local, name, kind, parent, signature, start_line FROM symbols "
                          "WHERE file_id=? ORDER BY id", (file_id,)).fetchall()
         imps = [(src, recv, name, alias, line) for src, name, recv, alias, line in c.execute(
             "SELECT src, name, receiver, alias, line FROM edges WHERE file_id=? AND "
