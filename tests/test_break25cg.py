@@ -14,7 +14,8 @@ The regressions were fixed the same day (class members carry their first line, a
 name bound in a lambda, a comprehension, a branch or to ``type(self)`` stays the
 receiver, the guard cuts only its own body, a decorator's rebinding to several values
 falls back to the nested function, only an ``@abstractmethod`` of an ``ABC`` is dropped,
-a part of ``*args`` is unknown); their docstrings keep describing what was found.
+a part of ``*args`` is unknown), and so were ``cls = Other; cls()`` and ``d.update(k=v)``;
+their docstrings keep describing what was found.
 """
 
 from __future__ import annotations
@@ -149,7 +150,6 @@ def test_nested_function_self_default_is_the_receiver(tmp_path: Path) -> None:
         f"a.py::K.nested.inner -> a.py::K.run @{ln}", f"a.py::K.nested.inner -> a.py::Sub.run @{ln}"]
 
 
-@pytest.mark.xfail(strict=True, reason="cls() after cls = Other still constructs the hierarchy")
 def test_cls_bound_again_constructs_what_it_holds(tmp_path: Path) -> None:
     """``@classmethod def build(cls): cls = Other; return cls()`` constructs an Other;
     the index still reads ``cls()`` as the class hierarchy of K (``build -> K``, ``build
@@ -249,7 +249,6 @@ def test_abstractmethod_without_abc_metaclass_is_instantiable(tmp_path: Path) ->
 
 # --- 6. d.update -----------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="d.update(k=v) does not bind d['k']")
 def test_update_with_keywords_binds_the_key(tmp_path: Path) -> None:
     """``d = {'k': A().run}; d.update(k=B().run); d['k']()`` runs B.run; the index keeps
     the literal's A.run (never runs). Not a regression (28f3c2c the same); the keyword

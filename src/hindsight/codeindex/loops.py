@@ -105,9 +105,13 @@ def append(out: Bindings, caps: dict[str, list[Any]]) -> None:
 
 
 def update(out: Bindings, caps: dict[str, list[Any]]) -> None:
-    """``d.update({'k': v})`` (a dict literal): from then on ``d['k']`` is ``v``, as after
-    ``d['k'] = v`` (the later binding wins: Flow.pick)."""
-    node, lhs = caps["fact.update"][0], caps["fact.lhs"][0]
+    """``d.update({'k': v})`` (a dict literal) or ``d.update(k=v)``: from then on
+    ``d['k']`` is ``v``, as after ``d['k'] = v`` (the later binding wins: Flow.pick)."""
+    node, lhs, args = caps["fact.update"][0], caps["fact.lhs"][0], caps["fact.rhs"][0]
+    kids = [c for c in args.named_children if c.type != "comment"]
+    if not kids or not (len(kids) == 1 and kids[0].type == "dictionary" or all(
+            c.type == "keyword_argument" for c in kids)):
+        return  # `h.update(data)`, `d.update(other)`: nothing known
     target = _t(lhs) if lhs.type == "identifier" else canon(_t(lhs))
     segs = parse(target) if target else None
     if not segs or len(segs) > 2 or (len(segs) == 2 and segs[0] not in out.selfs):
@@ -116,7 +120,15 @@ def update(out: Bindings, caps: dict[str, list[Any]]) -> None:
     if lhs.type == "identifier" and not out.read(scope, target):
         return
     out.containers.setdefault(target, "dict")
-    out.elements(scope, target, caps["fact.rhs"][0], _line(node))
+    if kids[0].type == "dictionary":
+        out.elements(scope, target, kids[0], _line(node))
+        return
+    for kw in kids:
+        key, val = kw.child_by_field_name("name"), kw.child_by_field_name("value")
+        v = out.value(val) if key is not None and val is not None else None
+        if key is not None and v is not None:
+            out.facts.append((scope, f"{target}['{_t(key)}']", v, _line(node)))
+            out.used(scope, v)
 
 
 def pairs(out: Bindings, caps: dict[str, list[Any]]) -> None:

@@ -287,7 +287,8 @@ class Resolver:
             hit = self.undecorated(hit)
         if hit or not line:
             return [hit] if hit else []
-        if not receiver and name in dispatch.OWN_CLASS and self.f.language in dispatch.LANGUAGES:
+        if not receiver and name in dispatch.OWN_CLASS and self.f.language in dispatch.LANGUAGES \
+                and self.f.is_receiver(caller, name, line):
             return dispatch.constructions(self, caller)  # `cls()`, `type(self)()`
         return self.flow.calls(self.f, caller, name, receiver, line)
 

@@ -14,7 +14,7 @@
       arguments: (argument_list . [(identifier) (attribute) (call) (subscript)] @fact.rhs .)) @fact.append
 (call function: (attribute object: [(identifier) (attribute)] @fact.lhs
                            attribute: (identifier) @_update (#eq? @_update "update"))
-      arguments: (argument_list . (dictionary) @fact.rhs .)) @fact.update
+      arguments: (argument_list) @fact.rhs) @fact.update
 (return_statement [(call) (identifier) (attribute) (subscript) (await)
                    (conditional_expression) (boolean_operator) (expression_list)
                    (list) (tuple) (set) (list_comprehension) (set_comprehension)
