@@ -202,6 +202,18 @@ def _marks(r: Resolver, q: str) -> set[str]:
 _WRAPS = frozenset({"functools.wraps()", "wraps()"})
 
 
+def aliased(r: Resolver, hit: str) -> str:
+    """What a call of ``hit`` runs when ``hit`` is a Python module-level name bound to a
+    function or class (``ALIAS = real``; ``from config import HANDLER; HANDLER()``): that
+    function or class; ``hit`` itself otherwise (one value only: a union stays the name)."""
+    path, _, local = hit.partition("::")
+    fs = r._file(path) if r.f.language == "python" else None
+    if fs is None or fs.kinds.get(local) != "constant" or fs.parents.get(local):
+        return hit
+    v = r.flow.classify(hit)
+    return v[1] if v is not None and v[0] in ("fn", "cls") else hit
+
+
 def decorated(r: Resolver, hit: str) -> str:
     """What a call of Python function ``hit`` runs when one decorator of the repository
     replaces it with a function of its own: ``@memoize`` returning its nested

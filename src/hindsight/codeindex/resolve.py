@@ -284,7 +284,7 @@ class Resolver:
             if over:  # a subclass's definition may run (hindsight.codeindex.dispatch)
                 return over
         if hit and line:
-            hit = self.undecorated(hit)
+            hit = self.undecorated(dispatch.aliased(self, hit))
         if hit or not line:
             return [hit] if hit else []
         if not receiver and name in dispatch.OWN_CLASS and self.f.language in dispatch.LANGUAGES \

@@ -35,6 +35,8 @@
 (class_definition superclasses: (argument_list (subscript value: (identifier) @inherit.name)))
 (class_definition superclasses: (argument_list
   (attribute object: (_) @inherit.receiver attribute: (identifier) @inherit.name)))
+(class_definition superclasses: (argument_list (subscript value:
+  (attribute object: (_) @inherit.receiver attribute: (identifier) @inherit.name))))
 
 (import_statement) @import
 (import_from_statement) @import

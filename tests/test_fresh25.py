@@ -1,0 +1,50 @@
+"""Call-graph findings of the 2 December fresh-user trial (click, and small repositories
+written to match): each with its exact right value. Real git repositories, indexed for
+real."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from conftest import make_repo
+from test_break23 import edges, line_of
+
+from hindsight.app import open_bank
+
+GEN = ('from typing import Generic, TypeVar\n\nT = TypeVar("T")\n\n\n'
+       'class Box(Generic[T]):\n    def fail(self):\n        return 1\n')
+
+
+def test_a_subscripted_base_named_through_a_module_is_a_base(tmp_path: Path) -> None:
+    """``class DotSub(gen.Box[int])`` (click's ``click.ParamType[...]`` form) derives from
+    ``gen.Box``: an ``inherits`` edge, and ``self.fail()`` in it is ``Box.fail``. It had
+    no base at all (``class S(gen.Box)`` and ``class S(Box[int])`` worked)."""
+    use = ("from pkg import gen\n\n\nclass DotSub(gen.Box[int]):\n    def use(self):\n"
+           "        return self.fail()\n")
+    repo = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/gen.py": GEN,
+                                      "pkg/use.py": use})
+    got = [e for e in edges(repo) if e.startswith("pkg/use.py::DotSub")]
+    assert got == [f"pkg/use.py::DotSub.use -> pkg/gen.py::Box.fail "
+                   f"@{line_of(use, 'self.fail()')}"]
+    with open_bank(repo_root_path=str(repo)) as bank:
+        conn: sqlite3.Connection = bank.stores.code.conn
+        assert conn.execute("SELECT src, dst FROM edges WHERE kind='inherits' AND "
+                            "src='DotSub'").fetchall() == [("DotSub", "pkg/gen.py::Box")]
+
+
+def test_a_call_through_a_module_name_bound_to_a_function_reaches_it(tmp_path: Path) -> None:
+    """``ALIAS = real; ALIAS()`` runs ``real``, and so does ``from pkg.config import
+    HANDLER; HANDLER()`` with ``HANDLER = default_handler``; the index named the
+    constants (``callees caller`` gave ``ALIAS``, ``callers real`` nothing)."""
+    use = ("from pkg.config import HANDLER\n\n\ndef real():\n    return 1\n\n\nALIAS = real\n\n\n"
+           "def caller():\n    return ALIAS()\n\n\ndef other():\n    return HANDLER()\n")
+    config = ("def default_handler():\n    return 0\n\n\nHANDLER = default_handler\n"
+              "TABLE = {'a': default_handler}\n")
+    repo = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/config.py": config,
+                                      "pkg/use.py": use})
+    got = [e for e in edges(repo) if e.startswith(("pkg/use.py::caller ", "pkg/use.py::other "))]
+    assert got == [
+        f"pkg/use.py::caller -> pkg/use.py::real @{line_of(use, 'return ALIAS()')}",
+        f"pkg/use.py::other -> pkg/config.py::default_handler "
+        f"@{line_of(use, 'return HANDLER()')}"]
