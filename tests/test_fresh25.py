@@ -48,3 +48,24 @@ def test_a_call_through_a_module_name_bound_to_a_function_reaches_it(tmp_path: P
         f"pkg/use.py::caller -> pkg/use.py::real @{line_of(use, 'return ALIAS()')}",
         f"pkg/use.py::other -> pkg/config.py::default_handler "
         f"@{line_of(use, 'return HANDLER()')}"]
+
+
+def test_a_go_receiver_rebound_later_in_the_method_is_the_receiver_before(tmp_path: Path
+                                                                           ) -> None:
+    """cobra's ``ExecuteC``: ``return c.Root().ExecuteC()`` early in the method and
+    ``c = cmd`` further down; at the call ``c`` is still the receiver, so the call is
+    ``Command.ExecuteC`` (it was left unresolved: the later binding made the receiver
+    look like a local of unknown value)."""
+    src = ("package cobra\n\ntype Command struct {\n\tparent *Command\n}\n\n"
+           "func (c *Command) Root() *Command {\n\tif c.parent != nil {\n"
+           "\t\treturn c.parent.Root()\n\t}\n\treturn c\n}\n\n"
+           "func (c *Command) Find() *Command {\n\treturn c\n}\n\n"
+           "func (c *Command) ExecuteC() (cmd *Command, err error) {\n"
+           "\tif c.parent != nil {\n\t\treturn c.Root().ExecuteC()\n\t}\n"
+           "\tcmd = c.Find()\n\tc = cmd\n\treturn c, nil\n}\n")
+    repo = make_repo(tmp_path / "r", {"command.go": src})
+    ln = line_of(src, "c.Root().ExecuteC()")
+    got = [e for e in edges(repo) if e.startswith("command.go::Command.ExecuteC ")
+           and e.endswith(f"@{ln}")]
+    assert got == [f"command.go::Command.ExecuteC -> command.go::Command.ExecuteC @{ln}",
+                   f"command.go::Command.ExecuteC -> command.go::Command.Root @{ln}"]

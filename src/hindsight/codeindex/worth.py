@@ -35,8 +35,9 @@ def worth(flow: Flow, fs: FileSyms, scope: str, segs: tuple[str, ...], depth: in
     head = segs[0]
     if head.startswith("&") or head in SPECS[fs.language].self_names or head in (
             "Self", "super()") or head in SUPER_NAMES.get(fs.language, ("super",)) or \
-            head.startswith("super("):  # `super(Mid, self)` (exprs.parse)
-        return True
+            head.startswith("super(") or (  # `super(Mid, self)` (exprs.parse)
+            fs.language == "go" and fs.recv_var.get(scope) == head):  # as Flow.head: even
+        return True  # when the method binds its receiver variable again later (cobra)
     i = 1
     while i < len(segs) and segs[i][0] == "[":  # `d['k']` is one name, as in eval
         head += segs[i]
@@ -82,8 +83,6 @@ def _name_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> 
             return _YES  # a field, maybe inherited
         s = fs.parents.get(s, "")
         first = False
-    if fs.language == "go" and fs.recv_var.get(scope) == head:
-        return _YES
     if plain:
         r = flow.ctx(fs.path)
         hit = r.lookup(fs, scope, head) if r is not None else []
