@@ -36,6 +36,24 @@ def test_pytest_verbose_lists_passing_ids_and_quiet_pass_counts() -> None:
                                                                     (), ())
 
 
+def test_pytest_ids_whose_parameters_hold_spaces() -> None:
+    """A parametrized id keeps its spaces and colons (fresh-user trial: click's
+    ``test_group_with_args[args0-2-Error: Missing command.]`` was dropped, and
+    ``test_pp[a b: c]`` of two failures); a message after `` - `` is not part of it."""
+    out = ("FAILED tests/test_pp.py::test_pp[1] - assert 0\n"
+           "FAILED tests/test_pp.py::test_pp[a b: c] - AssertionError: x - y\n"
+           "FAILED tests/test_commands.py::test_group_with_args[args0-2-Error: Missing "
+           "command.]\n"
+           "tests/t.py::test_v[x y] PASSED\n"
+           "========= 3 failed, 1 passed in 0.12s =========\n")
+    o = observe(out, "pytest")
+    assert o.failed == ("tests/test_pp.py::test_pp[1]", "tests/test_pp.py::test_pp[a b: c]",
+                        "tests/test_commands.py::test_group_with_args[args0-2-Error: Missing "
+                        "command.]")
+    assert o.passed == ("tests/t.py::test_v[x y]",)
+    assert o.errors == ("assert 0", "AssertionError: x - y")
+
+
 def test_go_test() -> None:
     o = observe(text("go_fail.txt"), "go test ./...")
     assert o.parser == "go"

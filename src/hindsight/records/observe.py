@@ -72,8 +72,10 @@ def _obs(parser: str, counts: dict[str, int], failed: list[str], passed: list[st
 _PY_FINAL = re.compile(r"^=*\s*((?:\d+ (?:failed|passed|skipped|deselected|xfailed|xpassed|"
                        r"warnings?|errors?|rerun)(?:, )?)+|no tests ran) in [\d.]+s"
                        r"(?: \([^)]*\))?\s*=*$", re.M)
-_PY_SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+)(?: - (.*))?$", re.M)
-_PY_VERBOSE = re.compile(r"^(\S+::\S+) (PASSED|FAILED|ERROR)\b", re.M)
+# a test id's parameters may hold spaces (`test_x[a b: c]`): up to the `]` that ends it
+_PY_ID = r"[^\s\[]+(?:\[[^\n]*?\])?"
+_PY_SUMMARY = re.compile(rf"^(FAILED|ERROR) ({_PY_ID})(?: - (.*))?$", re.M)
+_PY_VERBOSE = re.compile(rf"^([^\s\[]+::{_PY_ID}) (PASSED|FAILED|ERROR)\b", re.M)
 _PY_E = re.compile(r"^E {2,}(?!\+ )(\S.*)$", re.M)
 _COUNT = re.compile(r"(\d+) (\w+)")
 
