@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +131,27 @@ def test_yesterdays_attempts_reach_todays_prompt(scene: tuple[dict[str, str], Pa
     today = hook("user-prompt-submit", {**prompt, "session_id": "s6",
                                         "prompt": "what did we try today?"}, env, cwd=repo)
     assert today.stdout == ""  # the phrase alone selects its own period only
+
+
+def test_a_command_that_never_ran_is_no_attempt_in_a_prompt(
+        scene: tuple[dict[str, str], Path]) -> None:
+    """``hindsight run -- nosuchcmd`` (exit 127) is recorded, but a prompt about what was
+    tried today is not shown it: a typo is not a failed attempt (the fresh-user trial of
+    2026-12-02 was shown one); yesterday's real attempts still are, by name."""
+    env, repo = scene
+    env = {**env, "HINDSIGHT_NOW": "2026-11-29T16:00:00+00:00"}
+    r = subprocess.run([sys.executable, "-m", "hindsight", "run", "--", "no-such-cmd-xyz",
+                        "shop/stock.py"], env=env, cwd=repo, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 127
+    ask = {"session_id": "s7", "cwd": str(repo),
+           "prompt": "what did we try today on shop/stock.py and deductStock?"}
+    lines = context(hook("user-prompt-submit", ask, env, cwd=repo).stdout,
+                    "UserPromptSubmit").splitlines()
+    at = lines.index("Failed attempts recorded earlier on the code this prompt is about: "
+                     "what was tried, why it failed, when.")
+    assert lines[at + 1:at + 4] == [*ATTEMPTS, "</hindsight-memory>"]
+    assert not any("no-such-cmd-xyz" in ln for ln in lines)
 
 
 def test_context_ranks_the_file_of_the_failed_attempts_with_them_as_a_reason(

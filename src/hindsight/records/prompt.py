@@ -161,7 +161,7 @@ def match(svc: RecordService, prompt: str, exclude: set[int] | frozenset[int],
     """The unresolved failed records ``prompt`` refers to (see the module doc), best
     first (then newest), at most ``limit``, none of ``exclude``."""
     from hindsight.memory.clock import now_ts
-    from hindsight.records.query import _open
+    from hindsight.records.query import NOT_RUN, _open
 
     if limit <= 0 or not prompt.strip():
         return []
@@ -196,7 +196,10 @@ def match(svc: RecordService, prompt: str, exclude: set[int] | frozenset[int],
     if not picked:
         return []
     recs = svc.store.get_records([i for _s, _n, i in picked[:limit * 10]])
-    return _open(svc, [recs[i] for _s, _n, i in picked if i in recs], limit)
+    # a command not found or not executable is a typo, not a failed attempt (as
+    # query.failures; the fresh-user trial of 2026-12-02 was shown `nosuchcmd`, exit 127)
+    return _open(svc, [recs[i] for _s, _n, i in picked
+                       if i in recs and recs[i].exit_code not in NOT_RUN], limit)
 
 
 def lines(records: list[ExecutionRecord], cap: int = 600) -> list[str]:
