@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hindsight.codeindex.languages import language_for
+from hindsight.codeindex.worker import content_hash
 from hindsight.errors import ConfigError, GitError, HindsightError
 from hindsight.history import gitread as G
 from hindsight.history.edits import build_event
@@ -120,8 +121,7 @@ class Watcher:
                 moves.append((src, dest))
             paths += [p for p in (src, dest) if p]
         old_states = {p: _states(self.code, p) for p in dict.fromkeys(paths) if p in before}
-        self.refresh()
-        after = self.code.load_files()
+        after, now = self._indexed(paths)
         renamed: dict[str, str] = {}  # new path -> old path
         for src, dest in moves:
             if src in before and src not in after and dest in after \
@@ -136,7 +136,7 @@ class Watcher:
             if old_key not in before and path not in after:
                 continue  # not a file the index knows
             old = self._old_bytes(old_key) if old_key in before else None
-            new = self._read(path) if path in after else None
+            new = now.get(path) if path in after else None
             if old is None and new is None or (old == new and not src):
                 continue
             ev, syms = build_event(
@@ -153,6 +153,21 @@ class Watcher:
             if self.on_event:
                 self.on_event(ev)
         return out
+
+    def _indexed(self, paths: list[str]) -> tuple[dict[str, Any], dict[str, bytes | None]]:
+        """Refresh the index, then read ``paths``: (the indexed files, each path's bytes).
+        A file saved again between the index's read and ours (saves 0.3 s apart) would pair
+        the new text with the symbols of the one before (an event named ``g3`` for lines
+        holding g3 and g4, no event naming g4: the fresh-user trial of 2026-12-02), so the
+        index is refreshed again until the bytes read are the ones it indexed (3 tries)."""
+        for _ in range(3):
+            self.refresh()
+            after = self.code.load_files()
+            now = {p: self._read(p) for p in dict.fromkeys(paths) if p in after}
+            if all(b is None or content_hash(b) == after[p].content_hash
+                   for p, b in now.items()):
+                break
+        return after, now
 
     def run(self, ready: Callable[[], None] | None = None) -> None:
         """Watch until :attr:`stop` is set or KeyboardInterrupt. Raises ConfigError when
