@@ -267,9 +267,8 @@ class Resolver:
         return next(iter(self.targets(caller, name, receiver, line)), "")
 
     def targets(self, caller: str, name: str, receiver: str, line: int = 0) -> list[str]:
-        """Qualified names of the symbols a reference at ``line`` may denote (several when
-        the receiver's value is a union, :mod:`hindsight.codeindex.values`); ``[]`` when
-        unresolved."""
+        """Qualified names of the symbols a reference at ``line`` may denote (several for a
+        union value, :mod:`hindsight.codeindex.values`); ``[]`` when unresolved."""
         if line and receiver in self.spec.self_names and \
                 not self.f.is_receiver(caller, receiver, line):  # `self = Other()`
             return self.flow.calls(self.f, caller, name, receiver, line)
