@@ -69,3 +69,25 @@ def test_a_go_receiver_rebound_later_in_the_method_is_the_receiver_before(tmp_pa
            and e.endswith(f"@{ln}")]
     assert got == [f"command.go::Command.ExecuteC -> command.go::Command.ExecuteC @{ln}",
                    f"command.go::Command.ExecuteC -> command.go::Command.Root @{ln}"]
+
+
+ABSTRACT = ("from abc import ABC, abstractmethod\n\n\nclass Base(ABC):\n    @abstractmethod\n"
+            "    def run(self):\n        ...\n\n    def name(self):\n        return 'b'\n\n\n"
+            "class Mid(Base):\n    pass\n\n\nclass Impl(Mid):\n    def run(self):\n        return 1\n\n\n"
+            "class Other(Base):\n    def run(self):\n        return 2\n\n\n"
+            "def use_mid(m: Mid):\n    return m.run()\n\n\n"
+            "def use_base(b: Base):\n    return b.run(), b.name()\n")
+
+
+def test_a_typed_receiver_of_an_abstract_method_reaches_the_overrides(tmp_path: Path) -> None:
+    """``def use_mid(m: Mid): m.run()`` with ``run`` abstract in ``Base`` runs the
+    override of a subclass of Mid (``Impl.run``); the index gave the abstract
+    ``Base.run`` only (fresh-user trial), as a typed receiver got no class-hierarchy
+    dispatch. ``b: Base`` reaches both overrides; a concrete method stays itself."""
+    repo = make_repo(tmp_path / "r", {"a.py": ABSTRACT})
+    got = [e for e in edges(repo) if e.startswith(("a.py::use_mid ", "a.py::use_base "))]
+    ln = line_of(ABSTRACT, "b.run()")
+    assert sorted(got) == [f"a.py::use_base -> a.py::Base.name @{ln}",
+                           f"a.py::use_base -> a.py::Impl.run @{ln}",
+                           f"a.py::use_base -> a.py::Other.run @{ln}",
+                           f"a.py::use_mid -> a.py::Impl.run @{line_of(ABSTRACT, 'm.run()')}"]

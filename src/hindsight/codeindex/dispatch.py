@@ -132,6 +132,28 @@ def overrides(r: Resolver, caller: str, name: str, receiver: str, hit: str) -> l
     return found if len(found) <= MAX_TARGETS else []
 
 
+def concrete(r: Resolver, targets: list[str], cls: str) -> list[str]:
+    """The targets of a call on an instance of class ``cls`` (``path::Local``) that the
+    flow found (``m.run()`` with ``m: Mid``), each abstract one (``@abstractmethod``,
+    ``raise NotImplementedError``) replaced by the overrides the subclasses of ``cls`` in
+    the repository give: what runs is one of those (class hierarchy analysis, as for
+    ``self``). Unchanged when there are none, too many subclasses or targets, or outside
+    Python."""
+    if r.f.language not in LANGUAGES or not any(_abstract(r, t) for t in targets):
+        return targets
+    subs = subclasses(r, cls)
+    if not subs or len(subs) > MAX_SUBCLASSES:
+        return targets
+    out: list[str] = []
+    for t in targets:
+        name = t.rpartition(".")[2]
+        found = [x for x in dict.fromkeys(_along(r, s, name) for s in subs)
+                 if x and x != t and not _abstract(r, x)] if _abstract(r, t) else []
+        out.extend(found or [t])
+    out = list(dict.fromkeys(out))
+    return out if len(out) <= MAX_TARGETS else targets
+
+
 def _along(r: Resolver, s: str, name: str) -> str:
     """``name`` along the method resolution order of class ``s``."""
     path, _, local = s.partition("::")

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from hindsight.codeindex import callsites, classes, returns
+from hindsight.codeindex import callsites, classes, dispatch, returns
 from hindsight.codeindex.bindings import AFTER, BRANCH, SCOPED
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.languages import SPECS
@@ -108,8 +108,7 @@ class Flow:
         return r.f if r is not None else None
 
     # ---- a call --------------------------------------------------------------------------
-    def calls(self, fs: FileSyms, scope: str, name: str, receiver: str, line: int
-              ) -> list[str]:
+    def calls(self, fs: FileSyms, scope: str, name: str, receiver: str, line: int) -> list[str]:
         """Qualified names a call of ``name`` on ``receiver`` (``""``: a bare call, where
         ``name`` may be an access path such as ``make()``) may run: one, several (a
         union), or none (``[]``: unknown)."""
@@ -152,8 +151,9 @@ class Flow:
             return self._run(m, lambda x: x[0] in ("fn", "cls"))
         if v[0] not in ("cls", "inst", "super"):
             return []
-        return self._run(self.member(v, name),
-                         lambda x: x[0] in ("fn", "cls") and self._is_def(x[1]))
+        out = self._run(self.member(v, name),
+                        lambda x: x[0] in ("fn", "cls") and self._is_def(x[1]))
+        return dispatch.concrete(self.root, out, v[1]) if v[0] == "inst" else out
 
     def _run(self, m: Value | None, direct: Callable[[Value], bool]) -> list[str]:
         """Targets of calling member value ``m``: each alternative that is ``direct`` (a
