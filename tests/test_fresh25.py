@@ -4,11 +4,12 @@ real."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
 from conftest import make_repo
-from test_break23 import edges, line_of
+from test_break23 import edges, line_of, run_cli
 
 from hindsight.app import open_bank
 
@@ -91,3 +92,17 @@ def test_a_typed_receiver_of_an_abstract_method_reaches_the_overrides(tmp_path: 
                            f"a.py::use_base -> a.py::Impl.run @{ln}",
                            f"a.py::use_base -> a.py::Other.run @{ln}",
                            f"a.py::use_mid -> a.py::Impl.run @{line_of(ABSTRACT, 'm.run()')}"]
+
+
+def test_a_module_level_caller_is_shown_as_the_module(tmp_path: Path) -> None:
+    """A call made outside any function is the module's (``path::``, empty local name):
+    the callers table shows it as ``path::<module>`` (it showed ``path::``, an empty
+    name), as ``--json`` names it ``<module>`` beside the qualified name as stored."""
+    src = "def real():\n    return 1\n\n\nreal()\n"
+    repo = make_repo(tmp_path / "r", {"m.py": src})
+    assert run_cli("index", cwd=repo).returncode == 0
+    table = run_cli("callers", "real", cwd=repo)
+    assert table.returncode == 0 and "m.py::<module>" in table.stdout, table.stdout
+    data = json.loads(run_cli("callers", "real", "--json", cwd=repo).stdout)
+    assert [(h["qname"], h["name"], h["line"]) for h in data["callers"]] == [
+        ("m.py::", "<module>", 5)]

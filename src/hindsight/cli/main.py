@@ -44,6 +44,12 @@ def _page(rows: list[Any], offset: int, limit: int | None, total: int | None = N
     return page(rows, offset, limit, total)
 
 
+def _shown(qname: str) -> str:
+    """A qualified name as a table shows it: a module's top level (``path::``, the caller
+    of calls made outside any function) as ``path::<module>``; ``--json`` keeps ``path::``."""
+    return qname + "<module>" if qname.endswith("::") else qname
+
+
 def _more(fields: dict[str, Any]) -> str:
     """The title's note on a cut list: which rows are shown and how to get the next."""
     if not fields["truncated"]:
@@ -223,13 +229,13 @@ def _graph(direction: str, symbol: str, repo_root: str | None, depth: int, file:
                 out.say(more)
             return
         if direction == "callers":
-            rows = [[h.depth, h.via, h.qname + ("" if h.resolved else
-                                                f" (calls `{h.edge_dst[1:]}` by name only)"),
-                     h.edge_dst if h.depth > 1 else "", f"{h.path}:{h.line}"] for h in hits]
+            rows = [[h.depth, h.via, _shown(h.qname) + (
+                         "" if h.resolved else f" (calls `{h.edge_dst[1:]}` by name only)"),
+                     _shown(h.edge_dst) if h.depth > 1 else "", f"{h.path}:{h.line}"] for h in hits]
             cols = ["depth", "edge", "caller", "calls", "call site"]
         else:
             rows = [[h.depth, h.via, h.qname if h.resolved else f"{h.name} (unresolved)",
-                     h.edge_src if h.depth > 1 else "",
+                     _shown(h.edge_src) if h.depth > 1 else "",
                      f"{h.path}:{h.line}" + ("" if h.resolved else " (call)")] for h in hits]
             cols = ["depth", "edge", "callee", "from", "definition (or call site)"]
         out.table(f"{direction} of {target.qname}{_more(fields)}", cols, rows)
