@@ -106,3 +106,22 @@ def test_a_module_level_caller_is_shown_as_the_module(tmp_path: Path) -> None:
     data = json.loads(run_cli("callers", "real", "--json", cwd=repo).stdout)
     assert [(h["qname"], h["name"], h["line"]) for h in data["callers"]] == [
         ("m.py::", "<module>", 5)]
+
+
+def test_a_bare_name_means_the_definition_not_nested_in_a_function(tmp_path: Path) -> None:
+    """``callers echo`` in click: ``utils.echo`` and a test's inner ``def echo`` gave
+    "ambiguous" (exit 7) although a user means the public one; a bare name now means the
+    one definition not nested in a function when there is one only. Two such
+    definitions stay ambiguous."""
+    files = {"pkg/__init__.py": "", "pkg/utils.py": "def echo(m):\n    return m\n",
+             "tests/test_x.py": ("from pkg.utils import echo\n\n\ndef test_x():\n"
+                                 "    def echo():\n        return 1\n    return echo()\n\n\n"
+                                 "def test_y():\n    return echo('a')\n")}
+    repo = make_repo(tmp_path / "r", files)
+    assert run_cli("index", cwd=repo).returncode == 0
+    data = json.loads(run_cli("callers", "echo", "--json", cwd=repo).stdout)
+    assert data["symbol"]["qname"] == "pkg/utils.py::echo"
+    assert [h["qname"] for h in data["callers"]] == ["tests/test_x.py::test_y"]
+    (repo / "pkg/other.py").write_text("def echo():\n    return 2\n")
+    assert run_cli("index", "--include-untracked", cwd=repo).returncode == 0
+    assert run_cli("callers", "echo", cwd=repo).returncode == 7

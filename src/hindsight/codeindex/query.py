@@ -67,7 +67,9 @@ def resolve_one(store: CodeStore, spec: str, file: str | None = None) -> list[Sy
     tried in that order. Several definitions sharing one qualified name (redefinitions, a
     C++ declaration and its definition) count as one. Overloads are distinct (``C.m``
     matching ``C.m(int)`` and ``C.m(String)`` is ambiguous); a name matching a getter and
-    its setter/deleter means the getter. Raises :class:`Ambiguous` (the candidate
+    its setter/deleter means the getter; a bare name matching one definition at a
+    module's or a class's level and others nested in functions means the first. Raises
+    :class:`Ambiguous` (the candidate
     qualified names), or :class:`NotFound`, which says when the name's first part is
     nothing in this repository (``json.loads``: code outside it is never indexed)."""
     hits = store.find_symbols(spec, None, file, 200)
@@ -82,6 +84,13 @@ def resolve_one(store: CodeStore, spec: str, file: str | None = None) -> list[Sy
         if len(getters) == 1:
             hits = [s for s in hits if s.qname == getters[0]]
             qnames = getters
+    if len(qnames) > 1 and "." not in spec and ":" not in spec:
+        # a bare name means the one definition not nested in a function, if one only is
+        # (click's `echo`, not a test's inner `def echo`: the fresh-user trial)
+        outer = sorted({h.qname for h in hits if not (h.kind == "function" and h.parent)})
+        if len(outer) == 1:
+            hits = [h for h in hits if h.qname == outer[0]]
+            qnames = outer
     if len(qnames) > 1:
         raise Ambiguous(f"{spec!r} matches {len(qnames)} symbols; give one of them",
                         qnames[:20], option="file", value=spec)
