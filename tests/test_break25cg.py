@@ -14,7 +14,8 @@ The regressions were fixed the same day (class members carry their first line, a
 name bound in a lambda, a comprehension, a branch or to ``type(self)`` stays the
 receiver, the guard cuts only its own body, a decorator's rebinding to several values
 falls back to the nested function, only an ``@abstractmethod`` of an ``ABC`` is dropped,
-a part of ``*args`` is unknown), and so were ``cls = Other; cls()`` and ``d.update(k=v)``;
+a part of ``*args`` is unknown), and so were ``cls = Other; cls()``, ``d.update(k=v)``
+and ``self`` bound in one branch (the receiver's targets and the binding's);
 their docstrings keep describing what was found.
 """
 
@@ -90,7 +91,6 @@ K_SUB = ("class Other:\n    def run(self):\n        return 0\n\n    def make(sel
 SUB = "\n\nclass Sub(K):\n    def run(self):\n        return 3\n\n    def make(self):\n        return 4\n"
 
 
-@pytest.mark.xfail(strict=True, reason="a self bound in one branch: the receiver only (Other.run missing)")
 def test_self_bound_again_in_one_branch_is_still_the_receiver(tmp_path: Path) -> None:
     """``if flag: self = Other()`` then ``self.run()``: with the flag unset ``self`` is
     still the receiver (K.run, Sub.run run); the index keeps only ``Other.run``.

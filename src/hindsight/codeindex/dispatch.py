@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hindsight.codeindex.bindings import BRANCH
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.table import SUPER_NAMES, FileSyms
 from hindsight.codeindex.values import MAX_TARGETS
@@ -130,6 +131,23 @@ def overrides(r: Resolver, caller: str, name: str, receiver: str, hit: str) -> l
     if hit and hit not in found and not _dropped(r, hit, all(per_sub)):
         found.insert(0, hit)
     return found if len(found) <= MAX_TARGETS else []
+
+
+def rebound(r: Resolver, caller: str, name: str, receiver: str, line: int) -> list[str]:
+    """More targets of ``self.<name>()`` at ``line`` of method ``caller``: what the call
+    runs when a binding of ``self`` made in a branch before it happened (``if c: self =
+    Other()``: ``Other.<name>`` beside the receiver's); ``[]`` when there is none (the
+    receiver alone: :meth:`hindsight.codeindex.table.FileSyms.is_receiver`)."""
+    fs = r.f
+    if not line or fs.language not in LANGUAGES or receiver not in r.spec.self_names:
+        return []
+    d = fs.flow.get(caller, {})
+    branch = {ln for ln, _v in d.get(receiver + BRANCH, ())}
+    out: list[str] = []
+    for ln, v in d.get(receiver, ()):
+        val = r.flow.value(fs, caller, v, ln) if ln < line and ln in branch else None
+        out += [t for t in (r.flow.member_target(val, name) if val else []) if t not in out]
+    return out
 
 
 def concrete(r: Resolver, targets: list[str], cls: str) -> list[str]:

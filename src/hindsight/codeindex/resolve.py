@@ -40,8 +40,7 @@ class Resolver:
     """Resolves one file's references; collects the keys it consulted in ``deps``."""
 
     def __init__(self, table: Table, fs: FileSyms, deps: set[str] | None = None) -> None:
-        self.t = table
-        self.f = fs
+        self.t, self.f = table, fs
         self.spec = SPECS[fs.language]
         self.deps: set[str] = deps if deps is not None else set()
         self._memo: dict[tuple[str, str, str, int], list[str]] = {}
@@ -272,6 +271,7 @@ class Resolver:
         if line and receiver in self.spec.self_names and \
                 not self.f.is_receiver(caller, receiver, line):  # `self = Other()`
             return self.flow.calls(self.f, caller, name, receiver, line)
+        extra = dispatch.rebound(self, caller, name, receiver, line)  # `if c: self = Other()`
         hit = self._by_name(caller, name, receiver, line)
         if line and (receiver in self.spec.self_names or
                      receiver in SUPER_NAMES.get(self.f.language, ("super",))):
@@ -281,11 +281,11 @@ class Resolver:
                 over = self._dispatch[key] = dispatch.overrides(self, caller, name, receiver,
                                                                 hit)
             if over:  # a subclass's definition may run (hindsight.codeindex.dispatch)
-                return over
+                return over + [t for t in extra if t not in over]
         if hit and line:
             hit = self.undecorated(dispatch.aliased(self, hit))
         if hit or not line:
-            return [hit] if hit else []
+            return ([hit] if hit else []) + [t for t in extra if t != hit]
         if not receiver and name in dispatch.OWN_CLASS and self.f.language in dispatch.LANGUAGES \
                 and self.f.is_receiver(caller, name, line):
             return dispatch.constructions(self, caller)  # `cls()`, `type(self)()`
