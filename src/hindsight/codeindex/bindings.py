@@ -173,7 +173,7 @@ class Bindings:
             return self._container_read(fn, kids)
         name = _t(fn) if fn.type == "identifier" else ""
         if name == "type" and len(kids) == 1 and _t(kids[0]) in self.selfs:
-            return f"type({_t(kids[0])})"  # the receiver's class (dispatch.OWN_CLASS)
+            return f"type({_t(kids[0])})"  # the receiver's class (table.OWN_CLASS)
         if name not in ("next", "getattr", "partial") or not kids or \
                 kids[0].type in ("keyword_argument", "list_splat"):
             return None

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from hindsight.codeindex.bindings import BRANCH
 from hindsight.codeindex.exprs import parse
+from hindsight.codeindex.table import OWN_CLASS as OWN_CLASS  # (resolve.py reads it here)
 from hindsight.codeindex.table import SUPER_NAMES, FileSyms
 from hindsight.codeindex.values import MAX_TARGETS
 
@@ -38,8 +39,6 @@ ABSTRACT = "@abstract"
 """Receiver-fact target marking a method whose body only marks it abstract (value
 ``raise``) or does nothing (value ``empty``); see :mod:`hindsight.codeindex.parse`."""
 _ABSTRACT_DECORATORS = frozenset({"abstractmethod", "abc.abstractmethod"})
-OWN_CLASS = frozenset({"cls", "type(self)", "self.__class__"})
-"""Calls that construct the class of the receiver: the enclosing class or a subclass."""
 
 
 def subclasses(r: Resolver, q: str) -> list[str]:
@@ -142,9 +141,12 @@ def rebound(r: Resolver, caller: str, name: str, receiver: str, line: int) -> li
     if not line or fs.language not in LANGUAGES or receiver not in r.spec.self_names:
         return []
     d = fs.flow.get(caller, {})
+    bound = d.get(receiver)
+    if not bound:
+        return []
     branch = {ln for ln, _v in d.get(receiver + BRANCH, ())}
     out: list[str] = []
-    for ln, v in d.get(receiver, ()):
+    for ln, v in bound:
         val = r.flow.value(fs, caller, v, ln) if ln < line and ln in branch else None
         out += [t for t in (r.flow.member_target(val, name) if val else []) if t not in out]
     return out
@@ -157,7 +159,8 @@ def concrete(r: Resolver, targets: list[str], cls: str) -> list[str]:
     the repository give: what runs is one of those (class hierarchy analysis, as for
     ``self``). Unchanged when there are none, too many subclasses or targets, or outside
     Python."""
-    if r.f.language not in LANGUAGES or not any(_abstract(r, t) for t in targets):
+    abstract = {t for t in targets if _abstract(r, t)} if r.f.language in LANGUAGES else ()
+    if not abstract:
         return targets
     subs = subclasses(r, cls)
     if not subs or len(subs) > MAX_SUBCLASSES:
@@ -166,7 +169,7 @@ def concrete(r: Resolver, targets: list[str], cls: str) -> list[str]:
     for t in targets:
         name = t.rpartition(".")[2]
         found = [x for x in dict.fromkeys(_along(r, s, name) for s in subs)
-                 if x and x != t and not _abstract(r, x)] if _abstract(r, t) else []
+                 if x and x != t and not _abstract(r, x)] if t in abstract else []
         out.extend(found or [t])
     out = list(dict.fromkeys(out))
     return out if len(out) <= MAX_TARGETS else targets
@@ -198,18 +201,14 @@ def _dropped(r: Resolver, hit: str, everywhere: bool) -> bool:
     overridden in every subclass (``everywhere``)."""
     if _abstract(r, hit):
         return True
-    return everywhere and "empty" in _marks(r, hit)
+    return everywhere and "empty" in _method_facts(r, hit)[0]
 
 
 def _abstract(r: Resolver, q: str) -> bool:
     """Whether method ``q`` (``path::Local``) only marks itself abstract: decorated with
     ``@abstractmethod`` or a body that raises ``NotImplementedError``."""
-    path, _, local = q.partition("::")
-    other = r._file(path)
-    if other is None:
-        return False
-    decos = {v for _l, v in other.flow.get(local, {}).get("@dec", [])}
-    return "raise" in _marks(r, q) or bool(decos & _ABSTRACT_DECORATORS)
+    marks, decos = _method_facts(r, q)
+    return "raise" in marks or bool(decos & _ABSTRACT_DECORATORS)
 
 
 def _enforced(r: Resolver, q: str) -> bool:
@@ -217,11 +216,9 @@ def _enforced(r: Resolver, q: str) -> bool:
     its class's order derives from ``ABC`` (``abc.ABC``); a class that inherits it without
     overriding it cannot be instantiated. (``metaclass=ABCMeta`` is not seen: such a
     method stays a target, as a ``raise NotImplementedError`` hook does.)"""
-    path, _, local = q.partition("::")
-    other = r._file(path)
-    if other is None or not {v for _l, v in other.flow.get(local, {}).get("@dec", [])} \
-            & _ABSTRACT_DECORATORS:
+    if not _method_facts(r, q)[1] & _ABSTRACT_DECORATORS:
         return False
+    path, _, local = q.partition("::")
     for c in r.flow.mro(f"{path}::{local.rpartition('.')[0]}"):
         cpath, _, cls = c.partition("::")
         fs = r._file(cpath)
@@ -231,12 +228,13 @@ def _enforced(r: Resolver, q: str) -> bool:
     return False
 
 
-def _marks(r: Resolver, q: str) -> set[str]:
-    """The ``@abstract`` marks of method ``q``: ``raise``, ``empty`` (see parse.py)."""
+def _method_facts(r: Resolver, q: str) -> tuple[set[str], set[str]]:
+    """(``@abstract`` marks: ``raise``/``empty``, see parse.py; decorators) of method
+    ``q`` (``path::Local``); empty sets when its file is unknown."""
     path, _, local = q.partition("::")
     other = r._file(path)
-    return {v for _l, v in other.flow.get(local, {}).get(ABSTRACT, [])} \
-        if other is not None else set()
+    d = other.flow.get(local, {}) if other is not None else {}
+    return {v for _l, v in d.get(ABSTRACT, ())}, {v for _l, v in d.get("@dec", ())}
 
 
 _WRAPS = frozenset({"functools.wraps()", "wraps()"})

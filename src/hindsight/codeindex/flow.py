@@ -44,7 +44,7 @@ from hindsight.codeindex import callsites, classes, dispatch, returns
 from hindsight.codeindex.bindings import AFTER, BRANCH, SCOPED
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.languages import SPECS
-from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, SUPER_NAMES, FileSyms
+from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, OWN_CLASS, SUPER_NAMES, FileSyms
 from hindsight.codeindex.values import Value, members, union
 from hindsight.codeindex.worth import worth
 
@@ -57,7 +57,7 @@ MAX_STEPS = 20_000  # evaluation steps per resolved file (a bound on pathologica
 MAX_NEST = 24  # nested evaluations (a chain of returns, attributes and parameters)
 _PROPERTY = frozenset({"property", "cached_property", "functools.cached_property"})
 _CLASS_SELF = frozenset({"cls", "Self", "static"})
-_CLASS_OF_SELF = frozenset({"type(self)", "self.__class__"})
+_CLASS_OF_SELF = OWN_CLASS - {"cls"}
 
 
 class Flow:

@@ -27,8 +27,9 @@ SUPER_NAMES = {"python": ("super()",), "csharp": ("base",), "php": ("parent",), 
 _GO_RECV = re.compile(r"^func\s*\(\s*(\w+)")
 
 
-_CLASS_OF_SELF = frozenset({"type(self)", "self.__class__", "cls", "self"})
-"""Values that leave a self name the receiver or its class (``cls = type(self)``)."""
+OWN_CLASS = frozenset({"cls", "type(self)", "self.__class__"})
+"""Calls that construct the class of the receiver: the enclosing class or a subclass; as
+values bound to a self name (``cls = type(self)``), they leave it the receiver's class."""
 
 
 @dataclass
@@ -211,10 +212,12 @@ class FileSyms:
         if self.language != "python":
             return True
         d = self.flow.get(scope, {})
-        branch = {ln for ln, _v in d.get(name + BRANCH, ())}
-        if any((line is None or ln < line) and ln not in branch and v[:1] != AFTER
-               and v not in _CLASS_OF_SELF for ln, v in d.get(name, ())):
-            return False
+        bound = d.get(name)
+        if bound:  # (most methods never bind `self`: no set built for them)
+            branch = {ln for ln, _v in d.get(name + BRANCH, ())}
+            if any((line is None or ln < line) and ln not in branch and v[:1] != AFTER
+                   and v not in OWN_CLASS and v != "self" for ln, v in bound):
+                return False
         if self.kinds.get(scope) == "function" and self.param(scope, name) is not None:
             return re.search(rf"\b{name}\s*=\s*{name}\b", self.sigs.get(scope, "")) is not None
         return True
