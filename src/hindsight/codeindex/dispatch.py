@@ -213,17 +213,19 @@ def _abstract(r: Resolver, q: str) -> bool:
 
 def _enforced(r: Resolver, q: str) -> bool:
     """Whether method ``q`` is an ``@abstractmethod`` that Python enforces: a class of
-    its class's order derives from ``ABC`` (``abc.ABC``); a class that inherits it without
-    overriding it cannot be instantiated. (``metaclass=ABCMeta`` is not seen: such a
-    method stays a target, as a ``raise NotImplementedError`` hook does.)"""
+    its class's order derives from ``ABC`` (``abc.ABC``) or is declared with
+    ``metaclass=ABCMeta``; a class that inherits it without overriding it cannot be
+    instantiated. (A metaclass derived from ``ABCMeta`` is not seen: such a method stays a
+    target, as a ``raise NotImplementedError`` hook does.)"""
     if not _method_facts(r, q)[1] & _ABSTRACT_DECORATORS:
         return False
     path, _, local = q.partition("::")
     for c in r.flow.mro(f"{path}::{local.rpartition('.')[0]}"):
         cpath, _, cls = c.partition("::")
         fs = r._file(cpath)
-        if fs is not None and any(k == cls and n == "ABC" and rv in ("", "abc")
-                                  for k, n, rv, _l in fs.inherits):
+        if fs is not None and (any(k == cls and n == "ABC" and rv in ("", "abc")
+                                   for k, n, rv, _l in fs.inherits) or any(
+                v == "abcmeta" for _l, v in fs.flow.get(cls, {}).get(ABSTRACT, ()))):
             return True
     return False
 

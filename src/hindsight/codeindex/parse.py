@@ -236,13 +236,24 @@ def main_guard(root: Any) -> list[receivers.Fact]:
     return out
 
 
+_ABCMETA = frozenset({"metaclass=ABCMeta", "metaclass=abc.ABCMeta"})
+
+
 def dispatch_marks(defs: list[_Def]) -> list[receivers.Fact]:
     """``(method, "@abstract", "raise" | "empty", line)`` for each Python method whose
     body, after a docstring, is only ``raise NotImplementedError…`` or does nothing
-    (``pass``, ``...``, ``return``, ``return None``, nothing): see
+    (``pass``, ``...``, ``return``, ``return None``, nothing), and ``(class, "@abstract",
+    "abcmeta", line)`` for a class declared with ``metaclass=ABCMeta``: see
     :mod:`hindsight.codeindex.dispatch`."""
     out: list[receivers.Fact] = []
     for d in defs:
+        if d.kind == "class" and d.node.type == "class_definition":
+            sup = d.node.child_by_field_name("superclasses")
+            if sup is not None and b"metaclass" in (sup.text or b"") and any(
+                    a.type == "keyword_argument" and _txt(a.text).replace(" ", "") in _ABCMETA
+                    for a in sup.named_children):
+                out.append((d.local, "@abstract", "abcmeta", d.node.start_point[0] + 1))
+            continue
         if d.kind != "method" or d.node.type != "function_definition":
             continue
         body = d.node.child_by_field_name("body")
