@@ -15,6 +15,8 @@ Two scores per language:
                                              # reading the queries), defs_blind.json
     python bench/defs.py --suite defs_blind2  # tests/fixtures/defs_blind2: one-feature
                                               # files in the style of a tagger's unit cases
+    python bench/defs.py --suite defs_blind3  # tests/fixtures/defs_blind3: a second blind set
+                                              # of one-feature files, odd corners included
 
 Writes bench/results/<suite>.json and prints one line per language.
 """
@@ -35,7 +37,7 @@ from hindsight.codeindex.worker import parse_bytes  # noqa: E402
 from hindsight.models import simple_name  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
-SUITES = ("defs", "defs_blind", "defs_blind2")
+SUITES = ("defs", "defs_blind", "defs_blind2", "defs_blind3")
 DEFS = FIXTURES / "defs"
 
 Row = tuple[str, int, str, str]  # file, line, kind, local
