@@ -37,6 +37,7 @@ _EXPRS = frozenset({"function_expression", "generator_function", "class"})
 # where a named function or class expression is a definition by its own name: passed or
 # returned
 _FREE = frozenset({"arguments", "return_statement"})
+_TS_WRAPPERS = frozenset({"as_expression", "satisfies_expression"})
 # an object literal whose members are definitions: bound to a name, assigned, nested in
 # such a literal, or the module's default export
 _NAMED_LITERAL = frozenset({"variable_declarator", "assignment_expression", "pair",
@@ -158,8 +159,11 @@ def js_receiver(d: Any) -> bool:
     """Normalise the receiver of a JavaScript assignment definition ``d`` (a parse.py
     ``_Def``); False to drop it: a member of an object literal that is not bound to a
     name (an argument, an array element) is not a definition, nor is a named function
-    expression other than an argument or a returned value (bound to a name, it is that
-    name's definition); a named class expression likewise.
+    expression other than an argument, a returned value or a function called where it is
+    written (``(function setup() {…})()``; bound to a name, it is that name's
+    definition); a named class expression likewise. A literal bound by destructuring
+    (``const { a } = {…}``) names nothing; TypeScript's ``{…} as const`` and ``{…}
+    satisfies T`` are the literal.
     ``module.exports.x =`` and ``exports.x =`` define the module's ``x``;
     ``Foo.prototype.m =`` a member of ``Foo``; ``module.exports = function f() {}`` is
     ``f`` (dropped when anonymous). A quoted member name is taken without its quotes."""
@@ -167,12 +171,20 @@ def js_receiver(d: Any) -> bool:
     if d.name[:1] in ("'", '"') and d.name[-1:] == d.name[:1]:  # `'quoted-name'() {}`
         d.name = d.name[1:-1]
     if node.type in _EXPRS:
-        return node.parent is not None and node.parent.type in _FREE
+        up = node.parent
+        return up is not None and (up.type in _FREE or _iife(node, up))
     if node.type in _MEMBERS:
         obj = node.parent
         if obj is not None and obj.type == "object":
             up = obj.parent
-            return up is not None and up.type in _NAMED_LITERAL
+            if up is not None and up.type in _TS_WRAPPERS:  # `{...} as const`, `satisfies T`
+                up = up.parent
+            if up is None or up.type not in _NAMED_LITERAL:
+                return False
+            if up.type == "variable_declarator":  # not `const { a } = { a: () => 1 }`
+                name = up.child_by_field_name("name")
+                return name is not None and name.type == "identifier"
+            return True
     r = d.receiver
     if not r:
         return True
@@ -191,6 +203,16 @@ def js_receiver(d: Any) -> bool:
     elif r.isidentifier() and _this_alias(node, r):
         d.receiver = "this"  # `var self = this; self.m = function () {}` is `this.m = …`
     return True
+
+
+def _iife(node: Any, up: Any) -> bool:
+    """Whether the function expression ``node`` (parent ``up``) is called where it is
+    written: ``(function setup() {…})()`` or ``(function setup() {…}())``."""
+    if up.type == "call_expression":
+        return up.child_by_field_name("function") == node
+    call = up.parent if up.type == "parenthesized_expression" else None
+    return call is not None and call.type == "call_expression" and \
+        call.child_by_field_name("function") == up
 
 
 _FUNCS = frozenset({"function_declaration", "function_expression", "method_definition",

@@ -10,18 +10,21 @@
 (type_declaration (type_spec name: (type_identifier) @name
   type: [(type_identifier) (qualified_type) (function_type) (map_type) (slice_type)
          (pointer_type) (channel_type) (array_type) (generic_type)]) @definition.type)
-(interface_type (method_elem name: (field_identifier) @name) @definition.method)
+; (the methods of a named interface type; not those of an inline constraint such as
+; `type Tree[T interface{ Less(T) bool }] struct`)
+(type_spec type: (interface_type (method_elem name: (field_identifier) @name) @definition.method))
 ; `_` (the blank identifier, as in a skipped iota value) defines nothing.
 ; One match per name (`const Pi, E = 3.14, 2.71`): a `name:` field in the pattern would
 ; match only the first.
 (source_file (const_declaration (const_spec (identifier) @name) @definition.constant)
   (#not-eq? @name "_"))
 (type_declaration (type_alias name: (type_identifier) @name) @definition.type)
-; Package-level variables holding a function literal: `var handler = func(...) {...}`.
-(source_file (var_declaration [(var_spec name: (identifier) @name
-  value: (expression_list . (func_literal) .)) @definition.function
-  (var_spec_list (var_spec name: (identifier) @name
-  value: (expression_list . (func_literal) .)) @definition.function)])
+; Package-level variables holding a function literal: `var handler = func(...) {...}`, and
+; the first name of several when the first value is one (`var fa, fb = func() {}, 2`).
+(source_file (var_declaration [(var_spec . name: (identifier) @name
+  value: (expression_list . (func_literal))) @definition.function
+  (var_spec_list (var_spec . name: (identifier) @name
+  value: (expression_list . (func_literal))) @definition.function)])
   (#not-eq? @name "_"))
 
 (call_expression function: (identifier) @call.name)

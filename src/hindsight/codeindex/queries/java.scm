@@ -18,8 +18,10 @@
   declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
 (class_body (field_declaration (modifiers "final" "static")
   declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
-; An interface's fields are constants (implicitly static final).
+; An interface's or an annotation type's fields are constants (implicitly static final).
 (interface_body (constant_declaration
+  declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
+(annotation_type_body (constant_declaration
   declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
 
 (method_invocation !object name: (identifier) @call.name)

@@ -3,8 +3,32 @@
 ; @inherit.name [+ @inherit.receiver], @import, @comment.
 (function_definition name: (identifier) @name) @definition.function
 (class_definition name: (identifier) @name) @definition.class
+; Module-level UPPER_CASE names (a leading underscore allowed), also each name of a tuple
+; assignment and those bound under a module-level if/elif/else, try/except/else/finally or
+; with (`if __name__ == "__main__": NAME = ...`). Names bound in a class body are not symbols.
 (module (expression_statement (assignment left: (identifier) @name) @definition.constant)
-  (#match? @name "^[A-Z][A-Z0-9_]*$"))
+  (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
+(module (expression_statement (assignment left: [(pattern_list (identifier) @name)
+                                                 (tuple_pattern (identifier) @name)])
+  @definition.constant)
+  (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
+(module [(if_statement [(block (expression_statement (assignment left: (identifier) @name)
+                                  @definition.constant))
+                        (elif_clause (block (expression_statement (assignment
+                          left: (identifier) @name) @definition.constant)))
+                        (else_clause (block (expression_statement (assignment
+                          left: (identifier) @name) @definition.constant)))])
+         (try_statement [(block (expression_statement (assignment left: (identifier) @name)
+                                   @definition.constant))
+                         (except_clause (block (expression_statement (assignment
+                           left: (identifier) @name) @definition.constant)))
+                         (else_clause (block (expression_statement (assignment
+                           left: (identifier) @name) @definition.constant)))
+                         (finally_clause (block (expression_statement (assignment
+                           left: (identifier) @name) @definition.constant)))])
+         (with_statement (block (expression_statement (assignment left: (identifier) @name)
+                                   @definition.constant)))]
+  (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
 ; A name bound to a lambda, at module, class or function level: `square = lambda x: x * x`.
 (expression_statement (assignment left: (identifier) @name right: (lambda)) @definition.function)
 ; Type aliases: `type Point[T] = tuple[T, T]` (PEP 695) and `Json: TypeAlias = dict` (PEP 613).

@@ -11,7 +11,7 @@
 ; `mod x;` declares module x (its body is x.rs or x/mod.rs): a symbol, and an import below.
 (mod_item !body name: (identifier) @name) @definition.module
 (macro_definition name: (identifier) @name) @definition.macro
-(const_item name: (identifier) @name) @definition.constant
+(const_item name: (identifier) @name (#not-eq? @name "_")) @definition.constant
 (static_item name: (identifier) @name) @definition.constant
 (impl_item type: [(type_identifier) @name (generic_type type: (type_identifier) @name)
   (scoped_type_identifier name: (type_identifier) @name) (primitive_type) @name]) @scope

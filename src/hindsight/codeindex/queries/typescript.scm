@@ -42,3 +42,12 @@
 ; method of a `declare class` (the first signature stands for the name).
 (class_body (method_signature name: (_) @name) @definition.method)
 (class_body (method_signature) @mark.stub)
+; An object literal bound to a name through `as const` or `satisfies T` (javascript.scm's
+; rule for `const api = {...}`; identity.js_receiver keeps its members).
+(variable_declarator name: (identifier) @name
+  value: [(as_expression (object [(method_definition)
+            (pair key: (property_identifier) value: [(arrow_function) (function_expression)
+            (generator_function)])]))
+          (satisfies_expression (object [(method_definition)
+            (pair key: (property_identifier) value: [(arrow_function) (function_expression)
+            (generator_function)])]))]) @definition.object
