@@ -79,3 +79,125 @@ def test_other_metaclass_keeps_the_abstract_method(tmp_path: Path) -> None:
     got = calls_from(tmp_path, {"a.py": src}, "a.py::Base.run")
     assert got == ["a.py::Base.run -> a.py::Base.step @7",
                    "a.py::Base.run -> a.py::Leaf.step @7"]
+
+
+def test_package_binding_hides_the_submodule_of_that_name(tmp_path: Path) -> None:
+    """``tracer = Tracer()`` in ``tracing/__init__.py`` after ``from .tracer import
+    Tracer``: ``from tracing import tracer`` is the instance (the package attribute the
+    assignment rebinds), not the submodule ``tracing/tracer.py``."""
+    files = {"tracing/__init__.py": "from .tracer import Tracer\n\ntracer = Tracer()\n",
+             "tracing/tracer.py": "class Tracer:\n    def start(self):\n        return 1\n",
+             "main.py": "from tracing import tracer\n\n\ndef use():\n    return tracer.start()\n"}
+    assert calls_from(tmp_path, files, "main.py::use") == [
+        "main.py::use -> tracing/tracer.py::Tracer.start @5"]
+
+
+COLLECTIONS = """from typing import Iterator, Sequence
+
+
+class Job:
+    def run(self):
+        return 1
+
+
+class Table:
+    def rows(self) -> Iterator[Job]:
+        yield Job()
+
+    def __iter__(self):
+        return self.rows()
+
+
+def typed(jobs: list[Job], more: Sequence[Job] | None = None):
+    for j in jobs:
+        j.run()
+    return [m.run() for m in more]
+
+
+def made() -> list[Job]:
+    return []
+
+
+def declared():
+    xs: list[Job] = []
+    for x in xs:
+        x.run()
+    for y in made():
+        y.run()
+    for r in Table():
+        r.run()
+
+
+def keys(people):
+    best = min(people, key=lambda p: p.run())
+    return best.run()
+
+
+keys([Job()])
+"""
+
+
+def test_elements_of_declared_collections_iterators_and_min(tmp_path: Path) -> None:
+    """An element of a parameter declared ``list[Job]`` / ``Sequence[Job] | None``, of a
+    variable declared ``list[Job]``, of a function declared ``-> list[Job]``, of an
+    instance whose ``__iter__`` returns a generator; ``min(xs, key=lambda p: …)`` is an
+    element of ``xs`` and so is the lambda's ``p`` (``xs`` from the call site)."""
+    repo = make_repo(tmp_path / "r", {"a.py": COLLECTIONS})
+    got = [e for e in edges(repo) if e.split(" -> ")[0] in (
+        "a.py::typed", "a.py::declared", "a.py::keys")]
+    assert got == [
+        "a.py::declared -> a.py::Job.run @30", "a.py::declared -> a.py::Job.run @32",
+        "a.py::declared -> a.py::Job.run @34", "a.py::declared -> a.py::Table @33",
+        "a.py::declared -> a.py::made @31",
+        "a.py::keys -> a.py::Job.run @38", "a.py::keys -> a.py::Job.run @39",
+        "a.py::typed -> a.py::Job.run @19", "a.py::typed -> a.py::Job.run @20"]
+
+
+ENUMS = """from enum import Enum
+
+
+class Op(Enum):
+    ADD = "+"
+    MUL = "*"
+
+    def apply(self, a, b):
+        return a
+
+
+class Kind(Op):
+    pass
+
+
+class Event:
+    kind = Op.ADD
+
+    def go(self):
+        return self.kind.apply(1, 2)
+
+
+def use():
+    Op.MUL.apply(1, 2)
+    return [o.apply(1, 2) for o in Op]
+
+
+class Plain:
+    MUL = None
+
+    def apply(self):
+        return 1
+
+
+def plain():
+    return Plain.MUL.apply()
+"""
+
+
+def test_enum_members_are_instances_of_their_class(tmp_path: Path) -> None:
+    """``Op.MUL`` of an ``Enum`` class is an ``Op`` (so ``Op.MUL.apply()`` runs
+    ``Op.apply``), iterating ``Op`` gives its members, and a class attribute bound to a
+    member carries it; a plain class's attribute is no instance of it."""
+    repo = make_repo(tmp_path / "r", {"a.py": ENUMS})
+    got = [e for e in edges(repo) if e.split(" -> ")[0] in (
+        "a.py::use", "a.py::Event.go", "a.py::plain")]
+    assert got == ["a.py::Event.go -> a.py::Op.apply @20",
+                   "a.py::use -> a.py::Op.apply @24", "a.py::use -> a.py::Op.apply @25"]

@@ -8,7 +8,7 @@ from typing import Any
 
 from hindsight.codeindex.bindings import BRANCH, Bindings, _line, _t
 from hindsight.codeindex.exprs import canon
-from hindsight.codeindex.types import type_value
+from hindsight.codeindex.types import element_type, type_value
 
 _PY_TARGETS = frozenset({"identifier", "attribute", "subscript", "pattern_list",
                          "tuple_pattern"})
@@ -45,6 +45,7 @@ def py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
     scope = out.scope(node)
     line = _line(node)
     declared = type_value(_t(typ), "python") if typ is not None else ""
+    each = element_type(_t(typ), "python") if typ is not None else ""
     for tn in targets:
         if tn is None:
             continue
@@ -53,6 +54,9 @@ def py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
             if target:
                 out.facts.append((scope, target, declared, line))
                 out.used(scope, declared)
+                if each:  # `jobs: list[Job] = []`: its elements are Jobs
+                    out.facts.append((scope, target + "[*]", each, line))
+                    out.used(scope, each)
         elif rnode is not None:
             out.bind(scope, tn, rnode, line)
         if tn.type == "identifier" and out.language == "python":

@@ -51,6 +51,7 @@ _LITERALS = frozenset({"dictionary", "list", "tuple", "array", "object", "set"})
 _ALTERNATIVES = frozenset({"conditional_expression", "ternary_expression",
                            "boolean_operator"})
 _SPREADS = frozenset({"list_splat", "dictionary_splat", "spread_element"})
+_PY_READS = frozenset({"next", "getattr", "partial", "min", "max"})
 _COPIES = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
 
 
@@ -153,7 +154,8 @@ class Bindings:
         return canon(_t(node)) or "?"
 
     def _py_builtin(self, call: Any) -> str | None:
-        """``next(it)`` is an element of ``it``; ``getattr(x, "m")`` is ``x.m``;
+        """``next(it)`` is an element of ``it``, as ``min(xs, key=…)`` and ``max(xs)`` are
+        one of ``xs``; ``getattr(x, "m")`` is ``x.m``;
         ``functools.partial(f, …)`` is ``f`` (calling it runs ``f``); on a name
         bound to a dict (:attr:`containers`), ``d.get(k)``, ``d.pop(k)`` and
         ``d.setdefault(k, …)`` are ``d['k']`` for a string key, else ``d[?]``; on one bound
@@ -174,13 +176,16 @@ class Bindings:
         name = _t(fn) if fn.type == "identifier" else ""
         if name == "type" and len(kids) == 1 and _t(kids[0]) in self.selfs:
             return f"type({_t(kids[0])})"  # the receiver's class (table.OWN_CLASS)
-        if name not in ("next", "getattr", "partial") or not kids or \
+        if name not in _PY_READS or not kids or \
                 kids[0].type in ("keyword_argument", "list_splat"):
+            return None
+        if name in ("min", "max") and any(  # `min(xs, key=…)`, not `min(a, b)`
+                k.type not in ("keyword_argument", "comment") for k in kids[1:]):
             return None
         v = self.value(kids[0])
         if not v or v == "?":
             return None
-        if name == "next":
+        if name in ("next", "min", "max"):
             return f"{v}[*]"
         if name == "partial":
             return v
@@ -455,8 +460,7 @@ def columns(bindings: Bindings, lit: Any) -> list[list[str]]:
 
 
 def _string(node: Any) -> str:
-    """The text of a plain string literal (no interpolation, no concatenation), else
-    ``""``."""
+    """A plain string literal's text (no interpolation, no concatenation), else ``""``."""
     if node.type != "string" or node.named_child_count > 3:
         return ""
     kids = [c for c in node.named_children if c.type == "string_content"]

@@ -18,7 +18,7 @@ from hindsight.codeindex.exprs import parse, render
 from hindsight.codeindex.receivers import ARGS
 from hindsight.codeindex.signatures import py_default, py_star
 from hindsight.codeindex.table import FileSyms
-from hindsight.codeindex.types import type_value
+from hindsight.codeindex.types import element_type, type_value
 from hindsight.codeindex.values import MAX_TARGETS, union
 
 if TYPE_CHECKING:
@@ -33,7 +33,8 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: bool = 
     pass for its parameter ``name`` at position ``pos`` (-1: keyword-only), or ``None``
     when they pass none that is known. A method called on an instance, and a class called (its ``__init__``),
     get the receiver as position 0; a decorator application counts as a call. ``each``:
-    an element of the parameter instead (the elements of a literal passed: ``f([A()])``);
+    an element of the parameter instead (the elements of a literal passed: ``f([A()])``,
+    or of what a name or a call passed holds: ``f(people)``);
     ``star``: an element of ``*args`` at ``pos`` (every positional argument from there)."""
     r = flow.ctx(fs.path)
     if r is None:
@@ -51,10 +52,14 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: bool = 
         # other files only when this one passes nothing (their files are then read)
         sites += here or _elsewhere(flow, r, fs, last)
     for site_fs, site_r, scope, callee, key, value, line in sites:
-        if key.endswith("[*]") != each:
-            continue
-        if each:
+        if key.endswith("[*]"):  # an element of a literal passed (`f([A()])`)
+            if not each:
+                continue
             key = key[:-3]
+        elif each:  # an element of the name or call passed (`f(people)`: `people[*]`)
+            if value == "?" or value[:1] in ("[", "{", "("):
+                continue
+            value += "[*]"
         if key != name and not key.isdigit():
             continue
         segs = parse(callee)
@@ -129,10 +134,13 @@ def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: 
     """Value of parameter ``name`` (at ``pos``; ``kw``: keyword-only) of function ``fn``
     of ``fs``: its declared type ``typ``, else (Python) the values its call sites in this
     file pass (:func:`passed`) and its default (a union when they differ; unknown instead
-    while a return value is evaluated). ``each``: an element of the parameter, from the
-    literals the call sites pass."""
+    while a return value is evaluated). ``each``: an element of the parameter: of its
+    declared collection type (``list[Job]``), else from what the call sites pass."""
     if each:
-        if typ or fs.language not in ARGS:
+        if typ:  # `jobs: list[Job]`: a Job
+            el = element_type(typ, fs.language)
+            return flow.value(fs, fn, el, 0) if el else None
+        if fs.language not in ARGS:
             return None
         return flow._guarded(("param[*]", fs.path, fn, name),
                              partial(passed, flow, fs, fn, -1 if kw else pos, name, True))

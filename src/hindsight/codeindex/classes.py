@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from hindsight.codeindex import returns
 from hindsight.codeindex.bindings import AFTER
 from hindsight.codeindex.table import FileSyms
 from hindsight.codeindex.values import Value, members, union
@@ -299,3 +300,65 @@ def module_attr(flow: Flow, path: str, name: str) -> Value | None:
                 if sib is not None and name in sib.top:
                     return flow.classify(f"{p}::{name}")
     return v
+
+
+def iterated(flow: Flow, v: Value) -> Value | None:
+    """An element of instance ``v`` (``for row in table``): what its class's
+    ``__iter__`` gives: the element of a declared ``-> Iterator[C]``, what the generator
+    it returns yields, or what ``__next__`` returns when it returns an iterator (itself
+    included)."""
+    it = flow.member(v, "__iter__")
+    if it is None or it[0] != "fn":
+        return None
+    if returns.declared_element(flow, it[1]):
+        return returns.value(flow, it[1], "return[*]")
+    r = flow.call_value(it)
+    if r is None or r[0] not in ("inst", "gen", "any"):
+        return None
+    if r[0] == "inst":
+        nxt = flow.member(r, "__next__")
+        return flow.call_value(nxt) if nxt is not None and nxt[0] == "fn" else None
+    return flow.element(r)
+
+
+def element(flow: Flow, v: Value) -> Value | None:
+    """An element of ``v`` (the variable of a ``for`` loop): what a generator function
+    yields, when all its ``yield`` statements agree; for an instance, what its
+    ``__iter__`` gives (:func:`iterated`); for an enum class, one of its members."""
+    kind, q = v
+    if kind == "any":
+        return union(element(flow, m) for m in members(v))
+    if kind == "inst":
+        return flow._guarded(("iter", q), lambda: iterated(flow, v))
+    if kind == "cls":
+        return ("inst", q) if is_enum(flow, q) else None
+    if kind != "gen":
+        return None
+    path, _, local = q.partition("::")
+    fs = flow.fs(path)
+    if fs is None:
+        return None
+    return flow._guarded(("yield", q), lambda: flow._agree(
+        fs, [(local, line, val) for line, val in fs.flow.get(local, {}).get("yield", [])]))
+
+
+ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"})
+
+
+def is_enum(flow: Flow, q: str) -> bool:
+    """Whether class ``q`` (Python) derives from ``enum.Enum`` (or ``IntEnum``, ``Flag``
+    …), directly or through classes of the repository."""
+    for c in flow.mro(q):
+        path, _, cls = c.partition("::")
+        fs = flow.fs(path)
+        if fs is not None and fs.language == "python" and any(
+                k == cls and n in ENUM_BASES and rv in ("", "enum")
+                for k, n, rv, _l in fs.inherits):
+            return True
+    return False
+
+
+def enum_member(flow: Flow, q: str, name: str) -> bool:
+    """Whether ``q.name`` is a member of enum class ``q`` (an instance of it): a public
+    name that is no method or nested class (``Color.RED``; ``Op.MUL.apply()``)."""
+    return name.isidentifier() and not name.startswith("_") and is_enum(flow, q)

@@ -410,18 +410,8 @@ class Flow:
         return self._guarded(("ret", q), lambda: returns.value(self, q))
 
     def element(self, v: Value) -> Value | None:
-        """An element of ``v`` (the variable of a ``for`` loop): what a generator
-        function yields, when all its ``yield`` statements agree."""
-        if v[0] == "any":
-            return union(self.element(m) for m in members(v))
-        if v[0] != "gen":
-            return None
-        path, _, local = v[1].partition("::")
-        fs = self.fs(path)
-        if fs is None:
-            return None
-        return self._guarded(("yield", v[1]), lambda: self._agree(
-            fs, [(local, line, val) for line, val in fs.flow.get(local, {}).get("yield", [])]))
+        """An element of ``v`` (the variable of a ``for`` loop; :func:`classes.element`)."""
+        return classes.element(self, v)
 
     def attr_value(self, v: Value, name: str) -> Value | None:
         kind, q = v
@@ -470,7 +460,7 @@ class Flow:
                 attr = (attr or []) + classes.foreign(self, fs, cq, name)
             if attr:
                 return self._guarded(("attr", cq, name), partial(self._agree, fs, attr))
-        return None
+        return ("inst", q) if kind == "cls" and classes.enum_member(self, q, name) else None
 
     def _agree(self, fs: FileSyms, bindings: list[tuple[str, int, str]]) -> Value | None:
         """The union of the values of the ``(scope, line, value)`` bindings."""

@@ -12,6 +12,10 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hindsight.codeindex.resolve import Resolver
 
 PY_EXT = (".py", ".pyi", ".pyw")
 JS_EXT = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts",
@@ -164,3 +168,24 @@ def build_key_index(files: Iterable[tuple[str, str, str, str]]) -> dict[str, lis
     for paths in out.values():
         paths.sort()
     return out
+
+
+def bound_in(r: Resolver, files: list[str], name: str) -> bool:
+    """Whether the first of ``files`` (a Python package's ``__init__``) binds ``name`` at
+    module level (a receiver fact): that binding, not a submodule of the same name, is
+    what ``from pkg import name`` gives."""
+    other = r._file(files[0]) if files else None
+    return other is not None and name in other.flow.get("", {})
+
+
+def java_static(r: Resolver, mod: str, name: str) -> list[str]:
+    """``import static p.Util.helper``: member ``helper`` of class ``Util`` in package
+    ``p`` (qualified names; ``[]`` when not found)."""
+    pkg, _, cls = mod.rpartition(".")
+    for p in r._by_key(f"pkg:{pkg}"):
+        other = r._file(p)
+        if other is not None and cls in other.top:
+            hit = r.members_of(p, cls, name, 0)
+            if hit:
+                return hit
+    return []

@@ -146,7 +146,7 @@ class Resolver:
         for mod, iname in fs.by_alias.get(name, ()):
             files = self.module_files(fs, mod)
             if not files and fs.language == "java" and iname:
-                hit = self._java_static(mod, iname)
+                hit = M.java_static(self, mod, iname)
                 if hit:
                     return hit
             if not iname:
@@ -157,7 +157,9 @@ class Resolver:
                     return hit
             if iname == CJS and files and fs.language in _JS:
                 return [f"{files[0]}::"]  # `require('m')` of a module without module.exports
-            if fs.language == "python":  # `from pkg import submodule`
+            if fs.language == "python" and not M.bound_in(self, files, iname):
+                # `from pkg import submodule` (unless the package binds the name itself:
+                # `tracer = Tracer()` in `__init__` hides the submodule `tracer`)
                 sub = self.module_files(fs, (mod + "." if not mod.endswith(".") else mod) + iname)
                 if sub:
                     return [f"{sub[0]}::"]
@@ -180,18 +182,6 @@ class Resolver:
                 local = other.members.get(fs.package, {}).get(name) if other else None
                 if local is not None:
                     return [f"{p}::{local}"]
-        return []
-
-    def _java_static(self, mod: str, name: str) -> list[str]:
-        """``import static p.Util.helper``: member ``helper`` of class ``Util`` in package
-        ``p``."""
-        pkg, _, cls = mod.rpartition(".")
-        for p in self._by_key(f"pkg:{pkg}"):
-            other = self._file(p)
-            if other is not None and cls in other.top:
-                hit = self.members_of(p, cls, name, 0)
-                if hit:
-                    return hit
         return []
 
     # ---- classes ------------------------------------------------------------------------
@@ -420,7 +410,7 @@ class Resolver:
                 return f"{sub[0]}::"
         if not files:
             if fs.language == "java" and name:
-                hit = self._java_static(module, name)
+                hit = M.java_static(self, module, name)
                 return hit[0] if hit else ""
             return ""
         if name and name != "*":

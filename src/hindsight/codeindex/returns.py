@@ -8,11 +8,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hindsight.codeindex.types import type_value
+from hindsight.codeindex.types import element_type, type_value
 from hindsight.codeindex.values import Value, union
 
 if TYPE_CHECKING:
     from hindsight.codeindex.flow import Flow
+
+
+def declared_element(flow: Flow, q: str) -> str:
+    """The access path of an element of what function ``q`` is declared to return
+    (``-> list[C]``: ``C()``), or ``""`` (also for a generator: its ``yield`` values)."""
+    path, _, local = q.partition("::")
+    fs = flow.fs(path)
+    if fs is None or "yield" in fs.flow.get(local, {}):
+        return ""
+    declared = fs.declared_return(local)
+    return element_type(declared, fs.language) if declared else ""
 
 
 def has_part(flow: Flow, q: str, seg: str) -> bool:
@@ -26,7 +37,10 @@ def has_part(flow: Flow, q: str, seg: str) -> bool:
 
 def part_key(flow: Flow, q: str, seg: str) -> str:
     """The facts key for ``q()<seg>``: ``return[i]`` for a tuple's position, else
-    ``return[*]`` (an element of a returned list: ``make()[0]``), ``""`` when neither."""
+    ``return[*]`` (an element of a returned list: ``make()[0]``, or of a declared
+    ``-> list[C]``), ``""`` when neither."""
+    if seg == "[*]" and declared_element(flow, q):
+        return "return[*]"
     if has_part(flow, q, seg):
         return f"return{seg}"
     return "return[*]" if seg[1:-1].lstrip("-").isdigit() and has_part(flow, q, "[*]") else ""
@@ -42,6 +56,10 @@ def value(flow: Flow, q: str, key: str = "return") -> Value | None:
     facts = fs.flow.get(local, {})
     if "yield" in facts:
         return ("gen", q) if key == "return" else None
+    if key == "return[*]":
+        el = declared_element(flow, q)
+        if el:
+            return flow.value(fs, local, el, 0)
     declared = fs.declared_return(local) if key == "return" else ""
     if declared:
         path = type_value(declared, fs.language)

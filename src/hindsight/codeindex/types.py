@@ -8,6 +8,10 @@ are dropped (``Repo[User]`` and ``Repo<User>`` are a ``Repo``), and ``type[X]`` 
 ``typeof X`` give the class ``X`` itself. Anything else (unions of several types,
 arrays, tuples, function types, ``var``, ``auto``, ``impl Trait``) gives ``""``: the
 variable's type is then unknown and calls on it stay unresolved.
+
+:func:`element_type` reads what iterating a value of a declared collection type gives
+(Python ``list[Job]``, ``Sequence[Job]``, ``Iterator[Job]``, ``tuple[Job, ...]``: a
+``Job()``).
 """
 
 from __future__ import annotations
@@ -125,3 +129,40 @@ def _braces(s: str, language: str) -> str:
         return _braces(inner, language)
     n = _name(base, "::" if language in ("rust", "cpp", "php") else ".")
     return f"{n}()" if n else ""
+
+
+# Python collection types whose iteration gives their (first) type argument (typing and
+# collections.abc names; PEP 585 builtins)
+_PY_ELEMENT = frozenset({
+    "list", "List", "set", "Set", "frozenset", "FrozenSet", "Sequence", "MutableSequence",
+    "Iterable", "Iterator", "Collection", "AbstractSet", "MutableSet", "Reversible",
+    "Generator", "AsyncIterator", "AsyncIterable", "AsyncGenerator", "deque", "Deque",
+    "KeysView"})
+
+
+@lru_cache(maxsize=4096)
+def element_type(text: str, language: str) -> str:
+    """The access path of an element of a value of declared type ``text`` (what a ``for``
+    loop over it binds): ``Job()`` for Python ``list[Job]``, ``Sequence[Job]``,
+    ``Iterator[Job]``, ``Generator[Job, None, None]``, ``tuple[Job, ...]`` (also under
+    ``Optional``); ``""`` for anything else, other languages included."""
+    s = " ".join(text.split())
+    if language != "python" or not s or len(s) > 300:
+        return ""
+    if len(s) >= 2 and s[0] in "\"'" and s[-1] == s[0]:
+        s = s[1:-1].strip()
+    parts = [p for p in _split_top(s, "|") if p not in _NOTHING]
+    if len(parts) != 1:
+        return ""
+    base, inner = _generic(parts[0], "[")
+    short = base.rpartition(".")[2]
+    if not inner or inner == "?":
+        return ""
+    args = _split_top(inner, ",")
+    if short in ("Optional", "Final", "Annotated") or (
+            short == "Union" and len([a for a in args if a not in _NOTHING]) == 1):
+        return element_type([a for a in args if a not in _NOTHING][0], language)
+    if short in _PY_ELEMENT or (short in ("tuple", "Tuple") and len(args) == 2
+                                and args[1] == "..."):
+        return _python(args[0])
+    return ""
