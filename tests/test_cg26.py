@@ -201,3 +201,82 @@ def test_enum_members_are_instances_of_their_class(tmp_path: Path) -> None:
         "a.py::use", "a.py::Event.go", "a.py::plain")]
     assert got == ["a.py::Event.go -> a.py::Op.apply @20",
                    "a.py::use -> a.py::Op.apply @24", "a.py::use -> a.py::Op.apply @25"]
+
+
+UNPACK = """class A:
+    def m(self):
+        return 1
+
+
+class B(A):
+    def m(self):
+        return 2
+
+
+class C(A):
+    def m(self):
+        return 3
+
+
+def parse_int(s):
+    return int(s)
+
+
+SCHEMA = [("port", parse_int), ("name", str)]
+
+
+def pipeline():
+    first, *middle, last = [A(), B(), B(), C()]
+    first.m()
+    for s in middle:
+        s.m()
+    last.m()
+
+
+def first_converter():
+    name, fn = SCHEMA[0]
+    return fn("42")
+
+
+def split():
+    return A(), C()
+
+
+def inspect():
+    parts = split()
+    return parts[1].m()
+
+
+def make_counter():
+    def inc():
+        return 1
+
+    def reset():
+        return 0
+
+    return {"inc": inc, "reset": reset}
+
+
+def use():
+    c = make_counter()
+    c["inc"]()
+    return c["reset"]()
+"""
+
+
+def test_star_unpacking_positions_and_returned_dict_keys(tmp_path: Path) -> None:
+    """``first, *middle, last = [A(), B(), B(), C()]``; ``name, fn = SCHEMA[0]`` of a list
+    of tuples (position 0's own tuple, not every row's); ``parts[1]`` of a returned
+    tuple; ``c["inc"]()`` of a returned dict literal."""
+    repo = make_repo(tmp_path / "r", {"a.py": UNPACK})
+    got = [e for e in edges(repo) if e.split(" -> ")[0] in (
+        "a.py::pipeline", "a.py::first_converter", "a.py::inspect", "a.py::use")]
+    assert got == [
+        "a.py::first_converter -> a.py::parse_int @33",
+        "a.py::inspect -> a.py::C.m @42", "a.py::inspect -> a.py::split @41",
+        "a.py::pipeline -> a.py::A @24", "a.py::pipeline -> a.py::A.m @25",
+        "a.py::pipeline -> a.py::B @24", "a.py::pipeline -> a.py::B @24",
+        "a.py::pipeline -> a.py::B.m @27", "a.py::pipeline -> a.py::C @24",
+        "a.py::pipeline -> a.py::C.m @28",
+        "a.py::use -> a.py::make_counter @56", "a.py::use -> a.py::make_counter.inc @57",
+        "a.py::use -> a.py::make_counter.reset @58"]

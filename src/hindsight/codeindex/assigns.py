@@ -140,6 +140,14 @@ def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -
         # the elements of what the function returns (`for c in make()`: Flow._rest)
         for v in returned_elements(out, vals[0]):
             out.facts.append((scope, "return[*]", v, _line(node)))
+    if target == "return" and vals[0].type == "dictionary":
+        # `return {"inc": inc}`: `make()['inc']` is inc (a string key of a literal)
+        for pair in vals[0].named_children[:16]:
+            kn = pair.child_by_field_name("key") if pair.type == "pair" else None
+            k = _t(kn)[1:-1] if kn is not None and kn.type == "string" else ""
+            pv = out.value(pair.child_by_field_name("value")) if k.isidentifier() else None
+            if pv is not None and pv != "?":
+                out.facts.append((scope, f"return['{k}']", pv, _line(node)))
     if target == "return" and tup:
         # `return f, g`: `a, b = make()` reads `make()[0]` and `make()[1]` (Flow._rest)
         items = [c for c in vals[0].named_children if c.type != "comment"]

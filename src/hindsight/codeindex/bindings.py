@@ -12,6 +12,7 @@ from typing import Any
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.types import type_value
+from hindsight.codeindex.unpack import unpack
 from hindsight.codeindex.values import MAX_TARGETS
 
 Fact = tuple[str, str, str, int]
@@ -263,21 +264,7 @@ class Bindings:
                 return
         tt = target_node.type
         if tt in ("pattern_list", "tuple_pattern", "list_pattern"):
-            targets = [c for c in target_node.named_children if c.type != "comment"]
-            vt = value_node.type if value_node is not None else ""
-            values = [c for c in value_node.named_children if c.type != "comment"] \
-                if vt in ("expression_list", "tuple", "list") else []
-            whole = self.value(value_node) if not values and vt in ("call", "identifier") \
-                and self.language == "python" else None
-            for i, tn in enumerate(targets):
-                if whole and whole != "?" and tn.type == "identifier":
-                    # `a, b = make()` / `a, b = pair`: position i of the value
-                    name = _t(tn)
-                    if self.read(scope, name):
-                        self.facts.append((scope, name, f"{whole}[{i}]", line))
-                        self.used(scope, whole)
-                    continue
-                self.bind(scope, tn, values[i] if len(values) == len(targets) else None, line)
+            unpack(self, scope, target_node, value_node, line)
             return
         if tt == "identifier":
             target = target_node.text.decode("utf-8", "replace")
@@ -423,6 +410,11 @@ class Bindings:
             values.add(v)
             if v is not None:
                 self.facts.append((scope, f"{target}[{i}]", v, line))
+            if t in ("tuple", "list") and i < 8:  # `SCHEMA[0][1]` of `[("a", f), …]`
+                for j, sub in enumerate(ch.named_children[:4]):
+                    sv = self.value(sub) if sub.type != "comment" else None
+                    if sv and sv != "?":
+                        self.facts.append((scope, f"{target}[{i}][{j}]", sv, line))
             i += 1
         values.discard(None)
         if lit.type in ("list", "tuple", "array", "set") and "?" not in values and \

@@ -230,10 +230,21 @@ def indexed(name: str) -> str:
         else ""
 
 
-def elements_of_binding(flow: Flow, fs: FileSyms, scope: str, name: str, line: int
-                        ) -> Value | None:
+_PART = re.compile(r"^[A-Za-z_][\w.]*(\[(?:\d+|'[^'\[\]]*')\])$")
+
+
+def part_index(name: str) -> str:
+    """``[1]`` of ``parts[1]``, ``['k']`` of ``c['k']`` (one literal index of a plain name
+    or path), else ``""``."""
+    m = _PART.match(name)
+    return m.group(1) if m else ""
+
+
+def elements_of_binding(flow: Flow, fs: FileSyms, scope: str, name: str, line: int,
+                        seg: str = "[*]") -> Value | None:
     """An element of ``name`` bound (in ``scope`` or at the top of the module) to a call
-    or another name: the elements of that value (``ws = pool()``: ``pool()[*]``)."""
+    or another name: the elements of that value (``ws = pool()``: ``pool()[*]``); with
+    ``seg`` (``[1]``, ``['k']``) that part of it instead."""
     for s in dict.fromkeys((scope, "")):
         bindings = fs.flow.get(s, {}).get(name)
         if not bindings:
@@ -245,7 +256,7 @@ def elements_of_binding(flow: Flow, fs: FileSyms, scope: str, name: str, line: i
         vals = [v for b, v in before if b == bl]
         if len(vals) != 1 or vals[0] == "?" or vals[0][0] == AFTER:
             return None
-        return flow.value(fs, s, vals[0] + "[*]", bl)
+        return flow.value(fs, s, vals[0] + seg, bl)
     return None
 
 

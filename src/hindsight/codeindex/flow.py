@@ -196,6 +196,9 @@ class Flow:
             if own is not None:  # `self.h = b` earlier in this method: that value
                 return self._rest(own, segs, 2)
         v = self.head(fs, scope, name, line)
+        part = classes.part_index(name) if v is None else ""
+        if part:  # `parts[1]` of `parts = split()`: `split()[1]`; `c['inc']` likewise
+            v = classes.elements_of_binding(self, fs, scope, name[:-len(part)], line, part)
         if v is None and classes.indexed(name):  # `xs[0]`: an element, as `xs[*]`
             name = classes.indexed(name)
             v = self.head(fs, scope, name, line)

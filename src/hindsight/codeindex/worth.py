@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex.bindings import AFTER
-from hindsight.codeindex.classes import filled, indexed
+from hindsight.codeindex.classes import filled, indexed, part_index
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.receivers import ARGS
@@ -53,10 +53,15 @@ def worth(flow: Flow, fs: FileSyms, scope: str, segs: tuple[str, ...], depth: in
 
 def _head_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> int:
     """:func:`worth` of a name, looked up in the order of :meth:`Flow.head`; ``xs[0]``
-    is also tried as ``xs[*]`` (as Flow.eval does when nothing binds ``xs[0]``)."""
+    is also tried as ``xs[*]`` (as Flow.eval does when nothing binds ``xs[0]``), and
+    ``c['k']`` as ``c``."""
     got = _name_worth(flow, fs, scope, head, depth)
     alt = indexed(head) if got == _NO else ""
-    return _name_worth(flow, fs, scope, alt, depth) if alt else got
+    if alt:
+        got = _name_worth(flow, fs, scope, alt, depth)
+    part = part_index(head) if got == _NO else ""
+    # `c['inc']` of `c = make()`: the base's binding (Flow.eval reads `make()['inc']`)
+    return _name_worth(flow, fs, scope, head[:-len(part)], depth) if part else got
 
 
 def _name_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> int:

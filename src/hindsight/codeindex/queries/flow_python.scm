@@ -17,8 +17,8 @@
       arguments: (argument_list) @fact.rhs) @fact.update
 (return_statement [(call) (identifier) (attribute) (subscript) (await)
                    (conditional_expression) (boolean_operator) (expression_list)
-                   (list) (tuple) (set) (list_comprehension) (set_comprehension)
-                   (generator_expression)]) @fact.return
+                   (list) (tuple) (set) (dictionary) (list_comprehension)
+                   (set_comprehension) (generator_expression)]) @fact.return
 (for_statement left: [(pattern_list) (tuple_pattern)] @fact.lhs right: [(identifier) (attribute) (list) (tuple) (set)] @fact.rhs) @fact.unpack
 (for_in_clause left: [(pattern_list) (tuple_pattern)] @fact.lhs right: [(identifier) (attribute) (list) (tuple) (set)] @fact.rhs) @fact.unpack
 (for_statement left: (pattern_list . (identifier) . (identifier) @fact.lhs .)
