@@ -280,3 +280,64 @@ def test_star_unpacking_positions_and_returned_dict_keys(tmp_path: Path) -> None
         "a.py::pipeline -> a.py::C.m @28",
         "a.py::use -> a.py::make_counter @56", "a.py::use -> a.py::make_counter.inc @57",
         "a.py::use -> a.py::make_counter.reset @58"]
+
+
+MORE = """from contextlib import ExitStack
+
+
+class Res:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+    def use(self):
+        return 1
+
+
+class W:
+    def write(self):
+        return 2
+
+
+WRITERS = {"w": W}
+
+
+def export_all():
+    return {name: cls().write() for name, cls in WRITERS.items()}
+
+
+def made():
+    items = [Res() for _ in range(2)]
+    for it in items:
+        it.use()
+
+
+def stacked():
+    with ExitStack() as stack:
+        r = stack.enter_context(Res())
+        return r.use()
+"""
+
+
+def test_comprehension_pairs_list_comprehensions_and_enter_context(tmp_path: Path) -> None:
+    """``{k: cls() for k, cls in d.items()}`` (``cls`` is a plain variable outside a
+    class); an element of a name bound to a list comprehension; what
+    ``stack.enter_context(cm)`` returns."""
+    repo = make_repo(tmp_path / "r", {"a.py": MORE})
+    got = [e for e in edges(repo) if e.split(" -> ")[0] in (
+        "a.py::export_all", "a.py::made", "a.py::stacked")]
+    assert got == [
+        "a.py::export_all -> a.py::W @24", "a.py::export_all -> a.py::W.write @24",
+        "a.py::made -> a.py::Res @28", "a.py::made -> a.py::Res.use @30",
+        "a.py::stacked -> a.py::Res @35", "a.py::stacked -> a.py::Res.use @36"]
+
+
+def test_wildcard_reexport_in_a_package_init(tmp_path: Path) -> None:
+    """``from pkg import *`` where ``pkg/__init__.py`` does ``from .ops import *``: the
+    names of ops are the package's."""
+    files = {"pkg/__init__.py": "from .ops import *\n",
+             "pkg/ops.py": "def dot(a, b):\n    return 1\n\n\ndef _hidden():\n    return 2\n",
+             "main.py": "from pkg import *\n\n\ndef main():\n    dot(1, 2)\n    _hidden()\n"}
+    assert calls_from(tmp_path, files, "main.py::main") == ["main.py::main -> pkg/ops.py::dot @5"]

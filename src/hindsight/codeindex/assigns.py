@@ -20,6 +20,9 @@ _PY_VALUES = frozenset({"call", "identifier", "attribute", "subscript", "await",
 def py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
     node = caps["fact.assign"][0]
     r = caps.get("fact.rhs")
+    if r and r[0].type in _COMPREHENSIONS and "fact.type" not in caps:
+        _comprehension(out, node, caps["fact.lhs"][0], r[0])
+        return
     if r and r[0].type not in _PY_VALUES and "fact.type" not in caps:
         return  # `x = 1`, `x = "s"`: no access path (the query matches any value)
     left = caps["fact.lhs"][0]
@@ -63,6 +66,26 @@ def py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
             end = _branch_end(node)
             if end:  # this binding may not happen: Flow.pick keeps the one before too
                 out.facts.append((scope, _t(tn) + BRANCH, str(end), line))
+
+
+_COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension",
+                             "generator_expression"})
+
+
+def _comprehension(out: Bindings, node: Any, left: Any, comp: Any) -> None:
+    """``files = [open_(n) for n in names]``: an element of ``files`` is the value of
+    the comprehension's body (as :func:`returned_elements` reads a returned one)."""
+    if left.type not in ("identifier", "attribute"):
+        return
+    scope, target = out.scope(node), canon(_t(left))
+    if not target or (left.type == "identifier" and not out.read(scope, target)):
+        return
+    body = comp.child_by_field_name("body")
+    v = out.value(body) if body is not None else None
+    out.containers[target] = "seq"
+    if v and v != "?":
+        out.facts.append((scope, target + "[*]", v, _line(node)))
+        out.used(scope, v)
 
 
 _BRANCHES = frozenset({"if_statement", "elif_clause", "else_clause", "for_statement",

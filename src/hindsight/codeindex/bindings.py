@@ -52,6 +52,7 @@ _LITERALS = frozenset({"dictionary", "list", "tuple", "array", "object", "set"})
 _ALTERNATIVES = frozenset({"conditional_expression", "ternary_expression",
                            "boolean_operator"})
 _SPREADS = frozenset({"list_splat", "dictionary_splat", "spread_element"})
+_ENTERS = {"enter_context": ".__enter__()", "enter_async_context": ".__aenter__()"}
 _PY_READS = frozenset({"next", "getattr", "partial", "min", "max"})
 _COPIES = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
 
@@ -157,7 +158,8 @@ class Bindings:
     def _py_builtin(self, call: Any) -> str | None:
         """``next(it)`` is an element of ``it``, as ``min(xs, key=…)`` and ``max(xs)`` are
         one of ``xs``; ``getattr(x, "m")`` is ``x.m``;
-        ``functools.partial(f, …)`` is ``f`` (calling it runs ``f``); on a name
+        ``functools.partial(f, …)`` is ``f`` (calling it runs ``f``);
+        ``stack.enter_context(cm)`` is what ``cm.__enter__()`` gives; on a name
         bound to a dict (:attr:`containers`), ``d.get(k)``, ``d.pop(k)`` and
         ``d.setdefault(k, …)`` are ``d['k']`` for a string key, else ``d[?]``; on one bound
         to a list, tuple or set, ``xs.pop()`` is ``xs[*]``. ``None`` for other calls and
@@ -169,10 +171,11 @@ class Bindings:
         kids = [c for c in args.named_children if c.type != "comment"] \
             if args is not None else []
         if fn.type == "attribute":
-            if _t(fn) == "functools.partial" and kids and kids[0].type not in (
-                    "keyword_argument", "list_splat"):
-                v = self.value(kids[0])
-                return v if v and v != "?" else None
+            method = _t(fn.child_by_field_name("attribute"))
+            if (_t(fn) == "functools.partial" or method in _ENTERS) and kids and \
+                    kids[0].type not in ("keyword_argument", "list_splat"):
+                v = self.value(kids[0])  # `stack.enter_context(cm)`: what cm's enter gives
+                return (v + _ENTERS.get(method, "")) if v and v != "?" else None
             return self._container_read(fn, kids)
         name = _t(fn) if fn.type == "identifier" else ""
         if name == "type" and len(kids) == 1 and _t(kids[0]) in self.selfs:

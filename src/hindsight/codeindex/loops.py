@@ -133,7 +133,7 @@ def update(out: Bindings, caps: dict[str, list[Any]]) -> None:
 
 def pairs(out: Bindings, caps: dict[str, list[Any]]) -> None:
     """``for k, v in d.items()`` (``v`` is any value of ``d``) and ``for i, x in
-    enumerate(xs)`` (``x`` is an element of ``xs``)."""
+    enumerate(xs)`` (``x`` is an element of ``xs``), in a loop or a comprehension."""
     node = caps["fact.pairs"][0]
     call = caps["fact.rhs"][0]
     fn = call.child_by_field_name("function")
@@ -149,9 +149,12 @@ def pairs(out: Bindings, caps: dict[str, list[Any]]) -> None:
         vals = out.element(args.named_child(0))
     else:
         return
-    scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node)
+    comp = node.type == "for_in_clause"  # `{k: cls() for k, cls in d.items()}`
+    scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node) - comp
     for v in vals:
-        if v != "?":
+        if v != "?" and comp:
+            out.scoped(scope, target, AFTER + v, line, _end(node.parent))
+        elif v != "?":
             out.facts.append((scope, target, v, line))
 
 

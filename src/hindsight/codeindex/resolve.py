@@ -277,7 +277,7 @@ class Resolver:
         if hit or not line:
             return ([hit] if hit else []) + [t for t in extra if t != hit]
         if not receiver and name in dispatch.OWN_CLASS and self.f.language in dispatch.LANGUAGES \
-                and self.f.is_receiver(caller, name, line):
+                and self.f.enclosing_class(caller) and self.f.is_receiver(caller, name, line):
             return dispatch.constructions(self, caller)  # `cls()`, `type(self)()`
         return self.flow.calls(self.f, caller, name, receiver, line)
 
@@ -331,7 +331,8 @@ class Resolver:
 
     def exported(self, path: str, name: str, depth: int = 0) -> list[str]:
         """``name`` as defined at the top of file ``path`` or re-exported there by an import
-        (``from .core import Engine`` in a package ``__init__``), followed to depth 4."""
+        (``from .core import Engine`` in a package ``__init__``, or ``from .ops import *``),
+        followed to depth 4."""
         other = self._file(path)
         if other is None:
             return []
@@ -350,6 +351,11 @@ class Resolver:
                         return hit
                     if iname == CJS and other.language in _JS:
                         return [f"{p}::"]  # `module.exports = require('m')`: m itself
+        for mod in other.wildcards if other.language == "python" and name[:1] != "_" else ():
+            for p in self.module_files(other, mod):  # `from .ops import *` in `__init__`
+                hit = self.exported(p, name, depth + 1)
+                if hit:
+                    return hit
         if name == "default" and other.language in _JS:
             # ES `import x from 'm'` of a CommonJS module: its module.exports
             return self.exported(path, CJS, depth + 1)

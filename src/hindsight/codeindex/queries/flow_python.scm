@@ -23,6 +23,8 @@
 (for_in_clause left: [(pattern_list) (tuple_pattern)] @fact.lhs right: [(identifier) (attribute) (list) (tuple) (set)] @fact.rhs) @fact.unpack
 (for_statement left: (pattern_list . (identifier) . (identifier) @fact.lhs .)
                right: (call) @fact.rhs) @fact.pairs
+(for_in_clause left: (pattern_list . (identifier) . (identifier) @fact.lhs .)
+               right: (call) @fact.rhs) @fact.pairs
 (yield) @fact.yield
 ; `sorted(xs, key=lambda x: …)`, `map(lambda x: …, xs)`: x is an element of xs
 (lambda parameters: (lambda_parameters . (identifier) @fact.lhs)) @fact.lambda
