@@ -341,3 +341,22 @@ def test_wildcard_reexport_in_a_package_init(tmp_path: Path) -> None:
              "pkg/ops.py": "def dot(a, b):\n    return 1\n\n\ndef _hidden():\n    return 2\n",
              "main.py": "from pkg import *\n\n\ndef main():\n    dot(1, 2)\n    _hidden()\n"}
     assert calls_from(tmp_path, files, "main.py::main") == ["main.py::main -> pkg/ops.py::dot @5"]
+
+
+def test_container_methods_of_an_instance_and_unknown_index_of_appended(tmp_path: Path
+                                                                         ) -> None:
+    """``p.add(f)`` on ``p = Pipeline()`` in another file passes ``f`` to
+    ``Pipeline.add`` (``add`` is a method here, not a set's); ``self.layers[i]`` (an
+    unknown index) reads what ``self.layers.append(layer)`` added."""
+    files = {"pipe.py": ("class Pipeline:\n    def __init__(self):\n        self.stages = []\n\n"
+                         "    def add(self, stage):\n        self.stages.append(stage)\n"
+                         "        return self\n\n    def run(self, i):\n"
+                         "        for s in self.stages:\n            s()\n"
+                         "        return self.stages[i]()\n"),
+             "main.py": ("from pipe import Pipeline\nfrom steps import one, two\n\n\n"
+                         "def main():\n    p = Pipeline()\n    p.add(one).add(two)\n"
+                         "    return p.run(0)\n"),
+             "steps.py": "def one():\n    return 1\n\n\ndef two():\n    return 2\n"}
+    assert calls_from(tmp_path, files, "pipe.py::Pipeline.run") == [
+        "pipe.py::Pipeline.run -> steps.py::one @11", "pipe.py::Pipeline.run -> steps.py::one @12",
+        "pipe.py::Pipeline.run -> steps.py::two @11", "pipe.py::Pipeline.run -> steps.py::two @12"]

@@ -457,8 +457,10 @@ class Flow:
                     return self.classify(f"{path}::{local}")
             attrs = fs.attrs.get(cls, {})
             attr = attrs.get(name) or attrs.get(classes.indexed(name) or name)
-            if name.endswith(("[?]", "[*]")):  # and what `self.d[k] = v` added
-                attr = (attr or []) + attrs.get(f"{name[:-3]}[+{name[-2]}]", [])
+            if name.endswith(("[?]", "[*]")):  # and what `self.d[k] = v` added (an
+                # unknown index `[?]` also reads what `self.xs.append(v)` added)
+                attr = (attr or []) + attrs.get(f"{name[:-3]}[+{name[-2]}]", []) + (
+                    attrs.get(f"{name[:-3]}[+*]", []) if name[-2] == "?" else [])
             elif name in fs.foreign_attrs:  # and what other objects' methods set on it
                 attr = (attr or []) + classes.foreign(self, fs, cq, name)
             if attr:

@@ -241,8 +241,10 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
             # other files define (`f(x)` of an import, `m.f(x)`, `obj.f(x)` of an instance
             # of one; not `self.m(x)`): their functions see these arguments (callsites.py)
             inside = name in wanted
-            if not inside and (name in own or name in _NOT_ELSEWHERE or (
-                    head(refs[i][3]) if refs[i][3] else name) not in callees):
+            recv = head(refs[i][3]) if refs[i][3] else ""
+            # (`p.add(f)` of `p = Pipeline()` is a method, not a container's `add`)
+            if not inside and (name in own or (name in _NOT_ELSEWHERE and recv not in instances)
+                               or (recv or name) not in callees):
                 continue
             call = node.parent  # `f(…)`: the call; `x.f(…)`: the attribute `x.f`
             if call is not None and call.type != "call":
