@@ -360,3 +360,15 @@ def test_container_methods_of_an_instance_and_unknown_index_of_appended(tmp_path
     assert calls_from(tmp_path, files, "pipe.py::Pipeline.run") == [
         "pipe.py::Pipeline.run -> steps.py::one @11", "pipe.py::Pipeline.run -> steps.py::one @12",
         "pipe.py::Pipeline.run -> steps.py::two @11", "pipe.py::Pipeline.run -> steps.py::two @12"]
+
+
+def test_global_rebinding_in_a_function_adds_a_value(tmp_path: Path) -> None:
+    """``_cache = Null()`` at module level and ``global _cache; _cache = Memory()`` in
+    ``configure``: a function reading ``_cache`` may see either (configure may or may not
+    have run)."""
+    src = ("class Null:\n    def get(self):\n        return 0\n\n\nclass Memory:\n"
+           "    def get(self):\n        return 1\n\n\n_cache = Null()\n\n\n"
+           "def configure():\n    global _cache\n    _cache = Memory()\n\n\n"
+           "def compute():\n    return _cache.get()\n")
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::compute") == [
+        "a.py::compute -> a.py::Memory.get @20", "a.py::compute -> a.py::Null.get @20"]

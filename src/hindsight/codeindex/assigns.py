@@ -68,6 +68,18 @@ def py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
                 out.facts.append((scope, _t(tn) + BRANCH, str(end), line))
 
 
+def global_(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """``name = value`` in a function that declares ``global name``: a binding of the
+    module's ``name`` that may or may not have run when the name is read (the module's
+    earlier binding stays a value too: a branch ending at that line, Flow.pick)."""
+    node, r = caps["fact.assign"][0], caps.get("fact.rhs")
+    v = out.value(r[0]) if r and r[0].type in _PY_VALUES else None
+    if v and v != "?":
+        name, line = _t(caps["fact.lhs"][0]), _line(node)
+        out.facts += [("", name, v, line), ("", name + BRANCH, str(line), line)]
+        out.used("", v)
+
+
 _COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension",
                              "generator_expression"})
 

@@ -203,14 +203,21 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
     if not matches and not call_nodes:
         return []
     out = Bindings(language, owner, local_at)
+    globals_: set[tuple[str, str]] = set()  # (function, name) of `global name` statements
     for key, caps in matches:  # dicts and lists first: their reads may come before them
         if key == "fact.assign":
             r = caps.get("fact.rhs")
             if r and r[0].type in _CONTAINERS:
                 lhs = caps["fact.lhs"][0]
                 out.containers.setdefault(canon(_t(lhs)), _CONTAINERS[r[0].type])
+        elif key == "fact.global":
+            globals_.add((out.scope(caps[key][0]), _t(caps["fact.lhs"][0])))
     deferred: list[tuple[Callable[[Bindings, dict[str, list[Any]]], None], dict[str, list[Any]]]] = []
     for key, caps in matches:
+        if globals_ and key == "fact.assign" and caps["fact.lhs"][0].type == "identifier" \
+                and (out.scope(caps[key][0]), _t(caps["fact.lhs"][0])) in globals_:
+            assigns.global_(out, caps)  # `global _cache; _cache = Memory()`: the module's
+            continue
         fn = _HANDLERS.get(key)
         if fn is None:
             continue
@@ -349,7 +356,7 @@ _QUOTES = re.compile("['\"`]")
 
 
 _LOCAL_BINDINGS = frozenset({"fact.assign", "fact.bind"})
-HANDLED = frozenset(_HANDLERS)  # the root captures of the ``@fact.*`` patterns
+HANDLED = frozenset(_HANDLERS) | {"fact.global"}  # the root captures of ``@fact.*`` patterns
 
 
 def _uses(heads: list[tuple[str, str, str]], facts: list[Fact], args: list[Fact]

@@ -26,6 +26,7 @@
 (for_in_clause left: (pattern_list . (identifier) . (identifier) @fact.lhs .)
                right: (call) @fact.rhs) @fact.pairs
 (yield) @fact.yield
+(global_statement (identifier) @fact.lhs) @fact.global
 ; `sorted(xs, key=lambda x: …)`, `map(lambda x: …, xs)`: x is an element of xs
 (lambda parameters: (lambda_parameters . (identifier) @fact.lhs)) @fact.lambda
 (decorated_definition) @fact.decorated
