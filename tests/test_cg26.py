@@ -372,3 +372,20 @@ def test_global_rebinding_in_a_function_adds_a_value(tmp_path: Path) -> None:
            "def compute():\n    return _cache.get()\n")
     assert calls_from(tmp_path, {"a.py": src}, "a.py::compute") == [
         "a.py::compute -> a.py::Memory.get @20", "a.py::compute -> a.py::Null.get @20"]
+
+
+def test_callback_passed_to_a_method_of_an_attribute(tmp_path: Path) -> None:
+    """``self.retry.call(self.transport.request, "GET")`` in one file, and
+    ``RetryPolicy.call(self, fn, *args)`` running ``fn(*args)`` in another: ``fn`` is
+    the bound method passed."""
+    files = {"policy.py": ("class RetryPolicy:\n    def call(self, fn, *args):\n"
+                           "        return fn(*args)\n"),
+             "client.py": ("from policy import RetryPolicy\n\n\nclass Transport:\n"
+                           "    def request(self, verb):\n        return verb\n\n\n"
+                           "class Client:\n    def __init__(self):\n"
+                           "        self.transport = Transport()\n"
+                           "        self.retry = RetryPolicy()\n\n"
+                           "    def get(self):\n"
+                           "        return self.retry.call(self.transport.request, 'GET')\n")}
+    assert calls_from(tmp_path, files, "policy.py::RetryPolicy.call") == [
+        "policy.py::RetryPolicy.call -> client.py::Transport.request @3"]

@@ -249,9 +249,11 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
             # of one; not `self.m(x)`): their functions see these arguments (callsites.py)
             inside = name in wanted
             recv = head(refs[i][3]) if refs[i][3] else ""
-            # (`p.add(f)` of `p = Pipeline()` is a method, not a container's `add`)
+            # (`p.add(f)` of `p = Pipeline()` is a method, not a container's `add`;
+            # `self.retry.call(f)`: a method of the object an attribute holds)
             if not inside and (name in own or (name in _NOT_ELSEWHERE and recv not in instances)
-                               or (recv or name) not in callees):
+                               or ((recv or name) not in callees and not (
+                                   recv in out.selfs and "." in refs[i][3]))):
                 continue
             call = node.parent  # `f(…)`: the call; `x.f(…)`: the attribute `x.f`
             if call is not None and call.type != "call":
