@@ -389,3 +389,22 @@ def test_callback_passed_to_a_method_of_an_attribute(tmp_path: Path) -> None:
                            "        return self.retry.call(self.transport.request, 'GET')\n")}
     assert calls_from(tmp_path, files, "policy.py::RetryPolicy.call") == [
         "policy.py::RetryPolicy.call -> client.py::Transport.request @3"]
+
+
+def test_class_attribute_a_subclass_rebinds(tmp_path: Path) -> None:
+    """``handler_class = JsonHandler`` in ``Endpoint`` and ``handler_class = XmlHandler``
+    in a subclass (another file): ``self.handler_class(request)`` in ``Endpoint.dispatch``
+    constructs either, and ``handler.handle()`` runs either's method."""
+    files = {"h.py": ("class JsonHandler:\n    def __init__(self, r):\n        self.r = r\n\n"
+                      "    def handle(self):\n        return 1\n\n\n"
+                      "class XmlHandler(JsonHandler):\n    def handle(self):\n        return 2\n"),
+             "e.py": ("from h import JsonHandler\n\n\nclass Endpoint:\n"
+                      "    handler_class = JsonHandler\n\n    def dispatch(self, r):\n"
+                      "        handler = self.handler_class(r)\n        return handler.handle()\n"),
+             "x.py": ("from e import Endpoint\nfrom h import XmlHandler\n\n\n"
+                      "class XmlEndpoint(Endpoint):\n    handler_class = XmlHandler\n")}
+    assert calls_from(tmp_path, files, "e.py::Endpoint.dispatch") == [
+        "e.py::Endpoint.dispatch -> h.py::JsonHandler @8",
+        "e.py::Endpoint.dispatch -> h.py::JsonHandler.handle @9",
+        "e.py::Endpoint.dispatch -> h.py::XmlHandler @8",
+        "e.py::Endpoint.dispatch -> h.py::XmlHandler.handle @9"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from hindsight.codeindex import returns
+from hindsight.codeindex import dispatch, returns
 from hindsight.codeindex.bindings import AFTER, BRANCH
 from hindsight.codeindex.table import FileSyms
 from hindsight.codeindex.values import Value, members, union
@@ -174,6 +174,33 @@ def own_attr(flow: Flow, fs: FileSyms, scope: str, attr: str, line: int) -> Valu
     here = [(b, v) for s, b, v in fs.attrs.get(cls, {}).get(attr, ())
             if s == scope and b < line] if cls else []
     return flow.pick(fs, scope, here, line) if here else None
+
+
+def overridden(flow: Flow, fs: FileSyms, scope: str, attr: str, line: int) -> Value | None:
+    """``self.<attr>`` in a method of class K (Python) when K binds ``attr`` in its body
+    and subclasses in the repository bind it in theirs (``handler_class = XmlHandler``):
+    the union of K's value and theirs (class hierarchy analysis, as
+    :mod:`hindsight.codeindex.dispatch` does for methods); ``None`` when no subclass
+    rebinds it (the usual lookup then applies)."""
+    cls = fs.enclosing_class(scope)
+    if not cls or fs.language != "python" or not any(
+            s == cls for s, _b, _v in fs.attrs.get(cls, {}).get(attr, ())) or \
+            not fs.is_receiver(scope, "self", line):
+        return None
+    r = flow.ctx(fs.path)
+    subs = dispatch.subclasses(r, f"{fs.path}::{cls}") if r is not None else []
+    if not subs or len(subs) > dispatch.MAX_SUBCLASSES:
+        return None
+    extra = []
+    for sq in subs:
+        path, _, sc = sq.partition("::")
+        sfs = flow.fs(path)
+        b = [x for x in sfs.attrs.get(sc, {}).get(attr, ()) if x[0] == sc] if sfs else []
+        if b and sfs is not None:
+            extra.append(flow._agree(sfs, b))
+    if not extra:
+        return None
+    return union([flow.attr_value(("inst", f"{fs.path}::{cls}"), attr)] + extra)
 
 
 def enter(flow: Flow, v: Value, method: str = "__enter__") -> Value | None:

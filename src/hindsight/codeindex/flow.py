@@ -119,8 +119,9 @@ class Flow:
         if not segs or not worth(self, fs, scope, segs, value=bool(receiver)):
             return []
         if receiver in SPECS[fs.language].self_names:
-            own = classes.own_attr(self, fs, scope, name, line)
-            if own is not None:  # `self.h = b; self.h()` in one method
+            own = classes.own_attr(self, fs, scope, name, line) or \
+                classes.overridden(self, fs, scope, name, line)
+            if own is not None:  # `self.h = b; self.h()` in one method; `self.cls_attr()`
                 return self.callable_target(own)
         v = self.eval(fs, scope, segs, line)
         if v is None:
@@ -192,9 +193,10 @@ class Flow:
             i += 1
         if i == 1 and len(segs) > 2 and segs[1][0] == "." and \
                 name in SPECS[fs.language].self_names:
-            own = classes.own_attr(self, fs, scope, segs[1][1:], line)
-            if own is not None:  # `self.h = b` earlier in this method: that value
-                return self._rest(own, segs, 2)
+            own = classes.own_attr(self, fs, scope, segs[1][1:], line) or \
+                classes.overridden(self, fs, scope, segs[1][1:], line)
+            if own is not None:  # `self.h = b` earlier in this method: that value; or
+                return self._rest(own, segs, 2)  # a class attribute subclasses set
         v = self.head(fs, scope, name, line)
         part = classes.part_index(name) if v is None else ""
         if part:  # `parts[1]` of `parts = split()`: `split()[1]`; `c['inc']` likewise
