@@ -408,3 +408,22 @@ def test_class_attribute_a_subclass_rebinds(tmp_path: Path) -> None:
         "e.py::Endpoint.dispatch -> h.py::JsonHandler.handle @9",
         "e.py::Endpoint.dispatch -> h.py::XmlHandler @8",
         "e.py::Endpoint.dispatch -> h.py::XmlHandler.handle @9"]
+
+
+def test_registry_filled_by_a_decorator_factory_in_another_file(tmp_path: Path) -> None:
+    """``@register("upper") class UpperCodec`` in one file, ``register(name)`` returning
+    ``deco(cls)`` that stores ``cls`` in a module dict, and ``get(name)`` returning
+    ``_CODECS[name]()``: ``get`` constructs the registered classes, and a caller of
+    ``get`` reaches their methods."""
+    files = {"registry.py": ("_CODECS = {}\n\n\ndef register(name):\n    def deco(cls):\n"
+                             "        _CODECS[name] = cls\n        return cls\n    return deco\n\n\n"
+                             "def get(name):\n    return _CODECS[name]()\n"),
+             "builtin.py": ("from registry import register\n\n\n@register('upper')\n"
+                            "class UpperCodec:\n    def encode(self, s):\n        return s\n"),
+             "main.py": ("import registry\nimport builtin  # noqa: F401\n\n\ndef main():\n"
+                         "    return registry.get('upper').encode('a')\n")}
+    repo = make_repo(tmp_path / "r", files)
+    got = [e for e in edges(repo) if e.split(" -> ")[0] in ("registry.py::get", "main.py::main")]
+    assert got == ["main.py::main -> builtin.py::UpperCodec.encode @6",
+                   "main.py::main -> registry.py::get @6",
+                   "registry.py::get -> builtin.py::UpperCodec @12"]

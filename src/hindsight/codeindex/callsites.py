@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from hindsight.codeindex.exprs import parse, render
 from hindsight.codeindex.receivers import ARGS
 from hindsight.codeindex.signatures import py_default, py_star
-from hindsight.codeindex.table import FileSyms
+from hindsight.codeindex.table import FUNC_KINDS, FileSyms
 from hindsight.codeindex.types import element_type, type_value
 from hindsight.codeindex.values import MAX_TARGETS, union
 
@@ -45,7 +45,7 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: bool = 
     init = fn.endswith(".__init__") and fs.parents.get(fn, "") == fn[:-9]
     vals: list[Value | None] = []
     unknown = 0
-    names = [fn.rpartition(".")[2]] + ([fn[:-9].rpartition(".")[2]] if init else [])
+    names = site_names(fs, fn)
     sites = [(fs, r, *s) for s in fs.args.get("", [])]
     for last in names:
         here = [(fs, r, *s) for s in fs.args.get(last, [])]
@@ -105,6 +105,19 @@ def _elsewhere(flow: Flow, r: Resolver, fs: FileSyms, last: str
         if other_r is not None:
             out += [(other_r.f, other_r, *s) for s in other_r.f.args.get(last, [])]
     return out
+
+
+def site_names(fs: FileSyms, fn: str) -> list[str]:
+    """The names under which calls of function ``fn`` of ``fs`` keep their arguments
+    (``FileSyms.args`` keys, ``arg:<name>`` keys): its own; its class's for an
+    ``__init__``; its enclosing function's when nested in one (``deco`` returned by
+    ``register`` is what ``@register("x")`` calls: the callee ``register()``)."""
+    last = fn.rpartition(".")[2]
+    if last == "__init__" and fs.parents.get(fn, "") == fn[:-9]:
+        return [last, fn[:-9].rpartition(".")[2]]
+    outer = fs.parents.get(fn, "")
+    return [last, outer.rpartition(".")[2]] if outer and fs.kinds.get(outer) in FUNC_KINDS \
+        else [last]
 
 
 def _callee(flow: Flow, r: Resolver, fs: FileSyms, scope: str, segs: tuple[str, ...],

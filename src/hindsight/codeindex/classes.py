@@ -140,7 +140,11 @@ def bound(flow: Flow, fs: FileSyms, scope: str, name: str, line: int | None
         [(b, v) for b, v in acc if cut <= b < limit]
     out = [flow.value(fs, scope, v, b) for b, v in vals]
     if not scope:  # a module's list or dict filled in its functions (`REGISTRY[k] = f`)
-        out += [flow.value(fs, s, v, b) for s, b, v in filled(fs, base, name[-2])]
+        saved, flow._returning = flow._returning, 0  # (what fills it is no call's return:
+        try:  # every call site of the filling function counts, Flow.param)
+            out += [flow.value(fs, s, v, b) for s, b, v in filled(fs, base, name[-2])]
+        finally:
+            flow._returning = saved
     return True, union(out)
 
 

@@ -302,6 +302,7 @@ def provided_facts(refs: list[tuple[str, str, str, str, int]], facts: list[Fact]
     for scope, target, v, _l in facts:
         if "@" in target and target[0] != "@":
             last = target.rpartition("@")[0].rpartition(".")[2].rpartition(":")[2]
+            last = last[:-2] if last.endswith("()") else last  # `@register("x")`: register
             if last.isidentifier():
                 args.setdefault(f"arg:{last}", []).append((scope, target, v))
     return out + [("", PROVIDES, k, zlib.crc32(repr(sorted(rows)).encode("utf-8")) & 0x7FFFFFFF)

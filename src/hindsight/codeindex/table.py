@@ -269,6 +269,7 @@ class Facts:
             if "@" in target and target[0] != "@":
                 callee, _, key = target.rpartition("@")
                 last = callee.rpartition(".")[2].rpartition(":")[2]
+                last = last[:-2] if last.endswith("()") else last  # `make()(x)`: make
                 self.args.setdefault(last if last.isidentifier() else "", []).append(
                     (scope, callee, key, value, line))
                 continue

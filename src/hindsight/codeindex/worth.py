@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex.bindings import AFTER
+from hindsight.codeindex.callsites import site_names
 from hindsight.codeindex.classes import filled, indexed, part_index
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.languages import SPECS
@@ -133,10 +134,8 @@ def _bound_worth(flow: Flow, fs: FileSyms, scope: str, bindings: list[tuple[int,
 def _has_sites(flow: Flow, fs: FileSyms, fn: str) -> bool:
     """Whether any call in ``fs``, or in another file (key ``arg:<name>``), may pass
     arguments to function ``fn``."""
-    last = fn.rpartition(".")[2]
-    if last == "__init__":
-        last = fn[:-9].rpartition(".")[2]
-    if fs.args.get(last) or fs.args.get(""):
+    names = site_names(fs, fn)
+    if fs.args.get("") or any(fs.args.get(n) for n in names):
         return True
     r = flow.ctx(fs.path)
-    return r is not None and any(p != fs.path for p in r._by_key(f"arg:{last}"))
+    return r is not None and any(p != fs.path for n in names for p in r._by_key(f"arg:{n}"))
