@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hindsight.codeindex.bindings import BRANCH, Bindings, _line, _t
+from hindsight.codeindex.bindings import BRANCH, GLOBAL, Bindings, _line, _t
 from hindsight.codeindex.exprs import canon
 from hindsight.codeindex.types import element_type, type_value
 
@@ -71,12 +71,12 @@ def py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
 def global_(out: Bindings, caps: dict[str, list[Any]]) -> None:
     """``name = value`` in a function that declares ``global name``: a binding of the
     module's ``name`` that may or may not have run when the name is read (the module's
-    earlier binding stays a value too: a branch ending at that line, Flow.pick)."""
+    earlier binding stays a value too: :data:`~hindsight.codeindex.bindings.GLOBAL`)."""
     node, r = caps["fact.assign"][0], caps.get("fact.rhs")
     v = out.value(r[0]) if r and r[0].type in _PY_VALUES else None
     if v and v != "?":
         name, line = _t(caps["fact.lhs"][0]), _line(node)
-        out.facts += [("", name, v, line), ("", name + BRANCH, str(line), line)]
+        out.facts += [("", name, v, line), ("", name + GLOBAL, str(line), line)]
         out.used("", v)
 
 

@@ -27,6 +27,10 @@ BRANCH = "~"
 """Suffix of the fact target ``x~`` whose value is the last line (1-based) of the branch
 or loop body that binds ``x`` at the fact's line: a use after that line may still see
 the binding before (``h = f`` then ``if c: h = g``: ``h()`` after the ``if`` is either)."""
+GLOBAL = "~g"
+"""Suffix of the fact target ``x~g`` of the module scope: ``x`` is bound at the fact's
+line by a function that declares ``global x``; that function may not have run, so a
+use may still see the module's binding before (classes.bound)."""
 AFTER = "<"
 """Prefix of a fact value evaluated as of the line after the fact's (a comprehension's
 variable, bound on the line before its clause so that the clause's line sees it)."""

@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex import dispatch, returns
-from hindsight.codeindex.bindings import AFTER, BRANCH
+from hindsight.codeindex.bindings import AFTER, GLOBAL
 from hindsight.codeindex.table import FileSyms
 from hindsight.codeindex.values import Value, members, union
 
@@ -125,8 +125,8 @@ def bound(flow: Flow, fs: FileSyms, scope: str, name: str, line: int | None
     ``xs[+*]``, ``d[+?]``), unless ``xs`` itself was bound again after them."""
     d = fs.flow.get(scope, {})
     if not name.endswith(("[?]", "[*]")):
-        b = d.get(name)  # (branch facts: a module name a function rebinds by `global`)
-        return (True, flow.pick(fs, scope, b, line, d.get(name + BRANCH))) if b else \
+        b = d.get(name)  # (a module name a function rebinds by `global`: either value)
+        return (True, flow.pick(fs, scope, b, line, d.get(name + GLOBAL))) if b else \
             (False, None)
     base = name[:-3]
     lit, acc = d.get(name, []), d.get(f"{base}[+{name[-2]}]", [])
