@@ -427,3 +427,20 @@ def test_registry_filled_by_a_decorator_factory_in_another_file(tmp_path: Path) 
     assert got == ["main.py::main -> builtin.py::UpperCodec.encode @6",
                    "main.py::main -> registry.py::get @6",
                    "registry.py::get -> builtin.py::UpperCodec @12"]
+
+
+def test_views_registered_by_a_method_decorator_factory(tmp_path: Path) -> None:
+    """``@app.route("/")`` on functions nested in ``register_views`` (another file):
+    ``App.route`` returns ``register(view)``, which stores the view in
+    ``self.routes[(m, path)]``; ``for (m, p), view in self.routes.items(): view()`` in
+    ``App.handle`` runs the registered (nested) functions."""
+    files = {"fw.py": ("class App:\n    def __init__(self):\n        self.routes = {}\n\n"
+                       "    def route(self, path):\n        def register(view):\n"
+                       "            self.routes[('GET', path)] = view\n            return view\n"
+                       "        return register\n\n    def handle(self):\n"
+                       "        for (m, p), view in self.routes.items():\n"
+                       "            view()\n\n\napp = App()\n"),
+             "views.py": ("from fw import app\n\n\ndef register_views():\n"
+                          "    @app.route('/')\n    def index():\n        return 1\n")}
+    assert calls_from(tmp_path, files, "fw.py::App.handle") == [
+        "fw.py::App.handle -> views.py::register_views.index @13"]

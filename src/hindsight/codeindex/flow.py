@@ -353,6 +353,8 @@ class Flow:
             return None
         if val[0] == AFTER:  # a comprehension's variable: its iterable as of the next line
             val, line = val[1:], line + 1
+        elif val[0] == "&":  # a definition of the file by its local name (`&Outer.inner`)
+            return self.classify(f"{fs.path}::{val[1:]}")
         key = ("v", fs.path, scope, val, str(line))
         return self._guarded(key, lambda: self.eval(fs, scope, parse(val), line))
 

@@ -21,9 +21,9 @@
                    (set_comprehension) (generator_expression)]) @fact.return
 (for_statement left: [(pattern_list) (tuple_pattern)] @fact.lhs right: [(identifier) (attribute) (list) (tuple) (set)] @fact.rhs) @fact.unpack
 (for_in_clause left: [(pattern_list) (tuple_pattern)] @fact.lhs right: [(identifier) (attribute) (list) (tuple) (set)] @fact.rhs) @fact.unpack
-(for_statement left: (pattern_list . (identifier) . (identifier) @fact.lhs .)
+(for_statement left: (pattern_list . (_) . (identifier) @fact.lhs .)
                right: (call) @fact.rhs) @fact.pairs
-(for_in_clause left: (pattern_list . (identifier) . (identifier) @fact.lhs .)
+(for_in_clause left: (pattern_list . (_) . (identifier) @fact.lhs .)
                right: (call) @fact.rhs) @fact.pairs
 (yield) @fact.yield
 (global_statement (identifier) @fact.lhs) @fact.global
