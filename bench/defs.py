@@ -17,6 +17,8 @@ Two scores per language:
                                               # files in the style of a tagger's unit cases
     python bench/defs.py --suite defs_blind3  # tests/fixtures/defs_blind3: a second blind set
                                               # of one-feature files, odd corners included
+    python bench/defs.py --suite defs_blind4  # tests/fixtures/defs_blind4: a third blind set of
+                                              # unit-style files (framework idioms, odd corners)
 
 Writes bench/results/<suite>.json and prints one line per language.
 """
@@ -37,7 +39,7 @@ from hindsight.codeindex.worker import parse_bytes  # noqa: E402
 from hindsight.models import simple_name  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
-SUITES = ("defs", "defs_blind", "defs_blind2", "defs_blind3")
+SUITES = ("defs", "defs_blind", "defs_blind2", "defs_blind3", "defs_blind4")
 DEFS = FIXTURES / "defs"
 
 Row = tuple[str, int, str, str]  # file, line, kind, local
