@@ -43,12 +43,12 @@ def test_blind3_definitions_exactly(lang: str) -> None:
 
 @pytest.mark.parametrize(("fn", "src", "rows"), [
     # module-level constants: a leading underscore, each name of a tuple, under the
-    # __main__ guard and a try; a class body's names are not symbols
+    # __main__ guard and a try; a class body's UPPER_CASE names are the class's
     ("x.py", "_LIMIT = 1\nHOST, PORT = 'h', 2\ntry:\n    FAST = True\nexcept ImportError:\n"
      "    FAST = False\nclass K:\n    RED = 1\nif __name__ == '__main__':\n    NAME = 'n'\n",
      [(1, "constant", "_LIMIT"), (2, "constant", "HOST"), (2, "constant", "PORT"),
       (4, "constant", "FAST"), (6, "constant", "FAST"), (7, "class", "K"),
-      (10, "constant", "NAME")]),
+      (8, "constant", "K.RED"), (10, "constant", "NAME")]),
     # a named IIFE nests its functions; a destructured literal names nothing
     ("x.js", "(function setup() {\n  function step() {}\n})();\n"
      "const { a } = { a: () => 5 };\n",

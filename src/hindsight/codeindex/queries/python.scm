@@ -5,9 +5,12 @@
 (class_definition name: (identifier) @name) @definition.class
 ; Module-level UPPER_CASE names (a leading underscore allowed), also each name of a tuple
 ; assignment and those bound under a module-level if/elif/else, try/except/else/finally or
-; with (`if __name__ == "__main__": NAME = ...`). Names bound in a class body are not symbols.
+; with (`if __name__ == "__main__": NAME = ...`); and UPPER_CASE names bound in a class
+; body (class constants, enum members: `Color.RED`).
 (module (expression_statement (assignment left: (identifier) @name) @definition.constant)
   (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
+(class_definition body: (block (expression_statement (assignment left: (identifier) @name)
+  @definition.constant)) (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
 (module (expression_statement (assignment left: [(pattern_list (identifier) @name)
                                                  (tuple_pattern (identifier) @name)])
   @definition.constant)
