@@ -444,3 +444,27 @@ def test_views_registered_by_a_method_decorator_factory(tmp_path: Path) -> None:
                           "    @app.route('/')\n    def index():\n        return 1\n")}
     assert calls_from(tmp_path, files, "fw.py::App.handle") == [
         "fw.py::App.handle -> views.py::register_views.index @13"]
+
+
+def test_defaults_run_where_the_function_is_defined(tmp_path: Path) -> None:
+    """``def render(name, loader=DefaultLoader())``: the construction in the default runs
+    at module level (the caller is the module), and ``loader.load()`` in the body runs
+    ``DefaultLoader.load`` (the default's value, no call site passing another)."""
+    src = ("class DefaultLoader:\n    def load(self, name):\n        return name\n\n\n"
+           "def render(name, loader=DefaultLoader()):\n    return loader.load(name)\n\n\n"
+           "render('c')\n")
+    repo = make_repo(tmp_path / "r", {"a.py": src})
+    assert edges(repo) == ["a.py:: -> a.py::DefaultLoader @6", "a.py:: -> a.py::render @10",
+                           "a.py::render -> a.py::DefaultLoader.load @7"]
+
+
+def test_class_attribute_none_in_the_base_set_by_subclasses(tmp_path: Path) -> None:
+    """``model = None`` in ``ListView`` and ``model = Article`` in a subclass in another
+    file: ``self.model.all()`` in ``ListView`` runs ``Article.all``."""
+    files = {"views.py": ("class ListView:\n    model = None\n\n    def items(self):\n"
+                          "        return self.model.all()\n"),
+             "models.py": "class Article:\n    @classmethod\n    def all(cls):\n        return []\n",
+             "main.py": ("from views import ListView\nfrom models import Article\n\n\n"
+                         "class ArticleList(ListView):\n    model = Article\n")}
+    assert calls_from(tmp_path, files, "views.py::ListView.items") == [
+        "views.py::ListView.items -> models.py::Article.all @5"]

@@ -181,14 +181,15 @@ def own_attr(flow: Flow, fs: FileSyms, scope: str, attr: str, line: int) -> Valu
 
 
 def overridden(flow: Flow, fs: FileSyms, scope: str, attr: str, line: int) -> Value | None:
-    """``self.<attr>`` in a method of class K (Python) when K binds ``attr`` in its body
-    and subclasses in the repository bind it in theirs (``handler_class = XmlHandler``):
-    the union of K's value and theirs (class hierarchy analysis, as
+    """``self.<attr>`` in a method of class K (Python) when no method of K binds ``attr``
+    and subclasses in the repository bind it in their bodies (``handler_class =
+    XmlHandler``, ``model = Article`` over ``model = None``): the union of K's value (if
+    any) and theirs (class hierarchy analysis, as
     :mod:`hindsight.codeindex.dispatch` does for methods); ``None`` when no subclass
     rebinds it (the usual lookup then applies)."""
     cls = fs.enclosing_class(scope)
-    if not cls or fs.language != "python" or not any(
-            s == cls for s, _b, _v in fs.attrs.get(cls, {}).get(attr, ())) or \
+    if not cls or fs.language != "python" or any(  # (`self.x = …` in a method wins)
+            s != cls for s, _b, _v in fs.attrs.get(cls, {}).get(attr, ())) or \
             not fs.is_receiver(scope, "self", line):
         return None
     r = flow.ctx(fs.path)

@@ -191,7 +191,7 @@ class Flow:
         while i < len(segs) and segs[i][0] == "[":
             name += segs[i]
             i += 1
-        if i == 1 and len(segs) > 2 and segs[1][0] == "." and \
+        if i == 1 and len(segs) > 1 and segs[1][0] == "." and \
                 name in SPECS[fs.language].self_names:
             own = classes.own_attr(self, fs, scope, segs[1][1:], line) or \
                 classes.overridden(self, fs, scope, segs[1][1:], line)

@@ -56,7 +56,7 @@ def _txt(b: bytes | None) -> str:
 class _Def:
     __slots__ = ("node", "kind", "name", "start", "end", "receiver", "is_scope", "local",
                  "parent", "container", "depth", "suffix", "role", "rec_local", "kind0",
-                 "alias")
+                 "alias", "head")
 
     def __init__(self, node: Any, kind: str, name: str, receiver: str, is_scope: bool) -> None:
         self.node = node
@@ -79,6 +79,7 @@ class _Def:
         right = node.child_by_field_name("right") if node.type == "assignment_expression" \
             else None
         self.alias = right is not None and right.type == "assignment_expression"
+        self.head = 0  # Python def: where its body starts (defaults run in the container)
 
 
 def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
@@ -190,6 +191,11 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
     nc = blank_comments(src, comments)
     symbols = [_symbol(path, language, src, d, nc, spec) for d in defs if not d.is_scope]
     starts = [d.start for d in defs]
+    if language == "python":  # `def f(x=make())`: make() runs where f is defined
+        for d in defs:
+            body = d.node.child_by_field_name("body") if d.kind in ("function", "method") \
+                else None
+            d.head = body.start_byte if body is not None else 0
     refs: list[tuple[str, str, str, str, int]] = []
     for pos, name, recv, line in calls:
         refs.append((_owner(defs, starts, pos), "call", name, recv, line))
@@ -411,7 +417,8 @@ def _nest(defs: list[_Def], class_kinds: tuple[str, ...], js: bool) -> None:
 def _owner(defs: list[_Def], starts: list[int], pos: int) -> str:
     """Local qualified name of the innermost definition containing byte ``pos`` that is
     not a constant: what a constant's initialiser calls (``CUBES = [cube(i) …]``) is
-    called by the code around it (the module), which runs it.
+    called by the code around it (the module), which runs it; the same for a Python
+    function's header (``def f(x=make())``: defaults run where ``f`` is defined).
 
     The innermost container is the nearest container-or-self of the last definition that
     starts at or before ``pos`` (definitions nest properly), so one bisect and a short walk
@@ -419,7 +426,7 @@ def _owner(defs: list[_Def], starts: list[int], pos: int) -> str:
     """
     i = bisect.bisect_right(starts, pos) - 1
     d = defs[i] if i >= 0 else None
-    while d is not None and (d.end <= pos or d.kind == "constant"):
+    while d is not None and (d.end <= pos or d.kind == "constant" or pos < d.head):
         d = d.container
     return d.local if d is not None else ""
 

@@ -135,13 +135,15 @@ def _python(items: list[str]) -> tuple[tuple[str, str, bool], ...]:
 
 _NO_VALUE = frozenset({"None", "True", "False", "Ellipsis", "NotImplemented"})
 _PATHLIKE = re.compile(r"^[A-Za-z_][\w.]*$")
+_CALLED = re.compile(r"^([A-Za-z_][\w.]*)\([^()]*\)$")  # `Name(args)`, no nested call
 
 
 @lru_cache(maxsize=8192)
 def py_default(sig: str, name: str) -> str:
     """The default value of Python parameter ``name`` in signature ``sig`` when it is a
-    name or a dotted name (``def f(cb=handler)`` → ``handler``), else ``""`` (``None``,
-    literals, calls: nothing a call could run)."""
+    name or a dotted name (``def f(cb=handler)`` → ``handler``) or a call of one with
+    plain arguments (``loader=DefaultLoader()`` → ``DefaultLoader()``), else ``""``
+    (``None``, literals, other expressions: nothing a call could run)."""
     if "=" not in sig:
         return ""
     open_at = sig.find("(")
@@ -152,7 +154,11 @@ def py_default(sig: str, name: str) -> str:
         head, eq, default = it.partition("=")
         if eq and head.partition(":")[0].strip() == name:
             default = default.strip()
-            # only a name or attribute path can be a function or class to follow
+            # a name or attribute path (a function or class to follow), or an instance
+            # made by calling one (`loader=DefaultLoader()`: what that call gives)
+            call = _CALLED.match(default)
+            if call and call.group(1) not in _NO_VALUE:
+                return call.group(1) + "()"
             return "" if default in _NO_VALUE or not _PATHLIKE.match(default) else default
     return ""
 
