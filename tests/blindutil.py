@@ -1,4 +1,4 @@
-"""What the two blind call-graph suites' tests share (tests/test_callgraph_blind*.py):
+"""What the blind call-graph suites' tests share (tests/test_callgraph_blind*.py):
 the bench modules on the path, the Python that runs the tracer, and the floor checks."""
 
 from __future__ import annotations

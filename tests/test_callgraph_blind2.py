@@ -28,17 +28,19 @@ SUITE = cg_trace.suite_dir("callgraph_blind2")
 # (precision counts a case's hand-checked `static` edges right). dicts precision went
 # down once (0.9714 -> 0.9267, stop 24) by design: a table imported from another module
 # and read with a variable key (`STRATEGIES[kind](x)`) now gives all its values, as a
-# local table always did; the run-time trace saw one of them.
+# local table always did; the run-time trace saw one of them. decorators precision went
+# down likewise in session 26 (1.0 -> 0.9394): a registry filled by a decorator in
+# another file and read with a variable key now gives every registered class.
 FLOORS = {
     "args": (1.0, 1.0), "assignments": (1.0, 1.0), "attributes": (1.0, 0.9804),
     "builtins": (0.95, 1.0), "classes": (1.0, 0.9851), "closures": (1.0, 1.0),
-    "comprehensions": (1.0, 0.9474), "decorators": (1.0, 0.9355), "dicts": (0.9267, 0.9512),
-    "exceptions": (1.0, 1.0), "generators": (1.0, 1.0), "imports": (1.0, 0.9565),
-    "lambdas": (0.95, 0.9048), "lists": (0.9767, 0.9767), "mro": (0.913, 1.0),
+    "comprehensions": (1.0, 0.9474), "decorators": (0.9394, 1.0), "dicts": (0.9333, 1.0),
+    "exceptions": (1.0, 1.0), "generators": (1.0, 1.0), "imports": (1.0, 1.0),
+    "lambdas": (1.0, 0.9524), "lists": (0.9773, 1.0), "mro": (0.913, 1.0),
     "parameters": (1.0, 1.0), "returns": (1.0, 1.0), "with": (1.0, 0.9565),
 }
-OVERALL_RECALL_FLOOR = 0.9794
-SINGLE_TARGET_RECALL_FLOOR = 0.9814
+OVERALL_RECALL_FLOOR = 0.9914
+SINGLE_TARGET_RECALL_FLOOR = 0.9907
 
 
 @pytest.fixture(scope="module")

@@ -468,3 +468,27 @@ def test_class_attribute_none_in_the_base_set_by_subclasses(tmp_path: Path) -> N
                          "class ArticleList(ListView):\n    model = Article\n")}
     assert calls_from(tmp_path, files, "views.py::ListView.items") == [
         "views.py::ListView.items -> models.py::Article.all @5"]
+
+
+def test_a_function_decorated_into_an_instance_is_that_instance(tmp_path: Path) -> None:
+    """``@group()`` returning ``Group(f.__name__, f)`` (click's pattern): ``cli`` names a
+    ``Group``, so ``cli.add_command(…)`` runs ``Group.add_command``; the command's
+    callback is the decorated function (passed through the decorator's parameter)."""
+    files = {"core.py": ("class Command:\n    def __init__(self, name, callback):\n"
+                         "        self.callback = callback\n\n    def run(self):\n"
+                         "        return self.callback()\n\n\nclass Group(Command):\n"
+                         "    def add_command(self, cmd):\n        return cmd\n"),
+             "deco.py": ("from core import Command, Group\n\n\ndef command():\n"
+                         "    def decorator(f):\n        return Command(f.__name__, f)\n"
+                         "    return decorator\n\n\ndef group():\n    def decorator(f):\n"
+                         "        return Group(f.__name__, f)\n    return decorator\n"),
+             "main.py": ("from deco import command, group\n\n\n@group()\ndef cli():\n"
+                         "    return 0\n\n\n@command()\ndef migrate():\n    return 1\n\n\n"
+                         "cli.add_command(migrate)\n")}
+    repo = make_repo(tmp_path / "r", files)
+    got = [e for e in edges(repo) if e.split(" -> ")[0] in ("core.py::Command.run", "main.py::")]
+    assert got == ["core.py::Command.run -> main.py::cli @6",  # (Group inherits __init__)
+                   "core.py::Command.run -> main.py::migrate @6",
+                   "main.py:: -> core.py::Group.add_command @14",
+                   "main.py:: -> deco.py::command @9", "main.py:: -> deco.py::command.decorator @9",
+                   "main.py:: -> deco.py::group @4", "main.py:: -> deco.py::group.decorator @4"]

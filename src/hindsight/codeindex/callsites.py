@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
+from hindsight.codeindex import dispatch
 from hindsight.codeindex.exprs import parse, render
 from hindsight.codeindex.receivers import ARGS
 from hindsight.codeindex.signatures import py_default, py_star
@@ -45,12 +46,18 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: bool = 
     init = fn.endswith(".__init__") and fs.parents.get(fn, "") == fn[:-9]
     vals: list[Value | None] = []
     unknown = 0
-    names = site_names(fs, fn)
+    # subclasses that inherit this __init__ (`Group(name, f)` runs `Command.__init__`)
+    heirs = _heirs(flow, r, q) if init else {}
+    names = site_names(fs, fn) + list(dict.fromkeys(heirs.values()))
     sites = [(fs, r, *s) for s in fs.args.get("", [])]
-    for last in names:
+    for i, last in enumerate(names):
         here = [(fs, r, *s) for s in fs.args.get(last, [])]
-        # other files only when this one passes nothing (their files are then read)
-        sites += here or _elsewhere(flow, r, fs, last)
+        # other files only when this one passes nothing (their files are then read); for
+        # the outer function of a nested one (`register()` applying `deco`) always: the
+        # calls here of the outer function itself pass nothing to the nested one
+        outer = i and not init
+        sites += here + _elsewhere(flow, r, fs, last) if outer else \
+            here or _elsewhere(flow, r, fs, last)
     for site_fs, site_r, scope, callee, key, value, line in sites:
         if key.endswith("[*]"):  # an element of a literal passed (`f([A()])`)
             if not each:
@@ -68,7 +75,7 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: bool = 
         target, shift = _callee(flow, site_r, site_fs, scope, segs, line)
         if target == q:
             shift = shift if method else 0
-        elif not (init and target == q[:-9]):
+        elif not (init and (target == q[:-9] or target in heirs)):
             continue
         else:
             shift = 1
@@ -105,6 +112,16 @@ def _elsewhere(flow: Flow, r: Resolver, fs: FileSyms, last: str
         if other_r is not None:
             out += [(other_r.f, other_r, *s) for s in other_r.f.args.get(last, [])]
     return out
+
+
+def _heirs(flow: Flow, r: Resolver, q: str) -> dict[str, str]:
+    """The subclasses of ``__init__`` ``q``'s class whose instances it initialises (no
+    ``__init__`` of their own or between): qualified name → simple name (Python)."""
+    if r.f.language != "python":
+        return {}
+    subs = dispatch.subclasses(r, q[:-9])
+    return {s: s.rpartition(".")[2].rpartition("::")[2] for s in subs[:dispatch.MAX_SUBCLASSES]
+            if flow.member(("cls", s), "__init__") == ("fn", q)}
 
 
 def site_names(fs: FileSyms, fn: str) -> list[str]:

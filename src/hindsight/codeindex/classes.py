@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from hindsight.codeindex import dispatch, returns
 from hindsight.codeindex.bindings import AFTER, GLOBAL
-from hindsight.codeindex.table import FileSyms
+from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, FileSyms
 from hindsight.codeindex.values import Value, members, union
 
 if TYPE_CHECKING:
@@ -406,3 +406,42 @@ def enum_member(flow: Flow, q: str, name: str) -> bool:
     """Whether ``q.name`` is a member of enum class ``q`` (an instance of it): a public
     name that is no method or nested class (``Color.RED``; ``Op.MUL.apply()``)."""
     return name.isidentifier() and not name.startswith("_") and is_enum(flow, q)
+
+
+def classify(flow: Flow, q: str, raw: bool = False) -> Value | None:
+    """The value definition ``q`` (``path::Local``) denotes: a function, a class, a
+    module, or a constant's value. A Python function whose outermost decorator of the
+    repository returns an instance (``@group()`` making a ``Group`` of the function, as
+    click does) denotes that instance, unless ``raw`` (the function itself: what the
+    decorator is called with)."""
+    path, _, local = q.partition("::")
+    if not local:
+        return ("mod", q)
+    other = flow.fs(path)
+    if other is None:
+        return None
+    kind = other.kinds.get(local)
+    if kind is None:
+        return None
+    if kind in FUNC_KINDS:
+        if not raw and other.language == "python" and "@dec" in other.flow.get(local, {}):
+            made = flow._guarded(("deco", q), lambda: _decorated_value(flow, other, local))
+            if made is not None and made[0] == "inst":
+                return made
+        return ("fn", q)
+    if kind in CLASS_KINDS:
+        return ("cls", q)
+    parent = other.parents.get(local, "")
+    name = local.rpartition(".")[2]
+    if parent:
+        return flow.attr_value(("cls", f"{path}::{parent}"), name)
+    return flow.binding(other, "", name, None) if path == flow._root_path \
+        else import_binding(flow, other, name)
+
+
+def _decorated_value(flow: Flow, fs: FileSyms, local: str) -> Value | None:
+    """What the outermost decorator of function ``local`` returns for it: the value of
+    calling the decorator (a class constructed from it, say), ``None`` when unknown."""
+    decos = fs.flow.get(local, {}).get("@dec", [])
+    d = flow.value(fs, fs.parents.get(local, ""), decos[0][1], fs.starts.get(local, 0))
+    return flow.call_value(d) if d is not None and d[0] in ("fn", "cls") else None

@@ -353,8 +353,8 @@ class Flow:
             return None
         if val[0] == AFTER:  # a comprehension's variable: its iterable as of the next line
             val, line = val[1:], line + 1
-        elif val[0] == "&":  # a definition of the file by its local name (`&Outer.inner`)
-            return self.classify(f"{fs.path}::{val[1:]}")
+        elif val[0] == "&":  # a definition of the file by its local name (`&Outer.inner`;
+            return self.classify(f"{fs.path}::{val[1:]}", raw=True)  # itself, undecorated)
         key = ("v", fs.path, scope, val, str(line))
         return self._guarded(key, lambda: self.eval(fs, scope, parse(val), line))
 
@@ -373,27 +373,9 @@ class Flow:
         self._memo[key] = out
         return out
 
-    def classify(self, q: str) -> Value | None:
-        """The value a definition's name denotes."""
-        path, _, local = q.partition("::")
-        if not local:
-            return ("mod", q)
-        other = self.fs(path)
-        if other is None:
-            return None
-        kind = other.kinds.get(local)
-        if kind is None:
-            return None
-        if kind in FUNC_KINDS:
-            return ("fn", q)
-        if kind in CLASS_KINDS:
-            return ("cls", q)
-        parent = other.parents.get(local, "")
-        name = local.rpartition(".")[2]
-        if parent:
-            return self.attr_value(("cls", f"{path}::{parent}"), name)
-        return self.binding(other, "", name, None) if path == self._root_path \
-            else classes.import_binding(self, other, name)
+    def classify(self, q: str, raw: bool = False) -> Value | None:
+        """The value a definition's name denotes (:func:`classes.classify`)."""
+        return classes.classify(self, q, raw)
 
     def binding(self, fs: FileSyms, scope: str, name: str, line: int | None) -> Value | None:
         b = fs.flow.get(scope, {}).get(name)

@@ -34,7 +34,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
-from hindsight.codeindex import assigns, loops
+from hindsight.codeindex import assigns, loops, signatures
 from hindsight.codeindex.bindings import NAMES, Bindings, Fact, _line, _t, head
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
@@ -69,11 +69,22 @@ def _py_decorators(out: Bindings, node: Any) -> None:
             out.facts.append((scope, "()", expr, _line(dec)))
 
 
-def _call_args(out: Bindings, call: Any, heads: set[str] | None = None) -> None:
+def _param_of(out: Bindings, scope: str, name: str, functions: dict[str, str]) -> bool:
+    """Whether ``name`` is a parameter of function ``scope`` (its value comes from the
+    function's own call sites: ``Command(name, f)`` inside ``decorator(f)``)."""
+    sig = functions.get(scope)
+    return sig is not None and name in sig and any(
+        p[0] == name for p in signatures.parts(sig, out.language)[0])
+
+
+def _call_args(out: Bindings, call: Any, heads: set[str] | None = None,
+               functions: dict[str, str] | None = None) -> None:
     """Argument facts of one call: each argument that is an access path, by position
     (until a ``*``/``**`` argument or a keyword) or by keyword; with ``heads``, only
     when the callee's first name and the argument's are among them (definitions and
-    imports of the file, ``self``, instances of those)."""
+    imports of the file, ``self``, instances of those) or the argument is a parameter
+    of the function making the call (``functions``: local name → signature)."""
+    functions = functions or {}
     fn = call.child_by_field_name("function")
     args = call.child_by_field_name("arguments")
     callee = out.value(fn) if fn is not None and args is not None else ""
@@ -109,7 +120,8 @@ def _call_args(out: Bindings, call: Any, heads: set[str] | None = None) -> None:
         if vnode.type not in _PATHS:
             continue
         v = out.value(vnode)
-        if v and v != "?" and (heads is None or head(v) in heads):
+        if v and v != "?" and (heads is None or head(v) in heads or _param_of(
+                out, scope or out.owner(call.start_byte), head(v), functions)):
             scope = scope or out.owner(call.start_byte)
             out.args.append((scope, f"{callee}@{key}", v, _line(call)))
 
@@ -259,13 +271,13 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
             if call is not None and call.type != "call":
                 call = call.parent
             if call is not None and call.type == "call":  # not a decorator
-                _call_args(out, call, None if inside else outer)
+                _call_args(out, call, None if inside else outer, functions)
     if deferred:
         out.functions = functions
         out.uses = _uses(heads, out.facts, out.args)
         for fn, caps in reversed(deferred):  # a use comes after its binding: see it first
             fn(out, caps)
-    return _redacted(_prune(out, known))
+    return _redacted(_prune(out, known, functions))
 
 
 PROVIDES = "@provides"
@@ -425,16 +437,18 @@ def _param_users(heads: list[tuple[str, str, str]], facts: list[Fact],
     return out
 
 
-def _prune(out: Bindings, known: set[str]) -> list[Fact]:
+def _prune(out: Bindings, known: set[str], functions: dict[str, str]) -> list[Fact]:
     """Drop ``?`` facts of targets the same scope never binds to a path, arguments whose
-    value names nothing the file knows, and repeats of a fact (both parts of a chain
-    ``a = b = C()`` bind ``b``; one call passing the same value twice on one line)."""
+    value names nothing the file knows (nor a parameter of the calling function), and
+    repeats of a fact (both parts of a chain ``a = b = C()`` bind ``b``; one call passing
+    the same value twice on one line)."""
     paths = {(s, t) for s, t, v, _l in out.facts if v != "?"}
     facts = [f for f in out.facts if f[2] != "?" or (f[0], f[1]) in paths]
     bound = {t for _s, t, _v, _l in facts} | known | set(SPECS[out.language].self_names)
     for f in out.args:
         v = f[2]
         head = v[1:] if v.startswith("&") else (parse(v) or ("",))[0]
-        if v.startswith("&") or head in bound or head.partition("[")[0] in bound:
+        if v.startswith("&") or head in bound or head.partition("[")[0] in bound or \
+                _param_of(out, f[0], head, functions):
             facts.append(f)
     return list(dict.fromkeys(facts))
