@@ -27,7 +27,7 @@ from functools import cache, partial
 from typing import Any
 
 from hindsight.codeindex import imports as imp
-from hindsight.codeindex import receivers
+from hindsight.codeindex import pyconsts, receivers
 from hindsight.codeindex.asthash import blank_comments, flat_hash, indent_hash
 from hindsight.codeindex.docstrings import doc_comment, py_docstring
 from hindsight.codeindex.identity import OVERLOADED, drop_stubs, js_receiver, name_overloads
@@ -169,6 +169,10 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
         elif cat == _MARK:
             n = caps[kind][0]
             marks[(n.start_byte, n.end_byte)] = kind[5:]
+    if language == "python":
+        classes_ = [d.node for d in defs if d.kind == "class" and d.node.type == "class_definition"]
+        defs += [_Def(a, "constant", name, "", False)
+                 for a, name in pyconsts.constants(tree.root_node, classes_)]
     defs.sort(key=lambda d: (d.start, -d.end))
     defs = _dedupe(defs)
     if language in _JS:

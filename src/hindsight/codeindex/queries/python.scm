@@ -4,33 +4,14 @@
 (function_definition name: (identifier) @name) @definition.function
 (class_definition name: (identifier) @name) @definition.class
 ; Module-level UPPER_CASE names (a leading underscore allowed), also each name of a tuple
-; assignment and those bound under a module-level if/elif/else, try/except/else/finally or
-; with (`if __name__ == "__main__": NAME = ...`); and UPPER_CASE names bound in a class
-; body (class constants, enum members: `Color.RED`).
+; assignment. Those bound under a module-level if/elif/else, try/except/else/finally or
+; with (`if __name__ == "__main__": NAME = ...`) and in a class body (`Color.RED`) are
+; found by codeindex/pyconsts.py (cheaper than patterns here).
 (module (expression_statement (assignment left: (identifier) @name) @definition.constant)
   (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
-(class_definition body: (block (expression_statement (assignment left: (identifier) @name)
-  @definition.constant)) (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
 (module (expression_statement (assignment left: [(pattern_list (identifier) @name)
                                                  (tuple_pattern (identifier) @name)])
   @definition.constant)
-  (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
-(module [(if_statement [(block (expression_statement (assignment left: (identifier) @name)
-                                  @definition.constant))
-                        (elif_clause (block (expression_statement (assignment
-                          left: (identifier) @name) @definition.constant)))
-                        (else_clause (block (expression_statement (assignment
-                          left: (identifier) @name) @definition.constant)))])
-         (try_statement [(block (expression_statement (assignment left: (identifier) @name)
-                                   @definition.constant))
-                         (except_clause (block (expression_statement (assignment
-                           left: (identifier) @name) @definition.constant)))
-                         (else_clause (block (expression_statement (assignment
-                           left: (identifier) @name) @definition.constant)))
-                         (finally_clause (block (expression_statement (assignment
-                           left: (identifier) @name) @definition.constant)))])
-         (with_statement (block (expression_statement (assignment left: (identifier) @name)
-                                   @definition.constant)))]
   (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
 ; A name bound to a lambda, at module, class or function level: `square = lambda x: x * x`.
 (expression_statement (assignment left: (identifier) @name right: (lambda)) @definition.function)
