@@ -492,3 +492,15 @@ def test_a_function_decorated_into_an_instance_is_that_instance(tmp_path: Path) 
                    "main.py:: -> core.py::Group.add_command @14",
                    "main.py:: -> deco.py::command @9", "main.py:: -> deco.py::command.decorator @9",
                    "main.py:: -> deco.py::group @4", "main.py:: -> deco.py::group.decorator @4"]
+
+
+def test_a_lambda_in_a_dispatch_table_leaves_the_other_values_known(tmp_path: Path) -> None:
+    """``self.ops = {"+": add, "-": sub, "*": lambda a, b: …}``: ``self.ops[op](a, b)``
+    runs add or sub (a lambda is no callee to name; it no longer makes the table
+    unknown)."""
+    src = ("def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n\n\n"
+           "class Calc:\n    def __init__(self):\n"
+           "        self.ops = {'+': add, '-': sub, '*': lambda a, b: a * b}\n\n"
+           "    def apply(self, op, a, b):\n        return self.ops[op](a, b)\n")
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::Calc.apply") == [
+        "a.py::Calc.apply -> a.py::add @14", "a.py::Calc.apply -> a.py::sub @14"]

@@ -12,7 +12,7 @@ from typing import Any
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.types import type_value
-from hindsight.codeindex.unpack import unpack
+from hindsight.codeindex.unpack import elements, unpack
 from hindsight.codeindex.values import MAX_TARGETS
 
 Fact = tuple[str, str, str, int]
@@ -390,51 +390,8 @@ class Bindings:
                 self.facts.append((scope, f"{target}[*][{i}]", v, line))
 
     def elements(self, scope: str, target: str, lit: Any, line: int) -> None:
-        i = 0
-        values: set[str | None] = set()
-        anykey: set[str | None] = set()  # a dict's values: what `d[key]` may be
-        for ch in lit.named_children:
-            t = ch.type
-            if t == "comment":
-                continue
-            if t in ("pair",):
-                key = ch.child_by_field_name("key")
-                val = ch.child_by_field_name("value")
-                if key is None or val is None:
-                    continue
-                k = _t(key)
-                if key.type in ("property_identifier", "identifier"):
-                    k = f"'{k}'"
-                segs = parse(f"x[{k}]")
-                v = self.value(val)
-                if segs is not None and segs[1] != "[?]" and v is not None:
-                    self.facts.append((scope, f"{target}{segs[1]}", v, line))
-                anykey.add(v if segs is not None else "?")
-                continue
-            if t in _SPREADS:
-                return
-            v = self.value(ch)
-            values.add(v)
-            if v is not None:
-                self.facts.append((scope, f"{target}[{i}]", v, line))
-            if t in ("tuple", "list") and i < 8:  # `SCHEMA[0][1]` of `[("a", f), …]`
-                for j, sub in enumerate(ch.named_children[:4]):
-                    sv = self.value(sub) if sub.type != "comment" else None
-                    if sv and sv != "?":
-                        self.facts.append((scope, f"{target}[{i}][{j}]", sv, line))
-            i += 1
-        values.discard(None)
-        if lit.type in ("list", "tuple", "array", "set") and "?" not in values and \
-                0 < len(values) <= MAX_TARGETS:
-            # the element of a loop over it: any of the values (one line, several facts)
-            for w in sorted(x for x in values if x is not None):
-                self.facts.append((scope, f"{target}[*]", w, line))
-        self._columns(scope, target, lit, line)
-        anykey.discard(None)
-        if "?" not in anykey and 0 < len(anykey) <= MAX_TARGETS:
-            for w in sorted(x for x in anykey if x is not None):
-                self.facts.append((scope, f"{target}[?]", w, line))
-
+        """Facts of the elements of literal ``lit`` bound to ``target`` (unpack.elements)."""
+        elements(self, scope, target, lit, line)
 
 def columns(bindings: Bindings, lit: Any) -> list[list[str]]:
     """For a list, tuple or set literal whose elements are all tuples (or lists) of one

@@ -1,13 +1,18 @@
-"""Facts of Python unpacking assignments (``a, b = …``), for
-:meth:`hindsight.codeindex.bindings.Bindings.bind`."""
+"""Facts of Python unpacking assignments (``a, b = …``) and of the elements of literals,
+for :meth:`hindsight.codeindex.bindings.Bindings.bind`."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from hindsight.codeindex.exprs import parse
+from hindsight.codeindex.values import MAX_TARGETS
+
 if TYPE_CHECKING:
     from hindsight.codeindex.bindings import Bindings
 
+_SPREADS = frozenset({"list_splat", "dictionary_splat", "spread_element"})
+_ANONYMOUS = frozenset({"lambda"})
 _WHOLE = frozenset({"call", "identifier", "subscript", "attribute"})  # `a, b = <one value>`
 
 
@@ -52,3 +57,58 @@ def unpack(out: Bindings, scope: str, target_node: Any, value_node: Any, line: i
         else:
             out.bind(scope, tn, None, line)
 
+
+def elements(out: Bindings, scope: str, target: str, lit: Any, line: int) -> None:
+    """Facts of the elements of literal ``lit`` (a list, tuple, set or dict) bound to
+    ``target``: ``target[i]`` per position (and ``target[i][j]`` for a tuple in the first
+    8), ``target['k']`` per string key, ``target[*]`` / ``target[?]`` for any element or
+    value when every one is known; a lambda is left out (no callee to name)."""
+    i = 0
+    values: set[str | None] = set()
+    anykey: set[str | None] = set()  # a dict's values: what `d[key]` may be
+    for ch in lit.named_children:
+        t = ch.type
+        if t == "comment":
+            continue
+        if t in ("pair",):
+            key = ch.child_by_field_name("key")
+            val = ch.child_by_field_name("value")
+            if key is None or val is None:
+                continue
+            if val.type in _ANONYMOUS:  # no callee to name (its calls are its scope's)
+                continue
+            k = _t(key)
+            if key.type in ("property_identifier", "identifier"):
+                k = f"'{k}'"
+            segs = parse(f"x[{k}]")
+            v = out.value(val)
+            if segs is not None and segs[1] != "[?]" and v is not None:
+                out.facts.append((scope, f"{target}{segs[1]}", v, line))
+            anykey.add(v if segs is not None else "?")
+            continue
+        if t in _SPREADS:
+            return
+        if t in _ANONYMOUS:
+            i += 1
+            continue
+        v = out.value(ch)
+        values.add(v)
+        if v is not None:
+            out.facts.append((scope, f"{target}[{i}]", v, line))
+        if t in ("tuple", "list") and i < 8:  # `SCHEMA[0][1]` of `[("a", f), …]`
+            for j, sub in enumerate(ch.named_children[:4]):
+                sv = out.value(sub) if sub.type != "comment" else None
+                if sv and sv != "?":
+                    out.facts.append((scope, f"{target}[{i}][{j}]", sv, line))
+        i += 1
+    values.discard(None)
+    if lit.type in ("list", "tuple", "array", "set") and "?" not in values and \
+            0 < len(values) <= MAX_TARGETS:
+        # the element of a loop over it: any of the values (one line, several facts)
+        for w in sorted(x for x in values if x is not None):
+            out.facts.append((scope, f"{target}[*]", w, line))
+    out._columns(scope, target, lit, line)
+    anykey.discard(None)
+    if "?" not in anykey and 0 < len(anykey) <= MAX_TARGETS:
+        for w in sorted(x for x in anykey if x is not None):
+            out.facts.append((scope, f"{target}[?]", w, line))
