@@ -79,7 +79,7 @@ class _Def:
         right = node.child_by_field_name("right") if node.type == "assignment_expression" \
             else None
         self.alias = right is not None and right.type == "assignment_expression"
-        self.head = 0  # Python def: where its body starts (defaults run in the container)
+        self.head = 0  # Python def: where its header ends (defaults run in the container)
 
 
 def extract(path: str, language: str, src: bytes, tree: Any) -> tuple[
@@ -197,9 +197,10 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
     starts = [d.start for d in defs]
     if language == "python":  # `def f(x=make())`: make() runs where f is defined
         for d in defs:
-            body = d.node.child_by_field_name("body") if d.kind in ("function", "method") \
+            ps = d.node.child_by_field_name("parameters") if d.kind in ("function", "method") \
                 else None
-            d.head = body.start_byte if body is not None else 0
+            rt = d.node.child_by_field_name("return_type") if ps is not None else None
+            d.head = (rt or ps).end_byte if ps is not None else 0
     refs: list[tuple[str, str, str, str, int]] = []
     for pos, name, recv, line in calls:
         refs.append((_owner(defs, starts, pos), "call", name, recv, line))

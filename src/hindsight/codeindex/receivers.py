@@ -70,10 +70,11 @@ def _py_decorators(out: Bindings, node: Any) -> None:
 
 
 def _param_of(out: Bindings, scope: str, name: str, functions: dict[str, str]) -> bool:
-    """Whether ``name`` is a parameter of function ``scope`` (its value comes from the
-    function's own call sites: ``Command(name, f)`` inside ``decorator(f)``)."""
+    """Whether ``name`` is a parameter of function ``scope`` nested in another function
+    (its value comes from the function's own call sites: ``Command(name, f)`` inside a
+    decorator factory's ``decorator(f)``; only nested ones, to keep the facts few)."""
     sig = functions.get(scope)
-    return sig is not None and name in sig and any(
+    return sig is not None and name in sig and scope.rpartition(".")[0] in functions and any(
         p[0] == name for p in signatures.parts(sig, out.language)[0])
 
 
