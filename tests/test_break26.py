@@ -1,0 +1,656 @@
+"""Adversarial tests of the session-26 call-graph rules (tests/test_cg26.py): programs
+where a rule gives an edge the program can never take, or misses one it claims to find.
+Every expected list was checked against the program's real run (sys.setprofile tracing).
+A test marked ``xfail(strict=True)`` documents a current defect."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import make_repo
+
+from hindsight.app import open_bank
+
+
+def edges(repo: Path) -> list[str]:
+    """Resolved call edges ``src -> dst @line`` of a full index of ``repo``, sorted."""
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.code.index(full=True, workers=1)
+        _syms, es = bank.stores.code.snapshot()
+    return sorted(f"{e[1]} -> {e[7]} @{e[6]}" for e in es if e[2] == "call" and e[7])
+
+
+def calls_from(tmp: Path, files: dict[str, str], *srcs: str) -> list[str]:
+    """The resolved call edges whose caller is one of ``srcs`` in a fresh index."""
+    repo = make_repo(tmp / "r", dict(files))
+    return [e for e in edges(repo) if e.split(" -> ")[0] in srcs]
+
+
+# --- rule 12: a function whose outermost decorator returns an instance -----------------
+
+CLICK = {
+    "core.py": '''class Command:
+    def __init__(self, name, callback):
+        self.name = name
+        self.callback = callback
+
+    def invoke(self):
+        return self.callback()
+
+    def __call__(self):
+        return self.invoke()
+
+
+def group():
+    def decorator(f):
+        return Command(f.__name__, f)
+    return decorator
+
+
+def option(*names):
+    def decorator(f):
+        return f
+    return decorator
+
+
+def traced(f):
+    def wrapper(*a, **k):
+        return f(*a, **k)
+    return wrapper
+''',
+    "main.py": '''from core import group, option, traced
+
+
+@group()
+@option("--x")
+def cli():
+    return 0
+
+
+@traced
+@group()
+def tool():
+    return 2
+
+
+if __name__ == "__main__":
+    cli()
+    tool()
+''',
+}
+
+
+@pytest.mark.xfail(strict=True, reason="rule 12: calling the decorated name (click's "
+                   "`cli()` under `if __name__ == '__main__'`) is an edge to the function "
+                   "itself, though the name is a Command: the call runs Command.__call__")
+def test_calling_a_function_decorated_into_an_instance_runs_its_call(tmp_path: Path) -> None:
+    """``cli`` names ``Command(f.__name__, f)``: ``cli()`` runs ``Command.__call__``
+    (which later runs the function through ``invoke``), never ``cli`` directly."""
+    got = calls_from(tmp_path, CLICK, "main.py::")
+    assert [e for e in got if e.endswith("@17")] == ["main.py:: -> core.py::Command.__call__ @17"]
+
+
+@pytest.mark.xfail(strict=True, reason="rule 12: with a function-returning decorator "
+                   "(traced) outermost over @group(), the wrapper's `f(...)` is the Command "
+                   "instance, yet the index calls the decorated function directly")
+def test_wrapper_over_a_decorator_returning_an_instance(tmp_path: Path) -> None:
+    """``@traced @group() def tool``: ``tool`` is ``traced.wrapper``; its ``f`` is the
+    ``Command``, so ``f()`` runs ``Command.__call__``."""
+    got = calls_from(tmp_path, CLICK, "core.py::traced.wrapper", "main.py::")
+    assert [e for e in got if not e.endswith(("@4", "@5", "@10", "@11", "@17"))] == [
+        "core.py::traced.wrapper -> core.py::Command.__call__ @27",
+        "main.py:: -> core.py::traced.wrapper @18"]
+
+
+def test_decorator_that_registers_an_instance_but_returns_the_function(tmp_path: Path
+                                                                         ) -> None:
+    """``@command`` appending ``Command(f.__name__, f)`` to a list and returning ``f``:
+    the name stays the function (passes)."""
+    files = {"core.py": CLICK["core.py"] + '''
+
+COMMANDS = []
+
+
+def command(f):
+    COMMANDS.append(Command(f.__name__, f))
+    return f
+''',
+             "main.py": '''from core import command
+
+
+@command
+def migrate():
+    return 1
+
+
+def main():
+    return migrate()
+'''}
+    assert calls_from(tmp_path, files, "main.py::main") == ["main.py::main -> main.py::migrate @10"]
+
+
+@pytest.mark.xfail(strict=True, reason="rules 11/12: a module list filled with Command "
+                   "instances by a decorator function, iterated in another file that "
+                   "imports it: c.invoke() is unresolved (in the defining file it resolves)")
+def test_module_list_of_instances_filled_by_a_decorator(tmp_path: Path) -> None:
+    files = {"core.py": CLICK["core.py"] + '''
+
+COMMANDS = []
+
+
+def command(f):
+    COMMANDS.append(Command(f.__name__, f))
+    return f
+''',
+             "main.py": ("from core import command, COMMANDS\n\n\n@command\ndef migrate():\n"
+                         "    return 1\n\n\ndef run_all():\n    for c in COMMANDS:\n"
+                         "        c.invoke()\n")}
+    assert calls_from(tmp_path, files, "main.py::run_all") == [
+        "main.py::run_all -> core.py::Command.invoke @11"]
+
+
+# --- rule 2: a package binding hides the submodule of that name ---------------------------
+
+@pytest.mark.xfail(strict=True, reason="rule 2: `from .tracer import tracer` in the package "
+                   "__init__ rebinds `tracing.tracer` to the instance; the index still takes "
+                   "the submodule, giving the module function tracer.py::start")
+def test_package_reexports_an_instance_named_like_its_submodule(tmp_path: Path) -> None:
+    files = {"tracing/__init__.py": "from .tracer import tracer\n",
+             "tracing/tracer.py": ("class Tracer:\n    def start(self):\n        return 1\n\n\n"
+                                   "def start():\n    return 2\n\n\ntracer = Tracer()\n"),
+             "main.py": "from tracing import tracer\n\n\ndef use():\n    return tracer.start()\n"}
+    assert calls_from(tmp_path, files, "main.py::use") == [
+        "main.py::use -> tracing/tracer.py::Tracer.start @5"]
+
+
+def test_package_binds_the_submodule_name_to_a_function(tmp_path: Path) -> None:
+    """``from .helpers import helpers`` (a function named like its module): the function
+    (passes)."""
+    files = {"util/__init__.py": "from .helpers import helpers\n",
+             "util/helpers.py": "def helpers():\n    return 1\n",
+             "main.py": "from util import helpers\n\n\ndef use():\n    return helpers()\n"}
+    assert calls_from(tmp_path, files, "main.py::use") == [
+        "main.py::use -> util/helpers.py::helpers @5"]
+
+
+@pytest.mark.xfail(strict=True, reason="rule 2: a binding made before the submodule's first "
+                   "import is replaced by the submodule (the import sets the package "
+                   "attribute); the index keeps the list and misses the module function")
+def test_submodule_import_after_the_binding_rebinds_the_name(tmp_path: Path) -> None:
+    files = {"signals/__init__.py": ("handlers = []\n\n\ndef connect(fn):\n"
+                                     "    handlers.append(fn)\n    return fn\n\n\n"
+                                     "from .handlers import on_save  # noqa: E402\n"),
+             "signals/handlers.py": "def on_save():\n    return 1\n\n\ndef on_delete():\n    return 2\n",
+             "main.py": "from signals import handlers\n\n\ndef use():\n    return handlers.on_delete()\n"}
+    assert calls_from(tmp_path, files, "main.py::use") == [
+        "main.py::use -> signals/handlers.py::on_delete @5"]
+
+
+# --- rule 4: enum members --------------------------------------------------------------
+
+ENUM_CODEC = '''from enum import Enum
+
+
+class JsonCodec:
+    def encode(self, s):
+        return "j" + s
+
+
+class XmlCodec:
+    def encode(self, s):
+        return "x" + s
+
+
+class Codec(Enum):
+    JSON = JsonCodec()
+    XML = XmlCodec()
+
+    def encode(self, s):
+        return self.value.encode(s)
+
+
+def use():
+    return Codec.JSON.encode("a")
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="rule 4: an Enum member whose value is an instance "
+                   "(JSON = JsonCodec()) is taken as that value: Codec.JSON.encode() gives "
+                   "JsonCodec.encode instead of the enum's own Codec.encode")
+def test_enum_member_with_an_instance_value_is_a_member(tmp_path: Path) -> None:
+    assert calls_from(tmp_path, {"a.py": ENUM_CODEC}, "a.py::use") == [
+        "a.py::use -> a.py::Codec.encode @23"]
+
+
+@pytest.mark.xfail(strict=True, reason="rule 4: `self.value` of an Enum member is the "
+                   "member's value; self.value.encode() in the enum's method is unresolved")
+def test_enum_value_of_a_member_is_its_assigned_value(tmp_path: Path) -> None:
+    assert calls_from(tmp_path, {"a.py": ENUM_CODEC + "\n\nuse()\n"}, "a.py::Codec.encode") == [
+        "a.py::Codec.encode -> a.py::JsonCodec.encode @19",
+        "a.py::Codec.encode -> a.py::XmlCodec.encode @19"]
+
+
+def test_enum_methods_from_a_member_less_enum_base(tmp_path: Path) -> None:
+    """``class Color(Base)`` where ``Base(Enum)`` has only methods: members and iteration
+    of ``Color`` reach ``Base.describe``; a plain class attribute bound to a class in an
+    enum does not hide the enum's method (passes)."""
+    src = '''from enum import Enum
+
+
+class Base(Enum):
+    def describe(self):
+        return self.name
+
+
+class Color(Base):
+    RED = 1
+    GREEN = 2
+
+
+def use():
+    Color.RED.describe()
+    return [c.describe() for c in Color]
+'''
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::use") == [
+        "a.py::use -> a.py::Base.describe @15", "a.py::use -> a.py::Base.describe @16"]
+
+
+# --- rule 10: self.<attr> from subclasses' class bodies -----------------------------------
+
+@pytest.mark.xfail(strict=True, reason="rule 10: the only subclass binding `model = Article` "
+                   "overrides items(), so ListView.items never runs with it; the index still "
+                   "gives ListView.items -> Article.all")
+def test_subclass_binding_attr_but_overriding_the_method(tmp_path: Path) -> None:
+    files = {"views.py": ("class ListView:\n    model = None\n\n    def items(self):\n"
+                          "        return self.model.all()\n"),
+             "models.py": ("class Article:\n    @classmethod\n    def all(cls):\n        return []\n\n"
+                           "    @classmethod\n    def published(cls):\n        return []\n"),
+             "main.py": ("from views import ListView\nfrom models import Article\n\n\n"
+                         "class ArticleList(ListView):\n    model = Article\n\n"
+                         "    def items(self):\n        return self.model.published()\n")}
+    assert calls_from(tmp_path, files, "views.py::ListView.items") == []
+
+
+@pytest.mark.xfail(strict=True, reason="rule 10: a mixin earlier in a subclass's bases "
+                   "binding `model = Comment` (Django's usual form) is not read for "
+                   "self.model in ListView")
+def test_attr_bound_by_a_mixin_of_a_subclass(tmp_path: Path) -> None:
+    files = {"views.py": ("class ListView:\n    model = None\n\n    def items(self):\n"
+                          "        return self.model.all()\n"),
+             "models.py": "class Comment:\n    @classmethod\n    def all(cls):\n        return []\n",
+             "main.py": ("from views import ListView\nfrom models import Comment\n\n\n"
+                         "class CommentMixin:\n    model = Comment\n\n\n"
+                         "class CommentList(CommentMixin, ListView):\n    pass\n\n\n"
+                         "CommentList().items()\n")}
+    assert calls_from(tmp_path, files, "views.py::ListView.items") == [
+        "views.py::ListView.items -> models.py::Comment.all @5"]
+
+
+# --- rule 6: wildcard re-exports ---------------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="rule 6: of two wildcard imports defining `run`, the "
+                   "later one wins at run time; the index takes the first (v1.run)")
+def test_later_wildcard_reexport_shadows_an_earlier_one(tmp_path: Path) -> None:
+    files = {"pkg/__init__.py": "from .v1 import *\nfrom .v2 import *\n",
+             "pkg/v1.py": "def run():\n    return 1\n\n\ndef only_v1():\n    return 11\n",
+             "pkg/v2.py": "def run():\n    return 2\n",
+             "main.py": "from pkg import *\n\n\ndef main():\n    run()\n    only_v1()\n"}
+    assert calls_from(tmp_path, files, "main.py::main") == [
+        "main.py::main -> pkg/v1.py::only_v1 @6", "main.py::main -> pkg/v2.py::run @5"]
+
+
+def test_wildcard_reexport_respects_all(tmp_path: Path) -> None:
+    """``__all__ = ['dot']`` in the re-exported module: ``helper`` stays the importer's
+    own function defined before the wildcard import (passes)."""
+    files = {"lib/__init__.py": "from .ops import *\n",
+             "lib/ops.py": "__all__ = ['dot']\n\n\ndef dot():\n    return 1\n\n\ndef helper():\n    return 2\n",
+             "main.py": ("def helper():\n    return 0\n\n\nfrom lib import *  # noqa: E402\n\n\n"
+                         "def main():\n    dot()\n    helper()\n")}
+    assert calls_from(tmp_path, files, "main.py::main") == [
+        "main.py::main -> lib/ops.py::dot @9", "main.py::main -> main.py::helper @10"]
+
+
+@pytest.mark.xfail(strict=True, reason="rule 6: `for k, v in d.items()` in a comprehension "
+                   "where the keys are classes: k() and k().m() are unresolved")
+def test_comprehension_over_items_with_class_keys(tmp_path: Path) -> None:
+    src = ("class A:\n    def m(self):\n        return 1\n\n\nclass B(A):\n    def m(self):\n"
+           "        return 2\n\n\nREG = {A: 'a', B: 'b'}\n\n\ndef by_items():\n"
+           "    return [k().m() for k, v in REG.items()]\n")
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::by_items") == [
+        "a.py::by_items -> a.py::A @15", "a.py::by_items -> a.py::A.m @15",
+        "a.py::by_items -> a.py::B @15", "a.py::by_items -> a.py::B.m @15"]
+
+
+def test_enter_context_returns_what_enter_returns(tmp_path: Path) -> None:
+    """``stack.enter_context(Pool())`` is what ``Pool.__enter__`` returns (a ``Conn``),
+    not the pool, though both have ``query`` (passes)."""
+    src = '''from contextlib import ExitStack
+
+
+class Conn:
+    def query(self):
+        return 1
+
+
+class Pool:
+    def __enter__(self):
+        return Conn()
+
+    def __exit__(self, *a):
+        return False
+
+    def query(self):
+        return 2
+
+
+def work():
+    with ExitStack() as stack:
+        c = stack.enter_context(Pool())
+        return c.query()
+'''
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::work") == [
+        "a.py::work -> a.py::Conn.query @23", "a.py::work -> a.py::Pool @22"]
+
+
+# --- rule 5: unpacking and positions ---------------------------------------------------
+
+UNPACK = '''class A:
+    def m(self):
+        return 1
+
+
+class B(A):
+    def m(self):
+        return 2
+
+
+class C(A):
+    def m(self):
+        return 3
+
+
+def parse_int(s):
+    return int(s)
+
+
+def parse_flag(s):
+    return s == "1"
+
+
+SCHEMA = [("port", parse_int), ("debug", parse_flag)]
+
+
+def split():
+    return A(), B(), C()
+
+
+def last_converter():
+    name, fn = SCHEMA[-1]
+    return fn("1")
+
+
+def last_part():
+    parts = split()
+    return parts[-1].m()
+
+
+def star_of_call():
+    head, *rest = split()
+    for r in rest:
+        r.m()
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="rule 5: a negative index (SCHEMA[-1]) of a list of "
+                   "tuples / of a returned tuple is unresolved")
+def test_negative_index_positions(tmp_path: Path) -> None:
+    assert calls_from(tmp_path, {"a.py": UNPACK}, "a.py::last_converter", "a.py::last_part") == [
+        "a.py::last_converter -> a.py::parse_flag @33",
+        "a.py::last_part -> a.py::C.m @38", "a.py::last_part -> a.py::split @37"]
+
+
+@pytest.mark.xfail(strict=True, reason="rule 5: star unpacking of a call's returned tuple "
+                   "(head, *rest = split()) gives nothing for rest")
+def test_star_unpacking_of_a_returned_tuple(tmp_path: Path) -> None:
+    assert calls_from(tmp_path, {"a.py": UNPACK}, "a.py::star_of_call") == [
+        "a.py::star_of_call -> a.py::B.m @44", "a.py::star_of_call -> a.py::C.m @44",
+        "a.py::star_of_call -> a.py::split @42"]
+
+
+def test_returned_dict_key_rebound_by_the_caller(tmp_path: Path) -> None:
+    """``ops["inc"] = ops["dec"]`` before ``ops["inc"]()``: only ``dec`` (passes)."""
+    src = ('def make_ops():\n    def inc():\n        return 1\n\n    def dec():\n        return -1\n\n'
+           '    return {"inc": inc, "dec": dec}\n\n\ndef use():\n    ops = make_ops()\n'
+           '    ops["inc"] = ops["dec"]\n    return ops["inc"]()\n')
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::use") == [
+        "a.py::use -> a.py::make_ops @12", "a.py::use -> a.py::make_ops.dec @14"]
+
+
+# --- rule 3: declared collections, min/max ----------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="rule 3: max(a, b, key=...) with several positional "
+                   "arguments returns one of them; best.run() is unresolved")
+def test_max_of_several_arguments(tmp_path: Path) -> None:
+    src = ("class Job:\n    def __init__(self, n):\n        self.n = n\n\n    def run(self):\n"
+           "        return self.n\n\n\ndef pick(a: Job, b: Job):\n"
+           "    best = max(a, b, key=lambda x: x.n)\n    return best.run()\n")
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::pick") == ["a.py::pick -> a.py::Job.run @11"]
+
+
+def test_declared_list_methods_are_not_element_methods(tmp_path: Path) -> None:
+    """``jobs.copy()`` / ``jobs.count()`` on ``jobs: list[Job]`` are list methods, not
+    ``Job.copy`` / ``Job.count``; iterating ``dict[str, Job]`` gives strings (passes)."""
+    src = ("class Job:\n    def copy(self):\n        return Job()\n\n    def count(self, x):\n"
+           "        return 0\n\n    def upper(self):\n        return 1\n\n\n"
+           "def copies(jobs: list[Job], by_name: dict[str, Job]):\n    for name in by_name:\n"
+           "        name.upper()\n    return jobs.copy(), jobs.count(None), jobs[0].copy()\n")
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::copies") == [
+        "a.py::copies -> a.py::Job.copy @15"]
+
+
+@pytest.mark.xfail(strict=True, reason="rule 3: a slice of a declared list (jobs[1:]) is "
+                   "taken as an element: jobs[1:].copy() gives Job.copy (it is list.copy)")
+def test_slice_of_a_declared_list_is_a_list(tmp_path: Path) -> None:
+    src = ("class Job:\n    def copy(self):\n        return Job()\n\n\n"
+           "def rest(jobs: list[Job]):\n    tail = jobs[1:]\n    return jobs[1:].copy(), tail.copy()\n")
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::rest") == []
+
+
+def test_lambda_given_the_resource_itself_is_no_element(tmp_path: Path) -> None:
+    """``on_done(lambda r: r.close(), Table())`` where ``on_done`` calls ``fn(resource)``:
+    ``r`` is the table, not one of its rows (no Row.close edge; passes)."""
+    src = ("class Row:\n    def close(self):\n        return 'row'\n\n\nclass Table:\n"
+           "    def __init__(self):\n        self.rows = [Row()]\n\n    def __iter__(self):\n"
+           "        return iter(self.rows)\n\n    def close(self):\n        return 'table'\n\n\n"
+           "def on_done(fn, resource):\n    return fn(resource)\n\n\ndef main():\n"
+           "    return on_done(lambda r: r.close(), Table())\n")
+    got = calls_from(tmp_path, {"a.py": src}, "a.py::main")
+    assert "a.py::main -> a.py::Row.close @21" not in got
+
+
+# --- rule 1: ABCMeta --------------------------------------------------------------------
+
+ABC_CLS = '''from abc import ABCMeta, abstractmethod
+
+
+class Base(metaclass=ABCMeta):
+    @classmethod
+    def build(cls):
+        return cls.make()
+
+    @classmethod
+    @abstractmethod
+    def make(cls):
+        return "default"
+
+
+class Mid(Base):
+    pass
+
+
+class Leaf(Mid):
+    @classmethod
+    def make(cls):
+        return "leaf"
+
+
+def main():
+    return Mid.build()
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="rule 1: an abstract classmethod runs when called on "
+                   "the (never instantiated) abstract class: Mid.build() runs Base.make, "
+                   "which the index drops")
+def test_abstract_classmethod_called_on_the_abstract_class(tmp_path: Path) -> None:
+    assert calls_from(tmp_path, {"a.py": ABC_CLS}, "a.py::Base.build") == [
+        "a.py::Base.build -> a.py::Base.make @7", "a.py::Base.build -> a.py::Leaf.make @7"]
+
+
+def test_super_call_of_an_abstract_method_with_a_body(tmp_path: Path) -> None:
+    """``super().step()`` and ``Base.step(self)`` from overrides run the abstract method's
+    body (passes)."""
+    src = ('from abc import ABCMeta, abstractmethod\n\n\nclass Base(metaclass=ABCMeta):\n'
+           '    @abstractmethod\n    def step(self):\n        return "base"\n\n\n'
+           'class Leaf(Base):\n    def step(self):\n        return super().step() + "x"\n\n\n'
+           'class Other(Base):\n    def step(self):\n        return Base.step(self)\n')
+    got = calls_from(tmp_path, {"a.py": src}, "a.py::Leaf.step", "a.py::Other.step")
+    assert got == ["a.py::Leaf.step -> a.py::Base.step @12",
+                   "a.py::Other.step -> a.py::Base.step @17"]
+
+
+@pytest.mark.xfail(strict=True, reason="rule 1: `step = _default_step` in a subclass's body "
+                   "implements the abstract method: self.step() gives the abstract Base.step "
+                   "(never run) and misses the function")
+def test_abstract_method_implemented_by_an_assignment(tmp_path: Path) -> None:
+    src = ('import abc\n\n\ndef _default_step(self):\n    return "default"\n\n\n'
+           'class Base(metaclass=abc.ABCMeta):\n    def run(self):\n        return self.step()\n\n'
+           '    @abc.abstractmethod\n    def step(self):\n        ...\n\n\n'
+           'class Mid(Base):\n    step = _default_step\n\n\nMid().run()\n')
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::Base.run") == [
+        "a.py::Base.run -> a.py::_default_step @10"]
+
+
+# --- rule 8: global rebinding -------------------------------------------------------------
+
+def test_local_binding_without_global_adds_nothing(tmp_path: Path) -> None:
+    """``_cache = Memory()`` in a function without ``global`` is local: ``compute`` reads
+    only the module's ``Null`` (passes)."""
+    src = ("class Null:\n    def get(self):\n        return 0\n\n\nclass Memory:\n"
+           "    def get(self):\n        return 1\n\n\n_cache = Null()\n\n\n"
+           "def local_only():\n    _cache = Memory()\n    return _cache.get()\n\n\n"
+           "class Holder:\n    _cache = Memory()\n\n\n"
+           "def compute():\n    return _cache.get()\n")
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::compute", "a.py::local_only") == [
+        "a.py::compute -> a.py::Null.get @24",
+        "a.py::local_only -> a.py::Memory @15", "a.py::local_only -> a.py::Memory.get @16"]
+
+
+# --- rule 9: arguments of self.attr.method(...) -----------------------------------------
+
+def test_static_and_class_method_arguments_through_an_attribute(tmp_path: Path) -> None:
+    """``self.runner.call(one, two)`` on a staticmethod, ``.both`` on a classmethod and
+    keyword arguments in another order: each parameter gets its own argument (passes)."""
+    files = {"util.py": ("class Runner:\n    @staticmethod\n    def call(first, second):\n"
+                         "        return second()\n\n    @classmethod\n    def both(cls, a, b):\n"
+                         "        return a()\n\n    def kw(self, fn=None, other=None):\n"
+                         "        return other()\n"),
+             "app.py": ("from util import Runner\n\n\ndef one():\n    return 1\n\n\n"
+                        "def two():\n    return 2\n\n\nclass Client:\n    def __init__(self):\n"
+                        "        self.runner = Runner()\n\n    def go(self):\n"
+                        "        self.runner.call(one, two)\n        self.runner.both(two, one)\n"
+                        "        return self.runner.kw(other=one, fn=two)\n")}
+    assert calls_from(tmp_path, files, "util.py::Runner.call", "util.py::Runner.both",
+                      "util.py::Runner.kw") == [
+        "util.py::Runner.both -> app.py::two @8", "util.py::Runner.call -> app.py::two @4",
+        "util.py::Runner.kw -> app.py::one @11"]
+
+
+# --- rule 11: registries -----------------------------------------------------------------
+
+def test_same_named_module_containers_stay_apart(tmp_path: Path) -> None:
+    """``_HOOKS`` in two modules, each filled by its own ``add_hook``: each ``fire`` runs
+    only its own module's hooks (passes)."""
+    hooks = ("_HOOKS = []\n\n\ndef add_hook(fn):\n    _HOOKS.append(fn)\n\n\n"
+             "def fire():\n    for h in _HOOKS:\n        h()\n")
+    files = {"hooks_a.py": hooks, "hooks_b.py": hooks,
+             "main.py": ("import hooks_a\nimport hooks_b\n\n\ndef on_a():\n    return 1\n\n\n"
+                         "def on_b():\n    return 2\n\n\nhooks_a.add_hook(on_a)\n"
+                         "hooks_b.add_hook(on_b)\n")}
+    assert calls_from(tmp_path, files, "hooks_a.py::fire", "hooks_b.py::fire") == [
+        "hooks_a.py::fire -> main.py::on_a @10", "hooks_b.py::fire -> main.py::on_b @10"]
+
+
+@pytest.mark.xfail(strict=True, reason="rule 11: get('upper') of a registry filled by "
+                   "@register('upper') / @register('lower') gives both classes' methods, "
+                   "though the literal key selects one")
+def test_registry_lookup_with_a_literal_key(tmp_path: Path) -> None:
+    files = {"registry.py": ("_CODECS = {}\n\n\ndef register(name):\n    def deco(cls):\n"
+                             "        _CODECS[name] = cls\n        return cls\n    return deco\n\n\n"
+                             "def get(name):\n    return _CODECS[name]()\n"),
+             "builtin.py": ("from registry import register\n\n\n@register('upper')\n"
+                            "class UpperCodec:\n    def encode(self, s):\n        return s.upper()\n\n\n"
+                            "@register('lower')\nclass LowerCodec:\n    def encode(self, s):\n"
+                            "        return s.lower()\n"),
+             "main.py": ("import registry\nimport builtin  # noqa: F401\n\n\ndef main():\n"
+                         "    return registry.get('upper').encode('a')\n")}
+    assert calls_from(tmp_path, files, "main.py::main") == [
+        "main.py::main -> builtin.py::UpperCodec.encode @6",
+        "main.py::main -> registry.py::get @6"]
+
+
+# --- rule 13: defaults -------------------------------------------------------------------
+
+def test_default_and_decorator_of_a_method_belong_to_the_class_body(tmp_path: Path) -> None:
+    """A method's default ``DefaultLoader()`` and its decorator ``@tag(str(1))`` run in the
+    class body; a nested def's default runs in the outer function (passes)."""
+    src = '''class DefaultLoader:
+    def load(self, name):
+        return name
+
+
+class FileLoader:
+    def load(self, name):
+        return name
+
+
+def tag(label):
+    def deco(fn):
+        return fn
+    return deco
+
+
+class View:
+    @tag(str(1))
+    def render(self, name, loader=DefaultLoader()):
+        return loader.load(name)
+
+
+def outer():
+    def inner(loader=FileLoader()):
+        return loader.load("x")
+    return inner()
+'''
+    got = calls_from(tmp_path, {"a.py": src}, "a.py::View", "a.py::View.render", "a.py::outer",
+                     "a.py::outer.inner")
+    assert got == ["a.py::View -> a.py::DefaultLoader @19", "a.py::View -> a.py::tag @18",
+                   "a.py::View -> a.py::tag.deco @18",
+                   "a.py::View.render -> a.py::DefaultLoader.load @20",
+                   "a.py::outer -> a.py::FileLoader @24", "a.py::outer -> a.py::outer.inner @26",
+                   "a.py::outer.inner -> a.py::FileLoader.load @25"]
+
+
+# --- robustness ---------------------------------------------------------------------------
+
+def test_wildcard_cycles_and_deep_star_chains_terminate(tmp_path: Path) -> None:
+    """Packages re-exporting each other with ``*``, a self-recursive tuple-returning
+    function and 300 chained star unpackings index without hanging (passes)."""
+    chain = "\n".join(f"v{i}, *u{i} = v{i - 1}, u{i - 1}" if i else "v0, *u0 = tup(), 1"
+                      for i in range(300))
+    files = {"a/__init__.py": "from b import *\nfrom .m import *\n",
+             "a/m.py": "from a import *\n\n\ndef fa():\n    return 1\n",
+             "b/__init__.py": "from a import *\n\n\ndef fb():\n    return fa()\n",
+             "main.py": ("def tup():\n    return tup()[1], tup()\n\n\n"
+                         "x, (y, *z) = tup()\n" + chain + "\n")}
+    assert calls_from(tmp_path, files, "b/__init__.py::fb") == ["b/__init__.py::fb -> a/m.py::fa @5"]
