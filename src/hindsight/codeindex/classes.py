@@ -182,9 +182,10 @@ def own_attr(flow: Flow, fs: FileSyms, scope: str, attr: str, line: int) -> Valu
 
 def overridden(flow: Flow, fs: FileSyms, scope: str, attr: str, line: int) -> Value | None:
     """``self.<attr>`` in a method of class K (Python) when no method of K binds ``attr``
-    and subclasses in the repository bind it in their bodies (``handler_class =
-    XmlHandler``, ``model = Article`` over ``model = None``): the union of K's value (if
-    any) and theirs (class hierarchy analysis, as
+    and subclasses in the repository that run this method (do not override it) get
+    another value along their own order (``handler_class = XmlHandler``, ``model =
+    Article`` over ``model = None``, a mixin's binding): the union of K's value (if any)
+    and theirs (class hierarchy analysis, as
     :mod:`hindsight.codeindex.dispatch` does for methods); ``None`` when no subclass
     rebinds it (the usual lookup then applies)."""
     cls = fs.enclosing_class(scope)
@@ -193,19 +194,22 @@ def overridden(flow: Flow, fs: FileSyms, scope: str, attr: str, line: int) -> Va
             not fs.is_receiver(scope, "self", line):
         return None
     r = flow.ctx(fs.path)
-    subs = dispatch.subclasses(r, f"{fs.path}::{cls}") if r is not None else []
+    q = f"{fs.path}::{cls}"
+    subs = dispatch.subclasses(r, q) if r is not None else []
     if not subs or len(subs) > dispatch.MAX_SUBCLASSES:
         return None
+    meth = f"{q}.{scope[len(cls) + 1:].partition('.')[0]}"
+    base = flow.attr_value(("inst", q), attr)
     extra = []
-    for sq in subs:
-        path, _, sc = sq.partition("::")
-        sfs = flow.fs(path)
-        b = [x for x in sfs.attrs.get(sc, {}).get(attr, ()) if x[0] == sc] if sfs else []
-        if b and sfs is not None:
-            extra.append(flow._agree(sfs, b))
+    for sq in subs:  # a subclass running this method, whose order binds attr otherwise
+        # (in its own body or a mixin's: `class CommentList(CommentMixin, ListView)`)
+        if flow.member(("cls", sq), meth.rpartition(".")[2]) == ("fn", meth):
+            v = flow.attr_value(("inst", sq), attr)
+            if v is not None and v != base:
+                extra.append(v)
     if not extra:
         return None
-    return union([flow.attr_value(("inst", f"{fs.path}::{cls}"), attr)] + extra)
+    return union([base, *extra])
 
 
 def enter(flow: Flow, v: Value, method: str = "__enter__") -> Value | None:
@@ -234,18 +238,24 @@ def import_binding(flow: Flow, fs: FileSyms, name: str) -> Value | None:
     return flow.pick(fs, "", b, None) if b else None
 
 
-def imported(flow: Flow, r: Resolver, fs: FileSyms, name: str, suffix: str = ""
-             ) -> Value | None:
+def imported(flow: Flow, r: Resolver, fs: FileSyms, name: str, suffix: str = "",
+             depth: int = 0) -> Value | None:
     """The value of ``name`` imported from another module (``from client import
     default_client``) when the module binds it at its top level (``default_client =
     HttpClient(…)``): the value of that binding; with ``suffix`` (``[*]``, ``['k']``)
-    the value of that part of it (the module's ``PIPELINE = [auth, timing]``)."""
+    the value of that part of it (the module's ``PIPELINE = [auth, timing]``). A module
+    that imports the name itself (``from .tracer import tracer`` in a package's
+    ``__init__``) is followed, 3 modules deep."""
     for mod, iname in fs.by_alias.get(name, ()):
         if iname:
             for p in r.module_files(fs, mod):
                 other = flow.fs(p)
                 if other is not None and other.path != fs.path:
                     v = import_binding(flow, other, iname + suffix)
+                    if v is None and depth < 3 and iname in other.by_alias:
+                        rr = flow.ctx(other.path)
+                        v = imported(flow, rr, other, iname, suffix, depth + 1) \
+                            if rr is not None else None
                     if v is not None:
                         return v
     return None
@@ -391,7 +401,15 @@ ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEn
 
 def is_enum(flow: Flow, q: str) -> bool:
     """Whether class ``q`` (Python) derives from ``enum.Enum`` (or ``IntEnum``, ``Flag``
-    …), directly or through classes of the repository."""
+    …), directly or through classes of the repository (memoised per flow)."""
+    hit = flow._memo.get(("enum", q), False)
+    if hit is not False:
+        return hit is not None
+    flow._memo[("enum", q)] = ("cls", q) if _enum(flow, q) else None
+    return flow._memo[("enum", q)] is not None
+
+
+def _enum(flow: Flow, q: str) -> bool:
     for c in flow.mro(q):
         path, _, cls = c.partition("::")
         fs = flow.fs(path)

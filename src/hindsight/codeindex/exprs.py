@@ -99,6 +99,26 @@ def key_text(inner: str) -> str:
     return "?"
 
 
+def _slice(inner: str) -> bool:
+    """Whether a subscript's text is a slice (``1:``, ``::2``): a ``:`` outside brackets,
+    braces and quotes (a ``lambda`` in a key is not one)."""
+    if ":" not in inner or "lambda" in inner:
+        return False
+    depth, quote = 0, ""
+    for ch in inner:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == ":" and depth == 0:
+            return True
+    return False
+
+
 # the two-argument form of super(): a class named, then the instance or class
 _SUPER_ARGS = re.compile(r"\s*([A-Za-z_][\w.]*)\s*,\s*[A-Za-z_]\w*\s*$")
 
@@ -172,6 +192,8 @@ def parse(text: str) -> tuple[str, ...] | None:
                 if c == "(" and segs == ["super"] else None
             if explicit:  # `super(Mid, self)`: after Mid in the order (PEP 3135)
                 segs[0] = f"super({explicit.group(1)})"
+            elif c == "[" and _slice(s[i + 1:end - 1]):
+                pass  # `jobs[1:]`: a slice holds the same kind of elements (no segment)
             else:
                 segs.append("()" if c == "(" else f"[{key_text(s[i + 1:end - 1])}]")
             i = end

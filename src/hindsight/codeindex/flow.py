@@ -443,6 +443,9 @@ class Flow:
                     return self.classify(f"{path}::{local}")
             attrs = fs.attrs.get(cls, {})
             attr = attrs.get(name) or attrs.get(classes.indexed(name) or name)
+            if attr and kind == "cls" and any(s == cls for s, _l, _v in attr) and \
+                    classes.enum_member(self, q, name):
+                return ("inst", q)  # `JSON = JsonCodec()` in an Enum: a member, not its value
             if name.endswith(("[?]", "[*]")):  # and what `self.d[k] = v` added (an
                 # unknown index `[?]` also reads what `self.xs.append(v)` added)
                 attr = (attr or []) + attrs.get(f"{name[:-3]}[+{name[-2]}]", []) + (

@@ -172,10 +172,11 @@ def build_key_index(files: Iterable[tuple[str, str, str, str]]) -> dict[str, lis
 
 def bound_in(r: Resolver, files: list[str], name: str) -> bool:
     """Whether the first of ``files`` (a Python package's ``__init__``) binds ``name`` at
-    module level (a receiver fact): that binding, not a submodule of the same name, is
-    what ``from pkg import name`` gives."""
+    module level (a receiver fact, or ``from .tracer import tracer``): that binding, not a
+    submodule of the same name, is what ``from pkg import name`` gives."""
     other = r._file(files[0]) if files else None
-    return other is not None and name in other.flow.get("", {})
+    return other is not None and (name in other.flow.get("", {}) or any(
+        iname == name for _m, iname in other.by_alias.get(name, ())))
 
 
 def java_static(r: Resolver, mod: str, name: str) -> list[str]:

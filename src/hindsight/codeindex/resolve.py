@@ -163,7 +163,7 @@ class Resolver:
                 sub = self.module_files(fs, (mod + "." if not mod.endswith(".") else mod) + iname)
                 if sub:
                     return [f"{sub[0]}::"]
-        for mod in fs.wildcards:
+        for mod in reversed(fs.wildcards):  # (the last `import *` binding a name wins)
             for p in self.module_files(fs, mod):
                 hit = self.exported(p, name)  # defined there, or re-exported (`__init__`)
                 if hit:
@@ -282,11 +282,14 @@ class Resolver:
         return self.flow.calls(self.f, caller, name, receiver, line)
 
     def undecorated(self, q: str) -> str:
-        """What calling function ``q`` runs once its decorator applied
-        (:func:`dispatch.decorated`), memoised per file."""
+        """What calling function ``q`` runs once its decorator applied: the ``__call__`` of
+        the instance a decorator made of it, else :func:`dispatch.decorated`; memoised."""
         hit = self._decorated.get(q)
         if hit is None:
-            hit = self._decorated[q] = dispatch.decorated(self, q)
+            v = self.flow.classify(q) if self.f.language == "python" else None
+            call = self.flow.member(v, "__call__") if v is not None and v[0] == "inst" else None
+            hit = self._decorated[q] = call[1] if call is not None and call[0] == "fn" \
+                else dispatch.decorated(self, q)  # (`@group()` made an instance: its call)
         return hit
 
     def _by_name(self, caller: str, name: str, receiver: str, line: int = 0) -> str:
@@ -351,7 +354,8 @@ class Resolver:
                         return hit
                     if iname == CJS and other.language in _JS:
                         return [f"{p}::"]  # `module.exports = require('m')`: m itself
-        for mod in other.wildcards if other.language == "python" and name[:1] != "_" else ():
+        for mod in reversed(other.wildcards) if other.language == "python" and name[:1] != "_" \
+                else ():
             for p in self.module_files(other, mod):  # `from .ops import *` in `__init__`
                 hit = self.exported(p, name, depth + 1)
                 if hit:
