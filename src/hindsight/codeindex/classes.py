@@ -193,12 +193,18 @@ def overridden(flow: Flow, fs: FileSyms, scope: str, attr: str, line: int) -> Va
             s != cls for s, _b, _v in fs.attrs.get(cls, {}).get(attr, ())) or \
             not fs.is_receiver(scope, "self", line):
         return None
+    meth = scope[len(cls) + 1:].partition(".")[0]
+    return flow._guarded(("over", fs.path, cls, meth, attr),
+                         lambda: _overridden(flow, fs, cls, meth, attr))
+
+
+def _overridden(flow: Flow, fs: FileSyms, cls: str, method: str, attr: str) -> Value | None:
     r = flow.ctx(fs.path)
     q = f"{fs.path}::{cls}"
     subs = dispatch.subclasses(r, q) if r is not None else []
     if not subs or len(subs) > dispatch.MAX_SUBCLASSES:
         return None
-    meth = f"{q}.{scope[len(cls) + 1:].partition('.')[0]}"
+    meth = f"{q}.{method}"
     base = flow.attr_value(("inst", q), attr)
     extra = []
     for sq in subs:  # a subclass running this method, whose order binds attr otherwise
@@ -442,7 +448,9 @@ def classify(flow: Flow, q: str, raw: bool = False) -> Value | None:
     if kind is None:
         return None
     if kind in FUNC_KINDS:
-        if not raw and other.language == "python" and "@dec" in other.flow.get(local, {}):
+        decos = other.flow.get(local, {}).get("@dec") if not raw else None
+        if decos and other.language == "python" and decos[0][1] not in _PLAIN_DECORATORS \
+                and not decos[0][1].endswith((".setter", ".getter", ".deleter")):
             made = flow._guarded(("deco", q), lambda: _decorated_value(flow, other, local))
             if made is not None and made[0] == "inst":
                 return made
@@ -455,6 +463,17 @@ def classify(flow: Flow, q: str, raw: bool = False) -> Value | None:
         return flow.attr_value(("cls", f"{path}::{parent}"), name)
     return flow.binding(other, "", name, None) if path == flow._root_path \
         else import_binding(flow, other, name)
+
+
+# decorators of the standard library that never make an instance of a repository class
+_PLAIN_DECORATORS = frozenset({
+    "property", "staticmethod", "classmethod", "abstractmethod", "abc.abstractmethod",
+    "functools.wraps()", "wraps()", "functools.cache", "cache", "functools.lru_cache()",
+    "lru_cache()", "functools.lru_cache", "lru_cache", "functools.cached_property",
+    "cached_property", "contextmanager", "contextlib.contextmanager", "asynccontextmanager",
+    "contextlib.asynccontextmanager", "overload", "typing.overload", "override",
+    "typing.override", "functools.singledispatch", "singledispatch", "final", "typing.final",
+    "functools.total_ordering", "dataclass", "dataclasses.dataclass", "pytest.fixture"})
 
 
 def _decorated_value(flow: Flow, fs: FileSyms, local: str) -> Value | None:
