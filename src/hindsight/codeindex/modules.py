@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from hindsight.codeindex.resolve import Resolver
+    from hindsight.codeindex.table import FileSyms
 
 PY_EXT = (".py", ".pyi", ".pyw")
 JS_EXT = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts",
@@ -190,3 +191,19 @@ def java_static(r: Resolver, mod: str, name: str) -> list[str]:
             if hit:
                 return hit
     return []
+
+
+def wildcard_export(r: Resolver, fs: FileSyms, name: str, depth: int) -> list[str]:
+    """``name`` re-exported by ``from .ops import *`` in Python package ``__init__`` file
+    ``fs`` (the last such import that gives it; :meth:`Resolver.exported` one level
+    deeper), ``[]`` when none. Memoised per resolver: standard-library modules chain
+    wildcard imports widely, and four copies of a tree made the search quadratic."""
+    if name[:1] == "_" or fs.language != "python" or not fs.path.endswith("/__init__.py"):
+        return []
+    key = (fs.path, name)
+    hit = r._wild.get(key)
+    if hit is None:
+        hit = r._wild[key] = next(
+            (h for mod in reversed(fs.wildcards) for p in r.module_files(fs, mod)
+             if (h := r.exported(p, name, depth + 1))), [])
+    return hit

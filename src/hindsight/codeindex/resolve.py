@@ -48,6 +48,7 @@ class Resolver:
         self._dispatch: dict[tuple[str, str, str, str], list[str]] = {}
         self._decorated: dict[str, str] = {}
         self._subs_seen: set[str] = set()  # base names whose `sub:` keys are in deps
+        self._wild: dict[tuple[str, str], list[str]] = {}  # exported() through `import *`
         self._flow: Flow | None = None
         self._shared: weakref.ref[Flow] | None = None
 
@@ -334,8 +335,8 @@ class Resolver:
 
     def exported(self, path: str, name: str, depth: int = 0) -> list[str]:
         """``name`` as defined at the top of file ``path`` or re-exported there by an import
-        (``from .core import Engine`` in a package ``__init__``, or ``from .ops import *``),
-        followed to depth 4."""
+        (``from .core import Engine`` in a package ``__init__``, or ``from .ops import *``
+        there), followed to depth 4."""
         other = self._file(path)
         if other is None:
             return []
@@ -354,12 +355,9 @@ class Resolver:
                         return hit
                     if iname == CJS and other.language in _JS:
                         return [f"{p}::"]  # `module.exports = require('m')`: m itself
-        for mod in reversed(other.wildcards) if other.language == "python" and name[:1] != "_" \
-                else ():
-            for p in self.module_files(other, mod):  # `from .ops import *` in `__init__`
-                hit = self.exported(p, name, depth + 1)
-                if hit:
-                    return hit
+        hit = M.wildcard_export(self, other, name, depth) if other.wildcards else []
+        if hit:
+            return hit
         if name == "default" and other.language in _JS:
             # ES `import x from 'm'` of a CommonJS module: its module.exports
             return self.exported(path, CJS, depth + 1)
