@@ -504,3 +504,15 @@ def test_a_lambda_in_a_dispatch_table_leaves_the_other_values_known(tmp_path: Pa
            "    def apply(self, op, a, b):\n        return self.ops[op](a, b)\n")
     assert calls_from(tmp_path, {"a.py": src}, "a.py::Calc.apply") == [
         "a.py::Calc.apply -> a.py::add @14", "a.py::Calc.apply -> a.py::sub @14"]
+
+
+def test_an_odd_dict_key_with_a_colon_is_no_slice() -> None:
+    """A dict key that is a string holding ``:`` and escaped quotes (test_base64.py of the
+    stdlib) is no slice: extraction must not fail on it (it raised IndexError once)."""
+    from hindsight.codeindex.worker import parse_bytes
+
+    src = ("def f():\n    return 1\n\n\nd = {b'a\\':b': f, b\"x:y\": f}\n"
+           "e = {(1, 2): f}\nxs = [f, f][0:1]\n")
+    r = parse_bytes("a.py", "python", src.encode())
+    assert not r.error and [s.local for s in r.symbols] == ["f"]
+    assert ("", "d[?]", "f", 5) in r.facts and ("", "xs", "[]", 7) not in r.facts

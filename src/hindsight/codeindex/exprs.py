@@ -100,17 +100,14 @@ def key_text(inner: str) -> str:
 
 
 def _slice(inner: str) -> bool:
-    """Whether a subscript's text is a slice (``1:``, ``::2``): a ``:`` outside brackets,
-    braces and quotes (a ``lambda`` in a key is not one)."""
-    if ":" not in inner or "lambda" in inner:
+    """Whether a subscript's text is a slice (``1:``, ``::2``, ``i:j``): a ``:`` outside
+    brackets and braces, in a text with no string or ``lambda`` (a key such as
+    ``b"a:b"`` is no slice)."""
+    if ":" not in inner or "lambda" in inner or "'" in inner or '"' in inner:
         return False
-    depth, quote = 0, ""
+    depth = 0
     for ch in inner:
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([{":
+        if ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth -= 1

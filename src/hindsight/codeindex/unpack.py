@@ -81,6 +81,8 @@ def elements(out: Bindings, scope: str, target: str, lit: Any, line: int) -> Non
             if key.type in ("property_identifier", "identifier"):
                 k = f"'{k}'"
             segs = parse(f"x[{k}]")
+            if segs is not None and len(segs) != 2:
+                segs = None  # (not one subscript: an odd key)
             v = out.value(val)
             if segs is not None and segs[1] != "[?]" and v is not None:
                 out.facts.append((scope, f"{target}{segs[1]}", v, line))
