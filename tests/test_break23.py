@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cgutil import calls_from, edges
 from conftest import git, make_repo, write
 
 from hindsight.app import open_bank
@@ -29,20 +30,6 @@ def line_of(src: str, text: str, nth: int = 1) -> int:
     """1-based line of the ``nth`` line of ``src`` that contains ``text``."""
     hits = [i for i, ln in enumerate(src.splitlines(), 1) if text in ln]
     return hits[nth - 1]
-
-
-def edges(repo: Path, full: bool = True) -> list[str]:
-    """Resolved call edges ``src -> dst @line`` of an index of ``repo``, sorted."""
-    with open_bank(repo_root_path=str(repo)) as bank:
-        bank.code.index(full=full, workers=1)
-        _syms, es = bank.stores.code.snapshot()
-    return sorted(f"{e[1]} -> {e[7]} @{e[6]}" for e in es if e[2] == "call" and e[7])
-
-
-def calls_from(tmp: Path, files: dict[str, str], src: str) -> list[str]:
-    """The resolved call edges whose caller is ``src`` in a fresh index of ``files``."""
-    repo = make_repo(tmp / "r", dict(files))
-    return [e for e in edges(repo) if e.split(" -> ")[0] == src]
 
 
 # --- wrong edges (precision) ---------------------------------------------------------

@@ -5,24 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cgutil import calls_from, edges
 from conftest import make_repo
-
-from hindsight.app import open_bank
-
-
-def edges(repo: Path) -> list[str]:
-    """Resolved call edges ``src -> dst @line`` of a full index of ``repo``, sorted."""
-    with open_bank(repo_root_path=str(repo)) as bank:
-        bank.code.index(full=True, workers=1)
-        _syms, es = bank.stores.code.snapshot()
-    return sorted(f"{e[1]} -> {e[7]} @{e[6]}" for e in es if e[2] == "call" and e[7])
-
-
-def calls_from(tmp: Path, files: dict[str, str], src: str) -> list[str]:
-    """The resolved call edges whose caller is ``src`` in a fresh index of ``files``."""
-    repo = make_repo(tmp / "r", dict(files))
-    return [e for e in edges(repo) if e.split(" -> ")[0] == src]
-
 
 ABCMETA = """import abc
 from abc import ABCMeta

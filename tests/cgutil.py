@@ -1,0 +1,26 @@
+"""What the call-graph tests share (tests/test_break23.py, test_break25cg.py, test_cg26.py,
+test_break26.py): the resolved call edges of a real index of a tmp git repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import make_repo
+
+from hindsight.app import open_bank
+
+
+def edges(repo: Path, full: bool = True) -> list[str]:
+    """Resolved call edges ``src -> dst @line`` of an index of ``repo`` (``full``: from
+    scratch), sorted."""
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.code.index(full=full, workers=1)
+        _syms, es = bank.stores.code.snapshot()
+    return sorted(f"{e[1]} -> {e[7]} @{e[6]}" for e in es if e[2] == "call" and e[7])
+
+
+def calls_from(tmp: Path, files: dict[str, str], *srcs: str) -> list[str]:
+    """The resolved call edges whose caller is one of ``srcs`` in a fresh index of
+    ``files`` (written to ``tmp/r``)."""
+    repo = make_repo(tmp / "r", dict(files))
+    return [e for e in edges(repo) if e.split(" -> ")[0] in srcs]
