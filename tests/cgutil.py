@@ -9,6 +9,27 @@ from conftest import make_repo
 
 from hindsight.app import open_bank
 
+ABC_M = """class A:
+    def m(self):
+        return 1
+
+
+class B(A):
+    def m(self):
+        return 2
+
+
+class C(A):
+    def m(self):
+        return 3
+
+
+def parse_int(s):
+    return int(s)
+"""
+"""Three classes with a method ``m`` (B and C derive from A) and ``parse_int``, lines 1-17:
+the start of the unpacking cases of tests/test_cg26.py and tests/test_break26.py."""
+
 
 def edges(repo: Path, full: bool = True) -> list[str]:
     """Resolved call edges ``src -> dst @line`` of an index of ``repo`` (``full``: from

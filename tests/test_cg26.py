@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cgutil import calls_from, edges
+from cgutil import ABC_M, calls_from, edges
 from conftest import make_repo
 
 ABCMETA = """import abc
@@ -187,24 +187,7 @@ def test_enum_members_are_instances_of_their_class(tmp_path: Path) -> None:
                    "a.py::use -> a.py::Op.apply @24", "a.py::use -> a.py::Op.apply @25"]
 
 
-UNPACK = """class A:
-    def m(self):
-        return 1
-
-
-class B(A):
-    def m(self):
-        return 2
-
-
-class C(A):
-    def m(self):
-        return 3
-
-
-def parse_int(s):
-    return int(s)
-
+UNPACK = ABC_M + """
 
 SCHEMA = [("port", parse_int), ("name", str)]
 
