@@ -39,12 +39,23 @@ def make_repo(tmp_path: Path) -> Repo:
 
 def hook(event: str, payload: Any, env: dict[str, str], cwd: Path | None = None,
          harness: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run one hook as the agent does. A run that the hook's own budget cut short (its
+    diagnostic line says "timeout after", the product's answer on a machine too loaded to
+    finish in time: it prints nothing) is run again, twice at most, so the tests of what a
+    hook injects do not depend on the load of the machine running them; the tests of the
+    budget itself start their processes directly."""
     data = payload if isinstance(payload, str) else json.dumps(payload)
     more = ["--harness", harness] if harness else []
-    return subprocess.run([sys.executable, "-m", "hindsight", "hook", event, *more],
-                          input=data,
-                          capture_output=True, text=True, env=env, timeout=120,
-                          cwd=cwd or Path(env["HINDSIGHT_HOME"]).parent)
+    for _ in range(3):
+        seen = len(diag(env)) if "HINDSIGHT_DIAG_FILE" in env else 0
+        r = subprocess.run([sys.executable, "-m", "hindsight", "hook", event, *more],
+                           input=data,
+                           capture_output=True, text=True, env=env, timeout=120,
+                           cwd=cwd or Path(env["HINDSIGHT_HOME"]).parent)
+        new = diag(env)[seen:] if "HINDSIGHT_DIAG_FILE" in env else []
+        if not any(str(d.get("error", "")).startswith("timeout after") for d in new):
+            break
+    return r
 
 
 def cli(args: list[str], env: dict[str, str], cwd: Path) -> str:
