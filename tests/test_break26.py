@@ -197,12 +197,14 @@ def test_enum_member_with_an_instance_value_is_a_member(tmp_path: Path) -> None:
         "a.py::use -> a.py::Codec.encode @23"]
 
 
-@pytest.mark.xfail(strict=True, reason="rule 4: `self.value` of an Enum member is the "
-                   "member's value; self.value.encode() in the enum's method is unresolved")
 def test_enum_value_of_a_member_is_its_assigned_value(tmp_path: Path) -> None:
-    assert calls_from(tmp_path, {"a.py": ENUM_CODEC + "\n\nuse()\n"}, "a.py::Codec.encode") == [
+    """``self.value`` in the enum's method, and ``Codec.XML.value`` outside, are the
+    values the members were assigned (any member's: fixed in session 27)."""
+    src = ENUM_CODEC + "\n\ndef raw():\n    return Codec.XML.value.encode('a')\n\n\nuse()\n"
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::Codec.encode", "a.py::raw") == [
         "a.py::Codec.encode -> a.py::JsonCodec.encode @19",
-        "a.py::Codec.encode -> a.py::XmlCodec.encode @19"]
+        "a.py::Codec.encode -> a.py::XmlCodec.encode @19",
+        "a.py::raw -> a.py::JsonCodec.encode @27", "a.py::raw -> a.py::XmlCodec.encode @27"]
 
 
 def test_enum_methods_from_a_member_less_enum_base(tmp_path: Path) -> None:
@@ -351,20 +353,34 @@ def star_of_call():
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="rule 5: a negative index (SCHEMA[-1]) of a list of "
-                   "tuples / of a returned tuple is unresolved")
 def test_negative_index_positions(tmp_path: Path) -> None:
+    """``SCHEMA[-1]`` of a list of tuples and ``parts[-1]`` of a returned tuple are the
+    last position (fixed in session 27)."""
     assert calls_from(tmp_path, {"a.py": UNPACK}, "a.py::last_converter", "a.py::last_part") == [
         "a.py::last_converter -> a.py::parse_flag @33",
         "a.py::last_part -> a.py::C.m @38", "a.py::last_part -> a.py::split @37"]
 
 
-@pytest.mark.xfail(strict=True, reason="rule 5: star unpacking of a call's returned tuple "
-                   "(head, *rest = split()) gives nothing for rest")
 def test_star_unpacking_of_a_returned_tuple(tmp_path: Path) -> None:
+    """``head, *rest = split()``: rest holds the positions after the first (session 27)."""
     assert calls_from(tmp_path, {"a.py": UNPACK}, "a.py::star_of_call") == [
         "a.py::star_of_call -> a.py::B.m @44", "a.py::star_of_call -> a.py::C.m @44",
         "a.py::star_of_call -> a.py::split @42"]
+
+
+def test_negative_index_after_appends_and_rebinding(tmp_path: Path) -> None:
+    """``xs[-1]`` after ``xs.append(B())`` may be any element (the append moved the end);
+    after ``xs = [C()]`` it is C again; a module list's ``KINDS[-1]`` is its last class."""
+    src = ABC_M + (
+        "\n\ndef appended():\n    xs = [A()]\n    xs.append(B())\n    return xs[-1].m()\n"
+        "\n\ndef rebound():\n    xs = [A()]\n    xs.append(B())\n    xs = [C()]\n"
+        "    return xs[-1].m()\n\n\nKINDS = [A, C]\n\n\n"
+        "def last_kind():\n    return KINDS[-1]().m()\n")
+    got = calls_from(tmp_path, {"a.py": src}, "a.py::appended", "a.py::rebound",
+                     "a.py::last_kind")
+    assert [e for e in got if ".m @" in e] == [
+        "a.py::appended -> a.py::A.m @23", "a.py::appended -> a.py::B.m @23",
+        "a.py::last_kind -> a.py::C.m @37", "a.py::rebound -> a.py::C.m @30"]
 
 
 def test_returned_dict_key_rebound_by_the_caller(tmp_path: Path) -> None:

@@ -11,13 +11,18 @@ from cgutil import calls_from
 
 # --- rule 3: declared collections, min/max ----------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="rule 3: max(a, b, key=...) with several positional "
-                   "arguments returns one of them; best.run() is unresolved")
 def test_max_of_several_arguments(tmp_path: Path) -> None:
+    """``max(a, b, key=…)`` is one of ``a``, ``b``, bound or returned; ``min(*jobs)`` is
+    not known (a splat)."""
     src = ("class Job:\n    def __init__(self, n):\n        self.n = n\n\n    def run(self):\n"
-           "        return self.n\n\n\ndef pick(a: Job, b: Job):\n"
-           "    best = max(a, b, key=lambda x: x.n)\n    return best.run()\n")
-    assert calls_from(tmp_path, {"a.py": src}, "a.py::pick") == ["a.py::pick -> a.py::Job.run @11"]
+           "        return self.n\n\n\nclass Task:\n    def run(self):\n        return 0\n\n\n"
+           "def pick(a: Job, b: Job):\n"
+           "    best = max(a, b, key=lambda x: x.n)\n    return best.run()\n\n\n"
+           "def either(a: Job, t: Task):\n    return min(a, t, key=id)\n\n\n"
+           "def use(a: Job, t: Task, jobs):\n    either(a, t).run()\n    min(*jobs).run()\n")
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::pick", "a.py::use") == [
+        "a.py::pick -> a.py::Job.run @16", "a.py::use -> a.py::Job.run @24",
+        "a.py::use -> a.py::Task.run @24", "a.py::use -> a.py::either @24"]
 
 
 def test_declared_list_methods_are_not_element_methods(tmp_path: Path) -> None:

@@ -190,3 +190,5 @@ def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -
             v = out.value(item)
             if v is not None and v != "?":
                 out.facts.append((scope, f"return[{i}]", v, _line(node)))
+                if i == len(items) - 1:  # `make()[-1]`
+                    out.facts.append((scope, "return[-1]", v, _line(node)))

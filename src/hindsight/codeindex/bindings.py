@@ -250,6 +250,8 @@ class Bindings:
             elif t == "boolean_operator" and _is_or(n) and _maybe_false(n):
                 todo += [c for c in (n.child_by_field_name("right"),
                                      n.child_by_field_name("left")) if c is not None]
+            elif t == "call" and (several := _min_max_of_several(n)):
+                todo += several[::-1]  # `max(a, b, key=…)` is one of a, b
             else:
                 out.append(n)
                 if len(out) > MAX_TARGETS:
@@ -263,7 +265,8 @@ class Bindings:
             default = self.default_of(value_node)
             if default is not None:  # `d.get(k, f)`: a value of d, or f
                 self.bind(scope, target_node, default, line)
-        if value_node is not None and value_node.type in _ALTERNATIVES:
+        if value_node is not None and (value_node.type in _ALTERNATIVES or (
+                value_node.type == "call" and _min_max_of_several(value_node))):
             alts = self.alternatives(value_node)
             if alts and (len(alts) > 1 or alts[0].id != value_node.id):  # not `a and b`
                 for alt in alts:
@@ -432,6 +435,21 @@ def _maybe_false(node: Any) -> bool:
     left = node.child_by_field_name("left")
     return left is not None and left.type in ("attribute", "call", "subscript",
                                               "identifier", "boolean_operator")
+
+
+def _min_max_of_several(call: Any) -> list[Any]:
+    """The positional arguments of ``min(a, b, …)`` / ``max(a, b, …)`` called with two or
+    more of them (the result is one of them), else ``[]`` (one iterable argument, a
+    ``*args`` splat, another function)."""
+    fn = call.child_by_field_name("function")
+    if fn is None or fn.type != "identifier" or _t(fn) not in ("min", "max"):
+        return []
+    args = call.child_by_field_name("arguments")
+    kids = [c for c in args.named_children if c.type not in ("comment", "keyword_argument")] \
+        if args is not None else []
+    if len(kids) < 2 or any(k.type in ("list_splat", "dictionary_splat") for k in kids):
+        return []
+    return kids
 
 
 def _is_or(node: Any) -> bool:

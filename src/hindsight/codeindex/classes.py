@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from hindsight.codeindex import dispatch, returns
 from hindsight.codeindex.bindings import AFTER, GLOBAL
+from hindsight.codeindex.enums import is_enum
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, FileSyms
 from hindsight.codeindex.values import Value, members, union
 
@@ -122,8 +123,16 @@ def bound(flow: Flow, fs: FileSyms, scope: str, name: str, line: int | None
     """(whether ``scope`` binds ``name``, its value at ``line``). For ``xs[*]`` (an
     element) and ``d[?]`` (a value under any key): the elements of the last literal
     bound to it, and those added since by ``xs.append(v)`` / ``d[k] = v`` (facts
-    ``xs[+*]``, ``d[+?]``), unless ``xs`` itself was bound again after them."""
+    ``xs[+*]``, ``d[+?]``), unless ``xs`` itself was bound again after them. ``xs[-1]``
+    (a position from the end) is any element when values were appended since."""
     d = fs.flow.get(scope, {})
+    if name.endswith("]") and name[name.rfind("[") + 1:name.rfind("[") + 2] == "-":
+        # `xs[-1]` of a literal: its last element, unless values were appended since
+        base, limit = name[:name.rfind("[")], line if line is not None else 1 << 62
+        since = max((b for b, _v in d.get(base, []) if b < limit), default=-1)
+        if any(since <= b < limit for b, _v in d.get(f"{base}[+*]", [])) or (
+                not scope and filled(fs, base, "*")):
+            return bound(flow, fs, scope, f"{base}[*]", line)
     if not name.endswith(("[?]", "[*]")):
         b = d.get(name)  # (a module name a function rebinds by `global`: either value)
         return (True, flow.pick(fs, scope, b, line, d.get(name + GLOBAL))) if b else \
@@ -279,11 +288,12 @@ def indexed(name: str) -> str:
         else ""
 
 
-_PART = re.compile(r"^[A-Za-z_][\w.]*(\[(?:\d+|'[^'\[\]]*')\])$")
+_PART = re.compile(r"^[A-Za-z_][\w.]*(\[(?:-?\d+|'[^'\[\]]*')\])$")
 
 
 def part_index(name: str) -> str:
-    """``[1]`` of ``parts[1]``, ``['k']`` of ``c['k']`` (one literal index of a plain name
+    """``[1]`` of ``parts[1]`` (``[-1]`` of ``parts[-1]``), ``['k']`` of ``c['k']`` (one
+    literal index of a plain name
     or path), else ``""``."""
     m = _PART.match(name)
     return m.group(1) if m else ""
@@ -400,36 +410,6 @@ def element(flow: Flow, v: Value) -> Value | None:
         return None
     return flow._guarded(("yield", q), lambda: flow._agree(
         fs, [(local, line, val) for line, val in fs.flow.get(local, {}).get("yield", [])]))
-
-
-ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"})
-
-
-def is_enum(flow: Flow, q: str) -> bool:
-    """Whether class ``q`` (Python) derives from ``enum.Enum`` (or ``IntEnum``, ``Flag``
-    …), directly or through classes of the repository (memoised per flow)."""
-    hit = flow._memo.get(("enum", q), False)
-    if hit is not False:
-        return hit is not None
-    flow._memo[("enum", q)] = ("cls", q) if _enum(flow, q) else None
-    return flow._memo[("enum", q)] is not None
-
-
-def _enum(flow: Flow, q: str) -> bool:
-    for c in flow.mro(q):
-        path, _, cls = c.partition("::")
-        fs = flow.fs(path)
-        if fs is not None and fs.language == "python" and any(
-                k == cls and n in ENUM_BASES and rv in ("", "enum")
-                for k, n, rv, _l in fs.inherits):
-            return True
-    return False
-
-
-def enum_member(flow: Flow, q: str, name: str) -> bool:
-    """Whether ``q.name`` is a member of enum class ``q`` (an instance of it): a public
-    name that is no method or nested class (``Color.RED``; ``Op.MUL.apply()``)."""
-    return name.isidentifier() and not name.startswith("_") and is_enum(flow, q)
 
 
 def classify(flow: Flow, q: str, raw: bool = False) -> Value | None:

@@ -81,12 +81,14 @@ def _close(s: str, i: int) -> int:
 
 def key_text(inner: str) -> str:
     """Canonical subscript key: ``'text'`` for a string literal, digits for a whole
-    number, ``?`` for anything else."""
+    number (``-1`` … ``-9`` for a position from the end), ``?`` for anything else."""
     t = inner.strip()
     if t == "*":
         return "*"
     if t.isdigit():
         return str(int(t))
+    if t[:1] == "-" and t[1:].strip().isdigit() and 0 < int(t[1:]) <= 9:
+        return str(-int(t[1:]))  # `xs[-1]`: a position from the end
     i = 0
     while i < len(t) and t[i] in "rRbBuU":
         i += 1

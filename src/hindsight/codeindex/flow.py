@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from hindsight.codeindex import callsites, classes, dispatch, returns
+from hindsight.codeindex import callsites, classes, dispatch, enums, returns
 from hindsight.codeindex.bindings import AFTER, BRANCH, SCOPED
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.languages import SPECS
@@ -442,9 +442,11 @@ class Flow:
                 if k in FUNC_KINDS or k in CLASS_KINDS:
                     return self.classify(f"{path}::{local}")
             attrs = fs.attrs.get(cls, {})
+            if "[-" in name and f"{name[:name.rfind('[')]}[+*]" in attrs:
+                name = f"{name[:name.rfind('[')]}[*]"  # `self.xs[-1]` after appends: any
             attr = attrs.get(name) or attrs.get(classes.indexed(name) or name)
             if attr and kind == "cls" and any(s == cls for s, _l, _v in attr) and \
-                    classes.enum_member(self, q, name):
+                    enums.enum_member(self, q, name):
                 return ("inst", q)  # `JSON = JsonCodec()` in an Enum: a member, not its value
             if name.endswith(("[?]", "[*]")):  # and what `self.d[k] = v` added (an
                 # unknown index `[?]` also reads what `self.xs.append(v)` added)
@@ -454,7 +456,9 @@ class Flow:
                 attr = (attr or []) + classes.foreign(self, fs, cq, name)
             if attr:
                 return self._guarded(("attr", cq, name), partial(self._agree, fs, attr))
-        return ("inst", q) if kind == "cls" and classes.enum_member(self, q, name) else None
+        if kind == "inst" and name == "value":
+            return enums.member_value(self, q)  # `self.value` of an enum member
+        return ("inst", q) if kind == "cls" and enums.enum_member(self, q, name) else None
 
     def _agree(self, fs: FileSyms, bindings: list[tuple[str, int, str]]) -> Value | None:
         """The union of the values of the ``(scope, line, value)`` bindings."""

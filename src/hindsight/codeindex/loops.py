@@ -8,6 +8,7 @@ from typing import Any
 
 from hindsight.codeindex.bindings import AFTER, Bindings, _line, _t, columns
 from hindsight.codeindex.exprs import canon, parse
+from hindsight.codeindex.values import MAX_TARGETS
 
 
 def for_(out: Bindings, caps: dict[str, list[Any]]) -> None:
@@ -71,7 +72,9 @@ def except_(out: Bindings, caps: dict[str, list[Any]]) -> None:
 
 def append(out: Bindings, caps: dict[str, list[Any]]) -> None:
     """``xs.append(v)`` / ``xs.add(v)``: ``v`` is an element of ``xs`` from then on (the
-    fact ``xs[+*]``; such facts accumulate until ``xs`` is bound again: Flow.head). A dict
+    fact ``xs[+*]``; such facts accumulate until ``xs`` is bound again: Flow.head); so are
+    ``a`` and ``b`` after ``xs.extend([a, b])`` or ``xs += [a, b]``, and the elements of
+    ``ys`` after ``xs.extend(ys)``. A dict
     of lists too: ``d[k].append(v)`` and ``d.setdefault(k, []).append(v)`` add ``v`` to
     the elements of the value at that key and of any value of ``d`` (``d['k'][+*]`` and
     ``d[?][+*]``)."""
@@ -95,13 +98,25 @@ def append(out: Bindings, caps: dict[str, list[Any]]) -> None:
         lhs.type != "attribute" else segs
     if not core or len(core) > 2 or (len(core) == 2 and core[0] not in out.selfs):
         return
-    v = out.value(caps["fact.rhs"][0])
+    rhs = caps["fact.rhs"][0]
+    many = node.type == "augmented_assignment" or _t(
+        node.child_by_field_name("function").child_by_field_name("attribute")) == "extend"
+    if rhs.type in ("list", "tuple") and not many:
+        return  # `xs.append([a, b])`: a list is the element
+    if not many:
+        vals = [out.value(rhs)]
+    elif rhs.type in ("list", "tuple"):  # `xs.extend([a, b])`, `xs += [a, b]`: a and b
+        vals = [out.value(c) for c in rhs.named_children[:MAX_TARGETS] if c.type != "comment"]
+    else:  # `xs.extend(ys)`: the elements of ys
+        v = out.value(rhs)
+        vals = [f"{v}[*]" if v and v != "?" else None]
     for target in targets:
         out.containers.setdefault(target, "seq")
-    if v and v != "?":
-        scope, line = out.scope(node), _line(node)
-        out.facts.extend((scope, f"{target}[+*]", v, line) for target in targets)
-        out.used(scope, v)
+    scope, line = out.scope(node), _line(node)
+    for v in dict.fromkeys(vals):
+        if v and v != "?":
+            out.facts.extend((scope, f"{target}[+*]", v, line) for target in targets)
+            out.used(scope, v)
 
 
 def update(out: Bindings, caps: dict[str, list[Any]]) -> None:

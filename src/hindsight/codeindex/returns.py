@@ -29,7 +29,7 @@ def declared_element(flow: Flow, q: str) -> str:
 def has_part(flow: Flow, q: str, seg: str) -> bool:
     """Whether function ``q`` has ``return<seg>`` facts (``seg``: ``[i]``, ``[*]`` or a
     string key ``['k']`` of a returned dict literal)."""
-    if seg != "[*]" and not seg[1:-1].isdigit() and seg[1:2] != "'":
+    if seg != "[*]" and not seg[1:-1].lstrip("-").isdigit() and seg[1:2] != "'":
         return False
     path, _, local = q.partition("::")
     other = flow.fs(path)

@@ -40,8 +40,11 @@ def unpack(out: Bindings, scope: str, target_node: Any, value_node: Any, line: i
             name = _t(tn).lstrip("*")
             if out.read(scope, name):
                 part = f"[{i}]" if k < 0 or i < k else "[*]"
-                out.facts.append((scope, name + ("[*]" if i == k else ""),
-                                   whole + part, line))
+                # `head, *rest = make()`: rest holds positions k, k+1, … of the value
+                parts = [f"[{j}]" for j in range(k, k + 4)] if i == k and not after \
+                    else [part]
+                out.facts.extend((scope, name + ("[*]" if i == k else ""), whole + p, line)
+                                 for p in parts)
                 out.used(scope, whole)
         elif i == k and tn.named_child_count and values:
             name = _t(tn.named_child(0))
@@ -60,10 +63,11 @@ def unpack(out: Bindings, scope: str, target_node: Any, value_node: Any, line: i
 
 def elements(out: Bindings, scope: str, target: str, lit: Any, line: int) -> None:
     """Facts of the elements of literal ``lit`` (a list, tuple, set or dict) bound to
-    ``target``: ``target[i]`` per position (and ``target[i][j]`` for a tuple in the first
-    8), ``target['k']`` per string key, ``target[*]`` / ``target[?]`` for any element or
+    ``target``: ``target[i]`` per position and ``target[-1]`` for the last (and
+    ``target[i][j]`` for a tuple in the first 8, and the last), ``target['k']`` per string key, ``target[*]`` / ``target[?]`` for any element or
     value when every one is known; a lambda is left out (no callee to name)."""
     i = 0
+    last: Any = None
     values: set[str | None] = set()
     anykey: set[str | None] = set()  # a dict's values: what `d[key]` may be
     for ch in lit.named_children:
@@ -98,11 +102,15 @@ def elements(out: Bindings, scope: str, target: str, lit: Any, line: int) -> Non
         if v is not None:
             out.facts.append((scope, f"{target}[{i}]", v, line))
         if t in ("tuple", "list") and i < 8:  # `SCHEMA[0][1]` of `[("a", f), …]`
-            for j, sub in enumerate(ch.named_children[:4]):
-                sv = out.value(sub) if sub.type != "comment" else None
-                if sv and sv != "?":
-                    out.facts.append((scope, f"{target}[{i}][{j}]", sv, line))
+            _positions(out, scope, f"{target}[{i}]", ch, line)
         i += 1
+        last = ch
+    if i and last.type not in _ANONYMOUS:  # `xs[-1]`: the last element, and its positions
+        v = out.value(last)
+        if v is not None:
+            out.facts.append((scope, f"{target}[-1]", v, line))
+        if last.type in ("tuple", "list"):
+            _positions(out, scope, f"{target}[-1]", last, line)
     values.discard(None)
     if lit.type in ("list", "tuple", "array", "set") and "?" not in values and \
             0 < len(values) <= MAX_TARGETS:
@@ -114,3 +122,11 @@ def elements(out: Bindings, scope: str, target: str, lit: Any, line: int) -> Non
     if "?" not in anykey and 0 < len(anykey) <= MAX_TARGETS:
         for w in sorted(x for x in anykey if x is not None):
             out.facts.append((scope, f"{target}[?]", w, line))
+
+
+def _positions(out: Bindings, scope: str, path: str, tup: Any, line: int) -> None:
+    """``path[j]`` for the first 4 positions of tuple or list literal ``tup``."""
+    for j, sub in enumerate(tup.named_children[:4]):
+        sv = out.value(sub) if sub.type != "comment" else None
+        if sv and sv != "?":
+            out.facts.append((scope, f"{path}[{j}]", sv, line))

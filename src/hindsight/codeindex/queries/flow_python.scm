@@ -10,8 +10,9 @@
 (for_in_clause left: (identifier) @fact.lhs right: (_) @fact.rhs) @fact.comp
 (except_clause (as_pattern (_) @fact.rhs alias: (as_pattern_target (identifier) @fact.lhs))) @fact.except
 (call function: (attribute object: [(identifier) (attribute) (call) (subscript)] @fact.lhs
-                           attribute: (identifier) @_append (#any-of? @_append "append" "add" "appendleft"))
-      arguments: (argument_list . [(identifier) (attribute) (call) (subscript)] @fact.rhs .)) @fact.append
+                           attribute: (identifier) @_append (#any-of? @_append "append" "add" "appendleft" "extend"))
+      arguments: (argument_list . [(identifier) (attribute) (call) (subscript) (list) (tuple)] @fact.rhs .)) @fact.append
+(augmented_assignment left: [(identifier) (attribute)] @fact.lhs operator: "+=" right: [(list) (tuple)] @fact.rhs) @fact.append
 (call function: (attribute object: [(identifier) (attribute)] @fact.lhs
                            attribute: (identifier) @_update (#eq? @_update "update"))
       arguments: (argument_list) @fact.rhs) @fact.update

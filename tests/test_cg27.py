@@ -1,0 +1,92 @@
+"""Call-graph rules of session 27 (Python), each with its exact edges; every expected list
+was checked by running the program under ``sys.setprofile`` (the union of what the runs
+reach where a value depends on the input)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cgutil import ABC_M, calls_from
+
+GROW = ABC_M + '''
+
+def extended():
+    xs = [A()]
+    xs.extend([B()])
+    for x in xs:
+        x.m()
+
+
+def added():
+    xs = [A()]
+    xs += [C()]
+    for x in xs:
+        x.m()
+
+
+def from_other(ys: list[B]):
+    xs = []
+    xs.extend(ys)
+    for x in xs:
+        x.m()
+
+
+def list_appended():
+    xs = []
+    xs.append([A()])
+    for x in xs:
+        x.m()
+'''
+
+
+def test_lists_grown_by_extend_and_plus_equals(tmp_path: Path) -> None:
+    """``xs.extend([B()])`` and ``xs += [C()]`` add elements as ``xs.append`` does;
+    ``xs.extend(ys)`` adds the elements of ``ys``; ``xs.append([A()])`` adds a list, whose
+    ``m`` is no method of A (``list.m`` does not exist: no edge)."""
+    got = calls_from(tmp_path, {"a.py": GROW}, "a.py::extended", "a.py::added",
+                     "a.py::from_other", "a.py::list_appended")
+    assert [e for e in got if ".m @" in e] == [
+        "a.py::added -> a.py::A.m @31", "a.py::added -> a.py::C.m @31",
+        "a.py::extended -> a.py::A.m @24", "a.py::extended -> a.py::B.m @24",
+        "a.py::from_other -> a.py::B.m @38"]
+
+
+LAST = ABC_M + '''
+
+class Machine:
+    def __init__(self):
+        self.stack = [A()]
+
+    def push(self, s):
+        self.stack.append(s)
+
+    def top(self):
+        return self.stack[-1].m()
+
+
+KINDS = [A]
+
+
+def register(k):
+    KINDS.append(k)
+
+
+def newest():
+    return KINDS[-1]().m()
+
+
+def main():
+    mc = Machine()
+    mc.push(C())
+    register(B)
+    return mc.top(), newest()
+'''
+
+
+def test_last_element_of_lists_appended_elsewhere(tmp_path: Path) -> None:
+    """``self.stack[-1]`` when another method appends, and ``KINDS[-1]`` of a module list a
+    function appends to, may be any element: the literal's last one and those appended."""
+    got = calls_from(tmp_path, {"a.py": LAST}, "a.py::Machine.top", "a.py::newest")
+    assert got == ["a.py::Machine.top -> a.py::A.m @28", "a.py::Machine.top -> a.py::C.m @28",
+                   "a.py::newest -> a.py::A @39", "a.py::newest -> a.py::A.m @39",
+                   "a.py::newest -> a.py::B @39", "a.py::newest -> a.py::B.m @39"]
