@@ -90,3 +90,51 @@ def test_last_element_of_lists_appended_elsewhere(tmp_path: Path) -> None:
     assert got == ["a.py::Machine.top -> a.py::A.m @28", "a.py::Machine.top -> a.py::C.m @28",
                    "a.py::newest -> a.py::A @39", "a.py::newest -> a.py::A.m @39",
                    "a.py::newest -> a.py::B @39", "a.py::newest -> a.py::B.m @39"]
+
+
+CHAIN = '''from contextlib import contextmanager
+
+
+class Lock:
+    def acquire(self):
+        return True
+
+    def release(self):
+        return None
+
+
+class Gate:
+    def acquire(self):
+        return False
+
+
+@contextmanager
+def locked(lock):
+    lock.acquire()
+    try:
+        yield lock
+    finally:
+        lock.release()
+
+
+def critical(lock):
+    with locked(lock) as held:
+        return held.acquire()
+
+
+def outer(lk):
+    return critical(lk)
+
+
+outer(Lock())
+'''
+
+
+def test_a_parameter_passed_on_takes_the_outer_call_sites_values(tmp_path: Path) -> None:
+    """``outer(Lock())`` → ``critical(lk)`` → ``locked(lock)``: each function that passes
+    its own parameter to one whose parameter is used keeps its call sites, so ``lock``
+    in ``locked`` and ``held`` in ``critical`` are a ``Lock`` (never ``Gate``, which no
+    call passes)."""
+    got = calls_from(tmp_path, {"a.py": CHAIN}, "a.py::critical", "a.py::locked")
+    assert got == ["a.py::critical -> a.py::Lock.acquire @28", "a.py::critical -> a.py::locked @27",
+                   "a.py::locked -> a.py::Lock.acquire @19", "a.py::locked -> a.py::Lock.release @23"]

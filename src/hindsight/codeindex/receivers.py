@@ -69,12 +69,15 @@ def _py_decorators(out: Bindings, node: Any) -> None:
             out.facts.append((scope, "()", expr, _line(dec)))
 
 
-def _param_of(out: Bindings, scope: str, name: str, functions: dict[str, str]) -> bool:
-    """Whether ``name`` is a parameter of function ``scope`` nested in another function
-    (its value comes from the function's own call sites: ``Command(name, f)`` inside a
-    decorator factory's ``decorator(f)``; only nested ones, to keep the facts few)."""
+def _param_of(out: Bindings, scope: str, name: str, functions: dict[str, str],
+              wanted: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Whether ``name`` is a parameter of function ``scope`` nested in another function,
+    or of one whose call sites are kept (``wanted``: :func:`_passers`); its value comes
+    from the function's own call sites: ``Command(name, f)`` inside a decorator
+    factory's ``decorator(f)`` (only those, to keep the facts few)."""
     sig = functions.get(scope)
-    return sig is not None and name in sig and scope.rpartition(".")[0] in functions and any(
+    return sig is not None and name in sig and (
+        scope.rpartition(".")[0] in functions or scope.rpartition(".")[2] in wanted) and any(
         p[0] == name for p in signatures.parts(sig, out.language)[0])
 
 
@@ -240,6 +243,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
         else:
             fn(out, caps)
     heads = _heads(refs) if call_nodes or matches else []
+    wanted: set[str] = set()
     if language == "python":  # a decorator that calls update_wrapper: dispatch.decorated
         out.facts += [(c, "@wraps", "", ln) for c, k, n, _r, ln in refs
                       if n == "update_wrapper" and k == "call" and c]
@@ -250,6 +254,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
                    for _fn, caps in deferred if "fact.assign" in caps and "fact.rhs" in caps]
         wanted = _param_users(heads, out.facts + pending, functions,
                               known | set(out.selfs))
+        _passers(out, call_nodes, wanted, functions)
         own = {f.rpartition(".")[2] for f in functions}
         # what an argument to another file's function may name: definitions, imports,
         # self, and variables bound to a call of one of those (`order = Order()`)
@@ -278,7 +283,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
         out.uses = _uses(heads, out.facts, out.args)
         for fn, caps in reversed(deferred):  # a use comes after its binding: see it first
             fn(out, caps)
-    return _redacted(_prune(out, known, functions))
+    return _redacted(_prune(out, known, functions, wanted))
 
 
 PROVIDES = "@provides"
@@ -438,7 +443,39 @@ def _param_users(heads: list[tuple[str, str, str]], facts: list[Fact],
     return out
 
 
-def _prune(out: Bindings, known: set[str], functions: dict[str, str]) -> list[Fact]:
+def _passers(out: Bindings, call_nodes: list[tuple[str, Any]], wanted: set[str],
+             functions: dict[str, str]) -> None:
+    """Add to ``wanted`` the functions that pass one of their own parameters to a function
+    in it (``def critical(lock): with locked(lock)``: critical's call sites give locked
+    its value), until none is added (a chain of such calls in one file)."""
+    words = {f: set(_WORD.findall(sig.partition("(")[2])) - {"self", "cls"}
+             for f, sig in functions.items()}
+    grew = True
+    while grew:
+        grew = False
+        for name, node in call_nodes:
+            if name not in wanted:
+                continue
+            call = node.parent if node.parent is None or node.parent.type == "call" \
+                else node.parent.parent
+            args = call.child_by_field_name("arguments") if call is not None and \
+                call.type == "call" else None
+            scope = out.owner(call.start_byte) if args is not None else ""
+            own = words.get(scope)
+            if not own or args is None:
+                continue
+            passed = {_t(a.child_by_field_name("value") if a.type == "keyword_argument"
+                         else a) for a in args.named_children}
+            short = scope.rpartition(".")[2]
+            short = scope.rpartition(".")[0].rpartition(".")[2] if short == "__init__" \
+                else short
+            if passed & own and short not in wanted:
+                wanted.add(short)
+                grew = True
+
+
+def _prune(out: Bindings, known: set[str], functions: dict[str, str],
+           wanted: set[str]) -> list[Fact]:
     """Drop ``?`` facts of targets the same scope never binds to a path, arguments whose
     value names nothing the file knows (nor a parameter of the calling function), and
     repeats of a fact (both parts of a chain ``a = b = C()`` bind ``b``; one call passing
@@ -450,6 +487,6 @@ def _prune(out: Bindings, known: set[str], functions: dict[str, str]) -> list[Fa
         v = f[2]
         head = v[1:] if v.startswith("&") else (parse(v) or ("",))[0]
         if v.startswith("&") or head in bound or head.partition("[")[0] in bound or \
-                _param_of(out, f[0], head, functions):
+                _param_of(out, f[0], head, functions, wanted):
             facts.append(f)
     return list(dict.fromkeys(facts))
