@@ -369,3 +369,76 @@ def test_bank_busy_answers_and_says_what_it_left(tmp_path: Path) -> None:
             "again to examine the next ones"])
         b.stores.history.set_busy_timeout(30_000)
         assert [e.sha for e in b.history.history("g2")["entries"]] == [r.shas[3], r.shas[1]]
+
+
+FS_RS = """use std::path::Path;
+
+// Path::is_dir() is not guaranteed to be intuitively correct for "." and ".."
+// See: https://github.com/rust-lang/rust/issues/45302
+pub fn is_dir(path: &Path) -> bool {
+    path.is_dir() && (path.file_name().is_some() || path.canonicalize().is_ok())
+}
+
+pub fn other() -> u32 {
+    1
+}
+"""
+
+
+def test_rename_with_a_comment_moved_into_the_body_is_followed(tmp_path: Path) -> None:
+    """fd's ``is_dir`` -> ``is_existing_directory`` (2d398dc): the comment above moved into
+    the body and ``canonicalize`` became ``normalize``, so fewer than half the lines stay;
+    the diff replaced one function by the other in place, as ``git log -L`` follows."""
+    r = Repo(tmp_path / "fd")
+    r.write("src/filesystem.rs", FS_RS)
+    r.commit("Refactor path handling")
+    r.write("src/filesystem.rs", FS_RS.replace("(path.file_name", "(\n        path.file_name"))
+    r.commit("Minor changes to improve readability")
+    r.write("src/filesystem.rs", FS_RS.replace(
+        '// Path::is_dir() is not guaranteed to be intuitively correct for "." and ".."\n'
+        "// See: https://github.com/rust-lang/rust/issues/45302\n"
+        "pub fn is_dir(path: &Path) -> bool {\n",
+        "pub fn is_existing_directory(path: &Path) -> bool {\n"
+        "    // Note: we do not use `.exists()` here, as `.` always exists, even if\n"
+        "    // the CWD has been deleted.\n").replace("canonicalize", "normalize"))
+    r.commit("Fix directory-existence check on Windows")
+    for args in (["index"], ["ingest"]):
+        subprocess.run([*CLI, *args], cwd=r.path, check=True, capture_output=True)
+    got = [(e["sha"], e["change"], e["old_local"])
+           for e in cli(r.path, "history", "is_existing_directory")["entries"]]
+    s = r.shas
+    assert got == [(s[3], "moved", "is_dir"), (s[2], "modified", "is_dir"), (s[1], "added", "")]
+    log_l = git(r.path, "log", "-L", ":is_existing_directory:src/filesystem.rs", "--format=%H",
+                "-s")
+    assert [g[0] for g in got] == log_l.split()
+
+
+def test_rename_with_annotations_added_and_a_test_replaced_in_place(tmp_path: Path) -> None:
+    """``get_user(uid)`` -> ``fetch_user(uid: int)`` with the body kept, and
+    ``area(w, h)`` -> ``rect_area(w: float, h: float) -> float``, are renames; a test
+    replaced in place by an unrelated one of the same shape is not."""
+    body = "    return db.find(uid)\n"
+    test = ("    runner = CliRunner()\n    result = runner.invoke(cli, {args})\n"
+            "    assert result.exit_code == {code}\n    assert {text!r} in result.output\n")
+    r = Repo(tmp_path / "ann")
+    r.write("m.py", "def get_user(uid):\n" + body + "\n\ndef area(w, h):\n"
+            "    total = float(w) * float(h)\n    return round(total, 2)\n\n\n"
+            "def test_missing_option_string_cast():\n"
+            + test.format(args="['--n', 'x']", code=2, text="Invalid value"))
+    r.commit("one")
+    r.write("m.py", "def fetch_user(uid: int):\n" + body + "\n\n"
+            "def rect_area(w: float, h: float) -> float:\n"
+            "    total = float(w) * float(h)\n    return round(total, 2)\n\n\n"
+            "def test_required_option():\n"
+            + test.format(args="[]", code=2, text="Missing option"))
+    r.commit("two")
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        b.history.ingest()
+        h = b.history.history
+        assert [(e.change, e.old_local) for e in h("fetch_user")["entries"]] == [
+            ("moved", "get_user"), ("added", "")]
+        assert [(e.change, e.old_local) for e in h("rect_area")["entries"]] == [
+            ("moved", "area"), ("added", "")]
+        assert [(e.change, e.old_local) for e in h("test_required_option")["entries"]] == [
+            ("added", "")]
