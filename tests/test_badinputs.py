@@ -232,13 +232,14 @@ def test_long_line_fast_path_keeps_the_minified_rule_at_every_boundary() -> None
         if len(src) <= w.MINIFIED_MIN_BYTES:
             return False
         long_ = sum(len(ln) for ln in src.split(b"\n") if len(ln) > w.LONG_LINE and sum(
-            map(ln.count, w.CODE_MARKS)) >= w.CODE_MARK_SHARE * len(ln))
+            map(ln.count, w.CODE_MARKS)) >= w.CODE_MARK_SHARE * len(ln) and sum(
+            map(ln.count, w.CODE_WORDS)) * 1000 >= w.CODE_WORDS_PER_KB * len(ln))
         return 2 * long_ >= len(src)
 
     for lead in (0, 1, 499, 500, 501, 999, 9_000):
         for n in (w.LONG_LINE - 1, w.LONG_LINE, w.LONG_LINE + 1, 5_000, 20_000):
             for tail in (b"", b"\n", b"\nx();\n" * 2000):
-                src = b"a\n" * (lead // 2) + b"f(x);" * (n // 5) + b"y" * (n % 5) + tail
+                src = b"a\n" * (lead // 2) + b"x=>f(x);" * (n // 8) + b"y" * (n % 8) + tail
                 has = max(map(len, src.split(b"\n"))) > w.LONG_LINE
                 assert w._has_long_line(src) or not has, (lead, n, len(tail))
                 assert w._minified("m.js", src) == rule(src), (lead, n, len(tail))

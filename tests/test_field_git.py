@@ -159,8 +159,41 @@ def test_hand_written_file_with_a_long_base64_line_is_indexed(tmp_path: Path) ->
             assert names == ["ICON"] + [f"handler_{i}" for i in range(60)], path
 
 
+def test_long_data_lines_of_every_kind_are_indexed(tmp_path: Path) -> None:
+    """One long data line holding most of the bytes, of kinds with many ``( ) { } ; ,``:
+    JSON in a string, a table of tuples, a Go byte array, an SVG path in JavaScript, a
+    Rust array; each file is indexed with its function. Real minified JavaScript (the
+    shape of jQuery's: ``function``, ``return``, ``this.`` every few dozen bytes) is not."""
+    rows = json.dumps([{"id": i, "tags": ["a", "b"]} for i in range(4000)])
+    files = {
+        "fixture.py": f"DATA = {rows!r}\n\n\ndef first():\n    return DATA[0]\n",
+        "table.py": f"T = {[(i, i * 2) for i in range(20000)]!r}\n\n\ndef pick(i):\n"
+                    "    return T[i]\n",
+        "blob.go": "package blob\n\nvar b = []byte{"
+                   + ", ".join(f"0x{i % 256:02x}" for i in range(20000))
+                   + "}\n\nfunc Size() int {\n\treturn len(b)\n}\n",
+        "icon.js": 'const P = "' + " ".join(f"M{i} {i + 1} L{i + 2} {i + 3}" for i in range(5000))
+                   + '";\n\nfunction draw(ctx) {\n  return ctx.path(P);\n}\n',
+        "lut.rs": "pub static LUT: [u16; 20000] = ["
+                  + ", ".join(str(i % 65536) for i in range(20000))
+                  + "];\n\npub fn get(i: usize) -> u16 {\n    LUT[i]\n}\n",
+        "bundle.js": "!function(e){" + "var t=this.a||{};function n(r){return r&&r.x?r:"
+                     "{default:r}}if(typeof e===\"object\")t=new n(e);" * 3000 + "}();\n"}
+    assert {p: content_skip_reason(p, t.encode()) for p, t in files.items()} == {
+        "fixture.py": "", "table.py": "", "blob.go": "", "icon.js": "", "lut.rs": "",
+        "bundle.js": "minified"}
+    repo = make_repo(tmp_path / "r", files)
+    with open_bank(str(repo)) as bank:
+        st = bank.code.index(workers=1)
+        assert st.skipped.get("minified") == 1
+        found = {p: sorted(s.name for s in bank.stores.code.file_symbols(p))
+                 for p in files if p != "bundle.js"}
+    assert found == {"fixture.py": ["DATA", "first"], "table.py": ["T", "pick"],
+                     "blob.go": ["Size"], "icon.js": ["P", "draw"], "lut.rs": ["LUT", "get"]}
+
+
 def test_minified_thresholds_exact_edges() -> None:
-    code = "f(a,b);" * 150  # 1,050 bytes, 57% marks: a long line of code
+    code = "return f(a,b);" * 75  # 1,050 bytes, 29% marks, 71 code words per KB
     short = "x = 1\n"
     # half of the bytes in long code lines: minified; a bit less: not
     filler = short * 1500  # 9,000 bytes of short lines
@@ -169,5 +202,7 @@ def test_minified_thresholds_exact_edges() -> None:
     assert content_skip_reason("a.js", ("\n".join([code] * 8) + "\n" + filler).encode()) == ""
     prose = ("word " * 300 + "\n") * 40  # long lines, no code marks
     assert content_skip_reason("a.py", prose.encode()) == ""
+    marks_only = ("f(a,b);" * 150 + "\n") * 10  # many marks, no code word: data
+    assert content_skip_reason("a.js", marks_only.encode()) == ""
     assert content_skip_reason("a.min.js", b"x") == "minified"
     assert content_skip_reason("a.js", (code + "\n").encode()) == ""  # under 8 KiB
