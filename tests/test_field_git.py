@@ -59,6 +59,39 @@ def test_dubious_ownership_is_reported_with_gits_reason_and_the_fix(tmp_path: Pa
         assert sorted(bank.stores.code.load_files()) == ["a.py"]
 
 
+def test_a_subdirectory_as_repo_root_is_listed_by_git(tmp_path: Path) -> None:
+    """``--repo-root <repo>/sub`` (break-it finding): git lists the tracked files there
+    (the untracked one stays out), a refused repository is exit 8 as at the top level,
+    and a directory git ignores is no part of the repository (walked, untracked files
+    and all, as a Python installed under a pyenv checkout is)."""
+    repo = make_repo(tmp_path / "r", {"sub/t.py": SRC, ".gitignore": "vendor/\n"})
+    write(repo, {"sub/u.py": "def stray():\n    pass\n",
+                 "vendor/v.py": "def vendored():\n    pass\n"})
+    sub = repo / "sub"
+    p = subprocess.run([*CLI, "index", "--repo-root", str(sub)], cwd=tmp_path,
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert _files(sub, tmp_path) == ["t.py"]
+    (tmp_path / "empty.gitconfig").write_text("")
+    p = subprocess.run([*CLI, "index", "--repo-root", str(sub)], cwd=tmp_path,
+                       env=_refusing_env(tmp_path), capture_output=True, text=True)
+    assert p.returncode == 8 and "detected dubious ownership" in p.stderr, p.stderr
+    assert f"safe.directory {repo}" in p.stderr
+    p = subprocess.run([*CLI, "index", "--repo-root", str(repo / "vendor")], cwd=tmp_path,
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert _files(repo / "vendor", tmp_path) == ["v.py"]
+
+
+def _files(root: Path, cwd: Path) -> list[str]:
+    """Which of the three test files the bank of ``--repo-root root`` indexed (their
+    functions found by ``symbols``)."""
+    names = {"alpha": "t.py", "stray": "u.py", "vendored": "v.py"}
+    return sorted(f for n, f in names.items() if subprocess.run(
+        [*CLI, "symbols", n, "--repo-root", str(root)], cwd=cwd, capture_output=True,
+        text=True).returncode == 0)
+
+
 def test_history_outside_git_and_without_git_say_which(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()

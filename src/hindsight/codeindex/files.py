@@ -215,7 +215,8 @@ def select(root: str, include_untracked: bool = False, exclude: list[str] | None
     hspec = _spec_from(hs, os.path.join(root, ".hindsightignore"), sel.warnings) \
         if hs.strip() else None
     candidates: list[str] = []
-    tracked = _tracked(root) if os.path.exists(os.path.join(root, ".git")) else None
+    has_git = os.path.exists(os.path.join(root, ".git")) or _in_enclosing_work_tree(root)
+    tracked = _tracked(root) if has_git else None
     seen: set[str] = set()
     if tracked is not None:
         sel.git = True
@@ -245,7 +246,7 @@ def select(root: str, include_untracked: bool = False, exclude: list[str] | None
                 if extra_path is not None:
                     candidates.append(extra_path)
     else:
-        if os.path.exists(os.path.join(root, ".git")):
+        if has_git:
             sel.warnings.append(f"{root}: git is not installed; walking the directory "
                                 "instead (untracked files that .gitignore does not exclude "
                                 "are indexed too)")
@@ -256,6 +257,34 @@ def select(root: str, include_untracked: bool = False, exclude: list[str] | None
         seen.add(path)
         _consider(root, path, hspec, sel)
     return sel
+
+
+def _in_enclosing_work_tree(root: str) -> bool:
+    """Whether ``root`` (no ``.git`` of its own) is a directory of an enclosing git work
+    tree that git does not ignore: then git lists its files, as for the top level (a
+    repository's ``src/`` given as ``--repo-root``), and a refused repository is an
+    error, never a walk that picks up untracked files. A directory git ignores (a Python
+    installed under a pyenv checkout, a virtualenv) is no part of the repository: walked.
+    Raises :class:`GitError` with git's reason when git refuses (``safe.directory``)."""
+    d = os.path.dirname(root)
+    while not os.path.exists(os.path.join(d, ".git")):
+        if os.path.dirname(d) == d:
+            return False
+        d = os.path.dirname(d)
+    try:
+        out = subprocess.run(git_cmd(root, "check-ignore", "-q", "."), capture_output=True,
+                             timeout=60)
+    except FileNotFoundError:
+        return True  # git is missing: the walk says so (select)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise GitError(f"git check-ignore in {root}: {e}", path=root) from None
+    if out.returncode in (0, 1):  # 0: ignored, 1: not ignored
+        return out.returncode == 1
+    first = out.stderr.decode("utf-8", "replace").strip().splitlines()
+    if first and first[0].startswith("fatal: not a git repository"):
+        return False  # a `.git` above that is no repository
+    raise GitError(git_refusal(root, out.stderr) or f"git check-ignore in {root}: "
+                   f"{first[0] if first else 'exit ' + str(out.returncode)}", path=root)
 
 
 _NAMED: dict[str, tuple[bytes, bytes, Selection, list[tuple[str, str | None, bool]]]] = {}
