@@ -167,3 +167,17 @@ def test_symbols_says_when_a_dotted_name_matched_on_its_last_part(tmp_path: Path
         "1 prefix match(es) for 'parse_args' (no exact match for 'Nonexistent.parse_args'; "
         "matched on its last part)")
     assert hs("symbols", "parse_ar") == "1 prefix match(es) for 'parse_ar'"
+
+
+def test_a_nul_byte_past_the_binary_check_keeps_the_symbols_after_it(tmp_path: Path) -> None:
+    """A stray NUL on line 6 of a text file whose first 8 KiB have none (break-it
+    finding): it is read as a space, so ``after`` is kept, and the file's error names
+    line 6, not the line where the grammar stopped."""
+    src = "#" * 8300 + "\n\ndef before():\n    pass\n\nX = '\0'\n\n\ndef after():\n    pass\n"
+    repo = make_repo(tmp_path / "r", {"nul.py": src})
+    with open_bank(str(repo)) as bank:
+        bank.code.index(workers=1)
+        syms = [(s.name, s.start_line) for s in bank.stores.code.file_symbols("nul.py")]
+        errors = {f.path: f.error for f in bank.stores.code.load_files().values()}
+    assert syms == [("before", 3), ("X", 6), ("after", 9)]
+    assert errors["nul.py"] == "NUL byte at line 6 (read as a space)"

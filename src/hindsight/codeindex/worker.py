@@ -38,12 +38,26 @@ def parse_bytes(path: str, language: str, raw: bytes, mtime_ns: int = 0) -> Pars
 
 
 def _parse(language: str, raw: bytes) -> tuple[bytes, Any, int, str]:
-    """(normalised source, tree, line count, ``syntax error at line N`` or "")."""
+    """(normalised source, tree, line count, ``syntax error at line N`` or "").
+
+    A NUL byte past the first 8 KiB (a text file with a stray NUL; earlier, the file is
+    binary: :func:`content_skip_reason`) is read as a space, byte offsets and lines
+    unchanged: grammars take NUL for the end of input, which dropped every symbol after
+    it and reported a syntax error at a wrong line. The error then names its line
+    (``NUL byte at line N (read as a space)``)."""
     src, _enc = normalise(raw)
+    nul = src.find(b"\0")
+    if nul >= 0:
+        src = src.replace(b"\0", b" ")
     tree = get(language).parser.parse(src)
     lines = src.count(b"\n") + (1 if src and not src.endswith(b"\n") else 0)
     root = tree.root_node
-    return src, tree, lines, _first_error(root) if root.has_error else ""
+    error = _first_error(root) if root.has_error else ""
+    if nul >= 0:
+        line = src.count(b"\n", 0, nul) + 1
+        at = f"NUL byte at line {line} (read as a space)"
+        error = f"{at}; {error}" if error else at
+    return src, tree, lines, error
 
 
 def _first_error(root: object) -> str:
