@@ -138,3 +138,63 @@ def test_a_parameter_passed_on_takes_the_outer_call_sites_values(tmp_path: Path)
     got = calls_from(tmp_path, {"a.py": CHAIN}, "a.py::critical", "a.py::locked")
     assert got == ["a.py::critical -> a.py::Lock.acquire @28", "a.py::critical -> a.py::locked @27",
                    "a.py::locked -> a.py::Lock.acquire @19", "a.py::locked -> a.py::Lock.release @23"]
+
+
+PROTO = '''var path = require('path');
+var resolve = path.resolve;
+
+function View(name) {
+  this.name = name;
+  this.path = this.lookup(name);
+}
+
+View.prototype.lookup = function lookup(name) {
+  var loc = resolve('/', name);
+  return this.resolve(loc);
+};
+
+View.prototype.resolve = function resolve(p) {
+  return p;
+};
+
+module.exports = View;
+'''
+
+RES = '''var http = require('http');
+var res = Object.create(http.ServerResponse.prototype);
+
+res.send = function send(body) {
+  return this.end(body);
+};
+
+res.json = function json(obj) {
+  var body = JSON.stringify(obj);
+  return this.send(body);
+};
+
+res.render = function render(view, options) {
+  var self = this;
+  var done = function (err, str) {
+    self.send(str);
+  };
+  self.json({});
+  return done;
+};
+
+module.exports = res;
+'''
+
+
+def test_javascript_prototype_methods_this_and_self(tmp_path: Path) -> None:
+    """express's view.js and response.js (a fresh-user trial): a bare ``resolve()`` is
+    the module's ``path.resolve``, not the prototype method of that name (unresolved,
+    never guessed); ``this.resolve()`` in a prototype method and ``this.lookup()`` in the
+    constructor function are View's methods; ``var self = this`` then ``self.send()``,
+    also in a nested function, is the object's ``send``."""
+    got = calls_from(tmp_path, {"view.js": PROTO, "response.js": RES}, "view.js::View",
+                     "view.js::View.lookup", "response.js::res.render",
+                     "response.js::res.render.done")
+    assert got == ["response.js::res.render -> response.js::res.json @18",
+                   "response.js::res.render.done -> response.js::res.send @16",
+                   "view.js::View -> view.js::View.lookup @6",
+                   "view.js::View.lookup -> view.js::View.resolve @11"]

@@ -96,6 +96,20 @@ def constructor(flow: Flow, q: str) -> bool:
         bool(fs.members.get(local))
 
 
+def js_constructor_of(fs: FileSyms, scope: str) -> str:
+    """``this`` in a JavaScript constructor function or one of its methods: the innermost
+    scope around ``scope`` (itself included) that has members (``F.prototype.m =
+    function``, ``this.m = …``), else ``""``."""
+    if fs.language not in ("javascript", "typescript", "tsx"):
+        return ""
+    s = scope
+    while s:
+        if fs.members.get(s):
+            return s
+        s = fs.parents.get(s, "")
+    return ""
+
+
 def own(flow: Flow, recv: Value, q: str) -> Value | None:
     """What calling method ``q`` on ``recv`` gives when the method returns its own
     receiver (``return self``, ``return cls()``, ``return cls``): an instance (or the

@@ -260,7 +260,7 @@ class Flow:
         selfs = SPECS[lang].self_names
         if (name in selfs or name == "Self" or (lang == "go" and fs.recv_var.get(scope) == name)
                 ) and fs.is_receiver(scope, name, line):
-            cls = fs.enclosing_class(scope)
+            cls = fs.enclosing_class(scope) or classes.js_constructor_of(fs, scope)
             if cls:
                 return ("cls" if name in _CLASS_SELF else "inst", f"{fs.path}::{cls}")
             if lang != "python":  # Python's `cls` outside a class is a plain name

@@ -135,8 +135,9 @@ class Resolver:
             kind = fs.kinds.get(s, "scope")
             if kind in FUNC_KINDS or visible:
                 local = fs.members.get(s, {}).get(name)
-                if local:
-                    return [f"{fs.path}::{local}"]
+                if local and not (kind not in CLASS_KINDS and fs.language in _JS and
+                                  fs.kinds.get(local) == "method"):
+                    return [f"{fs.path}::{local}"]  # (`F.prototype.m`: no name in F)
                 if visible and kind in CLASS_KINDS:
                     hit = self.members_of(fs.path, s, name, 0, skip_own=True)
                     if hit:
