@@ -198,3 +198,29 @@ def test_javascript_prototype_methods_this_and_self(tmp_path: Path) -> None:
                    "response.js::res.render.done -> response.js::res.send @16",
                    "view.js::View -> view.js::View.lookup @6",
                    "view.js::View.lookup -> view.js::View.resolve @11"]
+
+
+RUST = {
+    "Cargo.toml": '[package]\nname = "x"\nversion = "0.1.0"\n',
+    "src/dir_entry.rs": ("pub struct DirEntry {\n    n: u32,\n}\n\nimpl DirEntry {\n"
+                         "    pub fn file_type(&self) -> u32 {\n        self.n\n    }\n}\n"),
+    "src/filesystem.rs": ("use crate::dir_entry;\n\npub fn is_empty(entry: &dir_entry::DirEntry)"
+                          " -> bool {\n    entry.file_type() == 0\n}\n"),
+    "src/main.rs": ("mod dir_entry;\nmod filesystem;\n\nfn local(e: &dir_entry::DirEntry) -> u32 "
+                    "{\n    e.file_type()\n}\n\nfn parse_as<T>() -> u32 {\n    0\n}\n\n"
+                    "fn main() {\n    println!(\"{} {}\", parse_as::<u16>(), 1);\n"
+                    "    assert_eq!(parse_as::<u32>(), 0);\n}\n"),
+}
+
+
+def test_rust_module_path_types_and_turbofish_in_macros(tmp_path: Path) -> None:
+    """fd's ``entry: &dir_entry::DirEntry`` after ``use crate::dir_entry;`` (a
+    fresh-user trial) and in the file declaring ``mod dir_entry;``: the module's file;
+    ``parse_as::<u16>()`` inside ``println!``/``assert_eq!`` is a call (break-it)."""
+    got = calls_from(tmp_path, RUST, "src/filesystem.rs::is_empty", "src/main.rs::local",
+                     "src/main.rs::main")
+    assert got == [
+        "src/filesystem.rs::is_empty -> src/dir_entry.rs::DirEntry.file_type @4",
+        "src/main.rs::local -> src/dir_entry.rs::DirEntry.file_type @5",
+        "src/main.rs::main -> src/main.rs::parse_as @13",
+        "src/main.rs::main -> src/main.rs::parse_as @14"]

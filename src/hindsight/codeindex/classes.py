@@ -449,6 +449,12 @@ def classify(flow: Flow, q: str, raw: bool = False) -> Value | None:
             if made is not None and made[0] == "inst":
                 return made
         return ("fn", q)
+    if kind == "module" and other.language == "rust" and not other.members.get(local):
+        d, _, f = path.rpartition("/")  # `mod dir_entry;`: the module's own file
+        d = d if f in ("main.rs", "lib.rs", "mod.rs") else path[:-3]
+        for p in (f"{d}/{local}.rs" if d else f"{local}.rs", f"{d}/{local}/mod.rs".lstrip("/")):
+            if flow.fs(p) is not None:
+                return ("mod", f"{p}::")
     if kind in CLASS_KINDS:
         return ("cls", q)
     parent = other.parents.get(local, "")

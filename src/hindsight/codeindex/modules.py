@@ -180,6 +180,20 @@ def bound_in(r: Resolver, files: list[str], name: str) -> bool:
         iname == name for _m, iname in other.by_alias.get(name, ())))
 
 
+def submodule(r: Resolver, fs: FileSyms, mod: str, name: str, files: list[str]) -> str:
+    """The file of module ``name`` imported from ``mod`` (``from pkg import submodule``;
+    Rust's ``use crate::dir_entry;``), when ``mod`` itself does not export ``name``
+    (already tried) and, in Python, the package does not bind it (``tracer = Tracer()``
+    in ``__init__`` hides the submodule ``tracer``: :func:`bound_in`); else ``""``."""
+    if fs.language == "python" and not bound_in(r, files, name):
+        sub = r.module_files(fs, (mod + "." if not mod.endswith(".") else mod) + name)
+    elif fs.language == "rust":
+        sub = r.module_files(fs, f"{mod}::{name}")
+    else:
+        return ""
+    return sub[0] if sub else ""
+
+
 def java_static(r: Resolver, mod: str, name: str) -> list[str]:
     """``import static p.Util.helper``: member ``helper`` of class ``Util`` in package
     ``p`` (qualified names; ``[]`` when not found)."""

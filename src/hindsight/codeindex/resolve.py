@@ -159,12 +159,9 @@ class Resolver:
                     return hit
             if iname == CJS and files and fs.language in _JS:
                 return [f"{files[0]}::"]  # `require('m')` of a module without module.exports
-            if fs.language == "python" and not M.bound_in(self, files, iname):
-                # `from pkg import submodule` (unless the package binds the name itself:
-                # `tracer = Tracer()` in `__init__` hides the submodule `tracer`)
-                sub = self.module_files(fs, (mod + "." if not mod.endswith(".") else mod) + iname)
-                if sub:
-                    return [f"{sub[0]}::"]
+            sub = M.submodule(self, fs, mod, iname, files)
+            if sub:
+                return [f"{sub}::"]
         for mod in reversed(fs.wildcards):  # (the last `import *` binding a name wins)
             for p in self.module_files(fs, mod):
                 hit = self.exported(p, name)  # defined there, or re-exported (`__init__`)

@@ -41,6 +41,9 @@
   (identifier) @call.name . (token_tree . "(")))
 (macro_invocation (token_tree "," . [(self) (identifier)] @call.receiver . "." .
   (identifier) @call.name . (token_tree . "(")))
+;   a turbofish with one type token: `parse_as::<u16>(..)`
+(macro_invocation (token_tree . (identifier) @call.name . "::" . "<" . (_) . ">" . (token_tree . "(")))
+(macro_invocation (token_tree "," . (identifier) @call.name . "::" . "<" . (_) . ">" . (token_tree . "(")))
 (macro_invocation (token_tree . [(self) (super) (crate) (identifier)] @call.receiver . "::" .
   (identifier) @call.name . (token_tree . "(")))
 (macro_invocation (token_tree "," . [(self) (super) (crate) (identifier)] @call.receiver . "::" .
