@@ -318,6 +318,35 @@ def test_conflict_resolution_is_the_merge_own_change(tmp_path: Path) -> None:
         assert b.history.why("a.py", 2)["last"]["sha"] == merge
 
 
+def test_clean_merge_of_two_edits_to_one_function_is_no_change_of_its_own(
+        tmp_path: Path) -> None:
+    """Both sides edited ``f`` (lines 2 and 4) and git merged them without a conflict:
+    every line of the result comes from one parent (``git show --cc`` shows nothing), so
+    the merge is hidden and ``why`` on line 4 names main's commit, as ``git blame`` does
+    (break-it finding); a conflict resolution still counts (the test above)."""
+    r = Repo(tmp_path / "clean")
+    body = "def f(x):\n    a = 1\n    b = 2\n    c = 3\n    return a + b + c + x\n"
+    r.write("m.py", body)
+    r.commit("c1")
+    git(r.path, "checkout", "-q", "-b", "feat")
+    r.write("m.py", body.replace("a = 1", "a = 10"))
+    r.commit("feat: a")
+    git(r.path, "checkout", "-q", "main")
+    r.write("m.py", body.replace("c = 3", "c = 30"))
+    main = r.commit("main: c")
+    subprocess.run(["git", "-c", "core.hooksPath=", "merge", "-q", "--no-ff", "-m", "merge feat",
+                    "feat"], cwd=r.path, capture_output=True, check=True)
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        b.history.ingest()
+        h = b.history.history("f")
+        assert [e.subject for e in h["entries"]] == ["main: c", "feat: a", "c1"]
+        assert h["merges_hidden"] == 1
+        assert b.history.why("m.py", 4)["last"]["sha"] == main
+    blame = git(r.path, "blame", "-l", "-L4,4", "m.py").split()[0]
+    assert blame == main
+
+
 def test_huge_commit_is_recorded_not_expanded(tmp_path: Path) -> None:
     r = Repo(tmp_path / "huge")
     r.write("a.py", fn("f"))

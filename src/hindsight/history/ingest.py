@@ -21,6 +21,7 @@ full-mode ingest reads the symbol changes of every stored commit again.
 
 from __future__ import annotations
 
+import difflib
 import json
 import threading
 import time
@@ -354,12 +355,33 @@ def symbol_changes(root: str,
                 lang = language_for(ofc.old_path or ofc.path) if ofc else None
                 theirs = _file_changes(parsed, raw, ofc, lang or "", ln) if ofc else []
                 own &= {(c.path, c.local) for c in theirs}
+            if others and any(c.change == "modified" for c in mine if (c.path, c.local) in own):
+                own -= _combined_clean(raw, f, others, mine, own)
             if others:
                 mine = [c if (c.path, c.local) in own else c._replace(change="merged")
                         for c in mine]
             changes += mine
         out[sha] = pair_moves(changes)
     return out
+
+
+def _combined_clean(raw: dict[str, bytes], f: G.FileChange,
+                    others: list[dict[str, G.FileChange]], mine: list[SymbolChange],
+                    own: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Of a merge's ``modified`` symbols that differ from every parent, those with no line
+    that differs from every parent: each of their lines comes from one side (both sides
+    edited the symbol, git merged the edits cleanly), so git's combined diff (``git show
+    --cc``) shows nothing there and the merge changed nothing of its own (break-it)."""
+    new = raw.get(f.new_blob, b"").splitlines()
+    changed: set[int] | None = None
+    for old_blob in [f.old_blob, *(o[f.path].old_blob for o in others if f.path in o)]:
+        lines = {j + 1 for tag, _i1, _i2, j1, j2 in difflib.SequenceMatcher(
+            None, raw.get(old_blob, b"").splitlines(), new, autojunk=False).get_opcodes()
+            if tag != "equal" for j in range(j1, j2)}
+        changed = lines if changed is None else changed & lines
+    hit = changed or set()
+    return {(c.path, c.local) for c in mine if c.change == "modified" and (c.path, c.local) in
+            own and not any(c.start_line <= ln <= c.end_line for ln in hit)}
 
 
 def _file_changes(parsed: dict[str, list[SymState] | None], raw: dict[str, bytes],
