@@ -153,3 +153,29 @@ def test_symbols_under_a_file_nothing_indexed_says_so(tmp_path: Path) -> None:
         "status`)")
     r = run(repo, "symbols", "no_such_name", "--file", "app.py")  # the file has symbols
     assert (r.returncode, r.stderr.strip()) == (6, "hindsight: no symbol matches 'no_such_name'")
+
+
+def test_dotted_paths_go_import_paths_and_block_namespaces(tmp_path: Path) -> None:
+    """Forms the break-it pass typed that were "outside this repository": a Python file
+    path written dotted without ``__init__.py`` (``tests.test_x.helper``), a Go import
+    path (``example.com/proj/store.Open``), a class in a C# block namespace named
+    without it (``Fmt.Pad``)."""
+    repo = make_repo(tmp_path / "r", {
+        "tests/test_x.py": "def helper():\n    return 1\n\n\ndef test_a():\n    assert helper() == 1\n",
+        "go.mod": "module example.com/proj\n\ngo 1.21\n",
+        "store/s.go": "package store\n\nfunc Open() int { return 1 }\n",
+        "main.go": 'package main\n\nimport "example.com/proj/store"\n\nfunc main() { store.Open() }\n',
+        "Fmt.cs": ("namespace Acme.Text {\n  public static class Fmt {\n"
+                   "    public static string Pad(string s) { return s; }\n"
+                   "    public static string Use() { return Pad(\"x\"); }\n  }\n}\n")})
+    assert run(repo, "index").returncode == 0
+    for spec, target, caller in (
+            ("tests.test_x.helper", "tests/test_x.py::helper", "tests/test_x.py::test_a"),
+            ("example.com/proj/store.Open", "store/s.go::Open", "main.go::main"),
+            ("Fmt.Pad", "Fmt.cs::Acme.Text.Fmt.Pad", "Fmt.cs::Acme.Text.Fmt.Use")):
+        r = run(repo, "callers", spec, "--json")
+        assert r.returncode == 0, (spec, r.stderr)
+        out = json.loads(r.stdout)
+        assert (out["symbol"]["qname"], [h["qname"] for h in out["callers"]]) == (
+            target, [caller]), spec
+    assert run(repo, "callers", "example.com/proj/other.Open").returncode == 6

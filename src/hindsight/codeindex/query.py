@@ -64,7 +64,7 @@ def resolve_one(store: CodeStore, spec: str, file: str | None = None) -> list[Sy
     """The symbol(s) ``spec`` names exactly: a name, ``Class.method``, ``path::local``,
     or a dotted module path (``pkg.mod.func``, ``pkg.mod.Class.method``: a Python module,
     or a Java/Kotlin/C#/Go package, then a local name; a package's re-export counts),
-    tried in that order. Several definitions sharing one qualified name (redefinitions, a
+    tried in that order, then the path forms of :func:`_path_forms`. Several definitions sharing one qualified name (redefinitions, a
     C++ declaration and its definition) count as one. Overloads are distinct (``C.m``
     matching ``C.m(int)`` and ``C.m(String)`` is ambiguous); a name matching a getter and
     its setter/deleter means the getter; a bare name matching one definition at a
@@ -74,7 +74,7 @@ def resolve_one(store: CodeStore, spec: str, file: str | None = None) -> list[Sy
     nothing in this repository (``json.loads``: code outside it is never indexed)."""
     hits = store.find_symbols(spec, None, file, 200)
     if not hits and "." in spec and "::" not in spec:
-        hits = _module_form(store, spec, file)
+        hits = _module_form(store, spec, file) or _path_forms(store, spec, file)
     if not hits:
         raise NotFound(_not_found(store, spec, file), value=spec)
     qnames = sorted({s.qname for s in hits})
@@ -105,6 +105,37 @@ def _module_form(store: CodeStore, spec: str, file: str | None) -> list[Symbol]:
         if hits:
             return hits
     return []
+
+
+_NAMESPACE_KINDS = frozenset({"namespace", "module", "package"})
+
+
+def _path_forms(store: CodeStore, spec: str, file: str | None) -> list[Symbol]:
+    """Symbols of ``spec`` in the forms a user types that are no indexed module name
+    (break-it findings): a Python file path written dotted (``tests.test_x.helper`` for
+    ``tests/test_x.py`` without ``__init__.py``); a Go import path (``example.com/proj/
+    store.Open``: ``store.Open`` in a directory ending ``store``); a C#-style name
+    inside a block namespace (``Fmt.Pad`` for ``Acme.Text.Fmt.Pad``)."""
+    parts = spec.split(".")
+    if "/" not in spec:
+        for i in range(len(parts) - 1, 0, -1):
+            base, local = "/".join(parts[:i]), ".".join(parts[i:])
+            for path in (f"{base}.py", f"{base}/__init__.py"):
+                hits = store.find_symbols(f"{path}::{local}", None, file, 200)
+                if hits:
+                    return hits
+    else:
+        where, _, tail = spec.rpartition("/")
+        pkg = tail.partition(".")[0]
+        hits = store.find_symbols(tail, None, file, 200) or _module_form(store, tail, file)
+        hits = [h for h in hits if f"/{h.path}".rpartition("/")[0].endswith(f"/{pkg}")]
+        if hits:
+            return hits
+        return []
+    named = store.find_symbols(parts[-1], None, file, 200)
+    return [h for h in named if h.local.endswith("." + spec) and any(
+        s.kind in _NAMESPACE_KINDS for s in store.find_symbols(
+            f"{h.path}::{h.local[:-len(spec) - 1]}", None, None, 5))]
 
 
 def _not_found(store: CodeStore, spec: str, file: str | None) -> str:
