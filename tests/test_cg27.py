@@ -224,3 +224,12 @@ def test_rust_module_path_types_and_turbofish_in_macros(tmp_path: Path) -> None:
         "src/main.rs::local -> src/dir_entry.rs::DirEntry.file_type @5",
         "src/main.rs::main -> src/main.rs::parse_as @13",
         "src/main.rs::main -> src/main.rs::parse_as @14"]
+
+
+def test_last_position_of_literals_with_lambdas(tmp_path: Path) -> None:
+    """A list of lambdas only, and one ending with a lambda, bound at module level (the
+    extraction once crashed on the first): ``FNS[-1]()`` names nothing, the file's other
+    facts stand (``MIXED[0].m()``)."""
+    src = ABC_M + ('\n\nFNS = [lambda: 1, lambda: 2]\nMIXED = [A(), lambda: B()]\n\n\n'
+                   'def use():\n    FNS[-1]()\n    return MIXED[0].m()\n')
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::use") == ["a.py::use -> a.py::A.m @26"]

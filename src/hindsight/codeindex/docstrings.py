@@ -12,7 +12,9 @@ MAX_DOC = 1000
 _WRAPPERS = frozenset({
     "export_statement", "decorated_definition", "template_declaration", "ambient_declaration",
 })
-_DECLS = frozenset({"lexical_declaration", "variable_declaration"})
+_DECLS = frozenset({"lexical_declaration", "variable_declaration",
+                    # `res.send = function send() {}`: the statement holds the comment
+                    "assignment_expression", "expression_statement"})
 _COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment", "doc_comment",
                             "multiline_comment"})
 
@@ -53,6 +55,10 @@ def doc_comment(node: Any) -> str:
     parts: list[str] = []
     row = target.start_point[0]
     prev = target.prev_named_sibling
+    if prev is not None and prev.type in _COMMENT_TYPES and prev.end_point[0] == row - 2 and \
+            prev.text is not None and prev.text.startswith(b"/**"):
+        row -= 1  # a `/** … */` block, then one blank line: still the definition's doc
+        # (express's API functions are written so)
     while prev is not None and prev.type in _COMMENT_TYPES and prev.end_point[0] >= row - 1:
         parts.append(_strip_comment(_txt(prev.text)))
         row = prev.start_point[0]

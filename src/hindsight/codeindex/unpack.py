@@ -94,6 +94,7 @@ def elements(out: Bindings, scope: str, target: str, lit: Any, line: int) -> Non
             continue
         if t in _SPREADS:
             return
+        last = ch
         if t in _ANONYMOUS:
             i += 1
             continue
@@ -104,8 +105,7 @@ def elements(out: Bindings, scope: str, target: str, lit: Any, line: int) -> Non
         if t in ("tuple", "list") and i < 8:  # `SCHEMA[0][1]` of `[("a", f), …]`
             _positions(out, scope, f"{target}[{i}]", ch, line)
         i += 1
-        last = ch
-    if i and last.type not in _ANONYMOUS:  # `xs[-1]`: the last element, and its positions
+    if last is not None and last.type not in _ANONYMOUS:  # `xs[-1]`: the last element, and its positions
         v = out.value(last)
         if v is not None:
             out.facts.append((scope, f"{target}[-1]", v, line))
