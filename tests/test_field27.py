@@ -1,9 +1,21 @@
-"""Findings of session 27's fresh-user trial and break-it pass that are about single files
-(their exact right values): documentation comments."""
+"""Findings of session 27's fresh-user trial and break-it pass (their exact right values):
+documentation comments, and the reads and writes of properties as callers."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import make_repo
+
 from hindsight.codeindex.worker import parse_bytes
+
+
+def run(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "hindsight", *args], cwd=repo,
+                          capture_output=True, text=True, timeout=120)
 
 JS = b"""/**
  * Adjacent doc.
@@ -38,3 +50,88 @@ def test_a_jsdoc_block_one_blank_line_above_is_the_doc() -> None:
     assert docs == {"a": "Adjacent doc.", "res.send": (
         "Send a response.\n@param {string|number|boolean|object|Buffer} body\n@public"),
         "c": "", "d": ""}
+
+
+PROPS = {
+    "opts.py": '''import functools
+
+
+class Option:
+    def __init__(self, flag):
+        self._flag = flag
+
+    @property
+    def is_flag(self):
+        return bool(self._flag)
+
+    @is_flag.setter
+    def is_flag(self, value):
+        self._flag = value
+
+    @functools.cached_property
+    def label(self):
+        return "x"
+
+    def help(self):
+        if self.is_flag:  # a read in a method
+            return "flag"
+        return "self.is_flag"  # in a string: no read
+
+
+class Other:
+    is_flag = True
+
+
+def toggle(opt: Option, other: Other):
+    opt.is_flag = not opt.is_flag  # a write and a read
+    return other.is_flag, opt.label
+''',
+    "use.py": '''from opts import Option
+
+
+def make():
+    o = Option(1)
+    o.is_flag += 1
+    return o.is_flag
+''',
+    "acc.js": '''class Box {
+  get size() { return 1; }
+  set size(v) { this._s = v; }
+  grow() { return this.size + 1; }
+}
+
+function fill(b) {
+  const box = new Box();
+  box.size = 3;
+  return box.size;
+}
+'''}
+
+
+def test_property_reads_and_writes_are_callers(tmp_path: Path) -> None:
+    """click's ``Option.is_bool_flag`` had "no callers" (a fresh-user trial): the reads
+    of a property are its getter's callers and the writes its setter's, found through
+    the receiver as calls are (``self``, a declared parameter, a constructed local, in
+    another file); ``Other.is_flag`` and a string are not; ``impact`` says "reads it"."""
+    repo = make_repo(tmp_path / "r", PROPS)
+    assert run(repo, "index").returncode == 0
+
+    def callers(spec: str) -> list[tuple[str, str, int]]:
+        r = run(repo, "callers", spec, "--json")
+        assert r.returncode == 0, r.stderr
+        return [(h["qname"], h["via"], h["line"]) for h in json.loads(r.stdout)["callers"]]
+
+    assert callers("Option.is_flag") == [
+        ("opts.py::Option.help", "read", 21), ("opts.py::toggle", "read", 31),
+        ("use.py::make", "read", 6)]
+    assert callers("Option.is_flag:setter") == [
+        ("opts.py::toggle", "write", 31), ("use.py::make", "write", 6)]  # `+=` both
+    assert callers("Option.label") == [("opts.py::toggle", "read", 32)]
+    assert callers("Box.size") == [("acc.js::Box.grow", "read", 4), ("acc.js::fill", "read", 10)]
+    assert callers("Box.size:setter") == [("acc.js::fill", "write", 9)]
+    r = run(repo, "impact", "Option.is_flag", "--json")
+    assert r.returncode == 0, r.stderr
+    assert {i["target"]: i["reasons"] for i in json.loads(r.stdout)["items"]
+            if i["kind"] == "symbol"} == {"opts.py::Option.help": ["reads it (depth 1)"],
+                                         "opts.py::toggle": ["reads it (depth 1)"],
+                                         "use.py::make": ["reads it (depth 1)"]}

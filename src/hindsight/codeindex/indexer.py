@@ -355,25 +355,10 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
         paths.update(p for p, new in fresh.items() if key in new.provided)
         return sorted(paths)
 
+    stored = stored_loader(store, rows, info)
+
     def loader(path: str) -> FileSyms | None:
-        if path in fresh:
-            return fresh[path]
-        if path not in info or path not in id_of:
-            return None
-        key = (path, rows[path].content_hash, *info[path])
-        hit = _cached(key)
-        if hit is not None:
-            return hit
-        dump = store.load_dump(id_of[path])
-        if dump is not None:
-            with contextlib.suppress(ValueError, EOFError, TypeError):
-                fs = FileSyms.loads(dump, info[path][1])
-                _remember(key, fs, len(dump))
-                return fs
-        # no usable dump (a damaged row): symbols, imports and bases from the rows; no
-        # receiver facts, so its own calls resolve as before facts existed
-        syms, imps, inh = store.load_file_raw(id_of[path], path)
-        return FileSyms.build(path, *info[path], syms, imps, inh)
+        return fresh[path] if path in fresh else stored(path)
 
     key_index = M.build_key_index((p, *v) for p, v in sorted(info.items()))
     table = Table(loader, key_index, go_module(root), rust_crate(root), more)
@@ -390,6 +375,46 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
                             dumps)
     _counts_only(store, stats, sel)
     stats.lines = sum(r.lines for r in changed)
+
+
+def stored_loader(store: CodeStore, rows: dict[str, FileRow],
+                  info: dict[str, tuple[str, str, str]]) -> Callable[[str], FileSyms | None]:
+    """A :class:`Table` loader of the files as stored (``rows``; ``info``: path ->
+    (language, module, package)): each file's dump, kept in :data:`_LOADED`; a damaged
+    dump gives the symbols, imports and bases of its rows, without receiver facts (its
+    calls resolve as before facts existed); ``None`` for a path not stored."""
+    def loader(path: str) -> FileSyms | None:
+        fr = rows.get(path)
+        if fr is None or path not in info:
+            return None
+        key = (path, fr.content_hash, *info[path])
+        hit = _cached(key)
+        if hit is not None:
+            return hit
+        dump = store.load_dump(fr.id)
+        if dump is not None:
+            with contextlib.suppress(ValueError, EOFError, TypeError):
+                fs = FileSyms.loads(dump, info[path][1])
+                _remember(key, fs, len(dump))
+                return fs
+        syms, imps, inh = store.load_file_raw(fr.id, path)
+        return FileSyms.build(path, *info[path], syms, imps, inh)
+    return loader
+
+
+def stored_table(store: CodeStore, root: str) -> Table:
+    """A :class:`Table` of the index as stored, to resolve references at query time
+    (:mod:`hindsight.codeindex.propreads`)."""
+    rows = store.load_files()
+    info = {p: (fr.language, fr.module, fr.package) for p, fr in rows.items()}
+
+    def more(key: str) -> list[str]:
+        return sorted(p for p in store.providers(key) if p in info) \
+            if key.startswith(("sub:", "arg:")) else []
+
+    return Table(stored_loader(store, rows, info),
+                 M.build_key_index((p, *v) for p, v in sorted(info.items())),
+                 go_module(root), rust_crate(root), more)
 
 
 _LOADED: OrderedDict[tuple[str, ...], tuple[FileSyms, int]] = OrderedDict()

@@ -173,31 +173,51 @@ def _edge_hit(e: StoredEdge, depth: int, qname: str, syms: dict[str, Symbol],
 
 
 def callers(store: CodeStore, spec: str, depth: int = 1, file: str | None = None,
-            include_unresolved: bool = False) -> tuple[Symbol, list[GraphHit]]:
+            include_unresolved: bool = False, root: str | None = None
+            ) -> tuple[Symbol, list[GraphHit]]:
     """Who calls ``spec``, breadth-first to ``depth``. Each hit's ``line`` is where the
     call is (1-based). Unresolved calls by the same bare name are included only with
-    ``include_unresolved`` (they may mean another symbol)."""
-    target, hits, _done, _cut = walk(store, "callers", spec, depth, file, include_unresolved)
+    ``include_unresolved`` (they may mean another symbol). With ``root`` (the
+    repository's directory), a property's reads and writes are callers too
+    (:mod:`hindsight.codeindex.propreads`)."""
+    target, hits, _done, _cut = walk(store, "callers", spec, depth, file, include_unresolved,
+                                     root=root)
     return target, hits
 
 
 def walk(store: CodeStore, direction: str, spec: str, depth: int = 1, file: str | None = None,
          include_unresolved: bool = False, stop: Callable[[], bool] | None = None,
-         limit: int | None = None) -> tuple[Symbol, list[GraphHit], int, bool]:
+         limit: int | None = None, root: str | None = None
+         ) -> tuple[Symbol, list[GraphHit], int, bool]:
     """:func:`callers` (``direction`` ``callers``) or :func:`callees` (``callees``) with
     ``stop()`` asked before each level after the first: ``(target, hits, levels done,
     cut short)``. The hits of the levels done are exactly those of the full walk. With
     ``limit``, at most that many hits, the first ones of the full walk (nearest levels
     first), and only their symbols are looked up (a name called from 10,000 places costs
-    what ``limit`` callers cost); cut short is then true when hits were left out."""
+    what ``limit`` callers cost); cut short is then true when hits were left out. With
+    ``root``, callers include a property's reads and writes (see :func:`callers`)."""
     if direction == "callees":
         return _callees(store, spec, depth, file, stop, limit)
-    return _callers(store, spec, depth, file, include_unresolved, stop, limit)
+    return _callers(store, spec, depth, file, include_unresolved, stop, limit, root)
+
+
+def _property_hits(store: CodeStore, root: str | None, frontier: list[str], d: int
+                   ) -> list[tuple[tuple[str, str], GraphHit, str]]:
+    """The reads and writes of the properties among ``frontier``, as callers at ``d``."""
+    if not root:
+        return []
+    from hindsight.codeindex.propreads import is_property, property_uses
+
+    out: list[tuple[tuple[str, str], GraphHit, str]] = []
+    for sym in store.symbols_by_qname(set(frontier)):
+        if is_property(root, sym):
+            out += [((h.qname, ""), h, h.qname) for h in property_uses(store, root, sym, d)[0]]
+    return out
 
 
 def _callers(store: CodeStore, spec: str, depth: int, file: str | None, include_unresolved: bool,
-             stop: Callable[[], bool] | None, limit: int | None = None
-             ) -> tuple[Symbol, list[GraphHit], int, bool]:
+             stop: Callable[[], bool] | None, limit: int | None = None,
+             root: str | None = None) -> tuple[Symbol, list[GraphHit], int, bool]:
     target = resolve_one(store, spec, file)
 
     def step(frontier: list[str], d: int, room: int | None
@@ -212,7 +232,7 @@ def _callers(store: CodeStore, spec: str, depth: int, file: str | None, include_
             edges = [e for e in edges if e.src in keep]
         syms = {s.qname: s for s in store.symbols_by_qname({e.src for e in edges})}
         return [((e.src, ""), _edge_hit(e, d, e.src, syms, reverse=True), e.src)
-                for e in edges]
+                for e in edges] + _property_hits(store, root, frontier, d)
 
     return (target[0], *_bfs(target[0].qname, depth, step, stop, limit))
 

@@ -127,14 +127,21 @@ class CodeService:
         NotIndexed, NotFound, Ambiguous."""
         from hindsight.codeindex.query import callers
 
-        return callers(self.require(), symbol, depth, self.rel(file), include_unresolved)
+        return callers(self.require(), symbol, depth, self.rel(file), include_unresolved,
+                       self.root)
 
     def unresolved_same_name(self, target: Symbol) -> int:
         """How many unresolved call sites carry ``target``'s name (see
-        :func:`hindsight.codeindex.query.unresolved_same_name`). Raises NotIndexed."""
+        :func:`hindsight.codeindex.query.unresolved_same_name`), and for a property the
+        accesses of its name left unresolved (:mod:`hindsight.codeindex.propreads`).
+        Raises NotIndexed."""
+        from hindsight.codeindex.propreads import is_property, property_uses
         from hindsight.codeindex.query import unresolved_same_name
 
-        return unresolved_same_name(self.require(), target)
+        store = self.require()
+        n = unresolved_same_name(store, target)
+        return n + property_uses(store, self.root, target, 1)[1] \
+            if is_property(self.root, target) else n
 
     def callees(self, symbol: str, depth: int = 1, file: str | None = None
                 ) -> tuple[Symbol, list[Any]]:
@@ -155,7 +162,7 @@ class CodeService:
         from hindsight.codeindex.query import walk
 
         return walk(self.require(), direction, symbol, depth, self.rel(file),
-                    include_unresolved, stop, limit)
+                    include_unresolved, stop, limit, self.root)
 
     def uses(self, entity: str, relation: str = "uses", depth: int = 1,
              file: str | None = None) -> tuple[Symbol, list[Any]]:

@@ -302,7 +302,8 @@ class ImpactItem:
 
 def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
            file: str | None = None, limit: int = 30, min_support: int = 2,
-           stop: Callable[[], bool] | None = None) -> dict[str, Any]:
+           stop: Callable[[], bool] | None = None, root: str | None = None
+           ) -> dict[str, Any]:
     """What may break if ``spec`` changes: its callers to ``depth`` (call graph) and the
     symbols and files that changed in the same commits (co-change over reachable, non-huge,
     non-merge commits; an item needs ``min_support`` shared commits, default 2: one shared commit is
@@ -311,11 +312,12 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
     [ImpactItem…]}`` (``count`` listed of ``total`` found), callers first (by depth),
     then by co-change count; with ``stop`` (asked before each caller level after the
     first) also ``"levels"`` done and ``"cut"``. Raises NotIndexed, NotFound, Ambiguous."""
-    sym, hits, levels, cut = walk(code, "callers", spec, depth, file, stop=stop)
+    sym, hits, levels, cut = walk(code, "callers", spec, depth, file, stop=stop, root=root)
     items: dict[str, ImpactItem] = {}
     for h in hits:
         it = items.setdefault(h.qname, ImpactItem(h.qname, "symbol", depth=h.depth))
-        verb = "inherits from it" if h.via == "inherits" else "calls it"
+        verb = "inherits from it" if h.via == "inherits" else {
+            "read": "reads it", "write": "sets it"}.get(h.via, "calls it")
         it.reasons.append(f"{verb} (depth {h.depth})")
     shas: list[str] = []
     entries: list[Entry] = []

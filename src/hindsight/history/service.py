@@ -89,7 +89,7 @@ class HistoryService:
         from hindsight.history.queries import impact
 
         return impact(self.code.require(), self.store, symbol, depth, self.code.rel(file),
-                      limit, min_support, stop)
+                      limit, min_support, stop, self.root)
 
     def hotspots(self, days: int = 90, limit: int = 20) -> dict[str, Any]:
         """Churn and fix-commit ranking of what exists at HEAD; see
