@@ -442,3 +442,25 @@ def test_rename_with_annotations_added_and_a_test_replaced_in_place(tmp_path: Pa
             ("moved", "area"), ("added", "")]
         assert [(e.change, e.old_local) for e in h("test_required_option")["entries"]] == [
             ("added", "")]
+
+
+def test_why_on_a_class_body_line_outside_methods_is_the_lines_blame(tmp_path: Path) -> None:
+    """An ``@overload`` stub and a class attribute are lines of the class body: the class's
+    last change is its methods' (c2), the lines' is c1, as ``git blame`` says (click's
+    ``Context.lookup_default`` stubs, a fresh-user trial)."""
+    src = ("import typing as t\n\n\nclass C:\n    LIMIT = 3\n\n    @t.overload\n"
+           "    def get(self, k: int) -> int: ...\n\n    @t.overload\n"
+           "    def get(self, k: str) -> str: ...\n\n    def get(self, k):\n        return {body}\n")
+    r = Repo(tmp_path / "why")
+    r.write("m.py", src.format(body="k"))
+    r.commit("c1")
+    r.write("m.py", src.format(body="k * 2"))
+    r.commit("c2")
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        b.history.ingest()
+        for line, source in ((5, "symbol"), (8, "blame"), (10, "blame")):  # C.LIMIT: its own
+            w = b.history.why("m.py", line)
+            blame = git(r.path, "blame", "-l", f"-L{line},{line}", "m.py").split()[0]
+            assert (w["last"]["sha"], w["source"], blame) == (r.shas[1], source, r.shas[1])
+        assert b.history.why("m.py", 14)["last"]["sha"] == r.shas[2]

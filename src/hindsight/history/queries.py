@@ -208,6 +208,10 @@ def history_key(code: CodeStore, sym: Symbol) -> str:
     return sym.local if i == 0 else f"{sym.local}#{i + 1}"
 
 
+_BODIES = frozenset({"class", "struct", "interface", "enum", "trait", "impl", "namespace",
+                     "module", "object", "record"})
+
+
 def _enclosing(code: CodeStore, path: str, line: int) -> Symbol | None:
     best = None
     for s in code.file_symbols(path):
@@ -224,8 +228,9 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
     "earlier": [Entry…] (older than ``last``), "since": [Entry…] (newer than ``last``
     without changing its content: pure moves, and merges when shown), "merges_hidden",
     "live": [trace events on this symbol/file after the last commit]}``. The symbol is
-    the innermost one enclosing the line; without symbol history the line's own ``git
-    blame`` answers. Merges are left out as in :func:`history` unless ``merges``;
+    the innermost one enclosing the line; without symbol history, or for a line in a
+    class body outside its methods (not its first line), the line's own ``git blame``
+    answers. Merges are left out as in :func:`history` unless ``merges``;
     ``expand`` and ``notes`` as there. Raises NotIndexed (no history), GitError."""
     require_history(hs, root)
     sym = _enclosing(code, path, line)
@@ -235,7 +240,12 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
                            "merges_hidden": 0, "live": [], "notes": []}
     key = history_key(code, sym) if sym else ""
     entries: list[Entry] = []
-    if sym:
+    if sym and sym.kind in _BODIES and line != sym.start_line:
+        # a line of a class body outside its methods (an attribute, an `@overload` stub:
+        # a fresh-user trial): the class's history is every method's, git blame is the line's
+        out["notes"].append(f"line {line} is in the body of {sym.local}, outside its "
+                            "methods: git blame answers for the line")
+    elif sym:
         full = (hs.get_meta("history_mode") or '"full"') == '"full"'
         entries, notes = attributed_entries(hs, sym.path, key,
                                             expand=expand if full else None)
