@@ -461,6 +461,6 @@ def test_why_on_a_class_body_line_outside_methods_is_the_lines_blame(tmp_path: P
         b.history.ingest()
         for line, source in ((5, "symbol"), (8, "blame"), (10, "blame")):  # C.LIMIT: its own
             w = b.history.why("m.py", line)
-            blame = git(r.path, "blame", "-l", f"-L{line},{line}", "m.py").split()[0]
+            blame = git(r.path, "blame", "--root", "-l", f"-L{line},{line}", "m.py").split()[0]
             assert (w["last"]["sha"], w["source"], blame) == (r.shas[1], source, r.shas[1])
         assert b.history.why("m.py", 14)["last"]["sha"] == r.shas[2]
