@@ -16,7 +16,7 @@ import pytest
 from histutil import Repo, fn, git
 
 from hindsight.app import open_bank
-from hindsight.history.fixes import is_fix
+from hindsight.history.fixes import RULE, is_fix
 
 CLI = [sys.executable, "-m", "hindsight"]
 
@@ -33,6 +33,9 @@ def cli(repo: Path, *args: str) -> Any:
     ("parser: fix off-by-one in spans", True),
     ("[3.x] Fix crash on empty input", True),
     ("Fixed a bug in the docs", True),
+    ("Revert 1a2b3c4d5e", True),
+    ("Revert to older wording in docs", False),
+    ("Fix-width font support", False),
     ('Revert "Add caching"\n\nThis reverts commit abc.', True),
     ("bug 7: wrong default", True),
     ("Refactor option parsing\n\nfixes #12", True),
@@ -96,7 +99,7 @@ def test_hotspots_reclassify_a_bank_from_the_earlier_rule(tmp_path: Path) -> Non
         raw.execute("UPDATE meta SET value='1' WHERE key='history_fix_rule'")
         raw.commit()
         assert b.history.hotspots()["files"][0]["fixes"] == 0
-        assert b.stores.history.get_meta("history_fix_rule") == "2"
+        assert b.stores.history.get_meta("history_fix_rule") == RULE
 
 
 def _pull_request_flow(tmp: Path) -> Repo:
