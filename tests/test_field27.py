@@ -135,3 +135,27 @@ def test_property_reads_and_writes_are_callers(tmp_path: Path) -> None:
             if i["kind"] == "symbol"} == {"opts.py::Option.help": ["reads it (depth 1)"],
                                          "opts.py::toggle": ["reads it (depth 1)"],
                                          "use.py::make": ["reads it (depth 1)"]}
+
+
+CPP = b"""class V {
+public:
+    int& at(int i) { return d[i]; }
+    V& operator=(const V& o) { return *this; }
+    int* data() { return d; }
+    int size() const { return 4; }
+    int* raw();
+    int d[4];
+};
+int* helper() { return 0; }
+int& K::at(int i) { return x; }
+int* V::raw() { return d; }
+"""
+
+
+def test_cpp_methods_returning_pointers_and_references_are_symbols() -> None:
+    """``int& at(int)``, ``V& operator=``, ``int* data()`` in a class, their declarations
+    and out-of-class definitions (``int& K::at``) were no symbols (break-it finding)."""
+    got = [(s.local, s.kind, s.start_line) for s in parse_bytes("v.cpp", "cpp", CPP).symbols]
+    assert got == [("V", "class", 1), ("V.at", "method", 3), ("V.operator=", "method", 4),
+                   ("V.data", "method", 5), ("V.size", "method", 6), ("V.raw", "method", 7),
+                   ("helper", "function", 10), ("K.at", "method", 11), ("V.raw", "method", 12)]

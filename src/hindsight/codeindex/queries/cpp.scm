@@ -6,10 +6,19 @@
 (function_definition declarator: (function_declarator declarator: (destructor_name) @name)) @definition.function
 (function_definition declarator: (function_declarator declarator: (operator_name) @name)) @definition.function
 (function_definition declarator: (pointer_declarator declarator: (function_declarator
-  declarator: (identifier) @name))) @definition.function
+  declarator: [(identifier) (field_identifier) (operator_name)] @name))) @definition.function
 (function_definition declarator: (reference_declarator (function_declarator
-  declarator: (identifier) @name))) @definition.function
+  declarator: [(identifier) (field_identifier) (operator_name)] @name))) @definition.function
+(function_definition declarator: (pointer_declarator declarator: (function_declarator
+  declarator: (qualified_identifier scope: (_) @receiver
+                                    name: [(identifier) (operator_name)] @name)))) @definition.function
+(function_definition declarator: (reference_declarator (function_declarator
+  declarator: (qualified_identifier scope: (_) @receiver
+                                    name: [(identifier) (operator_name)] @name)))) @definition.function
 (field_declaration declarator: (function_declarator declarator: (field_identifier) @name)) @definition.method
+(field_declaration declarator: [(pointer_declarator declarator: (function_declarator
+  declarator: (field_identifier) @name)) (reference_declarator (function_declarator
+  declarator: (field_identifier) @name))]) @definition.method
 (class_specifier name: (type_identifier) @name body: (_)) @definition.class
 (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
 (union_specifier name: (type_identifier) @name body: (_)) @definition.struct
