@@ -45,7 +45,7 @@ MAX_NESTING = 48  # definitions nested deeper than this are not recorded as symb
 # Bump when the symbols extracted from unchanged source change (new definitions, other
 # qualified names): an index or history written by another version is rebuilt, and
 # anchors are migrated (hindsight.memory.anchors.migrate_identities).
-EXTRACTOR_VERSION = 6
+EXTRACTOR_VERSION = 7
 _JS = frozenset({"javascript", "typescript", "tsx"})
 
 
