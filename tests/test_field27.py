@@ -4,6 +4,7 @@ documentation comments, and the reads and writes of properties as callers."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -159,3 +160,15 @@ def test_cpp_methods_returning_pointers_and_references_are_symbols() -> None:
     assert got == [("V", "class", 1), ("V.at", "method", 3), ("V.operator=", "method", 4),
                    ("V.data", "method", 5), ("V.size", "method", 6), ("V.raw", "method", 7),
                    ("helper", "function", 10), ("K.at", "method", 11), ("V.raw", "method", 12)]
+
+
+def test_debug_stores_nothing_not_even_a_bank(tmp_path: Path) -> None:
+    """``debug --file`` ("nothing stored") made an empty bank when there was none (a
+    fresh-user trial): it parses all the same, and no database appears."""
+    repo = make_repo(tmp_path / "r", {"x.js": "function a() {}\n"})
+    r = run(repo, "debug", "--file", "x.js", "--json")
+    assert r.returncode == 0, r.stderr
+    assert [s["local"] for s in json.loads(r.stdout)["symbols"]] == ["a"]
+    home = Path(os.environ["HINDSIGHT_HOME"])
+    assert not list(home.rglob("*.db"))
+    assert run(repo, "status").returncode == 3  # still no bank

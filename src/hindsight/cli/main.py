@@ -4,7 +4,10 @@ errors are mapped once, by :mod:`hindsight.cli.errors`."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -77,6 +80,24 @@ def _reader(repo_root: str | None) -> Any:
     except BankNotFound as e:
         raise NotIndexed(f"{e.root} has no code index yet", action="index",
                          root=e.root) from None
+
+
+@contextlib.contextmanager
+def _debug_bank(repo_root: str | None) -> Any:
+    """The repository's bank, or, when it has none, a stand-in whose ``code`` parses
+    files of the root all the same: ``debug`` stores nothing, a bank included (a
+    fresh-user trial found one made by asking)."""
+    from hindsight.codeindex.service import CodeService
+    from hindsight.errors import NotIndexed
+
+    try:
+        bank = _reader(repo_root)
+    except NotIndexed as e:
+        root = str(e.root or os.path.abspath(repo_root or "."))
+        yield types.SimpleNamespace(code=CodeService(None, root))  # type: ignore[arg-type]
+        return
+    with bank:
+        yield bank
 
 
 def _errors() -> Any:
@@ -313,7 +334,7 @@ def trace(start: str, repo_root: str | None, depth: int, file: str | None, fmt: 
 def debug(file: str, repo_root: str | None, json: bool) -> None:
     """What the parser sees in one file: symbols, calls, imports, receiver facts, errors
     (nothing stored)."""
-    with _errors(), _bank(repo_root) as bank:
+    with _errors(), _debug_bank(repo_root) as bank:
         res = bank.code.debug_file(file)
         if res is None:
             out.err(f"{file}: no supported language for this file")
