@@ -179,3 +179,18 @@ def test_dotted_paths_go_import_paths_and_block_namespaces(tmp_path: Path) -> No
         assert (out["symbol"]["qname"], [h["qname"] for h in out["callers"]]) == (
             target, [caller]), spec
     assert run(repo, "callers", "example.com/proj/other.Open").returncode == 6
+
+
+def test_typos_and_a_conflicting_file_get_the_right_message(tmp_path: Path) -> None:
+    """A fresh-user trial: ``Contxt.invoke`` was "outside this repository", a misspelt
+    bare name got no suggestion, and a symbol outside ``--file`` was "no symbol"."""
+    repo = make(tmp_path)
+    for args, want in (
+            (["Contxt.invoke"], "no symbol named 'Contxt.invoke'; similar: "
+                                "clipkg/core.py::Context.invoke"),
+            (["Context.invok"], "no symbol named 'Context.invok'; similar: "
+                                "clipkg/core.py::Context.invoke"),
+            (["clipkg/core.py::echo", "--file", "app.py"],
+             "'clipkg/core.py::echo' is not in 'app.py' (--file); it is defined elsewhere")):
+        r = run(repo, "callers", *args)
+        assert (r.returncode, r.stderr.strip()) == (6, f"hindsight: {want}"), args

@@ -139,18 +139,45 @@ def _path_forms(store: CodeStore, spec: str, file: str | None) -> list[Symbol]:
 
 
 def _not_found(store: CodeStore, spec: str, file: str | None) -> str:
-    """The message of :class:`NotFound` for ``spec``."""
+    """The message of :class:`NotFound` for ``spec``: the symbol outside ``--file``, a
+    name outside the repository, or the nearest names (a typo: ``Contxt.invoke``,
+    ``lookup_defualt``)."""
+    if file and store.find_symbols(spec, None, None, 1):
+        return f"{spec!r} is not in {file!r} (--file); it is defined elsewhere"
+    near = _near(store, spec)
     head, dot, _rest = spec.partition(".")
-    if dot and "::" not in spec and not store.module_known(head) and not \
+    if dot and "::" not in spec and not near and not store.module_known(head) and not \
             store.find_symbols(head, None, None, 1):
         receiver, _, name = spec.rpartition(".")
         n = store.count_unresolved(name, receiver)
         calls = f"; {n} call(s) of it stay unresolved in the index" if n else ""
         return (f"{spec!r} is outside this repository: nothing indexed here is named "
                 f"{head!r} (only the repository's own code is indexed){calls}")
-    _kind, near = find(store, spec, None, file, 10)
-    hint = f"; similar: {', '.join(s.qname for s in near[:5])}" if near else ""
+    if not near:
+        near = [s.qname for s in find(store, spec, None, file, 10)[1][:5]]
+    hint = f"; similar: {', '.join(near[:5])}" if near else ""
     return f"no symbol named {spec!r}{hint}"
+
+
+def _near(store: CodeStore, spec: str) -> list[str]:
+    """Qualified names whose local name is within a typo of ``spec`` (difflib ratio 0.8
+    or more), among the symbols whose name starts as ``spec``'s last part does or is
+    that part (``Contxt.invoke`` -> ``Context.invoke``)."""
+    import difflib
+
+    short = simple_name(spec.partition("::")[2] or spec)
+    if len(short) < 3:
+        return []
+    want = spec.partition("::")[2] or spec
+    dotted = "." in want
+    cands: dict[str, list[str]] = {}
+    for s in [*store.find_symbols(short, None, None, 200),
+              *store.find_prefix(short[:3], None, None, 500)]:
+        key = s.local if dotted else s.name  # `lookup_defualt` reads as a bare name
+        if s.qname not in cands.setdefault(key, []):
+            cands[key].append(s.qname)
+    best = difflib.get_close_matches(want, list(cands), n=5, cutoff=0.8)
+    return [q for b in best if b != want for q in cands[b]][:5]
 
 
 def unresolved_same_name(store: CodeStore, target: Symbol) -> int:
