@@ -225,6 +225,11 @@ def impact(symbol: str, repo_root: str | None, file: str | None, depth: int, lim
             out.emit_json(res | {"items": [i.as_dict() for i in shown]})
             return
         n = res["commits"]
+        if not res["items"]:
+            out.say(f"impact of {res['symbol']['qname']}: nothing found (no callers to depth "
+                    f"{depth}, and nothing changed together with it in {n} "
+                    f"commit{'' if n == 1 else 's'} of history)")
+            return
         more = (f"; {res['count']} of {res['total']} from offset {offset}, --offset "
                 f"{res['next_offset']} for more" if res["truncated"] else "")
         out.table(f"impact of {res['symbol']['qname']} ({n} commit{'' if n == 1 else 's'} in "

@@ -186,7 +186,8 @@ def recall(query: str, repo_root: str | None, scene: str, files: tuple[str, ...]
                 row.append(" ".join(f"{n}#{v.rank}" if v.rank else f"{n}{v.score:+g}"
                                     for n, v in hit.explain.items()))  # rank 0: a boost
             rows.append(row)
-        out.table(f"{len(rows)} memories ({res.ms:.0f} ms)", cols, rows)
+        noun = "memory" if len(rows) == 1 else "memories"
+        out.table(f"{len(rows)} {noun} ({res.ms:.0f} ms)", cols, rows)
 
 
 def _federated(query: str, repo_root: str | None, k: int, json: bool) -> None:
@@ -198,7 +199,8 @@ def _federated(query: str, repo_root: str | None, k: int, json: bool) -> None:
         out.emit_json(res)
         return
     late = f"; partial, no answer from {', '.join(res['timed_out'])}" if res["partial"] else ""
-    out.table(f"{res['count']} memories (federated{late})", ["bank", "server", "id", "memory"],
+    noun = "memory" if res["count"] == 1 else "memories"
+    out.table(f"{res['count']} {noun} (federated{late})", ["bank", "server", "id", "memory"],
               [[h["bank"], h["server"], h["id"], _short(h["text"], 70)] for h in res["hits"]])
 
 
