@@ -36,9 +36,10 @@ _FAMILY = {"tsx": "typescript"}
 MAX_FILE_BYTES = 2 * 1024 * 1024  # as the index's own limit (worker.MAX_FILE_BYTES)
 
 
-def is_property(root: str, sym: Symbol) -> bool:
+def is_property(root: str, sym: Symbol, cache: dict[str, list[str]] | None = None) -> bool:
     """Whether ``sym`` is a property getter, setter or deleter (Python decorators on the
-    lines just above its ``def``; a JavaScript/TypeScript ``get``/``set`` accessor)."""
+    lines just above its ``def``; a JavaScript/TypeScript ``get``/``set`` accessor).
+    ``cache``: path -> lines, kept across calls for symbols of one file."""
     if sym.kind not in ("method", "function", "property"):
         return False
     if sym.local.endswith((":setter", ":deleter")):
@@ -46,13 +47,17 @@ def is_property(root: str, sym: Symbol) -> bool:
     if sym.language in _JS:
         return sym.signature.lstrip().startswith(("get ", "set ", "static get ",
                                                   "static set "))
-    if sym.language != "python":
+    if sym.language != "python" or sym.kind != "method":
         return False
-    try:
-        with open(os.path.join(root, sym.path), "rb") as fh:
-            lines = fh.read(MAX_FILE_BYTES).decode("utf-8", "replace").splitlines()
-    except OSError:
-        return False
+    lines = cache.get(sym.path) if cache is not None else None
+    if lines is None:
+        try:
+            with open(os.path.join(root, sym.path), "rb") as fh:
+                lines = fh.read(MAX_FILE_BYTES).decode("utf-8", "replace").splitlines()
+        except OSError:
+            return False
+        if cache is not None:
+            cache[sym.path] = lines
     i = sym.start_line - 1
     while i < len(lines) and lines[i].lstrip().startswith("@"):
         if _PY_DECORATOR.match(lines[i]):  # start_line on the first decorator

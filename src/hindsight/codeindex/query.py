@@ -236,8 +236,9 @@ def _property_hits(store: CodeStore, root: str | None, frontier: list[str], d: i
     from hindsight.codeindex.propreads import is_property, property_uses
 
     out: list[tuple[tuple[str, str], GraphHit, str]] = []
+    lines: dict[str, list[str]] = {}
     for sym in store.symbols_by_qname(set(frontier)):
-        if is_property(root, sym):
+        if is_property(root, sym, lines):
             out += [((h.qname, ""), h, h.qname) for h in property_uses(store, root, sym, d)[0]]
     return out
 
