@@ -172,3 +172,12 @@ def test_debug_stores_nothing_not_even_a_bank(tmp_path: Path) -> None:
     home = Path(os.environ["HINDSIGHT_HOME"])
     assert not list(home.rglob("*.db"))
     assert run(repo, "status").returncode == 3  # still no bank
+
+
+def test_typescript_abstract_overload_signatures_are_one_symbol() -> None:
+    """Two ``abstract run(…)`` signatures and no implementation: the first stands for the
+    name, as for interface and ``declare`` signatures (break-it finding)."""
+    src = (b"abstract class Q {\n  abstract run(a: string): void;\n"
+           b"  abstract run(a: number): void;\n  abstract stop(): void;\n  other(): void {}\n}\n")
+    got = [(s.local, s.start_line) for s in parse_bytes("q.ts", "typescript", src).symbols]
+    assert got == [("Q", 1), ("Q.run", 2), ("Q.stop", 4), ("Q.other", 5)]

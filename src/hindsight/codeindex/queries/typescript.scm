@@ -38,6 +38,7 @@
 ; stubs: not symbols when the implementation is in the file (identity.py `drop_stubs`).
 (function_signature) @mark.stub
 (interface_body (method_signature) @mark.stub)
+(abstract_method_signature) @mark.stub
 ; A method signature in a class body: an overload (a stub beside its implementation) or a
 ; method of a `declare class` (the first signature stands for the name).
 (class_body (method_signature name: (_) @name) @definition.method)
