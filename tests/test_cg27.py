@@ -233,3 +233,18 @@ def test_last_position_of_literals_with_lambdas(tmp_path: Path) -> None:
     src = ABC_M + ('\n\nFNS = [lambda: 1, lambda: 2]\nMIXED = [A(), lambda: B()]\n\n\n'
                    'def use():\n    FNS[-1]()\n    return MIXED[0].m()\n')
     assert calls_from(tmp_path, {"a.py": src}, "a.py::use") == ["a.py::use -> a.py::A.m @26"]
+
+
+def test_commonjs_require_of_one_name(tmp_path: Path) -> None:
+    """express's ``var compileETag = require('./utils').compileETag`` (a fresh-user
+    check): an import of that name, so ``app.set``'s calls resolve."""
+    files = {"lib/utils.js": ("exports.compileETag = function(val) {\n  return val;\n};\n\n"
+                              "exports.setCharset = function setCharset(type) {\n"
+                              "  return type;\n};\n"),
+             "lib/app.js": ("var compileETag = require('./utils').compileETag;\n"
+                            "var setCharset = require('./utils').setCharset;\n\n"
+                            "exports.set = function set(val) {\n"
+                            "  return setCharset(compileETag(val));\n};\n")}
+    assert calls_from(tmp_path, files, "lib/app.js::set") == [
+        "lib/app.js::set -> lib/utils.js::compileETag @5",
+        "lib/app.js::set -> lib/utils.js::setCharset @5"]

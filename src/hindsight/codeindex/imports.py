@@ -117,11 +117,15 @@ def _required(call: Any) -> str | None:
 def _js_require(node: Any) -> list[Triple]:
     """``var x = require('m')``: ``x`` is what ``m`` assigns to ``module.exports`` (the
     name ``module.exports``; the module itself when it assigns none, see
-    Resolver.lookup); ``var {a, b: c} = require('m')``."""
+    Resolver.lookup); ``var {a, b: c} = require('m')``; ``var a = require('m').a``."""
     name = node.child_by_field_name("name")
     val = node.child_by_field_name("value")
     if name is None or val is None:
         return []
+    if val.type == "member_expression" and name.type == "identifier":
+        obj, prop = val.child_by_field_name("object"), val.child_by_field_name("property")
+        mod = _required(obj) if obj is not None and obj.type == "call_expression" else None
+        return [(mod, _t(prop), _t(name))] if mod is not None and prop is not None else []
     mod = _required(val)
     if mod is None:
         return []

@@ -79,6 +79,9 @@
 (export_statement source: (string)) @import  ; re-export: export { a } from './x'
 (variable_declarator value: (call_expression function: (identifier) @_req
   arguments: (arguments (string))) (#eq? @_req "require")) @import
+; `var compileETag = require('./utils').compileETag`: one name of the module
+(variable_declarator value: (member_expression object: (call_expression function: (identifier) @_req
+  arguments: (arguments (string))) property: (property_identifier)) (#eq? @_req "require")) @import
 ; CommonJS: `module.exports = X` (also in `exports = module.exports = X`) and
 ; `module.exports = require('./x')`: recorded as `export default` is
 (assignment_expression left: (member_expression object: (identifier) @_mod
