@@ -248,3 +248,24 @@ def test_commonjs_require_of_one_name(tmp_path: Path) -> None:
     assert calls_from(tmp_path, files, "lib/app.js::set") == [
         "lib/app.js::set -> lib/utils.js::compileETag @5",
         "lib/app.js::set -> lib/utils.js::setCharset @5"]
+
+
+def test_typed_parameters_of_go_function_literals_and_rust_closures(tmp_path: Path) -> None:
+    """cobra's ``Run: func(cmd *Command, args []string) { cmd.getCompletions(args) }`` and
+    Rust's ``|e: &Entry| e.size()`` (the verification trial: ``callers`` was empty): the
+    declared type of a literal's parameter is the receiver's."""
+    go = {"go.mod": "module example.com/c\n\ngo 1.21\n",
+          "cmd.go": ("package c\n\ntype Command struct {\n\tRun func(cmd *Command, args []string)\n"
+                     "}\n\nfunc (c *Command) getCompletions(args []string) int {\n"
+                     "\treturn len(args)\n}\n\nfunc (c *Command) initCompleteCmd() *Command {\n"
+                     "\treturn &Command{\n\t\tRun: func(cmd *Command, args []string) {\n"
+                     "\t\t\tcmd.getCompletions(args)\n\t\t},\n\t}\n}\n")}
+    rs = {"Cargo.toml": '[package]\nname = "x"\nversion = "0.1.0"\n',
+          "src/lib.rs": ("pub struct Entry {\n    n: u32,\n}\n\nimpl Entry {\n"
+                         "    pub fn size(&self) -> u32 {\n        self.n\n    }\n}\n\n"
+                         "pub fn total(v: &[Entry]) -> u32 {\n"
+                         "    v.iter().map(|e: &Entry| e.size()).sum()\n}\n")}
+    assert calls_from(tmp_path / "g", go, "cmd.go::Command.initCompleteCmd") == [
+        "cmd.go::Command.initCompleteCmd -> cmd.go::Command.getCompletions @14"]
+    assert calls_from(tmp_path / "r", rs, "src/lib.rs::total") == [
+        "src/lib.rs::total -> src/lib.rs::Entry.size @12"]

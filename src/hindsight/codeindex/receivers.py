@@ -140,6 +140,9 @@ _NOT_ELSEWHERE = frozenset(dir(__import__("builtins"))) | frozenset({
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
+_LITERAL_FUNCTIONS = frozenset({"func_literal", "closure_expression"})  # typed parameters
+
+
 def _declared(out: Bindings, caps: dict[str, list[Any]], key: str) -> None:
     """``fact.bind`` (a variable), ``fact.field`` (a field or property of the class
     around it) or ``fact.ctor`` (a constructor parameter that is also a field, as
@@ -150,7 +153,7 @@ def _declared(out: Bindings, caps: dict[str, list[Any]], key: str) -> None:
     typ = caps.get("fact.type")
     rhs = caps.get("fact.rhs")
     scope = out.scope(node)
-    line = _line(node)
+    line = _line(node) - (node.type in _LITERAL_FUNCTIONS)  # seen on its own first line
     if key == "fact.ctor":
         target = f"{out.selfs[0]}.{_t(lhs)}" if out.selfs else ""
     else:
