@@ -94,6 +94,10 @@ def make():
     o = Option(1)
     o.is_flag += 1
     return o.is_flag
+
+
+def unknown(x):
+    return x.is_flag
 ''',
     "acc.js": '''class Box {
   get size() { return 1; }
@@ -128,6 +132,14 @@ def test_property_reads_and_writes_are_callers(tmp_path: Path) -> None:
     assert callers("Option.is_flag:setter") == [
         ("opts.py::toggle", "write", 31), ("use.py::make", "write", 6)]  # `+=` both
     assert callers("Option.label") == [("opts.py::toggle", "read", 32)]
+    r = run(repo, "callers", "Option.is_flag", "--include-unresolved", "--json")
+    out = json.loads(r.stdout)
+    # `x.is_flag` of an unknown x, and `other.is_flag` (a plain attribute of Other: no
+    # definition to resolve to), are listed as unresolved: they may be other attributes
+    assert out["unresolved_same_name"] == 2
+    assert [(h["qname"], h["resolved"], h["line"]) for h in out["callers"]
+            if not h["resolved"]] == [("opts.py::toggle", False, 32),
+                                      ("use.py::unknown", False, 11)]
     assert callers("Box.size") == [("acc.js::Box.grow", "read", 4), ("acc.js::fill", "read", 10)]
     assert callers("Box.size:setter") == [("acc.js::fill", "write", 9)]
     r = run(repo, "impact", "Option.is_flag", "--json")

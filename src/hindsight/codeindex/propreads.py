@@ -72,11 +72,11 @@ def is_property(root: str, sym: Symbol, cache: dict[str, list[str]] | None = Non
 
 
 def property_uses(store: CodeStore, root: str, target: Symbol, depth: int
-                  ) -> tuple[list[GraphHit], int]:
+                  ) -> tuple[list[GraphHit], list[GraphHit]]:
     """``(hits, unresolved)``: the accesses of property ``target`` (see the module doc) as
-    callers at ``depth``, each with its line (1-based), and how many accesses of its name
-    were left unresolved. Reads for a getter, writes for a setter or deleter (a ``del``
-    is not looked for)."""
+    callers at ``depth``, each with its line (1-based), and the accesses of its name left
+    unresolved (``resolved`` false: they may mean another class's attribute). Reads for
+    a getter, writes for a setter or deleter (a ``del`` is not looked for)."""
     from hindsight.codeindex.indexer import stored_table
     from hindsight.codeindex.query import GraphHit
     from hindsight.codeindex.resolve import resolve_file
@@ -90,7 +90,7 @@ def property_uses(store: CodeStore, root: str, target: Symbol, depth: int
     family = _FAMILY.get(target.language, target.language)
     table = None
     hits: list[GraphHit] = []
-    unresolved = 0
+    unresolved: list[GraphHit] = []
     for path, fr in sorted(store.load_files().items()):
         if _FAMILY.get(fr.language, fr.language) != family:
             continue
@@ -105,14 +105,16 @@ def property_uses(store: CodeStore, root: str, target: Symbol, depth: int
         refs = [(_scope(syms, line), "call", name, recv, line) for line, recv in found]
         rows, _keys = resolve_file(table, fs, refs)
         got = {(r[0], r[5]) for r in rows if r[6] == getter}
-        unresolved += len({(s, ln) for s, _k, _n, _r, ln in refs} - got)
+        other = {(r[0], r[5]) for r in rows if r[6] and r[6] != getter and r[2] == name}
         callers = {s.local: s for s in syms}
-        for src, line in sorted(got):
+        via = "write" if writes else "read"
+        for src, line in sorted({(s, ln) for s, _k, _n, _r, ln in refs} - (other - got)):
             sym = callers.get(src)
             qname = f"{path}::{src}"
-            hits.append(GraphHit(depth, qname, src or "<module>", path, line,
-                                 sym.kind if sym else "module", "write" if writes else "read",
-                                 True, sym, qname, target.qname))
+            ok = (src, line) in got
+            (hits if ok else unresolved).append(GraphHit(
+                depth, qname, src or "<module>", path, line, sym.kind if sym else "module",
+                via, ok, sym, qname, target.qname if ok else f"?{name}"))
     return hits, unresolved
 
 

@@ -228,9 +228,11 @@ def walk(store: CodeStore, direction: str, spec: str, depth: int = 1, file: str 
     return _callers(store, spec, depth, file, include_unresolved, stop, limit, root)
 
 
-def _property_hits(store: CodeStore, root: str | None, frontier: list[str], d: int
-                   ) -> list[tuple[tuple[str, str], GraphHit, str]]:
-    """The reads and writes of the properties among ``frontier``, as callers at ``d``."""
+def _property_hits(store: CodeStore, root: str | None, frontier: list[str], d: int,
+                   unresolved: bool = False) -> list[tuple[tuple[str, str], GraphHit, str]]:
+    """The reads and writes of the properties among ``frontier``, as callers at ``d``
+    (with ``unresolved``, also the accesses of their names left unresolved, not
+    followed)."""
     if not root:
         return []
     from hindsight.codeindex.propreads import is_property, property_uses
@@ -239,7 +241,9 @@ def _property_hits(store: CodeStore, root: str | None, frontier: list[str], d: i
     lines: dict[str, list[str]] = {}
     for sym in store.symbols_by_qname(set(frontier)):
         if is_property(root, sym, lines):
-            out += [((h.qname, ""), h, h.qname) for h in property_uses(store, root, sym, d)[0]]
+            hits, left = property_uses(store, root, sym, d)
+            out += [((h.qname, ""), h, h.qname) for h in hits]
+            out += [((h.qname, "?"), h, "") for h in left] if unresolved else []
     return out
 
 
@@ -260,7 +264,7 @@ def _callers(store: CodeStore, spec: str, depth: int, file: str | None, include_
             edges = [e for e in edges if e.src in keep]
         syms = {s.qname: s for s in store.symbols_by_qname({e.src for e in edges})}
         return [((e.src, ""), _edge_hit(e, d, e.src, syms, reverse=True), e.src)
-                for e in edges] + _property_hits(store, root, frontier, d)
+                for e in edges] + _property_hits(store, root, frontier, d, include_unresolved)
 
     return (target[0], *_bfs(target[0].qname, depth, step, stop, limit))
 

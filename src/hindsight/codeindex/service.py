@@ -140,7 +140,7 @@ class CodeService:
 
         store = self.require()
         n = unresolved_same_name(store, target)
-        return n + property_uses(store, self.root, target, 1)[1] \
+        return n + len(property_uses(store, self.root, target, 1)[1]) \
             if is_property(self.root, target) else n
 
     def callees(self, symbol: str, depth: int = 1, file: str | None = None
