@@ -87,14 +87,15 @@ def _debug_bank(repo_root: str | None) -> Any:
     """The repository's bank, or, when it has none, a stand-in whose ``code`` parses
     files of the root all the same: ``debug`` stores nothing, a bank included (a
     fresh-user trial found one made by asking)."""
-    from hindsight.codeindex.service import CodeService
+    from hindsight.app.parsing import parse_without_bank
     from hindsight.errors import NotIndexed
 
     try:
         bank = _reader(repo_root)
     except NotIndexed as e:
         root = str(e.root or os.path.abspath(repo_root or "."))
-        yield types.SimpleNamespace(code=CodeService(None, root))  # type: ignore[arg-type]
+        code = types.SimpleNamespace(debug_file=lambda path: parse_without_bank(root, path))
+        yield types.SimpleNamespace(code=code)
         return
     with bank:
         yield bank
