@@ -467,3 +467,7 @@ def test_why_on_a_class_body_line_outside_methods_is_the_lines_blame(tmp_path: P
             blame = git(r.path, "blame", "--root", "-l", f"-L{line},{line}", "m.py").split()[0]
             assert (w["last"]["sha"], w["source"], blame) == (r.shas[1], source, r.shas[1])
         assert b.history.why("m.py", 14)["last"]["sha"] == r.shas[2]
+        assert b.history.why("m.py", 8)["notes"] == [
+            "line 8 is in an @overload stub of C.get: git blame answers for the line"]
+        assert b.history.why("m.py", 9)["notes"] == [  # the blank line after the stub
+            "line 9 is in the body of C, outside its methods: git blame answers for the line"]

@@ -5,6 +5,8 @@ to the enclosing symbol) and ``impact`` (callers plus what historically changes 
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -212,6 +214,36 @@ _BODIES = frozenset({"class", "struct", "interface", "enum", "trait", "impl", "n
                      "module", "object", "record"})
 
 
+_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(\w+)")
+
+
+def _overload_stub(root: str, path: str, line: int, cls: Symbol) -> str:
+    """The name of the Python ``@overload`` stub holding ``line`` (1-based) in class
+    ``cls``'s body, else ``""``: the nearest ``def`` at or above it, decorated with
+    ``overload`` (a stub is no symbol: its lines fall in the class body)."""
+    if cls.language != "python":
+        return ""
+    try:
+        with open(os.path.join(root, path), "rb") as fh:
+            lines = fh.read(4 << 20).decode("utf-8", "replace").splitlines()
+    except OSError:
+        return ""
+    i = min(line, len(lines)) - 1
+    while i >= cls.start_line and not _DEF.match(lines[i]):
+        i -= 1
+    m = _DEF.match(lines[i]) if i >= cls.start_line else None
+    end = next((k for k in range(i, len(lines)) if lines[k].rstrip().endswith(("...", "pass"))),
+               -1) if m else -1
+    if end < line - 1:  # the stub (`def f(...) -> T: ...`) ends above the line
+        return ""
+    j = i - 1
+    while m and j >= 0 and lines[j].lstrip().startswith("@"):
+        if re.match(r"\s*@(?:[\w.]+\.)?overload\b", lines[j]):
+            return m.group(1)
+        j -= 1
+    return ""
+
+
 def _enclosing(code: CodeStore, path: str, line: int) -> Symbol | None:
     best = None
     for s in code.file_symbols(path):
@@ -243,8 +275,10 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
     if sym and sym.kind in _BODIES and line != sym.start_line:
         # a line of a class body outside its methods (an attribute, an `@overload` stub:
         # a fresh-user trial): the class's history is every method's, git blame is the line's
-        out["notes"].append(f"line {line} is in the body of {sym.local}, outside its "
-                            "methods: git blame answers for the line")
+        stub = _overload_stub(root, path, line, sym)
+        where = f"in an @overload stub of {sym.local}.{stub}" if stub else \
+            f"in the body of {sym.local}, outside its methods"
+        out["notes"].append(f"line {line} is {where}: git blame answers for the line")
     elif sym:
         full = (hs.get_meta("history_mode") or '"full"') == '"full"'
         entries, notes = attributed_entries(hs, sym.path, key,
