@@ -145,13 +145,15 @@ def test_gate_with_the_warm_model_and_without(tmp_path: Path) -> None:
         repo = tmp_path / "ledger"
         bench_gate.make_repo(repo, bank["repo"])
         bench_gate.build_bank(repo, bank)
-        t, _out = _serving(home, idle_s=2.0)
         emb = HashingEmbedder()
         warm = WarmEmbedder(home, emb.model_id, emb.dim, autostart=False)
         dead = WarmEmbedder(str(tmp_path / "none"), emb.model_id, emb.dim, autostart=False)
         prompt = "help output too wide on small terminals, wrap the usage line"
         with open_bank(str(repo), harness="claude-code", create=False) as b:
             b.sessions.refresh_gate()
+            # started only now: opening the bank and the gate's cache can take longer than
+            # the 2 s idle exit on a loaded machine (a CI run found the server gone)
+            t, _out = _serving(home, idle_s=2.0)
             cache = g.cache_path(b.path)
             kw: dict[str, Any] = {"threshold": 0.42, "exclude": set(),
                                   "embedder": b.prompt_embedder(), "cache": cache}
