@@ -146,7 +146,9 @@ def test_gate_with_the_warm_model_and_without(tmp_path: Path) -> None:
         bench_gate.make_repo(repo, bank["repo"])
         bench_gate.build_bank(repo, bank)
         emb = HashingEmbedder()
-        warm = WarmEmbedder(home, emb.model_id, emb.dim, autostart=False)
+        # the hook's 0.25 s wait is not what this test is about: a loaded CI machine
+        # answering a thread server in this process may take longer
+        warm = WarmEmbedder(home, emb.model_id, emb.dim, autostart=False, timeout_s=5.0)
         dead = WarmEmbedder(str(tmp_path / "none"), emb.model_id, emb.dim, autostart=False)
         prompt = "help output too wide on small terminals, wrap the usage line"
         with open_bank(str(repo), harness="claude-code", create=False) as b:
