@@ -16,6 +16,7 @@ Conventions used throughout hindsight:
 
 from __future__ import annotations
 
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -49,6 +50,19 @@ class Symbol(NamedTuple):
     def as_dict(self) -> dict[str, Any]:
         """The one JSON shape of a symbol, everywhere: its fields plus ``qname``."""
         return {**self._asdict(), "qname": self.qname}
+
+
+def innermost(symbols: Iterable[Symbol], line: int,
+              kinds: Container[str] | None = None) -> Symbol | None:
+    """The innermost symbol of ``symbols`` whose span holds ``line`` (1-based): the one
+    with the fewest lines, the later one on a tie; only kinds in ``kinds`` when given.
+    None when no symbol holds the line."""
+    best: Symbol | None = None
+    for s in symbols:
+        if s.start_line <= line <= s.end_line and (kinds is None or s.kind in kinds) and (
+                best is None or s.end_line - s.start_line <= best.end_line - best.start_line):
+            best = s
+    return best
 
 
 # Re-exported: the qualified-name helpers live in hindsight.qnames.

@@ -23,7 +23,7 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from hindsight.models import Symbol, simple_name
+from hindsight.models import Symbol, innermost, simple_name
 
 if TYPE_CHECKING:
     from hindsight.codeindex.query import GraphHit
@@ -51,24 +51,37 @@ def is_property(root: str, sym: Symbol, cache: dict[str, list[str]] | None = Non
         return False
     lines = cache.get(sym.path) if cache is not None else None
     if lines is None:
-        try:
-            with open(os.path.join(root, sym.path), "rb") as fh:
-                lines = fh.read(MAX_FILE_BYTES).decode("utf-8", "replace").splitlines()
-        except OSError:
+        lines = source_lines(root, sym.path)
+        if lines is None:
             return False
         if cache is not None:
             cache[sym.path] = lines
-    i = sym.start_line - 1
-    while i < len(lines) and lines[i].lstrip().startswith("@"):
-        if _PY_DECORATOR.match(lines[i]):  # start_line on the first decorator
-            return True
+    return any(_PY_DECORATOR.match(d) for d in decorators(lines, sym.start_line - 1))
+
+
+def source_lines(root: str, path: str) -> list[str] | None:
+    """The lines of ``root``/``path`` (its first ``MAX_FILE_BYTES`` bytes, undecodable
+    bytes replaced), or None when it cannot be read."""
+    try:
+        with open(os.path.join(root, path), "rb") as fh:
+            return fh.read(MAX_FILE_BYTES).decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+
+
+def decorators(lines: list[str], i: int) -> list[str]:
+    """The decorator lines of the Python definition at 0-based line ``i``: the ``@``
+    lines just above it, nearest first, then (when ``i`` is itself a decorator line, as a
+    symbol's start may be) it and the ``@`` lines after it."""
+    out: list[str] = []
+    j = i - 1
+    while 0 <= j < len(lines) and lines[j].lstrip().startswith("@"):
+        out.append(lines[j])
+        j -= 1
+    while 0 <= i < len(lines) and lines[i].lstrip().startswith("@"):
+        out.append(lines[i])
         i += 1
-    i = sym.start_line - 2
-    while i >= 0 and lines[i].lstrip().startswith("@"):  # start_line on the `def`
-        if _PY_DECORATOR.match(lines[i]):
-            return True
-        i -= 1
-    return False
+    return out
 
 
 def property_uses(store: CodeStore, root: str, target: Symbol, depth: int
@@ -147,9 +160,8 @@ def _accesses(root: str, path: str, name: str, access: re.Pattern[str], writes: 
 def _scope(syms: list[Symbol], line: int) -> str:
     """The local name of the innermost function, method or class around ``line`` ("":
     module level)."""
-    best = ""
-    for s in syms:
-        if s.start_line <= line <= s.end_line and s.kind in (
-                "function", "method", "class", "constructor", "property"):
-            best = s.local
-    return best
+    best = innermost(syms, line, _SCOPE_KINDS)
+    return best.local if best is not None else ""
+
+
+_SCOPE_KINDS = frozenset(("function", "method", "class", "constructor", "property"))

@@ -125,13 +125,10 @@ def _path_forms(store: CodeStore, spec: str, file: str | None) -> list[Symbol]:
                 if hits:
                     return hits
     else:
-        where, _, tail = spec.rpartition("/")
+        tail = spec.rpartition("/")[2]
         pkg = tail.partition(".")[0]
         hits = store.find_symbols(tail, None, file, 200) or _module_form(store, tail, file)
-        hits = [h for h in hits if f"/{h.path}".rpartition("/")[0].endswith(f"/{pkg}")]
-        if hits:
-            return hits
-        return []
+        return [h for h in hits if f"/{h.path}".rpartition("/")[0].endswith(f"/{pkg}")]
     named = store.find_symbols(parts[-1], None, file, 200)
     return [h for h in named if h.local.endswith("." + spec) and any(
         s.kind in _NAMESPACE_KINDS for s in store.find_symbols(

@@ -31,7 +31,7 @@ from hindsight.codeindex.decode import normalise
 from hindsight.codeindex.languages import get, language_for
 from hindsight.codeindex.query import resolve_one
 from hindsight.errors import Ambiguous, ConfigError
-from hindsight.models import Symbol, overload_base, simple_name
+from hindsight.models import Symbol, innermost, overload_base, simple_name
 from hindsight.store.base import CodeStore
 
 RELATIONS = ("uses", "calls", "imports", "inherits")
@@ -201,11 +201,7 @@ def _type_uses(store: CodeStore, root: str, qname: str, depth: int, edges: list[
 
 
 def _enclosing(path: str, syms: list[Symbol], line: int) -> str:
-    best: Symbol | None = None
-    for s in syms:
-        if s.start_line <= line <= s.end_line and (
-                best is None or s.end_line - s.start_line <= best.end_line - best.start_line):
-            best = s
+    best = innermost(syms, line)
     return best.qname if best is not None else f"{path}::"
 
 

@@ -5,16 +5,16 @@ to the enclosing symbol) and ``impact`` (callers plus what historically changes 
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from hindsight.codeindex.propreads import decorators, source_lines
 from hindsight.codeindex.query import resolve_one, walk
 from hindsight.errors import Ambiguous, GitError, NotFound, NotIndexed
 from hindsight.history import gitread as G
-from hindsight.models import Symbol, split_qname
+from hindsight.models import Symbol, innermost, split_qname
 from hindsight.store.base import CodeStore, HistoryStore
 
 
@@ -223,10 +223,8 @@ def _overload_stub(root: str, path: str, line: int, cls: Symbol) -> str:
     ``overload`` (a stub is no symbol: its lines fall in the class body)."""
     if cls.language != "python":
         return ""
-    try:
-        with open(os.path.join(root, path), "rb") as fh:
-            lines = fh.read(4 << 20).decode("utf-8", "replace").splitlines()
-    except OSError:
+    lines = source_lines(root, path)
+    if lines is None:
         return ""
     i = min(line, len(lines)) - 1
     while i >= cls.start_line and not _DEF.match(lines[i]):
@@ -236,21 +234,16 @@ def _overload_stub(root: str, path: str, line: int, cls: Symbol) -> str:
                -1) if m else -1
     if end < line - 1:  # the stub (`def f(...) -> T: ...`) ends above the line
         return ""
-    j = i - 1
-    while m and j >= 0 and lines[j].lstrip().startswith("@"):
-        if re.match(r"\s*@(?:[\w.]+\.)?overload\b", lines[j]):
-            return m.group(1)
-        j -= 1
+    if m and any(_OVERLOAD.match(d) for d in decorators(lines, i)):
+        return m.group(1)
     return ""
 
 
+_OVERLOAD = re.compile(r"\s*@(?:[\w.]+\.)?overload\b")
+
+
 def _enclosing(code: CodeStore, path: str, line: int) -> Symbol | None:
-    best = None
-    for s in code.file_symbols(path):
-        if s.start_line <= line <= s.end_line and (
-                best is None or s.end_line - s.start_line <= best.end_line - best.start_line):
-            best = s
-    return best
+    return innermost(code.file_symbols(path), line)
 
 
 def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
