@@ -162,13 +162,14 @@ def shallow_boundary(root: str, shallow_file: str | None = None) -> set[str]:
 
 
 def rev_list(root: str, tips: list[str], exclude: list[str] = (),  # type: ignore[assignment]
-             max_count: int | None = None) -> list[tuple[str, tuple[str, ...]]]:
-    """(commit, parents) reachable from ``tips`` and not from ``exclude``, children before
-    parents (``--topo-order``), at most ``max_count``. In a shallow clone the boundary
-    commits have no parents."""
+             max_count: int | None = None) -> list[tuple[str, tuple[str, ...], int]]:
+    """(commit, parents, committer time in Unix seconds) reachable from ``tips`` and not from ``exclude``, children before
+    parents and otherwise newest committer date first (``--date-order``: a commit whose
+    clock ran ahead still comes below its children), at most ``max_count``. In a shallow
+    clone the boundary commits have no parents."""
     if not tips:
         return []
-    args = ["rev-list", "--topo-order", "--parents"]
+    args = ["rev-list", "--date-order", "--parents", "--timestamp"]
     if max_count is not None:
         args.append(f"--max-count={max_count}")
     args += ["--stdin"]
@@ -176,8 +177,8 @@ def rev_list(root: str, tips: list[str], exclude: list[str] = (),  # type: ignor
     out = []
     for line in run(root, args, stdin=spec.encode()).decode().splitlines():
         parts = line.split()
-        if parts:
-            out.append((parts[0], tuple(parts[1:])))
+        if len(parts) >= 2:
+            out.append((parts[1], tuple(parts[2:]), int(parts[0])))
     return out
 
 

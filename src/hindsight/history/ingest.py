@@ -22,6 +22,7 @@ full-mode ingest reads the symbol changes of every stored commit again.
 from __future__ import annotations
 
 import difflib
+import heapq
 import json
 import threading
 import time
@@ -136,8 +137,8 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
     live_heads = _check_rewrites(store, root, old_heads, st)
     planned = G.rev_list(root, [st.head], exclude=[] if explicit else live_heads,
                          max_count=limit_v)
-    parents = dict(planned)
-    plan = [sha for sha, _ in planned]
+    parents = {sha: ps for sha, ps, _ts in planned}
+    plan = [sha for sha, _ps, _ts in planned]
     st.planned = len(plan)
     known = store.known_commits(plan)
     todo = [s for s in plan if s not in known or
@@ -161,11 +162,14 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
     if stale:
         st.restored += store.mark_reachable(G.all_reachable(root), _now())[1]
     skip_path = excluded_matcher(root, exclude)
-    # order among commits of the same second: children above parents. Every commit of the
-    # plan is (re)numbered above all others, so older commits read later (a resumed run,
-    # --all after --limit, an unshallowed clone) still sort below their children.
-    base = store.max_seq() + len(plan) + 1
-    seq_map = {sha: base - i for i, sha in enumerate(plan)}
+    # the order of history: children above parents, otherwise by committer date. Every
+    # commit of the plan is (re)numbered above all others, so older commits read later (a
+    # resumed run, --all after --limit, an unshallowed clone) still sort below their
+    # children; commits rewritten away are numbered again among them, by date.
+    lost = [c for c in store.unreachable_commits() if c[0] not in parents]
+    order = date_order(planned, lost) if lost else plan
+    base = store.max_seq() + len(order) + 1
+    seq_map = {sha: base - i for i, sha in enumerate(order)}
     seq_map.update({s: q for s, q in store.seqs([s for s in todo if s not in seq_map]).items()})
     blob_cache: dict[str, list[SymState] | None] = {}
     size = CHUNK if mode == "full" else CHUNK_MESSAGE
@@ -175,7 +179,8 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
                       workers, st, blob_cache, parents)
         if progress:
             progress("history", min(i + size, len(todo)), len(todo))
-    store.set_seqs({s: seq_map[s] for s in plan if s in known})
+    store.set_seqs({s: seq_map[s] for s in plan if s in known} |
+                   {c[0]: seq_map[c[0]] for c in lost})
     heads = [st.head] + [h for h in live_heads if h != st.head]
     if boundary:
         st.partial = "shallow"
@@ -198,6 +203,33 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
                     "history_partial_kind": st.partial})
     st.seconds = round(time.perf_counter() - t0, 3)
     return st
+
+
+def date_order(planned: list[tuple[str, tuple[str, ...], int]],
+               more: list[tuple[str, tuple[str, ...], int]]) -> list[str]:
+    """The commits of ``planned`` (``git rev-list --date-order`` output: sha, parents,
+    committer time) and ``more`` (the same shape, in any order) in one order: no commit
+    before any of its children among them, otherwise the newest committer time first
+    (ties: ``planned``'s order, then ``more``'s), as ``--date-order`` orders one graph."""
+    rank = {c[0]: i for i, c in enumerate([*planned, *more])}
+    info = {c[0]: c for c in [*planned, *more]}
+    children = dict.fromkeys(info, 0)
+    for _sha, ps, _ts in info.values():
+        for p in ps:
+            if p in children:
+                children[p] += 1
+    ready = [(-c[2], rank[s], s) for s, c in info.items() if not children[s]]
+    heapq.heapify(ready)
+    out: list[str] = []
+    while ready:
+        s = heapq.heappop(ready)[2]
+        out.append(s)
+        for p in info[s][1]:
+            if p in children:
+                children[p] -= 1
+                if not children[p]:
+                    heapq.heappush(ready, (-info[p][2], rank[p], p))
+    return out
 
 
 def _now() -> str:

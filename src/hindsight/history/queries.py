@@ -75,7 +75,7 @@ def symbol_entries(hs: HistoryStore, path: str, local: str,
     continues with the symbol's earlier identity, up to the commit of the move."""
     out: list[Entry] = []
     seen: set[tuple[str, str, str]] = set()
-    todo: list[tuple[str, str, tuple[int, int] | None]] = [(path, local, None)]
+    todo: list[tuple[str, str, int | None]] = [(path, local, None)]
     visited: set[tuple[str, str]] = set()
     rows: list[dict[str, Any]] = []
     while todo:
@@ -95,10 +95,10 @@ def symbol_entries(hs: HistoryStore, path: str, local: str,
             seen.add(key)
             rows.append(r)
             if r["change"] == "moved" or (r["old_path"] and r["old_path"] != r["path"]):
-                todo.append((r["old_path"], r["old_local"], (r["committer_ts"], r["seq"])))
+                todo.append((r["old_path"], r["old_local"], r["seq"]))
             if r["change"] == "added" and r["reachable"]:
                 born = True  # (rewritten-away commits may still follow, when asked for)
-    rows.sort(key=lambda r: (r["committer_ts"], r["seq"]), reverse=True)
+    rows.sort(key=lambda r: r["seq"], reverse=True)
     out = [_entry(r) for r in rows]
     return out
 
@@ -189,7 +189,7 @@ def history(code: CodeStore, hs: HistoryStore, root: str, spec: str,
         rows = {r["sha"]: r for p in file_lineage(hs, path)
                 for r in hs.file_commits(p, include_unreachable)}
         entries = [_entry({**r, "local": ""}, "file") for r in sorted(
-            rows.values(), key=lambda r: (r["committer_ts"], r["seq"]), reverse=True)]
+            rows.values(), key=lambda r: r["seq"], reverse=True)]
     hidden = 0
     if not merges:
         entries, hidden = collapse_merges(entries)

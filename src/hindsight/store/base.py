@@ -43,11 +43,12 @@ class HistoryStore(Protocol):
     """Persistence of git history (commits, files, symbol changes) and the live edit trace
     of one bank.
 
-    Commits are keyed by full sha; ``seq`` orders commits of equal committer time (higher is
-    newer); ``*_ts`` are Unix seconds, dates ISO 8601 with the original offset. Query
-    results are dicts keyed by the field names of the stored records (commit: ``sha, seq,
-    parents, author_name, author_email, author_date, author_ts, committer_date,
-    committer_ts, message, subject, n_files, huge, boundary, expanded, fix, reachable``;
+    Commits are keyed by full sha; ``seq`` orders them (higher is newer): children above
+    parents, otherwise by committer date (``git rev-list --date-order``), so a commit
+    whose clock ran ahead still sorts below its children; ``*_ts`` are Unix seconds,
+    dates ISO 8601 with the original offset. Query results are dicts keyed by the field
+    names of the stored records (commit: ``sha, seq, parents, author_name, author_email,
+    author_date, author_ts, committer_date, committer_ts, message, subject, n_files, huge, boundary, expanded, fix, reachable``;
     symbol change: the fields of :class:`hindsight.models.SymbolChange` plus the commit's
     ``sha``, ``date``, ``author``, ``subject``). Trace events (``add_trace_event``) hold
     ``ts`` (ISO), ``ts_unix``, ``path``, ``old_path``, ``action``, ``old_hash``,
@@ -63,6 +64,7 @@ class HistoryStore(Protocol):
     def seqs(self, shas: list[str]) -> dict[str, int]: ...
     def set_seqs(self, seqs: dict[str, int]) -> None: ...
     def max_seq(self) -> int: ...
+    def unreachable_commits(self) -> list[tuple[str, tuple[str, ...], int]]: ...
     def write_commits(self, commits: list[dict[str, Any]],
                       files: dict[str, list[tuple[str, str, str, int, int]]],
                       changes: dict[str, list[SymbolChange]]) -> None: ...
@@ -75,7 +77,7 @@ class HistoryStore(Protocol):
     def set_busy_timeout(self, ms: int) -> None: ...
     def history_counts(self) -> dict[str, int]: ...
     def commit(self, sha: str) -> dict[str, Any] | None: ...
-    def symbol_changes(self, path: str, local: str, before: tuple[int, int] | None = None,
+    def symbol_changes(self, path: str, local: str, before: int | None = None,
                        include_unreachable: bool = False) -> list[dict[str, Any]]: ...
     def locals_named(self, name: str) -> list[tuple[str, str]]: ...
     def file_commits(self, path: str, include_unreachable: bool = False
@@ -85,7 +87,7 @@ class HistoryStore(Protocol):
     def cochanged_files(self, shas: list[str]) -> list[tuple[str, int]]: ...
     def change_sets(self) -> list[tuple[str, int, str, list[tuple[str, str, list[str]]]]]:
         """``(sha, committer ts, message, files)`` of every reachable commit that is neither
-        a merge nor huge, oldest first (committer time, then seq); ``files``: ``(path, old
+        a merge nor huge, oldest first (by seq); ``files``: ``(path, old
         path or "", locals)`` of each file it added, modified or renamed, by path
         (deletions are left out; the old path of a rename only), ``locals`` the local names
         of the symbols it added, modified or moved there (history's keys: ``name#2`` for a

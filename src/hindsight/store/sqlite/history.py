@@ -10,7 +10,7 @@ from typing import Any
 from hindsight.models import SymbolChange
 from hindsight.store.sqlite.db import SqliteStore, chunks, rows_as_dicts
 
-ORDER = "c.committer_ts DESC, c.seq DESC"
+ORDER = "c.seq DESC"
 _CHANGE_COLS = ("c.sha, c.author_name, c.author_email, c.author_date, c.committer_ts, c.seq, "
                 "c.subject, c.reachable, c.parents, s.path, s.local, s.kind, s.change, s.old_path, "
                 "s.old_local, s.old_hash, s.new_hash, s.start_line, s.end_line")
@@ -65,6 +65,13 @@ class SqliteHistoryStore(SqliteStore):
             c.executemany("UPDATE commits SET seq=? WHERE sha=?",
                           [(q, s) for s, q in seqs.items()])
 
+    def unreachable_commits(self) -> list[tuple[str, tuple[str, ...], int]]:
+        """(sha, parents, committer time in Unix seconds) of the stored commits no ref
+        reaches (rewritten away), newest first."""
+        return [(r[0], tuple(r[1].split()), r[2]) for r in self.conn.execute(
+            "SELECT sha, parents, committer_ts FROM commits WHERE reachable=0 "
+            "ORDER BY seq DESC")]
+
     def max_seq(self) -> int:
         return int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM commits").fetchone()[0])
 
@@ -118,8 +125,7 @@ class SqliteHistoryStore(SqliteStore):
             for cond in (f"f.path IN ({q})", f"f.old_path != '' AND f.old_path IN ({q})"):
                 out += rows_as_dicts(self.conn.execute(sql + cond, ch))
         uniq = {(r["sha"], r["path"]): r for r in out}
-        return sorted(uniq.values(), key=lambda r: (r["committer_ts"], r["seq"], r["path"]),
-                      reverse=True)
+        return sorted(uniq.values(), key=lambda r: (r["seq"], r["path"]), reverse=True)
 
     def add_huge_changes(self, changes: dict[str, list[SymbolChange]],
                          done: list[tuple[str, str]]) -> int:
@@ -176,16 +182,16 @@ class SqliteHistoryStore(SqliteStore):
         rows = rows_as_dicts(cur)
         return rows[0] if len(rows) == 1 else None
 
-    def symbol_changes(self, path: str, local: str, before: tuple[int, int] | None = None,
+    def symbol_changes(self, path: str, local: str, before: int | None = None,
                        include_unreachable: bool = False) -> list[dict[str, Any]]:
         """Changes of the symbol at ``path``/``local`` (as named after the change, or as
         removed), newest first, joined with their commit; only commits ordered at or before
-        ``before`` = (committer_ts, seq) when given."""
+        commit ``seq`` ``before`` when given."""
         where = "s.path=? AND s.local=?"
         args: list[Any] = [path, local]
         if before is not None:
-            where += " AND (c.committer_ts < ? OR (c.committer_ts = ? AND c.seq <= ?))"
-            args += [before[0], before[0], before[1]]
+            where += " AND c.seq <= ?"
+            args.append(before)
         if not include_unreachable:
             where += " AND c.reachable=1"
         cur = self.conn.execute(f"SELECT {_CHANGE_COLS} FROM symbol_changes s JOIN commits c "
@@ -261,7 +267,7 @@ class SqliteHistoryStore(SqliteStore):
             files.setdefault(sha, []).append((path, old, syms.get((sha, path), [])))
         return [(r[0], r[1], r[2], files.get(r[0], [])) for r in self.conn.execute(
             "SELECT sha, committer_ts, message FROM commits c WHERE "
-            f"{where} ORDER BY committer_ts, seq")]
+            f"{where} ORDER BY seq")]
 
     def added_deleted(self) -> dict[str, tuple[list[str], list[str]]]:
         out: dict[str, tuple[list[str], list[str]]] = {}
@@ -282,7 +288,7 @@ class SqliteHistoryStore(SqliteStore):
             "SELECT s.old_path, s.old_local, s.path, s.local, c.committer_ts, c.seq "
             "FROM symbol_changes s JOIN commits c ON c.sha=s.sha "
             "WHERE s.change='moved' AND c.reachable=1").fetchall()
-        rows = sorted(files + syms, key=lambda r: (r[4], r[5]))
+        rows = sorted(files + syms, key=lambda r: r[5])
         return [(r[0], r[1], r[2], r[3]) for r in rows]
 
     def recent_commits(self, limit: int, fixes_only: bool = False, path: str | None = None
