@@ -6,14 +6,18 @@ commit by commit (tests/histutil.py), the CLI as a subprocess."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+from conftest import FIXTURES
 from histutil import Repo, fn, git
 
 from hindsight.app import open_bank
+from hindsight.codeindex.parse import EXTRACTOR_VERSION
 from hindsight.history.ingest import date_order
 
 CLI = [sys.executable, "-m", "hindsight"]
@@ -88,3 +92,86 @@ def test_date_order_keeps_children_above_parents_whatever_the_clocks() -> None:
     assert date_order(planned, [("x", (), 3)]) == ["c", "b", "x", "a"]
     # a lost commit on top of a planned one stays above it
     assert date_order(planned, [("y", ("a",), 0)]) == ["c", "b", "y", "a"]
+
+
+# -- Rust: an inherent method and trait methods of one type that share a name ---------
+
+RUST = (FIXTURES / "banks" / "identities-v7" / "v1" / "entry.rs").read_text(encoding="utf-8")
+V7_SHAS = ["d47e1fb23531cbeb3bfc258a1f23af5759de3b43",
+           "6dc6deb1dcfd4866993a05483fcb5a071f227b70"]
+
+
+def test_rust_trait_methods_have_their_own_names(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "rs")
+    r.write("entry.rs", RUST + "\nimpl From<std::io::Error> for DirEntry {\n"
+            "    fn from(_e: std::io::Error) -> Self { DirEntry { kind: 0 } }\n}\n"
+            "\nimpl From<u32> for DirEntry {\n"
+            "    fn from(kind: u32) -> Self { DirEntry { kind } }\n}\n"
+            "\nfn show(e: &DirEntry) -> u32 {\n    e.file_type()\n}\n")
+    r.commit("entry")
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        locs = [(s.local, s.start_line) for s in b.code.store.file_symbols("entry.rs")
+                if s.kind == "method"]
+        assert locs == [
+            ("Colorable.file_type", 4), ("DirEntry.file_type", 12),
+            ("DirEntry.file_type:Colorable", 18), ("DirEntry.fmt:Display", 24),
+            ("DirEntry.fmt:Debug", 30), ("DirEntry.from:From<Error>", 36),
+            ("DirEntry.from:From<u32>", 40)]
+        # a call names the inherent method (Rust looks there first); the trait's own
+        # method calling it is no recursion
+        _t, hits = b.code.callers("DirEntry.file_type")
+        assert sorted((h.qname, h.line) for h in hits) == [
+            ("entry.rs::DirEntry.file_type:Colorable", 19),
+            ("entry.rs::DirEntry.fmt:Display", 25), ("entry.rs::show", 44)]
+        assert b.code.callers("DirEntry.file_type:Colorable")[1] == []
+    # the bare name of two trait methods is ambiguous: exit 7 with the candidates
+    p = subprocess.run([*CLI, "callers", "DirEntry.fmt"], cwd=r.path, capture_output=True,
+                       text=True)
+    assert p.returncode == 7
+    assert "entry.rs::DirEntry.fmt:Debug" in p.stdout + p.stderr
+    assert "entry.rs::DirEntry.fmt:Display" in p.stdout + p.stderr
+
+
+@pytest.fixture
+def v7_bank(tmp_path: Path, hindsight_home: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
+    """The bank of tests/fixtures/banks/make_identities_v7.py (extraction version 7) and
+    the repository it was made from (the same two commits)."""
+    r = Repo(tmp_path / "repo")
+    src = FIXTURES / "banks" / "identities-v7"
+    for version in ("v1", "v2"):
+        r.write("entry.rs", (src / version / "entry.rs").read_text(encoding="utf-8"))
+        r.commit(f"{version} of entry.rs")
+    assert [r.shas[1], r.shas[2]] == V7_SHAS
+    banks = hindsight_home / "banks"
+    banks.mkdir(parents=True, exist_ok=True)
+    shutil.copy(FIXTURES / "banks" / "identities-v7.db", banks / "identities-v7.db")
+    for k, v in {"HINDSIGHT_BANK_ID": "identities-v7", "HINDSIGHT_EMBEDDER": "hashing",
+                 "HINDSIGHT_NOW": "2026-01-06T12:00:00+00:00"}.items():
+        monkeypatch.setenv(k, v)
+    return r
+
+
+def test_v7_bank_repoints_anchors_to_trait_methods_and_redoes_history(v7_bank: Repo
+                                                                      ) -> None:
+    with open_bank(str(v7_bank.path)) as b:
+        before = sorted(b.memory.store.anchors_all())
+        assert [(m, s) for m, _p, s, _h, _st in before] == [
+            (1, "DirEntry.file_type"), (2, "DirEntry.file_type"), (3, "DirEntry"),
+            (3, "DirEntry.fmt")]
+        st = b.code.index()
+        assert any(f"(version 7 -> {EXTRACTOR_VERSION})" in w for w in st.warnings)
+        after = sorted(b.memory.store.anchors_all())
+        assert [(m, s, stale) for m, _p, s, _h, stale in after] == [
+            (1, "DirEntry.file_type", 0), (2, "DirEntry.file_type:Colorable", 0),
+            (3, "DirEntry", 0), (3, "DirEntry.fmt:Debug", 0)]
+        assert b.memory.counts()["stale"] == 0
+        b.history.ingest()
+        hist = b.history.history("DirEntry.file_type:Colorable")
+        assert [(e.sha, e.change) for e in hist["entries"]] == [
+            (V7_SHAS[1], "modified"), (V7_SHAS[0], "added")]
+        hist = b.history.history("DirEntry.file_type")
+        assert [(e.sha, e.change) for e in hist["entries"]] == [(V7_SHAS[0], "added")]
+        why = b.history.why("entry.rs", 19)
+        assert (why["symbol"]["local"], why["last"]["sha"]) == (
+            "DirEntry.file_type:Colorable", V7_SHAS[1])

@@ -69,6 +69,7 @@ def innermost(symbols: Iterable[Symbol], line: int,
 from hindsight.qnames import (  # noqa: E402, F401
     ROLES,
     base_local,
+    call_base,
     overload_base,
     simple_name,
     split_qname,

@@ -1,6 +1,7 @@
 """Qualified-name helpers: the identity format of definitions that share a name
 (:mod:`hindsight.codeindex.identity`): accessor roles ``Class.prop:setter`` /
-``Class.prop:deleter`` and overloads ``Class.m(int,int)``. Pure functions on strings."""
+``Class.prop:deleter``, overloads ``Class.m(int,int)`` and Rust trait methods
+``Type.m:Trait``. Pure functions on strings."""
 
 from __future__ import annotations
 
@@ -31,14 +32,45 @@ def overload_base(local: str) -> str:
     return local[:i] if i > 0 else local
 
 
+def _trait_start(local: str) -> int:
+    """Index of the ``:`` opening a Rust trait method's trait (``T.fmt:Display``,
+    ``T.from:From<Error>``) at the end of ``local``, or -1: the last single ``:`` outside
+    brackets, after the last ``.``."""
+    depth = 0
+    for i in range(len(local) - 1, -1, -1):
+        c = local[i]
+        if c in ")]>":
+            depth += 1
+        elif c in "([<":
+            depth -= 1
+        elif depth == 0 and c == ".":
+            return -1
+        elif depth == 0 and c == ":" and local[i - 1:i] != ":" and local[i + 1:i + 2] != ":":
+            return i if 0 < i < len(local) - 1 else -1
+    return -1
+
+
+def call_base(local: str) -> str:
+    """What a call of ``local`` names: an overload's or a trait method's name without its
+    parameter list or trait (``C.m(int)`` → ``C.m``, ``T.fmt:Display`` → ``T.fmt``); an
+    accessor or any other name is returned unchanged."""
+    if local.endswith(ROLES):
+        return local
+    i = _overload_start(local)
+    if i > 0:
+        return local[:i]
+    i = _trait_start(local)
+    return local[:i] if i > 0 else local
+
+
 def base_local(local: str) -> str:
-    """The name a user types for ``local``: without an accessor role or an overload's
-    parameter list (``Class.prop:setter`` → ``Class.prop``, ``Class.m(int)`` →
-    ``Class.m``)."""
+    """The name a user types for ``local``: without an accessor role, an overload's
+    parameter list or a trait (``Class.prop:setter`` → ``Class.prop``, ``Class.m(int)`` →
+    ``Class.m``, ``T.fmt:Display`` → ``T.fmt``)."""
     for role in ROLES:
         if local.endswith(role):
             return local[:-len(role)]
-    return overload_base(local)
+    return call_base(local)
 
 
 def split_qname(spec: str) -> tuple[str, str] | None:

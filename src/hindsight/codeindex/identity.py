@@ -14,6 +14,13 @@ The format (README, docs/design.md "qualified name"):
   values and Java annotations left out), with whitespace normalised by :func:`norm_type`.
   A name defined once keeps ``Class.m``; a C++ declaration and its definition (same
   parameter list) share one name.
+* **Trait methods** (Rust): when methods of one type share a name (an inherent method and
+  a trait's, ``impl DirEntry`` and ``impl Colorable for DirEntry``; or two traits',
+  ``fmt`` of ``Display`` and of ``Debug``), each one defined in an ``impl Trait for T``
+  is ``T.m:Trait``: the trait as written, without path prefixes (``fmt::Display`` →
+  ``Display``, ``From<std::io::Error>`` → ``From<Error>``), whitespace normalised. The
+  inherent method keeps ``T.m``, which is also what a call ``x.m()`` names (Rust looks
+  for inherent methods first).
 * **Stubs.** A Python ``@overload`` (``typing.overload``) stub and a TypeScript overload
   signature are not symbols when the implementation is in the same file (the
   implementation is ``Class.m``); without one, the first stub stands for the name.
@@ -256,6 +263,47 @@ def name_overloads(defs: list[Any], language: str) -> bool:
             d.suffix = f"({sig})"
         changed = True
     return changed
+
+
+_PATH_PREFIX = re.compile(r"\b(?:\w+::)+")
+
+
+def impl_trait(d: Any) -> str:
+    """The trait of the Rust ``impl Trait for T`` block that directly holds definition
+    ``d`` (a parse.py ``_Def``), as written without path prefixes, or ``""``."""
+    c = d.container
+    if c is None or not c.is_scope or c.node.type != "impl_item":
+        return ""
+    t = c.node.child_by_field_name("trait")
+    return norm_type(_PATH_PREFIX.sub("", _txt(t))) if t is not None else ""
+
+
+def name_trait_methods(defs: list[Any]) -> bool:
+    """Rust: give the methods of one type that share a name, when defined in an ``impl
+    Trait for T``, the trait as a suffix (``T.fmt:Display``; see the module doc); True
+    when any was given (locals must then be computed again)."""
+    groups: dict[str, list[Any]] = {}
+    for d in defs:
+        if d.kind in FUNC_KINDS and not d.is_scope and d.container is not None:
+            groups.setdefault(d.local, []).append(d)
+    changed = False
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        for d in group:
+            trait = impl_trait(d)
+            if trait:
+                d.suffix = ":" + trait
+                changed = True
+    return changed
+
+
+def name_apart(defs: list[Any], language: str) -> bool:
+    """Name overloads (:func:`name_overloads`) or Rust trait methods
+    (:func:`name_trait_methods`) apart; True when a local name changed."""
+    if language in OVERLOADED:
+        return name_overloads(defs, language)
+    return language == "rust" and name_trait_methods(defs)
 
 
 def drop_stubs(defs: list[Any]) -> list[Any]:

@@ -30,7 +30,7 @@ from hindsight.codeindex import imports as imp
 from hindsight.codeindex import pyconsts, receivers
 from hindsight.codeindex.asthash import blank_comments, flat_hash, indent_hash
 from hindsight.codeindex.docstrings import doc_comment, py_docstring
-from hindsight.codeindex.identity import OVERLOADED, drop_stubs, js_receiver, name_overloads
+from hindsight.codeindex.identity import drop_stubs, js_receiver, name_apart
 from hindsight.codeindex.languages import get
 from hindsight.models import RawImport, RawRef, Symbol
 
@@ -45,7 +45,7 @@ MAX_NESTING = 48  # definitions nested deeper than this are not recorded as symb
 # Bump when the symbols extracted from unchanged source change (new definitions, other
 # qualified names): an index or history written by another version is rebuilt, and
 # anchors are migrated (hindsight.memory.anchors.migrate_identities).
-EXTRACTOR_VERSION = 7
+EXTRACTOR_VERSION = 8
 _JS = frozenset({"javascript", "typescript", "tsx"})
 
 
@@ -183,7 +183,7 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
             if d.role in ("setter", "deleter"):
                 d.suffix = ":" + d.role
     _nest(defs, spec.class_kinds, language in _JS)
-    if language in OVERLOADED and name_overloads(defs, language):
+    if name_apart(defs, language):
         _nest(defs, spec.class_kinds, False)
     if marks:
         defs = drop_stubs(defs)

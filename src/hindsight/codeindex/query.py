@@ -9,7 +9,7 @@ from typing import Any
 
 from hindsight.codeindex.decode import normalise
 from hindsight.errors import Ambiguous, NotFound
-from hindsight.models import ROLES, Step, Symbol, overload_base, simple_name
+from hindsight.models import ROLES, Step, Symbol, call_base, overload_base, simple_name
 from hindsight.store.base import CodeStore, StoredEdge
 
 
@@ -244,6 +244,22 @@ def _property_hits(store: CodeStore, root: str | None, frontier: list[str], d: i
     return out
 
 
+def call_names(store: CodeStore, qnames: list[str]) -> list[str]:
+    """``qnames`` and the names calls of them are edges to: a call cannot tell overloads
+    apart, so it is an edge to ``C.m``, a caller of each ``C.m(…)``; a Rust call is an edge
+    to ``T.m``, which is ``T.m:Trait`` only when ``T`` has no inherent ``m``."""
+    out = list(qnames)
+    traits: list[str] = []
+    for q in qnames:
+        b = call_base(q)
+        if b != q and b not in out:
+            (out if b == overload_base(q) else traits).append(b)
+    if traits:
+        real = {s.qname for s in store.symbols_by_qname(set(traits))}
+        out += [b for b in dict.fromkeys(traits) if b not in real]
+    return out
+
+
 def _callers(store: CodeStore, spec: str, depth: int, file: str | None, include_unresolved: bool,
              stop: Callable[[], bool] | None, limit: int | None = None,
              root: str | None = None) -> tuple[Symbol, list[GraphHit], int, bool]:
@@ -252,9 +268,7 @@ def _callers(store: CodeStore, spec: str, depth: int, file: str | None, include_
     def step(frontier: list[str], d: int, room: int | None
              ) -> list[tuple[tuple[str, str], GraphHit, str]]:
         names = [simple_name(q) for q in frontier] if include_unresolved else []
-        # a call cannot tell overloads apart: it is an edge to `C.m`, a caller of each
-        edges = sorted(store.edges_to(frontier + [b for b in map(overload_base, frontier)
-                                                  if b not in frontier], names),
+        edges = sorted(store.edges_to(call_names(store, frontier), names),
                        key=lambda e: (e.src, e.line))
         if room is not None:  # the first `room` callers (one more: to know some were left)
             keep = set(list(dict.fromkeys(e.src for e in edges))[:room + 1])

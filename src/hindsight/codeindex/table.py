@@ -16,7 +16,7 @@ from functools import cached_property
 from hindsight.codeindex import signatures
 from hindsight.codeindex.bindings import AFTER, BRANCH
 from hindsight.codeindex.languages import SPECS
-from hindsight.models import overload_base
+from hindsight.models import call_base
 
 FUNC_KINDS = frozenset({"function", "method", "constructor"})
 CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "object", "scope",
@@ -81,8 +81,9 @@ class FileSyms:
                 fs.starts.setdefault(local, line)
                 if kind != "constructor":  # `new X()` denotes the class, not the ctor
                     # a call cannot tell overloads apart: it names them all (`C.m`), a
-                    # name the receiver evaluator knows as a method (no signature)
-                    base = overload_base(local)
+                    # name the receiver evaluator knows as a method (no signature); a
+                    # Rust call names the inherent method `T.m`, not `T.m:Trait`
+                    base = call_base(local)
                     fs.members.setdefault(parent, {}).setdefault(name, base)
                     if base != local:
                         fs.kinds.setdefault(base, kind)

@@ -29,9 +29,9 @@ from typing import Any
 
 from hindsight.codeindex.decode import normalise
 from hindsight.codeindex.languages import get, language_for
-from hindsight.codeindex.query import resolve_one
+from hindsight.codeindex.query import call_names, resolve_one
 from hindsight.errors import Ambiguous, ConfigError
-from hindsight.models import Symbol, innermost, overload_base, simple_name
+from hindsight.models import Symbol, innermost, simple_name
 from hindsight.store.base import CodeStore
 
 RELATIONS = ("uses", "calls", "imports", "inherits")
@@ -144,7 +144,7 @@ def _pair(qname: str) -> tuple[str, str]:
 
 def _edge_uses(store: CodeStore, qname: str, kind: str, depth: int, wanted: tuple[str, ...]
                ) -> list[Use]:
-    names = [qname] + ([b] if (b := overload_base(qname)) != qname else [])
+    names = call_names(store, [qname])
     out = []
     for e in [*store.edges_to(names, []), *store.imports_of(names)]:
         rel = "construction" if e.kind == "call" and kind in TYPE_KINDS else e.kind
