@@ -175,3 +175,19 @@ def test_v7_bank_repoints_anchors_to_trait_methods_and_redoes_history(v7_bank: R
         why = b.history.why("entry.rs", 19)
         assert (why["symbol"]["local"], why["last"]["sha"]) == (
             "DirEntry.file_type:Colorable", V7_SHAS[1])
+
+
+def test_trait_suffix_is_stripped_where_a_user_or_a_call_names_the_method() -> None:
+    from hindsight.models import base_local, call_base, simple_name
+
+    cases = {"T.fmt:Display": ("T.fmt", "T.fmt", "fmt"),
+             "T.from:From<Error>": ("T.from", "T.from", "from"),
+             "X.f:From<&'a str>": ("X.f", "X.f", "f"),
+             "C.p:setter": ("C.p:setter", "C.p", "p"),
+             "C.m(int)": ("C.m", "C.m", "m"),
+             "a.cc::Foo.m(std::string)": ("a.cc::Foo.m", "a.cc::Foo.m", "m"),
+             "src/lib.rs::T.fmt:Debug": ("src/lib.rs::T.fmt", "src/lib.rs::T.fmt", "fmt"),
+             "C.m": ("C.m", "C.m", "m")}
+    for local, (call, base, simple) in cases.items():
+        assert (call_base(local), base_local(local), simple_name(local)) == (
+            call, base, simple), local

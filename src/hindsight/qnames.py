@@ -54,7 +54,7 @@ def call_base(local: str) -> str:
     """What a call of ``local`` names: an overload's or a trait method's name without its
     parameter list or trait (``C.m(int)`` → ``C.m``, ``T.fmt:Display`` → ``T.fmt``); an
     accessor or any other name is returned unchanged."""
-    if local.endswith(ROLES):
+    if local.endswith(ROLES) or (":" not in local and not local.endswith(")")):
         return local
     i = _overload_start(local)
     if i > 0:
