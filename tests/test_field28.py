@@ -191,3 +191,34 @@ def test_trait_suffix_is_stripped_where_a_user_or_a_call_names_the_method() -> N
     for local, (call, base, simple) in cases.items():
         assert (call_base(local), base_local(local), simple_name(local)) == (
             call, base, simple), local
+
+
+def test_a_rename_whose_old_name_a_new_function_takes_is_followed(tmp_path: Path) -> None:
+    """``parse`` renamed ``parse_legacy`` while a new ``parse`` takes the name, in one
+    commit: ``parse_legacy``'s history goes on with the old ``parse``'s commits, as ``git
+    log -L`` follows the old lines, and the new ``parse`` starts there."""
+    old = ("def parse(text):\n    parts = text.split(',')\n    out = []\n"
+           "    for p in parts:\n        out.append(p.strip().lower())\n    return out\n\n\n")
+    r = Repo(tmp_path / "take")
+    r.write("p.py", old + fn("other"))
+    r.commit("add parse")
+    r.write("p.py", old.replace("lower()", "casefold()") + fn("other"))
+    r.commit("parse: casefold")
+    legacy = old.replace("lower()", "casefold()").replace("def parse(", "def parse_legacy(")
+    new = ("def parse(text, sep=','):\n    import csv\n    return next(csv.reader([text], "
+           "delimiter=sep))\n\n\n")
+    r.write("p.py", new + legacy + fn("other"))
+    r.commit("parse with csv; the old parser kept as parse_legacy")
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        b.history.ingest()
+        got = b.history.history("parse_legacy")["entries"]
+        assert [(e.subject, e.change) for e in got] == [
+            ("parse with csv; the old parser kept as parse_legacy", "moved"),
+            ("parse: casefold", "modified"), ("add parse", "added")]
+        got = b.history.history("parse")["entries"]
+        assert [(e.subject, e.change) for e in got] == [
+            ("parse with csv; the old parser kept as parse_legacy", "added")]
+        why = b.history.why("p.py", 8)  # a line of parse_legacy
+        assert (why["symbol"]["local"], why["last"]["subject"]) == (
+            "parse_legacy", "parse with csv; the old parser kept as parse_legacy")

@@ -88,7 +88,56 @@ def compare_file(old_path: str, old: Iterable[SymState] | None, new_path: str,
         if k not in n:
             out.append(SymbolChange(old_path, k, s.kind, "removed", old_path, k, s.ast_hash,
                                     "", s.start_line, s.end_line))
+    if old_path == new_path and old_lines is not None and new_lines is not None:
+        out = _take_overs(out, o, old_lines, new_lines)
     return out
+
+
+TAKE_OVER_SIMILARITY = 0.8
+"""Likeness (:func:`similarity`, the old name read as the new one) at which an added
+symbol is the renamed old body of a symbol whose name a new body took
+(:func:`_take_overs`); the new body must be less alike than git's rename threshold."""
+
+
+def _take_overs(changes: list[SymbolChange], old: dict[str, SymState],
+                old_lines: list[bytes], new_lines: list[bytes]) -> list[SymbolChange]:
+    """A function renamed while a new one takes its old name (``parse`` → ``parse_legacy``
+    plus a new ``parse``): an ``added`` symbol whose text is the old text of a ``modified``
+    one of the same kind (at least :data:`TAKE_OVER_SIMILARITY` alike) while that one's
+    new text is not (below :data:`RENAME_SIMILARITY`) is ``moved`` from it, and the name's
+    new body is ``added``, as ``git log -L`` follows the old lines."""
+    added = [c for c in changes if c.change == "added"]
+    modified = [c for c in changes if c.change == "modified" and c.local in old]
+    if not added or not modified:
+        return changes
+    swap: dict[int, SymbolChange] = {}
+    taken: set[int] = set()
+    for m in modified:
+        was = old[m.local]
+        lines = old_lines[was.start_line - 1:was.end_line]
+        if similarity(_lines_of(lines, 1, len(lines)),
+                      _lines_of(new_lines, m.start_line, m.end_line)) >= RENAME_SIMILARITY:
+            continue
+        name = _simple(m.local).encode()
+        pat = re.compile(_WORD % re.escape(name))
+        best: tuple[float, SymbolChange] | None = None
+        for a in added:
+            if a.kind != m.kind or id(a) in taken or _simple(a.local) == _simple(m.local):
+                continue
+            new_name = _simple(a.local).encode().replace(b"\\", b"\\\\")
+            text = [pat.sub(new_name, ln) for ln in lines]
+            score = similarity(_lines_of(text, 1, len(text)),
+                               _lines_of(new_lines, a.start_line, a.end_line))
+            if score >= TAKE_OVER_SIMILARITY and (best is None or score > best[0]):
+                best = (score, a)
+        if best is not None:
+            a = best[1]
+            taken.add(id(a))
+            swap[id(a)] = a._replace(change="moved", old_path=m.old_path,
+                                     old_local=m.old_local, old_hash=m.old_hash)
+            swap[id(m)] = m._replace(change="added", old_path="", old_local="",
+                                     old_hash="")
+    return [swap.get(id(c), c) for c in changes] if swap else changes
 
 
 def _simple(local: str) -> str:

@@ -185,12 +185,13 @@ class SqliteHistoryStore(SqliteStore):
     def symbol_changes(self, path: str, local: str, before: int | None = None,
                        include_unreachable: bool = False) -> list[dict[str, Any]]:
         """Changes of the symbol at ``path``/``local`` (as named after the change, or as
-        removed), newest first, joined with their commit; only commits ordered at or before
-        commit ``seq`` ``before`` when given."""
+        removed), newest first, joined with their commit; only commits ordered before commit
+        ``seq`` ``before`` when given (the history of an identity a later symbol moved
+        from)."""
         where = "s.path=? AND s.local=?"
         args: list[Any] = [path, local]
         if before is not None:
-            where += " AND c.seq <= ?"
+            where += " AND c.seq < ?"
             args.append(before)
         if not include_unreachable:
             where += " AND c.reachable=1"
