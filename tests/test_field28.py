@@ -222,3 +222,104 @@ def test_a_rename_whose_old_name_a_new_function_takes_is_followed(tmp_path: Path
         why = b.history.why("p.py", 8)  # a line of parse_legacy
         assert (why["symbol"]["local"], why["last"]["subject"]) == (
             "parse_legacy", "parse with csv; the old parser kept as parse_legacy")
+
+
+# -- break-it findings on the graph order (incremental ingests) ------------------------
+
+FOO = "def foo():\n    x = {x}\n    a = 0\n    b = 0\n    y = {y}\n    return x + y\n"
+
+
+def _ingest(r: Repo) -> None:
+    for args in (["index"], ["ingest"]):
+        subprocess.run([*CLI, *args], cwd=r.path, check=True, capture_output=True)
+
+
+def test_incremental_ingest_of_a_merged_branch_keeps_the_date_order(tmp_path: Path) -> None:
+    """main: A (hour 1); branch: F (hour 2) changes x; main: M1 (hour 3) changes y; ingest;
+    merge (hour 4); ingest. The branch's F is older than M1 and not its descendant: git
+    log --date-order lists M1 first, and so must history and why."""
+    r = Repo(tmp_path / "inc")
+    r.write("mod.py", FOO.format(x=1, y=1))
+    r.commit("A")
+    git(r.path, "checkout", "-q", "-b", "feat")
+    r.write("mod.py", FOO.format(x=2, y=1))
+    r.commit("F changes x")
+    git(r.path, "checkout", "-q", "main")
+    r.write("mod.py", FOO.format(x=1, y=3))
+    r.commit("M1 changes y")
+    _ingest(r)
+    git(r.path, "merge", "-q", "--no-ff", "-m", "Merge feat", "feat", n=4)
+    _ingest(r)
+    res = cli(r.path, "history", "foo", "--merges")
+    assert [e["subject"] for e in res["entries"]] == ["Merge feat", "M1 changes y",
+                                                      "F changes x", "A"]
+    assert cli(r.path, "why", "mod.py:5")["last"]["subject"] == "M1 changes y"
+
+
+def test_history_and_why_leave_out_commits_of_a_branch_not_merged(tmp_path: Path) -> None:
+    """A change ingested while another branch was checked out is no part of HEAD's code:
+    back on main, why names main's commit (as git blame does) and history says what it
+    left out."""
+    r = Repo(tmp_path / "br")
+    r.write("mod.py", FOO.format(x=1, y=1))
+    r.commit("A")
+    git(r.path, "branch", "feat")
+    r.n = 2
+    r.write("mod.py", FOO.format(x=1, y=3))
+    r.commit("M changes y")
+    _ingest(r)
+    git(r.path, "checkout", "-q", "feat")
+    r.n = 4
+    r.write("mod.py", FOO.format(x=2, y=1))
+    r.commit("F changes x, on feat")
+    _ingest(r)
+    git(r.path, "checkout", "-q", "main")
+    _ingest(r)
+    why = cli(r.path, "why", "mod.py:5")
+    assert why["last"]["subject"] == "M changes y"
+    assert "1 change on branches not merged into HEAD left out" in why["notes"]
+    res = cli(r.path, "history", "foo")
+    assert [e["subject"] for e in res["entries"]] == ["M changes y", "A"]
+    every = cli(r.path, "history", "foo", "--include-unreachable")
+    assert [e["subject"] for e in every["entries"]] == ["F changes x, on feat",
+                                                        "M changes y", "A"]
+
+
+def test_an_amended_commit_stays_in_date_order_after_later_ingests(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "am")
+    for n, x in ((1, 1), (2, 2), (3, 3)):
+        r.write("mod.py", FOO.format(x=x, y=1))
+        r.commit("ABC"[n - 1])
+    _ingest(r)
+    r.write("mod.py", FOO.format(x=30, y=1))
+    git(r.path, "commit", "-q", "-a", "--amend", "-m", "C2", n=4)
+    _ingest(r)
+    r.n = 4
+    r.write("mod.py", FOO.format(x=30, y=5))
+    r.commit("D")
+    _ingest(r)
+    r.write("other.py", fn("g"))
+    r.commit("E")
+    _ingest(r)
+    every = cli(r.path, "history", "foo", "--include-unreachable")
+    assert [(e["subject"], e["reachable"]) for e in every["entries"]] == [
+        ("D", True), ("C2", True), ("C", False), ("B", True), ("A", True)]
+
+
+def test_a_later_ingest_reads_every_new_commit_whatever_the_limit(tmp_path: Path) -> None:
+    """The limit bounds the first read: 9 new commits after `ingest --limit 5` are all
+    read, so the change below the 8 newest is not a hole (why names it)."""
+    r = Repo(tmp_path / "lim")
+    r.write("mod.py", FOO.format(x=1, y=1))
+    r.commit("A")
+    subprocess.run([*CLI, "index"], cwd=r.path, check=True, capture_output=True)
+    subprocess.run([*CLI, "ingest", "--limit", "5"], cwd=r.path, check=True,
+                   capture_output=True)
+    r.write("mod.py", FOO.format(x=1, y=7))
+    r.commit("FOO-CHANGE")
+    for i in range(8):
+        r.write("other.py", fn("g", f"return {i}"))
+        r.commit(f"other {i}")
+    _ingest(r)
+    assert cli(r.path, "why", "mod.py:5")["last"]["subject"] == "FOO-CHANGE"
+    assert cli(r.path, "status")["history"]["commits"] == 10

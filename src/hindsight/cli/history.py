@@ -89,7 +89,8 @@ def time_shown(when: str) -> str:
 @repo_root_opt
 @file_opt
 @click.option("--include-unreachable", is_flag=True,
-              help="Also show commits dropped by a rebase or force-push.")
+              help="Also show commits dropped by a rebase or force-push, and those on "
+              "branches not merged into HEAD.")
 @merges_opt
 @limit_opt("commits")
 @offset_opt

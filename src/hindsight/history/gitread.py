@@ -182,6 +182,17 @@ def rev_list(root: str, tips: list[str], exclude: list[str] = (),  # type: ignor
     return out
 
 
+def not_on_head(root: str, tips: list[str]) -> set[str]:
+    """Commits reachable from ``tips`` but not from HEAD (a branch not merged into the
+    checked-out one); tips git no longer knows are skipped. Empty without a HEAD."""
+    if not tips or not head(root):
+        return set()
+    spec = "\n".join(tips) + "\n"
+    out = run(root, ["rev-list", "--ignore-missing", "--stdin", "--not", "HEAD"],
+              stdin=spec.encode())
+    return set(out.decode().split())
+
+
 def all_reachable(root: str) -> set[str]:
     """Every commit reachable from any ref or HEAD."""
     if not head(root) and not run(root, ["for-each-ref", "--count=1"]).strip():

@@ -135,8 +135,11 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
     old_heads = [h for h in _setting(store, "history_heads", None, [])
                  if isinstance(h, str) and len(h) >= 40]
     live_heads = _check_rewrites(store, root, old_heads, st)
-    planned = G.rev_list(root, [st.head], exclude=[] if explicit else live_heads,
-                         max_count=limit_v)
+    # the limit bounds a first (or explicit) read; a later run reads every commit not
+    # stored yet, or a hole would stay below them (break28)
+    incremental = bool(live_heads) and not explicit
+    planned = G.rev_list(root, [st.head], exclude=live_heads if incremental else [],
+                         max_count=None if incremental else limit_v)
     parents = {sha: ps for sha, ps, _ts in planned}
     plan = [sha for sha, _ps, _ts in planned]
     st.planned = len(plan)
@@ -162,14 +165,9 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
     if stale:
         st.restored += store.mark_reachable(G.all_reachable(root), _now())[1]
     skip_path = excluded_matcher(root, exclude)
-    # the order of history: children above parents, otherwise by committer date. Every
-    # commit of the plan is (re)numbered above all others, so older commits read later (a
-    # resumed run, --all after --limit, an unshallowed clone) still sort below their
-    # children; commits rewritten away are numbered again among them, by date.
-    lost = [c for c in store.unreachable_commits() if c[0] not in parents]
-    order = date_order(planned, lost) if lost else plan
-    base = store.max_seq() + len(order) + 1
-    seq_map = {sha: base - i for i, sha in enumerate(order)}
+    # the order of history (seq): children above parents, otherwise by committer date,
+    # over every stored commit (rewritten-away ones too) and the plan
+    seq_map = _numbering(store, planned)
     seq_map.update({s: q for s, q in store.seqs([s for s in todo if s not in seq_map]).items()})
     blob_cache: dict[str, list[SymState] | None] = {}
     size = CHUNK if mode == "full" else CHUNK_MESSAGE
@@ -179,8 +177,7 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
                       workers, st, blob_cache, parents)
         if progress:
             progress("history", min(i + size, len(todo)), len(todo))
-    store.set_seqs({s: seq_map[s] for s in plan if s in known} |
-                   {c[0]: seq_map[c[0]] for c in lost})
+    store.set_seqs({s: q for s, q in seq_map.items() if s in known or s not in parents})
     heads = [st.head] + [h for h in live_heads if h != st.head]
     if boundary:
         st.partial = "shallow"
@@ -203,6 +200,27 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
                     "history_partial_kind": st.partial})
     st.seconds = round(time.perf_counter() - t0, 3)
     return st
+
+
+def _numbering(store: HistoryStore, planned: list[tuple[str, tuple[str, ...], int]]
+               ) -> dict[str, int]:
+    """``seq`` of the commits of ``planned`` and, when they must move, of stored ones. New
+    commits all at least as new as every stored commit go above them (a commit is never
+    an ancestor of a stored one but with a limited or shallow read, which makes the
+    times disagree); otherwise every stored commit and the plan are numbered again in
+    one :func:`date_order` (a branch merged later whose commits are older than main's,
+    --all after --limit, an unshallowed clone, commits rewritten away)."""
+    if not planned:
+        return {}
+    stored = store.commit_graph()
+    newest = max((c[2] for c in stored), default=None)
+    if newest is None or min(c[2] for c in planned) >= newest:
+        base = store.max_seq() + len(planned) + 1
+        return {c[0]: base - i for i, c in enumerate(planned)}
+    plan = {c[0] for c in planned}
+    order = date_order(planned, [c for c in stored if c[0] not in plan])
+    base = store.max_seq() + len(order) + 1
+    return {sha: base - i for i, sha in enumerate(order)}
 
 
 def date_order(planned: list[tuple[str, tuple[str, ...], int]],

@@ -5,6 +5,7 @@ to the enclosing symbol) and ``impact`` (callers plus what historically changes 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -141,6 +142,29 @@ def attributed_entries(hs: HistoryStore, path: str, local: str,
     return entries, notes
 
 
+def on_head(hs: HistoryStore, root: str, entries: list[Entry]) -> tuple[list[Entry], int]:
+    """``entries`` without the commits HEAD does not contain (ingested while another
+    branch was checked out, and not merged into this one): ``git blame`` and ``git log
+    -L`` on HEAD never name them. Returns the entries kept and how many were left out. A
+    git failure keeps every entry."""
+    try:
+        heads = json.loads(hs.get_meta("history_heads") or "[]")
+    except ValueError:
+        heads = []
+    tips = [h for h in heads if isinstance(h, str) and len(h) >= 40]
+    try:
+        away = G.not_on_head(root, tips) if entries and tips else set()
+    except GitError:
+        away = set()
+    kept = [e for e in entries if e.sha not in away]
+    return kept, len(entries) - len(kept)
+
+
+def _away_note(n: int) -> list[str]:
+    return [f"{n} change{'' if n == 1 else 's'} on branches not merged into HEAD left "
+            "out"] if n else []
+
+
 def _target(code: CodeStore, hs: HistoryStore, spec: str, file: str | None
             ) -> tuple[str, str, Symbol | None]:
     """(path, local, current symbol or None) for a symbol name, qualified name or a
@@ -190,6 +214,9 @@ def history(code: CodeStore, hs: HistoryStore, root: str, spec: str,
                 for r in hs.file_commits(p, include_unreachable)}
         entries = [_entry({**r, "local": ""}, "file") for r in sorted(
             rows.values(), key=lambda r: r["seq"], reverse=True)]
+    if not include_unreachable:
+        entries, away = on_head(hs, root, entries)
+        notes += _away_note(away)
     hidden = 0
     if not merges:
         entries, hidden = collapse_merges(entries)
@@ -277,6 +304,8 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
         entries, notes = attributed_entries(hs, sym.path, key,
                                             expand=expand if full else None)
         out["notes"] = [n for n in notes if not n.startswith("no ingested commit")]
+        entries, away = on_head(hs, root, entries)
+        out["notes"] += _away_note(away)
     if entries and not merges:
         entries, out["merges_hidden"] = collapse_merges(entries)
     if entries:

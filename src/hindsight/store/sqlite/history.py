@@ -65,12 +65,11 @@ class SqliteHistoryStore(SqliteStore):
             c.executemany("UPDATE commits SET seq=? WHERE sha=?",
                           [(q, s) for s, q in seqs.items()])
 
-    def unreachable_commits(self) -> list[tuple[str, tuple[str, ...], int]]:
-        """(sha, parents, committer time in Unix seconds) of the stored commits no ref
-        reaches (rewritten away), newest first."""
+    def commit_graph(self) -> list[tuple[str, tuple[str, ...], int]]:
+        """(sha, parents, committer time in Unix seconds) of every stored commit, reachable
+        or not, newest first (by seq)."""
         return [(r[0], tuple(r[1].split()), r[2]) for r in self.conn.execute(
-            "SELECT sha, parents, committer_ts FROM commits WHERE reachable=0 "
-            "ORDER BY seq DESC")]
+            "SELECT sha, parents, committer_ts FROM commits ORDER BY seq DESC")]
 
     def max_seq(self) -> int:
         return int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM commits").fetchone()[0])
