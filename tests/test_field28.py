@@ -116,7 +116,7 @@ def test_rust_trait_methods_have_their_own_names(tmp_path: Path) -> None:
         assert locs == [
             ("Colorable.file_type", 4), ("DirEntry.file_type", 12),
             ("DirEntry.file_type:Colorable", 18), ("DirEntry.fmt:Display", 24),
-            ("DirEntry.fmt:Debug", 30), ("DirEntry.from:From<Error>", 36),
+            ("DirEntry.fmt:Debug", 30), ("DirEntry.from:From<std::io::Error>", 36),
             ("DirEntry.from:From<u32>", 40)]
         # a call names the inherent method (Rust looks there first); the trait's own
         # method calling it is no recursion
@@ -181,7 +181,8 @@ def test_trait_suffix_is_stripped_where_a_user_or_a_call_names_the_method() -> N
     from hindsight.models import base_local, call_base, simple_name
 
     cases = {"T.fmt:Display": ("T.fmt", "T.fmt", "fmt"),
-             "T.from:From<Error>": ("T.from", "T.from", "from"),
+             "T.from:From<io::Error>": ("T.from", "T.from", "from"),
+             "a.rs::T.from:From<std::io::Error>": ("a.rs::T.from", "a.rs::T.from", "from"),
              "X.f:From<&'a str>": ("X.f", "X.f", "f"),
              "C.p:setter": ("C.p:setter", "C.p", "p"),
              "C.m(int)": ("C.m", "C.m", "m"),
@@ -323,3 +324,63 @@ def test_a_later_ingest_reads_every_new_commit_whatever_the_limit(tmp_path: Path
     _ingest(r)
     assert cli(r.path, "why", "mod.py:5")["last"]["subject"] == "FOO-CHANGE"
     assert cli(r.path, "status")["history"]["commits"] == 10
+
+
+def test_rust_from_impls_for_several_error_types_stay_apart(tmp_path: Path) -> None:
+    """Break-it: ``From<io::Error>``, ``From<serde_json::Error>`` and ``From<std::fmt::
+    Error>`` of one type were all ``From<Error>``; each is found by the name it is written
+    with, and the bare name is ambiguous."""
+    src = ("use std::io;\n\npub struct MyError;\n\n"
+           "impl From<io::Error> for MyError {\n    fn from(_e: io::Error) -> Self { MyError }\n}\n\n"
+           "impl From<serde_json::Error> for MyError {\n"
+           "    fn from(_e: serde_json::Error) -> Self { MyError }\n}\n\n"
+           "impl std::convert::From<std::fmt::Error> for MyError {\n"
+           "    fn from(_e: std::fmt::Error) -> Self { MyError }\n}\n")
+    r = Repo(tmp_path / "err")
+    r.write("src/error.rs", src)
+    r.commit("errors")
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        assert [s.local for s in b.code.store.file_symbols("src/error.rs")
+                if s.kind == "method"] == [
+            "MyError.from:From<io::Error>", "MyError.from:From<serde_json::Error>",
+            "MyError.from:From<std::fmt::Error>"]
+    got = subprocess.run([*CLI, "symbols", "MyError.from:From<serde_json::Error>", "--json"],
+                         cwd=r.path, capture_output=True, text=True)
+    assert got.returncode == 0, got.stderr
+    assert [s["start_line"] for s in json.loads(got.stdout)["symbols"]] == [10]
+    p = subprocess.run([*CLI, "callers", "MyError.from"], cwd=r.path, capture_output=True,
+                       text=True)
+    assert p.returncode == 7
+
+
+def test_an_inherent_method_added_beside_a_trait_method_keeps_the_trait_s_past(
+        tmp_path: Path, hindsight_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Break-it: ``impl Named for Y { fn name }`` alone is ``Y.name``; adding an inherent
+    ``name`` makes it ``Y.name:Named``. Its history goes on, the new inherent method starts
+    one, and a memory on the trait method follows it and stays fresh."""
+    monkeypatch.setenv("HINDSIGHT_EMBEDDER", "hashing")
+    trait = ("pub trait Named {\n    fn name(&self) -> String;\n}\n\npub struct Y;\n\n"
+             "impl Named for Y {\n    fn name(&self) -> String {\n"
+             "        let base = String::from(\"y\");\n        base.to_uppercase()\n    }\n}\n")
+    r = Repo(tmp_path / "named")
+    r.write("src/lib.rs", trait)
+    r.commit("Y is Named")
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        b.history.ingest()
+        b.memory.retain("Decision: Y's Named name is upper case", kind="decision",
+                        symbols=["Y.name"])
+    r.write("src/lib.rs", trait + "\nimpl Y {\n    pub fn name(&self) -> &'static str {\n"
+            "        \"inherent\"\n    }\n}\n")
+    r.commit("inherent Y.name")
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        b.history.ingest()
+        anchors = [(s, stale) for _m, _p, s, _h, stale in b.memory.store.anchors_all()]
+        assert anchors == [("Y.name:Named", 0)]
+        got = b.history.history("Y.name:Named")["entries"]
+        assert [(e.subject, e.change) for e in got] == [("inherent Y.name", "moved"),
+                                                        ("Y is Named", "added")]
+        got = b.history.history("Y.name")["entries"]
+        assert [(e.subject, e.change) for e in got] == [("inherent Y.name", "added")]

@@ -75,16 +75,22 @@ def base_local(local: str) -> str:
 
 def split_qname(spec: str) -> tuple[str, str] | None:
     """``(path, local)`` of a ``path::local`` qualified name, or None when ``spec`` has no
-    path part. The path ends at the first ``::`` outside an overload's parameter list, so
-    ``Foo.m(std::string)`` has none and ``a.cc::Foo.m(std::string)`` is
+    path part. The path ends at the first ``::`` outside brackets (an overload's parameter
+    list, a trait's generic arguments), so ``Foo.m(std::string)`` and
+    ``E.from:From<io::Error>`` have none and ``a.cc::Foo.m(std::string)`` is
     (``a.cc``, ``Foo.m(std::string)``)."""
     i = spec.find("::")
     if i < 0:
         return None
-    paren = spec.find("(")
-    if 0 <= paren < i:
-        return None
-    return spec[:i], spec[i + 2:]
+    depth = 0
+    for j, c in enumerate(spec):
+        if c in "(<[":
+            depth += 1
+        elif c in ")>]":
+            depth -= 1
+        elif depth == 0 and c == ":" and spec.startswith("::", j):
+            return spec[:j], spec[j + 2:]
+    return None
 
 
 def simple_name(qname: str) -> str:

@@ -17,8 +17,9 @@ The format (README, docs/design.md "qualified name"):
 * **Trait methods** (Rust): when methods of one type share a name (an inherent method and
   a trait's, ``impl DirEntry`` and ``impl Colorable for DirEntry``; or two traits',
   ``fmt`` of ``Display`` and of ``Debug``), each one defined in an ``impl Trait for T``
-  is ``T.m:Trait``: the trait as written, without path prefixes (``fmt::Display`` →
-  ``Display``, ``From<std::io::Error>`` → ``From<Error>``), whitespace normalised. The
+  is ``T.m:Trait``: the trait as written without its own path (``fmt::Display`` →
+  ``Display``; its generic arguments stay as written, so ``From<io::Error>`` and
+  ``From<serde_json::Error>`` differ), whitespace normalised. The
   inherent method keeps ``T.m``, which is also what a call ``x.m()`` names (Rust looks
   for inherent methods first).
 * **Stubs.** A Python ``@overload`` (``typing.overload``) stub and a TypeScript overload
@@ -265,17 +266,19 @@ def name_overloads(defs: list[Any], language: str) -> bool:
     return changed
 
 
-_PATH_PREFIX = re.compile(r"\b(?:\w+::)+")
-
-
 def impl_trait(d: Any) -> str:
     """The trait of the Rust ``impl Trait for T`` block that directly holds definition
-    ``d`` (a parse.py ``_Def``), as written without path prefixes, or ``""``."""
+    ``d`` (a parse.py ``_Def``), as written without its own path (generic arguments as
+    written), or ``""``."""
     c = d.container
     if c is None or not c.is_scope or c.node.type != "impl_item":
         return ""
     t = c.node.child_by_field_name("trait")
-    return norm_type(_PATH_PREFIX.sub("", _txt(t))) if t is not None else ""
+    if t is None:
+        return ""
+    text = norm_type(_txt(t))
+    head, lt, args = text.partition("<")
+    return head.rpartition("::")[2] + lt + args
 
 
 def name_trait_methods(defs: list[Any]) -> bool:

@@ -102,7 +102,8 @@ symbol is the renamed old body of a symbol whose name a new body took
 def _take_overs(changes: list[SymbolChange], old: dict[str, SymState],
                 old_lines: list[bytes], new_lines: list[bytes]) -> list[SymbolChange]:
     """A function renamed while a new one takes its old name (``parse`` → ``parse_legacy``
-    plus a new ``parse``): an ``added`` symbol whose text is the old text of a ``modified``
+    plus a new ``parse``; a Rust trait method ``Y.name`` that became ``Y.name:Named`` when
+    an inherent ``Y.name`` was added): an ``added`` symbol whose text is the old text of a ``modified``
     one of the same kind (at least :data:`TAKE_OVER_SIMILARITY` alike) while that one's
     new text is not (below :data:`RENAME_SIMILARITY`) is ``moved`` from it, and the name's
     new body is ``added``, as ``git log -L`` follows the old lines."""
@@ -122,7 +123,7 @@ def _take_overs(changes: list[SymbolChange], old: dict[str, SymState],
         pat = re.compile(_WORD % re.escape(name))
         best: tuple[float, SymbolChange] | None = None
         for a in added:
-            if a.kind != m.kind or id(a) in taken or _simple(a.local) == _simple(m.local):
+            if a.kind != m.kind or id(a) in taken:
                 continue
             new_name = _simple(a.local).encode().replace(b"\\", b"\\\\")
             text = [pat.sub(new_name, ln) for ln in lines]

@@ -121,7 +121,12 @@ def check_anchors(mem: MemoryStore, code: CodeStore,
         found = code.symbols_by_qname([f"{path}::{sym}"])
         if found:
             same = not h or any(s.ast_hash == h for s in found)
-            if not same and not was_stale:
+            took = _name_taken(code, path, sym, h) if not same else None
+            if took is not None and (mid, path, took) not in held:
+                mem.repoint(mid, (path, sym), (path, took), now)
+                held.add((mid, path, took))
+                repointed += 1
+            elif not same and not was_stale:
                 stale.append((mid, path, sym, "symbol changed"))
             elif same and was_stale:
                 fresh.append((mid, path, sym))  # the edit was undone
@@ -141,6 +146,19 @@ def check_anchors(mem: MemoryStore, code: CodeStore,
         mem.clear_stale(fresh, now)
     return {"stale": len(stale), "repointed": repointed, "fresh": len(fresh),
             "migrated": migrated, "outside": len(away)}
+
+
+def _name_taken(code: CodeStore, path: str, sym: str, h: str) -> str | None:
+    """When the anchored code kept its text but not its name because another definition
+    took the name (a Rust inherent method added beside a trait's: ``Y.name`` becomes
+    ``Y.name:Named``; an overload added: ``C.m`` becomes ``C.m(int)``), the one symbol of
+    the file with the same base name and the anchored hash ``h``; else None."""
+    if not h:
+        return None
+    base = base_local(sym)
+    cands = [s for s in code.file_symbols(path)
+             if s.ast_hash == h and s.local != sym and base_local(s.local) == base]
+    return cands[0].local if len(cands) == 1 else None
 
 
 def sync_comments(mem: MemoryStore, code: CodeStore, embedder: Any) -> dict[str, int]:
