@@ -384,3 +384,87 @@ def test_an_inherent_method_added_beside_a_trait_method_keeps_the_trait_s_past(
                                                         ("Y is Named", "added")]
         got = b.history.history("Y.name")["entries"]
         assert [(e.subject, e.change) for e in got] == [("inherent Y.name", "added")]
+
+
+def test_code_copied_in_on_a_side_branch_is_not_where_it_was_added(tmp_path: Path) -> None:
+    """Fresh-user trial (click's ``get_error_hint``): main adds f (X) and changes it (Y);
+    a side branch made before X copies in f as it is after Y (a later date), merges main,
+    and is merged. git blame follows the first parent to X and Y; so must history and
+    why, instead of stopping at the side branch's copy."""
+    r = Repo(tmp_path / "copy")
+    r.write("a.py", fn("g"))
+    r.commit("start")
+    git(r.path, "branch", "side")
+    r.write("a.py", fn("g") + fn("f", "return 1"))
+    r.commit("X adds f")
+    r.write("a.py", fn("g") + fn("f", "return 2"))
+    r.commit("Y changes f")
+    git(r.path, "checkout", "-q", "side")
+    r.write("a.py", fn("g") + fn("f", "return 2"))
+    r.commit("copy f from main")
+    git(r.path, "merge", "-q", "--no-ff", "-m", "Merge main into side", "main", n=5)
+    git(r.path, "checkout", "-q", "main")
+    git(r.path, "merge", "-q", "--no-ff", "-m", "Merge side", "side", n=6)
+    _ingest(r)
+    res = cli(r.path, "history", "f")
+    assert [(e["subject"], e["change"]) for e in res["entries"]] == [
+        ("Y changes f", "modified"), ("X adds f", "added")]
+    why = cli(r.path, "why", "a.py:6")
+    assert why["last"]["subject"] == "Y changes f"
+    blame = git(r.path, "blame", "-L6,6", "--porcelain", "a.py").split()[0]
+    assert blame == r.shas[3]
+
+
+QUALIFIED = '''use std::fmt;
+
+pub trait Show {
+    fn show(&self) -> String;
+}
+
+pub struct Y;
+
+impl Y {
+    pub fn show(&self) -> String {
+        String::from("inherent")
+    }
+}
+
+impl Show for Y {
+    fn show(&self) -> String {
+        format!("trait {}", Y::show(self))
+    }
+}
+
+impl fmt::Display for Y {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(&self.show())
+    }
+}
+
+impl fmt::Debug for Y {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        <Self as fmt::Display>::fmt(self, f)
+    }
+}
+
+pub fn both(y: &Y) -> String {
+    <Y as Show>::show(y) + &y.show()
+}
+'''
+
+
+def test_rust_fully_qualified_calls_name_the_trait_method(tmp_path: Path) -> None:
+    """Break-it: ``<Y as Show>::show(y)`` and ``<Self as fmt::Display>::fmt(self, f)``
+    run the trait's method, ``y.show()`` and ``Y::show(self)`` the inherent one."""
+    r = Repo(tmp_path / "q")
+    r.write("src/lib.rs", QUALIFIED)
+    r.commit("q")
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        got = {spec: sorted((h.qname, h.line) for h in b.code.callers(spec)[1])
+               for spec in ("Y.show", "Y.show:Show", "Y.fmt:Display")}
+    assert got == {
+        "Y.show": [("src/lib.rs::Y.fmt:Display", 23), ("src/lib.rs::Y.show:Show", 17),
+                   ("src/lib.rs::both", 34)],
+        "Y.show:Show": [("src/lib.rs::both", 34)],
+        "Y.fmt:Display": [("src/lib.rs::Y.fmt:Debug", 29)]}

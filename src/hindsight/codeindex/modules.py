@@ -221,3 +221,30 @@ def wildcard_export(r: Resolver, fs: FileSyms, name: str, depth: int) -> list[st
             (h for mod in reversed(fs.wildcards) for p in r.module_files(fs, mod)
              if (h := r.exported(p, name, depth + 1))), [])
     return hit
+
+
+def rust_qualified(r: Resolver, caller: str, name: str, receiver: str) -> str:
+    """The target of a fully qualified Rust call ``<T as Trait>::name(…)`` (``receiver``
+    is ``<T as Trait>``; ``T`` may be ``Self``): ``T.name:Trait`` when the type names its
+    trait methods apart (:mod:`hindsight.codeindex.identity`), else ``T.name`` as a call
+    ``x.name()`` would; ``""`` when ``T`` is not found."""
+    inner = receiver[1:-1].strip() if receiver.endswith(">") else ""
+    ty, sep, trait = inner.partition(" as ")
+    ty = ty.strip().lstrip("&").strip()
+    ty = ty[4:].strip() if ty.startswith("mut ") else ty
+    if not sep or not ty:
+        return ""
+    head, lt, args = trait.strip().partition("<")
+    suffix = ":" + head.rpartition("::")[2].strip() + lt + args
+    if ty == "Self":
+        cls = r.enclosing_class(caller)
+        hits = r.members_of(r.f.path, cls, name, 0) if cls else []
+        hit = hits[0] if hits else ""
+    else:
+        hit = r.target(caller, name, ty.partition("<")[0].strip())
+    if not hit:
+        return ""
+    path, _, local = hit.partition("::")
+    other = r._file(path)
+    return f"{hit}{suffix}" if other is not None and f"{local}{suffix}" in other.kinds \
+        else hit

@@ -321,6 +321,8 @@ class Resolver:
         sep = "::" if fs.language == "rust" else "."
         head, _, rest = receiver.partition(sep)
         if fs.language == "rust":
+            if receiver.startswith("<") and " as " in receiver:  # <T as Trait>::m()
+                return M.rust_qualified(self, caller, name, receiver)
             hit_r = self._rust_path(receiver, name)
             if hit_r or head in ("crate", "self", "super") or rest:
                 return hit_r

@@ -85,11 +85,15 @@ def symbol_entries(hs: HistoryStore, path: str, local: str,
             continue
         visited.add((p, loc))
         born = False
-        for r in hs.symbol_changes(p, loc, before, include_unreachable):
+        found = hs.symbol_changes(p, loc, before, include_unreachable)
+        copies = _copied_adds(found)
+        for r in found:
             if r["change"] == "removed" and (p, loc) != (path, local):
                 continue  # the old identity's removal is the move itself
             if born and r["reachable"]:
                 continue  # older live entries belong to an earlier symbol of that name
+            if id(r) in copies:
+                continue
             key = (r["sha"], r["path"], r["local"])
             if key in seen:
                 continue
@@ -101,6 +105,22 @@ def symbol_entries(hs: HistoryStore, path: str, local: str,
                 born = True  # (rewritten-away commits may still follow, when asked for)
     rows.sort(key=lambda r: r["seq"], reverse=True)
     out = [_entry(r) for r in rows]
+    return out
+
+
+def _copied_adds(rows: list[dict[str, Any]]) -> set[int]:
+    """``id`` of the ``added`` rows (newest first) that only add again, on another branch,
+    the very code the symbol already had by the next older row, which is no removal (a
+    side branch that copied the code in before merging): ``git blame`` follows the first
+    parent through the merge to the older commits, and so does the history."""
+    out: set[int] = set()
+    for i, r in enumerate(rows):
+        if r["change"] != "added" or not r["reachable"]:
+            continue
+        older = next((o for o in rows[i + 1:] if o["reachable"]), None)
+        if older is not None and older["change"] != "removed" and \
+                older["new_hash"] == r["new_hash"]:
+            out.add(id(r))
     return out
 
 
