@@ -468,3 +468,47 @@ def test_rust_fully_qualified_calls_name_the_trait_method(tmp_path: Path) -> Non
                    ("src/lib.rs::both", 34)],
         "Y.show:Show": [("src/lib.rs::both", 34)],
         "Y.fmt:Display": [("src/lib.rs::Y.fmt:Debug", 29)]}
+
+
+def test_include_unresolved_lists_each_unresolved_call_site(tmp_path: Path) -> None:
+    """Fresh-user trial (fd's ``DirEntry.path``): a caller with several unresolved calls
+    of the name got one row (its first line), so the rows did not add up to
+    ``unresolved_same_name``; each unresolved call site is its own row."""
+    src = ("class Entry:\n    def path(self):\n        return 1\n\n\n"
+           "def walk(items):\n    for e in items:\n        e.path()\n    first = items[0]\n"
+           "    first.path()\n    return Entry().path()\n")
+    r = Repo(tmp_path / "u")
+    r.write("a.py", src)
+    r.commit("u")
+    subprocess.run([*CLI, "index"], cwd=r.path, check=True, capture_output=True)
+    res = cli(r.path, "callers", "Entry.path", "--include-unresolved")
+    rows = sorted((h["qname"], h["line"], h["resolved"]) for h in res["callers"])
+    assert rows == [("a.py::walk", 8, False), ("a.py::walk", 10, False),
+                    ("a.py::walk", 11, True)]
+    assert res["unresolved_same_name"] == 2
+
+
+def test_history_of_a_name_moved_from_file_to_file_answers_with_the_newest(
+        tmp_path: Path) -> None:
+    """Fresh-user trial (fd's ``FileTypes.default``, moved twice, then removed): the
+    name matches three identities in history, one symbol; history answers with the
+    newest, whose chain holds the others."""
+    r = Repo(tmp_path / "mv")
+    body = "class Types:\n    def default(self):\n        return {'a': 1, 'b': 2, 'c': 3}\n"
+    r.write("one.py", body)
+    r.write("keep.py", fn("k"))
+    r.commit("add Types")
+    r.rm("one.py")
+    r.write("two.py", body)
+    r.commit("move Types to two")
+    r.rm("two.py")
+    r.write("three.py", body.replace("'c': 3", "'c': 4"))
+    r.commit("move Types to three")
+    r.rm("three.py")
+    r.commit("drop Types")
+    _ingest(r)
+    res = cli(r.path, "history", "Types.default")
+    assert res["qname"] == "three.py::Types.default"
+    assert [(e["subject"], e["change"]) for e in res["entries"]] == [
+        ("drop Types", "removed"), ("move Types to three", "moved"),
+        ("move Types to two", "moved"), ("add Types", "added")]

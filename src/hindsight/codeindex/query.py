@@ -274,7 +274,10 @@ def _callers(store: CodeStore, spec: str, depth: int, file: str | None, include_
             keep = set(list(dict.fromkeys(e.src for e in edges))[:room + 1])
             edges = [e for e in edges if e.src in keep]
         syms = {s.qname: s for s in store.symbols_by_qname({e.src for e in edges})}
-        return [((e.src, ""), _edge_hit(e, d, e.src, syms, reverse=True), e.src)
+        # a caller is listed once; each unresolved call site of the name on its own line
+        # (fresh-user trial: the count of them matches the rows)
+        return [((e.src, "" if e.dst else f"?{e.line}"),
+                 _edge_hit(e, d, e.src, syms, reverse=True), e.src)
                 for e in edges] + _property_hits(store, root, frontier, d, include_unresolved)
 
     return (target[0], *_bfs(target[0].qname, depth, step, stop, limit))

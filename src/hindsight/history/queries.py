@@ -200,6 +200,11 @@ def _target(code: CodeStore, hs: HistoryStore, spec: str, file: str | None
                 return p, loc, None
         cands = [c for c in hs.locals_named(sp[1] if sp else spec)
                  if not file or c[0] == file or c[0].startswith(file.rstrip("/") + "/")]
+        if len(cands) > 1:  # one symbol moved from file to file: its newest name
+            moves = hs.renames()
+            olds = {(r[0], r[1]) for r in moves}
+            newest = [c for c in cands if c not in olds and (c[0], "") not in olds]
+            cands = newest if len(newest) == 1 else cands
         if len(cands) == 1:
             return cands[0][0], cands[0][1], None
         if len(cands) > 1:
