@@ -266,8 +266,10 @@ def show(mid: int, repo_root: str | None, json: bool) -> None:
         out.table("anchors", ["file", "symbol", "stale", "implicit"],
                   [[a.path, a.symbol, a.reason if a.stale else "",
                     "yes" if a.implicit else ""] for a in m.anchors])
+        from hindsight.app import time_shown
+
         out.table("history", ["at", "action", "detail"],
-                  [[h["at"], h["action"], h["detail"]] for h in audit])
+                  [[time_shown(h["at"]), h["action"], h["detail"]] for h in audit])
 
 
 @click.command()
