@@ -287,13 +287,16 @@ def run_small(root: str, items: list[Item], timeout: float | None = None
     for lang in sorted({lang for _, lang in items}):  # once here, not in every child
         with contextlib.suppress(KeyError):  # unknown: the child reports it per file
             prepare(lang)
-    scratch = scratch_dir("parse")
+    scratch = _SMALL_SCRATCH.get(os.getpid()) or scratch_dir("parse")
+    _SMALL_SCRATCH[os.getpid()] = scratch
+    clean = False
     try:
         todo = list(items)
         first = True
         while todo:
             # the first attempt goes to this process's resident worker; after a death,
             # one-off children (as before it existed)
+            first_try = first
             try:
                 got = _resident(root, todo, timeout, scratch) if first else None
                 if got is None:
@@ -303,6 +306,7 @@ def run_small(root: str, items: list[Item], timeout: float | None = None
             first = False
             if got is not None:
                 results.extend(got)
+                clean = first_try
                 break
             blamed = set(_culprits(scratch))
             if not blamed or not blamed <= set(todo):  # unexplained death: isolate
@@ -313,6 +317,17 @@ def run_small(root: str, items: list[Item], timeout: float | None = None
             given_up.extend(blamed)
             todo = [it for it in todo if it not in blamed]
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if not clean or not os.path.isdir(scratch):
+            # anything but the resident worker's clean run leaves files of other
+            # processes: a new directory next time
+            shutil.rmtree(scratch, ignore_errors=True)
+            _SMALL_SCRATCH.pop(os.getpid(), None)
     return results, given_up
+
+
+# this process's scratch directory for run_small, kept between calls while the resident
+# worker's runs leave it clean (its report files are reused; removing and making them
+# again cost ~10 ms of a one-file re-index on a slow file system); swept when the
+# process is gone (config.paths.sweep_scratch)
+_SMALL_SCRATCH: dict[int, str] = {}
 
