@@ -512,3 +512,27 @@ def test_history_of_a_name_moved_from_file_to_file_answers_with_the_newest(
     assert [(e["subject"], e["change"]) for e in res["entries"]] == [
         ("drop Types", "removed"), ("move Types to three", "moved"),
         ("move Types to two", "moved"), ("add Types", "added")]
+
+
+def test_an_added_function_as_alike_a_removed_one_is_its_rename_not_a_take_over(
+        tmp_path: Path) -> None:
+    """CI find: an added function that is the text of a removed one (renamed) and also
+    of a changed one's old body is the removed one's rename; the changed one keeps its
+    history (and a small function never takes over: f's `return 1` -> `return 10`)."""
+    body = ("    parts = text.split(',')\n    out = []\n    for p in parts:\n"
+            "        out.append(p.strip().lower())\n    return out\n\n\n")
+    r = Repo(tmp_path / "dup")
+    r.write("p.py", "def parse(text):\n" + body + "def helper(text):\n" + body)
+    r.commit("two copies")
+    r.write("p.py", "def parse(text):\n    return [text]\n\n\n" + "def clean(text):\n" + body)
+    r.commit("parse simplified, helper renamed clean")
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        b.history.ingest()
+        got = b.history.history("clean")["entries"]
+        assert [(e.subject, e.change) for e in got] == [
+            ("parse simplified, helper renamed clean", "moved"), ("two copies", "added")]
+        assert got[0].old_local == "helper"
+        got = b.history.history("parse")["entries"]
+        assert [(e.subject, e.change) for e in got] == [
+            ("parse simplified, helper renamed clean", "modified"), ("two copies", "added")]

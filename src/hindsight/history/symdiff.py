@@ -106,17 +106,21 @@ def _take_overs(changes: list[SymbolChange], old: dict[str, SymState],
     an inherent ``Y.name`` was added): an ``added`` symbol whose text is the old text of a ``modified``
     one of the same kind (at least :data:`TAKE_OVER_SIMILARITY` alike) while that one's
     new text is not (below :data:`RENAME_SIMILARITY`) is ``moved`` from it, and the name's
-    new body is ``added``, as ``git log -L`` follows the old lines."""
+    new body is ``added``, as ``git log -L`` follows the old lines. The old text must have
+    :data:`IN_PLACE_MIN_TOKENS` tokens (a small function's likeness says little), and an
+    added symbol as alike a removed one is that one's rename (:func:`pair_renames`)."""
     added = [c for c in changes if c.change == "added"]
     modified = [c for c in changes if c.change == "modified" and c.local in old]
     if not added or not modified:
         return changes
+    removed = {c.local for c in changes if c.change == "removed"}
+    gone = [o for o in old.values() if o.local in removed]
     swap: dict[int, SymbolChange] = {}
     taken: set[int] = set()
     for m in modified:
         was = old[m.local]
         lines = old_lines[was.start_line - 1:was.end_line]
-        if similarity(_lines_of(lines, 1, len(lines)),
+        if sum(_tokens(lines).values()) < IN_PLACE_MIN_TOKENS or similarity(_lines_of(lines, 1, len(lines)),
                       _lines_of(new_lines, m.start_line, m.end_line)) >= RENAME_SIMILARITY:
             continue
         name = _simple(m.local).encode()
@@ -127,9 +131,11 @@ def _take_overs(changes: list[SymbolChange], old: dict[str, SymState],
                 continue
             new_name = _simple(a.local).encode().replace(b"\\", b"\\\\")
             text = [pat.sub(new_name, ln) for ln in lines]
-            score = similarity(_lines_of(text, 1, len(text)),
-                               _lines_of(new_lines, a.start_line, a.end_line))
-            if score >= TAKE_OVER_SIMILARITY and (best is None or score > best[0]):
+            mine = _lines_of(new_lines, a.start_line, a.end_line)
+            score = similarity(_lines_of(text, 1, len(text)), mine)
+            if score >= TAKE_OVER_SIMILARITY and (best is None or score > best[0]) and \
+                    not any(o.kind == a.kind and _read_as(old_lines, o, a, mine) >= score
+                            for o in gone):
                 best = (score, a)
         if best is not None:
             a = best[1]
@@ -270,6 +276,16 @@ def pair_renames(changes: list[SymbolChange], old_lines: list[bytes],
                                old_hash=r.old_hash)
         out.append(c)
     return out
+
+
+def _read_as(old_lines: list[bytes], o: SymState, a: SymbolChange,
+             new: Counter[bytes]) -> float:
+    """Likeness of removed ``o``'s text, its name read as added ``a``'s, to ``new``."""
+    name = _simple(o.local).encode()
+    pat = re.compile(_WORD % re.escape(name))
+    sub = _simple(a.local).encode().replace(b"\\", b"\\\\")
+    text = [pat.sub(sub, ln) for ln in old_lines[o.start_line - 1:o.end_line]]
+    return similarity(_lines_of(text, 1, len(text)), new)
 
 
 _TOKEN = re.compile(rb"\w+|[^\w\s]")
