@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -171,13 +172,27 @@ def on_head(hs: HistoryStore, root: str, entries: list[Entry]) -> tuple[list[Ent
         heads = json.loads(hs.get_meta("history_heads") or "[]")
     except ValueError:
         heads = []
-    tips = [h for h in heads if isinstance(h, str) and len(h) >= 40]
-    try:
-        away = G.not_on_head(root, tips) if entries and tips else set()
-    except GitError:
-        away = set()
+    tips = tuple(h for h in heads if isinstance(h, str) and len(h) >= 40)
+    if not entries or not tips:
+        return entries, 0
+    now = time.monotonic()
+    hit = _AWAY.get((root, tips))
+    if hit is not None and now - hit[0] < AWAY_TTL_S:
+        away = hit[1]
+    else:
+        try:
+            away = G.not_on_head(root, list(tips))
+        except GitError:
+            away = set()
+        _AWAY[(root, tips)] = (now, away)
     kept = [e for e in entries if e.sha not in away]
     return kept, len(entries) - len(kept)
+
+
+AWAY_TTL_S = 1.0
+"""How long (s) a process reuses the commits found off HEAD for one bank's heads: a burst
+of questions (an agent's, the MCP server's) costs one ``git rev-list``."""
+_AWAY: dict[tuple[str, tuple[str, ...]], tuple[float, set[str]]] = {}
 
 
 def _away_note(n: int) -> list[str]:
