@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 ROLES = (":setter", ":deleter")
 
 
@@ -32,20 +34,28 @@ def overload_base(local: str) -> str:
     return local[:i] if i > 0 else local
 
 
-def _trait_start(local: str) -> int:
-    """Index of the ``:`` opening a Rust trait method's trait (``T.fmt:Display``,
-    ``T.from:From<Error>``) at the end of ``local``, or -1: the last single ``:`` outside
-    brackets, after the last ``.``."""
+def _outside_brackets(s: str) -> Iterator[tuple[int, str]]:
+    """``(index, character)`` of ``s`` from its end, for the characters outside ``()``,
+    ``[]`` and ``<>``."""
     depth = 0
-    for i in range(len(local) - 1, -1, -1):
-        c = local[i]
+    for i in range(len(s) - 1, -1, -1):
+        c = s[i]
         if c in ")]>":
             depth += 1
         elif c in "([<":
             depth -= 1
-        elif depth == 0 and c == ".":
+        elif depth == 0:
+            yield i, c
+
+
+def _trait_start(local: str) -> int:
+    """Index of the ``:`` opening a Rust trait method's trait (``T.fmt:Display``,
+    ``T.from:From<io::Error>``) at the end of ``local``, or -1: the last single ``:``
+    outside brackets, after the last ``.``."""
+    for i, c in _outside_brackets(local):
+        if c == ".":
             return -1
-        elif depth == 0 and c == ":" and local[i - 1:i] != ":" and local[i + 1:i + 2] != ":":
+        if c == ":" and local[i - 1:i] != ":" and local[i + 1:i + 2] != ":":
             return i if 0 < i < len(local) - 1 else -1
     return -1
 
@@ -98,13 +108,4 @@ def simple_name(qname: str) -> str:
     ``C.p:setter`` → ``p``, ``f#2`` → ``f`` (the last ``.`` outside brackets counts)."""
     sp = split_qname(qname)
     local = base_local((sp[1] if sp else qname).split("#", 1)[0])
-    depth = 0
-    for i in range(len(local) - 1, -1, -1):
-        c = local[i]
-        if c in ")]>":
-            depth += 1
-        elif c in "([<":
-            depth -= 1
-        elif c == "." and depth == 0:
-            return local[i + 1:]
-    return local
+    return next((local[i + 1:] for i, c in _outside_brackets(local) if c == "."), local)
