@@ -163,10 +163,10 @@ def shallow_boundary(root: str, shallow_file: str | None = None) -> set[str]:
 
 def rev_list(root: str, tips: list[str], exclude: list[str] = (),  # type: ignore[assignment]
              max_count: int | None = None) -> list[tuple[str, tuple[str, ...], int]]:
-    """(commit, parents, committer time in Unix seconds) reachable from ``tips`` and not from ``exclude``, children before
-    parents and otherwise newest committer date first (``--date-order``: a commit whose
-    clock ran ahead still comes below its children), at most ``max_count``. In a shallow
-    clone the boundary commits have no parents."""
+    """(commit, parents, committer time in Unix seconds) reachable from ``tips`` and not
+    from ``exclude``, children before parents and otherwise newest committer date first
+    (``--date-order``: a commit whose clock ran ahead still comes below its children), at
+    most ``max_count``. In a shallow clone the boundary commits have no parents."""
     if not tips:
         return []
     args = ["rev-list", "--date-order", "--parents", "--timestamp"]
