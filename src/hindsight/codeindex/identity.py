@@ -274,10 +274,14 @@ def impl_trait(d: Any) -> str:
     if c is None or not c.is_scope or c.node.type != "impl_item":
         return ""
     t = c.node.child_by_field_name("trait")
-    if t is None:
-        return ""
-    text = norm_type(_txt(t))
-    head, lt, args = text.partition("<")
+    return trait_name(_txt(t)) if t is not None else ""
+
+
+def trait_name(text: str) -> str:
+    """A Rust trait as a ``T.m:Trait`` suffix names it: as written, without its own path,
+    whitespace normalised (``std::convert::From<std::io::Error>`` →
+    ``From<std::io::Error>``)."""
+    head, lt, args = norm_type(text).partition("<")
     return head.rpartition("::")[2] + lt + args
 
 

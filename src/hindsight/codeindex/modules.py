@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from hindsight.codeindex.identity import trait_name
+
 if TYPE_CHECKING:
     from hindsight.codeindex.resolve import Resolver
     from hindsight.codeindex.table import FileSyms
@@ -234,8 +236,7 @@ def rust_qualified(r: Resolver, caller: str, name: str, receiver: str) -> str:
     ty = ty[4:].strip() if ty.startswith("mut ") else ty
     if not sep or not ty:
         return ""
-    head, lt, args = trait.strip().partition("<")
-    suffix = ":" + head.rpartition("::")[2].strip() + lt + args
+    suffix = ":" + trait_name(trait)
     if ty == "Self":
         cls = r.enclosing_class(caller)
         hits = r.members_of(r.f.path, cls, name, 0) if cls else []

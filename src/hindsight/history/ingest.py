@@ -212,11 +212,11 @@ def _numbering(store: HistoryStore, planned: list[tuple[str, tuple[str, ...], in
     --all after --limit, an unshallowed clone, commits rewritten away)."""
     if not planned:
         return {}
-    stored = store.commit_graph()
-    newest = max((c[2] for c in stored), default=None)
+    newest = store.newest_commit_ts(include_unreachable=True)
     if newest is None or min(c[2] for c in planned) >= newest:
         base = store.max_seq() + len(planned) + 1
         return {c[0]: base - i for i, c in enumerate(planned)}
+    stored = store.commit_graph()  # read only when the stored order must change
     plan = {c[0] for c in planned}
     order = date_order(planned, [c for c in stored if c[0] not in plan])
     base = store.max_seq() + len(order) + 1

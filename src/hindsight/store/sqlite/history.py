@@ -314,9 +314,11 @@ class SqliteHistoryStore(SqliteStore):
                 by_sha[sha]["files"].append(p)
         return rows
 
-    def newest_commit_ts(self) -> int | None:
-        r = self.conn.execute("SELECT max(committer_ts) FROM commits WHERE reachable=1"
-                              ).fetchone()
+    def newest_commit_ts(self, include_unreachable: bool = False) -> int | None:
+        """The newest committer time (Unix seconds) of the stored commits that a ref
+        reaches (all stored commits with ``include_unreachable``); None without any."""
+        r = self.conn.execute("SELECT max(committer_ts) FROM commits" + (
+            "" if include_unreachable else " WHERE reachable=1")).fetchone()
         return r[0]
 
     def file_churn(self, since_ts: int) -> list[dict[str, Any]]:
