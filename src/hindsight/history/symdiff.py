@@ -103,8 +103,8 @@ def _take_overs(changes: list[SymbolChange], old: dict[str, SymState],
                 old_lines: list[bytes], new_lines: list[bytes]) -> list[SymbolChange]:
     """A function renamed while a new one takes its old name (``parse`` → ``parse_legacy``
     plus a new ``parse``; a Rust trait method ``Y.name`` that became ``Y.name:Named`` when
-    an inherent ``Y.name`` was added): an ``added`` symbol whose text is the old text of a ``modified``
-    one of the same kind (at least :data:`TAKE_OVER_SIMILARITY` alike) while that one's
+    an inherent ``Y.name`` was added): an ``added`` symbol whose text is the old text of a
+    ``modified`` one of the same kind (at least :data:`TAKE_OVER_SIMILARITY` alike) while that one's
     new text is not (below :data:`RENAME_SIMILARITY`) is ``moved`` from it, and the name's
     new body is ``added``, as ``git log -L`` follows the old lines. The old text must have
     :data:`IN_PLACE_MIN_TOKENS` tokens (a small function's likeness says little), and an
@@ -120,19 +120,16 @@ def _take_overs(changes: list[SymbolChange], old: dict[str, SymState],
     for m in modified:
         was = old[m.local]
         lines = old_lines[was.start_line - 1:was.end_line]
-        if sum(_tokens(lines).values()) < IN_PLACE_MIN_TOKENS or similarity(_lines_of(lines, 1, len(lines)),
-                      _lines_of(new_lines, m.start_line, m.end_line)) >= RENAME_SIMILARITY:
+        if sum(_tokens(lines).values()) < IN_PLACE_MIN_TOKENS or similarity(
+                _lines_of(lines, 1, len(lines)),
+                _lines_of(new_lines, m.start_line, m.end_line)) >= RENAME_SIMILARITY:
             continue
-        name = _simple(m.local).encode()
-        pat = re.compile(_WORD % re.escape(name))
         best: tuple[float, SymbolChange] | None = None
         for a in added:
             if a.kind != m.kind or id(a) in taken:
                 continue
-            new_name = _simple(a.local).encode().replace(b"\\", b"\\\\")
-            text = [pat.sub(new_name, ln) for ln in lines]
             mine = _lines_of(new_lines, a.start_line, a.end_line)
-            score = similarity(_lines_of(text, 1, len(text)), mine)
+            score = _read_as(old_lines, was, a, mine)
             if score >= TAKE_OVER_SIMILARITY and (best is None or score > best[0]) and \
                     not any(o.kind == a.kind and _read_as(old_lines, o, a, mine) >= score
                             for o in gone):
@@ -280,7 +277,7 @@ def pair_renames(changes: list[SymbolChange], old_lines: list[bytes],
 
 def _read_as(old_lines: list[bytes], o: SymState, a: SymbolChange,
              new: Counter[bytes]) -> float:
-    """Likeness of removed ``o``'s text, its name read as added ``a``'s, to ``new``."""
+    """Likeness of old ``o``'s text, its name read as added ``a``'s, to ``new``."""
     name = _simple(o.local).encode()
     pat = re.compile(_WORD % re.escape(name))
     sub = _simple(a.local).encode().replace(b"\\", b"\\\\")
