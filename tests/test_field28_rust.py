@@ -236,3 +236,42 @@ def test_rust_fully_qualified_calls_name_the_trait_method(tmp_path: Path) -> Non
         "Y.show:Show": [("src/lib.rs::both", 34)],
         "Y.fmt:Display": [("src/lib.rs::Y.fmt:Debug", 29)]}
 
+
+
+def test_text_naming_a_method_family_adds_no_anchor_beside_an_explicit_member(
+        tmp_path: Path, hindsight_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Break-it #9 of session 28: a memory anchored to ``Y.fmt:Display`` whose text says
+    ``Y.fmt`` got an implicit anchor to the inherent ``Y.fmt`` beside it, so editing the
+    inherent method flagged the memory stale. The explicit member of the name family is
+    what the text means; the same for a property setter and its getter."""
+    monkeypatch.setenv("HINDSIGHT_EMBEDDER", "hashing")
+    rust = QUALIFIED.replace("impl Y {\n", "impl Y {\n    pub fn fmt(&self) -> u8 {\n"
+                             "        1\n    }\n\n")
+    py = ("class Conf:\n    @property\n    def level(self):\n        return self._level\n\n"
+          "    @level.setter\n    def level(self, value):\n        self._level = int(value)\n")
+    r = Repo(tmp_path / "fam")
+    r.write("src/lib.rs", rust)
+    r.write("conf.py", py)
+    r.commit("Y and Conf")
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        locals_ = {s.local for s in b.code.store.file_symbols("src/lib.rs")}
+        assert {"Y.fmt", "Y.fmt:Display", "Y.fmt:Debug"} <= locals_
+        b.memory.retain("Convention: Y.fmt writes the inherent show() and nothing else",
+                        kind="convention", symbols=["Y.fmt:Display"])
+        b.memory.retain("Lesson: Conf.level coerces to int; a str level once broke logs",
+                        kind="lesson", symbols=["Conf.level:setter"])
+        b.memory.retain("Lesson: Y.fmt is the numeric code", kind="lesson")
+        anchors = sorted((m, s, stale) for m, _p, s, _h, stale in
+                         b.memory.store.anchors_all())
+        assert anchors == [(1, "Y.fmt:Display", 0), (2, "Conf.level:setter", 0),
+                           (3, "Y.fmt", 0)]
+    r.write("src/lib.rs", rust.replace("        1\n", "        2\n", 1))
+    r.write("conf.py", py.replace("return self._level", "return self._level or 0"))
+    r.commit("inherent Y.fmt and the getter change")
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        anchors = sorted((m, s, stale) for m, _p, s, _h, stale in
+                         b.memory.store.anchors_all())
+        assert anchors == [(1, "Y.fmt:Display", 0), (2, "Conf.level:setter", 0),
+                           (3, "Y.fmt", 1)]

@@ -36,7 +36,11 @@ once), or, for ``n ≥ 2``, the module file whose path ends with ``d1/…/dn``
 extension (``shop.db``, ``settings.json``: a file name, not a module); a word is a symbol of
 that name. A mention anchors only when it matches **exactly one** file or symbol
 (definitions sharing one qualified name count once); none or several: nothing. A target
-the memory is anchored to already (an explicit anchor wins) is not added again.
+the memory is anchored to already (an explicit anchor wins) is not added again, nor is
+another member of an anchored symbol's name family in the same file: with an explicit
+anchor to ``T.fmt:Display``, the text's ``T.fmt`` is that method, not the inherent ``T.fmt``
+beside it (likewise ``Class.prop`` / ``Class.prop:setter`` and ``C.m`` / ``C.m(int)``;
+:func:`hindsight.models.base_local`).
 
 Precision and recall on a hand-labelled fixture: ``bench/anchors.py``.
 """
@@ -46,7 +50,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from hindsight.models import Symbol
+from hindsight.models import Symbol, base_local
 from hindsight.store.base import CodeStore, MemoryStore
 
 TEXT_CHARS = 8_000  # only the start of a long memory is read
@@ -173,14 +177,18 @@ def resolve(code: CodeStore, text: str, have: list[tuple[str, str, str]], *,
     """Implicit anchors for ``text``: one ``(path, local, hash)`` per mention that matches
     exactly one file (local ``""``, hash = the file's content hash) or symbol (hash = its
     ast hash) in ``code``, in mention order, without the targets in ``have`` (anchors the
-    memory has: (path, symbol, hash)) and without repeats. Raises StorageError."""
+    memory has: (path, symbol, hash)), without another member of an anchored symbol's name
+    family in its file (module doc) and without repeats. Raises StorageError."""
     seen = {(p, s) for p, s, _h in have}
+    families = {(p, base_local(s)) for p, s, _h in have if s}
     out: list[Target] = []
     for m in mentions(text, backticks_only=backticks_only, common=common):
         hits = _matches(code, m)
         if len(hits) != 1:
             continue
         (path, local), h = next(iter(hits.items()))
+        if local and (path, base_local(local)) in families:
+            continue
         if (path, local) not in seen:
             seen.add((path, local))
             out.append((path, local, h))
