@@ -149,6 +149,8 @@ def bound(flow: Flow, fs: FileSyms, scope: str, name: str, line: int | None
             return bound(flow, fs, scope, f"{base}[*]", line)
     if not name.endswith(("[?]", "[*]")):
         b = d.get(name)  # (a module name a function rebinds by `global`: either value)
+        if b and name.endswith("]") and _rebound_since(d, name, line):
+            return False, None  # `d = {'a': f}; d = Reg(); d['a']`: no longer that dict's
         return (True, flow.pick(fs, scope, b, line, d.get(name + GLOBAL))) if b else \
             (False, None)
     base = name[:-3]
@@ -303,6 +305,17 @@ def indexed(name: str) -> str:
 
 
 _PART = re.compile(r"^[A-Za-z_][\w.]*(\[(?:-?\d+|'[^'\[\]]*')\])$")
+
+
+def _rebound_since(d: dict[str, list[tuple[int, str]]], name: str, line: int | None
+                   ) -> bool:
+    """Whether the container of element ``name`` (``d`` of ``d['a']``, a literal key) was
+    bound again after the last binding of that element before ``line`` (``None``: the
+    scope's end), so the element's binding belongs to a value the name no longer holds."""
+    limit = line if line is not None else 1 << 62
+    base = name[:name.rfind("[")]
+    last = max((b for b, _v in d.get(name, []) if b < limit), default=-1)
+    return last >= 0 and any(last < b < limit for b, _v in d.get(base, []))
 
 
 def part_index(name: str) -> str:

@@ -22,7 +22,8 @@ The format (README, docs/design.md "qualified name"):
   ``From<serde_json::Error>`` differ), whitespace normalised. The
   inherent method keeps ``T.m``, which is also what a call ``x.m()`` names (Rust looks
   for inherent methods first).
-* **Stubs.** A Python ``@overload`` (``typing.overload``) stub and a TypeScript overload
+* **Stubs.** A Python ``@overload`` (``typing.overload``, also under an alias:
+  ``from typing import overload as ov``, :func:`alias_stubs`) stub and a TypeScript overload
   signature are not symbols when the implementation is in the same file (the
   implementation is ``Class.m``); without one, the first stub stands for the name.
 
@@ -311,6 +312,35 @@ def name_apart(defs: list[Any], language: str) -> bool:
     if language in OVERLOADED:
         return name_overloads(defs, language)
     return language == "rust" and name_trait_methods(defs)
+
+
+_TYPING_IMPORT = re.compile(  # what `from typing import …` names (parenthesised or one line)
+    rb"^[ \t]*from[ \t]+(?:typing|typing_extensions)[ \t]+import[ \t]*(\([^)]*\)|[^#\n;]*)",
+    re.M)
+_OVERLOAD_AS = re.compile(rb"\boverload\s+as\s+(\w+)")
+
+
+def alias_stubs(src: bytes, defs: list[Any], marks: dict[tuple[int, int], str]) -> None:
+    """Python: add to ``marks`` (``(start byte, end byte)`` of a function definition →
+    role) a ``stub`` for each function of ``defs`` decorated with a name the file imports
+    ``overload`` as (``from typing import overload as ov`` … ``@ov``); the query marks the
+    plain and dotted forms. Costs nothing in a file without ``overload as``."""
+    if b"overload" not in src:
+        return
+    names = {a.group(1).decode() for m in _TYPING_IMPORT.finditer(src)
+             for a in _OVERLOAD_AS.finditer(m.group(1))}
+    if not names:
+        return
+    for d in defs:
+        up = d.node.parent
+        if d.node.type != "function_definition" or up is None or \
+                up.type != "decorated_definition":
+            continue
+        if any(c.type == "decorator" and c.named_child_count == 1 and
+               c.named_children[0].type == "identifier" and
+               c.named_children[0].text.decode("utf-8", "replace") in names
+               for c in up.named_children):
+            marks.setdefault((d.start, d.end), "stub")
 
 
 def drop_stubs(defs: list[Any]) -> list[Any]:

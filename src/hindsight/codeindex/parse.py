@@ -30,7 +30,7 @@ from hindsight.codeindex import imports as imp
 from hindsight.codeindex import pyconsts, receivers
 from hindsight.codeindex.asthash import blank_comments, flat_hash, indent_hash
 from hindsight.codeindex.docstrings import doc_comment, py_docstring
-from hindsight.codeindex.identity import drop_stubs, js_receiver, name_apart
+from hindsight.codeindex.identity import alias_stubs, drop_stubs, js_receiver, name_apart
 from hindsight.codeindex.languages import get
 from hindsight.models import RawImport, RawRef, Symbol
 
@@ -45,7 +45,7 @@ MAX_NESTING = 48  # definitions nested deeper than this are not recorded as symb
 # Bump when the symbols extracted from unchanged source change (new definitions, other
 # qualified names): an index or history written by another version is rebuilt, and
 # anchors are migrated (hindsight.memory.anchors.migrate_identities).
-EXTRACTOR_VERSION = 8
+EXTRACTOR_VERSION = 9
 _JS = frozenset({"javascript", "typescript", "tsx"})
 
 
@@ -177,6 +177,8 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
     defs = _dedupe(defs)
     if language in _JS:
         defs = [d for d in defs if js_receiver(d)]
+    elif language == "python":
+        alias_stubs(src, defs, marks)  # `@ov` of `from typing import overload as ov`
     if marks:
         for d in defs:
             d.role = marks.get((d.start, d.end), "")

@@ -22,13 +22,25 @@
   type: (type [(identifier) @_t (attribute attribute: (identifier) @_t)]))
   @definition.type (#eq? @_t "TypeAlias"))
 ; Accessors (`@prop.setter` / `@prop.deleter` on a function named prop) and overload
-; stubs (`@overload`, `@typing.overload`): see hindsight.codeindex.identity.
+; stubs (`@overload`, `@typing.overload`; an alias `from typing import overload as ov`:
+; identity.alias_stubs): see hindsight.codeindex.identity.
 (decorated_definition
   (decorator (attribute object: (identifier) @_obj attribute: (identifier) @_role))
   definition: (function_definition name: (identifier) @_fn) @mark.setter
   (#eq? @_role "setter") (#eq? @_obj @_fn))
 (decorated_definition
   (decorator (attribute object: (identifier) @_obj attribute: (identifier) @_role))
+  definition: (function_definition name: (identifier) @_fn) @mark.deleter
+  (#eq? @_role "deleter") (#eq? @_obj @_fn))
+; `@Base.prop.setter` in a subclass: the setter of the property it inherits
+(decorated_definition
+  (decorator (attribute object: (attribute attribute: (identifier) @_obj)
+                        attribute: (identifier) @_role))
+  definition: (function_definition name: (identifier) @_fn) @mark.setter
+  (#eq? @_role "setter") (#eq? @_obj @_fn))
+(decorated_definition
+  (decorator (attribute object: (attribute attribute: (identifier) @_obj)
+                        attribute: (identifier) @_role))
   definition: (function_definition name: (identifier) @_fn) @mark.deleter
   (#eq? @_role "deleter") (#eq? @_obj @_fn))
 (decorated_definition
