@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from hindsight.codeindex import callsites, classes, dispatch, enums, returns
+from hindsight.codeindex import callsites, classes, dispatch, enums, returns, rustimpl
 from hindsight.codeindex.bindings import AFTER, BRANCH, SCOPED
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.languages import SPECS
@@ -433,6 +433,11 @@ class Flow:
             if fs is None:
                 continue
             local = fs.members.get(cls, {}).get(name) if "[" not in name else None
+            if fs.language == "rust" and "[" not in name:  # inherent first, in any file
+                hit = rustimpl.method(self.root, path, cls, name)
+                other = self.fs(hit[0].partition("::")[0]) if hit else None
+                if other is not None and other.kinds.get(hit[0].partition("::")[2]) in FUNC_KINDS:
+                    return self.classify(hit[0])
             if local is None and fs.language == "go":
                 hit = self.root.members_of(path, cls, name, 0) if "[" not in name else []
                 if hit:

@@ -27,7 +27,7 @@ from hindsight.codeindex import files as F
 from hindsight.codeindex import modules as M
 from hindsight.codeindex import pool
 from hindsight.codeindex.parse import EXTRACTOR_VERSION
-from hindsight.codeindex.receivers import FACTS_VERSION
+from hindsight.codeindex.receivers import FACTS_VERSION, PROVIDED_PREFIXES
 from hindsight.codeindex.resolve import FileSyms, Row, Table, resolve_file
 from hindsight.codeindex.wire import file_syms
 from hindsight.config.paths import git_cmd
@@ -348,8 +348,8 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
                                                     deleted, sub_keys)
     id_of = {p: fr.id for p, fr in rows.items()}
 
-    def more(key: str) -> list[str]:  # `sub:`/`arg:` keys: stored files, new versions
-        if not key.startswith(("sub:", "arg:")):
+    def more(key: str) -> list[str]:  # `sub:`/`arg:`/`impl:` keys: stored files, new versions
+        if not key.startswith(PROVIDED_PREFIXES):
             return []
         paths = {p for p in store.providers(key) if p not in gone and p in info}
         paths.update(p for p, new in fresh.items() if key in new.provided)
@@ -410,7 +410,7 @@ def stored_table(store: CodeStore, root: str) -> Table:
 
     def more(key: str) -> list[str]:
         return sorted(p for p in store.providers(key) if p in info) \
-            if key.startswith(("sub:", "arg:")) else []
+            if key.startswith(PROVIDED_PREFIXES) else []
 
     return Table(stored_loader(store, rows, info),
                  M.build_key_index((p, *v) for p, v in sorted(info.items())),

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from hindsight.codeindex import rustimpl
 from hindsight.codeindex.identity import trait_name
 
 if TYPE_CHECKING:
@@ -246,6 +247,5 @@ def rust_qualified(r: Resolver, caller: str, name: str, receiver: str) -> str:
     if not hit:
         return ""
     path, _, local = hit.partition("::")
-    other = r._file(path)
-    return f"{hit}{suffix}" if other is not None and f"{local}{suffix}" in other.kinds \
-        else hit
+    cls, _, _m = local.rpartition(".")
+    return rustimpl.trait_method(r, path, cls, name, suffix[1:]) or hit

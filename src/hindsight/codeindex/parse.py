@@ -32,6 +32,7 @@ from hindsight.codeindex.asthash import blank_comments, flat_hash, indent_hash
 from hindsight.codeindex.docstrings import doc_comment, py_docstring
 from hindsight.codeindex.identity import alias_stubs, drop_stubs, js_receiver, name_apart
 from hindsight.codeindex.languages import get
+from hindsight.codeindex.rustimpl import impl_facts
 from hindsight.models import RawImport, RawRef, Symbol
 
 _ANNOT = frozenset({
@@ -228,6 +229,8 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
         facts += dispatch_marks(defs)
         if b"__main__" in src:
             facts += main_guard(tree.root_node)
+    elif language == "rust":  # methods of impl blocks across files (codeindex/rustimpl.py)
+        facts += impl_facts(defs)
     return symbols, refs, imports, package, notes, facts
 
 

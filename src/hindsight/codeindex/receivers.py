@@ -44,7 +44,7 @@ from hindsight.redact import clean, may_hold_secret
 __all__ = ["ARGS", "FACTS_VERSION", "Fact", "extract"]
 
 ARGS = frozenset({"python"})  # languages whose undeclared parameters are bound from call sites
-FACTS_VERSION = "10"  # stored in a bank's meta; a bank with another value is re-indexed in full
+FACTS_VERSION = "11"  # stored in a bank's meta; a bank with another value is re-indexed in full
 
 
 def _py_decorators(out: Bindings, node: Any) -> None:
@@ -291,10 +291,12 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
 
 PROVIDES = "@provides"
 """Receiver-fact target of a key the file provides beyond its path and module (value
-``sub:<base class name>``, ``arg:<name of a function it passes arguments to>``): how
-resolution finds a class's subclasses (codeindex/dispatch.py) and a function's call
-sites in other files (codeindex/callsites.py), and what incremental re-resolution
-follows."""
+``sub:<base class name>``, ``arg:<name of a function it passes arguments to>``,
+``impl:<Rust type name>``): how resolution finds a class's subclasses
+(codeindex/dispatch.py), a function's call sites in other files (codeindex/callsites.py)
+and the impl blocks other files write for a Rust type (codeindex/rustimpl.py), and what
+incremental re-resolution follows (each prefix is in :data:`PROVIDED_PREFIXES`)."""
+PROVIDED_PREFIXES = ("sub:", "arg:", "impl:")
 
 
 def provided_facts(refs: list[tuple[str, str, str, str, int]], facts: list[Fact],

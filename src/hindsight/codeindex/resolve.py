@@ -23,7 +23,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable
 
-from hindsight.codeindex import dispatch
+from hindsight.codeindex import dispatch, rustimpl
 from hindsight.codeindex import modules as M
 from hindsight.codeindex.flow import Flow
 from hindsight.codeindex.imports import CJS
@@ -199,9 +199,10 @@ class Resolver:
                     return [f"{p}::{local}"]
             return []
         if not skip_own:
-            local = fs.members.get(cls, {}).get(name)
-            if local:
-                return [f"{path}::{local}"]
+            local = fs.members.get(cls, {}).get(name) if fs.language != "rust" else None
+            hit = rustimpl.method(self, path, cls, name) if fs.language == "rust" else []
+            if local or hit:
+                return hit or [f"{path}::{local}"]
             if fs.language == "go":  # methods may be declared in any file of the package
                 for p in self._by_key(f"dir:{path.rpartition('/')[0]}"):
                     other = self._file(p) if p != path else None
