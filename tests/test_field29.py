@@ -88,6 +88,77 @@ def test_v8_bank_repoints_the_setter_and_the_stub_anchor_and_redoes_history(v8_b
                                                                 V8_SHAS[1])
 
 
+
+def test_v8_migration_when_the_code_changed_before_the_first_index(v8_bank: Repo) -> None:
+    """Break-it of session 29: a commit made before the first index by version 9 (a
+    post-commit hook after the upgrade). The getter changed (the whole file's hash with
+    it): the stub anchor still follows the unchanged implementation (#2); the subclass's
+    setter changed: its anchor moves to ``Strict.level:setter`` and is stale (#3); a
+    new file has a setter with the very same body, so the hash alone names two (#1)."""
+    v2 = (SRC / "v2" / "props.py").read_text(encoding="utf-8")
+    v8_bank.write("props.py", v2.replace("return self._level", "return self._level or 0")
+                  .replace('raise ValueError("level")', 'raise ValueError("no level")'))
+    v8_bank.write("frozen.py", "from props import Base\n\n\nclass Frozen(Base):\n"
+                  "    @Base.level.setter\n    def level(self, value):\n"
+                  "        if value is None:\n            raise ValueError(\"level\")\n"
+                  "        self._level = int(value)\n")
+    v8_bank.commit("v3: getter, setter message, a frozen copy")
+    with open_bank(str(v8_bank.path)) as b:
+        b.code.index()
+        after = sorted((m, p, s, stale) for m, p, s, _h, stale in
+                       b.memory.store.anchors_all())
+        assert after == [(1, "props.py", "Strict.level:setter", 1),
+                         (2, "props.py", "scale", 0), (3, "props.py", "scale", 0)]
+
+
+def test_v8_migration_of_a_setter_whose_body_another_file_repeats(v8_bank: Repo) -> None:
+    """#1 without any change in props.py: Strict's setter body is also Frozen's (another
+    file), so the hash names two symbols; the setter's own file decides."""
+    setter = (SRC / "v2" / "props.py").read_text(encoding="utf-8").split("class Strict")[1]
+    v8_bank.write("frozen.py", "from props import Base\n\n\nclass Frozen" + setter)
+    v8_bank.commit("v3: a frozen copy")
+    with open_bank(str(v8_bank.path)) as b:
+        b.code.index()
+        syms = {s.local for s in b.code.store.file_symbols("frozen.py")}
+        assert "Frozen.level:setter" in syms
+        after = sorted((m, p, s, stale) for m, p, s, _h, stale in
+                       b.memory.store.anchors_all())
+        assert after == [(1, "props.py", "Strict.level:setter", 0),
+                         (2, "props.py", "scale", 0), (3, "props.py", "scale", 0)]
+
+
+def test_text_naming_a_lone_setter_anchors_it(tmp_path: Path, hindsight_home: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Break-it #4/#5 of session 29: ``Strict.level`` in a text is the lone
+    ``Strict.level:setter`` (no getter in Strict), also as `` `Strict.level` `` and
+    ``strict.py::Strict.level``; a ``path::Local`` naming the getter exactly is anchored
+    beside an explicit setter, a bare ``Conf.level`` is not (the setter is meant)."""
+    monkeypatch.setenv("HINDSIGHT_EMBEDDER", "hashing")
+    r = Repo(tmp_path / "r")
+    r.write("conf.py", "class Conf:\n    @property\n    def level(self):\n"
+            "        return self._level\n\n    @level.setter\n    def level(self, value):\n"
+            "        self._level = value\n")
+    r.write("strict.py", "from conf import Conf\n\n\nclass Strict(Conf):\n"
+            "    @Conf.level.setter\n    def level(self, value):\n"
+            "        self._level = int(value)\n")
+    r.commit("conf")
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        for text in ("Lesson: Strict.level refuses None", "Lesson: `Strict.level` is strict",
+                     "Lesson: strict.py::Strict.level casts"):
+            b.memory.retain(text, kind="lesson")
+        b.memory.retain("Lesson: the getter conf.py::Conf.level must stay cheap",
+                        kind="lesson", symbols=["Conf.level:setter"])
+        b.memory.retain("Lesson: Conf.level must stay cheap to set", kind="lesson",
+                        symbols=["Conf.level:setter"])
+        got = sorted((m, p, s) for m, p, s, _h, _st in b.memory.store.anchors_all())
+        assert got == [(1, "strict.py", "Strict.level:setter"),
+                       (2, "strict.py", "Strict.level:setter"),
+                       (3, "strict.py", "Strict.level:setter"),
+                       (4, "conf.py", "Conf.level"), (4, "conf.py", "Conf.level:setter"),
+                       (5, "conf.py", "Conf.level:setter")]
+
+
 FGH = "def f():\n    return 1\n\n\ndef g():\n    return 2\n\n\ndef h():\n    return 3\n"
 
 
@@ -104,6 +175,16 @@ FGH = "def f():\n    return 1\n\n\ndef g():\n    return 2\n\n\ndef h():\n    ret
     ("    d = {'a': f}\n    d = {'a': h}\n    return d.get('a')()\n",
      ["a.py::use -> a.py::h @28"]),
     ("    d = {'a': f}\n    x = 1\n    return d['a']()\n", ["a.py::use -> a.py::f @28"]),
+    # break-it of session 29: copies, annotations and literals with a splat keep the
+    # dict's elements; a rebinding in a branch that ended may not have run
+    ("    d = {'a': f}\n    d = dict(d)\n    return d['a']()\n", ["a.py::use -> a.py::f @28"]),
+    ("    d = {'a': f}\n    d = d.copy()\n    return d['a']()\n", ["a.py::use -> a.py::f @28"]),
+    ("    d = {'a': f}\n    d = {**d, 'b': g}\n    return d['a']()\n",
+     ["a.py::use -> a.py::f @28"]),
+    ("    d = {'a': f}\n    d = d or {}\n    return d['a']()\n", ["a.py::use -> a.py::f @28"]),
+    ("    d = {'a': f}\n    d: dict\n    return d['a']()\n", ["a.py::use -> a.py::f @28"]),
+    ("    d = {'a': f}\n    if len(d) > 1:\n        d = Reg()\n    return d['a']()\n",
+     ["a.py::use -> a.py::Reg @28", "a.py::use -> a.py::f @29"]),
 ])
 def test_an_element_of_a_dict_the_name_no_longer_holds_is_not_read(
         tmp_path: Path, body: str, want: list[str]) -> None:

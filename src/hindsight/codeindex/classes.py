@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from hindsight.codeindex import dispatch, returns
+from hindsight.codeindex import dispatch, reaching, returns
 from hindsight.codeindex.bindings import AFTER, GLOBAL
 from hindsight.codeindex.enums import is_enum
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, FileSyms
@@ -149,7 +149,7 @@ def bound(flow: Flow, fs: FileSyms, scope: str, name: str, line: int | None
             return bound(flow, fs, scope, f"{base}[*]", line)
     if not name.endswith(("[?]", "[*]")):
         b = d.get(name)  # (a module name a function rebinds by `global`: either value)
-        if b and name.endswith("]") and _rebound_since(d, name, line):
+        if b and name.endswith("]") and reaching.rebound_since(d, name, line):
             return False, None  # `d = {'a': f}; d = Reg(); d['a']`: no longer that dict's
         return (True, flow.pick(fs, scope, b, line, d.get(name + GLOBAL))) if b else \
             (False, None)
@@ -307,17 +307,6 @@ def indexed(name: str) -> str:
 _PART = re.compile(r"^[A-Za-z_][\w.]*(\[(?:-?\d+|'[^'\[\]]*')\])$")
 
 
-def _rebound_since(d: dict[str, list[tuple[int, str]]], name: str, line: int | None
-                   ) -> bool:
-    """Whether the container of element ``name`` (``d`` of ``d['a']``, a literal key) was
-    bound again after the last binding of that element before ``line`` (``None``: the
-    scope's end), so the element's binding belongs to a value the name no longer holds."""
-    limit = line if line is not None else 1 << 62
-    base = name[:name.rfind("[")]
-    last = max((b for b, _v in d.get(name, []) if b < limit), default=-1)
-    return last >= 0 and any(last < b < limit for b, _v in d.get(base, []))
-
-
 def part_index(name: str) -> str:
     """``[1]`` of ``parts[1]`` (``[-1]`` of ``parts[-1]``), ``['k']`` of ``c['k']`` (one
     literal index of a plain name
@@ -344,38 +333,6 @@ def elements_of_binding(flow: Flow, fs: FileSyms, scope: str, name: str, line: i
             return None
         return flow.value(fs, s, vals[0] + seg, bl)
     return None
-
-
-def reaching(bindings: list[tuple[int, str]], last: int, line: int | None,
-             branches: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """``(line, value)`` of the bindings that may reach a use at ``line`` (``None``: after
-    the scope), from the last one (at ``last``) back: while a binding is in a branch or
-    loop body (``branches``: (binding line, the body's last line)) that ends before the
-    use, the binding before it may be the one that ran."""
-    ends = {b: int(e) for b, e in branches if e.isdigit()}
-    lines = sorted({b for b, _v in bindings}, reverse=True)
-    out: list[tuple[int, str]] = []
-    for bl in lines[lines.index(last):]:
-        out += [(b, v) for b, v in bindings if b == bl]
-        end = ends.get(bl)
-        if end is None or (line is not None and line <= end):
-            break
-    return out
-
-
-def visible(bindings: list[tuple[int, str]], scoped: list[tuple[int, str]],
-            line: int | None) -> list[tuple[int, str]]:
-    """``bindings`` of a name as a use at ``line`` (``None``: from outside the scope) sees
-    them: a binding visible only up to a line (``scoped``: ``x^`` facts,
-    bindings.SCOPED) is dropped past it; where it is visible it hides an ordinary binding
-    of its own line (the comprehension's or lambda's variable is the innermost)."""
-    ends = {b: int(e) for b, e in scoped if e.isdigit()}
-    live = {b for b in ends if line is not None and line <= ends[b]}
-    out: list[tuple[int, str]] = []
-    for b, v in bindings:  # the scoped values are the AFTER ones (Bindings.scoped)
-        if b not in ends or (b in live) == (v[:1] == AFTER):
-            out.append((b, v))
-    return out
 
 
 def module_attr(flow: Flow, path: str, name: str) -> Value | None:

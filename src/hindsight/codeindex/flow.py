@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from hindsight.codeindex import callsites, classes, dispatch, enums, returns, rustimpl
+from hindsight.codeindex import callsites, classes, dispatch, enums, reaching, returns, rustimpl
 from hindsight.codeindex.bindings import AFTER, BRANCH, SCOPED
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.languages import SPECS
@@ -286,7 +286,7 @@ class Flow:
                     b = d.get(name)
                     sc = d.get(name + SCOPED) if b else None
                     if b and sc:  # comprehension variables: only inside the comprehension
-                        b = classes.visible(b, sc, line if first else None)
+                        b = reaching.visible(b, sc, line if first else None)
                     if b:
                         return self.pick(fs, s, b, line if first else None,
                                          d.get(name + BRANCH))
@@ -340,7 +340,7 @@ class Flow:
         bl = max(bindings, key=_first)[0]
         alts = [val for b, val in bindings if b == bl]
         if branches:
-            reach = classes.reaching(bindings, bl, line, branches)
+            reach = reaching.reaching(bindings, bl, line, branches)
             if len(reach) > len(alts):
                 return union(self.value(fs, scope, val, b) for b, val in reach)
         if len(alts) == 1:

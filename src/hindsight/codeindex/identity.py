@@ -37,6 +37,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from hindsight.codeindex.imports import decode
+
 OVERLOADED = frozenset({"java", "csharp", "cpp", "kotlin"})
 FUNC_KINDS = frozenset({"function", "method", "constructor"})
 _SPACE = re.compile(r"\s+")
@@ -314,21 +316,19 @@ def name_apart(defs: list[Any], language: str) -> bool:
     return language == "rust" and name_trait_methods(defs)
 
 
-_TYPING_IMPORT = re.compile(  # what `from typing import …` names (parenthesised or one line)
-    rb"^[ \t]*from[ \t]+(?:typing|typing_extensions)[ \t]+import[ \t]*(\([^)]*\)|[^#\n;]*)",
-    re.M)
-_OVERLOAD_AS = re.compile(rb"\boverload\s+as\s+(\w+)")
-
-
-def alias_stubs(src: bytes, defs: list[Any], marks: dict[tuple[int, int], str]) -> None:
+def alias_stubs(src: bytes, import_nodes: list[Any], defs: list[Any],
+                marks: dict[tuple[int, int], str]) -> None:
     """Python: add to ``marks`` (``(start byte, end byte)`` of a function definition →
     role) a ``stub`` for each function of ``defs`` decorated with a name the file imports
-    ``overload`` as (``from typing import overload as ov`` … ``@ov``); the query marks the
-    plain and dotted forms. Costs nothing in a file without ``overload as``."""
-    if b"overload" not in src:
+    ``overload`` as (``from typing import overload as ov`` … ``@ov``; also
+    ``typing_extensions``), read from the parsed imports (``import_nodes``), so neither
+    a docstring nor a line continuation misleads; the query marks the plain and dotted
+    forms. Costs nothing in a file without ``overload as``."""
+    if b"overload" not in src or not _OVERLOAD_AS.search(src):
         return
-    names = {a.group(1).decode() for m in _TYPING_IMPORT.finditer(src)
-             for a in _OVERLOAD_AS.finditer(m.group(1))}
+    names = {alias for node in import_nodes for module, name, alias in decode("python", node)
+             if module in ("typing", "typing_extensions") and name == "overload"
+             and alias and alias != "overload"}
     if not names:
         return
     for d in defs:
@@ -341,6 +341,9 @@ def alias_stubs(src: bytes, defs: list[Any], marks: dict[tuple[int, int], str]) 
                c.named_children[0].text.decode("utf-8", "replace") in names
                for c in up.named_children):
             marks.setdefault((d.start, d.end), "stub")
+
+
+_OVERLOAD_AS = re.compile(rb"\boverload\s+as\b")
 
 
 def drop_stubs(defs: list[Any]) -> list[Any]:

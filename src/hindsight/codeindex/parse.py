@@ -179,7 +179,7 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
     if language in _JS:
         defs = [d for d in defs if js_receiver(d)]
     elif language == "python":
-        alias_stubs(src, defs, marks)  # `@ov` of `from typing import overload as ov`
+        alias_stubs(src, import_nodes, defs, marks)  # `@ov` of `from typing import overload as ov`
     if marks:
         for d in defs:
             d.role = marks.get((d.start, d.end), "")

@@ -19,8 +19,11 @@ After every index run:
   symbols (code meta ``identity_migration``). Before anything is flagged, each anchor to
   one of them is re-pointed to the new identity with the same ast hash (``C.p`` → its
   setter ``C.p:setter``, ``C.m`` → ``C.m(int)``); an anchor to a stub that is no longer a
-  symbol stays on the name, now the implementation, and takes its hash when the file is
-  unchanged. The change of names never makes a memory stale.
+  symbol stays on the name, now the implementation, with the implementation's hash as it
+  was (so only a change of the implementation flags it). A name no longer a symbol
+  because it now carries a role (a subclass's ``@Base.p.setter``: ``Sub.p`` →
+  ``Sub.p:setter``) follows it in its file, stale only if its code changed. The change of
+  names never makes a memory stale.
 - **Code comments.** ``# @hindsight: …`` / ``// @hindsight: …`` comments become memories
   (source ``code_comment``, confidence 1.0) anchored to the enclosing symbol — or, for a
   comment on the lines right above a definition, to that definition. A comment that changes
@@ -35,7 +38,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hindsight.memory.clock import iso, now_ts
-from hindsight.models import base_local
+from hindsight.models import Symbol, base_local
 from hindsight.store.base import CodeStore, MemoryStore
 
 ABOVE = 3  # a comment this many lines above a definition belongs to it
@@ -50,7 +53,6 @@ def migrate_identities(mem: MemoryStore, code: CodeStore) -> int:
     old: dict[tuple[str, str], list[list[Any]]] = {}
     for path, local, h, start, end, chash in json.loads(raw):
         old.setdefault((path, local), []).append([h, start, end, chash])
-    files = code.load_files()
     now = iso(now_ts())
     done = 0
     for mid, path, sym, h, _was_stale in mem.anchors_all():
@@ -71,10 +73,12 @@ def migrate_identities(mem: MemoryStore, code: CodeStore) -> int:
                 done += 1
             continue
         impl = [s for s in syms if s.local == sym]
-        fr = files.get(path)
-        if len(impl) == 1 and fr is not None and fr.content_hash == o[3] and \
-                impl[0].ast_hash != h:  # a stub folded into its implementation
-            mem.repoint(mid, (path, sym), (path, sym), now, ast_hash=impl[0].ast_hash)
+        if len(impl) == 1 and impl[0].ast_hash != h:  # a stub folded into its implementation:
+            # the implementation's hash as it was (the last copy, after its stubs), so
+            # an implementation changed since is flagged by check_anchors
+            was = [c[0] for c in copies if c[0] == impl[0].ast_hash] or \
+                [max(copies, key=lambda c: c[1])[0]]
+            mem.repoint(mid, (path, sym), (path, sym), now, ast_hash=was[0])
             done += 1
     code.set_meta({"identity_migration": ""})
     return done
@@ -131,6 +135,14 @@ def check_anchors(mem: MemoryStore, code: CodeStore,
             elif same and was_stale:
                 fresh.append((mid, path, sym))  # the edit was undone
             continue
+        role = _role_taken(code, path, sym)
+        if role is not None and (mid, path, role.local) not in held:
+            mem.repoint(mid, (path, sym), (path, role.local), now)
+            held.add((mid, path, role.local))
+            repointed += 1
+            if h and role.ast_hash != h and not was_stale:
+                stale.append((mid, path, role.local, "symbol changed"))
+            continue
         cands = code.symbols_with_hash(h, sym) if h else []
         if len(cands) == 1 and (mid, cands[0].path, cands[0].local) not in held:  # moved
             mem.repoint(mid, (path, sym), (cands[0].path, cands[0].local), now)
@@ -146,6 +158,15 @@ def check_anchors(mem: MemoryStore, code: CodeStore,
         mem.clear_stale(fresh, now)
     return {"stale": len(stale), "repointed": repointed, "fresh": len(fresh),
             "migrated": migrated, "outside": len(away)}
+
+
+def _role_taken(code: CodeStore, path: str, sym: str) -> Symbol | None:
+    """When ``sym`` is no longer a symbol of ``path`` because its definition is now named
+    with a role or trait (a subclass's ``@Base.p.setter``: ``Sub.p`` → ``Sub.p:setter``,
+    extraction version 9), the one symbol of the file named ``sym`` plus that suffix;
+    else None. Its hash decides whether the memory is stale, as for any anchor."""
+    cands = [s for s in code.file_symbols(path) if s.local != sym and base_local(s.local) == sym]
+    return cands[0] if len(cands) == 1 else None
 
 
 def _name_taken(code: CodeStore, path: str, sym: str, h: str) -> str | None:

@@ -34,13 +34,16 @@ parts ends with ``d1…dn`` (for a class in the file of its name, as in Java, th
 once), or, for ``n ≥ 2``, the module file whose path ends with ``d1/…/dn``
 (``shop.payments`` → ``shop/payments/__init__.py``) — unless ``dn`` is a data-file
 extension (``shop.db``, ``settings.json``: a file name, not a module); a word is a symbol of
-that name. A mention anchors only when it matches **exactly one** file or symbol
+that name. A qualified name (or ``path::Local``) that no symbol has exactly matches a
+symbol by its name without a role or trait (``Strict.level`` is the lone
+``Strict.level:setter``). A mention anchors only when it matches **exactly one** file or symbol
 (definitions sharing one qualified name count once); none or several: nothing. A target
 the memory is anchored to already (an explicit anchor wins) is not added again, nor is
 another member of an anchored symbol's name family in the same file: with an explicit
 anchor to ``T.fmt:Display``, the text's ``T.fmt`` is that method, not the inherent ``T.fmt``
 beside it (likewise ``Class.prop`` / ``Class.prop:setter`` and ``C.m`` / ``C.m(int)``;
-:func:`hindsight.models.base_local`).
+:func:`hindsight.models.base_local`); a ``path::Local`` mention names its member exactly
+and is added.
 
 Precision and recall on a hand-labelled fixture: ``bench/anchors.py``.
 """
@@ -187,8 +190,8 @@ def resolve(code: CodeStore, text: str, have: list[tuple[str, str, str]], *,
         if len(hits) != 1:
             continue
         (path, local), h = next(iter(hits.items()))
-        if local and (path, base_local(local)) in families:
-            continue
+        if local and m.shape != "pathq" and (path, base_local(local)) in families:
+            continue  # (`path::Local` names one member exactly)
         if (path, local) not in seen:
             seen.add((path, local))
             out.append((path, local, h))
@@ -204,8 +207,10 @@ def _matches(code: CodeStore, m: Mention) -> dict[tuple[str, str], str]:
         files = code.files_by_suffix(path, 2)
         if len(files) != 1:
             return {}
-        return {(s.path, s.local): s.ast_hash
-                for s in code.symbols_by_qname([f"{files[0][0]}::{local}"])}
+        got = {(s.path, s.local): s.ast_hash
+               for s in code.symbols_by_qname([f"{files[0][0]}::{local}"])}
+        return got or {(s.path, s.local): s.ast_hash for s in code.file_symbols(files[0][0])
+                       if s.local != local and base_local(s.local) == local}
     if m.shape in ("word", "plain"):
         found = code.find_symbols(m.text, None, None, LOOKUP_LIMIT)
         if m.shape == "plain":  # `stdout`, `capture`: a top-level definition only
@@ -236,6 +241,10 @@ def _symbols(found: list[Symbol], parts: list[str]) -> dict[tuple[str, str], str
     for s in found:
         if _ends_with(s.path, s.local, parts):
             out.setdefault((s.path, s.local), s.ast_hash)
+    if not out:  # `Strict.level` of a lone `Strict.level:setter`: the name without its role
+        for s in found:
+            if base_local(s.local) != s.local and _ends_with(s.path, base_local(s.local), parts):
+                out.setdefault((s.path, s.local), s.ast_hash)
     return out
 
 

@@ -1,0 +1,72 @@
+"""Which bindings of a name reach a use (:mod:`hindsight.codeindex.flow`): the one of a
+branch or loop body that ended before the use may not have run (:func:`reaching`), a
+comprehension's or lambda's variable is visible only inside it (:func:`visible`), and an
+element of a container belongs to the container the name held when it was bound
+(:func:`rebound_since`)."""
+
+from __future__ import annotations
+
+from hindsight.codeindex.bindings import AFTER, BRANCH
+
+
+def reaching(bindings: list[tuple[int, str]], last: int, line: int | None,
+             branches: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """``(line, value)`` of the bindings that may reach a use at ``line`` (``None``: after
+    the scope), from the last one (at ``last``) back: while a binding is in a branch or
+    loop body (``branches``: (binding line, the body's last line)) that ends before the
+    use, the binding before it may be the one that ran."""
+    ends = {b: int(e) for b, e in branches if e.isdigit()}
+    lines = sorted({b for b, _v in bindings}, reverse=True)
+    out: list[tuple[int, str]] = []
+    for bl in lines[lines.index(last):]:
+        out += [(b, v) for b, v in bindings if b == bl]
+        end = ends.get(bl)
+        if end is None or (line is not None and line <= end):
+            break
+    return out
+
+
+def visible(bindings: list[tuple[int, str]], scoped: list[tuple[int, str]],
+            line: int | None) -> list[tuple[int, str]]:
+    """``bindings`` of a name as a use at ``line`` (``None``: from outside the scope) sees
+    them: a binding visible only up to a line (``scoped``: ``x^`` facts,
+    bindings.SCOPED) is dropped past it; where it is visible it hides an ordinary binding
+    of its own line (the comprehension's or lambda's variable is the innermost)."""
+    ends = {b: int(e) for b, e in scoped if e.isdigit()}
+    live = {b for b in ends if line is not None and line <= ends[b]}
+    out: list[tuple[int, str]] = []
+    for b, v in bindings:  # the scoped values are the AFTER ones (Bindings.scoped)
+        if b not in ends or (b in live) == (v[:1] == AFTER):
+            out.append((b, v))
+    return out
+
+
+def rebound_since(d: dict[str, list[tuple[int, str]]], name: str, line: int | None
+                   ) -> bool:
+    """Whether the container of element ``name`` (``d`` of ``d['a']``, a literal key) was
+    bound to another object after the last binding of that element before ``line``
+    (``None``: the scope's end), so the element's binding belongs to a value the name no
+    longer holds: a rebinding in a branch that ended before ``line`` may not have run, and
+    a copy (``dict(d)``, ``d.copy()``, ``d or {}``), an annotation (``d: dict``) or a
+    literal (``{**d}``; its own keys are elements of their own) does not count."""
+    limit = line if line is not None else 1 << 62
+    base = name[:name.rfind("[")]
+    last = max((b for b, _v in d.get(name, []) if b < limit), default=-1)
+    if last < 0:
+        return False
+    maybe = {b for b, e in d.get(base + BRANCH, []) if e.isdigit() and int(e) < limit}
+    return any(last < b < limit and b not in maybe and _replaces(v, base)
+               for b, v in d.get(base, []))
+
+
+_COPIES = frozenset({"dict()", "list()", "tuple()", "set()", "frozenset()", "OrderedDict()",
+                     "collections.OrderedDict()", "defaultdict()", "collections.defaultdict()",
+                     "copy.copy()", "copy.deepcopy()", "deepcopy()"})
+
+
+def _replaces(value: str, base: str) -> bool:
+    """Whether binding ``base`` to ``value`` (a receiver fact's value) makes it another
+    object than the container it held (see :func:`_rebound_since`)."""
+    if value[:1] in ("{", "[", "(") or value in _COPIES:
+        return False
+    return value.partition("(")[0].partition("[")[0].partition(".")[0] != base
