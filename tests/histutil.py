@@ -68,3 +68,22 @@ def sigint_default() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def fixture_bank(tmp: Path, home: Path, name: str, rel: str, shas: list[str]) -> Repo:
+    """The repository a ``tests/fixtures/banks/make_<name>.py`` script built (file
+    ``rel`` of ``<name>/v1`` then ``<name>/v2``, one commit each, the same shas: checked
+    against ``shas``) and its bank ``<name>.db`` copied into ``home``'s banks. The caller
+    sets ``HINDSIGHT_BANK_ID`` to ``name``."""
+    import shutil
+
+    src = Path(__file__).resolve().parent / "fixtures" / "banks"
+    r = Repo(tmp / "repo")
+    for version in ("v1", "v2"):
+        r.write(rel, (src / name / version / rel).read_text(encoding="utf-8"))
+        r.commit(f"{version} of {rel}")
+    assert [r.shas[1], r.shas[2]] == shas
+    banks = home / "banks"
+    banks.mkdir(parents=True, exist_ok=True)
+    shutil.copy(src / f"{name}.db", banks / f"{name}.db")
+    return r

@@ -7,14 +7,13 @@ subprocess where the user-facing answer matters."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from conftest import FIXTURES
-from histutil import Repo
+from histutil import Repo, fixture_bank
 
 from hindsight.app import open_bank
 from hindsight.codeindex.parse import EXTRACTOR_VERSION
@@ -65,15 +64,7 @@ def test_rust_trait_methods_have_their_own_names(tmp_path: Path) -> None:
 def v7_bank(tmp_path: Path, hindsight_home: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
     """The bank of tests/fixtures/banks/make_identities_v7.py (extraction version 7) and
     the repository it was made from (the same two commits)."""
-    r = Repo(tmp_path / "repo")
-    src = FIXTURES / "banks" / "identities-v7"
-    for version in ("v1", "v2"):
-        r.write("entry.rs", (src / version / "entry.rs").read_text(encoding="utf-8"))
-        r.commit(f"{version} of entry.rs")
-    assert [r.shas[1], r.shas[2]] == V7_SHAS
-    banks = hindsight_home / "banks"
-    banks.mkdir(parents=True, exist_ok=True)
-    shutil.copy(FIXTURES / "banks" / "identities-v7.db", banks / "identities-v7.db")
+    r = fixture_bank(tmp_path, hindsight_home, "identities-v7", "entry.rs", V7_SHAS)
     for k, v in {"HINDSIGHT_BANK_ID": "identities-v7", "HINDSIGHT_EMBEDDER": "hashing",
                  "HINDSIGHT_NOW": "2026-01-06T12:00:00+00:00"}.items():
         monkeypatch.setenv(k, v)

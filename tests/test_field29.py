@@ -6,12 +6,11 @@ fixture bank of tests/fixtures/banks/make_identities_v8.py."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from conftest import FIXTURES
-from histutil import Repo
+from histutil import Repo, fixture_bank
 
 from hindsight.app import open_bank
 from hindsight.codeindex.parse import EXTRACTOR_VERSION
@@ -50,14 +49,7 @@ def test_alias_forms_of_overload_and_setters_that_are_not_accessors() -> None:
 @pytest.fixture
 def v8_bank(tmp_path: Path, hindsight_home: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
     """The bank of make_identities_v8.py (extraction version 8) and its repository."""
-    r = Repo(tmp_path / "repo")
-    for version in ("v1", "v2"):
-        r.write("props.py", (SRC / version / "props.py").read_text(encoding="utf-8"))
-        r.commit(f"{version} of props.py")
-    assert [r.shas[1], r.shas[2]] == V8_SHAS
-    banks = hindsight_home / "banks"
-    banks.mkdir(parents=True, exist_ok=True)
-    shutil.copy(FIXTURES / "banks" / "identities-v8.db", banks / "identities-v8.db")
+    r = fixture_bank(tmp_path, hindsight_home, "identities-v8", "props.py", V8_SHAS)
     for k, v in {"HINDSIGHT_BANK_ID": "identities-v8", "HINDSIGHT_EMBEDDER": "hashing",
                  "HINDSIGHT_NOW": "2026-01-06T12:00:00+00:00"}.items():
         monkeypatch.setenv(k, v)
