@@ -312,7 +312,10 @@ def _ingest_chunk(store: HistoryStore, root: str, shas: list[str], seq_map: dict
                   blob_cache: dict[str, list[SymState] | None],
                   parents: dict[str, tuple[str, ...]]) -> None:
     commits, diffs = _diffs(root, shas, parents, boundary)
-    merges = [c for c in commits if len(c.parents) > 1 and c.sha not in boundary]
+    # a merge's other sides matter only to the symbol changes of a merge that `full` mode
+    # expands (not a huge one): `message` mode never diffs them
+    merges = [c for c in commits if len(c.parents) > 1 and c.sha not in boundary
+              and mode == "full" and len(diffs.get(c.sha, [])) <= huge]
     sides = _merge_sides(root, merges) if merges else {}
     rows: list[dict[str, Any]] = []
     files: dict[str, list[tuple[str, str, str, int, int]]] = {}
