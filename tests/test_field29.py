@@ -177,6 +177,12 @@ FGH = "def f():\n    return 1\n\n\ndef g():\n    return 2\n\n\ndef h():\n    ret
     ("    d = {'a': f}\n    d: dict\n    return d['a']()\n", ["a.py::use -> a.py::f @28"]),
     ("    d = {'a': f}\n    if len(d) > 1:\n        d = Reg()\n    return d['a']()\n",
      ["a.py::use -> a.py::Reg @28", "a.py::use -> a.py::f @29"]),
+    # a literal bound in a branch that ended: either dict's element (gave only the last)
+    ("    d = {'a': f}\n    if len(d) > 1:\n        d = {'a': h}\n    return d['a']()\n",
+     ["a.py::use -> a.py::f @29", "a.py::use -> a.py::h @29"]),
+    ("    if make():\n        d = {'a': f}\n    else:\n        d = {'a': h}\n"
+     "    return d['a']()\n",
+     ["a.py::use -> a.py::f @30", "a.py::use -> a.py::h @30", "a.py::use -> a.py::make @26"]),
 ])
 def test_an_element_of_a_dict_the_name_no_longer_holds_is_not_read(
         tmp_path: Path, body: str, want: list[str]) -> None:

@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex import dispatch, reaching, returns
-from hindsight.codeindex.bindings import AFTER, GLOBAL
+from hindsight.codeindex.bindings import AFTER, BRANCH, GLOBAL
 from hindsight.codeindex.enums import is_enum
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, FileSyms
 from hindsight.codeindex.values import Value, members, union
@@ -151,8 +151,10 @@ def bound(flow: Flow, fs: FileSyms, scope: str, name: str, line: int | None
         b = d.get(name)  # (a module name a function rebinds by `global`: either value)
         if b and name.endswith("]") and reaching.rebound_since(d, name, line):
             return False, None  # `d = {'a': f}; d = Reg(); d['a']`: no longer that dict's
-        return (True, flow.pick(fs, scope, b, line, d.get(name + GLOBAL))) if b else \
-            (False, None)
+        # an element bound in a branch that ended: the container's binding before it too
+        ends = d.get(name[:name.rfind("[")] + BRANCH) if name.endswith("]") else \
+            d.get(name + GLOBAL)
+        return (True, flow.pick(fs, scope, b, line, ends)) if b else (False, None)
     base = name[:-3]
     lit, acc = d.get(name, []), d.get(f"{base}[+{name[-2]}]", [])
     if not lit and not acc and (scope or not filled(fs, base, name[-2])):
