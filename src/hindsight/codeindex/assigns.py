@@ -17,6 +17,12 @@ _PY_VALUES = frozenset({"call", "identifier", "attribute", "subscript", "await",
                         "conditional_expression", "boolean_operator"})
 
 
+_CONTAINER_TYPES = frozenset({
+    "dict", "list", "set", "tuple", "frozenset", "Dict", "List", "Set", "Tuple", "FrozenSet",
+    "typing.Dict", "typing.List", "typing.Set", "typing.Tuple", "Mapping", "MutableMapping",
+    "Sequence", "MutableSequence", "typing.Mapping", "typing.Sequence"})
+
+
 def py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
     node = caps["fact.assign"][0]
     r = caps.get("fact.rhs")
@@ -52,7 +58,9 @@ def py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
     for tn in targets:
         if tn is None:
             continue
-        if declared:  # a declared type wins over the value
+        if declared and rnode is None and declared[:-2] in _CONTAINER_TYPES:
+            pass  # `d: dict` binds nothing; a fact would hide what `d` holds (reaching.py)
+        elif declared:  # a declared type wins over the value
             target = canon(_t(tn))
             if target:
                 out.facts.append((scope, target, declared, line))

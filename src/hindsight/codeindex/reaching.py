@@ -42,31 +42,29 @@ def visible(bindings: list[tuple[int, str]], scoped: list[tuple[int, str]],
 
 
 def rebound_since(d: dict[str, list[tuple[int, str]]], name: str, line: int | None
-                   ) -> bool:
+                  ) -> bool:
     """Whether the container of element ``name`` (``d`` of ``d['a']``, a literal key) was
     bound to another object after the last binding of that element before ``line``
     (``None``: the scope's end), so the element's binding belongs to a value the name no
-    longer holds: a rebinding in a branch that ended before ``line`` may not have run, and
-    a copy (``dict(d)``, ``d.copy()``, ``d or {}``), an annotation (``d: dict``) or a
-    literal (``{**d}``; its own keys are elements of their own) does not count."""
+    longer holds. A rebinding in a branch that ended before ``line`` may not have run; a
+    line whose values include the container itself (``d = d or {}``, ``d = d.copy()``)
+    keeps it; anything else replaces it (``d = Reg()``, ``d = {}``, ``d = dict(x)``,
+    ``d = d['sub']``: the argument of a call is not kept, so ``dict(d)`` replaces it too).
+    A bare annotation (``d: dict``) binds nothing (assigns.py)."""
     limit = line if line is not None else 1 << 62
     base = name[:name.rfind("[")]
     last = max((b for b, _v in d.get(name, []) if b < limit), default=-1)
     if last < 0:
         return False
     maybe = {b for b, e in d.get(base + BRANCH, []) if e.isdigit() and int(e) < limit}
-    return any(last < b < limit and b not in maybe and _replaces(v, base)
-               for b, v in d.get(base, []))
-
-
-_COPIES = frozenset({"dict()", "list()", "tuple()", "set()", "frozenset()", "OrderedDict()",
-                     "collections.OrderedDict()", "defaultdict()", "collections.defaultdict()",
-                     "copy.copy()", "copy.deepcopy()", "deepcopy()"})
+    by_line: dict[int, list[str]] = {}
+    for b, v in d.get(base, []):
+        if last < b < limit and b not in maybe:
+            by_line.setdefault(b, []).append(v)
+    return any(all(_replaces(v, base) for v in vals) for vals in by_line.values())
 
 
 def _replaces(value: str, base: str) -> bool:
     """Whether binding ``base`` to ``value`` (a receiver fact's value) makes it another
-    object than the container it held (see :func:`_rebound_since`)."""
-    if value[:1] in ("{", "[", "(") or value in _COPIES:
-        return False
-    return value.partition("(")[0].partition("[")[0].partition(".")[0] != base
+    object than the container it held (see :func:`rebound_since`)."""
+    return value not in (base, f"{base}.copy()")
