@@ -109,3 +109,98 @@ def test_a_new_inherent_method_in_another_file_takes_over_incrementally(tmp_path
         "src/use_it.rs::run -> src/entry.rs::Entry.new @5",
         "src/use_it.rs::run -> src/more.rs::Entry.shout @6"]
     assert es == edges(repo, full=True)
+
+
+CT = '[package]\nname = "r1"\nversion = "0.1.0"\nedition = "2021"\n'
+
+
+def _crate(tmp: Path, main: str, **mods: str) -> Path:
+    files = {"Cargo.toml": CT, "src/main.rs": main}
+    files.update({f"src/{k}.rs": v for k, v in mods.items()})
+    return make_repo(tmp / "r", files)
+
+
+def test_fully_qualified_calls_name_impls_and_defaults_in_any_file(tmp_path: Path) -> None:
+    """Break-it R1 of session 29 (each expected edge from `cargo run`'s output):
+    ``<Entry as A>::label`` with two traits giving ``label`` in other files, and
+    ``<Entry as A>::dflt`` / ``<Entry as B>::go`` naming a trait's default beside an
+    inherent method of that name."""
+    repo = _crate(tmp_path, (
+        "mod e;\nmod ta;\nmod tb;\nuse e::Entry;\nfn main() {\n    let x = Entry;\n"
+        "    <Entry as ta::A>::label(&x);\n    <Entry as tb::B>::label(&x);\n"
+        "    x.dflt();\n    <Entry as ta::A>::dflt(&x);\n}\n"),
+        e="pub struct Entry;\nimpl Entry {\n    pub fn dflt(&self) {}\n}\n",
+        ta=("use crate::e::Entry;\npub trait A {\n    fn label(&self);\n"
+            "    fn dflt(&self) {}\n}\nimpl A for Entry {\n    fn label(&self) {}\n}\n"),
+        tb=("use crate::e::Entry;\npub trait B {\n    fn label(&self);\n}\n"
+            "impl B for Entry {\n    fn label(&self) {}\n}\n"))
+    assert _from(edges(repo), "src/main.rs::main") == [
+        "src/main.rs::main -> src/e.rs::Entry.dflt @9",
+        "src/main.rs::main -> src/ta.rs::A.dflt @10",
+        "src/main.rs::main -> src/ta.rs::Entry.label @7",
+        "src/main.rs::main -> src/tb.rs::Entry.label @8"]
+
+
+def test_impls_by_path_alias_nested_module_and_ambiguous_generics(tmp_path: Path) -> None:
+    """Break-it R2-R4, R6, R7 of session 29: an impl naming its type by path (two
+    ``struct Entry`` in modules a and b) or through an import alias; an impl in a nested
+    module of the type's own file; two impls of one trait for ``Wrapper<u8>`` and
+    ``Wrapper<i32>`` (unresolved: generic arguments are not told apart); a field of the
+    struct read beside another file's method of its name; a trait's default method
+    reached through an impl in another file."""
+    repo = _crate(tmp_path, (
+        "mod a;\nmod b;\nmod t;\nmod u;\nmod z;\nmod w;\nmod w2;\nuse t::Show;\nuse w::Loud;\n"
+        "pub struct X { pub worker: a::Entry }\nmod more {\n    use super::X;\n"
+        "    impl X {\n        pub fn m(&self) {}\n    }\n}\n"
+        "fn main() {\n    let x = a::Entry;\n    let y = b::Entry;\n    x.label();\n"
+        "    y.label();\n    x.plain();\n    let k = X { worker: a::Entry };\n    k.m();\n"
+        "    k.worker.label();\n    y.dflt();\n"
+        "    let p = w::Wrapper(1u8);\n    p.shout();\n}\n"),
+        a="pub struct Entry;\n", b="pub struct Entry;\n",
+        t="pub trait Show {\n    fn label(&self);\n    fn dflt(&self) {}\n}\n",
+        u=("use crate::a::Entry as Al;\nuse crate::t::Show;\nimpl Show for Al {\n"
+           "    fn label(&self) {}\n}\nimpl Al {\n    pub fn plain(&self) {}\n}\n"),
+        z=("use crate::a::Entry;\nuse crate::t::Show;\nimpl Show for crate::b::Entry {\n"
+           "    fn label(&self) {}\n}\nimpl crate::X {\n    pub fn worker(&self) -> u8 {\n"
+           "        1\n    }\n}\npub fn touch(e: &Entry) {\n    e.plain();\n}\n"),
+        w=("pub struct Wrapper<T>(pub T);\npub trait Loud {\n    fn shout(&self);\n}\n"
+           "impl Loud for Wrapper<u8> {\n    fn shout(&self) {}\n}\n"),
+        w2=("use crate::w::{Loud, Wrapper};\n"
+            "impl Loud for Wrapper<i32> {\n    fn shout(&self) {}\n}\n"))
+    es = edges(repo)
+    assert [e for e in _from(es, "src/main.rs::main") if "Wrapper @" not in e] == [
+        "src/main.rs::main -> src/main.rs::more.X.m @24",
+        "src/main.rs::main -> src/t.rs::Show.dflt @26",
+        "src/main.rs::main -> src/u.rs::Al.label @20",
+        "src/main.rs::main -> src/u.rs::Al.label @25",
+        "src/main.rs::main -> src/u.rs::Al.plain @22",
+        "src/main.rs::main -> src/w.rs::Loud.shout @28",  # which impl: the trait's method
+        "src/main.rs::main -> src/z.rs::Entry.label @21"]
+    assert _from(es, "src/z.rs::touch") == ["src/z.rs::touch -> src/u.rs::Al.plain @12"]
+
+
+def test_a_method_body_edit_re_resolves_no_other_impl_file(tmp_path: Path) -> None:
+    """Break-it R8 of session 29: 60 files each add methods to one type; a body edit in
+    one of them re-resolves none of the others (their dependency is the ``impl:Ctx``
+    digest, which changes with the methods' names, not their bodies); a new method
+    re-resolves them, and the result equals a full index."""
+    from hindsight.app import open_bank
+
+    mods = {f"m{i}": (f"use crate::ty::Ctx;\nimpl Ctx {{\n    pub fn f{i}(&self) {{\n"
+                      f"        self.f{(i + 1) % 60}();\n        self.unknown();\n    }}\n}}\n")
+            for i in range(60)}
+    repo = _crate(tmp_path, "pub mod ty;\n" + "".join(f"mod m{i};\n" for i in range(60))
+                  + "fn main() {}\n", ty="pub struct Ctx;\n", **mods)
+    assert len(_from(edges(repo), "src/m7.rs::Ctx.f7")) == 1
+    p = repo / "src" / "m5.rs"
+    p.write_text(p.read_text().replace("self.unknown();", "self.unknown();\n        1;"))
+    with open_bank(repo_root_path=str(repo)) as bank:
+        st = bank.code.index(workers=1)
+    assert (st.files_parsed, st.files_reresolved) == (1, 1)  # m4, whose f4 calls f5
+    p.write_text(p.read_text().replace("impl Ctx {\n", "impl Ctx {\n    pub fn unknown(&self) {}\n"))
+    with open_bank(repo_root_path=str(repo)) as bank:
+        st = bank.code.index(workers=1)
+    assert st.files_reresolved == 60
+    inc = edges(repo, full=False)
+    assert "src/m7.rs::Ctx.f7 -> src/m5.rs::Ctx.unknown @5" in inc
+    assert inc == edges(repo, full=True)

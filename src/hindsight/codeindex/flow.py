@@ -433,11 +433,15 @@ class Flow:
             if fs is None:
                 continue
             local = fs.members.get(cls, {}).get(name) if "[" not in name else None
-            if fs.language == "rust" and "[" not in name:  # inherent first, in any file
+            if fs.language == "rust" and "[" not in name and (
+                    local is not None or name not in fs.attrs.get(cls, {})):
+                # inherent first, in any file; a field of the struct before another
+                # file's method of its name (`x.worker.run()` beside `fn worker()`)
                 hit = rustimpl.method(self.root, path, cls, name)
                 other = self.fs(hit[0].partition("::")[0]) if hit else None
                 if other is not None and other.kinds.get(hit[0].partition("::")[2]) in FUNC_KINDS:
                     return self.classify(hit[0])
+                local = None  # none, or ambiguous (`impl Tr for W<u8>` and `for W<i32>`)
             if local is None and fs.language == "go":
                 hit = self.root.members_of(path, cls, name, 0) if "[" not in name else []
                 if hit:

@@ -228,8 +228,9 @@ def wildcard_export(r: Resolver, fs: FileSyms, name: str, depth: int) -> list[st
 
 def rust_qualified(r: Resolver, caller: str, name: str, receiver: str) -> str:
     """The target of a fully qualified Rust call ``<T as Trait>::name(…)`` (``receiver``
-    is ``<T as Trait>``; ``T`` may be ``Self``): ``T.name:Trait`` when the type names its
-    trait methods apart (:mod:`hindsight.codeindex.identity`), else ``T.name`` as a call
+    is ``<T as Trait>``; ``T`` may be ``Self``): the method that ``impl Trait for T`` gives
+    (``T.name:Trait`` when named apart), in whichever file, or the trait's default
+    (:func:`hindsight.codeindex.rustimpl.trait_method`); else ``T.name`` as a call
     ``x.name()`` would; ``""`` when ``T`` is not found."""
     inner = receiver[1:-1].strip() if receiver.endswith(">") else ""
     ty, sep, trait = inner.partition(" as ")
@@ -237,15 +238,17 @@ def rust_qualified(r: Resolver, caller: str, name: str, receiver: str) -> str:
     ty = ty[4:].strip() if ty.startswith("mut ") else ty
     if not sep or not ty:
         return ""
-    suffix = ":" + trait_name(trait)
+    ty = ty.partition("<")[0].strip()
     if ty == "Self":
         cls = r.enclosing_class(caller)
-        hits = r.members_of(r.f.path, cls, name, 0) if cls else []
-        hit = hits[0] if hits else ""
+        q = f"{r.f.path}::{cls}" if cls else ""
+    elif "::" in ty:
+        q = r._rust_path(*ty.rsplit("::", 1))
     else:
-        hit = r.target(caller, name, ty.partition("<")[0].strip())
-    if not hit:
-        return ""
-    path, _, local = hit.partition("::")
-    cls, _, _m = local.rpartition(".")
-    return rustimpl.trait_method(r, path, cls, name, suffix[1:]) or hit
+        q = next(iter(r.lookup(r.f, caller, ty)), "")
+    path, _, cls = q.partition("::")
+    hit = rustimpl.trait_method(r, path, cls, name, trait_name(trait)) if cls else ""
+    if hit:
+        return hit
+    found = r.members_of(path, cls, name, 0) if cls else []
+    return found[0] if found else ""

@@ -230,7 +230,7 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
         if b"__main__" in src:
             facts += main_guard(tree.root_node)
     elif language == "rust":  # methods of impl blocks across files (codeindex/rustimpl.py)
-        facts += impl_facts(defs)
+        facts += impl_facts(defs, imports)
     return symbols, refs, imports, package, notes, facts
 
 

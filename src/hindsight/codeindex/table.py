@@ -315,6 +315,8 @@ class Table:
         self._bases: dict[tuple[str, str], tuple[list[str], frozenset[str]]] = {}
         # base class name -> (base -> direct subclasses, keys needed): codeindex/dispatch.py
         self._subs: dict[str, tuple[dict[str, list[str]], frozenset[str]]] = {}
+        # Rust type -> (its methods, keys needed): codeindex/rustimpl.py
+        self.rust_impls: dict[str, tuple[dict[str, list[tuple[str, str]]], frozenset[str]]] = {}
 
     def keys(self, key: str) -> list[str]:
         """Sorted paths of the files providing ``key``."""
