@@ -4,9 +4,10 @@ Used by tests/test_ast_agreement.py and bench/index.py (issue #2 acceptance: sam
 qualified names and start lines as ``ast`` for every ``def``/``class``), with the naming
 rules of :mod:`hindsight.codeindex.identity`: a name bound to a lambda by an assignment
 statement (``f = lambda: 0``, ``f: T = lambda: 0``) is a definition at the statement's
-line; ``@p.setter``/``@p.deleter`` on a function ``p`` is ``p:setter``/``p:deleter``; an
-``@overload`` stub is left out when the implementation is in the file (else the first
-stub stands for the name).
+line; ``@p.setter``/``@p.deleter`` on a function ``p`` is ``p:setter``/``p:deleter`` (also
+``@Base.p.setter`` in a subclass); an ``@overload`` stub (also under an alias, ``from
+typing import overload as ov``) is left out when the implementation is in the file (else
+the first stub stands for the name).
 """
 
 from __future__ import annotations
@@ -17,18 +18,30 @@ from collections import Counter
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def _role(node: ast.AST) -> str:
-    """``:setter``/``:deleter`` for an accessor, ``stub`` for an overload stub, else ''."""
+def _role(node: ast.AST, overloads: frozenset[str] = frozenset({"overload"})) -> str:
+    """``:setter``/``:deleter`` for an accessor, ``stub`` for an overload stub (decorated
+    with a name of ``overloads`` or ``x.overload``), else ''."""
     if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return ""
     for dec in node.decorator_list:
-        if isinstance(dec, ast.Attribute) and dec.attr in ("setter", "deleter") and \
-                isinstance(dec.value, ast.Name) and dec.value.id == node.name:
+        if isinstance(dec, ast.Attribute) and dec.attr in ("setter", "deleter") and (
+                (isinstance(dec.value, ast.Name) and dec.value.id == node.name) or
+                (isinstance(dec.value, ast.Attribute) and dec.value.attr == node.name)):
             return ":" + dec.attr
-        if (isinstance(dec, ast.Name) and dec.id == "overload") or (
+        if (isinstance(dec, ast.Name) and dec.id in overloads) or (
                 isinstance(dec, ast.Attribute) and dec.attr == "overload"):
             return "stub"
     return ""
+
+
+def _overload_names(tree: ast.AST, source: bytes) -> frozenset[str]:
+    """``overload`` and the names ``from typing import overload as ov`` gives it."""
+    if b"overload as" not in source:
+        return frozenset({"overload"})
+    return frozenset({"overload"} | {
+        a.asname for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+        and n.module in ("typing", "typing_extensions")
+        for a in n.names if a.name == "overload" and a.asname})
 
 
 def _lambda_name(node: ast.AST) -> str:
@@ -49,13 +62,14 @@ def ast_defs(source: bytes) -> Counter[tuple[str, int]] | None:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return None
+    overloads = _overload_names(tree, source)
     found: list[tuple[str, int, bool]] = []  # name, line, is a stub
     stack: list[tuple[ast.AST, str]] = [(tree, "")]
     while stack:
         node, prefix = stack.pop()
         for child in ast.iter_child_nodes(node):
             if isinstance(child, _DEFS):
-                role = _role(child)
+                role = _role(child, overloads)
                 q = f"{prefix}.{child.name}" if prefix else child.name
                 q += role if role != "stub" else ""
                 found.append((q, child.lineno, role == "stub"))
