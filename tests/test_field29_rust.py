@@ -204,3 +204,18 @@ def test_a_method_body_edit_re_resolves_no_other_impl_file(tmp_path: Path) -> No
     inc = edges(repo, full=False)
     assert "src/m7.rs::Ctx.f7 -> src/m5.rs::Ctx.unknown @5" in inc
     assert inc == edges(repo, full=True)
+
+
+def test_a_method_called_on_an_enum_variant(tmp_path: Path) -> None:
+    """Fresh-user trial of session 29 on fd: ``ExitCode::GeneralError.exit()`` runs the
+    enum's inherent ``exit``; ``callers ExitCode.exit`` said "no callers found". A path to
+    a struct's associated item or a module's constant is not taken for a variant."""
+    repo = _crate(tmp_path, (
+        "mod exit_codes;\nuse exit_codes::ExitCode;\nfn main() {\n"
+        "    ExitCode::GeneralError.exit();\n    exit_codes::Limits::MAX.exit();\n}\n"),
+        exit_codes=("pub enum ExitCode {\n    Success,\n    GeneralError,\n}\n"
+                    "impl ExitCode {\n    pub fn exit(self) {}\n}\npub struct Limits;\n"
+                    "impl Limits {\n    pub const MAX: ExitCode = ExitCode::Success;\n"
+                    "    pub fn exit(self) {}\n}\n"))
+    assert _from(edges(repo), "src/main.rs::main") == [
+        "src/main.rs::main -> src/exit_codes.rs::ExitCode.exit @4"]

@@ -215,3 +215,20 @@ def definition(r: Resolver, fs: FileSyms, cls: str) -> str:
         return q if q and q.partition("::")[2] else ""
     hits = [h for h in ctx.lookup(fs, fs.parents.get(cls, ""), w, 0) if h != f"{fs.path}::{cls}"]
     return hits[0] if len(hits) == 1 else ""
+
+
+def variant_method(r: Resolver, caller: str, receiver: str, name: str) -> str:
+    """The method ``name`` a call on an enum variant runs (``ExitCode::GeneralError.exit()``:
+    ``receiver`` is ``ExitCode::GeneralError``): the enum's method, when the path before
+    the last segment names an enum; else ``""``."""
+    head, sep, variant = receiver.rpartition("::")
+    if not sep or not variant.isidentifier() or not variant[:1].isupper():
+        return ""
+    q = r._rust_path(*head.rsplit("::", 1)) if "::" in head else \
+        next(iter(r.lookup(r.f, caller, head)), "")
+    path, _, cls = q.partition("::")
+    other = r._file(path) if cls else None
+    if other is None or other.kinds.get(cls) != "enum":
+        return ""
+    hit = r.members_of(path, cls, name, 0)
+    return hit[0] if hit else ""
