@@ -48,7 +48,8 @@ def test_callers_through_variables_lists_and_counts(tmp_path: Path) -> None:
     assert r.returncode == 0
     assert r.stdout.rstrip().splitlines()[-1] == (
         "3 unresolved call site(s) call `invoke` by name (they may mean this symbol); "
-        "--include-unresolved lists their callers (one row per calling function)")
+        "--include-unresolved lists their callers (one row per call site; per calling function "
+        "for a property)")
     r = run(repo, "callers", "Context.invoke", "--include-unresolved", "--json")
     out = json.loads(r.stdout)
     assert sorted(h["qname"] for h in out["callers"]) == sorted(RESOLVED + UNRESOLVED)

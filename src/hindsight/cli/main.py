@@ -271,10 +271,10 @@ def _unresolved_line(target: Any, n: int, listed: bool) -> str:
         return ""
     what = f"{n} unresolved call site(s) call `{target.name}` by name"
     if listed:
-        return (f"{what}; their callers are listed above, one row per calling function "
-                "(they may mean another symbol)")
+        return (f"{what}; their callers are listed above, one row per call site (per "
+                "calling function for a property) (they may mean another symbol)")
     return (f"{what} (they may mean this symbol); --include-unresolved lists their callers "
-            "(one row per calling function)")
+            "(one row per call site; per calling function for a property)")
 
 
 @click.command()
