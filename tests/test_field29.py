@@ -201,3 +201,27 @@ def test_an_element_of_a_dict_the_name_no_longer_holds_is_not_read(
                  "    def __getitem__(self, k):\n        return h\n\n\n"
                  "def make():\n    return {'a': g}\n\n\ndef use():\n" + body)
     assert calls_from(tmp_path, {"a.py": src}, "a.py::use") == want
+
+
+def test_impact_leaves_out_what_no_longer_exists(tmp_path: Path, hindsight_home: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fresh-user trial of session 29 on click: `impact` listed co-changed symbols and
+    files that no longer exist at HEAD (`utils.py::get_binary_stream`, renamed since;
+    `setup.py`). They are left out and counted, as `hotspots` does."""
+    monkeypatch.setenv("HINDSIGHT_EMBEDDER", "hashing")
+    r = Repo(tmp_path / "r")
+    for n in (1, 2):
+        r.write("a.py", f"def core():\n    return {n}\n\n\ndef old_helper():\n    return {n}\n")
+        r.write("b.py", f"def live():\n    return {n}\n")
+        r.write("setup.py", f"VERSION = {n}\n")
+        r.commit(f"change {n}")
+    r.write("a.py", "def core():\n    return 3\n\n\ndef new_helper():\n    return 2\n")
+    r.rm("setup.py")
+    r.commit("rename the helper, drop setup.py")
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        b.history.ingest()
+        res = b.history.impact("core")
+    assert [(i.kind, i.target, i.cochanges) for i in res["items"]] == [
+        ("file", "b.py", 2), ("symbol", "b.py::live", 2)]
+    assert res["gone"] == 3  # old_helper, setup.py::VERSION, setup.py

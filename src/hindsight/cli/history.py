@@ -236,6 +236,9 @@ def impact(symbol: str, repo_root: str | None, file: str | None, depth: int, lim
         out.table(f"impact of {res['symbol']['qname']} ({n} commit{'' if n == 1 else 's'} in "
                   f"history{more})", ["", "target", "why"],
                   [[i.kind, i.target, "; ".join(i.reasons)] for i in res["items"]])
+        if res.get("gone"):
+            out.say(f"left out: {res['gone']} co-changed symbol(s) or file(s) that no longer "
+                    "exist at HEAD")
 
 
 @click.command()

@@ -6,6 +6,7 @@ to the enclosing symbol) and ``impact`` (callers plus what historically changes 
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from collections.abc import Callable
@@ -415,7 +416,9 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
     non-merge commits; an item needs ``min_support`` shared commits, default 2: one shared commit is
     no evidence of coupling).
     Returns ``{"symbol", "commits", "count", "total", "truncated", "items":
-    [ImpactItem…]}`` (``count`` listed of ``total`` found), callers first (by depth),
+    [ImpactItem…], "gone"}`` (``count`` listed of ``total`` found; ``gone``: co-changed
+    symbols and files left out because they no longer exist at HEAD, as ``hotspots``
+    does), callers first (by depth),
     then by co-change count; with ``stop`` (asked before each caller level after the
     first) also ``"levels"`` done and ``"cut"``. Raises NotIndexed, NotFound, Ambiguous."""
     sym, hits, levels, cut = walk(code, "callers", spec, depth, file, stop=stop, root=root)
@@ -437,8 +440,14 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
     own_paths = {sym.path} | {p for e in entries for p in (e.path, e.old_path) if p}
     own = {(sym.path, sym.local)} | {(e.old_path, e.old_local) for e in entries
                                      if e.old_path}
-    for path, local, _kind, cnt in hs.cochanged_symbols(shas):
+    co = [(p, loc, cnt) for p, loc, _kind, cnt in hs.cochanged_symbols(shas) if cnt >= need]
+    live = {s.qname for s in code.symbols_by_qname([f"{p}::{loc}" for p, loc, _c in co])}
+    gone = 0  # what no longer exists at HEAD (a renamed or deleted symbol or file) is left out
+    for path, local, cnt in co:
         q = f"{path}::{local}"
+        if q not in live:
+            gone += 1
+            continue
         if cnt < need or (path, local) in own or any(
                 p == path and (local.startswith(loc + ".") or loc.startswith(local + "."))
                 for p, loc in own):
@@ -449,13 +458,17 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
     for path, cnt in hs.cochanged_files(shas):
         if cnt < need or path in own_paths:
             continue
+        if root is not None and not os.path.lexists(os.path.join(root, path)):
+            gone += 1
+            continue
         it = items.setdefault(path, ImpactItem(path, "file"))
         it.cochanges = cnt
         it.reasons.append(f"file changed together in {cnt} of {n} commits")
     ranked = sorted(items.values(), key=lambda i: (i.depth == 0, i.depth, -i.cochanges,
                                                    i.kind, i.target))
     out = {"symbol": sym.as_dict(), "commits": n, "count": len(ranked[:limit]),
-           "total": len(ranked), "truncated": len(ranked) > limit, "items": ranked[:limit]}
+           "total": len(ranked), "truncated": len(ranked) > limit, "items": ranked[:limit],
+           "gone": gone}
     return {**out, "levels": levels, "cut": cut} if stop is not None else out
 
 
