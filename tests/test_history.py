@@ -76,10 +76,20 @@ def test_history_window_of_six_has_exactly_the_three_changes(tmp_path: Path) -> 
                                            (s[5], "modified", "a.py::f"),
                                            (s[2], "modified", "a.py::f")]
         assert b.history.history("f")["partial"] == "limited"
+        # `why` and `impact` say so too (a fresh-user trial of session 29: `why` gave one
+        # earlier change, with no note, of a function changed since 2014)
+        line = next(i for i, ln in enumerate((r.path / "c.py").read_text().splitlines(), 1)
+                    if ln.startswith("def f"))
+        why = b.history.why("c.py", line + 1)
+        assert why["history_partial"] == "limited" and any(
+            n.startswith("partial history (limited)") and "ingest --all" in n
+            for n in why["notes"])
+        assert b.history.impact("f")["history_partial"] == "limited"
         # a second run reads nothing new; --all fills in the rest
         assert b.history.ingest().ingested == 0
         st = b.history.ingest(all_=True)
         assert (st.ingested, st.partial) == (1, "")
+        assert b.history.why("c.py", line + 1)["history_partial"] == ""
         assert len(b.history.history("f")["entries"]) == 4
 
 

@@ -239,6 +239,9 @@ def impact(symbol: str, repo_root: str | None, file: str | None, depth: int, lim
         if res.get("gone"):
             out.say(f"left out: {res['gone']} co-changed symbol(s) or file(s) that no longer "
                     "exist at HEAD")
+        if res.get("history_partial"):
+            out.say(f"co-change counts read a partial history ({res['history_partial']}): "
+                    "`hindsight ingest --all` reads all of it")
 
 
 @click.command()

@@ -320,7 +320,9 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
     (Symbol dict or None), "source": "symbol"|"blame", "last": commit dict or None,
     "earlier": [Entry…] (older than ``last``), "since": [Entry…] (newer than ``last``
     without changing its content: pure moves, and merges when shown), "merges_hidden",
-    "live": [trace events on this symbol/file after the last commit]}``. The symbol is
+    "live": [trace events on this symbol/file after the last commit],
+    "history_partial": ""|"shallow"|"limited" (``partial`` of :func:`history`; MCP's
+    ``partial`` means a time limit), "notes"}`` (a partial history adds a note). The symbol is
     the innermost one enclosing the line; without symbol history, or for a line in a
     class body outside its methods (not its first line), the line's own ``git blame``
     answers. Merges are left out as in :func:`history` unless ``merges``;
@@ -367,11 +369,23 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
         elif sha:  # git knows the commit; the ingested history does not reach back to it
             out["notes"].append(f"git blame names {sha[:10]}, older than the ingested "
                                 "history: `hindsight ingest --all` reads all of it")
+    out["history_partial"] = hs.get_meta("history_partial_kind") or ""
+    if out["history_partial"] and out["source"] == "symbol":  # (blame reads all history)
+        out["notes"].append(_partial_note(out["history_partial"]))
     last_ts = _ts(out["last"]["committer_date"]) if out["last"] else None
     events = hs.trace_events(path=path, local=key if sym else None,
                              since_unix=last_ts, limit=20)
     out["live"] = events
     return out
+
+
+def _partial_note(kind: str) -> str:
+    """What a partial history (``shallow`` clone or ``limited`` ingest) leaves out."""
+    if kind == "shallow":
+        return ("partial history (shallow clone): changes older than its first commit are "
+                "not known; `git fetch --unshallow` then `hindsight ingest` reads them")
+    return ("partial history (limited): only the newest commits were ingested, so earlier "
+            "changes are missing; `hindsight ingest --all` reads all of it")
 
 
 def _ts(iso: str) -> float | None:
@@ -416,7 +430,7 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
     non-merge commits; an item needs ``min_support`` shared commits, default 2: one shared commit is
     no evidence of coupling).
     Returns ``{"symbol", "commits", "count", "total", "truncated", "items":
-    [ImpactItem…], "gone"}`` (``count`` listed of ``total`` found; ``gone``: co-changed
+    [ImpactItem…], "gone", "history_partial"}`` (``count`` listed of ``total`` found; ``gone``: co-changed
     symbols and files left out because they no longer exist at HEAD, as ``hotspots``
     does), callers first (by depth),
     then by co-change count; with ``stop`` (asked before each caller level after the
@@ -468,7 +482,7 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
                                                    i.kind, i.target))
     out = {"symbol": sym.as_dict(), "commits": n, "count": len(ranked[:limit]),
            "total": len(ranked), "truncated": len(ranked) > limit, "items": ranked[:limit],
-           "gone": gone}
+           "gone": gone, "history_partial": hs.get_meta("history_partial_kind") or ""}
     return {**out, "levels": levels, "cut": cut} if stop is not None else out
 
 
