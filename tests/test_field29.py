@@ -225,3 +225,32 @@ def test_impact_leaves_out_what_no_longer_exists(tmp_path: Path, hindsight_home:
     assert [(i.kind, i.target, i.cochanges) for i in res["items"]] == [
         ("file", "b.py", 2), ("symbol", "b.py::live", 2)]
     assert res["gone"] == 3  # old_helper, setup.py::VERSION, setup.py
+
+
+def test_property_read_and_write_on_a_constructed_local_with_no_call_on_it(
+        tmp_path: Path) -> None:
+    """Fresh-user trial of session 29 on click: `option = Option(...)` followed only by
+    `option.is_bool_flag` (no method called on `option`) was "unresolved": the index
+    keeps a local's bindings only when a call reads it, so the question reads such a file
+    again with every binding kept (propreads._with_locals)."""
+    from conftest import make_repo
+
+    from hindsight.codeindex.query import callers
+
+    files = {"opts.py": ("class Option:\n    @property\n    def is_flag(self):\n"
+                         "        return self._f\n\n    @is_flag.setter\n"
+                         "    def is_flag(self, v):\n        self._f = v\n"),
+             "use.py": ("from opts import Option\n\n\ndef only_read():\n"
+                        "    option = Option()\n    return option.is_flag\n\n\n"
+                        "def only_write():\n    option = Option()\n    option.is_flag = True\n\n\n"
+                        "def unknown(x):\n    return x.is_flag\n")}
+    repo = make_repo(tmp_path / "r", files)
+    with open_bank(repo_root_path=str(repo)) as b:
+        b.code.index()
+        _sym, hits = callers(b.stores.code, "opts.py::Option.is_flag", 1,
+                             include_unresolved=True, root=str(repo))
+        assert sorted((h.qname, h.via, h.line, h.resolved) for h in hits) == [
+            ("use.py::only_read", "read", 6, True), ("use.py::unknown", "read", 15, False)]
+        _sym, hits = callers(b.stores.code, "opts.py::Option.is_flag:setter", 1,
+                             root=str(repo))
+        assert [(h.qname, h.via, h.line) for h in hits] == [("use.py::only_write", "write", 11)]

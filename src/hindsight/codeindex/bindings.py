@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from hindsight.codeindex.exprs import canon, parse
@@ -68,6 +69,10 @@ def _t(n: Any) -> str:
 def _line(n: Any) -> int:
     return int(n.start_point[0]) + 1
 
+
+KEEP_LOCALS: ContextVar[bool] = ContextVar("KEEP_LOCALS", default=False)
+"""True: keep every local variable's bindings, read or not (query time: a property read
+``x.p`` on ``x = C()`` is no call, so the index does not keep ``x``; propreads.py)."""
 
 class Bindings:
     """The facts of one file as its matches are handled: ``facts`` and ``args``

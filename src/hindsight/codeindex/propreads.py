@@ -27,6 +27,7 @@ from hindsight.models import Symbol, innermost, simple_name
 
 if TYPE_CHECKING:
     from hindsight.codeindex.query import GraphHit
+    from hindsight.codeindex.table import FileSyms
     from hindsight.store.base import CodeStore
 
 _PY_DECORATOR = re.compile(
@@ -102,6 +103,7 @@ def property_uses(store: CodeStore, root: str, target: Symbol, depth: int
                         + re.escape(name) + r"\b(?!\s*\()(\s*(?:[-+*/%&|^@]|//|<<|>>)?=(?!=))?")
     family = _FAMILY.get(target.language, target.language)
     table = None
+    reparsed = 0
     hits: list[GraphHit] = []
     unresolved: list[GraphHit] = []
     for path, fr in sorted(store.load_files().items()):
@@ -119,6 +121,13 @@ def property_uses(store: CodeStore, root: str, target: Symbol, depth: int
         rows, _keys = resolve_file(table, fs, refs)
         got = {(r[0], r[5]) for r in rows if r[6] == getter}
         other = {(r[0], r[5]) for r in rows if r[6] and r[6] != getter and r[2] == name}
+        left = [x for x in refs if (x[0], x[4]) not in got | other]
+        if left and fr.language == "python" and reparsed < MAX_REPARSE:
+            reparsed += 1  # `x = C(); x.p`: the index keeps no binding of x (no call on it)
+            full = _with_locals(root, path, fs.module)
+            rows = resolve_file(table, full, left)[0] if full is not None else []
+            got |= {(r[0], r[5]) for r in rows if r[6] == getter}
+            other |= {(r[0], r[5]) for r in rows if r[6] and r[6] != getter and r[2] == name}
         callers = {s.local: s for s in syms}
         via = "write" if writes else "read"
         for src, line in sorted({(s, ln) for s, _k, _n, _r, ln in refs} - (other - got)):
@@ -129,6 +138,31 @@ def property_uses(store: CodeStore, root: str, target: Symbol, depth: int
                 depth, qname, src or "<module>", path, line, sym.kind if sym else "module",
                 via, ok, sym, qname, target.qname if ok else f"?{name}"))
     return hits, unresolved
+
+
+MAX_REPARSE = 50  # files read again with every local binding, per question
+
+
+def _with_locals(root: str, path: str, module: str) -> FileSyms | None:
+    """What resolution knows about file ``path`` as on disk, with the bindings of every
+    local variable (:data:`~hindsight.codeindex.bindings.KEEP_LOCALS`); None when it
+    cannot be read or is too large."""
+    from hindsight.codeindex.bindings import KEEP_LOCALS
+    from hindsight.codeindex.wire import file_syms
+    from hindsight.codeindex.worker import parse_bytes
+
+    try:
+        with open(os.path.join(root, path), "rb") as fh:
+            raw = fh.read(MAX_FILE_BYTES + 1)
+    except OSError:
+        return None
+    if len(raw) > MAX_FILE_BYTES:
+        return None
+    token = KEEP_LOCALS.set(True)
+    try:
+        return file_syms(parse_bytes(path, "python", raw), module)
+    finally:
+        KEEP_LOCALS.reset(token)
 
 
 def _accesses(root: str, path: str, name: str, access: re.Pattern[str], writes: bool

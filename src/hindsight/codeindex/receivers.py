@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hindsight.codeindex import assigns, loops, signatures
-from hindsight.codeindex.bindings import NAMES, Bindings, Fact, _line, _t, head
+from hindsight.codeindex.bindings import KEEP_LOCALS, NAMES, Bindings, Fact, _line, _t, head
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.types import type_value
@@ -283,7 +283,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
                 _call_args(out, call, None if inside else outer, functions)
     if deferred:
         out.functions = functions
-        out.uses = _uses(heads, out.facts, out.args)
+        out.uses = None if KEEP_LOCALS.get() else _uses(heads, out.facts, out.args)
         for fn, caps in reversed(deferred):  # a use comes after its binding: see it first
             fn(out, caps)
     return _redacted(_prune(out, known, functions, wanted))
