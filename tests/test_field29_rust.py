@@ -219,3 +219,17 @@ def test_a_method_called_on_an_enum_variant(tmp_path: Path) -> None:
                     "    pub fn exit(self) {}\n}\n"))
     assert _from(edges(repo), "src/main.rs::main") == [
         "src/main.rs::main -> src/exit_codes.rs::ExitCode.exit @4"]
+
+
+
+def test_an_enum_s_associated_const_is_no_variant(tmp_path: Path) -> None:
+    """Break-it of session 29: ``Level::DEFAULT.name()`` with ``const DEFAULT: Color`` in
+    ``impl Level`` runs ``Color::name`` (cargo run), not ``Level::name``."""
+    repo = _crate(tmp_path, (
+        "mod color;\nuse color::Level;\nfn main() {\n    Level::DEFAULT.name();\n"
+        "    Level::Low.name();\n}\n"),
+        color=("pub enum Color {\n    Red,\n}\nimpl Color {\n    pub fn name(&self) {}\n}\n"
+               "pub enum Level {\n    Low,\n}\nimpl Level {\n"
+               "    pub const DEFAULT: Color = Color::Red;\n    pub fn name(&self) {}\n}\n"))
+    assert _from(edges(repo), "src/main.rs::main") == [
+        "src/main.rs::main -> src/color.rs::Level.name @5"]

@@ -230,18 +230,19 @@ def impact(symbol: str, repo_root: str | None, file: str | None, depth: int, lim
             out.say(f"impact of {res['symbol']['qname']}: nothing found (no callers to depth "
                     f"{depth}, and nothing changed together with it in {n} "
                     f"commit{'' if n == 1 else 's'} of history)")
-            return
-        more = (f"; {res['count']} of {res['total']} from offset {offset}, --offset "
-                f"{res['next_offset']} for more" if res["truncated"] else "")
-        out.table(f"impact of {res['symbol']['qname']} ({n} commit{'' if n == 1 else 's'} in "
-                  f"history{more})", ["", "target", "why"],
-                  [[i.kind, i.target, "; ".join(i.reasons)] for i in res["items"]])
+        else:
+            more = (f"; {res['count']} of {res['total']} from offset {offset}, --offset "
+                    f"{res['next_offset']} for more" if res["truncated"] else "")
+            out.table(f"impact of {res['symbol']['qname']} ({n} commit"
+                      f"{'' if n == 1 else 's'} in history{more})", ["", "target", "why"],
+                      [[i.kind, i.target, "; ".join(i.reasons)] for i in res["items"]])
         if res.get("gone"):
             out.say(f"left out: {res['gone']} co-changed symbol(s) or file(s) that no longer "
                     "exist at HEAD")
         if res.get("history_partial"):
-            out.say(f"co-change counts read a partial history ({res['history_partial']}): "
-                    "`hindsight ingest --all` reads all of it")
+            from hindsight.history.queries import partial_note
+
+            out.say("co-change counts read a " + partial_note(res["history_partial"]))
 
 
 @click.command()

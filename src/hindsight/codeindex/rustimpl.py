@@ -228,7 +228,7 @@ def variant_method(r: Resolver, caller: str, receiver: str, name: str) -> str:
         next(iter(r.lookup(r.f, caller, head)), "")
     path, _, cls = q.partition("::")
     other = r._file(path) if cls else None
-    if other is None or other.kinds.get(cls) != "enum":
-        return ""
+    if other is None or other.kinds.get(cls) != "enum" or variant in other.members.get(cls, {}):
+        return ""  # (`Enum::CONST.m()`: an associated const, whose type may be another)
     hit = r.members_of(path, cls, name, 0)
     return hit[0] if hit else ""

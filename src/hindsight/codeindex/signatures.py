@@ -70,6 +70,10 @@ def parts(sig: str, language: str) -> tuple[tuple[tuple[str, str, bool], ...], s
     """``(params, return type text)`` of a signature (see the module docstring)."""
     if language == "go":
         return _go(sig)
+    if language == "python" and "lambda" in sig and not sig.startswith(("def ", "async ")):
+        # `f = lambda o, n=1: …` (a name bound to a lambda): its parameters, no return type
+        head = sig.split("lambda", 1)[1]
+        return (_python(split_top(head.split(":", 1)[0])) if head[:1] in " :" else ()), ""
     open_at = sig.find("(")
     if open_at < 0:
         return (), ""

@@ -6,7 +6,6 @@ to the enclosing symbol) and ``impact`` (callers plus what historically changes 
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections.abc import Callable
@@ -14,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from hindsight.codeindex.propreads import decorators, source_lines
-from hindsight.codeindex.query import resolve_one, walk
+from hindsight.codeindex.query import resolve_one
 from hindsight.errors import Ambiguous, GitError, NotFound, NotIndexed
 from hindsight.history import gitread as G
 from hindsight.models import Symbol, innermost, split_qname
@@ -371,7 +370,7 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
                                 "history: `hindsight ingest --all` reads all of it")
     out["history_partial"] = hs.get_meta("history_partial_kind") or ""
     if out["history_partial"] and out["source"] == "symbol":  # (blame reads all history)
-        out["notes"].append(_partial_note(out["history_partial"]))
+        out["notes"].append(partial_note(out["history_partial"]))
     last_ts = _ts(out["last"]["committer_date"]) if out["last"] else None
     events = hs.trace_events(path=path, local=key if sym else None,
                              since_unix=last_ts, limit=20)
@@ -379,11 +378,11 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
     return out
 
 
-def _partial_note(kind: str) -> str:
+def partial_note(kind: str) -> str:
     """What a partial history (``shallow`` clone or ``limited`` ingest) leaves out."""
     if kind == "shallow":
         return ("partial history (shallow clone): changes older than its first commit are "
-                "not known; `git fetch --unshallow` then `hindsight ingest` reads them")
+                "not known; `git fetch --unshallow`, then `hindsight ingest --all`, reads them")
     return ("partial history (limited): only the newest commits were ingested, so earlier "
             "changes are missing; `hindsight ingest --all` reads all of it")
 
@@ -419,71 +418,6 @@ class ImpactItem:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
-           file: str | None = None, limit: int = 30, min_support: int = 2,
-           stop: Callable[[], bool] | None = None, root: str | None = None
-           ) -> dict[str, Any]:
-    """What may break if ``spec`` changes: its callers to ``depth`` (call graph) and the
-    symbols and files that changed in the same commits (co-change over reachable, non-huge,
-    non-merge commits; an item needs ``min_support`` shared commits, default 2: one shared commit is
-    no evidence of coupling).
-    Returns ``{"symbol", "commits", "count", "total", "truncated", "items":
-    [ImpactItem…], "gone", "history_partial"}`` (``count`` listed of ``total`` found; ``gone``: co-changed
-    symbols and files left out because they no longer exist at HEAD, as ``hotspots``
-    does), callers first (by depth),
-    then by co-change count; with ``stop`` (asked before each caller level after the
-    first) also ``"levels"`` done and ``"cut"``. Raises NotIndexed, NotFound, Ambiguous."""
-    sym, hits, levels, cut = walk(code, "callers", spec, depth, file, stop=stop, root=root)
-    items: dict[str, ImpactItem] = {}
-    for h in hits:
-        it = items.setdefault(h.qname, ImpactItem(h.qname, "symbol", depth=h.depth))
-        verb = "inherits from it" if h.via == "inherits" else {
-            "read": "reads it", "write": "sets it"}.get(h.via, "calls it")
-        it.reasons.append(f"{verb} (depth {h.depth})")
-    shas: list[str] = []
-    entries: list[Entry] = []
-    if hs.commit_count():
-        entries = symbol_entries(hs, sym.path, sym.local)
-        shas = [e.sha for e in entries] or [r["sha"] for r in hs.file_commits(sym.path)]
-        noise = hs.noise_shas(shas)
-        shas = [s for s in dict.fromkeys(shas) if s not in noise]
-    n = len(shas)
-    need = min_support
-    own_paths = {sym.path} | {p for e in entries for p in (e.path, e.old_path) if p}
-    own = {(sym.path, sym.local)} | {(e.old_path, e.old_local) for e in entries
-                                     if e.old_path}
-    co = [(p, loc, cnt) for p, loc, _kind, cnt in hs.cochanged_symbols(shas) if cnt >= need]
-    live = {s.qname for s in code.symbols_by_qname([f"{p}::{loc}" for p, loc, _c in co])}
-    gone = 0  # what no longer exists at HEAD (a renamed or deleted symbol or file) is left out
-    for path, local, cnt in co:
-        q = f"{path}::{local}"
-        if q not in live:
-            gone += 1
-            continue
-        if cnt < need or (path, local) in own or any(
-                p == path and (local.startswith(loc + ".") or loc.startswith(local + "."))
-                for p, loc in own):
-            continue
-        it = items.setdefault(q, ImpactItem(q, "symbol"))
-        it.cochanges = cnt
-        it.reasons.append(f"changed together in {cnt} of {n} commits")
-    for path, cnt in hs.cochanged_files(shas):
-        if cnt < need or path in own_paths:
-            continue
-        if root is not None and not os.path.lexists(os.path.join(root, path)):
-            gone += 1
-            continue
-        it = items.setdefault(path, ImpactItem(path, "file"))
-        it.cochanges = cnt
-        it.reasons.append(f"file changed together in {cnt} of {n} commits")
-    ranked = sorted(items.values(), key=lambda i: (i.depth == 0, i.depth, -i.cochanges,
-                                                   i.kind, i.target))
-    out = {"symbol": sym.as_dict(), "commits": n, "count": len(ranked[:limit]),
-           "total": len(ranked), "truncated": len(ranked) > limit, "items": ranked[:limit],
-           "gone": gone, "history_partial": hs.get_meta("history_partial_kind") or ""}
-    return {**out, "levels": levels, "cut": cut} if stop is not None else out
 
 
 def file_lineage(hs: HistoryStore, path: str) -> list[str]:

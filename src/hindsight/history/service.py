@@ -83,10 +83,10 @@ class HistoryService:
                limit: int = 30, min_support: int = 2,
                stop: Callable[[], bool] | None = None) -> dict[str, Any]:
         """Callers and co-changed symbols/files; see
-        :func:`hindsight.history.queries.impact` (``stop``: asked before each caller level
+        :func:`hindsight.history.impact.impact` (``stop``: asked before each caller level
         after the first; the answer then says the ``levels`` done and whether it was
         ``cut``)."""
-        from hindsight.history.queries import impact
+        from hindsight.history.impact import impact
 
         return impact(self.code.require(), self.store, symbol, depth, self.code.rel(file),
                       limit, min_support, stop, self.root)
