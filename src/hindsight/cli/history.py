@@ -239,10 +239,8 @@ def impact(symbol: str, repo_root: str | None, file: str | None, depth: int, lim
         if res.get("gone"):
             out.say(f"left out: {res['gone']} co-changed symbol(s) or file(s) that no longer "
                     "exist at HEAD")
-        if res.get("history_partial"):
-            from hindsight.history.queries import partial_note
-
-            out.say("co-change counts read a " + partial_note(res["history_partial"]))
+        for note in res.get("notes", []):
+            out.say(note)
 
 
 @click.command()

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hindsight.codeindex.query import walk
-from hindsight.history.queries import Entry, ImpactItem, symbol_entries
+from hindsight.history.queries import Entry, ImpactItem, partial_note, symbol_entries
 from hindsight.store.base import CodeStore, HistoryStore
 
 
@@ -21,7 +21,7 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
     non-merge commits; an item needs ``min_support`` shared commits, default 2: one shared commit is
     no evidence of coupling).
     Returns ``{"symbol", "commits", "count", "total", "truncated", "items":
-    [ImpactItem…], "gone", "history_partial"}`` (``count`` listed of ``total`` found; ``gone``: co-changed
+    [ImpactItem…], "gone", "history_partial", "notes"}`` (``count`` listed of ``total`` found; ``gone``: co-changed
     symbols and files left out because they no longer exist at HEAD, as ``hotspots``
     does), callers first (by depth),
     then by co-change count; with ``stop`` (asked before each caller level after the
@@ -79,9 +79,11 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
         it.reasons.append(f"file changed together in {cnt} of {n} commits")
     ranked = sorted(items.values(), key=lambda i: (i.depth == 0, i.depth, -i.cochanges,
                                                    i.kind, i.target))
+    kind = hs.get_meta("history_partial_kind") or ""
     out = {"symbol": sym.as_dict(), "commits": n, "count": len(ranked[:limit]),
            "total": len(ranked), "truncated": len(ranked) > limit, "items": ranked[:limit],
-           "gone": gone, "history_partial": hs.get_meta("history_partial_kind") or ""}
+           "gone": gone, "history_partial": kind,
+           "notes": [f"co-change counts read a {partial_note(kind)}"] if kind else []}
     return {**out, "levels": levels, "cut": cut} if stop is not None else out
 
 
