@@ -34,15 +34,16 @@ def overload_base(local: str) -> str:
     return local[:i] if i > 0 else local
 
 
-def _outside_brackets(s: str) -> Iterator[tuple[int, str]]:
-    """``(index, character)`` of ``s`` from its end, for the characters outside ``()``,
-    ``[]`` and ``<>``."""
+def _outside_brackets(s: str, from_end: bool = True) -> Iterator[tuple[int, str]]:
+    """``(index, character)`` of ``s`` from its end (``from_end``) or its start, for the
+    characters outside ``()``, ``[]`` and ``<>``."""
+    closing, opening = (")]>", "([<") if from_end else ("([<", ")]>")
     depth = 0
-    for i in range(len(s) - 1, -1, -1):
+    for i in range(len(s) - 1, -1, -1) if from_end else range(len(s)):
         c = s[i]
-        if c in ")]>":
+        if c in closing:
             depth += 1
-        elif c in "([<":
+        elif c in opening:
             depth -= 1
         elif depth == 0:
             yield i, c
@@ -89,16 +90,10 @@ def split_qname(spec: str) -> tuple[str, str] | None:
     list, a trait's generic arguments), so ``Foo.m(std::string)`` and
     ``E.from:From<io::Error>`` have none and ``a.cc::Foo.m(std::string)`` is
     (``a.cc``, ``Foo.m(std::string)``)."""
-    i = spec.find("::")
-    if i < 0:
+    if "::" not in spec:
         return None
-    depth = 0
-    for j, c in enumerate(spec):
-        if c in "(<[":
-            depth += 1
-        elif c in ")>]":
-            depth -= 1
-        elif depth == 0 and c == ":" and spec.startswith("::", j):
+    for j, c in _outside_brackets(spec, from_end=False):
+        if c == ":" and spec.startswith("::", j):
             return spec[:j], spec[j + 2:]
     return None
 

@@ -237,15 +237,15 @@ def _symbols(found: list[Symbol], parts: list[str]) -> dict[tuple[str, str], str
     ``LOOKUP_LIMIT`` hits the name is too common to tell: two dummy entries (ambiguous)."""
     if len(found) >= LOOKUP_LIMIT:
         return {("", "?1"): "", ("", "?2"): ""}
-    out: dict[tuple[str, str], str] = {}
+    exact: dict[tuple[str, str], str] = {}
+    by_base: dict[tuple[str, str], str] = {}  # `Strict.level` of a lone `Strict.level:setter`
     for s in found:
+        base = base_local(s.local)
         if _ends_with(s.path, s.local, parts):
-            out.setdefault((s.path, s.local), s.ast_hash)
-    if not out:  # `Strict.level` of a lone `Strict.level:setter`: the name without its role
-        for s in found:
-            if base_local(s.local) != s.local and _ends_with(s.path, base_local(s.local), parts):
-                out.setdefault((s.path, s.local), s.ast_hash)
-    return out
+            exact.setdefault((s.path, s.local), s.ast_hash)
+        elif base != s.local and _ends_with(s.path, base, parts):
+            by_base.setdefault((s.path, s.local), s.ast_hash)
+    return exact or by_base
 
 
 def _ends_with(path: str, local: str, parts: list[str]) -> bool:
