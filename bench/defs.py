@@ -19,6 +19,8 @@ Two scores per language:
                                               # of one-feature files, odd corners included
     python bench/defs.py --suite defs_blind4  # tests/fixtures/defs_blind4: a third blind set of
                                               # unit-style files (framework idioms, odd corners)
+    python bench/defs.py --suite defs_blind5  # tests/fixtures/defs_blind5: a fourth blind set
+                                              # (session 30), first scored on 820b4e2
 
 Writes bench/results/<suite>.json and prints one line per language.
 """
@@ -39,7 +41,7 @@ from hindsight.codeindex.worker import parse_bytes  # noqa: E402
 from hindsight.models import simple_name  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
-SUITES = ("defs", "defs_blind", "defs_blind2", "defs_blind3", "defs_blind4")
+SUITES = ("defs", "defs_blind", "defs_blind2", "defs_blind3", "defs_blind4", "defs_blind5")
 DEFS = FIXTURES / "defs"
 
 Row = tuple[str, int, str, str]  # file, line, kind, local

@@ -1,12 +1,12 @@
-"""Definitions on the third and fourth blind suites: ``tests/fixtures/defs_blind3/`` and
-``tests/fixtures/defs_blind4/<language>/`` hold one-feature files in the style of a
-reference tagger's unit cases (the fourth with the odd corners of real code), each
+"""Definitions on the third, fourth and fifth blind suites: ``tests/fixtures/defs_blind3/``,
+``tests/fixtures/defs_blind4/`` and ``tests/fixtures/defs_blind5/<language>/`` (session 30)
+hold one-feature files in the style of a reference tagger's unit cases (the fourth with the odd corners of real code), each
 written by a helper from its own knowledge of the six languages before it read the
 queries or the other suites (session 26, issue 14). Every file parses to exactly the
 definitions (file, 1-based line, kind, local qualified name) its ``expected.tsv`` lists;
 the comment lines there say which rows were aligned afterwards with the index's
 conventions, which misses were fixed in the index and which are known gaps. ``python
-bench/defs.py --suite defs_blind3`` (``defs_blind4``) reports recall and precision per
+bench/defs.py --suite defs_blind3`` (``defs_blind4``, ``defs_blind5``) reports recall and precision per
 language."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from hindsight.codeindex.languages import language_for
 from hindsight.codeindex.worker import parse_bytes
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SUITES = ("defs_blind3", "defs_blind4")
+SUITES = ("defs_blind3", "defs_blind4", "defs_blind5")
 PAIRS = [(s, lang) for s in SUITES for lang in langs(FIXTURES / s)]
 
 
@@ -67,11 +67,14 @@ def test_blind_definitions_exactly(suite: str, lang: str) -> None:
      "    Runnable r = new Runnable() {\n      public void run() {}\n    };\n  }\n}\n",
      [(1, "interface", "A"), (2, "constant", "A.MAX"), (4, "class", "S"), (5, "method", "S.f"),
       (7, "method", "S.f.run")]),
-    # UPPER_CASE names in a class body (constants, enum members), also annotated
+    # UPPER_CASE names in a class body, also annotated; every member of an enum class
+    # whatever its case (session 30; not `_private`, not a lambda: that is a method)
     ("x.py", "from enum import Enum\nclass Color(Enum):\n    RED = 1\n    green = 2\n"
-     "class Config:\n    PORT: int = 80\n    def m(self):\n        X = 1\n",
-     [(2, "class", "Color"), (3, "constant", "Color.RED"), (5, "class", "Config"),
-      (6, "constant", "Config.PORT"), (7, "method", "Config.m")]),
+     "class Config:\n    PORT: int = 80\n    def m(self):\n        X = 1\n    host = 'h'\n"
+     "class S(enum.StrEnum):\n    _ignore_ = []\n    on = 'on'\n    f = lambda: 1\n",
+     [(2, "class", "Color"), (3, "constant", "Color.RED"), (4, "constant", "Color.green"),
+      (5, "class", "Config"), (6, "constant", "Config.PORT"), (7, "method", "Config.m"),
+      (10, "class", "S"), (12, "constant", "S.on"), (13, "method", "S.f")]),
     # a computed (template-literal) key of an object literal's method
     ("x.js", "const s = {\n  [`k${1}`]() {},\n};\n",
      [(1, "object", "s"), (2, "method", "s.[`k${1}`]")]),

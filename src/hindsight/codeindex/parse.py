@@ -46,7 +46,7 @@ MAX_NESTING = 48  # definitions nested deeper than this are not recorded as symb
 # Bump when the symbols extracted from unchanged source change (new definitions, other
 # qualified names): an index or history written by another version is rebuilt, and
 # anchors are migrated (hindsight.memory.anchors.migrate_identities).
-EXTRACTOR_VERSION = 9
+EXTRACTOR_VERSION = 10  # 10: enum members and variants, chained and tuple lambdas (session 30)
 _JS = frozenset({"javascript", "typescript", "tsx"})
 
 
@@ -76,10 +76,12 @@ class _Def:
         self.role = ""  # setter, deleter or stub
         self.rec_local = ""
         # the outer name of a chained assignment (`a.x = a.y = function () {}`): it spans
-        # the function but never contains a definition (the function is the inner one's)
-        right = node.child_by_field_name("right") if node.type == "assignment_expression" \
-            else None
-        self.alias = right is not None and right.type == "assignment_expression"
+        # the function but never contains a definition (the function is the inner one's);
+        # so does the first of several Go names (`var fa, fb = func…, func…`)
+        right = node.child_by_field_name("right") \
+            if node.type in ("assignment_expression", "assignment") else None
+        self.alias = (right is not None and right.type == node.type) or (
+            node.type == "var_spec" and len(node.children_by_field_name("name")) > 1)
         self.head = 0  # Python def: where its header ends (defaults run in the container)
 
 
@@ -456,7 +458,7 @@ def _notes(defs: list[_Def], starts: list[int], comment_nodes: list[Any]) -> lis
 
 def _start_node_pos(node: Any) -> tuple[int, int, int]:
     """(row, col, byte) where the definition starts, skipping leading decorators/annotations."""
-    first = node.child(0)
+    first = node.child(0) if node.child_count else None  # a leaf: a TypeScript enum member
     if first is None or first.type not in _ANNOT:
         return node.start_point[0], node.start_point[1], node.start_byte
     for ch in node.children:

@@ -32,6 +32,10 @@ OWN_CLASS = frozenset({"cls", "type(self)", "self.__class__"})
 values bound to a self name (``cls = type(self)``), they leave it the receiver's class."""
 
 
+_RUST_CONST = re.compile(r"(pub(\([^)]*\))?\s+)?(const|static)\b")
+"""The signature of a Rust associated const or static (an enum variant's has neither)."""
+
+
 @dataclass
 class FileSyms:
     """What resolution needs to know about one file."""
@@ -79,7 +83,9 @@ class FileSyms:
             fs.parents[local] = parent
             if parent:
                 fs.starts.setdefault(local, line)
-                if kind != "constructor":  # `new X()` denotes the class, not the ctor
+                if kind != "constructor" and not (  # `new X()` denotes the class, not the ctor
+                        language == "rust" and kind == "constant" and not _RUST_CONST.match(sig)):
+                    # (a Rust enum's variant is no member: `E::V.m()` runs E's `m`)
                     # a call cannot tell overloads apart: it names them all (`C.m`), a
                     # name the receiver evaluator knows as a method (no signature); a
                     # Rust call names the inherent method `T.m`, not `T.m:Trait`

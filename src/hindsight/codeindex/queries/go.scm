@@ -25,7 +25,13 @@
   value: (expression_list . (func_literal))) @definition.function
   (var_spec_list (var_spec . name: (identifier) @name
   value: (expression_list . (func_literal))) @definition.function)])
-  (#not-eq? @name "_"))
+(#not-eq? @name "_"))
+; The second of two names (`var Triple, Quad = func…, func…`): the literal is its span.
+(source_file (var_declaration (var_spec . name: (identifier) . name: (identifier) @name
+  value: (expression_list . (_) . (func_literal) @definition.function))))
+(source_file (var_declaration (var_spec_list (var_spec . name: (identifier)
+  . name: (identifier) @name
+  value: (expression_list . (_) . (func_literal) @definition.function)))))
 
 (call_expression function: (identifier) @call.name)
 (call_expression function: (selector_expression operand: (_) @call.receiver

@@ -18,6 +18,11 @@
   declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
 (class_body (field_declaration (modifiers "final" "static")
   declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
+; The same in an enum's body, after its constants.
+(enum_body_declarations (field_declaration (modifiers "static" "final")
+  declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
+(enum_body_declarations (field_declaration (modifiers "final" "static")
+  declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
 ; An interface's or an annotation type's fields are constants (implicitly static final).
 (interface_body (constant_declaration
   declarator: (variable_declarator name: (identifier) @name)) @definition.constant)

@@ -15,6 +15,19 @@
   (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
 ; A name bound to a lambda, at module, class or function level: `square = lambda x: x * x`.
 (expression_statement (assignment left: (identifier) @name right: (lambda)) @definition.function)
+; `a = b = lambda: None` names one function twice (the outer name spans it, as a chained
+; JavaScript assignment does: parse.py `_Def.alias`); `first, second = lambda: 1, lambda: 2`
+; names each lambda by its position.
+(expression_statement (assignment left: (identifier) @name
+  right: (assignment right: (lambda))) @definition.function)
+(expression_statement (assignment right: (assignment left: (identifier) @name
+  right: (lambda)) @definition.function))
+(expression_statement (assignment left: (pattern_list . (identifier) @name)
+  right: (expression_list . (lambda) @definition.function)))
+(expression_statement (assignment left: (pattern_list . (_) . (identifier) @name)
+  right: (expression_list . (_) . (lambda) @definition.function)))
+(expression_statement (assignment left: (pattern_list . (_) . (_) . (identifier) @name)
+  right: (expression_list . (_) . (_) . (lambda) @definition.function)))
 ; Type aliases: `type Point[T] = tuple[T, T]` (PEP 695) and `Json: TypeAlias = dict` (PEP 613).
 (type_alias_statement left: (type [(identifier) @name (generic_type (identifier) @name)]))
   @definition.type

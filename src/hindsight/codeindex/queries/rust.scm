@@ -3,6 +3,8 @@
 (function_signature_item name: (identifier) @name) @definition.function
 (struct_item name: (type_identifier) @name) @definition.struct
 (enum_item name: (type_identifier) @name) @definition.enum
+; An enum's variants are its constants (`Message.Quit`), as Java's enum constants are.
+(enum_variant name: (identifier) @name) @definition.constant
 (union_item name: (type_identifier) @name) @definition.struct
 (trait_item name: (type_identifier) @name) @definition.trait
 (type_item name: (type_identifier) @name) @definition.type

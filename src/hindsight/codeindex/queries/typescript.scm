@@ -3,6 +3,11 @@
 (abstract_class_declaration name: (type_identifier) @name) @definition.class
 (type_alias_declaration name: (type_identifier) @name) @definition.type
 (enum_declaration name: (identifier) @name) @definition.enum
+; An enum's members are its constants (`Direction.Up`; a string name without its quotes).
+(enum_body name: [(property_identifier) @name (string (string_fragment) @name)]
+  @definition.constant)
+(enum_assignment name: [(property_identifier) (string (string_fragment))] @name)
+  @definition.constant
 (internal_module name: (_) @name) @definition.namespace
 ; `module A.B {}` (the old spelling of `namespace A.B {}`) has a dotted name.
 (module name: [(identifier) (nested_identifier)] @name) @definition.namespace
@@ -38,6 +43,8 @@
 ; stubs: not symbols when the implementation is in the file (identity.py `drop_stubs`).
 (function_signature) @mark.stub
 (interface_body (method_signature) @mark.stub)
+; `set size(v: number);` beside `get size(): number;` in an interface: `HasSize.size:setter`.
+(interface_body (method_signature "set") @mark.setter)
 (abstract_method_signature) @mark.stub
 ; A method signature in a class body: an overload (a stub beside its implementation) or a
 ; method of a `declare class` (the first signature stands for the name).
