@@ -20,6 +20,9 @@
                    (conditional_expression) (boolean_operator) (expression_list)
                    (list) (tuple) (set) (dictionary) (list_comprehension)
                    (set_comprehension) (generator_expression)]) @fact.return
+; A lambda bound to a name returns its body: `make = lambda dsn: Conn(dsn)`; `make().open()`.
+(expression_statement (assignment left: (identifier)
+  right: (lambda body: (_) @fact.rhs) @fact.return))
 (for_statement left: [(pattern_list) (tuple_pattern)] @fact.lhs right: [(identifier) (attribute) (list) (tuple) (set)] @fact.rhs) @fact.unpack
 (for_in_clause left: [(pattern_list) (tuple_pattern)] @fact.lhs right: [(identifier) (attribute) (list) (tuple) (set)] @fact.rhs) @fact.unpack
 (for_statement left: (pattern_list . (_) . (identifier) @fact.lhs .)
