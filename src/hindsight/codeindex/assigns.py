@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hindsight.codeindex.bindings import BRANCH, GLOBAL, Bindings, _line, _t
+from hindsight.codeindex.bindings import BRANCH, GLOBAL, LITERAL, Bindings, _line, _t
 from hindsight.codeindex.exprs import canon
 from hindsight.codeindex.types import element_type, type_value
 
@@ -89,22 +89,29 @@ def global_(out: Bindings, caps: dict[str, list[Any]]) -> None:
 
 
 _COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension",
-                             "generator_expression"})
+                             "generator_expression", "dictionary_comprehension"})
 
 
 def _comprehension(out: Bindings, node: Any, left: Any, comp: Any) -> None:
     """``files = [open_(n) for n in names]``: an element of ``files`` is the value of
-    the comprehension's body (as :func:`returned_elements` reads a returned one)."""
+    the comprehension's body (as :func:`returned_elements` reads a returned one); the
+    value at any key of ``pool = {n: Worker(n) for n in names}`` is ``Worker(n)``."""
     if left.type not in ("identifier", "attribute"):
         return
     scope, target = out.scope(node), canon(_t(left))
     if not target or (left.type == "identifier" and not out.read(scope, target)):
         return
     body = comp.child_by_field_name("body")
+    kind, el = "seq", "[*]"
+    if comp.type == "dictionary_comprehension":  # `{n: W(n) for n in ns}`: any key's value
+        kind, el = "dict", "[?]"
+        body = body.child_by_field_name("value") if body is not None else None
+        if left.type == "identifier":  # bound to a dict (its values have facts of their own)
+            out.facts.append((scope, target, LITERAL[kind], _line(node)))
     v = out.value(body) if body is not None else None
-    out.containers[target] = "seq"
+    out.containers[target] = kind
     if v and v != "?":
-        out.facts.append((scope, target + "[*]", v, _line(node)))
+        out.facts.append((scope, target + el, v, _line(node)))
         out.used(scope, v)
 
 
@@ -125,7 +132,8 @@ def _branch_end(node: Any) -> int:
 
 
 _NO_VALUE = frozenset({"expression_list", "tuple", "list", "set", "list_comprehension",
-                       "set_comprehension", "generator_expression"})
+                       "set_comprehension", "generator_expression",
+                       "dictionary_comprehension"})
 
 
 def returned_elements(out: Bindings, node: Any) -> list[str]:
@@ -183,6 +191,13 @@ def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -
         # the elements of what the function returns (`for c in make()`: Flow._rest)
         for v in returned_elements(out, vals[0]):
             out.facts.append((scope, "return[*]", v, _line(node)))
+    if target == "return" and vals[0].type == "dictionary_comprehension":
+        # `return {n: W(n) for n in ns}`: `make()['a']` is any key's value
+        pair = vals[0].child_by_field_name("body")
+        pv = out.value(pair.child_by_field_name("value")) if pair is not None and \
+            pair.type == "pair" else None
+        if pv is not None and pv != "?":
+            out.facts.append((scope, "return[?]", pv, _line(node)))
     if target == "return" and vals[0].type == "dictionary":
         # `return {"inc": inc}`: `make()['inc']` is inc (a string key of a literal)
         for pair in vals[0].named_children[:16]:

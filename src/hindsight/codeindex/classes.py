@@ -149,6 +149,12 @@ def bound(flow: Flow, fs: FileSyms, scope: str, name: str, line: int | None
             return bound(flow, fs, scope, f"{base}[*]", line)
     if not name.endswith(("[?]", "[*]")):
         b = d.get(name)  # (a module name a function rebinds by `global`: either value)
+        if not b and name.endswith("']"):
+            # `pool['a']` of `pool = {n: W(n) for n in ns}`: a dict whose keys the text
+            # does not give (no `pool['k']` of a literal), so the value under any key
+            base = name[:name.rfind("[")]
+            if d.get(base + "[?]") and not any(k.startswith(base + "['") for k in d):
+                return bound(flow, fs, scope, base + "[?]", line)
         if b and name.endswith("]") and reaching.rebound_since(d, name, line):
             return False, None  # `d = {'a': f}; d = Reg(); d['a']`: no longer that dict's
         # an element bound in a branch that ended: the container's binding before it too

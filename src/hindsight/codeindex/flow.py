@@ -201,6 +201,9 @@ class Flow:
         part = classes.part_index(name) if v is None else ""
         if part:  # `parts[1]` of `parts = split()`: `split()[1]`; `c['inc']` likewise
             v = classes.elements_of_binding(self, fs, scope, name[:-len(part)], line, part)
+        if v is None and name.endswith("[?]") and "[" not in name[:-3]:
+            # a value of the dict a call returned (`pool = make(); pool.values()`)
+            v = classes.elements_of_binding(self, fs, scope, name[:-3], line, "[?]")
         if v is None and classes.indexed(name):  # `xs[0]`: an element, as `xs[*]`
             name = classes.indexed(name)
             v = self.head(fs, scope, name, line)

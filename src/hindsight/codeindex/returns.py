@@ -39,12 +39,22 @@ def has_part(flow: Flow, q: str, seg: str) -> bool:
 def part_key(flow: Flow, q: str, seg: str) -> str:
     """The facts key for ``q()<seg>``: ``return[i]`` for a tuple's position, else
     ``return[*]`` (an element of a returned list: ``make()[0]``, or of a declared
-    ``-> list[C]``), ``""`` when neither."""
+    ``-> list[C]``), ``return[?]`` for a string key of a returned dict comprehension,
+    ``""`` when none."""
     if seg == "[*]" and declared_element(flow, q):
         return "return[*]"
     if has_part(flow, q, seg):
         return f"return{seg}"
-    return "return[*]" if seg[1:-1].lstrip("-").isdigit() and has_part(flow, q, "[*]") else ""
+    if seg[1:-1].lstrip("-").isdigit() and has_part(flow, q, "[*]"):
+        return "return[*]"
+    # `make()['a']` of `return {n: W(n) for n in ns}`: the value under any key
+    if seg[:2] != "['" and seg != "[?]":
+        return ""
+    path, _, local = q.partition("::")
+    other = flow.fs(path)
+    facts = other.flow.get(local, {}) if other is not None else {}
+    return "return[?]" if "return[?]" in facts and \
+        not any(k.startswith("return['") for k in facts) else ""
 
 
 def value(flow: Flow, q: str, key: str = "return") -> Value | None:

@@ -60,6 +60,10 @@ def _head_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> 
     alt = indexed(head) if got == _NO else ""
     if alt:
         got = _name_worth(flow, fs, scope, alt, depth)
+    if got == _NO and head.endswith("']"):  # `pool['a']` of a dict comprehension: any key
+        got = _name_worth(flow, fs, scope, head[:head.rfind("[")] + "[?]", depth)
+    if got == _NO and head.endswith("[?]") and "[" not in head[:-3]:
+        got = _name_worth(flow, fs, scope, head[:-3], depth)  # `pool = make()`: make()[?]
     part = part_index(head) if got == _NO else ""
     # `c['inc']` of `c = make()`: the base's binding (Flow.eval reads `make()['inc']`)
     return _name_worth(flow, fs, scope, head[:-len(part)], depth) if part else got

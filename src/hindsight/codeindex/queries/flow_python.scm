@@ -19,7 +19,8 @@
 (return_statement [(call) (identifier) (attribute) (subscript) (await)
                    (conditional_expression) (boolean_operator) (expression_list)
                    (list) (tuple) (set) (dictionary) (list_comprehension)
-                   (set_comprehension) (generator_expression)]) @fact.return
+                   (set_comprehension) (generator_expression)
+                   (dictionary_comprehension)]) @fact.return
 ; A lambda bound to a name returns its body: `make = lambda dsn: Conn(dsn)`; `make().open()`.
 (expression_statement (assignment left: (identifier)
   right: (lambda body: (_) @fact.rhs) @fact.return))
