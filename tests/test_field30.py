@@ -91,3 +91,21 @@ def test_an_interface_setter_signature_and_a_quoted_member() -> None:
                        (3, "method", "HasSize.size:setter")]
     assert _defs("o.js", "const api = {\n  get() {},\n  'quoted-name': function () {},\n};\n") \
         == [(1, "object", "api"), (2, "method", "api.get"), (3, "method", "api.quoted-name")]
+
+
+def test_a_walrus_name_is_seen_on_its_own_line(tmp_path: Path) -> None:
+    src = ("class Pattern:\n    @classmethod\n    def compile(cls, s):\n        return cls()\n"
+           "    def match(self, t): return True\n    def describe(self): pass\n"  # 5-6
+           "def check(items, text):\n"  # 7
+           "    for s in items:\n"  # 8
+           "        if (p := Pattern.compile(s)) is not None and p.match(text):\n"  # 9
+           "            p.describe()\n"  # 10
+           "    while (q := Pattern.compile('x')) and q.match(''):\n"  # 11
+           "        break\n")
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::check") == [
+        "main.py::check -> main.py::Pattern.compile @11",
+        "main.py::check -> main.py::Pattern.compile @9",
+        "main.py::check -> main.py::Pattern.describe @10",
+        "main.py::check -> main.py::Pattern.match @11",
+        "main.py::check -> main.py::Pattern.match @9",
+    ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hindsight.codeindex.bindings import BRANCH, GLOBAL, LITERAL, Bindings, _line, _t
+from hindsight.codeindex.bindings import AFTER, BRANCH, GLOBAL, LITERAL, Bindings, _line, _t
 from hindsight.codeindex.exprs import canon
 from hindsight.codeindex.types import element_type, type_value
 
@@ -69,11 +69,23 @@ def py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
                     out.facts.append((scope, target + "[*]", each, line))
                     out.used(scope, each)
         elif rnode is not None:
+            n0 = len(out.facts)
             out.bind(scope, tn, rnode, line)
+            if node.type == "named_expression" and line > 1:
+                _walrus(out, n0, _t(tn), line)
         if tn.type == "identifier" and out.language == "python":
             end = _branch_end(node)
             if end:  # this binding may not happen: Flow.pick keeps the one before too
                 out.facts.append((scope, _t(tn) + BRANCH, str(end), line))
+
+
+def _walrus(out: Bindings, n0: int, name: str, line: int) -> None:
+    """``if (p := make()) and p.ok()``: the name is bound before the rest of its line
+    runs, so its binding (facts from ``n0`` on) is moved to the line before, its value
+    evaluated as of its own line (:data:`AFTER`), and ``p.ok()`` sees it."""
+    out.facts[n0:] = [
+        (s, t, AFTER + v, line - 1) if t == name and v[:1] not in (AFTER, "?", "{", "[")
+        else (s, t, v, ln) for s, t, v, ln in out.facts[n0:]]
 
 
 def global_(out: Bindings, caps: dict[str, list[Any]]) -> None:
