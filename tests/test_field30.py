@@ -93,19 +93,57 @@ def test_an_interface_setter_signature_and_a_quoted_member() -> None:
         == [(1, "object", "api"), (2, "method", "api.get"), (3, "method", "api.quoted-name")]
 
 
-def test_a_walrus_name_is_seen_on_its_own_line(tmp_path: Path) -> None:
-    src = ("class Pattern:\n    @classmethod\n    def compile(cls, s):\n        return cls()\n"
-           "    def match(self, t): return True\n    def describe(self): pass\n"  # 5-6
-           "def check(items, text):\n"  # 7
-           "    for s in items:\n"  # 8
-           "        if (p := Pattern.compile(s)) is not None and p.match(text):\n"  # 9
-           "            p.describe()\n"  # 10
-           "    while (q := Pattern.compile('x')) and q.match(''):\n"  # 11
-           "        break\n")
-    assert calls_from(tmp_path, {"main.py": src}, "main.py::check") == [
-        "main.py::check -> main.py::Pattern.compile @11",
-        "main.py::check -> main.py::Pattern.compile @9",
-        "main.py::check -> main.py::Pattern.describe @10",
-        "main.py::check -> main.py::Pattern.match @11",
-        "main.py::check -> main.py::Pattern.match @9",
-    ]
+
+def test_a_local_or_a_rebinding_hides_a_comprehension_dict(tmp_path: Path) -> None:
+    """Break-it findings of session 30: the values of `config = {k: L(k) …}` were read
+    through a function's own `config`, and survived `d = [V() …]`. (A rebinding to a
+    value with no access path, `d = None` in a function, is still not seen.)"""
+    src = ("import json\nclass L:\n    def get(self, k): return k\n"  # 1-3
+           "class V:\n    def start(self): pass\n"  # 4-5
+           "config = {k: L() for k in 'ab'}\n"  # 6
+           "def read(path):\n    config = json.load(path)\n"  # 7-8
+           "    return config['server'].get('port')\n"  # 9: the local, unknown
+           "def ok():\n    return config['x'].get('y')\n"  # 10-11: the module's
+           "def rebound(ns):\n    d = {n: L() for n in ns}\n    d = [V() for _ in ns]\n"
+           "    d['a'].get(1)\n"  # 15
+           "    e = {n: L() for n in ns}\n    e = {V() for _ in ns}\n"  # 16-17
+           "    e['a'].get(1)\n"  # 18
+           "def outer(ns):\n    p = {n: L() for n in ns}\n"  # 19-20
+           "    def inner():\n        p = V()\n        p['a'].get(1)\n"  # 21-23
+           "    def inner2():\n        p['b'].get(1)\n")  # 24-25: the enclosing p
+    got = calls_from(tmp_path, {"main.py": src}, "main.py::read", "main.py::ok",
+                     "main.py::rebound", "main.py::outer.inner", "main.py::outer.inner2")
+    assert [e for e in got if e.split(" -> ")[1].endswith(".get @9") or ".get" in e] == [
+        "main.py::ok -> main.py::L.get @11", "main.py::outer.inner2 -> main.py::L.get @25"]
+
+
+def test_enum_members_do_not_shadow_a_definition_of_their_name(tmp_path: Path) -> None:
+    """`callers sync_users` meant the function, not `Job.sync_users`; a Rust struct
+    `Circle` beside the variant `Shape.Circle(Circle)`; an alias in an enum body
+    (`explain = describe`) or `staticmethod(…)` is no member."""
+    from conftest import make_repo
+
+    from hindsight.app import open_bank
+    from hindsight.codeindex.query import resolve_one
+
+    repo = make_repo(tmp_path / "r", {
+        "jobs.py": "import enum\nclass Job(enum.Enum):\n    sync_users = 'sync_users'\n"
+                   "    def describe(self): pass\n    explain = describe\n"
+                   "def sync_users(db): pass\n",
+        "shapes.rs": "pub struct Circle { r: f64 }\npub enum Shape {\n    Circle(Circle),\n"
+                     "    Empty,\n}\n"})
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.code.index(full=True, workers=1)
+        store = bank.stores.code
+        assert [s.qname for s in resolve_one(store, "sync_users")] == ["jobs.py::sync_users"]
+        assert [s.qname for s in resolve_one(store, "Circle")] == ["shapes.rs::Circle"]
+        assert [s.qname for s in resolve_one(store, "Job.sync_users")] == [
+            "jobs.py::Job.sync_users"]
+    assert [loc for _l, _k, loc in _defs("jobs.py", (repo / "jobs.py").read_text())] == [
+        "Job", "Job.sync_users", "Job.describe", "sync_users"]
+
+
+def test_tuple_lambdas_only_at_their_own_position() -> None:
+    src = ("a, *m, z = lambda: f1(), lambda: f2(), lambda: f3()\n"
+           "b, c, d = 1, \\\n    lambda: f2(), 3\nf, g = lambda: 1, lambda: 2\n")
+    assert _defs("t.py", src) == [(4, "function", "f"), (4, "function", "g")]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hindsight.codeindex.bindings import AFTER, BRANCH, GLOBAL, LITERAL, Bindings, _line, _t
+from hindsight.codeindex.bindings import BRANCH, GLOBAL, LITERAL, Bindings, _line, _t
 from hindsight.codeindex.exprs import canon
 from hindsight.codeindex.types import element_type, type_value
 
@@ -30,7 +30,11 @@ def py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
         _comprehension(out, node, caps["fact.lhs"][0], r[0])
         return
     if r and r[0].type not in _PY_VALUES and "fact.type" not in caps:
-        return  # `x = 1`, `x = "s"`: no access path (the query matches any value)
+        left = caps["fact.lhs"][0]  # `x = 1`, `x = "s"`: no access path (the query
+        if left.type == "identifier" and _t(left) in out.containers:  # matches any value)
+            # but a container bound before is gone: `d = {…}; d = None` (reaching.py)
+            out.facts.append((out.scope(node), _t(left), "?", _line(node)))
+        return
     left = caps["fact.lhs"][0]
     lt = left.type
     if lt == "identifier":
@@ -69,23 +73,11 @@ def py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
                     out.facts.append((scope, target + "[*]", each, line))
                     out.used(scope, each)
         elif rnode is not None:
-            n0 = len(out.facts)
             out.bind(scope, tn, rnode, line)
-            if node.type == "named_expression" and line > 1:
-                _walrus(out, n0, _t(tn), line)
         if tn.type == "identifier" and out.language == "python":
             end = _branch_end(node)
             if end:  # this binding may not happen: Flow.pick keeps the one before too
                 out.facts.append((scope, _t(tn) + BRANCH, str(end), line))
-
-
-def _walrus(out: Bindings, n0: int, name: str, line: int) -> None:
-    """``if (p := make()) and p.ok()``: the name is bound before the rest of its line
-    runs, so its binding (facts from ``n0`` on) is moved to the line before, its value
-    evaluated as of its own line (:data:`AFTER`), and ``p.ok()`` sees it."""
-    out.facts[n0:] = [
-        (s, t, AFTER + v, line - 1) if t == name and v[:1] not in (AFTER, "?", "{", "[")
-        else (s, t, v, ln) for s, t, v, ln in out.facts[n0:]]
 
 
 def global_(out: Bindings, caps: dict[str, list[Any]]) -> None:
@@ -118,10 +110,11 @@ def _comprehension(out: Bindings, node: Any, left: Any, comp: Any) -> None:
     if comp.type == "dictionary_comprehension":  # `{n: W(n) for n in ns}`: any key's value
         kind, el = "dict", "[?]"
         body = body.child_by_field_name("value") if body is not None else None
-        if left.type == "identifier":  # bound to a dict (its values have facts of their own)
-            out.facts.append((scope, target, LITERAL[kind], _line(node)))
+
     v = out.value(body) if body is not None else None
     out.containers[target] = kind
+    if left.type == "identifier":  # bound to a container (its elements have facts of their
+        out.facts.append((scope, target, LITERAL[kind], _line(node)))  # own): a rebinding
     if v and v != "?":
         out.facts.append((scope, target + el, v, _line(node)))
         out.used(scope, v)

@@ -284,8 +284,8 @@ class Flow:
         while s:
             kind = fs.kinds.get(s, "scope")
             if first or kind not in CLASS_KINDS:
+                d = fs.flow.get(s, {})
                 if plain:
-                    d = fs.flow.get(s, {})
                     b = d.get(name)
                     sc = d.get(name + SCOPED) if b else None
                     if b and sc:  # comprehension variables: only inside the comprehension
@@ -295,8 +295,8 @@ class Flow:
                                          d.get(name + BRANCH))
                 else:
                     found, v = classes.bound(self, fs, s, name, line if first else None)
-                    if found:
-                        return v
+                    if found or (kind in FUNC_KINDS and name.partition("[")[0] in d):
+                        return v  # (a local `d` hides the enclosing scopes' `d[k]`)
                 if kind in FUNC_KINDS and "[" not in name:
                     p = fs.param(s, name)
                     if p is not None:

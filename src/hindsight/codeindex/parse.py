@@ -43,11 +43,11 @@ _WS = re.compile(r"\s+")
 _NOTE = re.compile(rb"(?:#|//|/\*|--)\s*@hindsight:\s*(.+?)\s*(?:\*/)?\s*$", re.MULTILINE)
 MAX_SIG = 240
 MAX_NESTING = 48  # definitions nested deeper than this are not recorded as symbols
-# Bump when the symbols extracted from unchanged source change (new definitions, other
-# qualified names): an index or history written by another version is rebuilt, and
-# anchors are migrated (hindsight.memory.anchors.migrate_identities).
-EXTRACTOR_VERSION = 10  # 10: enum members and variants, chained and tuple lambdas (session 30)
+# Bump when unchanged source gives other symbols: an index or history of another version is
+# rebuilt, anchors migrated (memory.anchors.migrate_identities). 10: enum members (s. 30)
+EXTRACTOR_VERSION = 10
 _JS = frozenset({"javascript", "typescript", "tsx"})
+_CHAINS = ("assignment_expression", "assignment")  # `a = b = function…` (JS, Python)
 
 
 def _txt(b: bytes | None) -> str:
@@ -75,11 +75,9 @@ class _Def:
         self.suffix = ""  # ``:setter``, ``:deleter`` or an overload's ``(int,int)``
         self.role = ""  # setter, deleter or stub
         self.rec_local = ""
-        # the outer name of a chained assignment (`a.x = a.y = function () {}`): it spans
-        # the function but never contains a definition (the function is the inner one's);
-        # so does the first of several Go names (`var fa, fb = func…, func…`)
-        right = node.child_by_field_name("right") \
-            if node.type in ("assignment_expression", "assignment") else None
+        # the outer name of a chained assignment (`a.x = a.y = function () {}`), the first of
+        # several Go names: it spans the function but never contains a definition
+        right = node.child_by_field_name("right") if node.type in _CHAINS else None
         self.alias = (right is not None and right.type == node.type) or (
             node.type == "var_spec" and len(node.children_by_field_name("name")) > 1)
         self.head = 0  # Python def: where its header ends (defaults run in the container)
@@ -174,6 +172,7 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
             marks[(n.start_byte, n.end_byte)] = kind[5:]
     if language == "python":
         classes_ = [d.node for d in defs if d.kind == "class" and d.node.type == "class_definition"]
+        defs = [d for d in defs if d.node.type != "lambda" or pyconsts.in_slot(d.node, d.name)]
         defs += [_Def(a, "constant", name, "", False)
                  for a, name in pyconsts.constants(tree.root_node, classes_)]
     defs.sort(key=lambda d: (d.start, -d.end))

@@ -43,6 +43,22 @@ ENUM_BASE = re.compile(r"(^|\.)(\w*Enum|Flag|IntFlag)$")
 case (``Status.active``), except ``_sunder_``/``__dunder__`` names and ``_private`` ones."""
 
 
+_VALUES = frozenset({"string", "concatenated_string", "integer", "float", "true", "false",
+                     "none", "tuple", "unary_operator", "binary_operator", "call"})
+_NOT_MEMBERS = frozenset({b"staticmethod", b"classmethod", b"property", b"nonmember"})
+
+
+def _member_value(a: Any) -> bool:
+    """Whether an enum body's ``name = value`` makes a member: a literal, a tuple, an
+    expression or a call (``auto()``), not a name (``explain = describe`` is an alias of a
+    method) nor ``staticmethod(…)``/``property(…)``/``nonmember(…)``."""
+    r = a.child_by_field_name("right")
+    if r is None or r.type not in _VALUES:
+        return False
+    f = r.child_by_field_name("function") if r.type == "call" else None
+    return f is None or f.text.rpartition(b".")[2] not in _NOT_MEMBERS
+
+
 def _is_enum(c: Any) -> bool:
     bases = c.child_by_field_name("superclasses")
     return bases is not None and any(
@@ -58,7 +74,24 @@ def _assigned(block: Any, enum: bool = False) -> Iterator[tuple[Any, str]]:
         left = a.child_by_field_name("left") if a.type == "assignment" else None
         if left is not None and left.type == "identifier":
             name = left.text.decode("utf-8", "replace")
-            if UPPER.match(name) or (enum and name[:1] != "_" and
-                                     a.child_by_field_name("right") is not None and
-                                     a.child_by_field_name("right").type != "lambda"):
+            if UPPER.match(name) or (enum and name[:1] != "_" and _member_value(a)):
                 yield a, name
+
+
+def in_slot(lam: Any, name: str) -> bool:
+    """Whether ``lam`` (a lambda that a query pattern named ``name``: ``f, g = lambda: 1,
+    lambda: 2``) is at ``name``'s position on the left: counting only the values and the
+    plain names (a ``\\`` line continuation or a comment is a node too) and none starred
+    (``a, *m, z = …``). A lambda not in a tuple assignment is kept."""
+    values = lam.parent
+    a = values.parent if values is not None and values.type == "expression_list" else None
+    left = a.child_by_field_name("left") if a is not None and a.type == "assignment" else None
+    if left is None or left.type != "pattern_list":
+        return True
+    skip = ("comment", "line_continuation")
+    names = [n for n in left.named_children if n.type not in skip]
+    vals = [v for v in values.named_children if v.type not in skip]
+    if len(names) != len(vals) or any(n.type != "identifier" for n in names):
+        return False
+    i = next((k for k, v in enumerate(vals) if v.id == lam.id), -1)
+    return i >= 0 and names[i].text.decode("utf-8", "replace") == name

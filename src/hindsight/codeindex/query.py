@@ -68,7 +68,8 @@ def resolve_one(store: CodeStore, spec: str, file: str | None = None) -> list[Sy
     C++ declaration and its definition) count as one. Overloads are distinct (``C.m``
     matching ``C.m(int)`` and ``C.m(String)`` is ambiguous); a name matching a getter and
     its setter/deleter means the getter; a bare name matching one definition at a
-    module's or a class's level and others nested in functions means the first. Raises
+    module's or a class's level and others nested in functions means the first, and one
+    matching a single definition beside class constants or enum members means it. Raises
     :class:`Ambiguous` (the candidate
     qualified names), or :class:`NotFound`, which says when the name's first part is
     nothing in this repository (``json.loads``: code outside it is never indexed)."""
@@ -91,6 +92,12 @@ def resolve_one(store: CodeStore, spec: str, file: str | None = None) -> list[Sy
         if len(outer) == 1:
             hits = [h for h in hits if h.qname == outer[0]]
             qnames = outer
+        # and not a class's constant or an enum's member (`Shape.Circle`, `Job.sync_users`)
+        # beside one other definition (the struct `Circle`, the function `sync_users`)
+        other = sorted({h.qname for h in hits if not (h.kind == "constant" and h.parent)})
+        if len(qnames) > 1 and len(other) == 1:
+            hits = [h for h in hits if h.qname == other[0]]
+            qnames = other
     if len(qnames) > 1:
         raise Ambiguous(f"{spec!r} matches {len(qnames)} symbols; give one of them",
                         qnames[:20], option="file", value=spec)

@@ -239,12 +239,17 @@ def _symbols(found: list[Symbol], parts: list[str]) -> dict[tuple[str, str], str
         return {("", "?1"): "", ("", "?2"): ""}
     exact: dict[tuple[str, str], str] = {}
     by_base: dict[tuple[str, str], str] = {}  # `Strict.level` of a lone `Strict.level:setter`
+    members: set[tuple[str, str]] = set()  # a class's constants, an enum's members
     for s in found:
         base = base_local(s.local)
         if _ends_with(s.path, s.local, parts):
             exact.setdefault((s.path, s.local), s.ast_hash)
         elif base != s.local and _ends_with(s.path, base, parts):
             by_base.setdefault((s.path, s.local), s.ast_hash)
+        if s.kind == "constant" and s.parent:
+            members.add((s.path, s.local))
+    if len(exact) > 1 and len(set(exact) - members) == 1:  # `sync_users` the function, not
+        exact = {k: v for k, v in exact.items() if k not in members}  # `Job.sync_users`
     return exact or by_base
 
 
