@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from cgutil import calls_from
 
 from hindsight.codeindex.worker import parse_bytes
@@ -147,3 +148,33 @@ def test_tuple_lambdas_only_at_their_own_position() -> None:
     src = ("a, *m, z = lambda: f1(), lambda: f2(), lambda: f3()\n"
            "b, c, d = 1, \\\n    lambda: f2(), 3\nf, g = lambda: 1, lambda: 2\n")
     assert _defs("t.py", src) == [(4, "function", "f"), (4, "function", "g")]
+
+
+def test_a_deleted_enum_member_is_stale_not_moved_to_another_enum(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Break-it finding of session 30: a memory on `Status.active` moved to
+    `Filter.active` (the same one-token hash) when `active` left Status; a Rust variant
+    likewise. A method that moves to another class still follows (its body is its hash)."""
+    from conftest import make_repo
+
+    from hindsight.app import open_bank
+
+    monkeypatch.setenv("HINDSIGHT_EMBEDDER", "hashing")
+    status = "import enum\nclass Status(enum.Enum):\n    active = 'active'\n    off = 'off'\n"
+    root = make_repo(tmp_path / "r", {
+        "status.py": status,
+        "filters.py": "import enum\nclass Filter(enum.Enum):\n    active = 'active'\n"
+                      "    every = 'all'\n",
+        "msg.rs": "pub enum Message {\n    Quit,\n    Move,\n}\npub enum Cmd {\n    Quit,\n"
+                  "    Run,\n}\n"})
+    with open_bank(str(root)) as b:
+        b.code.index()
+        m1 = b.memory.retain("active users get the nightly e-mail",
+                             symbols=["Status.active"]).id
+        m2 = b.memory.retain("Quit flushes the log first", symbols=["Message.Quit"]).id
+        (root / "status.py").write_text(status.replace("    active = 'active'\n", ""))
+        (root / "msg.rs").write_text((root / "msg.rs").read_text().replace("    Quit,\n    Move",
+                                                                            "    Move", 1))
+        b.code.index()
+        assert sorted((m.id, m.stale_reason) for m in b.memory.memories(stale=True)) == [
+            (m1, "symbol removed"), (m2, "symbol removed")]

@@ -5,7 +5,8 @@ After every index run:
 - **Stale anchors.** An anchor records the symbol's ast hash when the memory was retained.
   If the symbol's hash is now different, the memory is flagged stale ("symbol changed").
   If the symbol (or its file) is gone but exactly one symbol with the same hash and name
-  exists elsewhere, the anchor is re-pointed there (a rename or move) and the memory stays
+  exists elsewhere (for a constant, the same qualified name: another enum's member of that
+  name is no move), the anchor is re-pointed there (a rename or move) and the memory stays
   fresh; otherwise it is flagged stale ("symbol removed" / "file deleted or renamed").
   A file anchor goes stale only when its file is gone; when it recorded the file's content
   hash and exactly one indexed file now has that hash, it is re-pointed there (a rename).
@@ -143,7 +144,10 @@ def check_anchors(mem: MemoryStore, code: CodeStore,
             if h and role.ast_hash != h and not was_stale:
                 stale.append((mid, path, role.local, "symbol changed"))
             continue
-        cands = code.symbols_with_hash(h, sym) if h else []
+        # a constant (an enum's member: one token, `Quit`) moves only under its own
+        # qualified name: another enum's `Cmd.Quit` has its hash too (break-it, session 30)
+        cands = [c for c in (code.symbols_with_hash(h, sym) if h else [])
+                 if c.kind != "constant" or c.local == sym]
         if len(cands) == 1 and (mid, cands[0].path, cands[0].local) not in held:  # moved
             mem.repoint(mid, (path, sym), (cands[0].path, cands[0].local), now)
             held.add((mid, cands[0].path, cands[0].local))
