@@ -178,3 +178,33 @@ def test_a_deleted_enum_member_is_stale_not_moved_to_another_enum(
         b.code.index()
         assert sorted((m.id, m.stale_reason) for m in b.memory.memories(stale=True)) == [
             (m1, "symbol removed"), (m2, "symbol removed")]
+
+
+def test_a_variant_moved_to_another_enum_is_no_rename(tmp_path: Path) -> None:
+    """Break-it finding of session 30: removing `Message.Quit` and adding `Other.Halt` in
+    one commit showed `Other.Halt` as "renamed from Message.Quit" (one-token texts are
+    equal once the name is read as the new one). A rename inside its enum still is one."""
+    import json
+    import subprocess
+    import sys
+
+    from histutil import Repo
+
+    r = Repo(tmp_path / "v")
+    r.write("a.rs", "enum Message {\n    Quit,\n    Move,\n}\nenum Other {\n    Keep,\n}\n")
+    r.commit("add")
+    r.write("a.rs", "enum Message {\n    Exit,\n    Move,\n}\nenum Other {\n    Keep,\n}\n")
+    r.commit("rename Quit to Exit")
+    r.write("a.rs", "enum Message {\n    Move,\n}\nenum Other {\n    Keep,\n    Halt,\n}\n")
+    r.commit("Exit goes, Other gets Halt")
+    cli = [sys.executable, "-m", "hindsight"]
+    for args in (["index"], ["ingest"]):
+        subprocess.run([*cli, *args], cwd=r.path, check=True, capture_output=True)
+
+    def history(name: str) -> list[tuple[str, str]]:
+        out = subprocess.run([*cli, "history", name, "--json"], cwd=r.path, check=True,
+                             capture_output=True, text=True).stdout
+        return [(e["change"], e["old_local"]) for e in json.loads(out)["entries"]]
+
+    assert history("Other.Halt") == [("added", "")]
+    assert history("Message.Move") == [("added", "")]
