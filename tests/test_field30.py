@@ -208,3 +208,15 @@ def test_a_variant_moved_to_another_enum_is_no_rename(tmp_path: Path) -> None:
 
     assert history("Other.Halt") == [("added", "")]
     assert history("Message.Move") == [("added", "")]
+
+
+def test_a_quoted_name_with_an_escape_is_no_symbol_pair() -> None:
+    """Break-it finding of session 30: `"a\\"b": function () {}` gave `api.a` and `api.b`
+    (one per fragment of the string); a quoted name is taken when it is one fragment."""
+    js = 'const api = {\n  get() {},\n  "a\\"b": function () {},\n  "q-n": function () {},\n};\n'
+    assert _defs("o.js", js) == [(1, "object", "api"), (2, "method", "api.get"),
+                                 (4, "method", "api.q-n")]
+    ts = "enum E { 'a\\'b', 'x-y', Up }\nenum F { 'a\\'b' = 1, 'k' = 2 }\n"
+    assert _defs("e.ts", ts) == [(1, "enum", "E"), (1, "constant", "E.x-y"),
+                                 (1, "constant", "E.Up"), (2, "enum", "F"),
+                                 (2, "constant", "F.k")]

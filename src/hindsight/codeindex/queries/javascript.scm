@@ -26,9 +26,10 @@
   right: (object) (#eq? @_p "prototype")) @scope
 (variable_declarator name: (identifier) @name value: (object (pair value: (object)))) @scope
 ; (members of literals that are arguments or elements are dropped by identity.js_receiver)
+; (a quoted name only when it is one fragment: `"a\"b"` has two and an escape between)
 (object [(method_definition name: [(property_identifier) (computed_property_name)
-                                   (string (string_fragment) @name)] @name)
-  (pair key: [(property_identifier) @name (string (string_fragment) @name)]
+                                   (string . (string_fragment) @name .)] @name)
+  (pair key: [(property_identifier) @name (string . (string_fragment) @name .)]
    value: [(arrow_function) (function_expression) (generator_function)])] @definition.function)
 ; Functions and classes assigned to a name or a property: `res.send = function send() {}`,
 ; `Foo.prototype.m = function () {}`, `this.m = () => {}`, `exports.x = ...`,

@@ -4,9 +4,9 @@
 (type_alias_declaration name: (type_identifier) @name) @definition.type
 (enum_declaration name: (identifier) @name) @definition.enum
 ; An enum's members are its constants (`Direction.Up`; a string name without its quotes).
-(enum_body name: [(property_identifier) @name (string (string_fragment) @name)]
+(enum_body name: [(property_identifier) @name (string . (string_fragment) @name .)]
   @definition.constant)
-(enum_assignment name: [(property_identifier) (string (string_fragment))] @name)
+(enum_assignment name: [(property_identifier) (string . (string_fragment) .)] @name)
   @definition.constant
 (internal_module name: (_) @name) @definition.namespace
 ; `module A.B {}` (the old spelling of `namespace A.B {}`) has a dotted name.
