@@ -153,7 +153,7 @@ def bound(flow: Flow, fs: FileSyms, scope: str, name: str, line: int | None
             # `pool['a']` of `pool = {n: W(n) for n in ns}`: a dict whose keys the text
             # does not give (no `pool['k']` of a literal), so the value under any key
             base = name[:name.rfind("[")]
-            if d.get(base + "[?]") and not any(k.startswith(base + "['") for k in d):
+            if returns.any_key(d, base):
                 return bound(flow, fs, scope, base + "[?]", line)
         if b and name.endswith("]") and reaching.rebound_since(d, name, line):
             return False, None  # `d = {'a': f}; d = Reg(); d['a']`: no longer that dict's

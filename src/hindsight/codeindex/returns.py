@@ -6,6 +6,7 @@ comprehension)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex.types import element_type, type_value
@@ -36,6 +37,12 @@ def has_part(flow: Flow, q: str, seg: str) -> bool:
     return other is not None and f"return{seg}" in other.flow.get(local, {})
 
 
+def any_key(facts: Mapping[str, object], base: str) -> bool:
+    """Whether ``base['k']`` reads the value under any key, ``base[?]``: a dict whose keys
+    the text does not give (a comprehension: ``base[?]`` facts and no ``base['k']``)."""
+    return f"{base}[?]" in facts and not any(k.startswith(base + "['") for k in facts)
+
+
 def part_key(flow: Flow, q: str, seg: str) -> str:
     """The facts key for ``q()<seg>``: ``return[i]`` for a tuple's position, else
     ``return[*]`` (an element of a returned list: ``make()[0]``, or of a declared
@@ -53,8 +60,7 @@ def part_key(flow: Flow, q: str, seg: str) -> str:
     path, _, local = q.partition("::")
     other = flow.fs(path)
     facts = other.flow.get(local, {}) if other is not None else {}
-    return "return[?]" if "return[?]" in facts and \
-        not any(k.startswith("return['") for k in facts) else ""
+    return "return[?]" if any_key(facts, "return") else ""
 
 
 def value(flow: Flow, q: str, key: str = "return") -> Value | None:
