@@ -289,9 +289,10 @@ class Bindings:
             target = canon(_t(target_node))
             segs = parse(target) if target else None
             if not segs or len(segs) > 3 or (
-                    len(segs) > 1 and segs[1][0] == "." and segs[0] not in self.selfs) or (
+                    len(segs) > 1 and segs[1][0] == "." and segs[0] not in self.selfs and (
+                        len(segs) > 2 or self.language != "python")) or (
                     len(segs) == 3 and segs[2][0] != "[" and segs[1][0] != "."):
-                return  # only x, self.x, x[k], self.x[k] and self.x.y are bound
+                return  # only x, self.x, x[k], self.x[k], self.x.y and (Python) x.y
         if value_node is not None and value_node.type == "call" and \
                 self.language == "python":
             copied = self.copied(value_node)

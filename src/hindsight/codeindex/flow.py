@@ -464,7 +464,7 @@ class Flow:
                 # unknown index `[?]` also reads what `self.xs.append(v)` added)
                 attr = (attr or []) + attrs.get(f"{name[:-3]}[+{name[-2]}]", []) + (
                     attrs.get(f"{name[:-3]}[+*]", []) if name[-2] == "?" else [])
-            elif name in fs.foreign_attrs:  # and what other objects' methods set on it
+            elif name in fs.foreign_attrs or name in fs.outside_attrs:  # set elsewhere
                 attr = (attr or []) + classes.foreign(self, fs, cq, name)
             if attr:
                 return self._guarded(("attr", cq, name), partial(self._agree, fs, attr))

@@ -44,7 +44,7 @@ from hindsight.redact import clean, may_hold_secret
 __all__ = ["ARGS", "FACTS_VERSION", "Fact", "extract"]
 
 ARGS = frozenset({"python"})  # languages whose undeclared parameters are bound from call sites
-FACTS_VERSION = "12"  # stored in a bank's meta; a bank with another value is re-indexed in full
+FACTS_VERSION = "13"  # stored in a bank's meta; a bank with another value is re-indexed in full
 
 
 def _py_decorators(out: Bindings, node: Any) -> None:

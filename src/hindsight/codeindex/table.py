@@ -168,6 +168,10 @@ class FileSyms:
         return self.grouped.calls
 
     @cached_property
+    def outside_attrs(self) -> dict[str, list[tuple[str, str, int, str]]]:
+        return self.grouped.outside
+
+    @cached_property
     def element_writes(self) -> dict[str, list[tuple[int, str, int, str]]]:
         """Subscript target (``xs[*]``, ``d[+?]``…) → ``(scope's position in flow, scope,
         line, value)`` of the element writes made in functions (not at module level), in
@@ -262,6 +266,10 @@ class Facts:
     """scope → the names bound there (``x`` for ``x = …`` and ``x['k'] = …``)."""
     calls: list[tuple[str, str, int]] = field(default_factory=list)
     """(scope, callee access path, line) of calls of a call or subscript (``make()()``)."""
+    outside: dict[str, list[tuple[str, str, int, str]]] = field(default_factory=dict)
+    """attribute → (object's name, scope, line, value) of the writes ``x.attr = value``
+    through a name that is no receiver (``server.handler = Handler()``, Python):
+    :func:`hindsight.codeindex.classes.outside`."""
 
     @classmethod
     def group(cls, fs: FileSyms, facts: Iterable[tuple[str, str, str, int]]) -> Facts:
@@ -287,6 +295,8 @@ class Facts:
                     if k:
                         attrs.setdefault(k, {}).setdefault(rest, []).append(
                             (scope, line, value))
+                elif "." not in rest and "[" not in rest:
+                    self.outside.setdefault(rest, []).append((head, scope, line, value))
                 continue
             if scope and kinds.get(scope, "scope") in CLASS_KINDS:
                 attrs.setdefault(scope, {}).setdefault(target, []).append((scope, line, value))
