@@ -9,6 +9,7 @@ from typing import Any
 from hindsight.codeindex.bindings import BRANCH, GLOBAL, LITERAL, Bindings, _line, _t
 from hindsight.codeindex.exprs import canon
 from hindsight.codeindex.types import element_type, type_value
+from hindsight.codeindex.values import MAX_TARGETS
 
 _PY_TARGETS = frozenset({"identifier", "attribute", "subscript", "pattern_list",
                          "tuple_pattern"})
@@ -204,13 +205,18 @@ def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -
         if pv is not None and pv != "?":
             out.facts.append((scope, "return[?]", pv, _line(node)))
     if target == "return" and vals[0].type == "dictionary":
-        # `return {"inc": inc}`: `make()['inc']` is inc (a string key of a literal)
+        # `return {"inc": inc}`: `make()['inc']` is inc (a string key of a literal);
+        # `make()[kind]` any of the values (at most MAX_TARGETS, all paths: unpack.py)
+        anykey: set[str | None] = set()
         for pair in vals[0].named_children[:16]:
             kn = pair.child_by_field_name("key") if pair.type == "pair" else None
             k = _t(kn)[1:-1] if kn is not None and kn.type == "string" else ""
             pv = out.value(pair.child_by_field_name("value")) if k.isidentifier() else None
+            anykey.add(pv)
             if pv is not None and pv != "?":
                 out.facts.append((scope, f"return['{k}']", pv, _line(node)))
+        if None not in anykey and "?" not in anykey and 0 < len(anykey) <= MAX_TARGETS:
+            out.facts += [(scope, "return[?]", w, _line(node)) for w in sorted(anykey) if w]
     if target == "return" and tup:
         # `return f, g`: `a, b = make()` reads `make()[0]` and `make()[1]` (Flow._rest)
         items = [c for c in vals[0].named_children if c.type != "comment"]

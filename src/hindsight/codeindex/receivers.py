@@ -255,8 +255,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
         # parameter they read (`put = cache.set`) makes the function's call sites matter
         pending = [(out.scope(caps["fact.assign"][0]), "", _t(caps["fact.rhs"][0]), 0)
                    for _fn, caps in deferred if "fact.assign" in caps and "fact.rhs" in caps]
-        wanted = _param_users(heads, out.facts + pending, functions,
-                              known | set(out.selfs))
+        wanted = _param_users(heads, out.facts + pending, functions, known)
         _passers(out, call_nodes, wanted, functions)
         own = {f.rpartition(".")[2] for f in functions}
         # what an argument to another file's function may name: definitions, imports,
@@ -422,7 +421,9 @@ def _param_users(heads: list[tuple[str, str, str]], facts: list[Fact],
     ``__init__``."""
     params: dict[str, set[str]] = {}
     for local, sig in functions.items():
-        words = set(_WORD.findall(sig.partition("(")[2])) - {"self", "cls"}
+        words = set(_WORD.findall(sig.partition("(")[2]))
+        if "." in local:  # (a module-level function's `cls` is no receiver)
+            words -= {"self", "cls"}
         if words:
             params[local] = words
     out: set[str] = set()

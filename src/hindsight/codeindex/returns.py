@@ -46,7 +46,8 @@ def any_key(facts: Mapping[str, object], base: str) -> bool:
 def part_key(flow: Flow, q: str, seg: str) -> str:
     """The facts key for ``q()<seg>``: ``return[i]`` for a tuple's position, else
     ``return[*]`` (an element of a returned list: ``make()[0]``, or of a declared
-    ``-> list[C]``), ``return[?]`` for a string key of a returned dict comprehension,
+    ``-> list[C]``), ``return[?]`` for a string key of a returned dict comprehension
+    or an unknown key (``[?]``) of a returned dict,
     ``""`` when none."""
     if seg == "[*]" and declared_element(flow, q):
         return "return[*]"
@@ -60,7 +61,9 @@ def part_key(flow: Flow, q: str, seg: str) -> str:
     path, _, local = q.partition("::")
     other = flow.fs(path)
     facts = other.flow.get(local, {}) if other is not None else {}
-    return "return[?]" if any_key(facts, "return") else ""
+    # (`make()[kind]`, an unknown key: any value of a returned dict literal too)
+    return "return[?]" if any_key(facts, "return") or (
+        seg == "[?]" and "return[?]" in facts) else ""
 
 
 def value(flow: Flow, q: str, key: str = "return") -> Value | None:

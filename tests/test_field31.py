@@ -1,0 +1,76 @@
+"""Forms found in session 31 (issue 14) by the fifth and sixth blind suites, with their
+exact right values: an attribute written through a name outside its class, a plain
+function's ``cls`` parameter, an unknown key of a returned dict literal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cgutil import calls_from
+
+SERVER = (
+    "class Handler:\n    def handle(self, r):\n        return r\n"  # 1-3
+    "class Router:\n    def route(self, p):\n        return p\n"  # 4-6
+    "class Server:\n"  # 7
+    "    def __init__(self):\n        self.handler = None\n"  # 8-9
+    "    def serve(self, p):\n"  # 10
+    "        return self.handler.handle(p)\n")  # 11
+
+
+def test_attribute_written_through_a_name(tmp_path: Path) -> None:
+    src = SERVER + (
+        "server = Server()\n"  # 12
+        "server.handler = Handler()\n"  # 13
+        "server.handler.handle(1)\n"  # 14
+        "other = Router()\n"  # 15
+        "other.handler = Router()\n"  # 16: another class's instance: not Server's
+        "def setup(s: Server):\n"  # 17
+        "    s.handler = Handler()\n")  # 18
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::Server.serve", "main.py::") == [
+        "main.py:: -> main.py::Handler @13",
+        "main.py:: -> main.py::Handler.handle @14",
+        "main.py:: -> main.py::Router @15",
+        "main.py:: -> main.py::Router @16",
+        "main.py:: -> main.py::Server @12",
+        "main.py::Server.serve -> main.py::Handler.handle @11"]
+
+
+def test_attribute_written_through_a_name_of_another_class(tmp_path: Path) -> None:
+    # only writes through an instance of the class count: Router's `handler` stays unset
+    src = SERVER + "r = Router()\nr.handler = Router()\n"
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::Server.serve") == []
+
+
+def test_cls_parameter_of_a_plain_function(tmp_path: Path) -> None:
+    src = ("class Widget:\n    def draw(self):\n        return 1\n"  # 1-3
+           "def build(cls):\n    return cls().draw()\n"  # 4-5
+           "class K:\n"  # 6
+           "    @classmethod\n    def make(cls):\n        return cls().draw()\n"  # 7-9
+           "    def draw(self):\n        return 2\n"  # 10-11
+           "build(Widget)\n")  # 12
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::build", "main.py::K.make") == [
+        "main.py::K.make -> main.py::K @9", "main.py::K.make -> main.py::K.draw @9",
+        "main.py::build -> main.py::Widget @5", "main.py::build -> main.py::Widget.draw @5"]
+
+
+def test_unknown_key_of_a_returned_dict_literal(tmp_path: Path) -> None:
+    src = ("def on_create(i):\n    return 1\n"  # 1-2
+           "def on_delete(i):\n    return 2\n"  # 3-4
+           "def handlers():\n"  # 5
+           "    return {'create': on_create, 'delete': on_delete}\n"  # 6
+           "def apply(kind):\n"  # 7
+           "    handlers()[kind](1)\n"  # 8: any value
+           "    handlers()['create'](2)\n"  # 9: the key's value
+           "    handlers()['zzz'](3)\n"  # 10: a key the literal lacks: no guess
+           "    h = handlers()\n"  # 11
+           "    h[kind](4)\n")  # 12
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::apply") == [
+        "main.py::apply -> main.py::handlers @10",
+        "main.py::apply -> main.py::handlers @11",
+        "main.py::apply -> main.py::handlers @8",
+        "main.py::apply -> main.py::handlers @9",
+        "main.py::apply -> main.py::on_create @12",
+        "main.py::apply -> main.py::on_create @8",
+        "main.py::apply -> main.py::on_create @9",
+        "main.py::apply -> main.py::on_delete @12",
+        "main.py::apply -> main.py::on_delete @8"]
