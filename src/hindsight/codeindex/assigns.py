@@ -216,7 +216,8 @@ def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -
             if pv is not None and pv != "?":
                 out.facts.append((scope, f"return['{k}']", pv, _line(node)))
         if None not in anykey and "?" not in anykey and 0 < len(anykey) <= MAX_TARGETS:
-            out.facts += [(scope, "return[?]", w, _line(node)) for w in sorted(anykey) if w]
+            out.facts += [(scope, "return[?]", w, _line(node))
+                          for w in sorted(x for x in anykey if x)]
     if target == "return" and tup:
         # `return f, g`: `a, b = make()` reads `make()[0]` and `make()[1]` (Flow._rest)
         items = [c for c in vals[0].named_children if c.type != "comment"]
