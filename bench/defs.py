@@ -21,6 +21,8 @@ Two scores per language:
                                               # unit-style files (framework idioms, odd corners)
     python bench/defs.py --suite defs_blind5  # tests/fixtures/defs_blind5: a fourth blind set
                                               # (session 30), first scored on 820b4e2
+    python bench/defs.py --suite defs_blind6  # tests/fixtures/defs_blind6: a fifth blind set
+                                              # (session 31), first scored on 619c7ca
 
 Writes bench/results/<suite>.json and prints one line per language.
 """
@@ -41,7 +43,8 @@ from hindsight.codeindex.worker import parse_bytes  # noqa: E402
 from hindsight.models import simple_name  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
-SUITES = ("defs", "defs_blind", "defs_blind2", "defs_blind3", "defs_blind4", "defs_blind5")
+SUITES = ("defs", "defs_blind", "defs_blind2", "defs_blind3", "defs_blind4", "defs_blind5",
+          "defs_blind6")
 DEFS = FIXTURES / "defs"
 
 Row = tuple[str, int, str, str]  # file, line, kind, local

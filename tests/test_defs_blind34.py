@@ -1,12 +1,13 @@
-"""Definitions on the third, fourth and fifth blind suites: ``tests/fixtures/defs_blind3/``,
-``tests/fixtures/defs_blind4/`` and ``tests/fixtures/defs_blind5/<language>/`` (session 30)
+"""Definitions on the third to sixth blind suites: ``tests/fixtures/defs_blind3/``,
+``tests/fixtures/defs_blind4/``, ``tests/fixtures/defs_blind5/<language>/`` (session 30)
+and ``tests/fixtures/defs_blind6/`` (session 31)
 hold one-feature files in the style of a reference tagger's unit cases (the fourth with the odd corners of real code), each
 written by a helper from its own knowledge of the six languages before it read the
 queries or the other suites (session 26, issue 14). Every file parses to exactly the
 definitions (file, 1-based line, kind, local qualified name) its ``expected.tsv`` lists;
 the comment lines there say which rows were aligned afterwards with the index's
 conventions, which misses were fixed in the index and which are known gaps. ``python
-bench/defs.py --suite defs_blind3`` (``defs_blind4``, ``defs_blind5``) reports recall and precision per
+bench/defs.py --suite defs_blind3`` (``defs_blind4`` to ``defs_blind6``) reports recall and precision per
 language."""
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from hindsight.codeindex.languages import language_for
 from hindsight.codeindex.worker import parse_bytes
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SUITES = ("defs_blind3", "defs_blind4", "defs_blind5")
+SUITES = ("defs_blind3", "defs_blind4", "defs_blind5", "defs_blind6")
 PAIRS = [(s, lang) for s in SUITES for lang in langs(FIXTURES / s)]
 
 

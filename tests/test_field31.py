@@ -74,3 +74,24 @@ def test_unknown_key_of_a_returned_dict_literal(tmp_path: Path) -> None:
         "main.py::apply -> main.py::on_create @9",
         "main.py::apply -> main.py::on_delete @12",
         "main.py::apply -> main.py::on_delete @8"]
+
+
+def test_anonymous_default_export_is_named_default() -> None:
+    from hindsight.codeindex.worker import parse_bytes
+
+    ts = b"export default class {\n  run() {}\n  get size() { return 1 }\n}\n"
+    assert [(s.local, s.kind, s.start_line) for s in parse_bytes("a.ts", "typescript", ts).symbols
+            ] == [("default", "class", 1), ("default.run", "method", 2),
+                  ("default.size", "method", 3)]
+    js = b"export default function () {}\nexport default class Named { m() {} }\n"
+    assert [(s.local, s.kind) for s in parse_bytes("b.js", "javascript", js).symbols] == [
+        ("default", "function"), ("Named", "class"), ("Named.m", "method")]
+
+
+def test_quoted_type_alias_annotation() -> None:
+    from hindsight.codeindex.worker import parse_bytes
+
+    src = (b"from typing import TypeAlias\nV: TypeAlias = list\nH: 'TypeAlias' = int\n"
+           b"J: \"typing.TypeAlias\" = int\nK: 'Other' = 1\n")
+    assert [(s.local, s.kind) for s in parse_bytes("p.py", "python", src).symbols] == [
+        ("V", "type"), ("H", "type"), ("J", "type"), ("K", "constant")]

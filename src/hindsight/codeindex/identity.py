@@ -177,13 +177,15 @@ def js_receiver(d: Any) -> bool:
     satisfies T`` are the literal.
     ``module.exports.x =`` and ``exports.x =`` define the module's ``x``;
     ``Foo.prototype.m =`` a member of ``Foo``; ``module.exports = function f() {}`` is
-    ``f`` (dropped when anonymous). A quoted member name is taken without its quotes."""
+    ``f`` (dropped when anonymous); an anonymous ``export default class {}`` or function
+    is ``default``. A quoted member name is taken without its quotes."""
     node = d.node
     if d.name[:1] in ("'", '"') and d.name[-1:] == d.name[:1]:  # `'quoted-name'() {}`
         d.name = d.name[1:-1]
     if node.type in _EXPRS:
         up = node.parent
-        return up is not None and (up.type in _FREE or _iife(node, up))
+        return up is not None and (up.type in _FREE or _iife(node, up) or (
+            d.name == "default" and up.type == "export_statement"))  # `export default class {`
     if node.type in _MEMBERS:
         obj = node.parent
         if obj is not None and obj.type == "object":

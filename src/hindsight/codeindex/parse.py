@@ -45,7 +45,7 @@ MAX_SIG = 240
 MAX_NESTING = 48  # definitions nested deeper than this are not recorded as symbols
 # Bump when unchanged source gives other symbols: an index or history of another version is
 # rebuilt, anchors migrated (memory.anchors.migrate_identities). 10: enum members (s. 30)
-EXTRACTOR_VERSION = 10
+EXTRACTOR_VERSION = 11
 _JS = frozenset({"javascript", "typescript", "tsx"})
 _CHAINS = ("assignment_expression", "assignment")  # `a = b = function…` (JS, Python)
 

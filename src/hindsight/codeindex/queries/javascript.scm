@@ -56,6 +56,11 @@
  (generator_function name: (identifier) @name)] @definition.function
 ; Named class expressions passed or returned likewise (`return class Model {}` in a factory).
 (class name: (_) @name) @definition.class
+; An anonymous default export is named `default` (`export default class { m() {} }`:
+; `default` and `default.m`), as TypeScript names its symbol.
+(export_statement "default" @name value: (class !name) @definition.class)
+(export_statement "default" @name value: [(function_expression !name)
+  (generator_function !name) (arrow_function)] @definition.function)
 ; Accessors: the getter keeps `Class.prop`, a setter is `Class.prop:setter`.
 (method_definition "set") @mark.setter
 (variable_declarator name: (identifier) @name

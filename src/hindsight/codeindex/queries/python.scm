@@ -34,6 +34,9 @@
 (expression_statement (assignment left: (identifier) @name
   type: (type [(identifier) @_t (attribute attribute: (identifier) @_t)]))
   @definition.type (#eq? @_t "TypeAlias"))
+(expression_statement (assignment left: (identifier) @name
+  type: (type (string (string_content) @_t)))  ; `X: "TypeAlias" = …` (a quoted annotation)
+  @definition.type (#match? @_t "^(typing\\.|typing_extensions\\.)?TypeAlias$"))
 ; Accessors (`@prop.setter` / `@prop.deleter` on a function named prop) and overload
 ; stubs (`@overload`, `@typing.overload`; an alias `from typing import overload as ov`:
 ; identity.alias_stubs): see hindsight.codeindex.identity.
