@@ -95,3 +95,34 @@ def test_quoted_type_alias_annotation() -> None:
            b"J: \"typing.TypeAlias\" = int\nK: 'Other' = 1\n")
     assert [(s.local, s.kind) for s in parse_bytes("p.py", "python", src).symbols] == [
         ("V", "type"), ("H", "type"), ("J", "type"), ("K", "constant")]
+
+
+def test_star_unpacking_of_a_returned_list(tmp_path: Path) -> None:
+    src = ("class Step:\n    def run(self):\n        return 1\n"  # 1-3
+           "class Final(Step):\n    def run(self):\n        return 2\n"  # 4-6
+           "def pipeline():\n    return [Step(), Step(), Final()]\n"  # 7-8
+           "def main():\n"  # 9
+           "    head, *middle, last = pipeline()\n"  # 10
+           "    head.run()\n"  # 11: position 0
+           "    last.run()\n"  # 12: position -1
+           "    pipeline()[1].run()\n")  # 13
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::main") == [
+        "main.py::main -> main.py::Final.run @12",
+        "main.py::main -> main.py::Step.run @11",
+        "main.py::main -> main.py::Step.run @13",
+        "main.py::main -> main.py::pipeline @10",
+        "main.py::main -> main.py::pipeline @13"]
+
+
+def test_cls_is_the_receiver_only_as_a_first_parameter(tmp_path: Path) -> None:
+    src = ("class A:\n    pass\n"  # 1-2
+           "class Registry:\n"  # 3
+           "    def add(self, cls):\n        self.plugins = [cls]\n"  # 4-5: a parameter
+           "    def create(self):\n        return self.plugins[0]()\n"  # 6-7: not Registry
+           "    def clone(self):\n"  # 8
+           "        return type(self)()\n"  # 9: the receiver's class
+           "    @classmethod\n    def make(cls):\n        return cls()\n")  # 10-12
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::Registry.create",
+                      "main.py::Registry.clone", "main.py::Registry.make") == [
+        "main.py::Registry.clone -> main.py::Registry @9",
+        "main.py::Registry.make -> main.py::Registry @12"]

@@ -187,7 +187,7 @@ def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -
     # `yield from g()`: the elements of g()
     each = "[*]" if key == "fact.yield" and node.child_count > 1 and \
         node.child(1).type == "from" else ""
-    tup = vals[0].type in ("expression_list", "tuple")
+    tup = vals[0].type in ("expression_list", "tuple", "list")  # positions: `make()[0]`
     for alt in out.alternatives(vals[0]) if vals[0].type not in _NO_VALUE else []:
         v = out.value(alt)
         if v is not None and not (each and v == "?"):
@@ -219,7 +219,7 @@ def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -
             out.facts += [(scope, "return[?]", w, _line(node))
                           for w in sorted(x for x in anykey if x)]
     if target == "return" and tup:
-        # `return f, g`: `a, b = make()` reads `make()[0]` and `make()[1]` (Flow._rest)
+        # `return f, g` (or `[f, g]`): `a, b = make()` reads `make()[0]` and `make()[1]`
         items = [c for c in vals[0].named_children if c.type != "comment"]
         for i, item in enumerate(items if len(items) <= 4 else []):
             v = out.value(item)

@@ -114,7 +114,7 @@ class Flow:
         union), or none (``[]``: unknown)."""
         self._caller = scope
         if receiver in _CLASS_OF_SELF and fs.language == "python":
-            receiver = "cls"  # `type(self).m()`, `self.__class__.m()`
+            receiver = "self.__class__"
         segs = parse(receiver or name)
         if not segs or not worth(self, fs, scope, segs, value=bool(receiver)):
             return []
@@ -340,7 +340,7 @@ class Flow:
             bindings = [b for b in bindings if b[0] < line]
             if not bindings:
                 return None
-        bl = max(bindings, key=_first)[0]
+        bl = max(b[0] for b in bindings)
         alts = [val for b, val in bindings if b == bl]
         if branches:
             reach = reaching.reaching(bindings, bl, line, branches)
@@ -413,6 +413,8 @@ class Flow:
             return classes.module_attr(self, q.partition("::")[0], name)
         if kind not in ("cls", "inst", "super"):
             return None
+        if name == "__class__" and kind == "inst":  # (`type(self).m()`: Flow.calls)
+            return ("cls", q)
         m = self.member(v, name)
         if m is None or m[0] != "fn" or kind == "cls" or not self._is_def(m[1]):
             return m
@@ -486,10 +488,6 @@ class Flow:
         """Value of parameter ``name`` (at ``pos``) of function ``fn``
         (:func:`hindsight.codeindex.callsites.param`)."""
         return callsites.param(self, fs, fn, name, pos, typ, kw)
-
-def _first(b: tuple[int, str]) -> int:
-    return b[0]
-
 
 def _targets(lists: Iterable[list[str]]) -> list[str]:
     """The targets of several lists, each once, in order."""

@@ -219,9 +219,12 @@ class FileSyms:
         it again before ``line`` outside a branch (``self = Other()``; not a lambda's or
         a comprehension's own ``self``, nor ``cls = type(self)``), nor when ``scope`` is
         a function nested in a method with a parameter of that name (``def inner(self)``;
-        but ``def inner(self=self)`` is)."""
+        but ``def inner(self=self)`` is), nor when it is not the first parameter of the
+        method (``cls = self._plugins[name]`` in an ordinary method)."""
         if self.language != "python":
             return True
+        if name in ("type(self)", "self.__class__"):
+            name = "self"  # (`type(self)()`: the class of the receiver)
         d = self.flow.get(scope, {})
         bound = d.get(name)
         if bound:  # (most methods never bind `self`: no set built for them)
@@ -231,7 +234,11 @@ class FileSyms:
                 return False
         if self.kinds.get(scope) == "function" and self.param(scope, name) is not None:
             return re.search(rf"\b{name}\s*=\s*{name}\b", self.sigs.get(scope, "")) is not None
-        return True
+        s = scope  # the method whose first parameter it is (`cls` elsewhere is a variable)
+        while s and self.kinds.get(s) == "function":
+            s = self.parents.get(s, "")
+        p = self.param(s, name) if self.kinds.get(s) == "method" else None
+        return p is not None and p[0] == 0
 
     def param(self, fn: str, name: str) -> tuple[int, str, bool] | None:
         """``(position, declared type text, keyword_only)`` of parameter ``name`` of

@@ -36,10 +36,11 @@ def unpack(out: Bindings, scope: str, target_node: Any, value_node: Any, line: i
         j = i if k < 0 or i < k else (None if i == k else len(values) - after + i - k - 1)
         if whole and whole != "?" and tn.type in ("identifier", "list_splat_pattern"):
             # `a, b = make()` / `a, b = pair`: position i of the value (after a star:
-            # some element)
+            # some element, the last one position -1)
             name = _t(tn).lstrip("*")
             if out.read(scope, name):
-                part = f"[{i}]" if k < 0 or i < k else "[*]"
+                part = f"[{i}]" if k < 0 or i < k else (  # the last one: `[-1]`
+                    "[-1]" if i == len(targets) - 1 and i > k else "[*]")
                 # `head, *rest = make()`: rest holds positions k, k+1, … of the value
                 parts = [f"[{j}]" for j in range(k, k + 4)] if i == k and not after \
                     else [part]
