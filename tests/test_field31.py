@@ -126,3 +126,21 @@ def test_cls_is_the_receiver_only_as_a_first_parameter(tmp_path: Path) -> None:
                       "main.py::Registry.clone", "main.py::Registry.make") == [
         "main.py::Registry.clone -> main.py::Registry @9",
         "main.py::Registry.make -> main.py::Registry @12"]
+
+
+def test_parameter_value_after_a_binding_that_may_not_run(tmp_path: Path) -> None:
+    src = ("class Json:\n    def encode(self, o):\n        return 1\n"  # 1-3
+           "class Xml:\n    def encode(self, o):\n        return 2\n"  # 4-6
+           "def a(o, codec=None):\n    codec = codec or Json()\n"  # 7-8
+           "    return codec.encode(o)\n"  # 9: Json or the passed Xml
+           "def b(o, codec=None):\n    if codec is None:\n        codec = Json()\n"  # 10-12
+           "    return codec.encode(o)\n"  # 13: the same
+           "def c(o, codec=None):\n    codec = Json()\n"  # 14-15
+           "    return codec.encode(o)\n"  # 16: always Json
+           "a(1, Xml())\nb(1, Xml())\nc(1, Xml())\n")  # 17-19
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::a", "main.py::b", "main.py::c") == [
+        "main.py::a -> main.py::Json @8", "main.py::a -> main.py::Json.encode @9",
+        "main.py::a -> main.py::Xml.encode @9",
+        "main.py::b -> main.py::Json @12", "main.py::b -> main.py::Json.encode @13",
+        "main.py::b -> main.py::Xml.encode @13",
+        "main.py::c -> main.py::Json @15", "main.py::c -> main.py::Json.encode @16"]

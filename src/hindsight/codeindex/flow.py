@@ -15,22 +15,21 @@ function that is the last one *before* the use (flow order; a later one in a loo
 count, and then the name is unknown), bindings of enclosing functions (closures), the
 definitions and imports the name rules know, then module-level bindings (the last one).
 ``self``/``this`` are an instance of the enclosing class, ``cls``/``Self`` the class
-(unless bound again or a nested function's parameter: ``FileSyms.is_receiver``).
+(as a method's first parameter, unless bound again: ``FileSyms.is_receiver``).
 Attributes are looked up along the class's method resolution order (C3 for Python, base
 order elsewhere): a method or nested class, else the attribute's bindings in any method
 (``self.x = C()``), in the class body or declared as fields. Calling a class gives an
 instance, a function what it returns: its declared return type, else the value of its
-``return`` statements when they all agree. A parameter without a declared type takes the
-value passed at the call sites of its function in the same file, when they all agree
-(decorators are call sites: ``@dec`` calls ``dec(f)``). A property read gives its value.
+``return`` statements. An undeclared parameter takes the values passed at its function's
+call sites (decorators are call sites: ``@dec`` calls ``dec(f)``), also after a binding
+that may not have run (``if c is None: c = D()``). A property read gives its value.
 
 Where the text gives several values (a loop over ``[f, g]``, returns, call sites or
 attribute bindings that differ, a dict read with a key that is no literal) the value is
 their union (:mod:`hindsight.codeindex.values`, at most ``MAX_TARGETS``) and a call of it
 has an edge per target. Every doubt ends in "unknown" and the call stays unresolved: a
 value that is no path, a loop, more than ``MAX_STEPS`` evaluation steps for one file.
-All files consulted are recorded as dependencies (their ``path:`` key, and every key
-their own lookups need), as incremental re-resolution requires.
+Every file consulted is a dependency (its ``path:`` key and its lookups' keys: incremental).
 """
 
 from __future__ import annotations
@@ -113,7 +112,7 @@ class Flow:
         ``name`` may be an access path such as ``make()``) may run: one, several (a
         union), or none (``[]``: unknown)."""
         self._caller = scope
-        if receiver in _CLASS_OF_SELF and fs.language == "python":
+        if receiver in _CLASS_OF_SELF and fs.language == "python":  # `type(self).m()`
             receiver = "self.__class__"
         segs = parse(receiver or name)
         if not segs or not worth(self, fs, scope, segs, value=bool(receiver)):
@@ -291,8 +290,11 @@ class Flow:
                     if b and sc:  # comprehension variables: only inside the comprehension
                         b = reaching.visible(b, sc, line if first else None)
                     if b:
-                        return self.pick(fs, s, b, line if first else None,
-                                         d.get(name + BRANCH))
+                        at, br = line if first else None, d.get(name + BRANCH)
+                        got = self.pick(fs, s, b, at, br)  # and a parameter's value when
+                        p = fs.param(s, name) if kind in FUNC_KINDS else None  # it may reach
+                        return union([got, self.param(fs, s, name, *p)]) if p is not None \
+                            and reaching.from_entry(b, at, br) else got  # (`x = x or D()`)
                 else:
                     found, v = classes.bound(self, fs, s, name, line if first else None)
                     if found or (kind in FUNC_KINDS and name.partition("[")[0] in d):

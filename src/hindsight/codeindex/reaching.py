@@ -26,6 +26,29 @@ def reaching(bindings: list[tuple[int, str]], last: int, line: int | None,
     return out
 
 
+def from_entry(bindings: list[tuple[int, str]], line: int | None,
+               branches: list[tuple[int, str]] | None) -> bool:
+    """Whether a use at ``line`` (``None``: after the scope) may see the value the name
+    had on entering its scope (a parameter's): no binding comes before it, or each one
+    back to the first is in a branch or loop body that ended before the use
+    (``if codec is None: codec = Json()``)."""
+    before = [b for b in bindings if line is None or b[0] < line]
+    if not before:
+        return True
+    if not branches:
+        return False
+    first = min(b for b, _v in before)
+    return any(b == first for b, _v in reaching(before, max(b for b, _v in before), line,
+                                                branches)) and _ends_before(
+        first, line, branches)
+
+
+def _ends_before(b: int, line: int | None, branches: list[tuple[int, str]]) -> bool:
+    """Whether the binding at ``b`` is in a branch or loop body that ends before ``line``."""
+    end = {x: int(e) for x, e in branches if e.isdigit()}.get(b)
+    return end is not None and (line is None or end < line)
+
+
 def visible(bindings: list[tuple[int, str]], scoped: list[tuple[int, str]],
             line: int | None) -> list[tuple[int, str]]:
     """``bindings`` of a name as a use at ``line`` (``None``: from outside the scope) sees
