@@ -144,3 +144,28 @@ def test_parameter_value_after_a_binding_that_may_not_run(tmp_path: Path) -> Non
         "main.py::b -> main.py::Json @12", "main.py::b -> main.py::Json.encode @13",
         "main.py::b -> main.py::Xml.encode @13",
         "main.py::c -> main.py::Json @15", "main.py::c -> main.py::Json.encode @16"]
+
+
+def test_values_of_builtin_calls_on_a_call_or_name(tmp_path: Path) -> None:
+    src = ("import copy\nfrom collections import defaultdict\n"  # 1-2
+           "class Bucket:\n    def add(self, w):\n        return 1\n"  # 3-5
+           "class Task:\n    def run(self):\n        return 1\n"  # 6-8
+           "def group(words, tasks: list[Task]):\n"  # 9
+           "    buckets = defaultdict(Bucket)\n"  # 10
+           "    buckets[words[0]].add(1)\n"  # 11: a missing key makes a Bucket
+           "    manual = {}\n"  # 12
+           "    manual.setdefault(1, Bucket()).add(2)\n"  # 13: the default
+           "    max(tasks, key=len).run()\n"  # 14: an element
+           "    copy.deepcopy(tasks[0]).run()\n"  # 15: a copy of a Task
+           "    lists = defaultdict(list)\n"  # 16
+           "    lists['a'].append(3)\n"  # 17: a builtin's method: nothing
+           "def gen():\n    yield Task()\n"  # 18-19
+           "def use():\n    next(gen()).run()\n")  # 20-21
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::group", "main.py::use") == [
+        "main.py::group -> main.py::Bucket @13",
+        "main.py::group -> main.py::Bucket.add @11",
+        "main.py::group -> main.py::Bucket.add @13",
+        "main.py::group -> main.py::Task.run @14",
+        "main.py::group -> main.py::Task.run @15",
+        "main.py::use -> main.py::Task.run @21",
+        "main.py::use -> main.py::gen @21"]

@@ -12,6 +12,7 @@ from typing import Any
 
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
+from hindsight.codeindex.pynodes import is_or, maybe_false, min_max_of_several, plain_string
 from hindsight.codeindex.types import type_value
 from hindsight.codeindex.unpack import elements, unpack
 from hindsight.codeindex.values import MAX_TARGETS
@@ -60,6 +61,8 @@ _SPREADS = frozenset({"list_splat", "dictionary_splat", "spread_element"})
 _ENTERS = {"enter_context": ".__enter__()", "enter_async_context": ".__aenter__()"}
 _PY_READS = frozenset({"next", "getattr", "partial", "min", "max"})
 _COPIES = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
+_BUILTIN_FACTORIES = frozenset({"list", "dict", "set", "int", "float", "str", "tuple",
+                                "bool", "bytes", "frozenset", "object"})
 
 
 def _t(n: Any) -> str:
@@ -181,6 +184,9 @@ class Bindings:
             if args is not None else []
         if fn.type == "attribute":
             method = _t(fn.child_by_field_name("attribute"))
+            if _t(fn) in ("copy.copy", "copy.deepcopy") and len(kids) == 1:
+                v = self.value(kids[0])  # a copy of an object is an object of its class
+                return v if v and v != "?" else None
             if (_t(fn) == "functools.partial" or method in _ENTERS) and kids and \
                     kids[0].type not in ("keyword_argument", "list_splat"):
                 v = self.value(kids[0])  # `stack.enter_context(cm)`: what cm's enter gives
@@ -202,7 +208,7 @@ class Bindings:
             return f"{v}[*]"
         if name == "partial":
             return v
-        attr = _string(kids[1]) if len(kids) == 2 else ""
+        attr = plain_string(kids[1]) if len(kids) == 2 else ""
         return f"{v}.{attr}" if attr.isidentifier() else None
 
     def _container_read(self, fn: Any, kids: list[Any]) -> str | None:
@@ -217,12 +223,13 @@ class Bindings:
             return f"{base}[*]"
         if kind != "dict" or not kids or kids[0].type in ("keyword_argument", "list_splat"):
             return None
-        key = _string(kids[0])
+        key = plain_string(kids[0])
         return f"{base}['{key}']" if key and "'" not in key else f"{base}[?]"
 
     def default_of(self, node: Any) -> Any:
-        """The default of ``d.get(k, default)`` / ``d.pop(k, default)`` on a known dict
-        (a second value of the call), else ``None``."""
+        """The default of ``d.get(k, default)`` / ``d.pop(k, default)`` /
+        ``d.setdefault(k, default)`` on a known dict (a second value of the call), else
+        ``None``."""
         if node.type != "call" or self.language != "python":
             return None
         fn = node.child_by_field_name("function")
@@ -231,7 +238,7 @@ class Bindings:
             return None
         kids = [c for c in args.named_children if c.type != "comment"]
         if len(kids) != 2 or kids[1].type in ("keyword_argument", "list_splat") or \
-                _t(fn.child_by_field_name("attribute")) not in ("get", "pop"):
+                _t(fn.child_by_field_name("attribute")) not in ("get", "pop", "setdefault"):
             return None
         obj = fn.child_by_field_name("object")
         base = self.value(obj) if obj is not None else None
@@ -252,10 +259,10 @@ class Bindings:
             elif t == "ternary_expression":
                 todo += [c for c in (n.child_by_field_name("alternative"),
                                      n.child_by_field_name("consequence")) if c is not None]
-            elif t == "boolean_operator" and _is_or(n) and _maybe_false(n):
+            elif t == "boolean_operator" and is_or(n) and maybe_false(n):
                 todo += [c for c in (n.child_by_field_name("right"),
                                      n.child_by_field_name("left")) if c is not None]
-            elif t == "call" and (several := _min_max_of_several(n)):
+            elif t == "call" and (several := min_max_of_several(n)):
                 todo += several[::-1]  # `max(a, b, key=…)` is one of a, b
             else:
                 out.append(n)
@@ -271,7 +278,7 @@ class Bindings:
             if default is not None:  # `d.get(k, f)`: a value of d, or f
                 self.bind(scope, target_node, default, line)
         if value_node is not None and (value_node.type in _ALTERNATIVES or (
-                value_node.type == "call" and _min_max_of_several(value_node))):
+                value_node.type == "call" and min_max_of_several(value_node))):
             alts = self.alternatives(value_node)
             if alts and (len(alts) > 1 or alts[0].id != value_node.id):  # not `a and b`
                 for alt in alts:
@@ -301,6 +308,15 @@ class Bindings:
                 for el in copied if "?" not in copied else []:
                     self.facts.append((scope, f"{target}[*]", el, line))
                     self.used(scope, el)
+                return
+            made = self.factory(value_node)
+            if made is not None:  # `d = defaultdict(Bucket)`: d[k] is a Bucket
+                self.containers[target] = "dict"
+                if tt == "identifier":
+                    self.facts.append((scope, target, LITERAL["dict"], line))
+                if made:
+                    self.facts.append((scope, f"{target}[?]", made, line))
+                    self.used(scope, made)
                 return
         if value_node is not None and value_node.type in _LITERALS:
             kind = "dict" if value_node.type in ("dictionary", "object") else "seq"
@@ -391,6 +407,19 @@ class Bindings:
             return [f"{f}()"] if f and f != "?" and kids[0].type != "lambda" else ["?"]
         return None
 
+    def factory(self, call: Any) -> str | None:
+        """For ``defaultdict(F)`` (also ``collections.defaultdict``): what reading a
+        missing key makes, ``F()`` (``""`` for a builtin such as ``list``, a lambda or no
+        argument); ``None`` for other calls."""
+        fn = call.child_by_field_name("function")
+        if fn is None or _t(fn) not in ("defaultdict", "collections.defaultdict"):
+            return None
+        args = call.child_by_field_name("arguments")
+        kids = [c for c in args.named_children if c.type != "comment"] if args else []
+        v = self.value(kids[0]) if kids and kids[0].type in ("identifier", "attribute") \
+            else None
+        return f"{v}()" if v and v != "?" and v not in _BUILTIN_FACTORIES else ""
+
     def _columns(self, scope: str, target: str, lit: Any, line: int) -> None:
         """``xs[*][i]``: what position ``i`` of an element of a literal of tuples is
         (``for name, fn in xs``; see :func:`columns`)."""
@@ -422,45 +451,6 @@ def columns(bindings: Bindings, lit: Any) -> list[list[str]]:
         known = list(dict.fromkeys(v for v in vals if v is not None))
         out.append(known if "?" not in known and len(known) <= MAX_TARGETS else [])
     return out
-
-
-def _string(node: Any) -> str:
-    """A plain string literal's text (no interpolation, no concatenation), else ``""``."""
-    if node.type != "string" or node.named_child_count > 3:
-        return ""
-    kids = [c for c in node.named_children if c.type == "string_content"]
-    if len(kids) != 1 or any(c.type == "interpolation" for c in node.named_children):
-        return ""
-    return _t(kids[0])
-
-
-def _maybe_false(node: Any) -> bool:
-    """Whether the left side of ``a or b`` may be false, so that ``b`` is a value too: a
-    name, attribute, call or subscript (``self.handler or default``), not a literal or
-    a function's name (always true: ``"x" or b`` is ``"x"``)."""
-    left = node.child_by_field_name("left")
-    return left is not None and left.type in ("attribute", "call", "subscript",
-                                              "identifier", "boolean_operator")
-
-
-def _min_max_of_several(call: Any) -> list[Any]:
-    """The positional arguments of ``min(a, b, …)`` / ``max(a, b, …)`` called with two or
-    more of them (the result is one of them), else ``[]`` (one iterable argument, a
-    ``*args`` splat, another function)."""
-    fn = call.child_by_field_name("function")
-    if fn is None or fn.type != "identifier" or _t(fn) not in ("min", "max"):
-        return []
-    args = call.child_by_field_name("arguments")
-    kids = [c for c in args.named_children if c.type not in ("comment", "keyword_argument")] \
-        if args is not None else []
-    if len(kids) < 2 or any(k.type in ("list_splat", "dictionary_splat") for k in kids):
-        return []
-    return kids
-
-
-def _is_or(node: Any) -> bool:
-    op = node.child_by_field_name("operator")
-    return op is not None and op.type == "or"
 
 
 def head(path: str) -> str:

@@ -114,6 +114,10 @@ class Flow:
         self._caller = scope
         if receiver in _CLASS_OF_SELF and fs.language == "python":  # `type(self).m()`
             receiver = "self.__class__"
+        read = fs.flow.get(scope, {}).get("(" + receiver) if receiver[-1:] == ")" else None
+        if read:  # a receiver that is a call the facts name (`next(it).m()`: chains.py)
+            v = union(self.value(fs, scope, val, ln) for ln, val in read if ln == line)
+            return self.member_target(v, name) if v is not None else []
         segs = parse(receiver or name)
         if not segs or not worth(self, fs, scope, segs, value=bool(receiver)):
             return []
@@ -334,24 +338,8 @@ class Flow:
     def pick(self, fs: FileSyms, scope: str, bindings: list[tuple[int, str]],
              line: int | None, branches: list[tuple[int, str]] | None = None
              ) -> Value | None:
-        """Value of the last binding before ``line`` (``None``: the last one); the union
-        when that line binds several values, or when it is in a branch or loop body that
-        ends before ``line`` (``branches``: ``x~`` facts, receivers.BRANCH): then the
-        binding before it counts too."""
-        if line is not None:
-            bindings = [b for b in bindings if b[0] < line]
-            if not bindings:
-                return None
-        bl = max(b[0] for b in bindings)
-        alts = [val for b, val in bindings if b == bl]
-        if branches:
-            reach = reaching.reaching(bindings, bl, line, branches)
-            if len(reach) > len(alts):
-                return union(self.value(fs, scope, val, b) for b, val in reach)
-        if len(alts) == 1:
-            return self.value(fs, scope, alts[0], bl)
-        # one line binding several values: the elements of a literal, a loop's variable
-        return union(self.value(fs, scope, val, bl) for val in alts)
+        """The value of the bindings that reach ``line`` (:func:`reaching.pick`)."""
+        return reaching.pick(self, fs, scope, bindings, line, branches)
 
     def value(self, fs: FileSyms, scope: str, val: str, line: int) -> Value | None:
         if val == "?":

@@ -6,7 +6,15 @@ element of a container belongs to the container the name held when it was bound
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hindsight.codeindex.bindings import AFTER, BRANCH
+from hindsight.codeindex.values import union
+
+if TYPE_CHECKING:
+    from hindsight.codeindex.flow import Flow
+    from hindsight.codeindex.table import FileSyms
+    from hindsight.codeindex.values import Value
 
 
 def reaching(bindings: list[tuple[int, str]], last: int, line: int | None,
@@ -91,3 +99,25 @@ def _replaces(value: str, base: str) -> bool:
     """Whether binding ``base`` to ``value`` (a receiver fact's value) makes it another
     object than the container it held (see :func:`rebound_since`)."""
     return value not in (base, f"{base}.copy()")
+
+
+def pick(flow: Flow, fs: FileSyms, scope: str, bindings: list[tuple[int, str]],
+         line: int | None, branches: list[tuple[int, str]] | None = None) -> Value | None:
+    """Value of the last binding before ``line`` (``None``: the last one); the union
+    when that line binds several values, or when it is in a branch or loop body that
+    ends before ``line`` (``branches``: ``x~`` facts, receivers.BRANCH): then the
+    binding before it counts too."""
+    if line is not None:
+        bindings = [b for b in bindings if b[0] < line]
+        if not bindings:
+            return None
+    bl = max(b[0] for b in bindings)
+    alts = [val for b, val in bindings if b == bl]
+    if branches:
+        reach = reaching(bindings, bl, line, branches)
+        if len(reach) > len(alts):
+            return union(flow.value(fs, scope, val, b) for b, val in reach)
+    if len(alts) == 1:
+        return flow.value(fs, scope, alts[0], bl)
+    # one line binding several values: the elements of a literal, a loop's variable
+    return union(flow.value(fs, scope, val, bl) for val in alts)

@@ -34,7 +34,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
-from hindsight.codeindex import assigns, loops, signatures
+from hindsight.codeindex import assigns, chains, loops, signatures
 from hindsight.codeindex.bindings import KEEP_LOCALS, NAMES, Bindings, Fact, _line, _t, head
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
@@ -280,6 +280,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
                 call = call.parent
             if call is not None and call.type == "call":  # not a decorator
                 _call_args(out, call, None if inside else outer, functions)
+        chains.call_receivers(out, call_nodes)
     if deferred:
         out.functions = functions
         out.uses = None if KEEP_LOCALS.get() else _uses(heads, out.facts, out.args)

@@ -288,14 +288,14 @@ class Facts:
             if target == "()":
                 self.calls.append((scope, value, line))
                 continue
-            if "@" in target and target[0] != "@":
+            if "@" in target and target[0] not in "@(":
                 callee, _, key = target.rpartition("@")
                 last = callee.rpartition(".")[2].rpartition(":")[2]
                 last = last[:-2] if last.endswith("()") else last  # `make()(x)`: make
                 self.args.setdefault(last if last.isidentifier() else "", []).append(
                     (scope, callee, key, value, line))
                 continue
-            if "." in target:
+            if "." in target and target[0] != "(":  # (`(next(it)`: Flow.calls)
                 head, _, rest = target.partition(".")
                 if head in selfs:
                     k = fs.enclosing_class(scope)

@@ -1,0 +1,49 @@
+"""Python syntax helpers of the receiver facts (:mod:`hindsight.codeindex.bindings`): plain
+string literals, ``a or b`` and ``min(a, b)`` forms. Tree-sitter nodes in, no state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _t(n: Any) -> str:
+    return n.text.decode("utf-8", "replace") if n is not None else ""
+
+
+def plain_string(node: Any) -> str:
+    """A plain string literal's text (no interpolation, no concatenation), else ``""``."""
+    if node.type != "string" or node.named_child_count > 3:
+        return ""
+    kids = [c for c in node.named_children if c.type == "string_content"]
+    if len(kids) != 1 or any(c.type == "interpolation" for c in node.named_children):
+        return ""
+    return _t(kids[0])
+
+
+def maybe_false(node: Any) -> bool:
+    """Whether the left side of ``a or b`` may be false, so that ``b`` is a value too: a
+    name, attribute, call or subscript (``self.handler or default``), not a literal or
+    a function's name (always true: ``"x" or b`` is ``"x"``)."""
+    left = node.child_by_field_name("left")
+    return left is not None and left.type in ("attribute", "call", "subscript",
+                                              "identifier", "boolean_operator")
+
+
+def min_max_of_several(call: Any) -> list[Any]:
+    """The positional arguments of ``min(a, b, …)`` / ``max(a, b, …)`` called with two or
+    more of them (the result is one of them), else ``[]`` (one iterable argument, a
+    ``*args`` splat, another function)."""
+    fn = call.child_by_field_name("function")
+    if fn is None or fn.type != "identifier" or _t(fn) not in ("min", "max"):
+        return []
+    args = call.child_by_field_name("arguments")
+    kids = [c for c in args.named_children if c.type not in ("comment", "keyword_argument")] \
+        if args is not None else []
+    if len(kids) < 2 or any(k.type in ("list_splat", "dictionary_splat") for k in kids):
+        return []
+    return kids
+
+
+def is_or(node: Any) -> bool:
+    op = node.child_by_field_name("operator")
+    return op is not None and op.type == "or"
