@@ -280,7 +280,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
                 call = call.parent
             if call is not None and call.type == "call":  # not a decorator
                 _call_args(out, call, None if inside else outer, functions)
-        chains.call_receivers(out, call_nodes)
+        chains.call_receivers(out, call_nodes, [r[3] for r in refs[:len(call_nodes)]])
     if deferred:
         out.functions = functions
         out.uses = None if KEEP_LOCALS.get() else _uses(heads, out.facts, out.args)
