@@ -169,3 +169,20 @@ def test_values_of_builtin_calls_on_a_call_or_name(tmp_path: Path) -> None:
         "main.py::group -> main.py::Task.run @15",
         "main.py::use -> main.py::Task.run @21",
         "main.py::use -> main.py::gen @21"]
+
+
+def test_object_a_classmethod_constructs_and_a_returned_local_list(tmp_path: Path) -> None:
+    src = ("class Entity:\n    @classmethod\n    def create(cls):\n"  # 1-3
+           "        obj = cls()\n        obj.init()\n        return obj\n"  # 4-6: any subclass
+           "    def init(self):\n        pass\n"  # 7-8
+           "class Product(Entity):\n    def init(self):\n        pass\n"  # 9-11
+           "def build():\n    items = [Product() for _ in range(2)]\n"  # 12-13
+           "    return items\n"  # 14
+           "for it in build():\n    it.init()\n")  # 15-16: an element of the local list
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::Entity.create", "main.py::") == [
+        "main.py:: -> main.py::Product.init @16",
+        "main.py:: -> main.py::build @15",
+        "main.py::Entity.create -> main.py::Entity @4",
+        "main.py::Entity.create -> main.py::Entity.init @5",
+        "main.py::Entity.create -> main.py::Product @4",
+        "main.py::Entity.create -> main.py::Product.init @5"]

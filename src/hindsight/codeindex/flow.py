@@ -217,6 +217,11 @@ class Flow:
             v = self.element(base) if base is not None else None
             if v is None:
                 v = classes.elements_of_binding(self, fs, scope, name[:-3], line)
+        if i == 1 and name == "cls" and segs[1:2] == ("()",) and v is not None and \
+                v[0] == "cls" and fs.language == "python":
+            # `obj = cls()` in a classmethod: any class it may construct (as `cls()` runs)
+            made = dispatch.constructions(self.ctx(fs.path) or self.root, scope)
+            return self._rest(union(("inst", c) for c in made) if made else v, segs, 2)
         return self._rest(v, segs, i)
 
     def _rest(self, v: Value | None, segs: tuple[str, ...], i: int) -> Value | None:

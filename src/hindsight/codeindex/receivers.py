@@ -34,7 +34,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
-from hindsight.codeindex import assigns, chains, loops, signatures
+from hindsight.codeindex import assigns, chains, localuse, loops, signatures
 from hindsight.codeindex.bindings import KEEP_LOCALS, NAMES, Bindings, Fact, _line, _t, head
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
@@ -45,6 +45,9 @@ __all__ = ["ARGS", "FACTS_VERSION", "Fact", "extract"]
 
 ARGS = frozenset({"python"})  # languages whose undeclared parameters are bound from call sites
 FACTS_VERSION = "13"  # stored in a bank's meta; a bank with another value is re-indexed in full
+
+
+_SEQS = frozenset({"list", "list_comprehension", "set", "set_comprehension", "tuple"})
 
 
 def _py_decorators(out: Bindings, node: Any) -> None:
@@ -217,7 +220,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
     container's); ``functions`` maps the local names of functions and methods to their
     signatures (the arguments of calls of a function are kept only if the function
     uses a parameter: :func:`_param_users`; a local variable's bindings only if it is
-    read: :func:`_uses`); ``known`` the names the file defines or imports (arguments
+    read: :func:`localuse.uses`); ``known`` the names the file defines or imports (arguments
     naming anything else are dropped)."""
     if not matches and not call_nodes:
         return []
@@ -242,10 +245,13 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
             continue
         if key in _LOCAL_BINDINGS and caps["fact.lhs"][0].type == "identifier" and \
                 out.scope(caps[key][0]) in functions:
-            deferred.append((fn, caps))  # a local variable: see _uses
+            deferred.append((fn, caps))  # a local variable: see localuse.uses
+            rhs = caps.get("fact.rhs")  # (but `return xs` of `xs = [...]` reads its kind now)
+            if rhs and rhs[0].type in _SEQS:
+                out.containers.setdefault(_t(caps["fact.lhs"][0]), "seq")
         else:
             fn(out, caps)
-    heads = _heads(refs) if call_nodes or matches else []
+    heads = localuse.heads_of(refs) if call_nodes or matches else []
     wanted: set[str] = set()
     if language == "python":  # a decorator that calls update_wrapper: dispatch.decorated
         out.facts += [(c, "@wraps", "", ln) for c, k, n, _r, ln in refs
@@ -260,7 +266,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
         own = {f.rpartition(".")[2] for f in functions}
         # what an argument to another file's function may name: definitions, imports,
         # self, and variables bound to a call of one of those (`order = Order()`)
-        instances = _instances(out.facts, deferred, known)
+        instances = localuse.instances(out.facts, deferred, known)
         outer = known | set(out.selfs) | instances
         callees = (known | instances) - own  # heads of another file's functions
         for i, (name, node) in enumerate(call_nodes):
@@ -283,7 +289,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
         chains.call_receivers(out, call_nodes, [r[3] for r in refs[:len(call_nodes)]])
     if deferred:
         out.functions = functions
-        out.uses = None if KEEP_LOCALS.get() else _uses(heads, out.facts, out.args)
+        out.uses = None if KEEP_LOCALS.get() else localuse.uses(heads, out.facts, out.args)
         for fn, caps in reversed(deferred):  # a use comes after its binding: see it first
             fn(out, caps)
     return _redacted(_prune(out, known, functions, wanted))
@@ -332,37 +338,6 @@ def provided_facts(refs: list[tuple[str, str, str, str, int]], facts: list[Fact]
                   for k, rows in sorted(args.items())]
 
 
-def _instances(facts: list[Fact], deferred: list[tuple[Any, dict[str, list[Any]]]],
-               known: set[str]) -> set[str]:
-    """Names bound to a call of something the file defines or imports (``x = C()``), in
-    ``facts`` and in the local assignments not handled yet (``deferred``)."""
-    out = {t for _s, t, v, _l in facts if v.endswith(")") and head(v) in known}
-    for _fn, caps in deferred:
-        rhs = caps.get("fact.rhs")
-        if rhs and rhs[0].type == "call":
-            callee = rhs[0].child_by_field_name("function")
-            if callee is not None and head(_t(callee)) in known:
-                out.add(_t(caps["fact.lhs"][0]))
-    return out
-
-
-def _heads(refs: list[tuple[str, str, str, str, int]]) -> list[tuple[str, str, str]]:
-    """``(caller, receiver, head)`` of each reference: the head of its receiver
-    (:func:`~hindsight.codeindex.bindings.head`), or its name when it has none. Receivers
-    repeat within a file: each is read once."""
-    seen: dict[str, str] = {}
-    out: list[tuple[str, str, str]] = []
-    for c, _k, name, recv, _l in refs:
-        if recv:
-            h = seen.get(recv)
-            if h is None:
-                h = seen[recv] = head(recv)
-            out.append((c, recv, h))
-        else:
-            out.append((c, recv, name))
-    return out
-
-
 def _redacted(facts: list[Fact]) -> list[Fact]:
     """``facts`` with secrets redacted from targets and values. An access path holds free
     text only in the string literal of a subscript (``headers['…']``): facts without a
@@ -383,34 +358,6 @@ _QUOTES = re.compile("['\"`]")
 
 _LOCAL_BINDINGS = frozenset({"fact.assign", "fact.bind"})
 HANDLED = frozenset(_HANDLERS) | {"fact.global"}  # the root captures of ``@fact.*`` patterns
-
-
-def _uses(heads: list[tuple[str, str, str]], facts: list[Fact], args: list[Fact]
-          ) -> dict[str, set[str]]:
-    """scope → the names read there or in a scope nested in it: receivers and callees of
-    its calls, values of its facts so far. A local variable outside this set is never
-    read in a way resolution follows, so its bindings are not kept."""
-    by: dict[str, set[str]] = {}
-    for caller, _r, h in heads:
-        s = by.get(caller)
-        if s is None:
-            by[caller] = {h}
-        else:
-            s.add(h)
-    for scope, _target, v, _l in (*facts, *args):
-        by.setdefault(scope, set()).add(head(v))
-    out: dict[str, set[str]] = {}
-    for scope, names in by.items():
-        while True:
-            s = out.get(scope)
-            if s is None:
-                out[scope] = set(names)
-            else:
-                s |= names
-            if not scope:
-                break
-            scope = scope.rpartition(".")[0]
-    return out
 
 
 def _param_users(heads: list[tuple[str, str, str]], facts: list[Fact],
