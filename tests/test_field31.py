@@ -186,3 +186,24 @@ def test_object_a_classmethod_constructs_and_a_returned_local_list(tmp_path: Pat
         "main.py::Entity.create -> main.py::Entity.init @5",
         "main.py::Entity.create -> main.py::Product @4",
         "main.py::Entity.create -> main.py::Product.init @5"]
+
+
+def test_dict_nested_in_a_dict_literal(tmp_path: Path) -> None:
+    src = ("def get_user(i):\n    pass\ndef del_user(i):\n    pass\n"  # 1-4
+           "def get_post(i):\n    pass\n"  # 5-6
+           "ROUTES = {'users': {'get': get_user, 'delete': del_user},\n"  # 7
+           "          'posts': {'get': get_post}}\n"  # 8
+           "def handle(res, meth):\n"  # 9
+           "    ROUTES[res][meth](1)\n"  # 10: any inner value
+           "    ROUTES['users']['get'](2)\n"  # 11
+           "    ROUTES[res]['get'](3)\n"  # 12: any outer key, inner 'get'
+           "    ROUTES['posts'].get('get')(4)\n"  # 13
+           "    ROUTES['posts']['zzz'](5)\n")  # 14: a key the literal lacks: nothing
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::handle") == [
+        "main.py::handle -> main.py::del_user @10",
+        "main.py::handle -> main.py::get_post @10",
+        "main.py::handle -> main.py::get_post @12",
+        "main.py::handle -> main.py::get_post @13",
+        "main.py::handle -> main.py::get_user @10",
+        "main.py::handle -> main.py::get_user @11",
+        "main.py::handle -> main.py::get_user @12"]

@@ -62,11 +62,15 @@ def unpack(out: Bindings, scope: str, target_node: Any, value_node: Any, line: i
             out.bind(scope, tn, None, line)
 
 
-def elements(out: Bindings, scope: str, target: str, lit: Any, line: int) -> None:
+def elements(out: Bindings, scope: str, target: str, lit: Any, line: int,
+             depth: int = 0) -> None:
     """Facts of the elements of literal ``lit`` (a list, tuple, set or dict) bound to
     ``target``: ``target[i]`` per position and ``target[-1]`` for the last (and
-    ``target[i][j]`` for a tuple in the first 8, and the last), ``target['k']`` per string key, ``target[*]`` / ``target[?]`` for any element or
-    value when every one is known; a lambda is left out (no callee to name)."""
+    ``target[i][j]`` for a tuple in the first 8, and the last), ``target['k']`` per string
+    key, ``target[*]`` / ``target[?]`` for any element or value when every one is known;
+    a lambda is left out (no callee to name). A Python dict nested in a dict (two levels
+    below ``target`` at most) gives ``target['k']['j']`` and, for any outer key,
+    ``target[?]['j']`` / ``target[?][?]`` (``ROUTES[resource][method](x)``)."""
     i = 0
     last: Any = None
     values: set[str | None] = set()
@@ -88,6 +92,11 @@ def elements(out: Bindings, scope: str, target: str, lit: Any, line: int) -> Non
             segs = parse(f"x[{k}]")
             if segs is not None and len(segs) != 2:
                 segs = None  # (not one subscript: an odd key)
+            if val.type == "dictionary" and depth < 2 and segs is not None and \
+                    segs[1] != "[?]" and val.named_child_count <= 16:
+                for sub in (f"{target}{segs[1]}", f"{target}[?]"):
+                    out.containers[sub] = "dict"
+                    elements(out, scope, sub, val, line, depth + 1)
             v = out.value(val)
             if segs is not None and segs[1] != "[?]" and v is not None:
                 out.facts.append((scope, f"{target}{segs[1]}", v, line))
