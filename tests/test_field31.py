@@ -207,3 +207,22 @@ def test_dict_nested_in_a_dict_literal(tmp_path: Path) -> None:
         "main.py::handle -> main.py::get_user @10",
         "main.py::handle -> main.py::get_user @11",
         "main.py::handle -> main.py::get_user @12"]
+
+
+def test_zip_enumerate_and_get_default(tmp_path: Path) -> None:
+    src = ("class S:\n    def read(self):\n        pass\n"  # 1-3
+           "class D:\n    def show(self):\n        pass\n"  # 4-6
+           "def fallback():\n    pass\n"  # 7-8
+           "TABLE = {'s': S}\n"  # 9
+           "def f(ss: list[S], ds: list[D], k):\n"  # 10
+           "    for s, d in zip(ss, ds):\n        s.read()\n        d.show()\n"  # 11-13
+           "    for i, (s, d) in enumerate(zip(ss, ds)):\n        d.show()\n"  # 14-15
+           "    [d.show() for s, d in zip(ss, ds)]\n"  # 16
+           "    TABLE.get(k, fallback)()\n")  # 17: a value of TABLE, or the default
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::f") == [
+        "main.py::f -> main.py::D.show @13",
+        "main.py::f -> main.py::D.show @15",
+        "main.py::f -> main.py::D.show @16",
+        "main.py::f -> main.py::S @17",
+        "main.py::f -> main.py::S.read @12",
+        "main.py::f -> main.py::fallback @17"]

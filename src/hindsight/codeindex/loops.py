@@ -173,6 +173,52 @@ def pairs(out: Bindings, caps: dict[str, list[Any]]) -> None:
             out.facts.append((scope, target, v, line))
 
 
+def zipped(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """``for a, b in zip(xs, ys)`` (``a`` an element of ``xs``, ``b`` of ``ys``) and ``for
+    i, (a, b) in enumerate(zip(xs, ys))``, in a loop or a comprehension (``for k, v in
+    d.items()`` and ``for i, x in enumerate(xs)`` are :func:`pairs`')."""
+    node = caps["fact.zipped"][0]
+    cols = _zip_columns(out, caps["fact.rhs"][0])
+    if cols is None:
+        return
+    comp = node.type == "for_in_clause"
+    scope, line = out.scope(node), _line(node) - comp
+    todo = [(caps["fact.lhs"][0], cols)]
+    while todo:
+        pattern, cs = todo.pop()
+        names = [c for c in pattern.named_children if c.type != "comment"]
+        if len(names) != len(cs):
+            continue
+        for name, col in zip(names, cs, strict=True):
+            if isinstance(col, tuple):  # a nested zip under enumerate
+                if name.type in ("tuple_pattern", "pattern_list"):
+                    todo.append((name, list(col)))
+                continue
+            for v in col if name.type == "identifier" else []:
+                if v != "?" and comp:
+                    out.scoped(scope, _t(name), AFTER + v, line, _end(node.parent))
+                elif v != "?":
+                    out.facts.append((scope, _t(name), v, line))
+
+
+def _zip_columns(out: Bindings, call: Any) -> list[Any] | None:
+    """The values at each position of an element of ``zip(xs, ys, …)`` (the elements of
+    each argument) or, for ``enumerate(zip(…))``, ``["?"]`` and that zip's columns as a
+    tuple; ``None`` for other calls."""
+    fn, args = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+    if fn is None or args is None or fn.type != "identifier":
+        return None
+    kids = [c for c in args.named_children if c.type != "comment"]
+    if _t(fn) == "zip" and 1 < len(kids) <= 4 and all(
+            k.type not in ("keyword_argument", "list_splat") for k in kids):
+        return [out.element(k) for k in kids]
+    if _t(fn) == "enumerate" and kids and kids[0].type == "call":
+        inner = _zip_columns(out, kids[0])
+        return [["?"], tuple(inner)] if inner is not None and all(
+            isinstance(c, list) for c in inner) else None
+    return None
+
+
 _KEYED = frozenset({"sorted", "min", "max", "sort", "nsmallest", "nlargest", "groupby"})
 
 

@@ -181,6 +181,10 @@ def _xcall(out: Bindings, caps: dict[str, list[Any]]) -> None:
         name = canon(_t(callee))
     if name:
         out.facts.append((out.owner(call.start_byte), "()", name, _line(call)))
+    dflt = out.default_of(callee) if out.language == "python" else None
+    v = out.value(dflt) if dflt is not None else None  # `d.get(k, default)()`: default too
+    if v and v != "?":
+        out.facts.append((out.owner(call.start_byte), "()", v, _line(call)))
 
 
 _CONTAINERS = {"dictionary": "dict", "list": "seq", "tuple": "seq", "set": "seq"}
@@ -194,6 +198,7 @@ _HANDLERS: dict[str, Callable[[Bindings, dict[str, list[Any]]], None]] = {
     "fact.comp": loops.comp,
     "fact.pairs": loops.pairs,
     "fact.unpack": loops.unpack,
+    "fact.zipped": loops.zipped,
     "fact.lambda": loops.lambda_,
     "fact.except": loops.except_,
     "fact.append": loops.append,

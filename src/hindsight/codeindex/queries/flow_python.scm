@@ -30,6 +30,13 @@
                right: (call) @fact.rhs) @fact.pairs
 (for_in_clause left: (pattern_list . (_) . (identifier) @fact.lhs .)
                right: (call) @fact.rhs) @fact.pairs
+; `for a, b in zip(xs, ys)`, `for i, (a, b) in enumerate(zip(xs, ys))` (loops.zipped)
+(for_statement left: [(pattern_list) (tuple_pattern)] @fact.lhs
+               right: (call function: (identifier) @_f) @fact.rhs
+               (#any-of? @_f "zip" "enumerate")) @fact.zipped
+(for_in_clause left: [(pattern_list) (tuple_pattern)] @fact.lhs
+               right: (call function: (identifier) @_f) @fact.rhs
+               (#any-of? @_f "zip" "enumerate")) @fact.zipped
 (yield) @fact.yield
 (global_statement (identifier) @fact.lhs) @fact.global
 ; `sorted(xs, key=lambda x: …)`, `map(lambda x: …, xs)`: x is an element of xs
