@@ -226,3 +226,17 @@ def test_zip_enumerate_and_get_default(tmp_path: Path) -> None:
         "main.py::f -> main.py::S @17",
         "main.py::f -> main.py::S.read @12",
         "main.py::f -> main.py::fallback @17"]
+
+
+def test_fallback_module_alias_and_getattr_default(tmp_path: Path) -> None:
+    files = {"main.py": ("try:\n    import not_ours as backend\n"  # 1-2
+                         "except ImportError:\n    import slow_impl as backend\n"  # 3-4
+                         "def encode(o):\n    return backend.dumps(o)\n"  # 5-6: the one we have
+                         "class V:\n    def visit(self, node):\n"  # 7-8
+                         "        m = getattr(self, 'visit_' + node, self.generic)\n"  # 9
+                         "        return m(node)\n"  # 10: the default; the name is computed
+                         "    def generic(self, node):\n        return 1\n"),  # 11-12
+             "slow_impl.py": "def dumps(o):\n    return 1\n"}
+    assert calls_from(tmp_path, files, "main.py::encode", "main.py::V.visit") == [
+        "main.py::V.visit -> main.py::V.generic @10",
+        "main.py::encode -> slow_impl.py::dumps @6"]

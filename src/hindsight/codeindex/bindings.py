@@ -169,7 +169,7 @@ class Bindings:
 
     def _py_builtin(self, call: Any) -> str | None:
         """``next(it)`` is an element of ``it``, as ``min(xs, key=…)`` and ``max(xs)`` are
-        one of ``xs``; ``getattr(x, "m")`` is ``x.m``;
+        one of ``xs``; ``getattr(x, "m")`` is ``x.m`` (with a computed name, the default);
         ``functools.partial(f, …)`` is ``f`` (calling it runs ``f``);
         ``stack.enter_context(cm)`` is what ``cm.__enter__()`` gives; on a name
         bound to a dict (:attr:`containers`), ``d.get(k)``, ``d.pop(k)`` and
@@ -208,8 +208,11 @@ class Bindings:
             return f"{v}[*]"
         if name == "partial":
             return v
-        attr = plain_string(kids[1]) if len(kids) == 2 else ""
-        return f"{v}.{attr}" if attr.isidentifier() else None
+        attr = plain_string(kids[1]) if len(kids) in (2, 3) else ""
+        if len(kids) == 3 and not attr and kids[2].type in ("identifier", "attribute"):
+            d = self.value(kids[2])  # `getattr(self, "visit_" + kind, self.generic_visit)`:
+            return d if d and d != "?" else None  # the default (the name is not known)
+        return f"{v}.{attr}" if attr.isidentifier() and len(kids) == 2 else None
 
     def _container_read(self, fn: Any, kids: list[Any]) -> str | None:
         """``d.get(k)`` & co. of a known dict or list (see :meth:`_py_builtin`)."""

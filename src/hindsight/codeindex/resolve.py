@@ -7,8 +7,7 @@ Rules, in order, for a reference ``name`` with ``receiver`` seen inside definiti
   class body sees its own names defined before), then the file's top level, then imports
   (aliases, relative and wildcard imports), then the package (Go directory, Java/C# package);
 * ``self``/``cls``/``this`` (and a Go method's receiver variable): the enclosing class's
-  members, then its base classes (resolved the same way, depth ≤ 8);
-* ``super()``/``super``: the base classes' members;
+  members, then its base classes (resolved the same way, depth ≤ 8); ``super``: theirs;
 * any other receiver: an imported module alias (``os.path``, ``import * as ns``, Go package
   alias, Rust path), else a class it names (``Class.method``, ``Type::new``).
 
@@ -312,13 +311,14 @@ class Resolver:
 
     def _via_receiver(self, caller: str, name: str, receiver: str) -> str:
         fs = self.f
-        for mod, iname in fs.by_alias.get(receiver, ()):  # whole-module alias, e.g. os.path
-            if not iname:
-                for p in self.module_files(fs, mod):
-                    hit = self.exported(p, name)
-                    if hit:
-                        return hit[0]
-                return ""
+        whole = [mod for mod, iname in fs.by_alias.get(receiver, ()) if not iname]
+        for mod in whole:  # whole-module aliases (`os.path`), each import binding it in
+            for p in self.module_files(fs, mod):  # turn (`try: import a as m` / `except
+                hit = self.exported(p, name)  # ImportError: import b as m`: b's if not a's)
+                if hit:
+                    return hit[0]
+        if whole:
+            return ""
         sep = "::" if fs.language == "rust" else "."
         head, _, rest = receiver.partition(sep)
         if fs.language == "rust":
