@@ -177,9 +177,11 @@ FGH = "def f():\n    return 1\n\n\ndef g():\n    return 2\n\n\ndef h():\n    ret
     ("    d = {'a': f}\n    d = {**d, 'b': g}\n    return d['a']()\n", []),
     ("    d = {'a': f}\n    d = dict(make())\n    return d['a']()\n",
      ["a.py::use -> a.py::make @27"]),
-    # (these two run h and g, which the index misses: no wrong f is what is checked)
-    ("    d = {'a': f}\n    d = {}\n    return d.get('a', h)()\n", []),
-    ("    d = {'a': f, 'sub': {'a': g}}\n    d = d['sub']\n    return d['a']()\n", []),
+    # (these two run h and g; no wrong f is what is checked; since session 31 the index
+    # finds both: the default of `get`, the value of a dict nested in a literal)
+    ("    d = {'a': f}\n    d = {}\n    return d.get('a', h)()\n", ["a.py::use -> a.py::h @28"]),
+    ("    d = {'a': f, 'sub': {'a': g}}\n    d = d['sub']\n    return d['a']()\n",
+     ["a.py::use -> a.py::g @28"]),
     ("    d = {'a': f}\n    d: dict\n    return d['a']()\n", ["a.py::use -> a.py::f @28"]),
     ("    d = {'a': f}\n    if len(d) > 1:\n        d = Reg()\n    return d['a']()\n",
      ["a.py::use -> a.py::Reg @28", "a.py::use -> a.py::f @29"]),
