@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from cgutil import calls_from
 
 SERVER = (
@@ -240,3 +241,31 @@ def test_fallback_module_alias_and_getattr_default(tmp_path: Path) -> None:
     assert calls_from(tmp_path, files, "main.py::encode", "main.py::V.visit") == [
         "main.py::V.visit -> main.py::V.generic @10",
         "main.py::encode -> slow_impl.py::dumps @6"]
+
+
+def test_a_staticmethod_parameter_named_cls_is_no_receiver(tmp_path: Path) -> None:
+    src = ("class W:\n    def draw(self):\n        pass\n"  # 1-3
+           "class A:\n    def draw(self):\n        pass\n"  # 4-6
+           "    @staticmethod\n    def m(cls):\n        cls().draw()\n"  # 7-9: not A
+           "    def k(self):\n        self.draw()\n")  # 10-11
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::A.m", "main.py::A.k") == [
+        "main.py::A.k -> main.py::A.draw @11"]
+
+
+def test_a_member_function_of_a_plain_object_is_not_nested(tmp_path: Path) -> None:
+    # express: `res.send = function` (lib) and a test's `var res = { send: function }`
+    # inside a callback: `callers send` must not pick the stub (fresh-user trial, session 31)
+    from conftest import make_repo
+
+    from hindsight.app import open_bank
+    from hindsight.codeindex.query import Ambiguous, resolve_one
+
+    repo = make_repo(tmp_path / "r", {
+        "lib/response.js": "var res = module.exports = {};\n"
+                           "res.send = function send(body) {\n  return body;\n};\n",
+        "test/router.js": "it('x', function () {\n  var res = { send: function (v) {} };\n"
+                          "});\n"})
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.code.index(full=True, workers=1)
+        with pytest.raises(Ambiguous):
+            resolve_one(bank.stores.code, "send")

@@ -88,7 +88,7 @@ def resolve_one(store: CodeStore, spec: str, file: str | None = None) -> list[Sy
     if len(qnames) > 1 and "." not in spec and ":" not in spec:
         # a bare name means the one definition not nested in a function, if one only is
         # (click's `echo`, not a test's inner `def echo`: the fresh-user trial)
-        outer = sorted({h.qname for h in hits if not (h.kind == "function" and h.parent)})
+        outer = sorted({h.qname for h in hits if not _in_function(store, h)})
         if len(outer) == 1:
             hits = [h for h in hits if h.qname == outer[0]]
             qnames = outer
@@ -102,6 +102,15 @@ def resolve_one(store: CodeStore, spec: str, file: str | None = None) -> list[Sy
         raise Ambiguous(f"{spec!r} matches {len(qnames)} symbols; give one of them",
                         qnames[:20], option="file", value=spec)
     return hits
+
+
+def _in_function(store: CodeStore, h: Symbol) -> bool:
+    """Whether definition ``h`` is nested in a function or method of its file (a test's
+    inner ``def echo``; not ``res.send = function`` of an object that is no symbol)."""
+    if not h.parent:
+        return False
+    up = store.find_symbols(f"{h.path}::{h.parent}", None, None, 1)
+    return bool(up) and up[0].kind in ("function", "method")
 
 
 def _module_form(store: CodeStore, spec: str, file: str | None) -> list[Symbol]:

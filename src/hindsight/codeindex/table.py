@@ -238,7 +238,8 @@ class FileSyms:
         while s and self.kinds.get(s) == "function":
             s = self.parents.get(s, "")
         p = self.param(s, name) if self.kinds.get(s) == "method" else None
-        return p is not None and p[0] == 0
+        return p is not None and p[0] == 0 and not p[2] and not any(  # (not keyword-only,
+            d == "staticmethod" for _l, d in self.flow.get(s, {}).get("@dec", ()))  # static)
 
     def param(self, fn: str, name: str) -> tuple[int, str, bool] | None:
         """``(position, declared type text, keyword_only)`` of parameter ``name`` of
