@@ -196,22 +196,12 @@ def foreign(flow: Flow, fs: FileSyms, q: str, name: str) -> list[tuple[str, int,
     """``(scope, line, value)`` of the writes to attribute ``name`` of class ``q``'s
     instances made from other objects' methods in ``q``'s file (``self.button.on_click =
     self.handle`` in ``Form``, when ``self.button`` is a ``Button``), and through names
-    (:func:`outside`)."""
+    held where the write is made (``server = Server(); server.handler = Handler()``:
+    ``self.handler`` in ``Server.serve`` may be that ``Handler``; ``fs.outside_attrs``)."""
+    rows = [(f"self.{o}", s, ln, v) for o, s, ln, v in fs.foreign_attrs.get(name, ())] + \
+        fs.outside_attrs.get(name, [])
     out = []
-    for obj, scope, line, value in fs.foreign_attrs.get(name, ()):
-        v = flow.value(fs, scope, f"self.{obj}", line)
-        if v is not None and (v == ("inst", q) or ("inst", q) in members(v)):
-            out.append((scope, line, value))
-    return out + outside(flow, fs, q, name) if name in fs.outside_attrs else out
-
-
-def outside(flow: Flow, fs: FileSyms, q: str, name: str) -> list[tuple[str, int, str]]:
-    """``(scope, line, value)`` of the writes ``x.name = value`` in ``q``'s file through a
-    name ``x`` holding an instance of class ``q`` where the write is made (``server =
-    Server(); server.handler = Handler()``: ``self.handler`` in ``Server.serve`` may be
-    that ``Handler``)."""
-    out = []
-    for obj, scope, line, value in fs.outside_attrs.get(name, ()):
+    for obj, scope, line, value in rows:
         v = flow.value(fs, scope, obj, line)
         if v is not None and (v == ("inst", q) or ("inst", q) in members(v)):
             out.append((scope, line, value))

@@ -277,7 +277,7 @@ class Facts:
     outside: dict[str, list[tuple[str, str, int, str]]] = field(default_factory=dict)
     """attribute → (object's name, scope, line, value) of the writes ``x.attr = value``
     through a name that is no receiver (``server.handler = Handler()``, Python):
-    :func:`hindsight.codeindex.classes.outside`."""
+    :func:`hindsight.codeindex.classes.foreign`."""
 
     @classmethod
     def group(cls, fs: FileSyms, facts: Iterable[tuple[str, str, str, int]]) -> Facts:
