@@ -11,7 +11,7 @@ from hindsight.codeindex.exprs import canon
 from hindsight.codeindex.types import element_type, type_value
 from hindsight.codeindex.values import MAX_TARGETS
 
-_PY_TARGETS = frozenset({"identifier", "attribute", "subscript", "pattern_list",
+_PY_TARGETS = frozenset({"identifier", "attribute", "subscript", "pattern_list", "list_pattern",
                          "tuple_pattern"})
 _PY_VALUES = frozenset({"call", "identifier", "attribute", "subscript", "await", "dictionary",
                         "list", "tuple", "set", "expression_list", "assignment",
@@ -76,9 +76,9 @@ def py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
         elif rnode is not None:
             out.bind(scope, tn, rnode, line)
         if tn.type == "identifier" and out.language == "python":
-            end = _branch_end(node)
+            end = branch_fact(node, tn)
             if end:  # this binding may not happen: Flow.pick keeps the one before too
-                out.facts.append((scope, _t(tn) + BRANCH, str(end), line))
+                out.facts.append((scope, _t(tn) + BRANCH, end, line))
 
 
 def global_(out: Bindings, caps: dict[str, list[Any]]) -> None:
@@ -126,15 +126,60 @@ _BRANCHES = frozenset({"if_statement", "elif_clause", "else_clause", "for_statem
 _SCOPES = frozenset({"function_definition", "class_definition", "module", "lambda"})
 
 
-def _branch_end(node: Any) -> int:
-    """The last line of the innermost branch or loop body around ``node`` within its
-    function (0 when none)."""
+def _branch_block(node: Any) -> Any:
+    """The innermost branch or loop body around ``node`` within its function, or None."""
     n = node.parent
     while n is not None and n.type not in _SCOPES:
         if n.type == "block" and n.parent is not None and n.parent.type in _BRANCHES:
-            return int(n.end_point[0]) + 1
+            return n
         n = n.parent
-    return 0
+    return None
+
+
+_LEAVES = frozenset({"return_statement", "raise_statement"})
+
+
+def branch_fact(node: Any, target: Any) -> str:
+    """The ``x~`` fact of the binding ``node`` of name ``target`` (reaching.branch_ends):
+    ``""`` outside a branch or loop body; else the body's last line (1-based), followed
+    by ``!`` when the body ends with ``return``/``raise``, or by ``:<line of the if>``
+    when it is the last binding of the name in an arm of an ``if``/``elif``/``else``
+    (not itself in a branch) whose every arm binds the name at its top level."""
+    block = _branch_block(node)
+    if block is None:
+        return ""
+    end = str(int(block.end_point[0]) + 1)
+    stmts = [c for c in block.named_children if c.type != "comment"]
+    if stmts and stmts[-1].type in _LEAVES:
+        return end + "!"
+    ifs = block.parent if block.parent.type == "if_statement" else block.parent.parent
+    st = node.parent
+    if ifs is None or ifs.type != "if_statement" or st is None or st.parent != block or \
+            _branch_block(ifs) is not None:
+        return end
+    arms = [ifs.child_by_field_name("consequence")] + [
+        c.child_by_field_name("consequence") if c.type == "elif_clause" else
+        c.child_by_field_name("body")
+        for c in ifs.children_by_field_name("alternative")]
+    if not arms or ifs.children_by_field_name("alternative")[-1:] == [] or \
+            ifs.children_by_field_name("alternative")[-1].type != "else_clause":
+        return end
+    name = target.text
+    last = [None if a is None else _last_binding(a, name) for a in arms]
+    if any(x is None for x in last) or not any(x == st for x in last):
+        return end
+    return f"{end}:{int(ifs.start_point[0]) + 1}"
+
+
+def _last_binding(block: Any, name: bytes) -> Any:
+    """The last top-level statement of ``block`` that is ``name = …``, or None."""
+    for st in reversed(block.named_children):
+        if st.type == "expression_statement" and st.named_child_count == 1:
+            a = st.named_children[0]
+            left = a.child_by_field_name("left") if a.type == "assignment" else None
+            if left is not None and left.type == "identifier" and left.text == name:
+                return st
+    return None
 
 
 _NO_VALUE = frozenset({"expression_list", "tuple", "list", "set", "list_comprehension",
@@ -207,14 +252,19 @@ def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -
     if target == "return" and vals[0].type == "dictionary":
         # `return {"inc": inc}`: `make()['inc']` is inc (a string key of a literal);
         # `make()[kind]` any of the values (at most MAX_TARGETS, all paths: unpack.py)
-        anykey: set[str | None] = set()
+        # (a repeated key: the last value; an int key: `make()[1]`)
+        keyed: dict[str, str | None] = {}
         for pair in vals[0].named_children[:16]:
             kn = pair.child_by_field_name("key") if pair.type == "pair" else None
             k = _t(kn)[1:-1] if kn is not None and kn.type == "string" else ""
-            pv = out.value(pair.child_by_field_name("value")) if k.isidentifier() else None
-            anykey.add(pv)
-            if pv is not None and pv != "?":
-                out.facts.append((scope, f"return['{k}']", pv, _line(node)))
+            seg = f"['{k}']" if k.isidentifier() else (
+                f"[{_t(kn)}]" if kn is not None and kn.type == "integer" and
+                _t(kn).isdigit() else "")
+            keyed[seg or str(len(keyed))] = out.value(
+                pair.child_by_field_name("value")) if seg else None
+        anykey = set(keyed.values())
+        out.facts += [(scope, f"return{k}", pv, _line(node)) for k, pv in keyed.items()
+                      if k[:1] == "[" and pv is not None and pv != "?"]
         if None not in anykey and "?" not in anykey and 0 < len(anykey) <= MAX_TARGETS:
             out.facts += [(scope, "return[?]", w, _line(node))
                           for w in sorted(x for x in anykey if x)]

@@ -83,7 +83,7 @@ class Bindings:
     maps (see :func:`hindsight.codeindex.receivers.extract`)."""
 
     __slots__ = ("facts", "args", "owner", "local_at", "language", "selfs", "chained", "uses",
-                 "functions", "_scopes", "containers")
+                 "functions", "_scopes", "containers", "shadowed")
 
     def __init__(self, language: str, owner: Callable[[int], str],
                  local_at: dict[int, tuple[str, str]]) -> None:
@@ -100,6 +100,7 @@ class Bindings:
         # access path -> "dict" or "seq": bound to such a literal, or filled by `d[k] = v`
         # / `xs.append(v)` (so `d.get(k)` and `xs.pop()` read its values: _py_builtin)
         self.containers: dict[str, str] = {}
+        self.shadowed: frozenset[str] = frozenset()  # builtin names the file binds: shadow.py
 
     def scope(self, node: Any) -> str:
         """The scope a statement binds in: its owner, or the owner's container when the
@@ -184,15 +185,19 @@ class Bindings:
             if args is not None else []
         if fn.type == "attribute":
             method = _t(fn.child_by_field_name("attribute"))
-            if _t(fn) in ("copy.copy", "copy.deepcopy") and len(kids) == 1:
+            if _t(fn) in ("copy.copy", "copy.deepcopy") and len(kids) == 1 and \
+                    "copy" not in self.shadowed:
                 v = self.value(kids[0])  # a copy of an object is an object of its class
                 return v if v and v != "?" else None
-            if (_t(fn) == "functools.partial" or method in _ENTERS) and kids and \
+            if ((_t(fn) == "functools.partial" and "functools" not in self.shadowed)
+                    or method in _ENTERS) and kids and \
                     kids[0].type not in ("keyword_argument", "list_splat"):
                 v = self.value(kids[0])  # `stack.enter_context(cm)`: what cm's enter gives
                 return (v + _ENTERS.get(method, "")) if v and v != "?" else None
             return self._container_read(fn, kids)
         name = _t(fn) if fn.type == "identifier" else ""
+        if name in self.shadowed:
+            return None
         if name == "type" and len(kids) == 1 and _t(kids[0]) in self.selfs:
             return f"type({_t(kids[0])})"  # the receiver's class (table.OWN_CLASS)
         if name not in _PY_READS or not kids or \
@@ -265,7 +270,7 @@ class Bindings:
             elif t == "boolean_operator" and is_or(n) and maybe_false(n):
                 todo += [c for c in (n.child_by_field_name("right"),
                                      n.child_by_field_name("left")) if c is not None]
-            elif t == "call" and (several := min_max_of_several(n)):
+            elif t == "call" and (several := min_max_of_several(n, self.shadowed)):
                 todo += several[::-1]  # `max(a, b, key=…)` is one of a, b
             else:
                 out.append(n)
@@ -281,7 +286,7 @@ class Bindings:
             if default is not None:  # `d.get(k, f)`: a value of d, or f
                 self.bind(scope, target_node, default, line)
         if value_node is not None and (value_node.type in _ALTERNATIVES or (
-                value_node.type == "call" and min_max_of_several(value_node))):
+                value_node.type == "call" and min_max_of_several(value_node, self.shadowed))):
             alts = self.alternatives(value_node)
             if alts and (len(alts) > 1 or alts[0].id != value_node.id):  # not `a and b`
                 for alt in alts:
@@ -300,9 +305,12 @@ class Bindings:
             segs = parse(target) if target else None
             if not segs or len(segs) > 3 or (
                     len(segs) > 1 and segs[1][0] == "." and segs[0] not in self.selfs and (
-                        len(segs) > 2 or self.language != "python")) or (
+                        len(segs) > 2 or self.language != "python") and not (
+                        segs[-1][0] == "[" and segs[0] in scope.split("."))) or (
                     len(segs) == 3 and segs[2][0] != "[" and segs[1][0] != "."):
-                return  # only x, self.x, x[k], self.x[k], self.x.y and (Python) x.y
+                # only x, self.x, x[k], self.x[k], self.x.y, (Python) x.y, and K.x[k] in
+                # a method of class K (a class attribute's dict or list: table.py)
+                return
         if value_node is not None and value_node.type == "call" and \
                 self.language == "python":
             copied = self.copied(value_node)
@@ -400,6 +408,8 @@ class Bindings:
         if fn is None or fn.type != "identifier" or args is None:
             return None
         name = _t(fn)
+        if name in self.shadowed:
+            return None
         kids = [c for c in args.named_children if c.type not in ("comment", "keyword_argument")]
         if name in _COPIES and kids:
             return self.element(kids[0])
@@ -415,7 +425,8 @@ class Bindings:
         missing key makes, ``F()`` (``""`` for a builtin such as ``list``, a lambda or no
         argument); ``None`` for other calls."""
         fn = call.child_by_field_name("function")
-        if fn is None or _t(fn) not in ("defaultdict", "collections.defaultdict"):
+        if fn is None or _t(fn) not in ("defaultdict", "collections.defaultdict") or \
+                _t(fn).partition(".")[0] in self.shadowed:
             return None
         args = call.child_by_field_name("arguments")
         kids = [c for c in args.named_children if c.type != "comment"] if args else []

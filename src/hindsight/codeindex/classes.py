@@ -124,6 +124,9 @@ def own(flow: Flow, recv: Value, q: str) -> Value | None:
     for _l, val in rets:  # `obj = cls(); …; return obj` returns what cls() makes
         bound = fs.flow.get(local, {}).get(val) if val not in ("self", "cls") else None
         vals |= {b for _b, b in bound} if bound else {val}
+    if any(v.partition("(")[0] in ("self", "cls") and not fs.is_receiver(
+            local, v.partition("(")[0], None) for v in vals):
+        return None  # (`cls = self._plugins[name]; return cls()`: a local `cls`)
     vals = {"cls()" if v in ("type(self)()", "self.__class__()") else v for v in vals}
     if vals <= {"self", "cls()"} and (recv[0] == "inst" or "self" not in vals):
         return ("inst", recv[1])
@@ -272,7 +275,7 @@ def enter(flow: Flow, v: Value, method: str = "__enter__") -> Value | None:
 def import_binding(flow: Flow, fs: FileSyms, name: str) -> Value | None:
     """The value a module importing Python module ``fs`` sees for its top-level ``name``:
     the last binding outside the bodies of its ``if __name__ == "__main__":`` guards
-    (false on import; fact ``@main``: :func:`hindsight.codeindex.parse.main_guard`)."""
+    (false on import; fact ``@main``: :func:`hindsight.codeindex.pymarks.main_guard`)."""
     top = fs.flow.get("", {})
     b = top.get(name)
     cut = top.get("@main")

@@ -28,7 +28,7 @@ from hindsight.codeindex.bindings import BRANCH
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.table import OWN_CLASS as OWN_CLASS  # (resolve.py reads it here)
 from hindsight.codeindex.table import SUPER_NAMES, FileSyms
-from hindsight.codeindex.values import MAX_TARGETS
+from hindsight.codeindex.values import MAX_TARGETS, Value, union
 
 if TYPE_CHECKING:
     from hindsight.codeindex.resolve import Resolver
@@ -39,6 +39,12 @@ ABSTRACT = "@abstract"
 """Receiver-fact target marking a method whose body only marks it abstract (value
 ``raise``) or does nothing (value ``empty``); see :mod:`hindsight.codeindex.parse`."""
 _ABSTRACT_DECORATORS = frozenset({"abstractmethod", "abc.abstractmethod"})
+
+
+def derived(r: Resolver, q: str) -> Value | None:
+    """``cls`` in ``q.__init_subclass__``: the class being derived, any subclass of class
+    ``q`` (PEP 487; ``q`` itself never runs it), ``None`` when there is none."""
+    return union(("cls", c) for c in subclasses(r, q)[:MAX_SUBCLASSES])
 
 
 def subclasses(r: Resolver, q: str) -> list[str]:

@@ -217,6 +217,11 @@ class Flow:
             v = self.element(base) if base is not None else None
             if v is None:
                 v = classes.elements_of_binding(self, fs, scope, name[:-3], line)
+        if v is None and segs[i:i + 2] == (".get", "()") and "[" not in name:
+            # `hs.get(k)` of `hs = handlers()`, a function returning a dict literal
+            v = classes.elements_of_binding(self, fs, scope, name, line, "[?]")
+            if v is not None:
+                return self._rest(v, segs, i + 2)
         if i == 1 and name == "cls" and segs[1:2] == ("()",) and v is not None and \
                 v[0] == "cls" and fs.language == "python":
             # `obj = cls()` in a classmethod: any class it may construct (as `cls()` runs)
@@ -235,15 +240,7 @@ class Flow:
             seg = segs[i]
             i += 1
             if seg == "()":
-                key = returns.part_key(self, v[1], segs[i]) \
-                    if v[0] == "fn" and i < len(segs) and segs[i][0] == "[" else ""
-                if key:
-                    # `make()[0]` of `return f, g`: that position's value; `make()[*]`
-                    # an element of what it returns (`return [C(x) for x in xs]`)
-                    q = v[1]
-                    v, i = self._guarded(("ret", q, key), partial(returns.value, self, q, key)), i + 1
-                    continue
-                v = self.call_value(v)
+                v, i = returns.called(self, v, segs, i)
                 continue
             if seg == "[*]":
                 v = self.element(v)
@@ -272,6 +269,8 @@ class Flow:
         if (name in selfs or name == "Self" or (lang == "go" and fs.recv_var.get(scope) == name)
                 ) and fs.is_receiver(scope, name, line):
             cls = fs.enclosing_class(scope) or classes.js_constructor_of(fs, scope)
+            if cls and name == "cls" and scope == f"{cls}.__init_subclass__":
+                return dispatch.derived(self.ctx(fs.path) or self.root, f"{fs.path}::{cls}")
             if cls:
                 return ("cls" if name in _CLASS_SELF else "inst", f"{fs.path}::{cls}")
             if lang != "python":  # Python's `cls` outside a class is a plain name
@@ -470,8 +469,14 @@ class Flow:
         return ("inst", q) if kind == "cls" and enums.enum_member(self, q, name) else None
 
     def _agree(self, fs: FileSyms, bindings: list[tuple[str, int, str]]) -> Value | None:
-        """The union of the values of the ``(scope, line, value)`` bindings."""
-        return union(self.value(fs, scope, val, line) for scope, line, val in bindings)
+        """The union of the values of the ``(scope, line, value)`` bindings of an attribute
+        (any call site of the methods that bind it counts, also while a return value is
+        evaluated: the attribute keeps what every call stored; callsites.param)."""
+        saved, self._returning = self._returning, 0
+        try:
+            return union(self.value(fs, scope, val, line) for scope, line, val in bindings)
+        finally:
+            self._returning = saved
 
     def mro(self, q: str) -> list[str]:
         """Method resolution order of class ``q`` (:func:`classes.mro`), memoised."""
@@ -483,6 +488,7 @@ class Flow:
         """Value of parameter ``name`` (at ``pos``) of function ``fn``
         (:func:`hindsight.codeindex.callsites.param`)."""
         return callsites.param(self, fs, fn, name, pos, typ, kw)
+
 
 def _targets(lists: Iterable[list[str]]) -> list[str]:
     """The targets of several lists, each once, in order."""

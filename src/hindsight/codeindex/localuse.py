@@ -43,8 +43,9 @@ def heads_of(refs: list[tuple[str, str, str, str, int]]) -> list[tuple[str, str,
 def uses(heads: list[tuple[str, str, str]], facts: list[Fact], args: list[Fact]
           ) -> dict[str, set[str]]:
     """scope → the names read there or in a scope nested in it: receivers and callees of
-    its calls, values of its facts so far. A local variable outside this set is never
-    read in a way resolution follows, so its bindings are not kept."""
+    its calls, values of its facts so far, objects of its attribute writes. A local
+    variable outside this set is never read in a way resolution follows, so its bindings
+    are not kept."""
     by: dict[str, set[str]] = {}
     for caller, _r, h in heads:
         s = by.get(caller)
@@ -52,8 +53,11 @@ def uses(heads: list[tuple[str, str, str]], facts: list[Fact], args: list[Fact]
             by[caller] = {h}
         else:
             s.add(h)
-    for scope, _target, v, _l in (*facts, *args):
-        by.setdefault(scope, set()).add(head(v))
+    for scope, target, v, _l in (*facts, *args):
+        s = by.setdefault(scope, set())
+        s.add(head(v))
+        if "." in target and "[" not in target:  # `server.handler = H()` reads `server`
+            s.add(head(target))  # (classes.foreign: which instance it writes to)
     out: dict[str, set[str]] = {}
     for scope, names in by.items():
         while True:

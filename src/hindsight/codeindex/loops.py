@@ -160,7 +160,8 @@ def pairs(out: Bindings, caps: dict[str, list[Any]]) -> None:
         obj = fn.child_by_field_name("object")
         base = out.value(obj) if obj is not None else None
         vals = [f"{base}[?]"] if base and base != "?" else []
-    elif _t(fn) == "enumerate" and args.named_child_count >= 1:
+    elif _t(fn) == "enumerate" and args.named_child_count >= 1 and \
+            "enumerate" not in out.shadowed:
         vals = out.element(args.named_child(0))
     else:
         return
@@ -206,7 +207,7 @@ def _zip_columns(out: Bindings, call: Any) -> list[Any] | None:
     each argument) or, for ``enumerate(zip(…))``, ``["?"]`` and that zip's columns as a
     tuple; ``None`` for other calls."""
     fn, args = call.child_by_field_name("function"), call.child_by_field_name("arguments")
-    if fn is None or args is None or fn.type != "identifier":
+    if fn is None or args is None or fn.type != "identifier" or _t(fn) in out.shadowed:
         return None
     kids = [c for c in args.named_children if c.type != "comment"]
     if _t(fn) == "zip" and 1 < len(kids) <= 4 and all(
@@ -238,6 +239,8 @@ def lambda_(out: Bindings, caps: dict[str, list[Any]]) -> None:
     name = _t(fn.child_by_field_name("attribute") if fn is not None and
               fn.type == "attribute" else fn)
     pos = [c for c in args.named_children if c.type not in ("comment", "keyword_argument")]
+    if fn is None or (fn.type == "identifier" and name in out.shadowed):
+        return
     if kw and name in _KEYED and _t(parent.child_by_field_name("name")) == "key":
         iterable = fn.child_by_field_name("object") if name == "sort" and fn is not None \
             else (pos[0] if pos and name not in ("nsmallest", "nlargest") else

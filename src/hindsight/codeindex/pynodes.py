@@ -29,12 +29,13 @@ def maybe_false(node: Any) -> bool:
                                               "identifier", "boolean_operator")
 
 
-def min_max_of_several(call: Any) -> list[Any]:
+def min_max_of_several(call: Any, shadowed: frozenset[str] = frozenset()) -> list[Any]:
     """The positional arguments of ``min(a, b, …)`` / ``max(a, b, …)`` called with two or
     more of them (the result is one of them), else ``[]`` (one iterable argument, a
-    ``*args`` splat, another function)."""
+    ``*args`` splat, another function, a name in ``shadowed``: shadow.py)."""
     fn = call.child_by_field_name("function")
-    if fn is None or fn.type != "identifier" or _t(fn) not in ("min", "max"):
+    if fn is None or fn.type != "identifier" or _t(fn) not in ("min", "max") or \
+            _t(fn) in shadowed:
         return []
     args = call.child_by_field_name("arguments")
     kids = [c for c in args.named_children if c.type not in ("comment", "keyword_argument")] \

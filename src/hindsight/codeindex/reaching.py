@@ -17,19 +17,49 @@ if TYPE_CHECKING:
     from hindsight.codeindex.values import Value
 
 
+def branch_ends(branches: list[tuple[int, str]]) -> tuple[dict[int, int], dict[int, int],
+                                                          set[int]]:
+    """Read ``x~`` facts (assigns.branch_fact): binding line → last line of its branch or
+    loop body; binding line → first line of the ``if`` statement whose arms all bind the
+    name (one of them surely ran); the binding lines whose body ends by leaving the
+    function (``return``/``raise``: no use after the body sees them)."""
+    ends: dict[int, int] = {}
+    groups: dict[int, int] = {}
+    dead: set[int] = set()
+    for b, e in branches:
+        if e.isdigit():
+            ends[b] = int(e)
+        elif e[-1:] == "!" and e[:-1].isdigit():
+            ends[b] = int(e[:-1])
+            dead.add(b)
+        else:
+            end, _, g = e.partition(":")
+            if end.isdigit() and g.isdigit():
+                ends[b], groups[b] = int(end), int(g)
+    return ends, groups, dead
+
+
 def reaching(bindings: list[tuple[int, str]], last: int, line: int | None,
              branches: list[tuple[int, str]]) -> list[tuple[int, str]]:
     """``(line, value)`` of the bindings that may reach a use at ``line`` (``None``: after
     the scope), from the last one (at ``last``) back: while a binding is in a branch or
-    loop body (``branches``: (binding line, the body's last line)) that ends before the
-    use, the binding before it may be the one that ran."""
-    ends = {b: int(e) for b, e in branches if e.isdigit()}
+    loop body (``branches``: ``x~`` facts, :func:`branch_ends`) that ends before the
+    use, the binding before it may be the one that ran; the arms of an ``if``/``else``
+    that all bind the name are all reaching, and none before them; a body that returns
+    or raises hides its bindings from uses after it."""
+    ends, groups, dead = branch_ends(branches)
     lines = sorted({b for b, _v in bindings}, reverse=True)
     out: list[tuple[int, str]] = []
     for bl in lines[lines.index(last):]:
-        out += [(b, v) for b, v in bindings if b == bl]
         end = ends.get(bl)
+        if bl in dead and line is not None and end is not None and line > end:
+            continue
+        out += [(b, v) for b, v in bindings if b == bl]
         if end is None or (line is not None and line <= end):
+            break
+        g = groups.get(bl)
+        if g is not None:
+            out += [(b, v) for b, v in bindings if b != bl and groups.get(b) == g]
             break
     return out
 
@@ -39,22 +69,18 @@ def from_entry(bindings: list[tuple[int, str]], line: int | None,
     """Whether a use at ``line`` (``None``: after the scope) may see the value the name
     had on entering its scope (a parameter's): no binding comes before it, or each one
     back to the first is in a branch or loop body that ended before the use
-    (``if codec is None: codec = Json()``)."""
-    before = [b for b in bindings if line is None or b[0] < line]
+    (``if codec is None: codec = Json()``), and no ``if``/``else`` binds it in every arm."""
+    before = {b for b, _v in bindings if line is None or b < line}
     if not before:
         return True
     if not branches:
         return False
-    first = min(b for b, _v in before)
-    return any(b == first for b, _v in reaching(before, max(b for b, _v in before), line,
-                                                branches)) and _ends_before(
-        first, line, branches)
-
-
-def _ends_before(b: int, line: int | None, branches: list[tuple[int, str]]) -> bool:
-    """Whether the binding at ``b`` is in a branch or loop body that ends before ``line``."""
-    end = {x: int(e) for x, e in branches if e.isdigit()}.get(b)
-    return end is not None and (line is None or end < line)
+    ends, groups, _dead = branch_ends(branches)
+    for bl in before:
+        end = ends.get(bl)
+        if end is None or (line is not None and line <= end) or bl in groups:
+            return False
+    return True
 
 
 def visible(bindings: list[tuple[int, str]], scoped: list[tuple[int, str]],
@@ -87,7 +113,8 @@ def rebound_since(d: dict[str, list[tuple[int, str]]], name: str, line: int | No
     last = max((b for b, _v in d.get(name, []) if b < limit), default=-1)
     if last < 0:
         return False
-    maybe = {b for b, e in d.get(base + BRANCH, []) if e.isdigit() and int(e) < limit}
+    ends, groups, _dead = branch_ends(d.get(base + BRANCH, []))
+    maybe = {b for b, e in ends.items() if e < limit and b not in groups}
     by_line: dict[int, list[str]] = {}
     for b, v in d.get(base, []):
         if last < b < limit and b not in maybe:
@@ -112,12 +139,10 @@ def pick(flow: Flow, fs: FileSyms, scope: str, bindings: list[tuple[int, str]],
         if not bindings:
             return None
     bl = max(b[0] for b in bindings)
-    alts = [val for b, val in bindings if b == bl]
+    alts = [(b, val) for b, val in bindings if b == bl]
     if branches:
-        reach = reaching(bindings, bl, line, branches)
-        if len(reach) > len(alts):
-            return union(flow.value(fs, scope, val, b) for b, val in reach)
+        alts = reaching(bindings, bl, line, branches)
     if len(alts) == 1:
-        return flow.value(fs, scope, alts[0], bl)
+        return flow.value(fs, scope, alts[0][1], alts[0][0])
     # one line binding several values: the elements of a literal, a loop's variable
-    return union(flow.value(fs, scope, val, bl) for val in alts)
+    return union(flow.value(fs, scope, val, b) for b, val in alts)

@@ -44,7 +44,7 @@ from hindsight.redact import clean, may_hold_secret
 __all__ = ["ARGS", "FACTS_VERSION", "Fact", "extract"]
 
 ARGS = frozenset({"python"})  # languages whose undeclared parameters are bound from call sites
-FACTS_VERSION = "13"  # stored in a bank's meta; a bank with another value is re-indexed in full
+FACTS_VERSION = "14"  # stored in a bank's meta; a bank with another value is re-indexed in full
 
 
 _SEQS = frozenset({"list", "list_comprehension", "set", "set_comprehension", "tuple"})
@@ -214,7 +214,8 @@ _HANDLERS: dict[str, Callable[[Bindings, dict[str, list[Any]]], None]] = {
 def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
             refs: list[tuple[str, str, str, str, int]], call_nodes: list[tuple[str, Any]],
             owner: Callable[[int], str], local_at: dict[int, tuple[str, str]],
-            functions: dict[str, str], known: set[str]) -> list[Fact]:
+            functions: dict[str, str], known: set[str],
+            shadowed: frozenset[str] = frozenset()) -> list[Fact]:
     """Facts from the ``@fact.*`` matches of one file.
 
     Each match is ``(key, captures)``: ``key`` is its one root capture (``fact.assign``,
@@ -226,10 +227,12 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
     signatures (the arguments of calls of a function are kept only if the function
     uses a parameter: :func:`_param_users`; a local variable's bindings only if it is
     read: :func:`localuse.uses`); ``known`` the names the file defines or imports (arguments
-    naming anything else are dropped)."""
+    naming anything else are dropped); ``shadowed`` the builtin names the file binds itself
+    (:mod:`hindsight.codeindex.shadow`: read as ordinary calls)."""
     if not matches and not call_nodes:
         return []
     out = Bindings(language, owner, local_at)
+    out.shadowed = shadowed
     globals_: set[tuple[str, str]] = set()  # (function, name) of `global name` statements
     for key, caps in matches:  # dicts and lists first: their reads may come before them
         if key == "fact.assign":
@@ -374,9 +377,10 @@ def _param_users(heads: list[tuple[str, str, str]], facts: list[Fact],
     ``__init__``."""
     params: dict[str, set[str]] = {}
     for local, sig in functions.items():
-        words = set(_WORD.findall(sig.partition("(")[2]))
-        if "." in local:  # (a module-level function's `cls` is no receiver)
-            words -= {"self", "cls"}
+        found = _WORD.findall(sig.partition("(")[2])
+        words = set(found)
+        if "." in local and found and found[0] in ("self", "cls"):
+            words.discard(found[0])  # the receiver (`def add(self, cls)`: cls is a value)
         if words:
             params[local] = words
     out: set[str] = set()

@@ -7,6 +7,7 @@ comprehension)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex.types import element_type, type_value
@@ -94,3 +95,22 @@ def value(flow: Flow, q: str, key: str = "return") -> Value | None:
         return union(flow.value(fs, local, val, line) for line, val in rets)
     finally:
         flow._returning -= 1
+
+
+def called(flow: Flow, v: Value, segs: tuple[str, ...], i: int) -> tuple[Value | None, int]:
+    """Value of calling ``v`` in an access path, with the index of the segment to read
+    next: ``make()[0]`` of ``return f, g`` is that position's value and ``make()[*]`` an
+    element of what it returns (``return [C(x) for x in xs]``), reading the subscript
+    ``segs[i]`` too; ``make().get(k)`` of a function returning a dict literal is any of
+    its values (reading ``.get()`` too); else what the call gives (``Flow.call_value``)."""
+    key = part_key(flow, v[1], segs[i]) \
+        if v[0] == "fn" and i < len(segs) and segs[i][0] == "[" else ""
+    if key:
+        q = v[1]
+        return flow._guarded(("ret", q, key), partial(value, flow, q, key)), i + 1
+    w = flow.call_value(v)
+    if w is None and v[0] == "fn" and segs[i:i + 2] == (".get", "()") and \
+            (key := part_key(flow, v[1], "[?]")):
+        q = v[1]
+        return flow._guarded(("ret", q, key), partial(value, flow, q, key)), i + 2
+    return w, i

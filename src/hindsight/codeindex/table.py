@@ -298,9 +298,9 @@ class Facts:
                 continue
             if "." in target and target[0] != "(":  # (`(next(it)`: Flow.calls)
                 head, _, rest = target.partition(".")
-                if head in selfs:
-                    k = fs.enclosing_class(scope)
-                    if k:
+                if head in selfs or ("[" in rest and head in scope.split(".")):
+                    k = fs.enclosing_class(scope)  # (`K.x[k] = v` in a method of K too)
+                    if k and (head in selfs or k.rpartition(".")[2] == head):
                         attrs.setdefault(k, {}).setdefault(rest, []).append(
                             (scope, line, value))
                 elif "." not in rest and "[" not in rest:

@@ -74,7 +74,8 @@ def elements(out: Bindings, scope: str, target: str, lit: Any, line: int,
     i = 0
     last: Any = None
     values: set[str | None] = set()
-    anykey: set[str | None] = set()  # a dict's values: what `d[key]` may be
+    keyed: dict[str, str | None] = {}  # `d['k']` → its value (a repeated key: the last)
+    anykey: set[str | None] = set()  # values of keys that are no path: what `d[key]` may be
     for ch in lit.named_children:
         t = ch.type
         if t == "comment":
@@ -98,9 +99,10 @@ def elements(out: Bindings, scope: str, target: str, lit: Any, line: int,
                     out.containers[sub] = "dict"
                     elements(out, scope, sub, val, line, depth + 1)
             v = out.value(val)
-            if segs is not None and segs[1] != "[?]" and v is not None:
-                out.facts.append((scope, f"{target}{segs[1]}", v, line))
-            anykey.add(v if segs is not None else "?")
+            if segs is not None and segs[1] != "[?]":
+                keyed[f"{target}{segs[1]}"] = v
+            else:
+                anykey.add(v if segs is not None else "?")
             continue
         if t in _SPREADS:
             return
@@ -128,6 +130,8 @@ def elements(out: Bindings, scope: str, target: str, lit: Any, line: int,
         for w in sorted(x for x in values if x is not None):
             out.facts.append((scope, f"{target}[*]", w, line))
     out._columns(scope, target, lit, line)
+    out.facts += [(scope, k, v, line) for k, v in keyed.items() if v is not None]
+    anykey.update(keyed.values())
     anykey.discard(None)
     if "?" not in anykey and 0 < len(anykey) <= MAX_TARGETS:
         for w in sorted(x for x in anykey if x is not None):
