@@ -252,3 +252,134 @@ def test_an_init_subclass_registry_in_a_class_attribute(tmp_path: Path, owner: s
     assert calls_from(tmp_path, {"main.py": src}, "main.py::go") == [
         "main.py::go -> main.py::Csv @11",
         "main.py::go -> main.py::Csv.run @11"]
+
+
+def test_getattr_with_a_name_prefix_dispatches_to_the_methods_so_named(tmp_path: Path) -> None:
+    src = ("class Visitor:\n"  # 1
+           "    def visit(self, node):\n"  # 2
+           "        method = getattr(self, 'visit_' + node, self.generic_visit)\n"  # 3
+           "        return method(node)\n"  # 4
+           "    def generic_visit(self, node):\n        return None\n"  # 5-6
+           "class Printer(Visitor):\n"  # 7
+           "    def visit_num(self, n):\n        return 1\n"  # 8-9
+           "    def other(self, n):\n        return 2\n"  # 10-11
+           "class Order:\n"  # 12
+           "    def fire(self, state):\n"  # 13
+           "        hook = getattr(self, f'on_enter_{state}', None)\n"  # 14
+           "        hook()\n"  # 15
+           "    def on_enter_paid(self):\n        return 1\n"  # 16-17
+           "    def on_enter_shipped(self):\n        return 2\n")  # 18-19
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::Visitor.visit",
+                      "main.py::Order.fire") == [
+        "main.py::Order.fire -> main.py::Order.on_enter_paid @15",
+        "main.py::Order.fire -> main.py::Order.on_enter_shipped @15",
+        "main.py::Visitor.visit -> main.py::Printer.visit_num @4",
+        "main.py::Visitor.visit -> main.py::Visitor.generic_visit @4"]
+
+
+SINKS = ("from typing import Protocol\n"  # 1
+         "class Sink(Protocol):\n"  # 2
+         "    def write(self, data: str) -> int: ...\n"  # 3
+         "class Buffer:\n    def write(self, data: str) -> int:\n        return 1\n"  # 4-6
+         "class Counter:\n    def write(self, data: str) -> int:\n        return 2\n")  # 7-9
+
+
+def test_a_protocol_parameter_takes_what_the_call_sites_pass(tmp_path: Path) -> None:
+    src = SINKS + ("def pump(sink: Sink) -> int:\n"  # 10
+                   "    return sink.write('x')\n"  # 11
+                   "pump(Buffer())\npump(Counter())\n"  # 12-13
+                   "def make(k) -> Sink:\n"  # 14
+                   "    return Buffer() if k else Counter()\n"  # 15
+                   "make(1).write('y')\n")  # 16
+    got = calls_from(tmp_path, {"main.py": src}, "main.py::pump", "main.py::")
+    assert [e for e in got if "write" in e] == [
+        "main.py:: -> main.py::Buffer.write @16",
+        "main.py:: -> main.py::Counter.write @16",
+        "main.py::pump -> main.py::Buffer.write @11",
+        "main.py::pump -> main.py::Counter.write @11"]
+
+
+def test_a_declared_return_type_gives_way_to_a_narrower_body(tmp_path: Path) -> None:
+    src = ("class Codec:\n    registry = {}\n"  # 1-2
+           "    def __init_subclass__(cls):\n"  # 3
+           "        Codec.registry[cls.__name__] = cls\n"  # 4
+           "    def encode(self):\n        return 0\n"  # 5-6
+           "class Rot(Codec):\n    def encode(self):\n        return 1\n"  # 7-9
+           "class Other:\n    def encode(self):\n        return 2\n"  # 10-12
+           "def lookup(name) -> Codec:\n    return Codec.registry[name]()\n"  # 13-14
+           "def wrong() -> Codec:\n    return Other()\n"  # 15-16
+           "lookup('Rot').encode()\nwrong().encode()\n")  # 17-18
+    assert [e for e in calls_from(tmp_path, {"main.py": src}, "main.py::")
+            if "encode" in e] == [
+        "main.py:: -> main.py::Codec.encode @18",  # (a body that is no Codec: the declaration)
+        "main.py:: -> main.py::Rot.encode @17"]
+
+
+def test_a_star_target_takes_only_the_returned_literals_positions(tmp_path: Path) -> None:
+    src = AB + ("class C:\n    def m(self):\n        return 3\n"  # 7-9
+                "def chain():\n    return [A(), B(), C()]\n"  # 10-11
+                "first, *rest = chain()\n"  # 12
+                "for h in rest:\n    h.m()\n")  # 13-14
+    assert [e for e in calls_from(tmp_path, {"main.py": src}, "main.py::") if ".m @" in e] == [
+        "main.py:: -> main.py::B.m @14",
+        "main.py:: -> main.py::C.m @14"]
+
+
+def test_a_type_parameter_is_the_classes_passed_or_any_concrete_one(tmp_path: Path) -> None:
+    src = ("from abc import ABC, abstractmethod\n"  # 1
+           "class Plugin(ABC):\n"  # 2
+           "    @abstractmethod\n    def run(self): ...\n"  # 3-4
+           "class Md(Plugin):\n    def run(self):\n        return 1\n"  # 5-7
+           "class Stats(Plugin):\n    def run(self):\n        return 2\n"  # 8-10
+           "def load(cls: type[Plugin]):\n    return cls().run()\n"  # 11-12
+           "def make(cls: type[Plugin]):\n    return cls()\n"  # 13-14
+           "make(Md)\n")  # 15
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::load", "main.py::make") == [
+        "main.py::load -> main.py::Md @12",  # (no call passes one: any concrete Plugin;
+        "main.py::load -> main.py::Md.run @12",  # Plugin itself is abstract)
+        "main.py::load -> main.py::Stats @12",
+        "main.py::load -> main.py::Stats.run @12",
+        "main.py::make -> main.py::Md @14"]
+
+
+def test_a_parameter_default_that_names_a_table_is_read_by_part(tmp_path: Path) -> None:
+    src = FG + ("STEPS = [('a', f), ('b', g)]\n"  # 5
+                "def run(lines, steps=STEPS):\n"  # 6
+                "    for name, step in steps:\n"  # 7
+                "        lines = step(lines)\n"  # 8
+                "    return lines\n"  # 9
+                "def routes():\n    return {'/login': f, '/health': g}\n"  # 10-11
+                "routes()['/login'](1)\n")  # 12
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::run", "main.py::") == [
+        "main.py:: -> main.py::f @12",
+        "main.py:: -> main.py::routes @12",
+        "main.py::run -> main.py::f @8",
+        "main.py::run -> main.py::g @8"]
+
+
+def test_an_index_of_an_attribute_filled_by_append(tmp_path: Path) -> None:
+    src = AB + ("class Shelf:\n"  # 7
+                "    def __init__(self):\n        self.books = []\n"  # 8-9
+                "        self.pair = [A(), A()]\n"  # 10
+                "    def add(self):\n        self.books.append(B())\n"  # 11-12
+                "        self.pair.append(B())\n"  # 13
+                "s = Shelf()\n"  # 14
+                "s.books[0].m()\n"  # 15
+                "s.pair[0].m()\n")  # 16: the literal's first element stays first
+    assert [e for e in calls_from(tmp_path, {"main.py": src}, "main.py::") if ".m @" in e] == [
+        "main.py:: -> main.py::A.m @16",
+        "main.py:: -> main.py::B.m @15"]
+
+
+def test_a_loop_over_a_generator_of_pairs_reads_their_positions(tmp_path: Path) -> None:
+    src = FG + ("class R:\n    def __call__(self, x):\n        return 3\n"  # 5-7
+                "def handlers(more):\n"  # 8
+                "    yield 'f', f\n"  # 9
+                "    if more:\n        yield 'r', R()\n"  # 10-11
+                "def run():\n"  # 12
+                "    for name, h in handlers(True):\n"  # 13
+                "        h(1)\n")  # 14
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::run") == [
+        "main.py::run -> main.py::R.__call__ @14",
+        "main.py::run -> main.py::f @14",
+        "main.py::run -> main.py::handlers @13"]

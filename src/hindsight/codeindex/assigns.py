@@ -4,6 +4,7 @@ handlers of :mod:`hindsight.codeindex.receivers` for the ``@fact.assign``,
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hindsight.codeindex.bindings import BRANCH, GLOBAL, LITERAL, Bindings, _line, _t
@@ -137,6 +138,7 @@ def _branch_block(node: Any) -> Any:
 
 
 _LEAVES = frozenset({"return_statement", "raise_statement"})
+_ODD_KEY = re.compile(r"['\"\\\[\]{}]|^\s|\s$")  # a key no access path spells
 
 
 def branch_fact(node: Any, target: Any) -> str:
@@ -257,7 +259,7 @@ def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -
         for pair in vals[0].named_children[:16]:
             kn = pair.child_by_field_name("key") if pair.type == "pair" else None
             k = _t(kn)[1:-1] if kn is not None and kn.type == "string" else ""
-            seg = f"['{k}']" if k.isidentifier() else (
+            seg = f"['{k}']" if k and not _ODD_KEY.search(k) else (
                 f"[{_t(kn)}]" if kn is not None and kn.type == "integer" and
                 _t(kn).isdigit() else "")
             keyed[seg or str(len(keyed))] = out.value(
@@ -268,12 +270,12 @@ def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -
         if None not in anykey and "?" not in anykey and 0 < len(anykey) <= MAX_TARGETS:
             out.facts += [(scope, "return[?]", w, _line(node))
                           for w in sorted(x for x in anykey if x)]
-    if target == "return" and tup:
+    if target in ("return", "yield") and tup:  # (`yield "a", f`: `for k, f in gen()`)
         # `return f, g` (or `[f, g]`): `a, b = make()` reads `make()[0]` and `make()[1]`
         items = [c for c in vals[0].named_children if c.type != "comment"]
         for i, item in enumerate(items if len(items) <= 4 else []):
             v = out.value(item)
             if v is not None and v != "?":
-                out.facts.append((scope, f"return[{i}]", v, _line(node)))
+                out.facts.append((scope, f"{target}[{i}]", v, _line(node)))
                 if i == len(items) - 1:  # `make()[-1]`
-                    out.facts.append((scope, "return[-1]", v, _line(node)))
+                    out.facts.append((scope, f"{target}[-1]", v, _line(node)))

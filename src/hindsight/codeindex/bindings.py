@@ -12,7 +12,13 @@ from typing import Any
 
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
-from hindsight.codeindex.pynodes import is_or, maybe_false, min_max_of_several, plain_string
+from hindsight.codeindex.pynodes import (
+    is_or,
+    maybe_false,
+    min_max_of_several,
+    name_prefix,
+    plain_string,
+)
 from hindsight.codeindex.types import type_value
 from hindsight.codeindex.unpack import elements, unpack
 from hindsight.codeindex.values import MAX_TARGETS
@@ -214,6 +220,9 @@ class Bindings:
         if name == "partial":
             return v
         attr = plain_string(kids[1]) if len(kids) in (2, 3) else ""
+        prefix = name_prefix(kids[1]) if len(kids) in (2, 3) and not attr else ""
+        if prefix:  # `getattr(self, "visit_" + kind)`: a member named so (flow.member)
+            return f"{v}.{prefix}$"  # (a default: default_of)
         if len(kids) == 3 and not attr and kids[2].type in ("identifier", "attribute"):
             d = self.value(kids[2])  # `getattr(self, "visit_" + kind, self.generic_visit)`:
             return d if d and d != "?" else None  # the default (the name is not known)
@@ -236,15 +245,18 @@ class Bindings:
 
     def default_of(self, node: Any) -> Any:
         """The default of ``d.get(k, default)`` / ``d.pop(k, default)`` /
-        ``d.setdefault(k, default)`` on a known dict (a second value of the call), else
-        ``None``."""
+        ``d.setdefault(k, default)`` on a known dict, and of ``getattr(x, "p_" + k,
+        default)`` (a second value of the call), else ``None``."""
         if node.type != "call" or self.language != "python":
             return None
         fn = node.child_by_field_name("function")
         args = node.child_by_field_name("arguments")
+        kids = [c for c in args.named_children if c.type != "comment"] if args else []
+        if fn is not None and _t(fn) == "getattr" and len(kids) == 3 and \
+                "getattr" not in self.shadowed and name_prefix(kids[1]):
+            return kids[2]  # `getattr(self, "visit_" + k, self.generic_visit)`
         if fn is None or fn.type != "attribute" or args is None:
             return None
-        kids = [c for c in args.named_children if c.type != "comment"]
         if len(kids) != 2 or kids[1].type in ("keyword_argument", "list_splat") or \
                 _t(fn.child_by_field_name("attribute")) not in ("get", "pop", "setdefault"):
             return None

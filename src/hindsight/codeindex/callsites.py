@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from hindsight.codeindex import dispatch
+from hindsight.codeindex import dispatch, hierarchy
 from hindsight.codeindex.exprs import parse, render
 from hindsight.codeindex.receivers import ARGS
 from hindsight.codeindex.signatures import py_default, py_star
@@ -28,14 +28,15 @@ if TYPE_CHECKING:
     from hindsight.codeindex.values import Value
 
 
-def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: bool = False,
+def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: str = "",
            star: bool = False) -> Value | None:
     """The value (a union when they differ) the call sites of ``fs``'s function ``fn``
     pass for its parameter ``name`` at position ``pos`` (-1: keyword-only), or ``None``
     when they pass none that is known. A method called on an instance, and a class called (its ``__init__``),
     get the receiver as position 0; a decorator application counts as a call. ``each``:
-    an element of the parameter instead (the elements of a literal passed: ``f([A()])``,
-    or of what a name or a call passed holds: ``f(people)``);
+    a part of the parameter instead, ``[*]`` an element (the elements of a literal
+    passed: ``f([A()])``, or of what a name or a call passed holds: ``f(people)``), or a
+    longer path (``[*][1]``: of what a name passed holds);
     ``star``: an element of ``*args`` at ``pos`` (every positional argument from there)."""
     r = flow.ctx(fs.path)
     if r is None:
@@ -60,13 +61,13 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: bool = 
             here or _elsewhere(flow, r, fs, last)
     for site_fs, site_r, scope, callee, key, value, line in sites:
         if key.endswith("[*]"):  # an element of a literal passed (`f([A()])`)
-            if not each:
+            if each != "[*]":
                 continue
             key = key[:-3]
         elif each:  # an element of the name or call passed (`f(people)`: `people[*]`)
             if value == "?" or value[:1] in ("[", "{", "("):
                 continue
-            value += "[*]"
+            value += each
         if key != name and not key.isdigit():
             continue
         segs = parse(callee)
@@ -94,6 +95,7 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: bool = 
                 return None  # too many values already: no need to read the other sites
     return union(vals)
 
+_LAST = 1 << 30  # a line after every binding of a scope
 MAX_FILES = 4
 """Files whose calls of a name are read for its parameters' values; a name that more
 files call (``get``, ``run``) gets values from its own file only."""
@@ -160,23 +162,33 @@ def _callee_uncached(flow: Flow, r: Resolver, fs: FileSyms, scope: str,
 
 
 def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: bool,
-          each: bool = False) -> Value | None:
+          each: bool | str = False) -> Value | None:
     """Value of parameter ``name`` (at ``pos``; ``kw``: keyword-only) of function ``fn``
     of ``fs``: its declared type ``typ``, else (Python) the values its call sites in this
     file pass (:func:`passed`) and its default (a union when they differ; unknown instead
-    while a return value is evaluated). ``each``: an element of the parameter: of its
-    declared collection type (``list[Job]``), else from what the call sites pass."""
+    while a return value is evaluated). ``each``: an element of the parameter (``True``)
+    or a part of one (``"[*][1]"``: ``for name, step in steps``): of its declared
+    collection type (``list[Job]``), else from what the call sites pass and a default
+    that is a name (``steps=STEPS``)."""
     if each:
+        part = "[*]" if each is True else str(each)
         if typ:  # `jobs: list[Job]`: a Job
-            el = element_type(typ, fs.language)
+            el = element_type(typ, fs.language) if part == "[*]" else ""
             return flow.value(fs, fn, el, 0) if el else None
         if fs.language not in ARGS:
             return None
-        return flow._guarded(("param[*]", fs.path, fn, name),
-                             partial(passed, flow, fs, fn, -1 if kw else pos, name, True))
+        got = flow._guarded(("param" + part, fs.path, fn, name),
+                            partial(passed, flow, fs, fn, -1 if kw else pos, name, part))
+        default = py_default(fs.sigs.get(fn, ""), name)  # `steps=STEPS`: STEPS[*]
+        return union([got, flow.value(fs, fs.parents.get(fn, ""), default + part, _LAST)]) \
+            if default.isidentifier() else got  # (the binding the `def` statement saw)
+    dv = None
     if typ:
         path = type_value(typ, fs.language)
-        return flow.value(fs, fn, path, 0) if path else None
+        dv = flow.value(fs, fn, path, 0) if path else None
+        if dv is None or fs.language != "python" or not (
+                dv[0] == "cls" or hierarchy.protocol(flow, dv)):
+            return dv  # (a Protocol: what the call sites pass, PEP 544; `type[X]`: below)
     if fs.language not in ARGS or (pos == 0 and name in ("self", "cls") and
                                    fs.kinds.get(fn) == "method"):
         return None  # the receiver (a plain function's `cls` is a parameter like any)
@@ -186,6 +198,10 @@ def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: 
     default = py_default(fs.sigs.get(fn, ""), name)
     if default:  # evaluated where the function is defined
         got = union([got, flow.value(fs, fs.parents.get(fn, ""), default, 0)])
+    if dv is not None and dv[0] == "cls" and not hierarchy.protocol(flow, dv):
+        # `type[X]`: the classes passed, else any class deriving from X that can be made
+        return got if got is not None and hierarchy.narrower(flow, got, dv) else \
+            dispatch.concrete_classes(flow.ctx(fs.path) or flow.root, dv[1])
     if got is not None and got[0] == "any" and flow._returning:
         # `def same(x): return x` called with `a` here and `b` there: what one call
         # returns is not the union (call sites are not told apart), so unknown
@@ -200,4 +216,4 @@ def star_element(flow: Flow, fs: FileSyms, fn: str, name: str) -> Value | None:
     if star is None or star[0] != name:
         return None
     return flow._guarded(("param*", fs.path, fn, name),
-                         partial(passed, flow, fs, fn, star[1], name, False, True))
+                         partial(passed, flow, fs, fn, star[1], name, "", True))

@@ -5,6 +5,7 @@ receiver, attributes bound in the method itself, and the elements of lists and d
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex import dispatch, reaching, returns
@@ -310,6 +311,18 @@ def imported(flow: Flow, r: Resolver, fs: FileSyms, name: str, suffix: str = "",
 _INDEX = re.compile(r"\[(?:-?\d+|\?)\]$")
 
 
+def appended(name: str, attrs: Mapping[str, object]) -> str:
+    """``xs[*]`` for ``xs[i]`` (an int index) of an attribute filled by ``append``
+    (``attrs`` has ``xs[+*]``), when the index is from the end (``xs[-1]``) or no literal
+    gives it (``xs[0]``); else ``name``."""
+    at = name.rfind("[")
+    idx = name[at + 1:-1] if at > 0 and name[-1:] == "]" else ""
+    if idx.lstrip("-").isdigit() and f"{name[:at]}[+*]" in attrs and (
+            idx[0] == "-" or name not in attrs):
+        return f"{name[:at]}[*]"
+    return name
+
+
 def indexed(name: str) -> str:
     """``xs[*]`` for ``xs[0]`` / ``xs[-1]`` / ``xs[i]`` (an index of a plain name or
     path: some element; used where ``xs`` has no facts for that index), else ``""``
@@ -409,6 +422,25 @@ def element(flow: Flow, v: Value) -> Value | None:
         return None
     return flow._guarded(("yield", q), lambda: flow._agree(
         fs, [(local, line, val) for line, val in fs.flow.get(local, {}).get("yield", [])]))
+
+
+def element_at(flow: Flow, v: Value, segs: tuple[str, ...], i: int
+               ) -> tuple[Value | None, int]:
+    """An element of ``v`` (:func:`element`) with the index of the segment to read next;
+    a generator's element followed by a position (``segs[i]``, ``[1]``: ``for name, f
+    in handlers()`` of ``yield "a", f``) is that position of its ``yield`` tuples."""
+    seg = segs[i] if i < len(segs) else ""
+    if seg[:1] == "[" and seg[1:-1].lstrip("-").isdigit() and \
+            any(m[0] == "gen" for m in members(v)):
+        out = []
+        for m in members(v):
+            path, _, local = m[1].partition("::")
+            fs = flow.fs(path) if m[0] == "gen" else None
+            rows = fs.flow.get(local, {}).get("yield" + seg, []) if fs is not None else []
+            out.append(flow._agree(fs, [(local, ln, val) for ln, val in rows])
+                       if fs is not None and rows else None)
+        return union(out), i + 1
+    return element(flow, v), i
 
 
 def classify(flow: Flow, q: str, raw: bool = False) -> Value | None:

@@ -47,6 +47,27 @@ def derived(r: Resolver, q: str) -> Value | None:
     return union(("cls", c) for c in subclasses(r, q)[:MAX_SUBCLASSES])
 
 
+def concrete_classes(r: Resolver, q: str) -> Value | None:
+    """``type[q]`` (Python): any class that is ``q`` or derives from it and can be
+    instantiated (no ``@abstractmethod`` of an ``ABC`` left unoverridden: :func:`_enforced`),
+    a union (``None`` when none, or more than ``MAX_TARGETS``)."""
+    return union(("cls", c) for c in [q, *subclasses(r, q)[:MAX_SUBCLASSES]]
+                 if _instantiable(r, c))
+
+
+def _instantiable(r: Resolver, q: str) -> bool:
+    seen: set[str] = set()
+    for c in r.flow.mro(q):
+        path, _, cls = c.partition("::")
+        fs = r._file(path)
+        for name, local in (fs.members.get(cls, {}) if fs is not None else {}).items():
+            if name not in seen:
+                seen.add(name)
+                if _enforced(r, f"{path}::{local}"):
+                    return False
+    return True
+
+
 def subclasses(r: Resolver, q: str) -> list[str]:
     """Qualified names of the classes that derive from class ``q`` (``path::Local``),
     directly or not, breadth first, at most ``MAX_SUBCLASSES + 1`` (more means "too many").

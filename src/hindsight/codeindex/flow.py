@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 from hindsight.codeindex import callsites, classes, dispatch, enums, reaching, returns, rustimpl
 from hindsight.codeindex.bindings import AFTER, BRANCH, SCOPED
 from hindsight.codeindex.exprs import parse
+from hindsight.codeindex.hierarchy import prefixed
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, OWN_CLASS, SUPER_NAMES, FileSyms
 from hindsight.codeindex.values import Value, members, union
@@ -242,8 +243,8 @@ class Flow:
             if seg == "()":
                 v, i = returns.called(self, v, segs, i)
                 continue
-            if seg == "[*]":
-                v = self.element(v)
+            if seg == "[*]":  # (a position of a generator's tuples too: `[*][1]`)
+                v, i = classes.element_at(self, v, segs, i)
                 continue
             if seg[0] == "[":
                 return None
@@ -313,10 +314,10 @@ class Flow:
                         return self.param(fs, s, name, *p)
                 elif kind in FUNC_KINDS and ((p := fs.param(s, base := name.partition("[")[0]))
                                              or "*" + base in fs.sigs.get(s, "")):
-                    if name != base + "[*]":
-                        return None  # another part of a parameter (or *args): unknown
-                    return callsites.param(self, fs, s, base, *p, each=True) if p \
-                        else callsites.star_element(self, fs, s, base)  # an element of *args
+                    if name != base + "[*]" and not (p and fs.language == "python"):
+                        return None  # another part of *args: unknown
+                    return callsites.param(self, fs, s, base, *p, each=name[len(base):]) \
+                        if p else callsites.star_element(self, fs, s, base)  # of *args
             if visible and kind in CLASS_KINDS and "[" not in name:
                 v = self.attr_value(("inst", f"{fs.path}::{s}"), name)
                 if v is not None:
@@ -421,8 +422,9 @@ class Flow:
         """Member ``name`` of a class or instance value along the class's MRO: a definition
         (method, nested class) or the value of the attribute's bindings."""
         kind, q = v
-        if kind == "any":
-            return union(self.member(m, name) for m in members(v))
+        if kind == "any" or name[-1:] == "$":  # (`getattr(self, "visit_" + k)`: a prefix)
+            return union(self.member(m, name) for m in members(v)) if kind == "any" else \
+                prefixed(self, v, name[:-1])
         order = self.mro(q)
         if kind == "super":
             order = order[1:]
@@ -450,8 +452,7 @@ class Flow:
                 if k in FUNC_KINDS or k in CLASS_KINDS:
                     return self.classify(f"{path}::{local}")
             attrs = fs.attrs.get(cls, {})
-            if "[-" in name and f"{name[:name.rfind('[')]}[+*]" in attrs:
-                name = f"{name[:name.rfind('[')]}[*]"  # `self.xs[-1]` after appends: any
+            name = classes.appended(name, attrs)  # `self.xs[0]` of appends: any element
             attr = attrs.get(name) or attrs.get(classes.indexed(name) or name)
             if attr and kind == "cls" and any(s == cls for s, _l, _v in attr) and \
                     enums.enum_member(self, q, name):

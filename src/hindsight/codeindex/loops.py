@@ -147,8 +147,10 @@ def update(out: Bindings, caps: dict[str, list[Any]]) -> None:
 
 
 def pairs(out: Bindings, caps: dict[str, list[Any]]) -> None:
-    """``for k, v in d.items()`` (``v`` is any value of ``d``) and ``for i, x in
-    enumerate(xs)`` (``x`` is an element of ``xs``), in a loop or a comprehension."""
+    """``for k, v in d.items()`` (``v`` is any value of ``d``), ``for i, x in
+    enumerate(xs)`` (``x`` is an element of ``xs``) and ``for k, f in make()`` (``f`` is
+    position 1 of an element of what ``make()`` gives: a generator's ``yield k, f``), in
+    a loop or a comprehension."""
     node = caps["fact.pairs"][0]
     call = caps["fact.rhs"][0]
     fn = call.child_by_field_name("function")
@@ -163,6 +165,9 @@ def pairs(out: Bindings, caps: dict[str, list[Any]]) -> None:
     elif _t(fn) == "enumerate" and args.named_child_count >= 1 and \
             "enumerate" not in out.shadowed:
         vals = out.element(args.named_child(0))
+    elif fn.type in ("identifier", "attribute") and out.language == "python":
+        v = out.value(call)  # `for name, f in handlers()`: position 1 of its elements
+        vals = [f"{v}[*][1]"] if v and v != "?" and v.endswith(")") else []
     else:
         return
     comp = node.type == "for_in_clause"  # `{k: cls() for k, cls in d.items()}`

@@ -20,6 +20,22 @@ def plain_string(node: Any) -> str:
     return _t(kids[0])
 
 
+def name_prefix(node: Any) -> str:
+    """The literal start of a computed attribute name: ``"visit_" + kind`` and
+    ``f"on_enter_{state}"`` give ``visit_`` and ``on_enter_`` (an identifier's start),
+    else ``""``."""
+    if node.type == "binary_operator" and node.child_by_field_name("operator") is not None \
+            and node.child_by_field_name("operator").type == "+":
+        left = node.child_by_field_name("left")
+        p = plain_string(left) if left is not None else ""
+    elif node.type == "string" and any(c.type == "interpolation" for c in node.named_children):
+        kids = [c for c in node.named_children if c.type != "string_start"]
+        p = _t(kids[0]) if kids and kids[0].type == "string_content" else ""
+    else:
+        return ""
+    return p if p.isidentifier() else ""
+
+
 def maybe_false(node: Any) -> bool:
     """Whether the left side of ``a or b`` may be false, so that ``b`` is a value too: a
     name, attribute, call or subscript (``self.handler or default``), not a literal or

@@ -10,11 +10,13 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING
 
+from hindsight.codeindex import hierarchy
 from hindsight.codeindex.types import element_type, type_value
 from hindsight.codeindex.values import Value, union
 
 if TYPE_CHECKING:
     from hindsight.codeindex.flow import Flow
+    from hindsight.codeindex.table import FileSyms
 
 
 def declared_element(flow: Flow, q: str) -> str:
@@ -54,8 +56,9 @@ def part_key(flow: Flow, q: str, seg: str) -> str:
         return "return[*]"
     if has_part(flow, q, seg):
         return f"return{seg}"
-    if seg[1:-1].lstrip("-").isdigit() and has_part(flow, q, "[*]"):
-        return "return[*]"
+    if seg[1:-1].lstrip("-").isdigit() and has_part(flow, q, "[*]") and not (
+            seg[1:-1].isdigit() and has_part(flow, q, "[0]")):
+        return "return[*]"  # (past the end of a returned literal: nothing)
     # `make()['a']` of `return {n: W(n) for n in ns}`: the value under any key
     if seg[:2] != "['" and seg != "[?]":
         return ""
@@ -75,7 +78,7 @@ def value(flow: Flow, q: str, key: str = "return") -> Value | None:
     if fs is None:
         return None
     facts = fs.flow.get(local, {})
-    if "yield" in facts:
+    if "yield" in facts or "yield[-1]" in facts:  # (a generator of tuples: `yield k, f`)
         return ("gen", q) if key == "return" else None
     if key == "return[*]":
         el = declared_element(flow, q)
@@ -84,10 +87,21 @@ def value(flow: Flow, q: str, key: str = "return") -> Value | None:
     declared = fs.declared_return(local) if key == "return" else ""
     if declared:
         path = type_value(declared, fs.language)
-        return flow.value(fs, local, path, 0) if path else None
+        dv = flow.value(fs, local, path, 0) if path else None
+        if dv is None or not facts.get(key) or fs.language != "python":
+            return dv
+        # `-> Codec` of `return Codec.registry[name]()`: the body's value when it is
+        # narrower (classes deriving from the declared one); a Protocol is no class
+        body = _body(flow, fs, local, facts[key])
+        if hierarchy.protocol(flow, dv):
+            return body
+        return body if body is not None and hierarchy.narrower(flow, body, dv) else dv
     rets = facts.get(key)
-    if not rets:
-        return None
+    return _body(flow, fs, local, rets) if rets else None
+
+
+def _body(flow: Flow, fs: FileSyms, local: str, rets: list[tuple[int, str]]) -> Value | None:
+    """The union of the values of return facts ``rets`` of function ``local``."""
     flow._returning += 1
     try:
         if len(rets) == 1:

@@ -66,7 +66,12 @@ def _head_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> 
         got = _name_worth(flow, fs, scope, head[:-3], depth)  # `pool = make()`: make()[?]
     part = part_index(head) if got == _NO else ""
     # `c['inc']` of `c = make()`: the base's binding (Flow.eval reads `make()['inc']`)
-    return _name_worth(flow, fs, scope, head[:-len(part)], depth) if part else got
+    if part:
+        return _name_worth(flow, fs, scope, head[:-len(part)], depth)
+    base = head.partition("[")[0]
+    if got == _NO and base != head and fs.param(scope, base) is not None:
+        return _name_worth(flow, fs, scope, base, depth)  # `steps[*][1]` of a parameter
+    return got
 
 
 def _name_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> int:

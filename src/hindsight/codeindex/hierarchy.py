@@ -1,0 +1,58 @@
+"""Class hierarchy rules of receiver resolution (issue #14): ``typing.Protocol`` types
+(structural, PEP 544), a value narrower than a declared type, and members named by a
+prefix (``getattr(self, "visit_" + kind)``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hindsight.codeindex import dispatch
+from hindsight.codeindex.values import Value, members, union
+
+if TYPE_CHECKING:
+    from hindsight.codeindex.flow import Flow
+
+
+def protocol(flow: Flow, v: Value) -> bool:
+    """Whether ``v`` is an instance (or the class) of a Python ``typing.Protocol`` class
+    of the repository (each member of a union): structural, so its stubs never run
+    (PEP 544); a declared protocol type gives way to what is passed or returned."""
+    ms = members(v)
+    return bool(ms) and all(m[0] in ("inst", "cls") and _is_protocol(flow, m[1]) for m in ms)
+
+
+def _is_protocol(flow: Flow, q: str) -> bool:
+    path, _, local = q.partition("::")
+    fs = flow.fs(path)
+    return fs is not None and fs.language == "python" and any(
+        c == local and n == "Protocol" for c, n, _r, _l in fs.inherits)
+
+
+def prefixed(flow: Flow, v: Value, prefix: str) -> Value | None:
+    """Member ``<prefix>…`` of class or instance value ``v`` (``getattr(self, "visit_" +
+    kind)``, bindings.py): any method so named in the MRO of its class or of a class
+    deriving from it (the receiver may be one: ``ast.NodeVisitor``'s dispatch), at most
+    ``MAX_TARGETS`` of them (more: unknown, values.py)."""
+    out: list[Value | None] = []
+    for m in members(v):
+        if m[0] not in ("inst", "cls"):
+            continue
+        r = flow.ctx(m[1].partition("::")[0]) or flow.root
+        for c in [m[1], *dispatch.subclasses(r, m[1])[:dispatch.MAX_SUBCLASSES]]:
+            names = set()
+            for cq in flow.mro(c):
+                path, _, local = cq.partition("::")
+                fs = flow.fs(path)
+                names |= {n for n in (fs.members.get(local, {}) if fs else {})
+                          if n.startswith(prefix)}
+            out += [flow.member((m[0], c), n) for n in sorted(names)]
+    return union(out)
+
+
+def narrower(flow: Flow, v: Value, than: Value) -> bool:
+    """Whether every member of ``v`` is an instance (a class) of a class deriving from
+    the class of ``than``'s members (or of that class itself)."""
+    tops = {m[1] for m in members(than) if m[0] in ("inst", "cls")}
+    kinds = {m[0] for m in members(than)}
+    return bool(tops) and all(m[0] in kinds and tops & set(flow.mro(m[1]))
+                              for m in members(v))
