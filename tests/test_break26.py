@@ -110,10 +110,9 @@ def main():
     assert calls_from(tmp_path, files, "main.py::main") == ["main.py::main -> main.py::migrate @10"]
 
 
-@pytest.mark.xfail(strict=True, reason="rules 11/12: a module list filled with Command "
-                   "instances by a decorator function, iterated in another file that "
-                   "imports it: c.invoke() is unresolved (in the defining file it resolves)")
 def test_module_list_of_instances_filled_by_a_decorator(tmp_path: Path) -> None:
+    """Was a strict xfail (rules 11/12) until session 32: an imported module table its
+    functions fill is read through them (classes.import_binding)."""
     files = {"core.py": CLICK["core.py"] + '''
 
 COMMANDS = []

@@ -383,3 +383,52 @@ def test_a_loop_over_a_generator_of_pairs_reads_their_positions(tmp_path: Path) 
         "main.py::run -> main.py::R.__call__ @14",
         "main.py::run -> main.py::f @14",
         "main.py::run -> main.py::handlers @13"]
+
+
+def test_an_imported_table_its_module_fills_read_by_key_and_by_get(tmp_path: Path) -> None:
+    files = {
+        "plugins/__init__.py": "PLUGINS = {}\n"  # 1
+                               "def register(group, plugin):\n"  # 2
+                               "    PLUGINS.setdefault(group, []).append(plugin)\n"  # 3
+                               "class Trim:\n    def apply(self, t):\n        return t\n"  # 4-6
+                               "register('pre', Trim())\n",  # 7
+        "main.py": "from plugins import PLUGINS\n"  # 1
+                   "def run(group):\n"  # 2
+                   "    for p in PLUGINS.get(group, []):\n        p.apply(1)\n"  # 3-4
+                   "    for p in PLUGINS[group]:\n        p.apply(2)\n"}  # 5-6
+    assert calls_from(tmp_path, files, "main.py::run") == [
+        "main.py::run -> plugins/__init__.py::Trim.apply @4",
+        "main.py::run -> plugins/__init__.py::Trim.apply @6"]
+
+
+def test_a_parenthesized_value_is_bound(tmp_path: Path) -> None:
+    src = AB + ("class S:\n"  # 7
+                "    def field(self, f) -> 'S':\n        return self\n"  # 8-9
+                "    def validate(self):\n        return 1\n"  # 10-11
+                "u = (\n    S()\n    .field(1)\n)\n"  # 12-15
+                "u.validate()\n"  # 16
+                "def pick(c):\n    x = (A() if c else B())\n    x.m()\n")  # 17-19
+    assert [e for e in calls_from(tmp_path, {"main.py": src}, "main.py::", "main.py::pick")
+            if "validate" in e or ".m @" in e] == [
+        "main.py:: -> main.py::S.validate @16",
+        "main.py::pick -> main.py::A.m @19",
+        "main.py::pick -> main.py::B.m @19"]
+
+
+def test_an_imported_table_filled_from_other_modules(tmp_path: Path) -> None:
+    files = {
+        "plugins/__init__.py": "PLUGINS = {}\n"  # 1
+                               "def register(group, plugin):\n"  # 2
+                               "    PLUGINS.setdefault(group, []).append(plugin)\n",  # 3
+        "plugins/builtin.py": "from plugins import register\n"  # 1
+                              "class Trim:\n    def apply(self, t):\n        return t\n"  # 2-4
+                              "register('pre', Trim())\n",  # 5
+        "main.py": "from plugins import PLUGINS, register\n"  # 1
+                   "import plugins.builtin  # noqa: F401\n"  # 2
+                   "class Sig:\n    def apply(self, t):\n        return t\n"  # 3-5
+                   "def run(group):\n"  # 6
+                   "    for p in PLUGINS.get(group, []):\n        p.apply(1)\n"  # 7-8
+                   "register('post', Sig())\n"}  # 9
+    assert calls_from(tmp_path, files, "main.py::run") == [
+        "main.py::run -> main.py::Sig.apply @8",
+        "main.py::run -> plugins/builtin.py::Trim.apply @8"]

@@ -15,6 +15,7 @@ from hindsight.codeindex.values import MAX_TARGETS
 _PY_TARGETS = frozenset({"identifier", "attribute", "subscript", "pattern_list", "list_pattern",
                          "tuple_pattern"})
 _PY_VALUES = frozenset({"call", "identifier", "attribute", "subscript", "await", "dictionary",
+                        "parenthesized_expression",
                         "list", "tuple", "set", "expression_list", "assignment",
                         "conditional_expression", "boolean_operator"})
 

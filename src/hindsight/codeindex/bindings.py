@@ -6,7 +6,7 @@ becomes an access path (a value) or a bound name (a target). Used by
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from contextvars import ContextVar
 from typing import Any
 
@@ -61,8 +61,8 @@ _UNWRAP = frozenset({"await", "parenthesized_expression", "await_expression",
                      "non_null_expression", "reference_expression", "try_expression",
                      "generic_function"})
 _LITERALS = frozenset({"dictionary", "list", "tuple", "array", "object", "set"})
-_ALTERNATIVES = frozenset({"conditional_expression", "ternary_expression",
-                           "boolean_operator"})
+_ALTERNATIVES = frozenset({"conditional_expression", "ternary_expression",  # and `(x)`:
+                           "boolean_operator", "parenthesized_expression"})  # its inside
 _SPREADS = frozenset({"list_splat", "dictionary_splat", "spread_element"})
 _ENTERS = {"enter_context": ".__enter__()", "enter_async_context": ".__aenter__()"}
 _PY_READS = frozenset({"next", "getattr", "partial", "min", "max"})
@@ -106,7 +106,7 @@ class Bindings:
         # access path -> "dict" or "seq": bound to such a literal, or filled by `d[k] = v`
         # / `xs.append(v)` (so `d.get(k)` and `xs.pop()` read its values: _py_builtin)
         self.containers: dict[str, str] = {}
-        self.shadowed: frozenset[str] = frozenset()  # builtin names the file binds: shadow.py
+        self.shadowed: Container[str] = frozenset()  # builtin names the file binds: shadow.py
 
     def scope(self, node: Any) -> str:
         """The scope a statement binds in: its owner, or the owner's container when the
@@ -274,7 +274,9 @@ class Bindings:
         while todo:
             n = todo.pop()
             t = n.type
-            if t == "conditional_expression" and n.named_child_count == 3:
+            if t == "parenthesized_expression" and n.named_child_count == 1:
+                todo.append(n.named_child(0))  # (`(a if c else (b if d else e))`)
+            elif t == "conditional_expression" and n.named_child_count == 3:
                 todo += [n.named_child(2), n.named_child(0)]
             elif t == "ternary_expression":
                 todo += [c for c in (n.child_by_field_name("alternative"),

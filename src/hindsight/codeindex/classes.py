@@ -282,6 +282,8 @@ def import_binding(flow: Flow, fs: FileSyms, name: str) -> Value | None:
     cut = top.get("@main")
     if b and cut:
         b = [x for x in b if not any(s <= x[0] <= int(e) for s, e in cut)]
+    if not b and "[" in name:  # `PLUGINS[?][*]` of a table its functions fill
+        return bound(flow, fs, "", name, None)[1]
     return flow.pick(fs, "", b, None) if b else None
 
 

@@ -219,10 +219,8 @@ class Flow:
             if v is None:
                 v = classes.elements_of_binding(self, fs, scope, name[:-3], line)
         if v is None and segs[i:i + 2] == (".get", "()") and "[" not in name:
-            # `hs.get(k)` of `hs = handlers()`, a function returning a dict literal
-            v = classes.elements_of_binding(self, fs, scope, name, line, "[?]")
-            if v is not None:
-                return self._rest(v, segs, i + 2)
+            # `hs.get(k)` as `hs[?]`: of `hs = handlers()`, of an imported table…
+            return self.eval(fs, scope, (name + "[?]", *segs[i + 2:]), line)
         if i == 1 and name == "cls" and segs[1:2] == ("()",) and v is not None and \
                 v[0] == "cls" and fs.language == "python":
             # `obj = cls()` in a classmethod: any class it may construct (as `cls()` runs)

@@ -34,7 +34,7 @@ from hindsight.codeindex.identity import alias_stubs, drop_stubs, js_receiver, n
 from hindsight.codeindex.languages import get
 from hindsight.codeindex.pymarks import dispatch_marks, main_guard
 from hindsight.codeindex.rustimpl import impl_facts
-from hindsight.codeindex.shadow import shadowed
+from hindsight.codeindex.shadow import Shadowed
 from hindsight.models import RawImport, RawRef, Symbol
 
 _ANNOT = frozenset({
@@ -226,7 +226,7 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
         language, fact_caps, refs, call_nodes or [], partial(_owner, defs, starts),
         {d.start: (d.local, d.container.local if d.container else "") for d in defs},
         {s[2]: s[9] for s in symbols if s[3] in ("function", "method")},
-        {d.name for d in defs} | {i[3] for i in imports}, shadowed(
+        {d.name for d in defs} | {i[3] for i in imports}, Shadowed(
             src, tree.root_node, [d.name for d in defs], imports) if language == "python" else
         frozenset())
     facts += receivers.provided_facts(refs, facts, imports)

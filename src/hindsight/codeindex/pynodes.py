@@ -3,6 +3,7 @@ string literals, ``a or b`` and ``min(a, b)`` forms. Tree-sitter nodes in, no st
 
 from __future__ import annotations
 
+from collections.abc import Container
 from typing import Any
 
 
@@ -45,7 +46,7 @@ def maybe_false(node: Any) -> bool:
                                               "identifier", "boolean_operator")
 
 
-def min_max_of_several(call: Any, shadowed: frozenset[str] = frozenset()) -> list[Any]:
+def min_max_of_several(call: Any, shadowed: Container[str] = frozenset()) -> list[Any]:
     """The positional arguments of ``min(a, b, …)`` / ``max(a, b, …)`` called with two or
     more of them (the result is one of them), else ``[]`` (one iterable argument, a
     ``*args`` splat, another function, a name in ``shadowed``: shadow.py)."""

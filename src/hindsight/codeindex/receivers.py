@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any
 
 from hindsight.codeindex import assigns, chains, localuse, loops, signatures
@@ -215,7 +215,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
             refs: list[tuple[str, str, str, str, int]], call_nodes: list[tuple[str, Any]],
             owner: Callable[[int], str], local_at: dict[int, tuple[str, str]],
             functions: dict[str, str], known: set[str],
-            shadowed: frozenset[str] = frozenset()) -> list[Fact]:
+            shadowed: Container[str] = frozenset()) -> list[Fact]:
     """Facts from the ``@fact.*`` matches of one file.
 
     Each match is ``(key, captures)``: ``key`` is its one root capture (``fact.assign``,

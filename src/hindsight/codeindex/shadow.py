@@ -8,17 +8,17 @@ chains.py). A file that binds such a name to something of its own (``def next(it
 copy``) means that instead, and reading the builtin there gives wrong edges. Such a name
 is *shadowed*: the whole file reads it as an ordinary call (a miss at worst, never a guess).
 
-The test is on the text, per file, not per scope: a binding anywhere in the file shadows
-the name everywhere in it. Bindings seen: definitions (``def``, ``class``, a lambda bound
-to a name), imports, assignment and ``for`` targets at the start of a line, ``as`` targets,
-and the parameters of ``def`` and ``lambda``. An import of the name from its own module
+The test is per file, not per scope: a binding anywhere in the file shadows the name
+everywhere in it. Bindings seen: definitions (``def``, ``class``, a lambda bound to a
+name), imports, and, confirmed on the tree, assignment and ``for`` targets (not a class
+body's), ``as`` targets and parameters. An import of the name from its own module
 (``import copy``, ``from functools import partial``, ``from collections import
-defaultdict``) is no shadowing.
+defaultdict``) is no shadowing. A name is looked at only when a rule is about to read it
+(:class:`Shadowed`), so most files pay nothing.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -34,15 +34,7 @@ _OWN = frozenset({("copy", "", "copy"), ("functools", "", "functools"),
                   ("collections", "defaultdict", "defaultdict")})
 """``(module, name, alias)`` imports that bind a name to what the rules mean by it."""
 
-_ALT = "|".join(sorted(NAMES))
-_TARGET = re.compile(
-    rb"^[ \t]*(?:for[ \t]+|async[ \t]+for[ \t]+)?\(?[ \t]*(?:\w+[ \t]*,[ \t]*)*(" + _ALT.encode()
-    + rb")\b[ \t]*(?:,[^\n=]*)?(?:=(?!=)|:[^\n=]*=(?!=)|\bin\b|\)[ \t]*(?:=(?!=)|in\b))",
-    re.MULTILINE)
-_AS = re.compile(rb"\bas[ \t]+(" + _ALT.encode() + rb")\b")
-_PARAMS = re.compile(rb"\bdef[ \t]+\w+[ \t]*\((.*?)\)[ \t]*(?:->[^:\n]*)?:|\blambda\b([^:\n]*):",
-                     re.DOTALL)
-_PARAM = re.compile(rb"(?:^|,)[ \t\n\\]*\**(" + _ALT.encode() + rb")[ \t]*(?=[:=,]|$)")
+_BEFORE = frozenset(b" \t\n\r(,*")  # what may come before a bound name (`for x, next in`)
 
 
 _CLIMB = frozenset({"pattern_list", "tuple_pattern", "list_pattern", "list_splat_pattern",
@@ -76,22 +68,67 @@ def _binds(root: Any, start: int, end: int) -> bool:
     return body is None or body.parent is None or body.parent.type != "class_definition"
 
 
+class Shadowed:
+    """The builtin names a Python file binds itself, asked one name at a time (``name in
+    shadowed``): ``src`` and its tree's ``root``, the names of its definitions
+    (``defined``) and its ``(owner, module, name, alias, line)`` import rows (parse.py).
+    Each name is decided on first use and kept; never raises."""
+
+    __slots__ = ("src", "root", "defined", "imports", "_memo")
+
+    def __init__(self, src: bytes, root: Any, defined: Iterable[str],
+                 imports: Iterable[tuple[str, str, str, str, int]]) -> None:
+        self.src, self.root = src, root
+        self.defined = {n for n in defined if n in NAMES}
+        self.imports = [(m, n, a) for _o, m, n, a, _l in imports if a in NAMES]
+        self._memo: dict[str, bool] = {}
+
+    def __contains__(self, name: object) -> bool:
+        if name not in NAMES or not isinstance(name, str):
+            return False
+        hit = self._memo.get(name)
+        if hit is None:
+            hit = self._memo[name] = self._binds(name)
+        return hit
+
+    def _binds(self, name: str) -> bool:
+        if name in self.defined or any(a == name and (m, n, a) not in _OWN
+                                       for m, n, a in self.imports):
+            return True
+        src, word = self.src, name.encode()
+        at = src.find(word)
+        while at >= 0:
+            end = at + len(word)
+            if _candidate(src, at, end) and _binds(self.root, at, end):
+                return True
+            at = src.find(word, end)
+        return False
+
+
+def _candidate(src: bytes, start: int, end: int) -> bool:
+    """Whether the text around ``src[start:end]`` may bind it (a whole word, not an
+    attribute, before ``=``/``,``/``)``/``:`` or ``in``, after a line start, ``(``, ``,``,
+    ``*``, ``for`` or ``as``): the tree decides then (:func:`_binds`)."""
+    if (start and (src[start - 1:start].isalnum() or src[start - 1] in b"_.")) or \
+            src[end:end + 1].isalnum() or src[end:end + 1] == b"_":
+        return False
+    i = end
+    while src[i:i + 1] in (b" ", b"\t"):
+        i += 1
+    if src[i:i + 1] not in (b"=", b",", b")", b":") and src[i:i + 3] not in (b"in ", b"in\t"):
+        return False
+    if src[i:i + 2] == b"==":
+        return False
+    j = start - 1
+    while j >= 0 and src[j] in b" \t":
+        j -= 1
+    return j < 0 or src[j] in _BEFORE or src[max(j - 2, 0):j + 1] in (b"for", b" as") or \
+        src[max(j - 5, 0):j + 1] == b"lambda"
+
+
 def shadowed(src: bytes, root: Any, defined: Iterable[str],
              imports: Iterable[tuple[str, str, str, str, int]]) -> frozenset[str]:
-    """The names of :data:`NAMES` that ``src`` (a Python file, parsed: ``root``) binds to
-    something of its own. ``defined``: the names of its definitions; ``imports``: its
-    ``(owner, module, name, alias, line)`` import rows (parse.py). The text finds the
-    candidates, the tree confirms each (:func:`_binds`); never raises."""
-    out = {n for n in defined if n in NAMES}
-    out.update(a for _o, m, n, a, _l in imports if a in NAMES and (m, n, a) not in _OWN)
-    spans = [m.span(1) for m in _TARGET.finditer(src)]
-    spans += [m.span(1) for m in _AS.finditer(src)]
-    for m in _PARAMS.finditer(src):
-        g = 1 if m.group(1) is not None else 2
-        base = m.start(g)
-        spans += [(base + p.start(1), base + p.end(1)) for p in _PARAM.finditer(m.group(g))]
-    for s, e in spans:
-        name = src[s:e].decode()
-        if name not in out and _binds(root, s, e):
-            out.add(name)
-    return frozenset(out)
+    """Every name of :data:`NAMES` that ``src`` binds itself (:class:`Shadowed`, all
+    asked at once)."""
+    s = Shadowed(src, root, defined, imports)
+    return frozenset(n for n in NAMES if n in s)

@@ -103,8 +103,8 @@ def _name_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> 
         hit = r.lookup(fs, scope, head) if r is not None else []
         if hit:
             v = flow.classify(hit[0])
-            if v is None:
-                return _NO
+            if v is None:  # (an imported table: its parts, Flow.head)
+                return _YES if head in fs.by_alias and head not in fs.flow.get("", {}) else _NO
             return _MEMBERS if v[0] in ("fn", "cls") else _YES
         if head in fs.by_alias and head not in fs.flow.get("", {}):
             return _YES  # an object bound in the module it is imported from: Flow.head
