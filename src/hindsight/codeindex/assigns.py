@@ -139,6 +139,7 @@ def _branch_block(node: Any) -> Any:
 
 
 _LEAVES = frozenset({"return_statement", "raise_statement"})
+_MAX_ARMS = 40  # children of an if statement read for every-arm bindings (break-it: 2,500)
 _ODD_KEY = re.compile(r"['\"\\\[\]{}]|^\s|\s$")  # a key no access path spells
 
 
@@ -158,8 +159,8 @@ def branch_fact(node: Any, target: Any) -> str:
     ifs = block.parent if block.parent.type == "if_statement" else block.parent.parent
     st = node.parent
     if ifs is None or ifs.type != "if_statement" or st is None or st.parent != block or \
-            _branch_block(ifs) is not None:
-        return end
+            ifs.child_count > _MAX_ARMS or _branch_block(ifs) is not None:
+        return end  # a long elif chain: each arm would be read once per binding
     arms = [ifs.child_by_field_name("consequence")] + [
         c.child_by_field_name("consequence") if c.type == "elif_clause" else
         c.child_by_field_name("body")
@@ -256,12 +257,16 @@ def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -
         # `return {"inc": inc}`: `make()['inc']` is inc (a string key of a literal);
         # `make()[kind]` any of the values (at most MAX_TARGETS, all paths: unpack.py)
         # (a repeated key: the last value; an int key: `make()[1]`)
+        # (`True` and `1.0` are the key 1: int keys are read only without such keys)
         keyed: dict[str, str | None] = {}
-        for pair in vals[0].named_children[:16]:
+        pairs = vals[0].named_children[:16]
+        ints = not any(p.child_by_field_name("key").type in ("true", "false", "float")
+                       for p in pairs if p.type == "pair")
+        for pair in pairs:
             kn = pair.child_by_field_name("key") if pair.type == "pair" else None
             k = _t(kn)[1:-1] if kn is not None and kn.type == "string" else ""
             seg = f"['{k}']" if k and not _ODD_KEY.search(k) else (
-                f"[{_t(kn)}]" if kn is not None and kn.type == "integer" and
+                f"[{_t(kn)}]" if ints and kn is not None and kn.type == "integer" and
                 _t(kn).isdigit() else "")
             keyed[seg or str(len(keyed))] = out.value(
                 pair.child_by_field_name("value")) if seg else None

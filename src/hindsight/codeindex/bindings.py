@@ -64,6 +64,7 @@ _LITERALS = frozenset({"dictionary", "list", "tuple", "array", "object", "set"})
 _ALTERNATIVES = frozenset({"conditional_expression", "ternary_expression",  # and `(x)`:
                            "boolean_operator", "parenthesized_expression"})  # its inside
 _SPREADS = frozenset({"list_splat", "dictionary_splat", "spread_element"})
+_NO_KEY = ("keyword_argument", "list_splat")
 _ENTERS = {"enter_context": ".__enter__()", "enter_async_context": ".__aenter__()"}
 _PY_READS = frozenset({"next", "getattr", "partial", "min", "max"})
 _COPIES = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
@@ -238,14 +239,17 @@ class Bindings:
         kind = self.containers.get(base) if base else None
         if kind == "seq" and method == "pop" and len(kids) <= 1:
             return f"{base}[*]"
-        if kind != "dict" or not kids or kids[0].type in ("keyword_argument", "list_splat"):
+        if kind not in ("dict", None) or not kids or kids[0].type in _NO_KEY:
             return None
-        key = plain_string(kids[0])
-        return f"{base}['{key}']" if key and "'" not in key else f"{base}[?]"
+        key = k if "'" not in (k := plain_string(kids[0])) else ""
+        if kind is None:  # `hs.get('k')` of `hs = handlers()`: key kept for Flow.eval
+            ok = method == "get" and key and base and "(" not in base
+            return f"{base}.get()[~'{key}']" if ok else None
+        return f"{base}['{key}']" if key else f"{base}[?]"
 
     def default_of(self, node: Any) -> Any:
         """The default of ``d.get(k, default)`` / ``d.pop(k, default)`` /
-        ``d.setdefault(k, default)`` on a known dict, and of ``getattr(x, "p_" + k,
+        ``d.setdefault(k, default)`` on a known dict (``.get`` of any value), and of ``getattr(x, "p_" + k,
         default)`` (a second value of the call), else ``None``."""
         if node.type != "call" or self.language != "python":
             return None
@@ -255,14 +259,12 @@ class Bindings:
         if fn is not None and _t(fn) == "getattr" and len(kids) == 3 and \
                 "getattr" not in self.shadowed and name_prefix(kids[1]):
             return kids[2]  # `getattr(self, "visit_" + k, self.generic_visit)`
-        if fn is None or fn.type != "attribute" or args is None:
+        method = _t(fn.child_by_field_name("attribute")) if fn and fn.type == "attribute" else ""
+        if len(kids) != 2 or kids[1].type in _NO_KEY or method not in ("get", "pop", "setdefault"):
             return None
-        if len(kids) != 2 or kids[1].type in ("keyword_argument", "list_splat") or \
-                _t(fn.child_by_field_name("attribute")) not in ("get", "pop", "setdefault"):
-            return None
-        obj = fn.child_by_field_name("object")
-        base = self.value(obj) if obj is not None else None
-        return kids[1] if base and self.containers.get(base) == "dict" else None
+        base = self.value(fn.child_by_field_name("object"))
+        kind = self.containers.get(base) if base else None  # (any `.get(k, f)`: f too)
+        return kids[1] if base and (kind == "dict" or kind is None and method == "get") else None
 
     def alternatives(self, node: Any) -> list[Any]:
         """The values an expression may take that are each its whole value: both arms of

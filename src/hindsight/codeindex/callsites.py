@@ -15,6 +15,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex import dispatch, hierarchy
+from hindsight.codeindex.bindings import BRANCH
 from hindsight.codeindex.exprs import parse, render
 from hindsight.codeindex.receivers import ARGS
 from hindsight.codeindex.signatures import py_default, py_star
@@ -95,7 +96,6 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: str = "
                 return None  # too many values already: no need to read the other sites
     return union(vals)
 
-_LAST = 1 << 30  # a line after every binding of a scope
 MAX_FILES = 4
 """Files whose calls of a name are read for its parameters' values; a name that more
 files call (``get``, ``run``) gets values from its own file only."""
@@ -180,8 +180,8 @@ def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: 
         got = flow._guarded(("param" + part, fs.path, fn, name),
                             partial(passed, flow, fs, fn, -1 if kw else pos, name, part))
         default = py_default(fs.sigs.get(fn, ""), name)  # `steps=STEPS`: STEPS[*]
-        return union([got, flow.value(fs, fs.parents.get(fn, ""), default + part, _LAST)]) \
-            if default.isidentifier() else got  # (the binding the `def` statement saw)
+        return union([got, _at_def(flow, fs, fn, default + part)]) \
+            if default.isidentifier() and fs.def_lines.get(fn) else got
     dv = None
     if typ:
         path = type_value(typ, fs.language)
@@ -197,7 +197,7 @@ def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: 
 
     default = py_default(fs.sigs.get(fn, ""), name)
     if default:  # evaluated where the function is defined
-        got = union([got, flow.value(fs, fs.parents.get(fn, ""), default, 0)])
+        got = union([got, _at_def(flow, fs, fn, default)])
     if dv is not None and dv[0] == "cls" and not hierarchy.protocol(flow, dv):
         # `type[X]`: the classes passed, else any class deriving from X that can be made
         return got if got is not None and hierarchy.narrower(flow, got, dv) else \
@@ -207,6 +207,16 @@ def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: 
         # returns is not the union (call sites are not told apart), so unknown
         return None
     return got
+
+
+def _at_def(flow: Flow, fs: FileSyms, fn: str, default: str) -> Value | None:
+    """Value of parameter default ``default`` of ``fn`` as its ``def`` statement saw it
+    (a module name bound again later keeps its value at the ``def``)."""
+    scope, at = fs.parents.get(fn, ""), fs.def_lines.get(fn, 0)
+    b = fs.flow.get("", {}).get(default) if not scope and at else None
+    if b and default.isidentifier():
+        return flow.pick(fs, "", b, at, fs.flow.get("", {}).get(default + BRANCH))
+    return flow.value(fs, scope, default, at)
 
 
 def star_element(flow: Flow, fs: FileSyms, fn: str, name: str) -> Value | None:

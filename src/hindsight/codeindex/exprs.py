@@ -85,6 +85,9 @@ def key_text(inner: str) -> str:
     t = inner.strip()
     if t == "*":
         return "*"
+    if t[:1] == "~":  # `~'k'`: the literal key of `d.get('k')` (Bindings._container_read)
+        k = key_text(t[1:])
+        return "~" + k if k[:1] == "'" else "?"
     if t.isdigit():
         return str(int(t))
     if t[:1] == "-" and t[1:].strip().isdigit() and 0 < int(t[1:]) <= 9:

@@ -190,6 +190,8 @@ class Flow:
         """Value of the access path ``segs`` used at ``line`` inside ``scope`` of ``fs``."""
         if not segs:
             return None
+        if key := next((k for k in range(3, len(segs)) if segs[k][:2] == "[~"), 0):
+            segs, key_seg = segs[:key] + segs[key + 1:], "[" + segs[key][2:]  # hs.get('k')
         i = 1
         name = segs[0]
         while i < len(segs) and segs[i][0] == "[":
@@ -219,8 +221,8 @@ class Flow:
             if v is None:
                 v = classes.elements_of_binding(self, fs, scope, name[:-3], line)
         if v is None and segs[i:i + 2] == (".get", "()") and "[" not in name:
-            # `hs.get(k)` as `hs[?]`: of `hs = handlers()`, of an imported table…
-            return self.eval(fs, scope, (name + "[?]", *segs[i + 2:]), line)
+            # `hs.get(k)` as `hs[?]` (hs['k']): of `hs = handlers()`, of an imported table…
+            return self.eval(fs, scope, (name + (key_seg if key else "[?]"), *segs[i + 2:]), line)
         if i == 1 and name == "cls" and segs[1:2] == ("()",) and v is not None and \
                 v[0] == "cls" and fs.language == "python":
             # `obj = cls()` in a classmethod: any class it may construct (as `cls()` runs)

@@ -4,6 +4,7 @@ to a call of something the file knows. Bindings of other locals are not kept."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hindsight.codeindex.bindings import Fact, _t, head
@@ -40,10 +41,15 @@ def heads_of(refs: list[tuple[str, str, str, str, int]]) -> list[tuple[str, str,
     return out
 
 
-def uses(heads: list[tuple[str, str, str]], facts: list[Fact], args: list[Fact]
-          ) -> dict[str, set[str]]:
+_DEFAULT = re.compile(r"=\s*([A-Za-z_]\w*)")
+
+
+def uses(heads: list[tuple[str, str, str]], facts: list[Fact], args: list[Fact],
+         functions: dict[str, str] | None = None) -> dict[str, set[str]]:
     """scope → the names read there or in a scope nested in it: receivers and callees of
-    its calls, values of its facts so far, objects of its attribute writes. A local
+    its calls, values of its facts so far, objects of its attribute writes, the names a
+    nested function's parameter defaults read (``def inner(x=o)``: ``functions``, local
+    name → signature, evaluated at the ``def``: callsites.param). A local
     variable outside this set is never read in a way resolution follows, so its bindings
     are not kept."""
     by: dict[str, set[str]] = {}
@@ -53,6 +59,10 @@ def uses(heads: list[tuple[str, str, str]], facts: list[Fact], args: list[Fact]
             by[caller] = {h}
         else:
             s.add(h)
+    fns = functions or {}
+    for local, sig in fns.items():
+        if "=" in sig and (parent := local.rpartition(".")[0]) in fns:
+            by.setdefault(parent, set()).update(_DEFAULT.findall(sig))
     for scope, target, v, _l in (*facts, *args):
         s = by.setdefault(scope, set())
         s.add(head(v))

@@ -24,14 +24,18 @@ def plain_string(node: Any) -> str:
 def name_prefix(node: Any) -> str:
     """The literal start of a computed attribute name: ``"visit_" + kind`` and
     ``f"on_enter_{state}"`` give ``visit_`` and ``on_enter_`` (an identifier's start),
-    else ``""``."""
+    else ``""`` (also when text follows the computed part: ``f"on_{x}_done"``)."""
     if node.type == "binary_operator" and node.child_by_field_name("operator") is not None \
             and node.child_by_field_name("operator").type == "+":
-        left = node.child_by_field_name("left")
-        p = plain_string(left) if left is not None else ""
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        p = plain_string(left) if left is not None and right is not None and right.type in (
+            "identifier", "attribute", "subscript", "call") else ""
     elif node.type == "string" and any(c.type == "interpolation" for c in node.named_children):
-        kids = [c for c in node.named_children if c.type != "string_start"]
-        p = _t(kids[0]) if kids and kids[0].type == "string_content" else ""
+        kids = [c for c in node.named_children if c.type not in ("string_start", "string_end")]
+        # only `f"on_{x}"`: text after the value (`f"on_{x}_done"`) or a conversion or
+        # format (`{x!r}`, `{x:>3}`) makes a name no prefix match tells
+        p = _t(kids[0]) if len(kids) == 2 and kids[0].type == "string_content" and \
+            kids[1].type == "interpolation" and kids[1].named_child_count == 1 else ""
     else:
         return ""
     return p if p.isidentifier() else ""

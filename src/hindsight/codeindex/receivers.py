@@ -44,7 +44,7 @@ from hindsight.redact import clean, may_hold_secret
 __all__ = ["ARGS", "FACTS_VERSION", "Fact", "extract"]
 
 ARGS = frozenset({"python"})  # languages whose undeclared parameters are bound from call sites
-FACTS_VERSION = "14"  # stored in a bank's meta; a bank with another value is re-indexed in full
+FACTS_VERSION = "15"  # stored in a bank's meta; a bank with another value is re-indexed in full
 
 
 _SEQS = frozenset({"list", "list_comprehension", "set", "set_comprehension", "tuple"})
@@ -297,7 +297,8 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
         chains.call_receivers(out, call_nodes, [r[3] for r in refs[:len(call_nodes)]])
     if deferred:
         out.functions = functions
-        out.uses = None if KEEP_LOCALS.get() else localuse.uses(heads, out.facts, out.args)
+        out.uses = None if KEEP_LOCALS.get() else localuse.uses(
+            heads, out.facts, out.args, functions)
         for fn, caps in reversed(deferred):  # a use comes after its binding: see it first
             fn(out, caps)
     return _redacted(_prune(out, known, functions, wanted))

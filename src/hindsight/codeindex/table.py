@@ -63,6 +63,9 @@ class FileSyms:
     starts: dict[str, int] = field(default_factory=dict)
     """member of a class (local name) → its first line (1-based): a class body sees its
     own names from their definition on (:meth:`hindsight.codeindex.resolve.Resolver.lookup`)."""
+    def_lines: dict[str, int] = field(default_factory=dict)
+    """function or method → the line (1-based) of its ``def``: where its parameter
+    defaults are evaluated (:func:`hindsight.codeindex.callsites.param`)."""
 
     @property
     def is_pkg(self) -> bool:
@@ -97,6 +100,7 @@ class FileSyms:
                 fs.top.setdefault(name, kind)
             if kind in FUNC_KINDS:
                 fs.sigs[local] = sig
+                fs.def_lines.setdefault(local, line)
             if language == "go" and kind == "method":
                 m = _GO_RECV.match(sig)
                 if m:
@@ -113,7 +117,7 @@ class FileSyms:
 
     _STATE = ("path", "language", "package", "top", "members", "kinds", "parents",
               "recv_var", "imports", "inherits", "by_alias", "wildcards", "raw_facts", "sigs",
-              "starts")
+              "starts", "def_lines")
 
     def dumps(self) -> bytes:
         """This file's fields as :mod:`marshal` bytes (data only: loading them runs no
