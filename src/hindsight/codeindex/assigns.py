@@ -146,7 +146,8 @@ _ODD_KEY = re.compile(r"['\"\\\[\]{}]|^\s|\s$")  # a key no access path spells
 def branch_fact(node: Any, target: Any) -> str:
     """The ``x~`` fact of the binding ``node`` of name ``target`` (reaching.branch_ends):
     ``""`` outside a branch or loop body; else the body's last line (1-based), followed
-    by ``!`` when the body ends with ``return``/``raise``, or by ``:<line of the if>``
+    by ``!`` when the body ends with ``return``/``raise``, by ``/<last line of the if>``
+    when later arms of its ``if`` follow (a use there never sees it), or by ``:<line of the if>``
     when it is the last binding of the name in an arm of an ``if``/``elif``/``else``
     (not itself in a branch) whose every arm binds the name at its top level."""
     block = _branch_block(node)
@@ -157,6 +158,8 @@ def branch_fact(node: Any, target: Any) -> str:
     if stmts and stmts[-1].type in _LEAVES:
         return end + "!"
     ifs = block.parent if block.parent.type == "if_statement" else block.parent.parent
+    if ifs is not None and ifs.type == "if_statement" and block.end_byte < ifs.end_byte:
+        end += f"/{int(ifs.end_point[0]) + 1}"  # later arms (up to that line) never see it
     st = node.parent
     if ifs is None or ifs.type != "if_statement" or st is None or st.parent != block or \
             ifs.child_count > _MAX_ARMS or _branch_block(ifs) is not None:
@@ -172,7 +175,7 @@ def branch_fact(node: Any, target: Any) -> str:
     last = [None if a is None else _last_binding(a, name) for a in arms]
     if any(x is None for x in last) or not any(x == st for x in last):
         return end
-    return f"{end}:{int(ifs.start_point[0]) + 1}"
+    return f"{end.partition('/')[0]}:{int(ifs.start_point[0]) + 1}"
 
 
 def _last_binding(block: Any, name: bytes) -> Any:
@@ -227,11 +230,20 @@ def with_(out: Bindings, caps: dict[str, list[Any]]) -> None:
     out.bind(scope, lhs, val.named_child(0), line)
 
 
+def _lambda_yield(node: Any) -> bool:
+    """Whether yield ``node`` is in a lambda (``use(lambda: (yield x))``): that lambda is
+    the generator, not the function around it."""
+    n = node.parent
+    while n is not None and n.type not in ("function_definition", "lambda"):
+        n = n.parent
+    return n is not None and n.type == "lambda"
+
+
 def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -> None:
     node = caps[key][0]
     vals = caps.get("fact.rhs") or ([node.named_child(0)] if node.named_child_count else [])
     scope = out.owner(node.start_byte)
-    if not vals or not scope:
+    if not vals or not scope or key == "fact.yield" and _lambda_yield(node):
         return
     # `yield from g()`: the elements of g()
     each = "[*]" if key == "fact.yield" and node.child_count > 1 and \

@@ -200,7 +200,7 @@ def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: 
         got = union([got, _at_def(flow, fs, fn, default)])
     if dv is not None and dv[0] == "cls" and not hierarchy.protocol(flow, dv):
         # `type[X]`: the classes passed, else any class deriving from X that can be made
-        return got if got is not None and hierarchy.narrower(flow, got, dv) else \
+        return got if got is not None else \
             dispatch.concrete_classes(flow.ctx(fs.path) or flow.root, dv[1])
     if got is not None and got[0] == "any" and flow._returning:
         # `def same(x): return x` called with `a` here and `b` there: what one call

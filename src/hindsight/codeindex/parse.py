@@ -227,7 +227,8 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
         {d.start: (d.local, d.container.local if d.container else "") for d in defs},
         {s[2]: s[9] for s in symbols if s[3] in ("function", "method")},
         {d.name for d in defs} | {i[3] for i in imports}, Shadowed(
-            src, tree.root_node, [d.name for d in defs], imports) if language == "python" else
+            src, tree.root_node, [d.name for d in defs if d.kind != "method"], imports)
+        if language == "python" else
         frozenset())
     facts += receivers.provided_facts(refs, facts, imports)
     if language == "python":

@@ -17,16 +17,20 @@ if TYPE_CHECKING:
     from hindsight.codeindex.values import Value
 
 
-def branch_ends(branches: list[tuple[int, str]]) -> tuple[dict[int, int], dict[int, int],
-                                                          set[int]]:
+def branch_ends(branches: list[tuple[int, str]], sibling: dict[int, int] | None = None
+                ) -> tuple[dict[int, int], dict[int, int], set[int]]:
     """Read ``x~`` facts (assigns.branch_fact): binding line → last line of its branch or
     loop body; binding line → first line of the ``if`` statement whose arms all bind the
     name (one of them surely ran); the binding lines whose body ends by leaving the
-    function (``return``/``raise``: no use after the body sees them)."""
+    function (``return``/``raise``: no use after the body sees them); into ``sibling``,
+    binding line → last line of its ``if`` when later arms follow its own."""
     ends: dict[int, int] = {}
     groups: dict[int, int] = {}
     dead: set[int] = set()
     for b, e in branches:
+        e, _, sib = e.partition("/")
+        if sibling is not None and sib.isdigit():
+            sibling[b] = int(sib)
         if e.isdigit():
             ends[b] = int(e)
         elif e[-1:] == "!" and e[:-1].isdigit():
@@ -47,12 +51,14 @@ def reaching(bindings: list[tuple[int, str]], last: int, line: int | None,
     use, the binding before it may be the one that ran; the arms of an ``if``/``else``
     that all bind the name are all reaching, and none before them; a body that returns
     or raises hides its bindings from uses after it."""
-    ends, groups, dead = branch_ends(branches)
+    sibling: dict[int, int] = {}
+    ends, groups, dead = branch_ends(branches, sibling)
     lines = sorted({b for b, _v in bindings}, reverse=True)
     out: list[tuple[int, str]] = []
     for bl in lines[lines.index(last):]:
         end = ends.get(bl)
-        if bl in dead and line is not None and end is not None and line > end:
+        if line is not None and end is not None and line > end and (
+                bl in dead or line <= sibling.get(bl, 0)):  # (a later arm of its `if`)
             continue
         out += [(b, v) for b, v in bindings if b == bl]
         if end is None or (line is not None and line <= end):
@@ -75,9 +81,12 @@ def from_entry(bindings: list[tuple[int, str]], line: int | None,
         return True
     if not branches:
         return False
-    ends, groups, _dead = branch_ends(branches)
+    sibling: dict[int, int] = {}
+    ends, groups, _dead = branch_ends(branches, sibling)
     for bl in before:
         end = ends.get(bl)
+        if line is not None and end is not None and end < line <= sibling.get(bl, 0):
+            continue  # in an earlier arm of the `if` the use is in
         if end is None or (line is not None and line <= end) or bl in groups:
             return False
     return True
