@@ -551,3 +551,19 @@ def test_a_later_arm_of_an_if_does_not_see_an_earlier_arms_binding(tmp_path: Pat
             if ".m @" in e] == [
         "main.py::f -> main.py::B.m @11", "main.py::g -> main.py::A.m @20",
         "main.py::g -> main.py::B.m @17", "main.py::g -> main.py::B.m @20"]
+
+
+@pytest.mark.parametrize("chain", [".copy()" * 500, ".a" * 1000])
+def test_a_chain_past_the_recursion_limit_keeps_the_rest_of_the_file(
+        tmp_path: Path, chain: str) -> None:
+    src = AB + f"x = A(){chain}\n" + "y = B()\ny.m()\n"  # 7-9
+    assert "main.py:: -> main.py::B.m @9" in calls_from(tmp_path, {"main.py": src}, "main.py::")
+
+
+def test_a_parameter_named_like_a_module_function_is_the_parameter(tmp_path: Path) -> None:
+    src = AB + ("def helper():\n    return A()\n"  # 7-8
+                "def go(helper):\n    helper().m()\n"  # 9-10
+                "def go2(helper=helper):\n    helper().m()\n"  # 11-12
+                "go(lambda: B())\n")  # 13
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::go", "main.py::go2") == [
+        "main.py::go2 -> main.py::A.m @12", "main.py::go2 -> main.py::helper @12"]

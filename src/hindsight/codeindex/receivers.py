@@ -187,6 +187,16 @@ def _xcall(out: Bindings, caps: dict[str, list[Any]]) -> None:
         out.facts.append((out.owner(call.start_byte), "()", v, _line(call)))
 
 
+def _handle(fn: Callable[[Bindings, dict[str, list[Any]]], None], out: Bindings,
+            caps: dict[str, list[Any]]) -> None:
+    """Run one fact handler; an expression nested past Python's recursion limit (a chain
+    of 500 ``.copy()`` calls: break-it) gives no fact, and the file's other facts stay."""
+    try:
+        fn(out, caps)
+    except RecursionError:
+        return
+
+
 _CONTAINERS = {"dictionary": "dict", "list": "seq", "tuple": "seq", "set": "seq"}
 
 _HANDLERS: dict[str, Callable[[Bindings, dict[str, list[Any]]], None]] = {
@@ -258,7 +268,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
             if rhs and rhs[0].type in _SEQS:
                 out.containers.setdefault(_t(caps["fact.lhs"][0]), "seq")
         else:
-            fn(out, caps)
+            _handle(fn, out, caps)
     heads = localuse.heads_of(refs) if call_nodes or matches else []
     wanted: set[str] = set()
     if language == "python":  # a decorator that calls update_wrapper: dispatch.decorated
@@ -300,7 +310,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
         out.uses = None if KEEP_LOCALS.get() else localuse.uses(
             heads, out.facts, out.args, functions)
         for fn, caps in reversed(deferred):  # a use comes after its binding: see it first
-            fn(out, caps)
+            _handle(fn, out, caps)
     return _redacted(_prune(out, known, functions, wanted))
 
 

@@ -257,9 +257,9 @@ class Resolver:
     def targets(self, caller: str, name: str, receiver: str, line: int = 0) -> list[str]:
         """Qualified names of the symbols a reference at ``line`` may denote (several for a
         union value, :mod:`hindsight.codeindex.values`); ``[]`` when unresolved."""
-        if line and receiver in self.spec.self_names and \
-                not self.f.is_receiver(caller, receiver, line):  # `self = Other()`
-            return self.flow.calls(self.f, caller, name, receiver, line)
+        if line and ((receiver in self.spec.self_names and not self.f.is_receiver(
+                caller, receiver, line)) or (not receiver and self.f.local_name(caller, name))):
+            return self.flow.calls(self.f, caller, name, receiver, line)  # (`self = Other()`)
         extra = dispatch.rebound(self, caller, name, receiver, line)  # `if c: self = Other()`
         hit = self._by_name(caller, name, receiver, line)
         if line and (receiver in self.spec.self_names or

@@ -245,6 +245,25 @@ class FileSyms:
         return p is not None and p[0] == 0 and not p[2] and not any(  # (not keyword-only,
             d == "staticmethod" for _l, d in self.flow.get(s, {}).get("@dec", ()))  # static)
 
+    def local_name(self, scope: str, name: str) -> bool:
+        """Whether bare ``name`` read in ``scope`` (Python) is a parameter or a variable of
+        the innermost function around it that binds it (a ``def go(helper)`` hides the
+        module's ``helper``), not a definition or import the names rules find."""
+        s = scope
+        while s and self.language == "python":
+            kind = self.kinds.get(s)
+            if kind in FUNC_KINDS:
+                if name in self.members.get(s, {}):
+                    return False  # a nested def
+                p = self.param(s, name)  # (a method's receiver `cls`: Resolver.targets)
+                if name in self.flow.get(s, {}) or p is not None and not (
+                        p[0] == 0 and kind == "method"):
+                    return True
+            elif kind not in CLASS_KINDS:
+                return False
+            s = self.parents.get(s, "")
+        return False
+
     def param(self, fn: str, name: str) -> tuple[int, str, bool] | None:
         """``(position, declared type text, keyword_only)`` of parameter ``name`` of
         function ``fn`` (the receiver counts as position 0), or ``None``."""
