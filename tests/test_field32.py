@@ -23,6 +23,7 @@ AB = ("class A:\n    def m(self):\n        return 1\n"  # 1-3
     ("with open(p) as iter:\n    pass\n", {"iter"}),
     ("for i, next in xs:\n    pass\n", {"next"}),
     ("a, list = 1, 2\n", {"list"}),
+    ("if (next := f()):\n    pass\n", {"next"}),
     ("try:\n    pass\nexcept E as type:\n    pass\n", {"type"}),
     ("def f():\n    zip = 3\n", {"zip"}),
     # a class attribute is no binding a method sees; keyword arguments, strings, comments
@@ -567,3 +568,16 @@ def test_a_parameter_named_like_a_module_function_is_the_parameter(tmp_path: Pat
                 "go(lambda: B())\n")  # 13
     assert calls_from(tmp_path, {"main.py": src}, "main.py::go", "main.py::go2") == [
         "main.py::go2 -> main.py::A.m @12", "main.py::go2 -> main.py::helper @12"]
+
+
+def test_returned_dict_keys_after_a_splat_and_past_64_pairs(tmp_path: Path) -> None:
+    many = "".join(f"'k{i}': A, " for i in range(70))
+    src = AB + ("def base():\n    return {'a': B}\n"  # 7-8
+                "def mk():\n    return {'a': A, **base(), 'b': B}\n"  # 9-10
+                f"def big():\n    return {{{many}'k1': B, 'k69': B}}\n"  # 11-12
+                "def go():\n    mk()['a']().m()\n    mk()['b']().m()\n"  # 13-15
+                "    big()['k1']().m()\n    big()['k69']().m()\n"  # 16-17
+                "    big()['k5']().m()\n    big()['k66']().m()\n")  # 18-19
+    assert [e for e in calls_from(tmp_path, {"main.py": src}, "main.py::go")
+            if ".m @" in e] == ["main.py::go -> main.py::A.m @18",
+                                "main.py::go -> main.py::B.m @15"]  # (past 64: unknown)

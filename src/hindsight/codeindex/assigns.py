@@ -270,18 +270,21 @@ def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -
         # `make()[kind]` any of the values (at most MAX_TARGETS, all paths: unpack.py)
         # (a repeated key: the last value; an int key: `make()[1]`)
         # (`True` and `1.0` are the key 1: int keys are read only without such keys)
+        # (`**base` may replace any key before it; past 64 pairs a value is unknown)
         keyed: dict[str, str | None] = {}
-        pairs = vals[0].named_children[:16]
+        pairs = vals[0].named_children
         ints = not any(p.child_by_field_name("key").type in ("true", "false", "float")
                        for p in pairs if p.type == "pair")
-        for pair in pairs:
+        for i, pair in enumerate(pairs):
+            if pair.type == "dictionary_splat":
+                keyed = dict.fromkeys(keyed)
             kn = pair.child_by_field_name("key") if pair.type == "pair" else None
             k = _t(kn)[1:-1] if kn is not None and kn.type == "string" else ""
             seg = f"['{k}']" if k and not _ODD_KEY.search(k) else (
                 f"[{_t(kn)}]" if ints and kn is not None and kn.type == "integer" and
                 _t(kn).isdigit() else "")
             keyed[seg or str(len(keyed))] = out.value(
-                pair.child_by_field_name("value")) if seg else None
+                pair.child_by_field_name("value")) if seg and i < 64 else None
         anykey = set(keyed.values())
         out.facts += [(scope, f"return{k}", pv, _line(node)) for k, pv in keyed.items()
                       if k[:1] == "[" and pv is not None and pv != "?"]

@@ -57,8 +57,8 @@ def _binds(root: Any, start: int, end: int) -> bool:
     t = p.type
     if t in ("parameters", "lambda_parameters", "aliased_import", "as_pattern"):
         return t != "as_pattern" or n.type == "as_pattern_target"
-    if t in ("default_parameter", "typed_default_parameter"):
-        return p.child_by_field_name("name") == n
+    if t in ("default_parameter", "typed_default_parameter", "named_expression"):
+        return p.child_by_field_name("name") == n  # (`(next := f)`: a walrus binds too)
     if t not in _TARGETS:
         return False
     left = p.child_by_field_name("left")
