@@ -35,7 +35,16 @@ from collections.abc import Callable, Container
 from typing import Any
 
 from hindsight.codeindex import assigns, chains, localuse, loops, signatures
-from hindsight.codeindex.bindings import KEEP_LOCALS, NAMES, Bindings, Fact, _line, _t, head
+from hindsight.codeindex.bindings import (
+    _PY_READS,
+    KEEP_LOCALS,
+    NAMES,
+    Bindings,
+    Fact,
+    _line,
+    _t,
+    head,
+)
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.types import type_value
@@ -277,7 +286,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
     if call_nodes:
         # local assignments are handled below (after their uses are known), but a
         # parameter they read (`put = cache.set`) makes the function's call sites matter
-        pending = [(out.scope(caps["fact.assign"][0]), "", _t(caps["fact.rhs"][0]), 0)
+        pending = [(out.scope(caps["fact.assign"][0]), "", _read(caps["fact.rhs"][0]), 0)
                    for _fn, caps in deferred if "fact.assign" in caps and "fact.rhs" in caps]
         wanted = _param_users(heads, out.facts + pending, functions, known)
         _passers(out, call_nodes, wanted, functions)
@@ -377,6 +386,16 @@ _QUOTES = re.compile("['\"`]")
 
 _LOCAL_BINDINGS = frozenset({"fact.assign", "fact.bind"})
 HANDLED = frozenset(_HANDLERS) | {"fact.global"}  # the root captures of ``@fact.*`` patterns
+
+
+def _read(rhs: Any) -> str:
+    """Text of what assigned value ``rhs`` reads: the first argument of ``getattr(api,
+    name)`` and the other builtin reads (Bindings._py_builtin), else its own text."""
+    fn = rhs.child_by_field_name("function") if rhs.type == "call" else None
+    args = rhs.child_by_field_name("arguments") if fn is not None and \
+        fn.type == "identifier" and _t(fn) in _PY_READS else None
+    return _t(args.named_children[0]) if args is not None and args.named_child_count \
+        else _t(rhs)
 
 
 def _param_users(heads: list[tuple[str, str, str]], facts: list[Fact],
