@@ -61,8 +61,8 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: str = "
         sites += here + _elsewhere(flow, r, fs, last) if outer else \
             here or _elsewhere(flow, r, fs, last)
     for site_fs, site_r, scope, callee, key, value, line in sites:
-        if key.endswith("[*]"):  # an element of a literal passed (`f([A()])`)
-            if each != "[*]":
+        if key.endswith(("[*]", "[?]")):  # an element of a literal passed (`f([A()])`),
+            if each != key[-3:]:  # a value of a dict literal (`f({'a': A()})`)
                 continue
             key = key[:-3]
         elif each:  # an element of the name or call passed (`f(people)`: `people[*]`)
@@ -186,6 +186,13 @@ def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: 
     if typ:
         path = type_value(typ, fs.language)
         dv = flow.value(fs, fn, path, 0) if path else None
+        if dv is not None and dv[0] == "inst" and fs.language == "python" and \
+                not hierarchy.protocol(flow, dv) and dispatch.subclasses(
+                    flow.ctx(fs.path) or flow.root, dv[1]):  # `sink: Sink` passed an
+            got = flow._guarded(("param", fs.path, fn, name),  # UpperSink(): that too
+                                partial(passed, flow, fs, fn, -1 if kw else pos, name))
+            return union([dv, got]) if got is not None and hierarchy.narrower(
+                flow, got, dv) else dv
         if dv is None or fs.language != "python" or not (
                 dv[0] == "cls" or hierarchy.protocol(flow, dv)):
             return dv  # (a Protocol: what the call sites pass, PEP 544; `type[X]`: below)

@@ -48,6 +48,7 @@ from hindsight.codeindex.bindings import (
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.types import type_value
+from hindsight.codeindex.values import MAX_TARGETS
 from hindsight.redact import clean, may_hold_secret
 
 __all__ = ["ARGS", "FACTS_VERSION", "Fact", "extract"]
@@ -132,6 +133,14 @@ def _call_args(out: Bindings, call: Any, heads: set[str] | None = None,
             if "?" not in vals and (heads is None or all(head(v) in heads for v in vals)):
                 scope = scope or out.owner(call.start_byte)
                 out.args += [(scope, f"{callee}@{key}[*]", v, _line(call)) for v in vals]
+            continue
+        if vnode.type == "dictionary":  # `f({"a": A()})`: a value at any key (`0[?]`)
+            vals = list(dict.fromkeys(out.value(c.child_by_field_name("value")) or "?" for c in
+                                      vnode.named_children if c.type != "comment"))
+            if "?" not in vals and 0 < len(vals) <= MAX_TARGETS and (
+                    heads is None or all(head(v) in heads for v in vals)):
+                scope = scope or out.owner(call.start_byte)
+                out.args += [(scope, f"{callee}@{key}[?]", v, _line(call)) for v in vals]
             continue
         if vnode.type not in _PATHS:
             continue
