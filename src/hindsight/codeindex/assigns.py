@@ -158,8 +158,9 @@ def branch_fact(node: Any, target: Any) -> str:
     if stmts and stmts[-1].type in _LEAVES:
         return end + "!"
     ifs = block.parent if block.parent.type == "if_statement" else block.parent.parent
-    if ifs is not None and ifs.type == "if_statement" and block.end_byte < ifs.end_byte:
-        end += f"/{int(ifs.end_point[0]) + 1}"  # later arms (up to that line) never see it
+    later = _later_arms_end(block)
+    if later:
+        end += f"/{later}"  # later arms (up to that line) never see it
     st = node.parent
     if ifs is None or ifs.type != "if_statement" or st is None or st.parent != block or \
             ifs.child_count > _MAX_ARMS or _branch_block(ifs) is not None:
@@ -176,6 +177,38 @@ def branch_fact(node: Any, target: Any) -> str:
     if any(x is None for x in last) or not any(x == st for x in last):
         return end
     return f"{end.partition('/')[0]}:{int(ifs.start_point[0]) + 1}"
+
+
+_ARMS = {"if_statement": ("elif_clause", "else_clause"),
+         "try_statement": ("except_clause", "except_group_clause", "else_clause"),
+         "match_statement": ("case_clause",)}
+_LOOPS = frozenset({"for_statement", "while_statement"})
+
+
+def _later_arms_end(block: Any) -> int:
+    """Last line (1-based) of the arms of the ``if``/``try``/``match`` statement that
+    follow arm ``block`` (a later ``elif``/``else``, ``except`` or ``case`` never sees a
+    binding of an earlier one), or 0: none follow, or a loop around the statement may
+    run the earlier arm before (break-it of session 34)."""
+    arm = block.parent
+    if arm.type == "try_statement":
+        return 0  # the try body: every except clause may see its bindings
+    st = arm if arm.type in _ARMS else arm.parent
+    if st is not None and st.type == "block":  # a case clause: in the match's body
+        st = st.parent
+    if st is None or st.type not in _ARMS:
+        return 0
+    kinds = _ARMS[st.type]
+    arms = [c for c in (st.named_children if st.type != "match_statement" else
+                        block.parent.parent.named_children) if c.type in kinds]
+    if not arms or arms[-1].end_byte <= block.end_byte:
+        return 0
+    n = st.parent
+    while n is not None and n.type not in _SCOPES:
+        if n.type in _LOOPS:
+            return 0
+        n = n.parent
+    return int(arms[-1].end_point[0]) + 1
 
 
 def _last_binding(block: Any, name: bytes) -> Any:

@@ -188,8 +188,7 @@ class Bindings:
         if fn is None:
             return None
         args = call.child_by_field_name("arguments")
-        kids = [c for c in args.named_children if c.type != "comment"] \
-            if args is not None else []
+        kids = [c for c in args.named_children if c.type != "comment"] if args is not None else []
         if fn.type == "attribute":
             method = _t(fn.child_by_field_name("attribute"))
             if _t(fn) in ("copy.copy", "copy.deepcopy") and len(kids) == 1 and \
@@ -207,8 +206,7 @@ class Bindings:
             return None
         if name == "type" and len(kids) == 1 and _t(kids[0]) in self.selfs:
             return f"type({_t(kids[0])})"  # the receiver's class (table.OWN_CLASS)
-        if name not in _PY_READS or not kids or \
-                kids[0].type in ("keyword_argument", "list_splat"):
+        if name not in _PY_READS or not kids or kids[0].type in ("keyword_argument", "list_splat"):
             return None
         if name in ("min", "max") and any(  # `min(xs, key=…)`, not `min(a, b)`
                 k.type not in ("keyword_argument", "comment") for k in kids[1:]):
@@ -245,7 +243,8 @@ class Bindings:
         if kind is None:  # `hs.get('k')` of `hs = handlers()`: key kept for Flow.eval
             ok = method == "get" and key and base and "(" not in base
             return f"{base}.get()[~'{key}']" if ok else None
-        return f"{base}['{key}']" if key else f"{base}[?]"
+        n = _t(kids[0]) if kids[0].type == "integer" and _t(kids[0]).isdigit() else ""
+        return f"{base}['{key}']" if key else f"{base}[{int(n)}]" if n else f"{base}[?]"
 
     def default_of(self, node: Any) -> Any:
         """The default of ``d.get(k, default)`` / ``d.pop(k, default)`` /

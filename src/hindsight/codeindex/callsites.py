@@ -221,7 +221,7 @@ def _at_def(flow: Flow, fs: FileSyms, fn: str, default: str) -> Value | None:
     (a module name bound again later keeps its value at the ``def``)."""
     scope, at = fs.parents.get(fn, ""), fs.def_lines.get(fn, 0)
     b = fs.flow.get("", {}).get(default) if not scope and at else None
-    if b and default.isidentifier():
+    if b and default.isidentifier() and any(ln < at for ln, _v in b):
         return flow.pick(fs, "", b, at, fs.flow.get("", {}).get(default + BRANCH))
     return flow.value(fs, scope, default, at)
 

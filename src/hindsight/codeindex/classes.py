@@ -4,7 +4,6 @@ receiver, attributes bound in the method itself, and the elements of lists and d
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -310,9 +309,6 @@ def imported(flow: Flow, r: Resolver, fs: FileSyms, name: str, suffix: str = "",
     return None
 
 
-_INDEX = re.compile(r"\[(?:-?\d+|\?)\]$")
-
-
 def appended(name: str, attrs: Mapping[str, object]) -> str:
     """``xs[*]`` for ``xs[i]`` (an int index) of an attribute filled by ``append``
     (``attrs`` has ``xs[+*]``), when the index is from the end (``xs[-1]``) or no literal
@@ -323,26 +319,6 @@ def appended(name: str, attrs: Mapping[str, object]) -> str:
             idx[0] == "-" or name not in attrs):
         return f"{name[:at]}[*]"
     return name
-
-
-def indexed(name: str) -> str:
-    """``xs[*]`` for ``xs[0]`` / ``xs[-1]`` / ``xs[i]`` (an index of a plain name or
-    path: some element; used where ``xs`` has no facts for that index), else ``""``
-    (``xs[*][1]`` is a tuple's position: kept)."""
-    m = _INDEX.search(name)
-    return name[:m.start()] + "[*]" if m and m.start() and "[" not in name[:m.start()] \
-        else ""
-
-
-_PART = re.compile(r"^[A-Za-z_][\w.]*(\[(?:-?\d+|'[^'\[\]]*')\])$")
-
-
-def part_index(name: str) -> str:
-    """``[1]`` of ``parts[1]`` (``[-1]`` of ``parts[-1]``), ``['k']`` of ``c['k']`` (one
-    literal index of a plain name
-    or path), else ``""``."""
-    m = _PART.match(name)
-    return m.group(1) if m else ""
 
 
 def elements_of_binding(flow: Flow, fs: FileSyms, scope: str, name: str, line: int,

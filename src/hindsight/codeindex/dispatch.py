@@ -335,3 +335,40 @@ def constructions(r: Resolver, caller: str) -> list[str]:
     q = f"{fs.path}::{cls}"
     subs = subclasses(r, q)
     return [q, *subs] if len(subs) < MAX_TARGETS else [q]
+
+
+
+
+def redefined(r: Resolver, hit: str, caller: str, name: str, line: int) -> list[str]:
+    """What a call at ``line`` of Python module-level function ``hit`` runs when a module
+    binds the name again (break-it of session 34): ``def helper(): …`` then ``helper =
+    replacement`` in its own module, or ``from cbs import helper`` then ``helper = …`` in
+    the calling module (bare ``name``): the function or class of the last such binding (a
+    name or attribute path, not a call's result, which the decorator rules read), with
+    ``hit`` too when that binding is in a branch or loop body (``try: from fast import
+    loads`` / ``except ImportError: loads = slow``); ``[]`` (no change) when there is none,
+    it is no function or class known, or the call is module code before it."""
+    path, _, local = hit.partition("::")
+    if r.f.language != "python":
+        return []
+    fs: FileSyms | None = r.f
+    if name and path != r.f.path and r.f.flow.get("", {}).get(name):
+        start = 0  # (an import of the calling module: module bindings come after it)
+    else:
+        fs, name = r._file(path) if "." not in local else None, local
+        if fs is None or fs.kinds.get(local) != "function":
+            return []
+        start = fs.def_lines.get(local, 0)
+    mod = fs.flow.get("", {}) if fs is not None else {}
+    later = [(ln, v) for ln, v in mod.get(name, ()) if ln > start]
+    if fs is None or not later or (fs is r.f and not caller and line <= later[-1][0]):
+        return []
+    ln, v = later[-1]
+    if "(" in v or "[" in v:
+        return []
+    got = r.flow.value(fs, "", v, ln + 1)
+    if got is None or got[0] not in ("fn", "cls") or got[1] == hit:
+        return []
+    if any(b == ln for b, _e in mod.get(name + BRANCH, ())):
+        return [hit, got[1]]
+    return [got[1]]

@@ -80,7 +80,7 @@ def _close(s: str, i: int) -> int:
 
 
 def key_text(inner: str) -> str:
-    """Canonical subscript key: ``'text'`` for a string literal, digits for a whole
+    """Canonical subscript key: ``'text'`` for a (not bytes) string literal, digits for a whole
     number (``-1`` … ``-9`` for a position from the end), ``?`` for anything else."""
     t = inner.strip()
     if t == "*":
@@ -95,8 +95,9 @@ def key_text(inner: str) -> str:
     i = 0
     while i < len(t) and t[i] in "rRbBuU":
         i += 1
-    body = t[i:]
-    if len(body) >= 2 and body[0] in "\"'" and body[-1] == body[0] and i <= 1:
+    body = t[i:]  # (a bytes key is another key than the text's: `?`)
+    if len(body) >= 2 and body[0] in "\"'" and body[-1] == body[0] and i <= 1 and \
+            t[:i] not in ("b", "B"):
         q = body[0]
         inner_s = body[3:-3] if body.startswith(q * 3) and len(body) >= 6 else body[1:-1]
         if "\\" not in inner_s and "'" not in inner_s and len(inner_s) <= 80:
@@ -215,3 +216,24 @@ def canon(text: str) -> str:
     """The canonical access path written as ``text``, or ``""`` when it is none."""
     segs = parse(text)
     return render(segs) if segs is not None else ""
+
+
+_INDEX = re.compile(r"\[(?:-?\d+|\?)\]$")
+
+
+def indexed(name: str) -> str:
+    """``xs[*]`` for ``xs[0]`` / ``xs[-1]`` / ``xs[i]`` (an index of a plain name or
+    path: some element; used where ``xs`` has no facts for that index), else ``""``
+    (``xs[*][1]`` is a tuple's position: kept)."""
+    m = _INDEX.search(name)
+    return name[:m.start()] + "[*]" if m and m.start() and "[" not in name[:m.start()] else ""
+
+
+_PART = re.compile(r"^[A-Za-z_][\w.]*(\[(?:-?\d+|'[^'\[\]]*')\])$")
+
+
+def part_index(name: str) -> str:
+    """``[1]`` of ``parts[1]`` (``[-1]`` of ``parts[-1]``), ``['k']`` of ``c['k']`` (one
+    literal index of a plain name or path), else ``""``."""
+    m = _PART.match(name)
+    return m.group(1) if m else ""

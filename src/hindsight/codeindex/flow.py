@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from hindsight.codeindex import callsites, classes, dispatch, enums, reaching, returns, rustimpl
 from hindsight.codeindex.bindings import AFTER, BRANCH, SCOPED
-from hindsight.codeindex.exprs import parse
+from hindsight.codeindex.exprs import indexed, parse, part_index
 from hindsight.codeindex.hierarchy import prefixed
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, OWN_CLASS, SUPER_NAMES, FileSyms
@@ -204,14 +204,14 @@ class Flow:
             if own is not None:  # `self.h = b` earlier in this method: that value; or
                 return self._rest(own, segs, 2)  # a class attribute subclasses set
         v = self.head(fs, scope, name, line)
-        part = classes.part_index(name) if v is None else ""
+        part = part_index(name) if v is None else ""
         if part:  # `parts[1]` of `parts = split()`: `split()[1]`; `c['inc']` likewise
             v = classes.elements_of_binding(self, fs, scope, name[:-len(part)], line, part)
         if v is None and name.endswith("[?]") and "[" not in name[:-3]:
             # a value of the dict a call returned (`pool = make(); pool.values()`)
             v = classes.elements_of_binding(self, fs, scope, name[:-3], line, "[?]")
-        if v is None and classes.indexed(name):  # `xs[0]`: an element, as `xs[*]`
-            name = classes.indexed(name)
+        if v is None and indexed(name):  # `xs[0]`: an element, as `xs[*]`
+            name = indexed(name)
             v = self.head(fs, scope, name, line)
         if v is None and name.endswith("[*]") and "[" not in name[:-3]:
             # an element of a name bound to no literal: `next(it)` of a generator, an
@@ -453,7 +453,7 @@ class Flow:
                     return self.classify(f"{path}::{local}")
             attrs = fs.attrs.get(cls, {})
             name = classes.appended(name, attrs)  # `self.xs[0]` of appends: any element
-            attr = attrs.get(name) or attrs.get(classes.indexed(name) or name)
+            attr = attrs.get(name) or attrs.get(indexed(name) or name)
             if attr and kind == "cls" and any(s == cls for s, _l, _v in attr) and \
                     enums.enum_member(self, q, name):
                 return ("inst", q)  # `JSON = JsonCodec()` in an Enum: a member, not its value

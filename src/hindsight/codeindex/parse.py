@@ -222,14 +222,17 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
         for module, name, alias in imp.decode(language, node):
             imports.append((owner, module, name, alias, node.start_point[0] + 1))
     notes = _notes(defs, starts, comment_nodes)
-    facts = receivers.extract(
-        language, fact_caps, refs, call_nodes or [], partial(_owner, defs, starts),
-        {d.start: (d.local, d.container.local if d.container else "") for d in defs},
-        {s[2]: s[9] for s in symbols if s[3] in ("function", "method")},
-        {d.name for d in defs} | {i[3] for i in imports}, Shadowed(
-            src, tree.root_node, [d.name for d in defs if d.kind != "method"], imports)
-        if language == "python" else
-        frozenset())
+    try:
+        facts = receivers.extract(
+            language, fact_caps, refs, call_nodes or [], partial(_owner, defs, starts),
+            {d.start: (d.local, d.container.local if d.container else "") for d in defs},
+            {s[2]: s[9] for s in symbols if s[3] in ("function", "method")},
+            {d.name for d in defs} | {i[3] for i in imports}, Shadowed(
+                src, tree.root_node, [d.name for d in defs if d.kind != "method"], imports)
+            if language == "python" else
+            frozenset())
+    except RecursionError:  # a nesting past Python's limit (break-it: a chain of 490
+        facts = []  # calls): the file keeps its symbols and name edges, no receiver facts
     facts += receivers.provided_facts(refs, facts, imports)
     if language == "python":
         facts += dispatch_marks(defs)

@@ -17,19 +17,29 @@ if TYPE_CHECKING:
     from hindsight.codeindex.values import Value
 
 
-def branch_ends(branches: list[tuple[int, str]], sibling: dict[int, int] | None = None
-                ) -> tuple[dict[int, int], dict[int, int], set[int]]:
+Ends = tuple[dict[int, int], dict[int, int], set[int], dict[int, int]]
+_ENDS: dict[int, tuple[list[tuple[int, str]], Ends]] = {}
+
+
+def branch_ends(branches: list[tuple[int, str]]) -> Ends:
     """Read ``x~`` facts (assigns.branch_fact): binding line → last line of its branch or
     loop body; binding line → first line of the ``if`` statement whose arms all bind the
     name (one of them surely ran); the binding lines whose body ends by leaving the
-    function (``return``/``raise``: no use after the body sees them); into ``sibling``,
-    binding line → last line of its ``if`` when later arms follow its own."""
+    function (``return``/``raise``: no use after the body sees them); binding line →
+    last line of the arms of its ``if``/``try``/``match`` that follow its own. Memoised
+    per list (each use of a name reads the same list: a 3,000-arm ``elif`` chain read it
+    once per arm, break-it of session 34); the dicts returned are shared, not to be
+    changed."""
+    hit = _ENDS.get(id(branches))
+    if hit is not None and hit[0] is branches:
+        return hit[1]
     ends: dict[int, int] = {}
     groups: dict[int, int] = {}
     dead: set[int] = set()
+    sibling: dict[int, int] = {}
     for b, e in branches:
         e, _, sib = e.partition("/")
-        if sibling is not None and sib.isdigit():
+        if sib.isdigit():
             sibling[b] = int(sib)
         if e.isdigit():
             ends[b] = int(e)
@@ -40,7 +50,11 @@ def branch_ends(branches: list[tuple[int, str]], sibling: dict[int, int] | None 
             end, _, g = e.partition(":")
             if end.isdigit() and g.isdigit():
                 ends[b], groups[b] = int(end), int(g)
-    return ends, groups, dead
+    if len(branches) > 8:  # (a short list is cheaper to read again than to keep)
+        if len(_ENDS) > 512:
+            _ENDS.clear()
+        _ENDS[id(branches)] = (branches, (ends, groups, dead, sibling))
+    return ends, groups, dead, sibling
 
 
 def reaching(bindings: list[tuple[int, str]], last: int, line: int | None,
@@ -51,8 +65,7 @@ def reaching(bindings: list[tuple[int, str]], last: int, line: int | None,
     use, the binding before it may be the one that ran; the arms of an ``if``/``else``
     that all bind the name are all reaching, and none before them; a body that returns
     or raises hides its bindings from uses after it."""
-    sibling: dict[int, int] = {}
-    ends, groups, dead = branch_ends(branches, sibling)
+    ends, groups, dead, sibling = branch_ends(branches)
     lines = sorted({b for b, _v in bindings}, reverse=True)
     out: list[tuple[int, str]] = []
     for bl in lines[lines.index(last):]:
@@ -81,8 +94,7 @@ def from_entry(bindings: list[tuple[int, str]], line: int | None,
         return True
     if not branches:
         return False
-    sibling: dict[int, int] = {}
-    ends, groups, _dead = branch_ends(branches, sibling)
+    ends, groups, _dead, sibling = branch_ends(branches)
     for bl in before:
         end = ends.get(bl)
         if line is not None and end is not None and end < line <= sibling.get(bl, 0):
@@ -122,7 +134,7 @@ def rebound_since(d: dict[str, list[tuple[int, str]]], name: str, line: int | No
     last = max((b for b, _v in d.get(name, []) if b < limit), default=-1)
     if last < 0:
         return False
-    ends, groups, _dead = branch_ends(d.get(base + BRANCH, []))
+    ends, groups, _dead, _sib = branch_ends(d.get(base + BRANCH, []))
     maybe = {b for b, e in ends.items() if e < limit and b not in groups}
     by_line: dict[int, list[str]] = {}
     for b, v in d.get(base, []):

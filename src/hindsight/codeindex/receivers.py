@@ -222,15 +222,9 @@ _HANDLERS: dict[str, Callable[[Bindings, dict[str, list[Any]]], None]] = {
     "fact.with": assigns.with_,
     "fact.return": lambda out, caps: assigns.returned(out, caps, "fact.return", "return"),
     "fact.yield": lambda out, caps: assigns.returned(out, caps, "fact.yield", "yield"),
-    "fact.for": loops.for_,
-    "fact.comp": loops.comp,
-    "fact.pairs": loops.pairs,
-    "fact.unpack": loops.unpack,
-    "fact.zipped": loops.zipped,
-    "fact.lambda": loops.lambda_,
-    "fact.except": loops.except_,
-    "fact.append": loops.append,
-    "fact.update": loops.update,
+    "fact.for": loops.for_, "fact.comp": loops.comp, "fact.pairs": loops.pairs,
+    "fact.unpack": loops.unpack, "fact.zipped": loops.zipped, "fact.lambda": loops.lambda_,
+    "fact.except": loops.except_, "fact.append": loops.append, "fact.update": loops.update,
     "fact.decorated": lambda out, caps: _py_decorators(out, caps["fact.decorated"][0]),
     "fact.xcall": _xcall,
     "fact.bind": lambda out, caps: _declared(out, caps, "fact.bind"),
@@ -383,8 +377,7 @@ def _redacted(facts: list[Fact]) -> list[Fact]:
     if not facts:
         return facts
     text = "\n".join([t for f in facts for t in (f[1], f[2])])
-    if ("'" not in text and '"' not in text and "`" not in text) or \
-            not may_hold_secret(text):
+    if ("'" not in text and '"' not in text and "`" not in text) or not may_hold_secret(text):
         return facts
     return [(f[0], clean(f[1]), clean(f[2]), f[3]) if _QUOTES.search(f[1] + f[2]) else f
             for f in facts]
@@ -403,8 +396,7 @@ def _read(rhs: Any) -> str:
     fn = rhs.child_by_field_name("function") if rhs.type == "call" else None
     args = rhs.child_by_field_name("arguments") if fn is not None and \
         fn.type == "identifier" and _t(fn) in _PY_READS else None
-    return _t(args.named_children[0]) if args is not None and args.named_child_count \
-        else _t(rhs)
+    return _t(args.named_children[0]) if args is not None and args.named_child_count else _t(rhs)
 
 
 def _param_users(heads: list[tuple[str, str, str]], facts: list[Fact],
@@ -436,13 +428,26 @@ def _param_users(heads: list[tuple[str, str, str]], facts: list[Fact],
             scope = scope.rpartition(".")[0]
 
     for caller, recv, name in heads:
-        # (a wildcard import's alias is "", so "" may be in ``known``)
-        if caller and (not recv or recv not in known) and name not in known:
+        # (a wildcard import's alias is "", so "" may be in ``known``; a known name is
+        # a parameter's only when one is so named: `def go(helper): helper()`)
+        if caller and (not recv or recv not in known) and (
+                name not in known or _named_param(functions, caller, name)):
             note(caller, name)
     for scope, _target, v, _l in facts:
         if scope in params:
             note(scope, head(v))
     return out
+
+
+def _named_param(functions: dict[str, str], scope: str, name: str) -> bool:
+    """Whether a function around ``scope`` (itself included) has a parameter ``name``."""
+    pat = re.compile(rf"[(,*]\s*{re.escape(name)}\s*[:=,)]")
+    while scope:
+        sig = functions.get(scope)
+        if sig is not None and pat.search(sig):
+            return True
+        scope = scope.rpartition(".")[0]
+    return False
 
 
 def _passers(out: Bindings, call_nodes: list[tuple[str, Any]], wanted: set[str],
@@ -469,8 +474,7 @@ def _passers(out: Bindings, call_nodes: list[tuple[str, Any]], wanted: set[str],
             passed = {_t(a.child_by_field_name("value") if a.type == "keyword_argument"
                          else a) for a in args.named_children}
             short = scope.rpartition(".")[2]
-            short = scope.rpartition(".")[0].rpartition(".")[2] if short == "__init__" \
-                else short
+            short = scope.rpartition(".")[0].rpartition(".")[2] if short == "__init__" else short
             if passed & own and short not in wanted:
                 wanted.add(short)
                 grew = True

@@ -273,6 +273,8 @@ class Resolver:
                 return over + [t for t in extra if t not in over]
         if hit and line:
             hit = self.undecorated(dispatch.aliased(self, hit))
+            if again := dispatch.redefined(self, hit, caller, "" if receiver else name, line):  # `f = other` later
+                return again + [t for t in extra if t not in again]
         if hit or not line:
             return ([hit] if hit else []) + [t for t in extra if t != hit]
         if not receiver and name in dispatch.OWN_CLASS and self.f.language in dispatch.LANGUAGES \

@@ -105,7 +105,11 @@ def elements(out: Bindings, scope: str, target: str, lit: Any, line: int,
                 anykey.add(v if segs is not None else "?")
             continue
         if t in _SPREADS:
-            return
+            if lit.type not in ("dictionary", "object"):
+                return  # (`[*xs, a]`: the positions after it are unknown)
+            keyed = dict.fromkeys(keyed)  # `{**base, 'k': f}`: it may replace any key
+            anykey.add("?")  # before it, and what it holds is not followed
+            continue
         last = ch
         if t in _ANONYMOUS:
             i += 1

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from hindsight.codeindex.bindings import AFTER
 from hindsight.codeindex.callsites import site_names
-from hindsight.codeindex.classes import filled, indexed, part_index
-from hindsight.codeindex.exprs import parse
+from hindsight.codeindex.classes import filled
+from hindsight.codeindex.exprs import indexed, parse, part_index
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.receivers import ARGS
 from hindsight.codeindex.signatures import py_default

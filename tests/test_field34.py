@@ -1,0 +1,109 @@
+"""Forms found by the break-it of session 34 (issue 14), with their exact right values:
+a parameter named like an imported function takes what its call sites pass; the keys of
+a dict literal after a ``**splat`` are known; a bytes key is not the text's key; a later
+``except`` or ``case`` arm does not see a binding of an earlier one (unless a loop runs
+the earlier arm first); a module that binds a function's name again calls the new value;
+a parameter default reads the name as the ``def`` saw it; a chain of 490 calls keeps the
+file's symbols and edges."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cgutil import calls_from, edges
+from conftest import make_repo
+
+FNS = "def a(): pass\ndef b(): pass\ndef c(): pass\ndef risky(): pass\n"
+
+
+def test_a_parameter_named_like_an_import_takes_what_call_sites_pass(tmp_path: Path) -> None:
+    files = {"util.py": "def helper(): pass\ndef other(): pass\n",
+             "main.py": ("from util import helper, other\n"  # 1
+                         "def go(cb):\n    cb()\n"  # 2-3
+                         "def go2(helper):\n    helper()\n"  # 4-5
+                         "go(other)\ngo2(other)\n")}  # 6-7
+    assert calls_from(tmp_path, files, "main.py::go", "main.py::go2") == [
+        "main.py::go -> util.py::other @3", "main.py::go2 -> util.py::other @5"]
+
+
+def test_dict_keys_after_a_splat_and_bytes_keys(tmp_path: Path) -> None:
+    src = ("def a(): pass\ndef b(): pass\ndef c(): pass\n"  # 1-3
+           "BASE = {'a': a}\n"  # 4
+           "FULL = {**BASE, 'b': b}\n"  # 5
+           "OVER = {'a': c, **BASE}\n"  # 6: BASE may replace 'a'
+           "KEYS = {'1': a, 1: b, b'1': c}\n"  # 7
+           "def run():\n"  # 8
+           "    FULL['b']()\n"  # 9: b
+           "    FULL.get('b')()\n"  # 10: b
+           "    FULL['a']()\n"  # 11: not followed
+           "    OVER['a']()\n"  # 12: unknown
+           "    KEYS['1']()\n"  # 13: a
+           "    KEYS[1]()\n")  # 14: b
+    assert calls_from(tmp_path, {"main.py": src}, "main.py::run") == [
+        "main.py::run -> main.py::a @13", "main.py::run -> main.py::b @10",
+        "main.py::run -> main.py::b @14", "main.py::run -> main.py::b @9"]
+
+
+def test_later_except_and_case_arms_do_not_see_earlier_arms(tmp_path: Path) -> None:
+    src = ("from fns import a, b, c, risky\n"  # 1
+           "def t1():\n    f = c\n    try:\n        f = a\n        risky()\n"  # 2-6
+           "    except KeyError:\n        f()\n"  # 7-8: c, a
+           "    except ValueError:\n        f = b\n"  # 9-10
+           "    finally:\n        f()\n"  # 11-12: c, a, b
+           "def t2(items):\n    f = c\n    for x in items:\n"  # 13-15
+           "        try:\n            risky()\n"  # 16-17
+           "        except KeyError:\n            f = a\n"  # 18-19
+           "        except ValueError:\n            f()\n"  # 20-21: c, a (a loop)
+           "def t3(x):\n    f = c\n    match x:\n"  # 22-24
+           "        case 1:\n            f = a\n"  # 25-26
+           "        case 2:\n            f()\n"  # 27-28: c only
+           "        case _:\n            f = b\n"  # 29-30
+           "    f()\n"  # 31: a, b, c
+           "def t4(x):\n    f = c\n    try:\n        risky()\n"  # 32-35
+           "    except KeyError:\n        f = a\n"  # 36-37
+           "    except ValueError:\n        f()\n")  # 38-39: c only
+    got = calls_from(tmp_path, {"fns.py": FNS, "main.py": src}, "main.py::t1",
+                     "main.py::t2", "main.py::t3", "main.py::t4")
+    assert [e for e in got if "risky" not in e] == [
+        "main.py::t1 -> fns.py::a @12", "main.py::t1 -> fns.py::a @8",
+        "main.py::t1 -> fns.py::b @12", "main.py::t1 -> fns.py::c @12",
+        "main.py::t1 -> fns.py::c @8",
+        "main.py::t2 -> fns.py::a @21", "main.py::t2 -> fns.py::c @21",
+        "main.py::t3 -> fns.py::a @31", "main.py::t3 -> fns.py::b @31",
+        "main.py::t3 -> fns.py::c @28", "main.py::t3 -> fns.py::c @31",
+        "main.py::t4 -> fns.py::c @39"]
+
+
+def test_a_module_binding_a_function_name_again(tmp_path: Path) -> None:
+    files = {"cbs.py": "def helper():\n    return 1\ndef replacement():\n    return 2\n",
+             "own.py": ("def helper():\n    return 1\n"  # 1-2
+                        "def replacement():\n    return 2\n"  # 3-4
+                        "def run(cb=helper):\n    cb()\n"  # 5-6: helper (at the def)
+                        "helper()\n"  # 7: module code before the rebinding: helper
+                        "helper = replacement\n"  # 8
+                        "def caller():\n    helper()\n"),  # 9-10: replacement
+             "main.py": ("import os\nfrom cbs import helper, replacement\n"  # 1-2
+                         "def run(cb=helper):\n    cb()\n"  # 3-4: helper
+                         "helper = replacement\n"  # 5
+                         "def caller():\n    helper()\n"  # 6-7: replacement
+                         "if os.name == 'nt':\n    replacement = helper\n"  # 8-9
+                         "def caller2():\n    replacement()\n")}  # 10-11: both
+    assert calls_from(tmp_path, files, "own.py::", "own.py::run", "own.py::caller",
+                      "main.py::run", "main.py::caller", "main.py::caller2") == [
+        "main.py::caller -> cbs.py::replacement @7",
+        "main.py::caller2 -> cbs.py::helper @11", "main.py::caller2 -> cbs.py::replacement @11",
+        "main.py::run -> cbs.py::helper @4",
+        "own.py:: -> own.py::helper @7",
+        "own.py::caller -> own.py::replacement @10",
+        "own.py::run -> own.py::helper @6"]
+
+
+def test_a_chain_past_the_recursion_limit_keeps_the_file(tmp_path: Path) -> None:
+    chain = "B()" + ".step()" * 490
+    repo = make_repo(tmp_path, {
+        "b.py": "class B:\n    def step(self):\n        return self\n",
+        "main.py": (f"from b import B\ndef other():\n    pass\n"  # 1-3
+                    f"def run():\n    other()\n    return {chain}\n")})  # 4-6
+    got = edges(repo)
+    assert "main.py::run -> main.py::other @5" in got
+    assert "main.py::run -> b.py::B @6" in got
