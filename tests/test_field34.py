@@ -4,7 +4,8 @@ a dict literal after a ``**splat`` are known; a bytes key is not the text's key;
 ``except`` or ``case`` arm does not see a binding of an earlier one (unless a loop runs
 the earlier arm first); a module that binds a function's name again calls the new value;
 a parameter default reads the name as the ``def`` saw it; a chain of 490 calls keeps the
-file's symbols and edges."""
+file's symbols and edges; ``isinstance`` narrows a name in its block; ``cls()`` in a
+classmethod makes no subclass that overrides the method without ``super()``."""
 
 from __future__ import annotations
 
@@ -107,3 +108,51 @@ def test_a_chain_past_the_recursion_limit_keeps_the_file(tmp_path: Path) -> None
     got = edges(repo)
     assert "main.py::run -> main.py::other @5" in got
     assert "main.py::run -> b.py::B @6" in got
+
+
+SHAPES = ("class Shape:\n    def area(self):\n        return 0\n"  # 1-3
+          "    def name(self):\n        return 's'\n"  # 4-5
+          "class Circle(Shape):\n    def area(self):\n        return 3\n"  # 6-8
+          "class Square(Shape):\n    def area(self):\n        return 4\n"  # 9-11
+          "    def name(self):\n        return 'q'\n")  # 12-13
+
+
+def test_isinstance_narrows_a_name_in_its_block(tmp_path: Path) -> None:
+    src = ("from shapes import Shape, Circle, Square\n"  # 1
+           "def describe(s):\n"  # 2
+           "    if isinstance(s, Circle):\n        s.area()\n"  # 3-4: Circle.area
+           "    elif isinstance(s, Square) and s:\n        s.name()\n"  # 5-6: Square.name
+           "    s.area()\n"  # 7: both passed
+           "def declared(s: Shape):\n"  # 8
+           "    if isinstance(s, Circle):\n        s.name()\n"  # 9-10: Shape.name (inherited)
+           "    if isinstance(s, dict):\n        s.area()\n"  # 11-12: not narrowed: Shape
+           "def local(items):\n    for it in items:\n"  # 13-14
+           "        if isinstance(it, (Circle, Square)):\n            it.area()\n"  # 15-16
+           "        it = Square()\n        if isinstance(it, Circle):\n"  # 17-18
+           "            it = Square()\n            it.area()\n"  # 19-20: rebound: Square
+           "describe(Circle())\ndescribe(Square())\n")  # 21-22
+    assert calls_from(tmp_path, {"shapes.py": SHAPES, "main.py": src}, "main.py::describe",
+                      "main.py::declared", "main.py::local") == [
+        "main.py::declared -> shapes.py::Shape.area @12",
+        "main.py::declared -> shapes.py::Shape.name @10",
+        "main.py::describe -> shapes.py::Circle.area @4",
+        "main.py::describe -> shapes.py::Circle.area @7",
+        "main.py::describe -> shapes.py::Square.area @7",
+        "main.py::describe -> shapes.py::Square.name @6",
+        "main.py::local -> shapes.py::Circle.area @16",
+        "main.py::local -> shapes.py::Square @17", "main.py::local -> shapes.py::Square @19",
+        "main.py::local -> shapes.py::Square.area @16",
+        "main.py::local -> shapes.py::Square.area @20"]
+
+
+def test_cls_in_a_classmethod_a_subclass_overrides(tmp_path: Path) -> None:
+    src = ("class Base:\n    @classmethod\n    def create(cls):\n        return cls()\n"  # 1-4
+           "class Fast(Base):\n    @classmethod\n    def create(cls):\n"  # 5-7
+           "        return cls()\n"  # 8: Fast overrides create: Base.create never makes it
+           "class Slow(Base):\n    pass\n"  # 9-10: inherits it
+           "class Kept(Base):\n    @classmethod\n    def create(cls):\n"  # 11-13
+           "        return super().create()\n")  # 14: runs Base.create for Kept
+    got = calls_from(tmp_path, {"main.py": src}, "main.py::Base.create")
+    assert got == ["main.py::Base.create -> main.py::Base @4",
+                   "main.py::Base.create -> main.py::Kept @4",
+                   "main.py::Base.create -> main.py::Slow @4"]

@@ -1,7 +1,5 @@
 """Bindings seen in one file: the fact list a file's matches add to, and how a node
-becomes an access path (a value) or a bound name (a target). Used by
-:mod:`hindsight.codeindex.receivers` in the parser workers.
-"""
+becomes an access path (a value) or a bound name (a target); receivers.py, in workers."""
 
 from __future__ import annotations
 
@@ -39,6 +37,8 @@ GLOBAL = "~g"
 """Suffix of the fact target ``x~g`` of the module scope: ``x`` is bound at the fact's
 line by a function that declares ``global x``; that function may not have run, so a
 use may still see the module's binding before (classes.bound)."""
+NARROW = "!"
+"""Prefix of the value ``!x!A|B``: ``x`` narrowed to instances of A or B (loops.isa)."""
 AFTER = "<"
 """Prefix of a fact value evaluated as of the line after the fact's (a comprehension's
 variable, bound on the line before its clause so that the clause's line sees it)."""

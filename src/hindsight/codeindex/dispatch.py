@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hindsight.codeindex.bindings import BRANCH
+from hindsight.codeindex.bindings import BRANCH, GLOBAL
 from hindsight.codeindex.exprs import parse
 from hindsight.codeindex.table import OWN_CLASS as OWN_CLASS  # (resolve.py reads it here)
 from hindsight.codeindex.table import SUPER_NAMES, FileSyms
@@ -333,10 +333,25 @@ def constructions(r: Resolver, caller: str) -> list[str]:
     if not cls or caller == cls or fs.kinds.get(caller) != "method":
         return []
     q = f"{fs.path}::{cls}"
-    subs = subclasses(r, q)
+    subs = [s for s in subclasses(r, q) if _runs_for(r, s, caller)]
     return [q, *subs] if len(subs) < MAX_TARGETS else [q]
 
 
+def _runs_for(r: Resolver, sub: str, caller: str) -> bool:
+    """Whether method ``caller`` (of the file resolved) runs for subclass ``sub``: ``sub``
+    inherits it, or its override reads ``super().<name>`` (a ``return`` or binding of
+    it; break-it of session 34: ``Fast.create`` overriding ``Base.create`` never runs the
+    base's ``cls()`` for Fast)."""
+    path, _, local = sub.partition("::")
+    name = caller.rpartition(".")[2]
+    found = r.members_of(path, local, name, 0)
+    if not found or found[0] == f"{r.f.path}::{caller}":
+        return True
+    opath, _, olocal = found[0].partition("::")
+    other = r._file(opath)
+    facts = other.flow.get(olocal, {}) if other is not None else {}
+    return any(v.startswith(("super().", "super(")) and f".{name}(" in v
+               for vals in facts.values() for _l, v in vals)
 
 
 def redefined(r: Resolver, hit: str, caller: str, name: str, line: int) -> list[str]:
@@ -364,7 +379,8 @@ def redefined(r: Resolver, hit: str, caller: str, name: str, line: int) -> list[
     if fs is None or not later or (fs is r.f and not caller and line <= later[-1][0]):
         return []
     ln, v = later[-1]
-    if "(" in v or "[" in v:
+    if "(" in v or "[" in v or any(b == ln for b, _e in mod.get(name + GLOBAL, ())):
+        return []  # (a function's `global` binding: the name rules read it, Flow.pick)
         return []
     got = r.flow.value(fs, "", v, ln + 1)
     if got is None or got[0] not in ("fn", "cls") or got[1] == hit:

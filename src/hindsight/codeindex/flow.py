@@ -22,14 +22,14 @@ order elsewhere): a method or nested class, else the attribute's bindings in any
 instance, a function what it returns: its declared return type, else the value of its
 ``return`` statements. An undeclared parameter takes the values passed at its function's
 call sites (decorators are call sites: ``@dec`` calls ``dec(f)``), also after a binding
-that may not have run (``if c is None: c = D()``). A property read gives its value.
-
-Where the text gives several values (a loop over ``[f, g]``, returns, call sites or
-attribute bindings that differ, a dict read with a key that is no literal) the value is
-their union (:mod:`hindsight.codeindex.values`, at most ``MAX_TARGETS``) and a call of it
-has an edge per target. Every doubt ends in "unknown" and the call stays unresolved: a
-value that is no path, a loop, more than ``MAX_STEPS`` evaluation steps for one file.
-Every file consulted is a dependency (its ``path:`` key and its lookups' keys: incremental).
+that may not have run (``if c is None: c = D()``). A property read gives its value. In
+``if isinstance(x, C):`` x is narrowed to instances of C. Where the text gives several
+values (a loop over ``[f, g]``, returns, call sites or attribute bindings that differ, a
+dict read with a key that is no literal) the value is their union
+(:mod:`hindsight.codeindex.values`, at most ``MAX_TARGETS``), an edge per target. Every
+doubt ends in "unknown" and the call stays unresolved: a value that is no path, a loop,
+more than ``MAX_STEPS`` evaluation steps for one file. Every file consulted is a
+dependency (its ``path:`` key and its lookups' keys: incremental).
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex import callsites, classes, dispatch, enums, reaching, returns, rustimpl
-from hindsight.codeindex.bindings import AFTER, BRANCH, SCOPED
+from hindsight.codeindex.bindings import AFTER, BRANCH, NARROW, SCOPED
 from hindsight.codeindex.exprs import indexed, parse, part_index
-from hindsight.codeindex.hierarchy import prefixed
+from hindsight.codeindex.hierarchy import narrowed, prefixed
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, OWN_CLASS, SUPER_NAMES, FileSyms
 from hindsight.codeindex.values import Value, members, union
@@ -109,9 +109,8 @@ class Flow:
 
     # ---- a call --------------------------------------------------------------------------
     def calls(self, fs: FileSyms, scope: str, name: str, receiver: str, line: int) -> list[str]:
-        """Qualified names a call of ``name`` on ``receiver`` (``""``: a bare call, where
-        ``name`` may be an access path such as ``make()``) may run: one, several (a
-        union), or none (``[]``: unknown)."""
+        """Qualified names a call of ``name`` on ``receiver`` (``""``: a bare call; ``name``
+        may be a path: ``make()``) may run: one, several (a union), none (``[]``: unknown)."""
         self._caller = scope
         if receiver in _CLASS_OF_SELF and fs.language == "python":  # `type(self).m()`
             receiver = "self.__class__"
@@ -351,6 +350,8 @@ class Flow:
             return None
         if val[0] == AFTER:  # a comprehension's variable: its iterable as of the next line
             val, line = val[1:], line + 1
+            if val[:1] == NARROW:  # `if isinstance(x, C):` (loops.isa)
+                return narrowed(self, fs, scope, val, line - 1)
         elif val[0] == "&":  # a definition of the file by its local name (`&Outer.inner`;
             return self.classify(f"{fs.path}::{val[1:]}", raw=True)  # itself, undecorated)
         key = ("v", fs.path, scope, val, str(line))
@@ -486,8 +487,7 @@ class Flow:
 
     def param(self, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: bool
               ) -> Value | None:
-        """Value of parameter ``name`` (at ``pos``) of function ``fn``
-        (:func:`hindsight.codeindex.callsites.param`)."""
+        """Value of parameter ``name`` (at ``pos``) of ``fn`` (:func:`callsites.param`)."""
         return callsites.param(self, fs, fn, name, pos, typ, kw)
 
 

@@ -1,6 +1,6 @@
 """Class hierarchy rules of receiver resolution (issue #14): ``typing.Protocol`` types
-(structural, PEP 544), a value narrower than a declared type, and members named by a
-prefix (``getattr(self, "visit_" + kind)``)."""
+(structural, PEP 544), a value narrower than a declared type, members named by a prefix
+(``getattr(self, "visit_" + kind)``) and ``isinstance`` narrowing."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from hindsight.codeindex.values import Value, members, union
 
 if TYPE_CHECKING:
     from hindsight.codeindex.flow import Flow
+    from hindsight.codeindex.table import FileSyms
 
 
 def protocol(flow: Flow, v: Value) -> bool:
@@ -56,3 +57,20 @@ def narrower(flow: Flow, v: Value, than: Value) -> bool:
     kinds = {m[0] for m in members(than)}
     return bool(tops) and all(m[0] in kinds and tops & set(flow.mro(m[1]))
                               for m in members(v))
+
+
+def narrowed(flow: Flow, fs: FileSyms, scope: str, val: str, line: int) -> Value | None:
+    """Value ``!x!A|B`` (:data:`~hindsight.codeindex.bindings.NARROW`) bound at ``line``:
+    the members of the value ``x`` had there that are instances of A or B (or of a class
+    deriving from one); instances of A or B themselves when none is (a parameter whose
+    call sites pass other classes, or nothing known); the value ``x`` had, unnarrowed,
+    when A or B is no class of the repository (``isinstance(x, dict)``)."""
+    name, _, kinds = val[1:].partition("!")
+    prev = flow.value(fs, scope, name, line)
+    tops = [flow.value(fs, scope, k, line) for k in kinds.split("|")]
+    if not tops or any(t is None or t[0] != "cls" for t in tops):
+        return prev
+    want = list(dict.fromkeys(t[1] for t in tops if t is not None))
+    kept = [m for m in members(prev) if m[0] == "inst" and set(want) & set(flow.mro(m[1]))] \
+        if prev is not None else []
+    return union(kept) if kept else union(("inst", q) for q in want)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hindsight.codeindex.bindings import AFTER, Bindings, _line, _t, columns
+from hindsight.codeindex.bindings import AFTER, NARROW, Bindings, _line, _t, columns
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.values import MAX_TARGETS
 
@@ -68,6 +68,24 @@ def except_(out: Bindings, caps: dict[str, list[Any]]) -> None:
     scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node)
     for v in dict.fromkeys(vals):  # (`e` is unbound after the block: see extract)
         out.scoped(scope, target, f"{v}()", line, _end(node))
+
+
+def isa(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """``if isinstance(x, C):`` (or ``elif``, or ``isinstance(x, (A, B)) and …``): in the
+    block, ``x`` is what it was narrowed to instances of ``C`` (a binding visible up to the
+    block's end, at the ``if`` line; break-it of session 34)."""
+    if "isinstance" in out.shadowed or _t(caps["fact.lhs"][0]) in out.selfs:
+        return  # (`self` keeps its class and the overrides of its subclasses)
+    rhs = caps["fact.rhs"][0]
+    kinds = [c for c in rhs.named_children if c.type != "comment"] \
+        if rhs.type == "tuple" else [rhs]
+    vals = [v for k in kinds if (v := out.value(k)) and v != "?"] if all(
+        k.type in ("identifier", "attribute") for k in kinds) else []
+    if not vals or len(vals) != len(kinds) or len(vals) > MAX_TARGETS:
+        return
+    node, name = caps["fact.isa"][0], _t(caps["fact.lhs"][0])
+    out.scoped(out.scope(node), name, f"{NARROW}{name}{NARROW}{'|'.join(vals)}",
+               _line(node), _end(caps["fact.body"][0]))
 
 
 def append(out: Bindings, caps: dict[str, list[Any]]) -> None:

@@ -54,7 +54,7 @@ from hindsight.redact import clean, may_hold_secret
 __all__ = ["ARGS", "FACTS_VERSION", "Fact", "extract"]
 
 ARGS = frozenset({"python"})  # languages whose undeclared parameters are bound from call sites
-FACTS_VERSION = "15"  # stored in a bank's meta; a bank with another value is re-indexed in full
+FACTS_VERSION = "16"  # stored in a bank's meta; a bank with another value is re-indexed in full
 
 
 _SEQS = frozenset({"list", "list_comprehension", "set", "set_comprehension", "tuple"})
@@ -225,6 +225,7 @@ _HANDLERS: dict[str, Callable[[Bindings, dict[str, list[Any]]], None]] = {
     "fact.for": loops.for_, "fact.comp": loops.comp, "fact.pairs": loops.pairs,
     "fact.unpack": loops.unpack, "fact.zipped": loops.zipped, "fact.lambda": loops.lambda_,
     "fact.except": loops.except_, "fact.append": loops.append, "fact.update": loops.update,
+    "fact.isa": loops.isa,
     "fact.decorated": lambda out, caps: _py_decorators(out, caps["fact.decorated"][0]),
     "fact.xcall": _xcall,
     "fact.bind": lambda out, caps: _declared(out, caps, "fact.bind"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hindsight.codeindex.bindings import AFTER
+from hindsight.codeindex.bindings import AFTER, NARROW
 from hindsight.codeindex.callsites import site_names
 from hindsight.codeindex.classes import filled
 from hindsight.codeindex.exprs import indexed, parse, part_index
@@ -135,9 +135,9 @@ def _bound_worth(flow: Flow, fs: FileSyms, scope: str, bindings: list[tuple[int,
     """Whether one of ``bindings`` (of a name in ``scope``) is worth evaluating."""
     if depth > 4:
         return _YES
-    return _YES if any((segs := parse(v.lstrip(AFTER))) and
-                       worth(flow, fs, scope, segs, depth + 1, True)
-                       for _l, v in bindings if v != "?") else _NO
+    return _YES if any(v[1:2] == NARROW or ((segs := parse(v.lstrip(AFTER))) and
+                       worth(flow, fs, scope, segs, depth + 1, True))
+                       for _l, v in bindings if v != "?") else _NO  # (`!x!C`: a class)
 
 
 def _has_sites(flow: Flow, fs: FileSyms, fn: str) -> bool:

@@ -48,3 +48,15 @@
 ; A decorator is called with the function it decorates.
 (decorator (identifier) @call.name) @reference.call
 (decorator (attribute object: (_) @call.receiver attribute: (identifier) @call.name)) @reference.call
+(if_statement condition: [(call function: (identifier) @_isa
+                                arguments: (argument_list . (identifier) @fact.lhs . (_) @fact.rhs .))
+                          (boolean_operator left: (call function: (identifier) @_isa
+                                arguments: (argument_list . (identifier) @fact.lhs . (_) @fact.rhs .))
+                                operator: "and")]
+              consequence: (block) @fact.body (#eq? @_isa "isinstance")) @fact.isa
+(elif_clause condition: [(call function: (identifier) @_isa
+                                arguments: (argument_list . (identifier) @fact.lhs . (_) @fact.rhs .))
+                          (boolean_operator left: (call function: (identifier) @_isa
+                                arguments: (argument_list . (identifier) @fact.lhs . (_) @fact.rhs .))
+                                operator: "and")]
+             consequence: (block) @fact.body (#eq? @_isa "isinstance")) @fact.isa
