@@ -156,3 +156,20 @@ def test_cls_in_a_classmethod_a_subclass_overrides(tmp_path: Path) -> None:
     assert got == ["main.py::Base.create -> main.py::Base @4",
                    "main.py::Base.create -> main.py::Kept @4",
                    "main.py::Base.create -> main.py::Slow @4"]
+
+
+def test_a_declared_list_of_a_base_class_takes_the_subclasses_passed(tmp_path: Path) -> None:
+    files = {"base.py": ("class Handler:\n    def handle(self, x):\n        return x\n"
+                         "class Upper(Handler):\n    def handle(self, x):\n"
+                         "        return x.upper()\n"),
+             "use.py": ("from base import Handler\n"  # 1
+                        "def run_all(hs: list[Handler], x):\n"  # 2
+                        "    for h in hs:\n        h.handle(x)\n"  # 3-4: both
+                        "def run_any(hs, x):\n"  # 5
+                        "    for h in hs:\n        h.handle(x)\n"),  # 6-7: Upper only
+             "main.py": ("from base import Upper\nfrom use import run_all, run_any\n"
+                         "hs = [Upper()]\nrun_all(hs, 'a')\nrun_any(hs, 'b')\n")}
+    assert calls_from(tmp_path, files, "use.py::run_all", "use.py::run_any") == [
+        "use.py::run_all -> base.py::Handler.handle @4",
+        "use.py::run_all -> base.py::Upper.handle @4",
+        "use.py::run_any -> base.py::Upper.handle @7"]

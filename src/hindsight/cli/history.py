@@ -67,7 +67,7 @@ def ingest(repo_root: str | None, mode: str | None, limit: int | None, all_: boo
             return
         rate = f", {st.ingested / st.seconds:,.0f} commits/s" if st.seconds and st.ingested \
             else ""
-        out.say(f"{st.mode} history of {bank.root}: {st.ingested} commits read "
+        out.say(f"history of {bank.root} ({st.mode} mode): {st.ingested} new commits read "
                 f"({st.expanded} expanded per symbol, {st.symbol_changes} symbol changes, "
                 f"{st.huge} huge, {st.boundary} shallow boundary); {st.seconds:.2f}s{rate}"
                 + (f"\nhistory is partial ({st.partial})" if st.partial else ""))

@@ -172,9 +172,10 @@ def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: 
     that is a name (``steps=STEPS``)."""
     if each:
         part = "[*]" if each is True else str(each)
-        if typ:  # `jobs: list[Job]`: a Job
+        if typ:  # `jobs: list[Job]`: a Job (or the subclasses' instances passed)
             el = element_type(typ, fs.language) if part == "[*]" else ""
-            return flow.value(fs, fn, el, 0) if el else None
+            dv = flow.value(fs, fn, el, 0) if el else None
+            return _declared_base(flow, fs, fn, name, -1 if kw else pos, dv, part)
         if fs.language not in ARGS:
             return None
         got = flow._guarded(("param" + part, fs.path, fn, name),
@@ -186,13 +187,8 @@ def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: 
     if typ:
         path = type_value(typ, fs.language)
         dv = flow.value(fs, fn, path, 0) if path else None
-        if dv is not None and dv[0] == "inst" and fs.language == "python" and \
-                not hierarchy.protocol(flow, dv) and dispatch.subclasses(
-                    flow.ctx(fs.path) or flow.root, dv[1]):  # `sink: Sink` passed an
-            got = flow._guarded(("param", fs.path, fn, name),  # UpperSink(): that too
-                                partial(passed, flow, fs, fn, -1 if kw else pos, name))
-            return union([dv, got]) if got is not None and hierarchy.narrower(
-                flow, got, dv) else dv
+        if dv is not None and dv[0] == "inst":  # `sink: Sink` passed an UpperSink()
+            return _declared_base(flow, fs, fn, name, -1 if kw else pos, dv)
         if dv is None or fs.language != "python" or not (
                 dv[0] == "cls" or hierarchy.protocol(flow, dv)):
             return dv  # (a Protocol: what the call sites pass, PEP 544; `type[X]`: below)
@@ -214,6 +210,20 @@ def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: 
         # returns is not the union (call sites are not told apart), so unknown
         return None
     return got
+
+
+def _declared_base(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int,
+                   dv: Value | None, part: str = "") -> Value | None:
+    """Declared value ``dv`` of parameter ``name`` (or of its part ``part``: ``[*]`` of
+    ``hs: list[Handler]``) with, for a Python class that has subclasses, the instances of
+    those the call sites pass (session 33; session 34 for the elements)."""
+    if dv is None or dv[0] != "inst" or fs.language != "python" or \
+            hierarchy.protocol(flow, dv) or not dispatch.subclasses(
+                flow.ctx(fs.path) or flow.root, dv[1]):
+        return dv
+    got = flow._guarded(("param" + part, fs.path, fn, name),
+                        partial(passed, flow, fs, fn, pos, name, part))
+    return union([dv, got]) if got is not None and hierarchy.narrower(flow, got, dv) else dv
 
 
 def _at_def(flow: Flow, fs: FileSyms, fn: str, default: str) -> Value | None:

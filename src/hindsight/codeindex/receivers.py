@@ -298,7 +298,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
         # what an argument to another file's function may name: definitions, imports,
         # self, and variables bound to a call of one of those (`order = Order()`)
         instances = localuse.instances(out.facts, deferred, known)
-        outer = known | set(out.selfs) | instances
+        outer = known | set(out.selfs) | instances | {c for c in out.containers if c.isidentifier()}
         callees = (known | instances) - own  # heads of another file's functions
         for i, (name, node) in enumerate(call_nodes):
             # calls of the file's functions whose parameters matter, and calls of what
