@@ -173,3 +173,17 @@ def test_a_declared_list_of_a_base_class_takes_the_subclasses_passed(tmp_path: P
         "use.py::run_all -> base.py::Handler.handle @4",
         "use.py::run_all -> base.py::Upper.handle @4",
         "use.py::run_any -> base.py::Upper.handle @7"]
+
+
+def test_a_closure_reads_the_binding_at_its_def_and_the_later_ones(tmp_path: Path) -> None:
+    files = {"log.py": "def log_debug(m):\n    print(m)\ndef log_quiet(m):\n    pass\n"
+                       "def other(m):\n    pass\n",
+             "app.py": ("from log import log_debug, log_quiet, other\n"  # 1
+                        "def serve(requests):\n"  # 2
+                        "    logger = other\n    logger = log_debug\n"  # 3-4: other is dead
+                        "    def handle(r):\n        logger(r)\n"  # 5-6: debug, quiet
+                        "    for r in requests:\n        handle(r)\n"  # 7-8
+                        "    logger = log_quiet\n")}  # 9
+    assert calls_from(tmp_path, files, "app.py::serve.handle") == [
+        "app.py::serve.handle -> log.py::log_debug @6",
+        "app.py::serve.handle -> log.py::log_quiet @6"]

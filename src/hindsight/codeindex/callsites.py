@@ -187,8 +187,8 @@ def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: 
     if typ:
         path = type_value(typ, fs.language)
         dv = flow.value(fs, fn, path, 0) if path else None
-        if dv is not None and dv[0] == "inst":  # `sink: Sink` passed an UpperSink()
-            return _declared_base(flow, fs, fn, name, -1 if kw else pos, dv)
+        if dv is not None and dv[0] == "inst" and not hierarchy.protocol(flow, dv):
+            return _declared_base(flow, fs, fn, name, -1 if kw else pos, dv)  # `sink: Sink`
         if dv is None or fs.language != "python" or not (
                 dv[0] == "cls" or hierarchy.protocol(flow, dv)):
             return dv  # (a Protocol: what the call sites pass, PEP 544; `type[X]`: below)

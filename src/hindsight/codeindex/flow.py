@@ -35,7 +35,7 @@ dependency (its ``path:`` key and its lookups' keys: incremental).
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -45,7 +45,7 @@ from hindsight.codeindex.exprs import indexed, parse, part_index
 from hindsight.codeindex.hierarchy import narrowed, prefixed
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, OWN_CLASS, SUPER_NAMES, FileSyms
-from hindsight.codeindex.values import Value, members, union
+from hindsight.codeindex.values import Value, each_once, members, union
 from hindsight.codeindex.worth import worth
 
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ class Flow:
             return []
         kind, q = v
         if kind == "any":
-            return _targets(self.callable_target(m) for m in members(v))
+            return each_once(self.callable_target(m) for m in members(v))
         if kind in ("fn", "cls"):
             return [self._undecorated(q) if kind == "fn" else q]
         if kind == "inst":
@@ -149,7 +149,7 @@ class Flow:
     def member_target(self, v: Value, name: str) -> list[str]:
         """The definitions a call of member ``name`` of value ``v`` runs."""
         if v[0] == "any":
-            return _targets(self.member_target(m, name) for m in members(v))
+            return each_once(self.member_target(m, name) for m in members(v))
         if v[0] == "mod":
             m = self.attr_value(v, name)
             return self._run(m, lambda x: x[0] in ("fn", "cls"))
@@ -166,7 +166,7 @@ class Flow:
             return []
         if m[0] != "any":
             return [self._undecorated(m[1])] if direct(m) else self.callable_target(m)
-        return _targets([self._undecorated(x[1])] if direct(x) else self.callable_target(x)
+        return each_once([self._undecorated(x[1])] if direct(x) else self.callable_target(x)
                         for x in members(m))
 
     def _undecorated(self, q: str) -> str:
@@ -285,8 +285,7 @@ class Flow:
             return self.classify(f"{fs.path}::{name[1:]}")
         # bindings of the enclosing functions, innermost first
         plain = "[" not in name
-        s = scope
-        first = True
+        s, inner, first = scope, scope, True
         visible = SPECS[lang].class_scope_visible
         while s:
             kind = fs.kinds.get(s, "scope")
@@ -300,6 +299,9 @@ class Flow:
                     if b:
                         at, br = line if first else None, d.get(name + BRANCH)
                         got = self.pick(fs, s, b, at, br)  # and a parameter's value when
+                        if not first and (dl := fs.def_lines.get(inner, 0)):  # a closure: the
+                            got = union([self.pick(fs, s, b, dl, br), *(  # binding at its def
+                                self.value(fs, s, v, ln) for ln, v in b if ln > dl)])  # or after
                         p = fs.param(s, name) if kind in FUNC_KINDS else None  # it may reach
                         return union([got, self.param(fs, s, name, *p)]) if p is not None \
                             and reaching.from_entry(b, at, br) else got  # (`x = x or D()`)
@@ -321,8 +323,7 @@ class Flow:
                 v = self.attr_value(("inst", f"{fs.path}::{s}"), name)
                 if v is not None:
                     return v
-            s = fs.parents.get(s, "")
-            first = False
+            inner, s, first = s, fs.parents.get(s, ""), False
         if "[" not in name:
             r = self.ctx(fs.path)
             hit = r.lookup(fs, scope, name, line or 0) if r is not None else []
@@ -490,10 +491,3 @@ class Flow:
         """Value of parameter ``name`` (at ``pos``) of ``fn`` (:func:`callsites.param`)."""
         return callsites.param(self, fs, fn, name, pos, typ, kw)
 
-
-def _targets(lists: Iterable[list[str]]) -> list[str]:
-    """The targets of several lists, each once, in order."""
-    out: list[str] = []
-    for lst in lists:
-        out += [t for t in lst if t not in out]
-    return out

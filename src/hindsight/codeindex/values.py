@@ -59,3 +59,11 @@ def members(v: Value) -> list[Value]:
         k, _, q = part.partition(_KSEP)
         out.append((k, q))
     return out
+
+
+def each_once(lists: Iterable[list[str]]) -> list[str]:
+    """The targets of several lists, each once, in order."""
+    out: list[str] = []
+    for lst in lists:
+        out += [t for t in lst if t not in out]
+    return out
