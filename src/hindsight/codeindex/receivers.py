@@ -205,13 +205,12 @@ def _xcall(out: Bindings, caps: dict[str, list[Any]]) -> None:
         out.facts.append((out.owner(call.start_byte), "()", v, _line(call)))
 
 
-def _handle(fn: Callable[[Bindings, dict[str, list[Any]]], None], out: Bindings,
-            caps: dict[str, list[Any]]) -> None:
+def _handle(fn: Callable[[Bindings, dict[str, list[Any]]], None], out: Bindings, caps: Any) -> None:
     """Run one fact handler; an expression nested past Python's recursion limit (a chain
     of 500 ``.copy()`` calls: break-it) gives no fact, and the file's other facts stay."""
     try:
         fn(out, caps)
-    except RecursionError:
+    except RecursionError:  # (parse.py: one outside any handler drops the receiver facts)
         return
 
 
@@ -418,6 +417,7 @@ def _param_users(heads: list[tuple[str, str, str]], facts: list[Fact],
     out: set[str] = set()
     if not params:
         return out
+    words = set().union(*params.values())  # (a known name in no parameter list: cheap)
 
     def note(scope: str, name: str) -> None:
         while scope:
@@ -431,8 +431,8 @@ def _param_users(heads: list[tuple[str, str, str]], facts: list[Fact],
     for caller, recv, name in heads:
         # (a wildcard import's alias is "", so "" may be in ``known``; a known name is
         # a parameter's only when one is so named: `def go(helper): helper()`)
-        if caller and (not recv or recv not in known) and (
-                name not in known or _named_param(functions, caller, name)):
+        if caller and (not recv or recv not in known) and (name not in known or (
+                name in words and _named_param(functions, caller, name))):
             note(caller, name)
     for scope, _target, v, _l in facts:
         if scope in params:
