@@ -449,3 +449,19 @@ def test_comment_only_edit_is_found_by_line_overlap(tmp_path: Path) -> None:
         (s,) = ev["symbols"]
         assert (s["local"], s["change"], s["old_hash"] == s["new_hash"]) == ("f", "modified",
                                                                             True)
+
+
+def test_why_says_when_the_file_has_uncommitted_changes(tmp_path: Path) -> None:
+    r = story(tmp_path)
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        b.history.ingest()
+        assert not [n for n in b.history.why("c.py", 6)["notes"] if "uncommitted" in n]
+        (r.path / "c.py").write_text((r.path / "c.py").read_text().replace("return 6",
+                                                                             "return 7"))
+        b.code.index()
+        res = b.history.why("c.py", 6)
+        assert res["last"]["sha"] == r.shas[6]  # still HEAD's last change, and said so
+        assert [n for n in res["notes"] if "uncommitted" in n] == [
+            "c.py has uncommitted changes (git diff HEAD): they are in no commit above; "
+            "edits through an agent hook are the edit trace"]

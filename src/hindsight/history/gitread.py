@@ -210,6 +210,16 @@ def _ok(root: str, args: list[str]) -> bool:
         return False
 
 
+def uncommitted(root: str, path: str) -> bool:
+    """True when the working copy of ``path`` differs from HEAD's (``git diff --quiet HEAD
+    -- path`` exits 1); False when it does not, or git fails (no HEAD, no git)."""
+    try:
+        return subprocess.run(git_cmd(root, "diff", "--quiet", "HEAD", "--", path),
+                              capture_output=True, timeout=GIT_TIMEOUT_S).returncode == 1
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
 def exists(root: str, sha: str) -> bool:
     """True when ``sha`` names a commit present in the object store."""
     return _ok(root, ["cat-file", "-e", sha + "^{commit}"])

@@ -321,7 +321,8 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
     without changing its content: pure moves, and merges when shown), "merges_hidden",
     "live": [trace events on this symbol/file after the last commit],
     "history_partial": ""|"shallow"|"limited" (``partial`` of :func:`history`; MCP's
-    ``partial`` means a time limit), "notes"}`` (a partial history adds a note). The symbol is
+    ``partial`` means a time limit), "notes"}`` (a partial history adds a note, and so do
+    uncommitted changes to ``path``). The symbol is
     the innermost one enclosing the line; without symbol history, or for a line in a
     class body outside its methods (not its first line), the line's own ``git blame``
     answers. Merges are left out as in :func:`history` unless ``merges``;
@@ -368,6 +369,9 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
         elif sha:  # git knows the commit; the ingested history does not reach back to it
             out["notes"].append(f"git blame names {sha[:10]}, older than the ingested "
                                 "history: `hindsight ingest --all` reads all of it")
+    if G.uncommitted(root, path):  # (a fresh user's trial: `why` read as the whole truth)
+        out["notes"].append(f"{path} has uncommitted changes (git diff HEAD): they are in "
+                            "no commit above; edits through an agent hook are the edit trace")
     out["history_partial"] = hs.get_meta("history_partial_kind") or ""
     if out["history_partial"] and out["source"] == "symbol":  # (blame reads all history)
         out["notes"].append(partial_note(out["history_partial"]))
