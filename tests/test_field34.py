@@ -125,7 +125,7 @@ def test_isinstance_narrows_a_name_in_its_block(tmp_path: Path) -> None:
            "    s.area()\n"  # 7: both passed
            "def declared(s: Shape):\n"  # 8
            "    if isinstance(s, Circle):\n        s.name()\n"  # 9-10: Shape.name (inherited)
-           "    if isinstance(s, dict):\n        s.area()\n"  # 11-12: not narrowed: Shape
+           "    if isinstance(s, dict):\n        s.area()\n"  # 11-12: a dict: unknown
            "def local(items):\n    for it in items:\n"  # 13-14
            "        if isinstance(it, (Circle, Square)):\n            it.area()\n"  # 15-16
            "        it = Square()\n        if isinstance(it, Circle):\n"  # 17-18
@@ -133,7 +133,6 @@ def test_isinstance_narrows_a_name_in_its_block(tmp_path: Path) -> None:
            "describe(Circle())\ndescribe(Square())\n")  # 21-22
     assert calls_from(tmp_path, {"shapes.py": SHAPES, "main.py": src}, "main.py::describe",
                       "main.py::declared", "main.py::local") == [
-        "main.py::declared -> shapes.py::Shape.area @12",
         "main.py::declared -> shapes.py::Shape.name @10",
         "main.py::describe -> shapes.py::Circle.area @4",
         "main.py::describe -> shapes.py::Circle.area @7",
@@ -187,3 +186,60 @@ def test_a_closure_reads_the_binding_at_its_def_and_the_later_ones(tmp_path: Pat
     assert calls_from(tmp_path, files, "app.py::serve.handle") == [
         "app.py::serve.handle -> log.py::log_debug @6",
         "app.py::serve.handle -> log.py::log_quiet @6"]
+
+
+def test_isinstance_with_outside_classes_protocols_and_open_hierarchies(tmp_path: Path) -> None:
+    files = {"paths.py": ("from typing import Protocol\n"  # 1
+                          "class Path:\n    def split(self):\n        return []\n"  # 2-4
+                          "class Closeable(Protocol):\n    def close(self): ...\n"  # 5-6
+                          "class File:\n    def close(self):\n        pass\n"  # 7-9
+                          "class Cache:\n    def get(self):\n        return 1\n"),  # 10-12
+             "main.py": ("import io\nfrom paths import Path, Closeable, File, Cache\n"  # 1-2
+                         "def parts(p):\n"  # 3
+                         "    if isinstance(p, str):\n        return p.split('/')\n"  # 4-5
+                         "    return p.split()\n"  # 6: Path.split
+                         "def shut(r):\n"  # 7
+                         "    if isinstance(r, Closeable):\n        r.close()\n"  # 8-9: File
+                         "current = Cache()\n"  # 10
+                         "def use():\n    current.get()\n"  # 11-12: before the block
+                         "    if isinstance(current, Cache):\n        current.get()\n"  # 13-14
+                         "class Buf(io.BytesIO):\n    def get(self):\n        return 2\n"
+                         "def read(b):\n"  # 18
+                         "    if isinstance(b, io.IOBase):\n        b.get()\n"  # 19-20: Buf
+                         "parts('a/b'); parts(Path()); shut(File()); read(Buf())\n")}
+    assert calls_from(tmp_path, files, "main.py::parts", "main.py::shut", "main.py::use",
+                      "main.py::read") == [
+        "main.py::parts -> paths.py::Path.split @6",
+        "main.py::read -> main.py::Buf.get @20",
+        "main.py::shut -> paths.py::File.close @9",
+        "main.py::use -> paths.py::Cache.get @12", "main.py::use -> paths.py::Cache.get @14"]
+
+
+def test_a_name_bound_again_to_what_the_index_cannot_follow(tmp_path: Path) -> None:
+    files = {"other.py": "def fn():\n    return 1\ndef make():\n    return fn\n",
+             "s.py": ("import json, other\n"  # 1
+                      "def helper():\n    return 0\n"  # 2-3
+                      "helper = json.loads\n"  # 4: outside the repository: unresolved
+                      "def h2():\n    return 0\n"  # 5-6
+                      "h2 = other.make()\n"  # 7: a call giving other.fn
+                      "def on_save():\n    return 0\n"  # 8-9
+                      "class Model:\n    on_save()\n"  # 10-11: class body before line 12
+                      "def custom():\n    return 1\n"  # 12-13
+                      "on_save = custom\n"  # 14
+                      "def run():\n    helper('1')\n    h2()\n    on_save()\n")}  # 15-18
+    assert calls_from(tmp_path, files, "s.py::run", "s.py::Model") == [
+        "s.py::Model -> s.py::on_save @11",
+        "s.py::run -> other.py::fn @17", "s.py::run -> s.py::custom @18"]
+
+
+def test_int_and_bytes_keys_of_an_imported_table(tmp_path: Path) -> None:
+    files = {"h.py": ("def a(): pass\ndef b(): pass\ndef c(): pass\n"
+                      "OPS = {1: a, 2: b}\nBK = {b'x': a, 'x': b}\nST = {'1': c, 1: a}\n"),
+             "main.py": ("from h import OPS, BK, ST\n"  # 1
+                         "def run():\n"  # 2
+                         "    OPS.get(2)()\n    BK[b'x']()\n    BK['x']()\n"  # 3-5: b a b
+                         "    ST.get(1)()\n    ST.get('1')()\n")}  # 6-7: a c
+    assert calls_from(tmp_path, files, "main.py::run") == [
+        "main.py::run -> h.py::a @4", "main.py::run -> h.py::a @6",
+        "main.py::run -> h.py::b @3", "main.py::run -> h.py::b @5",
+        "main.py::run -> h.py::c @7"]

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 
 from hindsight.codeindex.bindings import BRANCH, GLOBAL
 from hindsight.codeindex.exprs import parse
+from hindsight.codeindex.table import CLASS_KINDS, SUPER_NAMES, FileSyms
 from hindsight.codeindex.table import OWN_CLASS as OWN_CLASS  # (resolve.py reads it here)
-from hindsight.codeindex.table import SUPER_NAMES, FileSyms
 from hindsight.codeindex.values import MAX_TARGETS, Value, union
 
 if TYPE_CHECKING:
@@ -354,37 +354,42 @@ def _runs_for(r: Resolver, sub: str, caller: str) -> bool:
                for vals in facts.values() for _l, v in vals)
 
 
-def redefined(r: Resolver, hit: str, caller: str, name: str, line: int) -> list[str]:
+def redefined(r: Resolver, hit: str, caller: str, name: str, line: int) -> list[str] | None:
     """What a call at ``line`` of Python module-level function ``hit`` runs when a module
     binds the name again (break-it of session 34): ``def helper(): …`` then ``helper =
     replacement`` in its own module, or ``from cbs import helper`` then ``helper = …`` in
     the calling module (bare ``name``): the function or class of the last such binding (a
-    name or attribute path, not a call's result, which the decorator rules read), with
-    ``hit`` too when that binding is in a branch or loop body (``try: from fast import
-    loads`` / ``except ImportError: loads = slow``); ``[]`` (no change) when there is none,
-    it is no function or class known, or the call is module code before it."""
+    name or attribute path, or a call giving a module's function or class; a wrapper,
+    ``f = deco(f)``, is left to the decorator rules), with ``hit`` too when that binding is in a branch or loop body (``try: from
+    fast import loads`` / ``except ImportError: loads = slow``); ``[]`` (unresolved) when
+    an unconditional one is no function or class known (``helper = json.loads``); ``None``
+    (no change) when there is none, or the call is module or class-body code before it."""
     path, _, local = hit.partition("::")
     if r.f.language != "python":
-        return []
+        return None
     fs: FileSyms | None = r.f
     if name and path != r.f.path and r.f.flow.get("", {}).get(name):
         start = 0  # (an import of the calling module: module bindings come after it)
     else:
         fs, name = r._file(path) if "." not in local else None, local
         if fs is None or fs.kinds.get(local) != "function":
-            return []
+            return None
         start = fs.def_lines.get(local, 0)
     mod = fs.flow.get("", {}) if fs is not None else {}
     later = [(ln, v) for ln, v in mod.get(name, ()) if ln > start]
-    if fs is None or not later or (fs is r.f and not caller and line <= later[-1][0]):
-        return []
+    if fs is None or not later or (fs is r.f and line <= later[-1][0] and (
+            not caller or r.f.kinds.get(caller) in CLASS_KINDS)):
+        return None
     ln, v = later[-1]
-    if "(" in v or "[" in v or any(b == ln for b, _e in mod.get(name + GLOBAL, ())):
-        return []  # (a function's `global` binding: the name rules read it, Flow.pick)
-        return []
+    if "[" in v or any(b == ln for b, _e in mod.get(name + GLOBAL, ())):
+        return None  # (a function's `global` binding: the name rules read it, Flow.pick)
     got = r.flow.value(fs, "", v, ln + 1)
-    if got is None or got[0] not in ("fn", "cls") or got[1] == hit:
-        return []
-    if any(b == ln for b, _e in mod.get(name + BRANCH, ())):
-        return [hit, got[1]]
-    return [got[1]]
+    branch = any(b == ln for b, _e in mod.get(name + BRANCH, ()))
+    if "(" in v and (got is None or got[0] not in ("fn", "cls") or "." in got[1].partition(
+            "::")[2]):  # `h = make()` gives a module's function; `f = deco(f)` a wrapper:
+        return None  # the decorator rules (Resolver.undecorated)
+    if got is None or got[0] not in ("fn", "cls"):
+        return None if branch else []
+    if got[1] == hit:
+        return None
+    return [hit, got[1]] if branch else [got[1]]

@@ -80,14 +80,15 @@ def _close(s: str, i: int) -> int:
 
 
 def key_text(inner: str) -> str:
-    """Canonical subscript key: ``'text'`` for a (not bytes) string literal, digits for a whole
-    number (``-1`` … ``-9`` for a position from the end), ``?`` for anything else."""
+    """Canonical subscript key: ``'text'`` for a string literal (``b'text'`` for bytes,
+    another key), digits for a whole number (``-1`` … ``-9`` for a position from the
+    end), ``?`` for anything else."""
     t = inner.strip()
     if t == "*":
         return "*"
-    if t[:1] == "~":  # `~'k'`: the literal key of `d.get('k')` (Bindings._container_read)
+    if t[:1] == "~":  # `~'k'`, `~1`: the literal key of `d.get('k')` (Bindings._container_read)
         k = key_text(t[1:])
-        return "~" + k if k[:1] == "'" else "?"
+        return "~" + k if k[:1] == "'" or k.isdigit() else "?"
     if t.isdigit():
         return str(int(t))
     if t[:1] == "-" and t[1:].strip().isdigit() and 0 < int(t[1:]) <= 9:
@@ -95,13 +96,12 @@ def key_text(inner: str) -> str:
     i = 0
     while i < len(t) and t[i] in "rRbBuU":
         i += 1
-    body = t[i:]  # (a bytes key is another key than the text's: `?`)
-    if len(body) >= 2 and body[0] in "\"'" and body[-1] == body[0] and i <= 1 and \
-            t[:i] not in ("b", "B"):
+    body = t[i:]
+    if len(body) >= 2 and body[0] in "\"'" and body[-1] == body[0] and i <= 1:
         q = body[0]
         inner_s = body[3:-3] if body.startswith(q * 3) and len(body) >= 6 else body[1:-1]
         if "\\" not in inner_s and "'" not in inner_s and len(inner_s) <= 80:
-            return f"'{inner_s}'"
+            return f"b'{inner_s}'" if t[:i] in ("b", "B") else f"'{inner_s}'"
     return "?"
 
 

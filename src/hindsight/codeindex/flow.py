@@ -296,6 +296,8 @@ class Flow:
                     sc = d.get(name + SCOPED) if b else None
                     if b and sc:  # comprehension variables: only inside the comprehension
                         b = reaching.visible(b, sc, line if first else None)
+                        if first and all(v[1:2] == NARROW and ln >= line for ln, v in b):
+                            b = []  # (`isinstance` binds nothing: up to its block, the outer x)
                     if b:
                         at, br = line if first else None, d.get(name + BRANCH)
                         got = self.pick(fs, s, b, at, br)  # and a parameter's value when

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex import dispatch
+from hindsight.codeindex.table import CLASS_KINDS
 from hindsight.codeindex.values import Value, members, union
 
 if TYPE_CHECKING:
@@ -59,18 +60,40 @@ def narrower(flow: Flow, v: Value, than: Value) -> bool:
                               for m in members(v))
 
 
+
 def narrowed(flow: Flow, fs: FileSyms, scope: str, val: str, line: int) -> Value | None:
     """Value ``!x!A|B`` (:data:`~hindsight.codeindex.bindings.NARROW`) bound at ``line``:
-    the members of the value ``x`` had there that are instances of A or B (or of a class
-    deriving from one); instances of A or B themselves when none is (a parameter whose
-    call sites pass other classes, or nothing known); the value ``x`` had, unnarrowed,
-    when A or B is no class of the repository (``isinstance(x, dict)``)."""
+    the members of the value ``x`` had there that are instances of A or B, or of a class
+    with a base the index cannot resolve (``class B(with_metaclass(M, A))``, ``class
+    P(str)``: it may derive from them); else instances of A or B themselves when one is
+    a class of the repository, else unknown (``isinstance(x, str)``); the value ``x``
+    had when one is a ``typing.Protocol`` (structural: what has its methods passes)."""
     name, _, kinds = val[1:].partition("!")
     prev = flow.value(fs, scope, name, line)
     tops = [flow.value(fs, scope, k, line) for k in kinds.split("|")]
-    if not tops or any(t is None or t[0] != "cls" for t in tops):
-        return prev
-    want = list(dict.fromkeys(t[1] for t in tops if t is not None))
-    kept = [m for m in members(prev) if m[0] == "inst" and set(want) & set(flow.mro(m[1]))] \
-        if prev is not None else []
-    return union(kept) if kept else union(("inst", q) for q in want)
+    want = list(dict.fromkeys(t[1] for t in tops if t is not None and t[0] == "cls"))
+    if any(protocol(flow, ("inst", q)) for q in want):
+        return prev  # (structural: what has the protocol's methods passes)
+    closed = len(want) == len(tops)
+    kept = [m for m in members(prev) if m[0] == "inst" and (
+        set(want) & set(flow.mro(m[1])) or _open(flow, m[1]))] if prev is not None else []
+    return union(kept) if kept else union(("inst", q) for q in want) if closed else None
+
+
+def _open(flow: Flow, q: str) -> bool:
+    """Whether class ``q`` or a class in its MRO has a base the index cannot resolve (a
+    class outside the repository, a call, an alias it does not follow; ``object`` and
+    ``typing.Generic[T]`` aside)."""
+    for c in flow.mro(q):
+        path, _, cls = c.partition("::")
+        fs = flow.fs(path)
+        names = [n for k, n, _r, _l in fs.inherits if k == cls and n not in _CLOSED] \
+            if fs is not None else []
+        known = [b for b in flow.root.bases(path, cls) if (o := flow.fs(b.partition("::")[0]))
+                 is not None and o.kinds.get(b.partition("::")[2]) in CLASS_KINDS]
+        if len(names) > len(known):  # (`with_metaclass(M, A)` resolves to a function)
+            return True
+    return False
+
+
+_CLOSED = frozenset({"object", "Generic"})

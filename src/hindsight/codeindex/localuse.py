@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hindsight.codeindex.bindings import Fact, _t, head
+from hindsight.codeindex.bindings import NARROW, Fact, _t, head
 
 
 def instances(facts: list[Fact], deferred: list[tuple[Any, dict[str, list[Any]]]],
@@ -66,6 +66,9 @@ def uses(heads: list[tuple[str, str, str]], facts: list[Fact], args: list[Fact],
     for scope, target, v, _l in (*facts, *args):
         s = by.setdefault(scope, set())
         s.add(head(v))
+        if v[1:2] == NARROW:  # `isinstance(x, Item)` reads x and Item (loops.isa)
+            name, _, kinds = v[2:].partition(NARROW)
+            s.update([name, *map(head, kinds.split("|"))])
         if "." in target and "[" not in target:  # `server.handler = H()` reads `server`
             s.add(head(target))  # (classes.foreign: which instance it writes to)
     out: dict[str, set[str]] = {}

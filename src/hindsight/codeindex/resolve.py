@@ -1,7 +1,6 @@
 """L2 call graph: resolve raw references to symbols (issue #2, item 6).
 
 Rules, in order, for a reference ``name`` with ``receiver`` seen inside definition ``caller``:
-
 * no receiver: the enclosing scopes from the innermost outwards (nested functions; class
   bodies where methods call siblings by bare name: Java, C#, Kotlin, C++, Ruby; a Python
   class body sees its own names defined before), then the file's top level, then imports
@@ -11,10 +10,9 @@ Rules, in order, for a reference ``name`` with ``receiver`` seen inside definiti
 * any other receiver: an imported module alias (``os.path``, ``import * as ns``, Go package
   alias, Rust path), else a class it names (``Class.method``, ``Type::new``).
 
-What does not resolve keeps its bare name with an empty ``dst``. Two files defining the
-same name are never cross-wired: a bare name only reaches another file through an import
-or the same package. Every file or key consulted is recorded as a dependency (see
-:mod:`hindsight.codeindex.modules`), which is what incremental re-resolution relies on.
+What does not resolve keeps its bare name with an empty ``dst``. Two files defining a
+name are never cross-wired: a bare name reaches another file through an import or the
+package only. Each file or key consulted is a dependency (:mod:`~.modules`: incremental).
 """
 
 from __future__ import annotations
@@ -267,13 +265,13 @@ class Resolver:
             key = (self.f.enclosing_class(caller), name, receiver, hit)
             over = self._dispatch.get(key)
             if over is None:
-                over = self._dispatch[key] = dispatch.overrides(self, caller, name, receiver,
-                                                                hit)
+                over = self._dispatch[key] = dispatch.overrides(self, caller, name, receiver, hit)
             if over:  # a subclass's definition may run (hindsight.codeindex.dispatch)
                 return over + [t for t in extra if t not in over]
         if hit and line:
             hit = self.undecorated(dispatch.aliased(self, hit))
-            if again := dispatch.redefined(self, hit, caller, "" if receiver else name, line):  # `f = other` later
+            again = dispatch.redefined(self, hit, caller, "" if receiver else name, line)
+            if again is not None:  # `helper = replacement` later: that value
                 return again + [t for t in extra if t not in again]
         if hit or not line:
             return ([hit] if hit else []) + [t for t in extra if t != hit]
