@@ -243,3 +243,29 @@ def test_int_and_bytes_keys_of_an_imported_table(tmp_path: Path) -> None:
         "main.py::run -> h.py::a @4", "main.py::run -> h.py::a @6",
         "main.py::run -> h.py::b @3", "main.py::run -> h.py::b @5",
         "main.py::run -> h.py::c @7"]
+
+
+def test_assert_and_early_exit_isinstance_narrow_the_rest_of_the_block(tmp_path: Path) -> None:
+    src = ("from shapes import Shape, Circle, Square\n"  # 1
+           "def eq(self, other):\n"  # 2
+           "    if not isinstance(other, Circle):\n        return NotImplemented\n"  # 3-4
+           "    return other.area()\n"  # 5: Circle
+           "def asserting(s):\n    s.area()\n"  # 6-7: both
+           "    assert isinstance(s, Square)\n    s.area()\n"  # 8-9: Square
+           "def loop(items):\n    for it in items:\n"  # 10-11
+           "        if not isinstance(it, Square):\n            continue\n"  # 12-13
+           "        it.area()\n    it.area()\n"  # 14: Square; 15: both
+           "def no_exit(s):\n    if not isinstance(s, Square):\n        print(1)\n"  # 16-18
+           "    s.area()\n"  # 19: Circle (the block does not leave)
+           "eq(1, Circle()); eq(1, Square()); asserting(Circle()); asserting(Square())\n"
+           "loop([Circle(), Square()]); no_exit(Circle())\n")
+    assert calls_from(tmp_path, {"shapes.py": SHAPES, "main.py": src}, "main.py::eq",
+                      "main.py::asserting", "main.py::loop", "main.py::no_exit") == [
+        "main.py::asserting -> shapes.py::Circle.area @7",
+        "main.py::asserting -> shapes.py::Square.area @7",
+        "main.py::asserting -> shapes.py::Square.area @9",
+        "main.py::eq -> shapes.py::Circle.area @5",
+        "main.py::loop -> shapes.py::Circle.area @15",
+        "main.py::loop -> shapes.py::Square.area @14",
+        "main.py::loop -> shapes.py::Square.area @15",
+        "main.py::no_exit -> shapes.py::Circle.area @19"]

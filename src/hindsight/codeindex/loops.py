@@ -70,10 +70,16 @@ def except_(out: Bindings, caps: dict[str, list[Any]]) -> None:
         out.scoped(scope, target, f"{v}()", line, _end(node))
 
 
+_LEAVES = frozenset({"return_statement", "raise_statement", "continue_statement",
+                     "break_statement"})
+
+
 def isa(out: Bindings, caps: dict[str, list[Any]]) -> None:
     """``if isinstance(x, C):`` (or ``elif``, or ``isinstance(x, (A, B)) and …``): in the
     block, ``x`` is what it was narrowed to instances of ``C`` (a binding visible up to the
-    block's end, at the ``if`` line; break-it of session 34)."""
+    block's end, at the ``if`` line; break-it of session 34); after ``assert
+    isinstance(x, C)`` and after ``if not isinstance(x, C):`` whose block leaves (``return``,
+    ``raise``, ``continue``, ``break``; no ``else``), up to the end of the enclosing block."""
     if "isinstance" in out.shadowed or _t(caps["fact.lhs"][0]) in out.selfs:
         return  # (`self` keeps its class and the overrides of its subclasses)
     rhs = caps["fact.rhs"][0]
@@ -84,8 +90,15 @@ def isa(out: Bindings, caps: dict[str, list[Any]]) -> None:
     if not vals or len(vals) != len(kinds) or len(vals) > MAX_TARGETS:
         return
     node, name = caps["fact.isa"][0], _t(caps["fact.lhs"][0])
-    out.scoped(out.scope(node), name, f"{NARROW}{name}{NARROW}{'|'.join(vals)}",
-               _line(node), _end(caps["fact.body"][0]))
+    line, body, leave = _line(node), caps.get("fact.body"), caps.get("fact.exit")
+    if leave:  # `if not isinstance(x, C): return …`: x is a C after the `if`, to the end
+        kids = [c for c in leave[0].named_children if c.type != "comment"]  # of its block
+        if node.child_by_field_name("alternative") is not None or not kids or \
+                kids[-1].type not in _LEAVES:
+            return
+        line = _end(node)  # (`assert isinstance(x, C)`: from the next line likewise)
+    out.scoped(out.scope(node), name, f"{NARROW}{name}{NARROW}{'|'.join(vals)}", line,
+               _end(body[0] if body else node.parent))
 
 
 def append(out: Bindings, caps: dict[str, list[Any]]) -> None:

@@ -60,3 +60,9 @@
                                 arguments: (argument_list . (identifier) @fact.lhs . (_) @fact.rhs .))
                                 operator: "and")]
              consequence: (block) @fact.body (#eq? @_isa "isinstance")) @fact.isa
+(assert_statement . (call function: (identifier) @_isa
+                          arguments: (argument_list . (identifier) @fact.lhs . (_) @fact.rhs .))
+                  (#eq? @_isa "isinstance")) @fact.isa
+(if_statement condition: (not_operator argument: (call function: (identifier) @_isa
+                          arguments: (argument_list . (identifier) @fact.lhs . (_) @fact.rhs .)))
+              consequence: (block) @fact.exit (#eq? @_isa "isinstance")) @fact.isa
