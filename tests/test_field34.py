@@ -269,3 +269,15 @@ def test_assert_and_early_exit_isinstance_narrow_the_rest_of_the_block(tmp_path:
         "main.py::loop -> shapes.py::Square.area @14",
         "main.py::loop -> shapes.py::Square.area @15",
         "main.py::no_exit -> shapes.py::Circle.area @19"]
+
+
+def test_a_class_pattern_of_a_match_narrows_its_subject(tmp_path: Path) -> None:
+    src = ("import shapes\nfrom shapes import Circle, Square\n"  # 1-2
+           "def f(x):\n    match x:\n"  # 3-4
+           "        case Circle():\n            x.area()\n"  # 5-6: Circle
+           "        case shapes.Square(side=s):\n            x.area()\n"  # 7-8: Square
+           "        case _:\n            x.area()\n"  # 9-10: both
+           "f(Circle()); f(Square())\n")
+    assert calls_from(tmp_path, {"shapes.py": SHAPES, "main.py": src}, "main.py::f") == [
+        "main.py::f -> shapes.py::Circle.area @10", "main.py::f -> shapes.py::Circle.area @6",
+        "main.py::f -> shapes.py::Square.area @10", "main.py::f -> shapes.py::Square.area @8"]

@@ -79,14 +79,16 @@ def isa(out: Bindings, caps: dict[str, list[Any]]) -> None:
     block, ``x`` is what it was narrowed to instances of ``C`` (a binding visible up to the
     block's end, at the ``if`` line; break-it of session 34); after ``assert
     isinstance(x, C)`` and after ``if not isinstance(x, C):`` whose block leaves (``return``,
-    ``raise``, ``continue``, ``break``; no ``else``), up to the end of the enclosing block."""
+    ``raise``, ``continue``, ``break``; no ``else``), up to the end of the enclosing block;
+    in ``case C(…):`` of ``match x:``, in the case's block."""
     if "isinstance" in out.shadowed or _t(caps["fact.lhs"][0]) in out.selfs:
         return  # (`self` keeps its class and the overrides of its subclasses)
     rhs = caps["fact.rhs"][0]
     kinds = [c for c in rhs.named_children if c.type != "comment"] \
         if rhs.type == "tuple" else [rhs]
-    vals = [v for k in kinds if (v := out.value(k)) and v != "?"] if all(
-        k.type in ("identifier", "attribute") for k in kinds) else []
+    vals = [v for k in kinds if (v := canon(_t(k)) if k.type == "dotted_name" else out.value(k))
+            and v != "?"] if all(k.type in ("identifier", "attribute", "dotted_name")
+                                 for k in kinds) else []  # (`case Circle():`, a dotted name)
     if not vals or len(vals) != len(kinds) or len(vals) > MAX_TARGETS:
         return
     node, name = caps["fact.isa"][0], _t(caps["fact.lhs"][0])

@@ -66,3 +66,6 @@
 (if_statement condition: (not_operator argument: (call function: (identifier) @_isa
                           arguments: (argument_list . (identifier) @fact.lhs . (_) @fact.rhs .)))
               consequence: (block) @fact.exit (#eq? @_isa "isinstance")) @fact.isa
+(match_statement subject: (identifier) @fact.lhs
+                 body: (block (case_clause . (case_pattern . (class_pattern . (dotted_name) @fact.rhs))
+                                           consequence: (block) @fact.body) @fact.isa))
