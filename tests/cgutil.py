@@ -31,6 +31,11 @@ def parse_int(s):
 the start of the unpacking cases of tests/test_cg26.py and tests/test_break26.py."""
 
 
+AB = ("class A:\n    def m(self):\n        return 1\n"  # 1-3
+      "class B:\n    def m(self):\n        return 2\n")  # 4-6
+"""Two classes with a method ``m``, lines 1-6 (tests/test_field32.py, test_field32b.py)."""
+
+
 def edges(repo: Path, full: bool = True) -> list[str]:
     """Resolved call edges ``src -> dst @line`` of an index of ``repo`` (``full``: from
     scratch), sorted."""
