@@ -360,8 +360,9 @@ def redefined(r: Resolver, hit: str, caller: str, name: str, line: int) -> list[
     replacement`` in its own module, or ``from cbs import helper`` then ``helper = …`` in
     the calling module (bare ``name``): the function or class of the last such binding (a
     name or attribute path, or a call giving a module's function or class; a wrapper,
-    ``f = deco(f)``, is left to the decorator rules), with ``hit`` too when that binding is in a branch or loop body (``try: from
-    fast import loads`` / ``except ImportError: loads = slow``); ``[]`` (unresolved) when
+    ``f = deco(f)``, is left to the decorator rules), with ``hit`` too when that binding
+    is in a branch or loop body (``try: from fast import loads`` / ``except ImportError:
+    loads = slow``); ``[]`` (unresolved) when
     an unconditional one is no function or class known (``helper = json.loads``); ``None``
     (no change) when there is none, or the call is module or class-body code before it."""
     path, _, local = hit.partition("::")
@@ -384,12 +385,8 @@ def redefined(r: Resolver, hit: str, caller: str, name: str, line: int) -> list[
     if "[" in v or any(b == ln for b, _e in mod.get(name + GLOBAL, ())):
         return None  # (a function's `global` binding: the name rules read it, Flow.pick)
     got = r.flow.value(fs, "", v, ln + 1)
+    q = got[1] if got is not None and got[0] in ("fn", "cls") else ""
     branch = any(b == ln for b, _e in mod.get(name + BRANCH, ()))
-    if "(" in v and (got is None or got[0] not in ("fn", "cls") or "." in got[1].partition(
-            "::")[2]):  # `h = make()` gives a module's function; `f = deco(f)` a wrapper:
-        return None  # the decorator rules (Resolver.undecorated)
-    if got is None or got[0] not in ("fn", "cls"):
-        return None if branch else []
-    if got[1] == hit:
-        return None
-    return [hit, got[1]] if branch else [got[1]]
+    if ("(" in v and (not q or "." in q.partition("::")[2])) or q == hit:
+        return None  # (`f = deco(f)` gives a wrapper: the decorator rules, undecorated)
+    return ([hit, q] if branch else [q]) if q else (None if branch else [])

@@ -60,7 +60,6 @@ def narrower(flow: Flow, v: Value, than: Value) -> bool:
                               for m in members(v))
 
 
-
 def narrowed(flow: Flow, fs: FileSyms, scope: str, val: str, line: int) -> Value | None:
     """Value ``!x!A|B`` (:data:`~hindsight.codeindex.bindings.NARROW`) bound at ``line``:
     the members of the value ``x`` had there that are instances of A or B, or of a class
