@@ -77,10 +77,17 @@ def py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
                     out.used(scope, each)
         elif rnode is not None:
             out.bind(scope, tn, rnode, line)
-        if tn.type == "identifier" and out.language == "python":
-            end = branch_fact(node, tn)
+        if out.language == "python" and (tn.type == "identifier" or (
+                scope.endswith(".__init__") and _self_attr(out, tn))):
+            end = branch_fact(node, tn)  # (`self.x` in `__init__`: hierarchy.instance_shadow)
             if end:  # this binding may not happen: Flow.pick keeps the one before too
                 out.facts.append((scope, _t(tn) + BRANCH, end, line))
+
+
+def _self_attr(out: Bindings, node: Any) -> bool:
+    """Whether ``node`` is ``self.<name>``."""
+    obj = node.child_by_field_name("object") if node.type == "attribute" else None
+    return obj is not None and _t(obj) in out.selfs
 
 
 def global_(out: Bindings, caps: dict[str, list[Any]]) -> None:

@@ -390,3 +390,14 @@ def redefined(r: Resolver, hit: str, caller: str, name: str, line: int) -> list[
     if ("(" in v and (not q or "." in q.partition("::")[2])) or q == hit:
         return None  # (`f = deco(f)` gives a wrapper: the decorator rules, undecorated)
     return ([hit, q] if branch else [q]) if q else (None if branch else [])
+
+
+
+def shadowed(r: Resolver, caller: str, name: str, hit: str) -> str:
+    """How an instance attribute bound by a method of the class or of a base of
+    ``caller``'s (``self.run = fn``) comes before method ``hit`` in ``self.<name>()``
+    (Python; :func:`hierarchy.instance_shadow`): ``"hides"``, ``"may"`` or ``""``."""
+    from hindsight.codeindex.hierarchy import instance_shadow
+
+    cls = r.enclosing_class(caller) if r.f.language == "python" else ""
+    return instance_shadow(r.flow, f"{r.f.path}::{cls}", name, hit)[0] if cls else ""

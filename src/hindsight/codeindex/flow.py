@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 from hindsight.codeindex import callsites, classes, dispatch, enums, reaching, returns, rustimpl
 from hindsight.codeindex.bindings import AFTER, BRANCH, NARROW, SCOPED
 from hindsight.codeindex.exprs import indexed, parse, part_index
-from hindsight.codeindex.hierarchy import narrowed, prefixed
+from hindsight.codeindex.hierarchy import instance_shadow, narrowed, prefixed
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, OWN_CLASS, SUPER_NAMES, FileSyms
 from hindsight.codeindex.values import Value, each_once, members, union
@@ -454,7 +454,10 @@ class Flow:
             if local is not None:
                 k = fs.kinds.get(local, "")
                 if k in FUNC_KINDS or k in CLASS_KINDS:
-                    return self.classify(f"{path}::{local}")
+                    hid, val = instance_shadow(self, q, name, f"{path}::{local}") \
+                        if kind == "inst" else ("", None)  # (`self.run = fn`)
+                    return val if hid == "hides" else union(
+                        [self.classify(f"{path}::{local}"), val])
             attrs = fs.attrs.get(cls, {})
             name = classes.appended(name, attrs)  # `self.xs[0]` of appends: any element
             attr = attrs.get(name) or attrs.get(indexed(name) or name)

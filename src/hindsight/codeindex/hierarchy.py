@@ -4,9 +4,11 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex import dispatch
+from hindsight.codeindex.bindings import BRANCH
 from hindsight.codeindex.table import CLASS_KINDS
 from hindsight.codeindex.values import Value, members, union
 
@@ -96,3 +98,35 @@ def _open(flow: Flow, q: str) -> bool:
 
 
 _CLOSED = frozenset({"object", "Generic"})
+
+
+
+def instance_shadow(flow: Flow, q: str, name: str, method: str) -> tuple[str, Value | None]:
+    """Whether methods of the classes in the MRO of Python class ``q`` bind ``self.<name>``
+    (``self.run = fn``), an instance attribute that comes before the class's method
+    ``method`` (``path::local``) of that name (the instance ``__dict__`` before a non-data
+    descriptor: Python data model, "Invoking Descriptors"): ``"hides"`` when one such
+    binding is in an ``__init__``, outside any branch or loop body (every instance has
+    it), ``"may"`` when all are elsewhere (the method runs until one ran), ``""`` when
+    there is none or the method is a property (a data descriptor: ``self.x = v`` calls its
+    setter); with the value of those bindings (``None``: unknown)."""
+    path, _, local = method.partition("::")
+    fs = flow.fs(path)
+    if fs is None or fs.language != "python" or \
+            {v for _l, v in fs.flow.get(local, {}).get("@dec", [])} & _DATA:
+        return "", None
+    for cq in flow.mro(q):
+        cpath, _, cls = cq.partition("::")
+        cfs = flow.fs(cpath)
+        attrs = cfs.attrs.get(cls, {}) if cfs is not None else {}
+        bound = [b for b in attrs.get(name, ()) if b[0] != cls]
+        if cfs is not None and bound:
+            branched = {(s, ln) for s, ln, _e in attrs.get(name + BRANCH, ())}
+            hides = any(s.endswith(".__init__") and (s, ln) not in branched
+                        for s, ln, _v in bound)
+            return "hides" if hides else "may", flow._guarded(
+                ("attr!", cq, name), partial(flow._agree, cfs, bound))
+    return "", None
+
+
+_DATA = frozenset({"property", "cached_property", "functools.cached_property"})

@@ -252,3 +252,16 @@ def rust_qualified(r: Resolver, caller: str, name: str, receiver: str) -> str:
         return hit
     found = r.members_of(path, cls, name, 0) if cls else []
     return found[0] if found else ""
+
+
+def nearest(importer: str, paths: list[str]) -> list[str]:
+    """``paths`` ordered by the length of the directory prefix they share with ``importer``
+    (longest first), then by path: the most local namespace-package match wins."""
+    def shared(p: str) -> int:
+        a, b = importer.split("/")[:-1], p.split("/")[:-1]
+        n = 0
+        while n < min(len(a), len(b)) and a[n] == b[n]:
+            n += 1
+        return n
+
+    return sorted(paths, key=lambda p: (-shared(p), p))

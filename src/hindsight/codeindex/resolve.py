@@ -82,7 +82,7 @@ class Resolver:
             for target in M.python_targets(fs.module, fs.is_pkg, spec):
                 out += self._by_key(f"mod:{target}")
                 if not out and "." in target:  # namespace package (no __init__.py)
-                    out += _nearest(fs.path, self._by_key(f"nsmod:{target}"))
+                    out += M.nearest(fs.path, self._by_key(f"nsmod:{target}"))
             return out
         if lang in ("javascript", "typescript", "tsx"):
             if not spec:  # `export default x` records the file itself
@@ -260,6 +260,13 @@ class Resolver:
             return self.flow.calls(self.f, caller, name, receiver, line)  # (`self = Other()`)
         extra = dispatch.rebound(self, caller, name, receiver, line)  # `if c: self = Other()`
         hit = self._by_name(caller, name, receiver, line)
+        shade = dispatch.shadowed(self, caller, name, hit) \
+            if hit and line and receiver in self.spec.self_names else ""  # `self.run = fn`
+        if shade:
+            got = self.flow.calls(self.f, caller, name, receiver, line)
+            if shade == "hides":
+                return got
+            extra += [t for t in got if t not in extra]
         if line and (receiver in self.spec.self_names or
                      receiver in SUPER_NAMES.get(self.f.language, ("super",))):
             key = (self.f.enclosing_class(caller), name, receiver, hit)
@@ -434,19 +441,6 @@ class Resolver:
                 if sub:
                     return f"{sub[0]}::"
         return f"{files[0]}::"
-
-
-def _nearest(importer: str, paths: list[str]) -> list[str]:
-    """``paths`` ordered by the length of the directory prefix they share with ``importer``
-    (longest first), then by path: the most local namespace-package match wins."""
-    def shared(p: str) -> int:
-        a, b = importer.split("/")[:-1], p.split("/")[:-1]
-        n = 0
-        while n < min(len(a), len(b)) and a[n] == b[n]:
-            n += 1
-        return n
-
-    return sorted(paths, key=lambda p: (-shared(p), p))
 
 
 Row = tuple[str, str, str, str, str, int, str]

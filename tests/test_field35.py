@@ -1,0 +1,60 @@
+"""Forms found in session 35 (issue 14), with their exact right values: an instance
+attribute bound by a method (``self.run = fn``) comes before the class's method of that
+name (Python's instance ``__dict__`` before a non-data descriptor): it hides the method
+when ``__init__`` binds it outside any branch, else the method and the attribute's value
+may both run; a property is never hidden (``self.x = v`` calls its setter)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cgutil import calls_from
+
+SHADOW = (
+    "import functools\n"  # 1
+    "def impl(): pass\n"  # 2
+    "def other(): pass\n"  # 3
+    "class K:\n"  # 4
+    "    def run(self): pass\n"  # 5
+    "    def __init__(self, fn):\n        self.run = fn\n"  # 6-7: hides K.run
+    "    def go(self):\n        self.run()\n"  # 8-9: what was passed
+    "class L:\n    def run(self): pass\n"  # 10-11
+    "    def __init__(self, fast):\n        if fast:\n            self.run = impl\n"  # 12-14
+    "    def go(self):\n        self.run()\n"  # 15-16: L.run or impl
+    "class M:\n    def run(self): pass\n"  # 17-18
+    "    def __init__(self):\n        try:\n            self.run = other\n"  # 19-21
+    "        except AttributeError:\n            pass\n"  # 22-23
+    "    def go(self):\n        self.run()\n"  # 24-25: M.run or other
+    "class N:\n    def run(self): pass\n"  # 26-27
+    "    def setup(self):\n        self.run = impl\n"  # 28-29: another method
+    "    def go(self):\n        self.run()\n"  # 30-31: N.run or impl
+    "class W:\n    def run(self): pass\n"  # 32-33
+    "    def __init__(self):\n        self.run = functools.lru_cache()(self.run)\n"  # 34-35
+    "    def go(self):\n        self.run()\n"  # 36-37: unknown wrapper
+    "class Q(K):\n    def run(self): pass\n"  # 38-39: K.__init__ hides it too
+    "class P:\n    @property\n    def x(self): return 1\n"  # 40-42
+    "    @x.setter\n    def x(self, v): pass\n"  # 43-44
+    "    def __init__(self):\n        self.x = 3\n"  # 45-46: the setter
+    "    def m(self): pass\n"  # 47
+    "def main():\n"  # 48
+    "    Q(impl).run()\n"  # 49: impl
+    "    L(True).run()\n"  # 50: L.run or impl
+    "    N().run()\n"  # 51: N.run or impl
+    "    P().m()\n"  # 52
+    "    W().run()\n")  # 53: unknown
+
+
+def test_an_instance_attribute_comes_before_the_method(tmp_path: Path) -> None:
+    got = calls_from(tmp_path, {"a.py": SHADOW}, "a.py::K.go", "a.py::L.go", "a.py::M.go",
+                     "a.py::N.go", "a.py::W.go", "a.py::main")
+    assert got == [
+        "a.py::K.go -> a.py::impl @9",  # (Q(impl) passes it)
+        "a.py::L.go -> a.py::L.run @16", "a.py::L.go -> a.py::impl @16",
+        "a.py::M.go -> a.py::M.run @25", "a.py::M.go -> a.py::other @25",
+        "a.py::N.go -> a.py::N.run @31", "a.py::N.go -> a.py::impl @31",
+        "a.py::main -> a.py::L @50", "a.py::main -> a.py::L.run @50",
+        "a.py::main -> a.py::N @51", "a.py::main -> a.py::N.run @51",
+        "a.py::main -> a.py::P @52", "a.py::main -> a.py::P.m @52",
+        "a.py::main -> a.py::Q @49", "a.py::main -> a.py::W @53",
+        "a.py::main -> a.py::impl @49", "a.py::main -> a.py::impl @50",
+        "a.py::main -> a.py::impl @51"]
