@@ -58,3 +58,22 @@ def test_an_instance_attribute_comes_before_the_method(tmp_path: Path) -> None:
         "a.py::main -> a.py::Q @49", "a.py::main -> a.py::W @53",
         "a.py::main -> a.py::impl @49", "a.py::main -> a.py::impl @50",
         "a.py::main -> a.py::impl @51"]
+
+
+def test_a_name_imported_twice_calls_either(tmp_path: Path) -> None:
+    files = {"a.py": "def f(): pass\n", "b.py": "def f(): pass\n",
+             "fallback.py": ("try:\n    from a import f\n"  # 1-2
+                             "except ImportError:\n    from b import f\n"  # 3-4
+                             "def go():\n    f()\n"  # 5-6: a.f or b.f
+                             "f()\n"),  # 7: module code: the first import's
+             "modalias.py": ("import sys\n"  # 1
+                             "if sys.platform == 'win32':\n    import b as m\n"  # 2-3
+                             "else:\n    import a as m\n"  # 4-5
+                             "def go():\n    m.f()\n"),  # 6-7: b.f or a.f
+             "once.py": "from a import f\ndef go():\n    f()\n"}  # 3: a.f alone
+    assert calls_from(tmp_path, files, "fallback.py::go", "fallback.py::",
+                      "modalias.py::go", "once.py::go") == [
+        "fallback.py:: -> a.py::f @7",
+        "fallback.py::go -> a.py::f @6", "fallback.py::go -> b.py::f @6",
+        "modalias.py::go -> a.py::f @7", "modalias.py::go -> b.py::f @7",
+        "once.py::go -> a.py::f @3"]

@@ -401,3 +401,26 @@ def shadowed(r: Resolver, caller: str, name: str, hit: str) -> str:
 
     cls = r.enclosing_class(caller) if r.f.language == "python" else ""
     return instance_shadow(r.flow, f"{r.f.path}::{cls}", name, hit)[0] if cls else ""
+
+
+def reimported(r: Resolver, caller: str, name: str, receiver: str) -> list[str]:
+    """Targets of ``name()`` (or of ``m.name()`` through a module alias ``m``) in a
+    function of a Python file whose top level imports that name more than once (``try:
+    from ._speedups import escape`` / ``except ImportError: from ._native import escape``):
+    what each import gives, the first import's first (the name rules' own answer); ``[]``
+    when one import binds it."""
+    fs = r.f
+    alias = receiver or name
+    if not caller or fs.language != "python" or "." in alias or alias in fs.top or \
+            len(fs.by_alias.get(alias, ())) < 2:
+        return []
+    out: list[str] = []
+    for c, mod, iname, a, _l in fs.imports:
+        got = r.import_target(mod, iname, a) if not c and a == alias else ""
+        if receiver and got.endswith("::") and not iname:  # `import a as m`: a module
+            got = next(iter(r.exported(got[:-2], name)), "")
+        elif receiver or got.endswith("::"):
+            got = ""
+        if got and got not in out:
+            out.append(got)
+    return out

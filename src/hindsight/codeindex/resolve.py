@@ -258,7 +258,8 @@ class Resolver:
         if line and ((receiver in self.spec.self_names and not self.f.is_receiver(
                 caller, receiver, line)) or (not receiver and self.f.local_name(caller, name))):
             return self.flow.calls(self.f, caller, name, receiver, line)  # (`self = Other()`)
-        extra = dispatch.rebound(self, caller, name, receiver, line)  # `if c: self = Other()`
+        extra = dispatch.rebound(self, caller, name, receiver, line) or \
+            dispatch.reimported(self, caller, name, receiver)  # `if c: self = Other()`, …
         hit = self._by_name(caller, name, receiver, line)
         shade = dispatch.shadowed(self, caller, name, hit) \
             if hit and line and receiver in self.spec.self_names else ""  # `self.run = fn`
