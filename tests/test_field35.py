@@ -77,3 +77,26 @@ def test_a_name_imported_twice_calls_either(tmp_path: Path) -> None:
         "fallback.py::go -> a.py::f @6", "fallback.py::go -> b.py::f @6",
         "modalias.py::go -> a.py::f @7", "modalias.py::go -> b.py::f @7",
         "once.py::go -> a.py::f @3"]
+
+
+def test_a_functions_own_import_comes_first(tmp_path: Path) -> None:
+    files = {"a.py": "def f(): pass\n", "b.py": "def f(): pass\n",
+             "main.py": ("from a import f\n"  # 1
+                         "def go():\n    from b import f\n    f()\n"  # 2-4: b.f
+                         "def other():\n    f()\n"),  # 5-6: a.f
+             "own.py": ("def f(): pass\n"  # 1
+                        "def show():\n    from b import f\n    f()\n"  # 2-4: b.f, no
+                        "class K:\n    def m(self):\n        from a import f\n"  # 5-7
+                        "        f()\n"  # 8: a.f
+                        "        def inner():\n            f()\n"),  # 9-10: a.f
+             "lazy.py": ("_f = None\n"  # 1
+                         "def get():\n    global _f\n"  # 2-3
+                         "    if _f is None:\n        from a import f as g\n"  # 4-5
+                         "        _f = g\n"  # 6
+                         "    return _f()\n")}  # 7: a.f (the global the import set)
+    assert calls_from(tmp_path, files, "main.py::go", "main.py::other", "own.py::show",
+                      "own.py::K.m", "own.py::K.m.inner", "lazy.py::get") == [
+        "lazy.py::get -> a.py::f @7",
+        "main.py::go -> b.py::f @4", "main.py::other -> a.py::f @6",
+        "own.py::K.m -> a.py::f @8", "own.py::K.m.inner -> a.py::f @10",
+        "own.py::show -> b.py::f @4"]

@@ -412,8 +412,13 @@ def reimported(r: Resolver, caller: str, name: str, receiver: str) -> list[str]:
     fs = r.f
     alias = receiver or name
     if not caller or fs.language != "python" or "." in alias or alias in fs.top or \
-            len(fs.by_alias.get(alias, ())) < 2:
+            len(fs.scoped_imports.get("", {}).get(alias, ())) < 2:
         return []
+    s = caller
+    while s:  # (a function's own import of the name comes first: Resolver.lookup)
+        if alias in fs.scoped_imports.get(s, ()):
+            return []
+        s = fs.parents.get(s, "")
     out: list[str] = []
     for c, mod, iname, a, _l in fs.imports:
         got = r.import_target(mod, iname, a) if not c and a == alias else ""

@@ -243,7 +243,7 @@ def rust_qualified(r: Resolver, caller: str, name: str, receiver: str) -> str:
         cls = r.enclosing_class(caller)
         q = f"{r.f.path}::{cls}" if cls else ""
     elif "::" in ty:
-        q = r._rust_path(*ty.rsplit("::", 1))
+        q = rust_path(r, *ty.rsplit("::", 1))
     else:
         q = next(iter(r.lookup(r.f, caller, ty)), "")
     path, _, cls = q.partition("::")
@@ -265,3 +265,35 @@ def nearest(importer: str, paths: list[str]) -> list[str]:
         return n
 
     return sorted(paths, key=lambda p: (-shared(p), p))
+
+
+def rust_path(r: Resolver, receiver: str, name: str) -> str:
+    """The target of ``<receiver>::<name>`` (Rust) by module path: through the file's
+    ``use`` aliases, the crate's module files and their top level, one type's members, or
+    a name of the file; ``""`` when none."""
+    fs = r.f
+    segs = receiver.split("::")
+    for _c, mod, iname, alias, _l in fs.imports:  # `use a::b;` then `b::f()`
+        if alias == segs[0] and alias:
+            segs = [*mod.split("::"), iname, *segs[1:]]
+            break
+    spec = "::".join(segs)
+    for cands, rest in rust_candidates(fs.path, spec, r.t.rust_crate):
+        for c in cands:
+            hit = r._by_key(f"path:{c}")
+            if not hit:
+                continue
+            if not rest:
+                other = r._file(hit[0])
+                if other is not None and name in other.top:
+                    return f"{hit[0]}::{name}"
+            elif len(rest) == 1:
+                found = r.members_of(hit[0], rest[0], name, 0)
+                if found:
+                    return found[0]
+    if len(segs) == 1:
+        found = r.lookup(fs, "", segs[0])
+        hit2 = r._member(found, name)
+        if hit2:
+            return hit2[0]
+    return ""

@@ -124,6 +124,7 @@ class Resolver:
 
     def _lookup(self, fs: FileSyms, scope: str, name: str, line: int = 0) -> list[str]:
         visible = SPECS[fs.language].class_scope_visible
+        py = fs.language == "python"
         own = fs.members.get(scope, {}) if fs.kinds.get(scope) in CLASS_KINDS else {}
         if not visible and name in own and (not line or fs.starts.get(own[name], 0) < line):
             return [f"{fs.path}::{own[name]}"]  # a class body reads its own names (Python)
@@ -139,10 +140,32 @@ class Resolver:
                     hit = self.members_of(fs.path, s, name, 0, skip_own=True)
                     if hit:
                         return hit
+            if py and name in fs.scoped_imports.get(s, ()) and (
+                    s == scope or kind not in CLASS_KINDS):  # `from b import f` in a def
+                got = self._imported(fs, fs.scoped_imports[s][name])
+                if got is not None:
+                    return got
             s = fs.parents.get(s, "")
         if name in fs.top:
             return [f"{fs.path}::{name}"]
-        for mod, iname in fs.by_alias.get(name, ()):
+        got = self._imported(fs, fs.scoped_imports.get("", {}).get(name, []) if py
+                             else fs.by_alias.get(name, []))
+        if got is not None:
+            return got
+        for mod in reversed(fs.wildcards):  # (the last `import *` binding a name wins)
+            for p in self.module_files(fs, mod):
+                hit = self.exported(p, name)  # defined there, or re-exported (`__init__`)
+                if hit:
+                    return hit
+        if py:  # a function's import a `global` statement publishes (`global f; from x
+            return self._imported(fs, fs.by_alias.get(name, [])) or []  # import f as g; f = g`)
+        return self._same_package(fs, name)
+
+    def _imported(self, fs: FileSyms, binds: list[tuple[str, str]]) -> list[str] | None:
+        """What the first of the imports ``binds`` (``(module, name)``) of file ``fs``
+        that resolves gives (``[]``: a whole module outside the repository); ``None``
+        when none does."""
+        for mod, iname in binds:
             files = self.module_files(fs, mod)
             if not files and fs.language == "java" and iname:
                 hit = M.java_static(self, mod, iname)
@@ -159,11 +182,11 @@ class Resolver:
             sub = M.submodule(self, fs, mod, iname, files)
             if sub:
                 return [f"{sub}::"]
-        for mod in reversed(fs.wildcards):  # (the last `import *` binding a name wins)
-            for p in self.module_files(fs, mod):
-                hit = self.exported(p, name)  # defined there, or re-exported (`__init__`)
-                if hit:
-                    return hit
+        return None
+
+    def _same_package(self, fs: FileSyms, name: str) -> list[str]:
+        """``name`` defined by another file of ``fs``'s Go directory or Java, Kotlin or C#
+        package."""
         if fs.language == "go":
             for p in self._by_key(f"dir:{fs.path.rpartition('/')[0]}"):
                 other = self._file(p) if p != fs.path else None
@@ -392,32 +415,7 @@ class Resolver:
         return []
 
     def _rust_path(self, receiver: str, name: str) -> str:
-        fs = self.f
-        segs = receiver.split("::")
-        for _c, mod, iname, alias, _l in fs.imports:  # `use a::b;` then `b::f()`
-            if alias == segs[0] and alias:
-                segs = [*mod.split("::"), iname, *segs[1:]]
-                break
-        spec = "::".join(segs)
-        for cands, rest in M.rust_candidates(fs.path, spec, self.t.rust_crate):
-            for c in cands:
-                hit = self._by_key(f"path:{c}")
-                if not hit:
-                    continue
-                if not rest:
-                    other = self._file(hit[0])
-                    if other is not None and name in other.top:
-                        return f"{hit[0]}::{name}"
-                elif len(rest) == 1:
-                    found = self.members_of(hit[0], rest[0], name, 0)
-                    if found:
-                        return found[0]
-        if len(segs) == 1:
-            found = self.lookup(fs, "", segs[0])
-            hit2 = self._member(found, name)
-            if hit2:
-                return hit2[0]
-        return ""
+        return M.rust_path(self, receiver, name)  # (rustimpl.py calls it here)
 
     def import_target(self, module: str, name: str, alias: str) -> str:
         fs = self.f

@@ -147,6 +147,17 @@ class FileSyms:
         return {v: ln for _s, t, v, ln in self.raw_facts if t == "@provides"}
 
     @cached_property
+    def scoped_imports(self) -> dict[str, dict[str, list[tuple[str, str]]]]:
+        """scope (local name; ``""`` the module) → alias → ``(module, name)`` of the
+        imports made in that scope, in file order (Python: a function's own ``from b
+        import f`` binds ``f`` there alone; Resolver.lookup)."""
+        out: dict[str, dict[str, list[tuple[str, str]]]] = {}
+        for c, mod, iname, alias, _l in self.imports:
+            if alias and iname != "*":
+                out.setdefault(c, {}).setdefault(alias, []).append((mod, iname))
+        return out
+
+    @cached_property
     def grouped(self) -> Facts:
         return Facts.group(self, self.raw_facts)
 
