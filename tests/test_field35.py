@@ -100,3 +100,40 @@ def test_a_functions_own_import_comes_first(tmp_path: Path) -> None:
         "main.py::go -> b.py::f @4", "main.py::other -> a.py::f @6",
         "own.py::K.m -> a.py::f @8", "own.py::K.m.inner -> a.py::f @10",
         "own.py::show -> b.py::f @4"]
+
+
+def test_a_subclass_that_replaces_the_caller_runs_none_of_its_self_calls(tmp_path: Path) -> None:
+    src = ("class Base:\n    def run(self):\n        return self.step()\n"  # 1-3
+           "    def step(self):\n        return 1\n"  # 4-5
+           "    def go(self):\n        self.__step()\n"  # 6-7: Base.__step alone
+           "    def __step(self): pass\n"  # 8
+           "class Child(Base):\n    def run(self):\n        return 2\n"  # 9-11: no super
+           "    def step(self):\n        return 3\n"  # 12-13
+           "    def __step(self): pass\n"  # 14: _Child__step, no override
+           "class Sup(Base):\n    def run(self):\n        super().run()\n"  # 15-17
+           "    def step(self): pass\n"  # 18
+           "class Named(Base):\n    def run(self):\n        Base.run(self)\n"  # 19-21
+           "    def step(self): pass\n")  # 22
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::Base.run", "a.py::Base.go") == [
+        "a.py::Base.go -> a.py::Base.__step @7",
+        "a.py::Base.run -> a.py::Base.step @3", "a.py::Base.run -> a.py::Named.step @3",
+        "a.py::Base.run -> a.py::Sup.step @3"]
+
+
+def test_after_an_isinstance_block_that_leaves_the_class_is_gone(tmp_path: Path) -> None:
+    src = ("class A:\n    def m(self): pass\n    def other(self): pass\n"  # 1-3
+           "class B:\n    def m(self): pass\n    def other(self): pass\n"  # 4-6
+           "class A2(A):\n    def other(self): pass\n"  # 7-8
+           "def handle(x):\n    if isinstance(x, A):\n        return x.m()\n"  # 9-11
+           "    x.other()\n"  # 12: B.other alone (A2 is an A)
+           "def handle2(x):\n    if isinstance(x, A) and x.ok:\n        return 1\n"  # 13-15
+           "    x.other()\n"  # 16: A.other, B.other (the `and` may fail)
+           "def handle3(xs):\n    for y in xs:\n        if isinstance(y, B):\n"  # 17-19
+           "            continue\n        y.other()\n"  # 20-21: A.other
+           "handle(A())\nhandle(B())\nhandle(A2())\n"  # 22-24
+           "handle2(A())\nhandle2(B())\nhandle3([A(), B()])\n")  # 25-27
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::handle", "a.py::handle2",
+                      "a.py::handle3") == [
+        "a.py::handle -> a.py::A.m @11", "a.py::handle -> a.py::B.other @12",
+        "a.py::handle2 -> a.py::A.other @16", "a.py::handle2 -> a.py::B.other @16",
+        "a.py::handle3 -> a.py::A.other @21"]

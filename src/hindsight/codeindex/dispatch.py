@@ -142,10 +142,14 @@ def overrides(r: Resolver, caller: str, name: str, receiver: str, hit: str) -> l
     cls = fs.enclosing_class(caller)
     if not cls:
         return []
+    if fs.language == "python" and name[:2] == "__" and name[-2:] != "__":
+        return []  # `self.__step()` in A is `_A__step`: no subclass overrides it
     q = f"{fs.path}::{cls}"
     subs = subclasses(r, q)
     if not subs or len(subs) > MAX_SUBCLASSES:
         return []
+    if fs.language == "python" and caller != cls:  # (break-it of session 35)
+        subs = [s for s in subs if _runs_for(r, s, caller)]
     via_super = receiver in SUPER_NAMES.get(fs.language, ("super",))
     per_sub = [_next_after(r, s, q, name) if via_super else _along(r, s, name)
                for s in subs]
@@ -340,8 +344,9 @@ def constructions(r: Resolver, caller: str) -> list[str]:
 def _runs_for(r: Resolver, sub: str, caller: str) -> bool:
     """Whether method ``caller`` (of the file resolved) runs for subclass ``sub``: ``sub``
     inherits it, or its override reads ``super().<name>`` (a ``return`` or binding of
-    it; break-it of session 34: ``Fast.create`` overriding ``Base.create`` never runs the
-    base's ``cls()`` for Fast)."""
+    it, or a call ``super().<name>(…)``: the ``@super`` facts; break-it of session 34:
+    ``Fast.create`` overriding ``Base.create`` never runs the base's ``cls()`` for Fast;
+    of session 35: nor its ``self.step()``). Python only (the facts are Python's)."""
     path, _, local = sub.partition("::")
     name = caller.rpartition(".")[2]
     found = r.members_of(path, local, name, 0)
@@ -350,8 +355,9 @@ def _runs_for(r: Resolver, sub: str, caller: str) -> bool:
     opath, _, olocal = found[0].partition("::")
     other = r._file(opath)
     facts = other.flow.get(olocal, {}) if other is not None else {}
-    return any(v.startswith(("super().", "super(")) and f".{name}(" in v
-               for vals in facts.values() for _l, v in vals)
+    return any(v == name for _l, v in facts.get("@super", ())) or any(
+        v.startswith(("super().", "super(")) and f".{name}(" in v
+        for vals in facts.values() for _l, v in vals)
 
 
 def redefined(r: Resolver, hit: str, caller: str, name: str, line: int) -> list[str] | None:

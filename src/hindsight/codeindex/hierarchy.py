@@ -68,8 +68,17 @@ def narrowed(flow: Flow, fs: FileSyms, scope: str, val: str, line: int) -> Value
     with a base the index cannot resolve (``class B(with_metaclass(M, A))``, ``class
     P(str)``: it may derive from them); else instances of A or B themselves when one is
     a class of the repository, else unknown (``isinstance(x, str)``); the value ``x``
-    had when one is a ``typing.Protocol`` (structural: what has its methods passes)."""
+    had when one is a ``typing.Protocol`` (structural: what has its methods passes).
+    ``!x!-L-A|B``: the value x had at line L less the instances of A or B (after ``if
+    isinstance(x, A): return``)."""
     name, _, kinds = val[1:].partition("!")
+    if kinds[:1] == "-":  # `-<line of the if>-A|B`: what x held there, less A and B
+        _, at, kinds = kinds.split("-", 2)
+        prev = flow.value(fs, scope, name, int(at))
+        outs = {t[1] for k in kinds.split("|") if (t := flow.value(fs, scope, k, line))
+                is not None and t[0] == "cls"}
+        return union(m for m in members(prev) if not (
+            m[0] == "inst" and outs & set(flow.mro(m[1])))) if prev is not None else None
     prev = flow.value(fs, scope, name, line)
     tops = [flow.value(fs, scope, k, line) for k in kinds.split("|")]
     want = list(dict.fromkeys(t[1] for t in tops if t is not None and t[0] == "cls"))
@@ -110,22 +119,21 @@ def instance_shadow(flow: Flow, q: str, name: str, method: str) -> tuple[str, Va
     it), ``"may"`` when all are elsewhere (the method runs until one ran), ``""`` when
     there is none or the method is a property (a data descriptor: ``self.x = v`` calls its
     setter); with the value of those bindings (``None``: unknown)."""
-    path, _, local = method.partition("::")
-    fs = flow.fs(path)
-    if fs is None or fs.language != "python" or \
-            {v for _l, v in fs.flow.get(local, {}).get("@dec", [])} & _DATA:
-        return "", None
     for cq in flow.mro(q):
         cpath, _, cls = cq.partition("::")
         cfs = flow.fs(cpath)
-        attrs = cfs.attrs.get(cls, {}) if cfs is not None else {}
-        bound = [b for b in attrs.get(name, ()) if b[0] != cls]
-        if cfs is not None and bound:
-            branched = {(s, ln) for s, ln, _e in attrs.get(name + BRANCH, ())}
-            hides = any(s.endswith(".__init__") and (s, ln) not in branched
-                        for s, ln, _v in bound)
-            return "hides" if hides else "may", flow._guarded(
-                ("attr!", cq, name), partial(flow._agree, cfs, bound))
+        attrs = cfs.attrs.get(cls) if cfs is not None and cfs.language == "python" else None
+        bound = [b for b in attrs.get(name, ()) if b[0] != cls] if attrs else None
+        if cfs is None or not bound:
+            continue
+        path, _, local = method.partition("::")
+        fs = flow.fs(path)
+        if fs is None or {v for _l, v in fs.flow.get(local, {}).get("@dec", [])} & _DATA:
+            return "", None
+        branched = {(s, ln) for s, ln, _e in attrs.get(name + BRANCH, ())} if attrs else set()
+        hides = any(s.endswith(".__init__") and (s, ln) not in branched for s, ln, _v in bound)
+        return "hides" if hides else "may", flow._guarded(
+            ("attr!", cq, name), partial(flow._agree, cfs, bound))
     return "", None
 
 

@@ -80,7 +80,8 @@ def isa(out: Bindings, caps: dict[str, list[Any]]) -> None:
     block's end, at the ``if`` line; break-it of session 34); after ``assert
     isinstance(x, C)`` and after ``if not isinstance(x, C):`` whose block leaves (``return``,
     ``raise``, ``continue``, ``break``; no ``else``), up to the end of the enclosing block;
-    in ``case C(…):`` of ``match x:``, in the case's block."""
+    in ``case C(…):`` of ``match x:``, in the case's block; after ``if isinstance(x, C):``
+    whose block leaves (no ``else``), x is what it was less the instances of ``C``."""
     if "isinstance" in out.shadowed or _t(caps["fact.lhs"][0]) in out.selfs:
         return  # (`self` keeps its class and the overrides of its subclasses)
     rhs = caps["fact.rhs"][0]
@@ -101,6 +102,13 @@ def isa(out: Bindings, caps: dict[str, list[Any]]) -> None:
         line = _end(node)  # (`assert isinstance(x, C)`: from the next line likewise)
     out.scoped(out.scope(node), name, f"{NARROW}{name}{NARROW}{'|'.join(vals)}", line,
                _end(body[0] if body else node.parent))
+    kids = [c for c in body[0].named_children if c.type != "comment"] if body else []
+    if kids and kids[-1].type in _LEAVES and node.type == "if_statement" and \
+            node.child_by_field_name("alternative") is None and \
+            node.child_by_field_name("condition").type == "call":  # `if isinstance(x, A):
+        out.scoped(out.scope(node), name,  # return …`: after it, x is no A (break-it 35)
+                   f"{NARROW}{name}{NARROW}-{line}-{'|'.join(vals)}", _end(node),
+                   _end(node.parent))
 
 
 def append(out: Bindings, caps: dict[str, list[Any]]) -> None:

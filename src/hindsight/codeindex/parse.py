@@ -236,6 +236,9 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
     facts += receivers.provided_facts(refs, facts, imports)
     if language == "python":
         facts += dispatch_marks(defs)
+        facts += [(c, "@super", n, ln) for c, k, n, rv, ln in refs  # dispatch._runs_for:
+                  if k == "call" and (rv.startswith("super(") or (  # also `Base.m(self)`
+                      n == c.rpartition(".")[2] and rv.rpartition(".")[2][:1].isupper()))]
         if b"__main__" in src:
             facts += main_guard(tree.root_node)
     elif language == "rust":  # methods of impl blocks across files (codeindex/rustimpl.py)
