@@ -137,3 +137,24 @@ def test_after_an_isinstance_block_that_leaves_the_class_is_gone(tmp_path: Path)
         "a.py::handle -> a.py::A.m @11", "a.py::handle -> a.py::B.other @12",
         "a.py::handle2 -> a.py::A.other @16", "a.py::handle2 -> a.py::B.other @16",
         "a.py::handle3 -> a.py::A.other @21"]
+
+
+def test_import_star_binds_the_modules_all_and_no_private_name(tmp_path: Path) -> None:
+    files = {"pkg/__init__.py": "from .compat import *\nfrom .core import *\n",
+             "pkg/compat.py": "def urljoin(a, b):\n    return a + b\n",
+             "pkg/core.py": ("__all__ = ['Session']\n"
+                             "def urljoin(a, b):\n    return 'core'\n"
+                             "class Session:\n    pass\n"),
+             "helpers.py": "def _private(): pass\ndef public(): pass\n",
+             "dyn.py": "from helpers import public\n__all__ = ['x'] + ['public']\n"
+                       "def x(): pass\n",
+             "main.py": ("from pkg import *\nfrom helpers import *\nfrom dyn import *\n"
+                         "def go():\n"  # 4
+                         "    urljoin('a', 'b')\n"  # 5: compat's (core's is not in __all__)
+                         "    Session()\n"  # 6
+                         "    _private()\n"  # 7: no `import *` binds it
+                         "    public()\n"  # 8: helpers'
+                         "    x()\n")}  # 9: dyn's (an __all__ built at run time: every name)
+    assert calls_from(tmp_path, files, "main.py::go") == [
+        "main.py::go -> dyn.py::x @9", "main.py::go -> helpers.py::public @8",
+        "main.py::go -> pkg/compat.py::urljoin @5", "main.py::go -> pkg/core.py::Session @6"]

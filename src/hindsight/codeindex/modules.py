@@ -222,8 +222,19 @@ def wildcard_export(r: Resolver, fs: FileSyms, name: str, depth: int) -> list[st
     if hit is None:
         hit = r._wild[key] = next(
             (h for mod in reversed(fs.wildcards) for p in r.module_files(fs, mod)
-             if (h := r.exported(p, name, depth + 1))), [])
+             if star_binds(r, p, name) and (h := r.exported(p, name, depth + 1))), [])
     return hit
+
+
+def star_binds(r: Resolver, path: str, name: str) -> bool:
+    """Whether ``from <the module of path> import *`` in a Python file binds ``name``: not
+    a ``_name``, and one of its ``__all__`` when the module spells that out (the ``@all``
+    facts, :func:`hindsight.codeindex.pymarks.star_names`); break-it of session 35."""
+    other = r._file(path)
+    if other is None or other.language != "python":
+        return True
+    names = other.flow.get("", {}).get("@all")
+    return name[:1] != "_" and (not names or any(v == name for _l, v in names))
 
 
 def rust_qualified(r: Resolver, caller: str, name: str, receiver: str) -> str:

@@ -68,3 +68,32 @@ def dispatch_marks(defs: list[Any]) -> list[Fact]:
         elif s.type == "raise_statement" and b"NotImplementedError" in (s.text or b""):
             out.append((d.local, "@abstract", "raise", d.node.start_point[0] + 1))
     return out
+
+
+def star_names(root: Any, src: bytes) -> list[Fact]:
+    """``("", "@all", name, line)`` for each name of a Python module's ``__all__`` when
+    every mention of ``__all__`` in the file is a top-level ``__all__ = [...]`` / ``(...)``
+    or ``__all__ += [...]`` of string literals (what ``from m import *`` binds: the
+    language reference, "The import statement"); ``[]`` otherwise (``__all__`` built at run
+    time or not there: every public name counts)."""
+    out: list[Fact] = []
+    seen = 0
+    for st in root.named_children:
+        a = st.named_children[0] if st.type == "expression_statement" and \
+            st.named_child_count == 1 else None
+        if a is None or a.type not in ("assignment", "augmented_assignment"):
+            continue
+        left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
+        if left is None or left.type != "identifier" or left.text != b"__all__":
+            continue
+        items = [c for c in right.named_children if c.type != "comment"] \
+            if right is not None and right.type in ("list", "tuple") else None
+        if items is None or any(c.type != "string" or c.named_child_count != 3
+                                for c in items):
+            return []  # (an f-string or a concatenation: not a literal)
+        seen += 1
+        out += [("", "@all", _txt(c.named_children[1].text), st.start_point[0] + 1)
+                for c in items]
+    if not seen or seen != src.count(b"__all__"):
+        return []
+    return out or [("", "@all", "", 1)]  # (`__all__ = []`: `import *` binds nothing)

@@ -154,8 +154,8 @@ class Resolver:
             return got
         for mod in reversed(fs.wildcards):  # (the last `import *` binding a name wins)
             for p in self.module_files(fs, mod):
-                hit = self.exported(p, name)  # defined there, or re-exported (`__init__`)
-                if hit:
+                hit = self.exported(p, name) if not py or M.star_binds(self, p, name) else []
+                if hit:  # defined there, or re-exported (`__init__`)
                     return hit
         if py:  # a function's import a `global` statement publishes (`global f; from x
             return self._imported(fs, fs.by_alias.get(name, [])) or []  # import f as g; f = g`)
