@@ -158,3 +158,53 @@ def test_import_star_binds_the_modules_all_and_no_private_name(tmp_path: Path) -
     assert calls_from(tmp_path, files, "main.py::go") == [
         "main.py::go -> dyn.py::x @9", "main.py::go -> helpers.py::public @8",
         "main.py::go -> pkg/compat.py::urljoin @5", "main.py::go -> pkg/core.py::Session @6"]
+
+
+UNIONS = {
+    "shapes.py": (
+        "from dataclasses import dataclass\nfrom typing import Optional, Union\n"  # 1-2
+        "class Circle:\n    def area(self): pass\n    def radius(self): pass\n"  # 3-5
+        "class Square:\n    def area(self): pass\n    def side(self): pass\n"  # 6-8
+        "def total(s: Circle | Square):\n    s.area()\n"  # 9-10: both
+        "    if isinstance(s, Circle):\n        s.radius()\n"  # 11-12
+        "    else:\n        s.side()\n"  # 13-14: Square.side (Circle has none)
+        "def t2(s: Union[Circle, Square]):\n    s.area()\n"  # 15-16: both
+        "def t3(s: 'Optional[Union[Circle, Square]]'):\n    s.area()\n"  # 17-18: both
+        "def t4(s: Union[Circle, str]):\n    s.area()\n"  # 19-20: unknown (a str too)
+        "def make(k) -> Circle | Square:\n    return k\n"  # 21-22
+        "def t5():\n    make(1).area()\n"  # 23-24: make, both areas
+        "@dataclass\nclass Holder:\n    shape: Circle | Square\n"  # 25-27
+        "    jobs: list[Circle]\n"  # 28: no default: still Circles
+        "    def go(self):\n        self.shape.area()\n"  # 29-30: both
+        "        for j in self.jobs:\n            j.radius()\n"),  # 31-32: Circle.radius
+    "casts.py": (
+        "import typing\nimport typing as t\nfrom typing import cast\n"  # 1-3
+        "from shapes import Circle\n"  # 4
+        "def go(v):\n"  # 5
+        "    a = cast(Circle, v)\n    a.area()\n"  # 6-7
+        "    b = typing.cast('Circle', v)\n    b.area()\n"  # 8-9
+        "    c = t.cast(Circle, v)\n    c.area()\n"),  # 10-11
+    "owncast.py": ("from shapes import Circle\n"
+                   "def cast(a, b):\n    return b\n"  # 2-3: this file's own cast
+                   "def go(v):\n    x = cast(Circle, v)\n    x.area()\n")}  # 4-6: unknown
+
+
+def test_unions_of_classes_and_typing_cast(tmp_path: Path) -> None:
+    got = calls_from(tmp_path, UNIONS, "shapes.py::total", "shapes.py::t2", "shapes.py::t3",
+                     "shapes.py::t4", "shapes.py::t5", "shapes.py::Holder.go",
+                     "casts.py::go", "owncast.py::go")
+    assert got == [
+        "casts.py::go -> shapes.py::Circle.area @11", "casts.py::go -> shapes.py::Circle.area @7",
+        "casts.py::go -> shapes.py::Circle.area @9",
+        "owncast.py::go -> owncast.py::cast @5",
+        "shapes.py::Holder.go -> shapes.py::Circle.area @30",
+        "shapes.py::Holder.go -> shapes.py::Circle.radius @32",
+        "shapes.py::Holder.go -> shapes.py::Square.area @30",
+        "shapes.py::t2 -> shapes.py::Circle.area @16", "shapes.py::t2 -> shapes.py::Square.area @16",
+        "shapes.py::t3 -> shapes.py::Circle.area @18", "shapes.py::t3 -> shapes.py::Square.area @18",
+        "shapes.py::t5 -> shapes.py::Circle.area @24", "shapes.py::t5 -> shapes.py::Square.area @24",
+        "shapes.py::t5 -> shapes.py::make @24",
+        "shapes.py::total -> shapes.py::Circle.area @10",
+        "shapes.py::total -> shapes.py::Circle.radius @12",
+        "shapes.py::total -> shapes.py::Square.area @10",
+        "shapes.py::total -> shapes.py::Square.side @14"]

@@ -9,7 +9,7 @@ from typing import Any
 
 from hindsight.codeindex.bindings import BRANCH, GLOBAL, LITERAL, Bindings, _line, _t
 from hindsight.codeindex.exprs import canon
-from hindsight.codeindex.types import element_type, type_value
+from hindsight.codeindex.types import element_type, type_value, type_values
 from hindsight.codeindex.values import MAX_TARGETS
 
 _PY_TARGETS = frozenset({"identifier", "attribute", "subscript", "pattern_list", "list_pattern",
@@ -61,17 +61,23 @@ def py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
     scope = out.scope(node)
     line = _line(node)
     declared = type_value(_t(typ), "python") if typ is not None else ""
+    alts = type_values(_t(typ), "python") if typ is not None and not declared and \
+        rnode is None else ()  # (`x: A | B = A()`: the value is narrower)
     each = element_type(_t(typ), "python") if typ is not None else ""
     for tn in targets:
         if tn is None:
             continue
         if declared and rnode is None and declared[:-2] in _CONTAINER_TYPES:
-            pass  # `d: dict` binds nothing; a fact would hide what `d` holds (reaching.py)
-        elif declared:  # a declared type wins over the value
+            # `d: dict` binds nothing; a fact would hide what `d` holds (reaching.py), but
+            target = canon(_t(tn))  # a dataclass's `jobs: list[Job]` holds Jobs
+            if each and target:
+                out.facts.append((scope, target + "[*]", each, line))
+                out.used(scope, each)
+        elif declared or alts:  # a declared type wins over the value (`A | B`: either)
             target = canon(_t(tn))
-            if target:
-                out.facts.append((scope, target, declared, line))
-                out.used(scope, declared)
+            for d in (declared,) if declared and target else alts if target else ():
+                out.facts.append((scope, target, d, line))
+                out.used(scope, d)
                 if each:  # `jobs: list[Job] = []`: its elements are Jobs
                     out.facts.append((scope, target + "[*]", each, line))
                     out.used(scope, each)

@@ -11,6 +11,8 @@ from typing import Any
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.pynodes import (
+    CASTS,
+    cast_value,
     is_or,
     maybe_false,
     min_max_of_several,
@@ -18,7 +20,7 @@ from hindsight.codeindex.pynodes import (
     plain_string,
 )
 from hindsight.codeindex.types import type_value
-from hindsight.codeindex.unpack import elements, unpack
+from hindsight.codeindex.unpack import columns, elements, unpack
 from hindsight.codeindex.values import MAX_TARGETS
 
 Fact = tuple[str, str, str, int]
@@ -189,6 +191,8 @@ class Bindings:
             return None
         args = call.child_by_field_name("arguments")
         kids = [c for c in args.named_children if c.type != "comment"] if args is not None else []
+        if _t(fn) in CASTS and _t(fn).partition(".")[0] not in self.shadowed:
+            return cast_value(kids)  # `typing.cast(Svc, v)`: a Svc
         if fn.type == "attribute":
             method = _t(fn.child_by_field_name("attribute"))
             if _t(fn) in ("copy.copy", "copy.deepcopy") and len(kids) == 1 and \
@@ -459,28 +463,6 @@ class Bindings:
     def elements(self, scope: str, target: str, lit: Any, line: int) -> None:
         """Facts of the elements of literal ``lit`` bound to ``target`` (unpack.elements)."""
         elements(self, scope, target, lit, line)
-
-def columns(bindings: Bindings, lit: Any) -> list[list[str]]:
-    """For a list, tuple or set literal whose elements are all tuples (or lists) of one
-    length ``n`` (at most 4): the distinct access paths at each position, ``n`` lists;
-    a position with a value that is no path, or with more than ``MAX_TARGETS`` values,
-    gets ``[]``. ``[]`` for any other literal."""
-    if lit.type not in ("list", "tuple", "set"):
-        return []
-    rows = [c for c in lit.named_children if c.type != "comment"]
-    if not rows or any(r.type not in ("tuple", "list") for r in rows):
-        return []
-    cells = [[c for c in r.named_children if c.type != "comment"] for r in rows]
-    n = len(cells[0])
-    if not 0 < n <= 4 or any(len(c) != n for c in cells):
-        return []
-    out: list[list[str]] = []
-    for i in range(n):
-        vals = [bindings.value(c[i]) for c in cells]
-        known = list(dict.fromkeys(v for v in vals if v is not None))
-        out.append(known if "?" not in known and len(known) <= MAX_TARGETS else [])
-    return out
-
 
 def head(path: str) -> str:
     """The first name of an access path's text (``self`` of ``self.a.b``)."""

@@ -20,7 +20,7 @@ from hindsight.codeindex.exprs import parse, render
 from hindsight.codeindex.receivers import ARGS
 from hindsight.codeindex.signatures import py_default, py_star
 from hindsight.codeindex.table import FUNC_KINDS, FileSyms
-from hindsight.codeindex.types import element_type, type_value
+from hindsight.codeindex.types import element_type, type_values
 from hindsight.codeindex.values import MAX_TARGETS, union
 
 if TYPE_CHECKING:
@@ -185,8 +185,7 @@ def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: 
             if default.isidentifier() and fs.def_lines.get(fn) else got
     dv = None
     if typ:
-        path = type_value(typ, fs.language)
-        dv = flow.value(fs, fn, path, 0) if path else None
+        dv = union(flow.value(fs, fn, p, 0) for p in type_values(typ, fs.language))
         if dv is not None and dv[0] == "inst" and not hierarchy.protocol(flow, dv):
             return _declared_base(flow, fs, fn, name, -1 if kw else pos, dv)  # `sink: Sink`
         if dv is None or fs.language != "python" or not (

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hindsight.codeindex.bindings import AFTER, NARROW, Bindings, _line, _t, columns
+from hindsight.codeindex.bindings import AFTER, NARROW, Bindings, _line, _t
 from hindsight.codeindex.exprs import canon, parse
+from hindsight.codeindex.unpack import columns
 from hindsight.codeindex.values import MAX_TARGETS
 
 

@@ -69,3 +69,18 @@ def min_max_of_several(call: Any, shadowed: Container[str] = frozenset()) -> lis
 def is_or(node: Any) -> bool:
     op = node.child_by_field_name("operator")
     return op is not None and op.type == "or"
+
+
+CASTS = frozenset({"cast", "typing.cast", "t.cast"})
+"""How a Python file calls ``typing.cast`` (``import typing as t``: click's spelling)."""
+
+
+def cast_value(kids: list[Any]) -> str:
+    """The value of ``cast(T, v)`` (``typing.cast``: v, declared a ``T``): an instance of
+    ``T`` (also ``"T"``), else ``"?"`` (:func:`hindsight.codeindex.types.type_value`)."""
+    from hindsight.codeindex.types import type_value
+
+    if len(kids) != 2 or kids[0].type not in ("identifier", "attribute", "string", "subscript"):
+        return "?"
+    text = plain_string(kids[0]) if kids[0].type == "string" else _t(kids[0])
+    return type_value(text, "python") or "?"

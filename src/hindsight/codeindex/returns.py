@@ -11,7 +11,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex import hierarchy
-from hindsight.codeindex.types import element_type, type_value
+from hindsight.codeindex.types import element_type, type_values
 from hindsight.codeindex.values import Value, union
 
 if TYPE_CHECKING:
@@ -86,8 +86,7 @@ def value(flow: Flow, q: str, key: str = "return") -> Value | None:
             return flow.value(fs, local, el, 0)
     declared = fs.declared_return(local) if key == "return" else ""
     if declared:
-        path = type_value(declared, fs.language)
-        dv = flow.value(fs, local, path, 0) if path else None
+        dv = union(flow.value(fs, local, p, 0) for p in type_values(declared, fs.language))
         if dv is None or not facts.get(key) or fs.language != "python":
             return dv
         # `-> Codec` of `return Codec.registry[name]()`: the body's value when it is

@@ -25,13 +25,14 @@ from typing import Any
 NAMES = frozenset({
     "next", "min", "max", "getattr", "type", "iter", "list", "tuple", "set", "frozenset",
     "sorted", "reversed", "map", "filter", "zip", "enumerate", "partial", "defaultdict",
-    "copy", "functools", "collections",
+    "copy", "functools", "collections", "cast", "typing", "t",
 })
 """Names whose calls the receiver facts read by their builtin or stdlib meaning."""
 
 _OWN = frozenset({("copy", "", "copy"), ("functools", "", "functools"),
                   ("collections", "", "collections"), ("functools", "partial", "partial"),
-                  ("collections", "defaultdict", "defaultdict")})
+                  ("collections", "defaultdict", "defaultdict"), ("typing", "", "typing"),
+                  ("typing", "", "t"), ("typing", "cast", "cast")})
 """``(module, name, alias)`` imports that bind a name to what the rules mean by it."""
 
 _BEFORE = frozenset(b" \t\n\r(,*")  # what may come before a bound name (`for x, next in`)

@@ -7,7 +7,8 @@ TypeScript ``X | undefined | null``, C# ``X?``, Go and Rust pointers and referen
 are dropped (``Repo[User]`` and ``Repo<User>`` are a ``Repo``), and ``type[X]`` /
 ``typeof X`` give the class ``X`` itself. Anything else (unions of several types,
 arrays, tuples, function types, ``var``, ``auto``, ``impl Trait``) gives ``""``: the
-variable's type is then unknown and calls on it stay unresolved.
+variable's type is then unknown and calls on it stay unresolved; :func:`type_values`
+reads a Python union of classes as each of them.
 
 :func:`element_type` reads what iterating a value of a declared collection type gives
 (Python ``list[Job]``, ``Sequence[Job]``, ``Iterator[Job]``, ``tuple[Job, ...]``: a
@@ -67,6 +68,43 @@ def type_value(text: str, language: str) -> str:
     if language == "python":
         return _python(s)
     return _braces(s, language)
+
+
+@lru_cache(maxsize=16384)
+def type_values(text: str, language: str) -> tuple[str, ...]:
+    """The access paths of a value of the declared type ``text``: ``(type_value(…),)``
+    when that names one class; for a Python union of classes (``A | B``, ``Union[A, B]``,
+    ``Optional[Union[A, B]]``, ``"A | B"``; ``None`` aside) each member's, when every
+    member names a class and there are at most 4 (values.MAX_TARGETS); else ``()``."""
+    one = type_value(text, language)
+    if one or language != "python":
+        return (one,) if one else ()
+    s = " ".join(text.split())
+    if len(s) >= 2 and s[0] in "\"'" and s[-1] == s[0]:
+        s = s[1:-1].strip()
+    parts = [p for p in _split_top(s, "|") if p not in _NOTHING]
+    if len(parts) == 1:
+        base, inner = _generic(parts[0], "[")
+        short = base.rpartition(".")[2]
+        if short == "Optional" and inner:
+            return type_values(inner, language)
+        parts = [a for a in _split_top(inner, ",") if a not in _NOTHING] \
+            if short == "Union" and inner else []
+    vals = tuple(dict.fromkeys(type_value(p, language) for p in parts))
+    if any(v.partition(".")[0] in _PY_NOT_CLASSES or v[:-2] in _PY_NOT_CLASSES for v in vals):
+        return ()  # `Command | t.Callable[…]`: a member the index cannot see is no class
+    return vals if 1 < len(vals) <= 4 and all(vals) else ()
+
+
+_PY_NOT_CLASSES = frozenset({
+    "t", "typing", "collections", "abc", "str", "int", "float", "bool", "bytes", "list",
+    "dict", "set", "frozenset", "tuple", "object", "type", "Callable", "Any", "Iterable",
+    "Iterator", "Sequence", "Mapping", "MutableMapping", "Awaitable", "Coroutine",
+    "Generator", "TypeVar", "Literal", "bytearray", "complex", "os", "Path", "pathlib",
+    "IO", "TextIO", "BinaryIO", "Pattern", "Match"})
+"""Heads of union members that name no class of a repository (builtins, ``typing``):
+a union with one reads as unknown, not as its other members (they would give the call
+edges of a value the expression may not have)."""
 
 
 def _name(s: str, sep: str = ".") -> str:

@@ -148,3 +148,25 @@ def _positions(out: Bindings, scope: str, path: str, tup: Any, line: int) -> Non
         sv = out.value(sub) if sub.type != "comment" else None
         if sv and sv != "?":
             out.facts.append((scope, f"{path}[{j}]", sv, line))
+
+
+def columns(bindings: Bindings, lit: Any) -> list[list[str]]:
+    """For a list, tuple or set literal whose elements are all tuples (or lists) of one
+    length ``n`` (at most 4): the distinct access paths at each position, ``n`` lists;
+    a position with a value that is no path, or with more than ``MAX_TARGETS`` values,
+    gets ``[]``. ``[]`` for any other literal."""
+    if lit.type not in ("list", "tuple", "set"):
+        return []
+    rows = [c for c in lit.named_children if c.type != "comment"]
+    if not rows or any(r.type not in ("tuple", "list") for r in rows):
+        return []
+    cells = [[c for c in r.named_children if c.type != "comment"] for r in rows]
+    n = len(cells[0])
+    if not 0 < n <= 4 or any(len(c) != n for c in cells):
+        return []
+    out: list[list[str]] = []
+    for i in range(n):
+        vals = [bindings.value(c[i]) for c in cells]
+        known = list(dict.fromkeys(v for v in vals if v is not None))
+        out.append(known if "?" not in known and len(known) <= MAX_TARGETS else [])
+    return out
