@@ -234,7 +234,10 @@ def impact(symbol: str, repo_root: str | None, file: str | None, depth: int, lim
             more = (f"; {res['count']} of {res['total']} from offset {offset}, --offset "
                     f"{res['next_offset']} for more" if res["truncated"] else "")
             out.table(f"impact of {res['symbol']['qname']} ({n} commit"
-                      f"{'' if n == 1 else 's'} in history{more})", ["", "target", "why"],
+                      f"{'' if n == 1 else 's'} "
+                      f"{'of its file' if res['history_level'] == 'file' else 'in history'}"
+                      f"{more})",
+                      ["", "target", "why"],
                       [[i.kind, i.target, "; ".join(i.reasons)] for i in res["items"]])
         if res.get("gone"):
             out.say(f"left out: {res['gone']} co-changed symbol(s) or file(s) that no longer "
@@ -268,6 +271,10 @@ def hotspots(repo_root: str | None, days: int, limit: int, json: bool) -> None:
         if gone["files"] or gone["symbols"]:
             out.say(f"left out: {gone['files']} file(s) and {gone['symbols']} symbol(s) "
                     "that changed in the window but no longer exist at HEAD")
+        if res["history_partial"]:
+            from hindsight.history.queries import partial_note
+
+            out.say(f"counted over a {partial_note(res['history_partial'])}")
 
 
 @click.command("trace-log")

@@ -97,7 +97,8 @@ def hotspots(hs: HistoryStore, root: str, days: int = 90, limit: int = 20,
     Returns ``{"since", "days", "files": [...], "symbols": [...], "count": {"files",
     "symbols"}, "left_out": {"files", "symbols"}}``: each file has path, commits, fixes,
     lines, score; each symbol qname, path, local, kind, commits, fixes, score;
-    ``left_out`` counts the files and symbols in the window that no longer exist at HEAD.
+    ``left_out`` counts the files and symbols in the window that no longer exist at HEAD;
+    ``history_partial``: the bank's partial kind (queries.partial_note), ``""`` when whole.
     Raises NotIndexed (no history), GitError (not a git repository, git failing)."""
     require_history(hs, root)
     newest = hs.newest_commit_ts() or 0
@@ -120,4 +121,5 @@ def hotspots(hs: HistoryStore, root: str, days: int = 90, limit: int = 20,
     return {"since": datetime.fromtimestamp(since, UTC).isoformat() if newest else None,
             "days": days, "files": flist[:limit], "symbols": shown,
             "count": {"files": len(flist[:limit]), "symbols": len(shown)},
-            "left_out": {"files": files_gone, "symbols": symbols_gone}}
+            "left_out": {"files": files_gone, "symbols": symbols_gone},
+            "history_partial": hs.get_meta("history_partial_kind") or ""}

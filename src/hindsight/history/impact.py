@@ -20,8 +20,10 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
     symbols and files that changed in the same commits (co-change over reachable, non-huge,
     non-merge commits; an item needs ``min_support`` shared commits, default 2: one shared commit is
     no evidence of coupling).
-    Returns ``{"symbol", "commits", "count", "total", "truncated", "items":
-    [ImpactItem…], "gone", "history_partial", "notes"}`` (``count`` listed of ``total`` found; ``gone``: co-changed
+    Returns ``{"symbol", "commits", "history_level", "count", "total", "truncated", "items":
+    [ImpactItem…], "gone", "history_partial", "notes"}`` (``history_level``: ``symbol``, or
+    ``file`` when no commit changed the symbol and its file's commits were read; ``count``
+    listed of ``total`` found; ``gone``: co-changed
     symbols and files left out because they no longer exist at HEAD, as ``hotspots``
     does), callers first (by depth),
     then by co-change count; with ``stop`` (asked before each caller level after the
@@ -80,10 +82,14 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
     ranked = sorted(items.values(), key=lambda i: (i.depth == 0, i.depth, -i.cochanges,
                                                    i.kind, i.target))
     kind = hs.get_meta("history_partial_kind") or ""
-    out = {"symbol": sym.as_dict(), "commits": n, "count": len(ranked[:limit]),
-           "total": len(ranked), "truncated": len(ranked) > limit, "items": ranked[:limit],
-           "gone": gone, "history_partial": kind,
-           "notes": [f"co-change counts read a {partial_note(kind)}"] if kind else []}
+    level = "symbol" if entries or not n else "file"
+    notes = [f"co-change counts read a {partial_note(kind)}"] if kind else []
+    if level == "file":  # (fresh-user run of session 35: read as the symbol's own commits)
+        notes.append(f"no ingested commit changed {sym.local} itself: the {n} commits are "
+                     f"those of its file {sym.path}")
+    out = {"symbol": sym.as_dict(), "commits": n, "history_level": level,
+           "count": len(ranked[:limit]), "total": len(ranked), "truncated": len(ranked) > limit,
+           "items": ranked[:limit], "gone": gone, "history_partial": kind, "notes": notes}
     return {**out, "levels": levels, "cut": cut} if stop is not None else out
 
 

@@ -55,7 +55,9 @@ Progress = Callable[[str, int, int], None]
 @dataclass
 class IngestStats:
     """What one ingest run did. ``partial``: ``shallow`` or ``limited`` when older history
-    exists that the bank has not read, else ``""``."""
+    exists that the bank has not read, else ``""`` (the bank's ``history_partial_kind``
+    reads ``interrupted`` while a run is under way or after one was stopped: fresh-user
+    run of session 35)."""
 
     mode: str = "full"
     head: str = ""
@@ -171,6 +173,8 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
     seq_map.update({s: q for s, q in store.seqs([s for s in todo if s not in seq_map]).items()})
     blob_cache: dict[str, list[SymState] | None] = {}
     size = CHUNK if mode == "full" else CHUNK_MESSAGE
+    if todo:  # until the run ends, what is stored is short of its plan (a Ctrl-C, a kill)
+        store.set_meta({"history_partial_kind": "interrupted"})
     for i in range(0, len(todo), size):
         chunk = todo[i:i + size]
         _ingest_chunk(store, root, chunk, seq_map, mode, huge_v, boundary, skip_path,

@@ -158,8 +158,9 @@ def attributed_entries(hs: HistoryStore, path: str, local: str,
     if not entries and not waiting:
         partial = hs.get_meta("history_partial_kind") or ""
         notes.append("no ingested commit changed this symbol" + (
-            f"; the ingested history is partial ({partial}): hindsight ingest --all reads "
-            "the older commits" if partial else ""))
+            f"; the ingested history is partial ({partial}): " + (
+                "hindsight ingest reads the missing commits" if partial == "interrupted"
+                else "hindsight ingest --all reads the older commits") if partial else ""))
     return entries, notes
 
 
@@ -383,7 +384,11 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
 
 
 def partial_note(kind: str) -> str:
-    """What a partial history (``shallow`` clone or ``limited`` ingest) leaves out."""
+    """What a partial history (``shallow`` clone, ``limited`` ingest or an ingest
+    ``interrupted`` before it read its last commit) leaves out."""
+    if kind == "interrupted":
+        return ("partial history (interrupted): an ingest stopped before it read every "
+                "commit it planned; `hindsight ingest` again finishes it")
     if kind == "shallow":
         return ("partial history (shallow clone): changes older than its first commit are "
                 "not known; `git fetch --unshallow`, then `hindsight ingest --all`, reads them")

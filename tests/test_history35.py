@@ -1,0 +1,96 @@
+"""History honesty found by the fresh-user run of session 35 (issue 14): an ingest stopped
+before it read every commit it planned (Ctrl-C, a kill) leaves a history that says it is
+partial (``interrupted``) until a later ingest finishes; ``history``, ``status`` and
+``hotspots`` say so."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from histutil import Repo, fn
+
+from hindsight.app import open_bank
+from hindsight.history import ingest as ingest_mod
+from hindsight.history.queries import partial_note
+
+
+def _repo(tmp: Path) -> Repo:
+    r = Repo(tmp / "r")
+    r.write("a.py", fn("old") + fn("f"))
+    r.commit("add old and f")  # 1: the only commit that touches `old`
+    for i in range(2, 5):
+        r.write("a.py", fn("old") + fn("f", f"return {i}"))
+        r.commit(f"f returns {i}")  # 2-4
+    return r
+
+
+def test_an_interrupted_ingest_says_the_history_is_partial(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    r = _repo(tmp_path)
+    monkeypatch.setattr(ingest_mod, "CHUNK", 1)  # one commit per transaction
+
+    def stop(phase: str, done: int, total: int) -> None:
+        if done == 2:  # two chunks (the two newest commits) are stored
+            raise KeyboardInterrupt
+
+    with open_bank(repo_root_path=str(r.path)) as bank:
+        bank.code.index(full=True, workers=1)
+        with pytest.raises(KeyboardInterrupt):
+            bank.history.ingest(progress=stop)
+        st = bank.history.status()
+        assert (st["commits"], st["partial"]) == (2, "interrupted")
+        res = bank.history.history("a.py::old")
+        assert res["partial"] == "interrupted" and res["entries"] == []
+        assert any("partial (interrupted)" in n and "hindsight ingest reads" in n
+                   for n in res["notes"])
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    out = subprocess.run([sys.executable, "-m", "hindsight", "status", "--repo-root",
+                          str(r.path)], capture_output=True, text=True, env=env)
+    assert out.returncode == 0 and "partial: interrupted" in out.stdout, out.stdout + out.stderr
+    out = subprocess.run([sys.executable, "-m", "hindsight", "hotspots", "--repo-root",
+                          str(r.path)], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert "counted over a partial history (interrupted)" in " ".join(out.stdout.split())
+    js = subprocess.run([sys.executable, "-m", "hindsight", "hotspots", "--json",
+                         "--repo-root", str(r.path)], capture_output=True, text=True, env=env)
+    assert json.loads(js.stdout)["history_partial"] == "interrupted"
+    with open_bank(repo_root_path=str(r.path)) as bank:  # the next ingest finishes it
+        bank.history.ingest()
+        st = bank.history.status()
+        assert (st["commits"], st["partial"]) == (4, "")
+        assert [e.subject for e in bank.history.history("a.py::old")["entries"]] == [
+            "add old and f"]
+
+
+def test_impact_says_when_its_commits_are_the_files(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "r")
+    r.write("a.py", fn("f") + fn("g"))
+    r.write("b.py", fn("h"))
+    r.commit("add f, g, h")
+    r.write("a.py", fn("f", "return 2") + fn("g"))
+    r.write("b.py", fn("h", "return 2"))
+    r.commit("f and h")
+    r.write("a.py", fn("f", "return 3") + fn("g"))
+    r.write("b.py", fn("h", "return 3"))
+    r.commit("f and h again")
+    r.write("a.py", fn("f", "return 3") + fn("g") + fn("k"))  # k: added in the newest
+    r.commit("add k")
+    with open_bank(repo_root_path=str(r.path)) as bank:
+        bank.code.index(full=True, workers=1)
+        bank.history.ingest(limit=3)  # the three newest: g's own commit is not read
+        f = bank.history.impact("a.py::f")
+        assert (f["commits"], f["history_level"]) == (2, "symbol")
+        assert f["notes"] == [f"co-change counts read a {partial_note('limited')}"]
+        g = bank.history.impact("a.py::g")
+        assert (g["commits"], g["history_level"]) == (3, "file")
+        assert g["notes"][1:] == ["no ingested commit changed g itself: the 3 commits are "
+                                  "those of its file a.py"]
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    out = subprocess.run([sys.executable, "-m", "hindsight", "impact", "a.py::g",
+                          "--repo-root", str(r.path)], capture_output=True, text=True, env=env)
+    assert out.returncode == 0 and "3 commits of its file" in out.stdout, out.stdout
