@@ -94,3 +94,19 @@ def test_impact_says_when_its_commits_are_the_files(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "hindsight", "impact", "a.py::g",
                           "--repo-root", str(r.path)], capture_output=True, text=True, env=env)
     assert out.returncode == 0 and "3 commits of its file" in out.stdout, out.stdout
+
+
+def test_an_index_waiting_for_the_lock_says_who_holds_it(tmp_path: Path) -> None:
+    r = _repo(tmp_path)
+    with open_bank(repo_root_path=str(r.path)) as bank:
+        bank.code.index(full=True, workers=1)
+        with bank.history._lock("ingest"):  # as a long `ingest --all` holds it
+            p = subprocess.Popen([sys.executable, "-m", "hindsight", "index", "--repo-root",
+                                  str(r.path)], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+            assert p.stderr is not None
+            line = p.stderr.readline()  # said before it waits, not after
+            assert line.startswith("hindsight: waiting for this bank's index lock, held by "
+                                   f"ingest (pid {os.getpid()}, since "), line
+            assert p.poll() is None  # still waiting
+        assert p.wait(timeout=120) == 0

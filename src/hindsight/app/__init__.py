@@ -9,18 +9,15 @@ Nothing here writes SQL.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import threading
-import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from hindsight.app.locks import INDEX_LOCK_WAIT_S as INDEX_LOCK_WAIT_S
+from hindsight.app.locks import index_lock as _index_lock
 from hindsight.codeindex.service import CodeService
-from hindsight.config.paths import Home, bank_file, file_lock, index_lock_name, repo_root
-from hindsight.errors import BankNotFound, Busy, ConfigError
+from hindsight.config.paths import Home, bank_file, repo_root
+from hindsight.errors import BankNotFound, ConfigError
 from hindsight.history.service import HistoryService, rel_in_root
 from hindsight.memory.service import MemoryService
 from hindsight.models import IndexStats
@@ -35,7 +32,6 @@ if TYPE_CHECKING:
     from hindsight.config.settings import Settings
     from hindsight.context.service import ContextService
 
-INDEX_LOCK_WAIT_S = 600.0  # an index writer waits this long for another one's pass
 
 
 @dataclass
@@ -252,47 +248,6 @@ class Bank:
         out["seed"] = self.sessions.seed_state()
         out["fresh"] = fresh
         return out
-
-
-_HELD: dict[str, int] = {}
-_HELD_LOCK = threading.Lock()
-
-
-def _index_lock(bank_id: str, home: Home) -> Any:
-    """A factory of context managers holding the bank's one index lock (re-entrant within
-    a process); each pass is logged to ``$HINDSIGHT_HOME/logs/index.jsonl`` with its start
-    and end (Unix seconds), pid and kind (``index`` or ``ingest``). ``home`` is the one the
-    bank was opened in."""
-    name = index_lock_name(bank_id)
-
-    @contextlib.contextmanager
-    def held(what: str) -> Iterator[None]:
-        with _HELD_LOCK:
-            nested = _HELD.get(name, 0) > 0
-            _HELD[name] = _HELD.get(name, 0) + 1
-        try:
-            if nested:
-                yield
-                return
-            with file_lock(name, wait_s=INDEX_LOCK_WAIT_S, home=home) as ok:
-                if not ok:
-                    raise Busy(f"bank {bank_id}: another index writer held the lock for "
-                               f"{INDEX_LOCK_WAIT_S:g} s", value=bank_id)
-                t0 = time.time()
-                try:
-                    yield
-                finally:
-                    _log_pass(home, bank_id, what, t0, time.time())
-        finally:
-            with _HELD_LOCK:
-                _HELD[name] -= 1
-
-    return held
-
-
-def _log_pass(home: Home, bank_id: str, what: str, start: float, end: float) -> None:
-    rec = {"bank": bank_id, "what": what, "pid": os.getpid(), "start": start, "end": end}
-    home.append_log("index.jsonl", json.dumps(rec))
 
 
 def _db_size(path: str) -> int:

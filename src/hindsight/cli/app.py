@@ -109,7 +109,14 @@ def run(cli: click.Group) -> None:
         sys.stderr.write(f"hindsight: the current directory is gone ({e.strerror}); cd "
                          "somewhere else\n")
         sys.exit(2)
+    from hindsight.app import locks
+
+    locks.lock_wait_notice = _notice
     cli(prog_name="hindsight")
+
+
+def _notice(line: str) -> None:
+    sys.stderr.write(f"hindsight: {line}\n")
 
 
 def main() -> None:

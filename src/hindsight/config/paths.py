@@ -30,7 +30,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from hindsight.errors import ConfigError, GitError
@@ -173,17 +173,21 @@ def index_lock_name(bank_id: str) -> str:
 
 
 @contextlib.contextmanager
-def file_lock(name: str, *, wait_s: float = 0.0, home: Home | None = None
+def file_lock(name: str, *, wait_s: float = 0.0, home: Home | None = None,
+              holder: str = "", on_wait: Callable[[str], None] | None = None
               ) -> Iterator[bool]:
     """An exclusive ``flock`` on ``locks/<name>.lock`` of ``home`` (default: this process's
     ``$HINDSIGHT_HOME``). Yields True when held; False when another process holds it and
-    ``wait_s`` seconds passed (0: don't wait). Raises OSError when the lock file cannot be
+    ``wait_s`` seconds passed (0: don't wait). ``holder``: a line written into the lock
+    file while it is held; ``on_wait(holder line of the other process, or "")`` is called
+    once when this one starts waiting. Raises OSError when the lock file cannot be
     created."""
     import fcntl
 
     home = home or Home.current()
-    with open(home.lock_file(name), "a", opener=_private_opener) as f:
+    with open(home.lock_file(name), "a+", opener=_private_opener) as f:
         deadline = time.monotonic() + wait_s
+        told = on_wait is None
         while True:
             try:
                 fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -192,7 +196,16 @@ def file_lock(name: str, *, wait_s: float = 0.0, home: Home | None = None
                 if time.monotonic() >= deadline:
                     yield False
                     return
+                if not told and on_wait is not None:
+                    told = True
+                    f.seek(0)
+                    on_wait(f.read(200).strip())
                 time.sleep(0.05)
+        if holder:
+            f.seek(0)
+            f.truncate()
+            f.write(holder + "\n")
+            f.flush()
         try:
             yield True
         finally:
