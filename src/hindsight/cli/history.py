@@ -271,10 +271,8 @@ def hotspots(repo_root: str | None, days: int, limit: int, json: bool) -> None:
         if gone["files"] or gone["symbols"]:
             out.say(f"left out: {gone['files']} file(s) and {gone['symbols']} symbol(s) "
                     "that changed in the window but no longer exist at HEAD")
-        if res["history_partial"]:
-            from hindsight.history.queries import partial_note
-
-            out.say(f"counted over a {partial_note(res['history_partial'])}")
+        for note in res["notes"]:
+            out.say(note)
 
 
 @click.command("trace-log")

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from hindsight.history import gitread as G
-from hindsight.history.queries import require_history
+from hindsight.history.queries import partial_note, require_history
 from hindsight.store.base import HistoryStore
 
 DAY = 86_400
@@ -98,9 +98,11 @@ def hotspots(hs: HistoryStore, root: str, days: int = 90, limit: int = 20,
     "symbols"}, "left_out": {"files", "symbols"}}``: each file has path, commits, fixes,
     lines, score; each symbol qname, path, local, kind, commits, fixes, score;
     ``left_out`` counts the files and symbols in the window that no longer exist at HEAD;
-    ``history_partial``: the bank's partial kind (queries.partial_note), ``""`` when whole.
+    ``history_partial``: the bank's partial kind, ``""`` when whole; ``notes``: what a
+    partial history leaves out (queries.partial_note).
     Raises NotIndexed (no history), GitError (not a git repository, git failing)."""
     require_history(hs, root)
+    kind = hs.get_meta("history_partial_kind") or ""
     newest = hs.newest_commit_ts() or 0
     since = max(0, newest - days * DAY)
     canon = _canonical(hs.renames())
@@ -122,4 +124,5 @@ def hotspots(hs: HistoryStore, root: str, days: int = 90, limit: int = 20,
             "days": days, "files": flist[:limit], "symbols": shown,
             "count": {"files": len(flist[:limit]), "symbols": len(shown)},
             "left_out": {"files": files_gone, "symbols": symbols_gone},
-            "history_partial": hs.get_meta("history_partial_kind") or ""}
+            "history_partial": kind,
+            "notes": [f"counted over a {partial_note(kind)}"] if kind else []}
