@@ -208,3 +208,13 @@ def test_unions_of_classes_and_typing_cast(tmp_path: Path) -> None:
         "shapes.py::total -> shapes.py::Circle.radius @12",
         "shapes.py::total -> shapes.py::Square.area @10",
         "shapes.py::total -> shapes.py::Square.side @14"]
+
+
+def test_self_calls_dispatch_over_a_class_with_eighteen_subclasses(tmp_path: Path) -> None:
+    src = ("class Command:\n    def main(self):\n        return self.invoke()\n"  # 1-3
+           "    def invoke(self): pass\n"  # 4
+           "class Group(Command):\n    def invoke(self): return 1\n"  # 5-6
+           + "".join(f"class C{i}(Command):\n    pass\n" for i in range(17)))  # 18 in all
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::Command.main") == [
+        "a.py::Command.main -> a.py::Command.invoke @3",
+        "a.py::Command.main -> a.py::Group.invoke @3"]

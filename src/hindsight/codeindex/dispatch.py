@@ -33,7 +33,7 @@ from hindsight.codeindex.values import MAX_TARGETS, Value, union
 if TYPE_CHECKING:
     from hindsight.codeindex.resolve import Resolver
 
-MAX_SUBCLASSES = 16  # transitive subclasses considered per class (more: no dispatch)
+MAX_SUBCLASSES = 32  # transitive subclasses considered per class (more: no dispatch)
 LANGUAGES = frozenset({"python"})
 ABSTRACT = "@abstract"
 """Receiver-fact target marking a method whose body only marks it abstract (value
@@ -399,16 +399,6 @@ def redefined(r: Resolver, hit: str, caller: str, name: str, line: int) -> list[
 
 
 
-def shadowed(r: Resolver, caller: str, name: str, hit: str) -> str:
-    """How an instance attribute bound by a method of the class or of a base of
-    ``caller``'s (``self.run = fn``) comes before method ``hit`` in ``self.<name>()``
-    (Python; :func:`hierarchy.instance_shadow`): ``"hides"``, ``"may"`` or ``""``."""
-    from hindsight.codeindex.hierarchy import instance_shadow
-
-    cls = r.enclosing_class(caller) if r.f.language == "python" else ""
-    return instance_shadow(r.flow, f"{r.f.path}::{cls}", name, hit)[0] if cls else ""
-
-
 def reimported(r: Resolver, caller: str, name: str, receiver: str) -> list[str]:
     """Targets of ``name()`` (or of ``m.name()`` through a module alias ``m``) in a
     function of a Python file whose top level imports that name more than once (``try:
@@ -417,8 +407,7 @@ def reimported(r: Resolver, caller: str, name: str, receiver: str) -> list[str]:
     when one import binds it."""
     fs = r.f
     alias = receiver or name
-    if not caller or fs.language != "python" or "." in alias or alias in fs.top or \
-            len(fs.scoped_imports.get("", {}).get(alias, ())) < 2:
+    if not caller or fs.language != "python" or alias not in fs.reimports or alias in fs.top:
         return []
     s = caller
     while s:  # (a function's own import of the name comes first: Resolver.lookup)

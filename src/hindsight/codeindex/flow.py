@@ -77,6 +77,7 @@ class Flow:
         self.callees: dict[tuple[str, str, tuple[str, ...], int], tuple[str, int]] = {}
         self.steps = 0
         self.worthy: dict[tuple[str, str, str], int] = {}  # see codeindex/worth.py
+        self.shades: dict[tuple[str, str, str], tuple[str, str]] = {}  # hierarchy.py
         self._nest = 0
         self._returning = 0  # > 0 while a return value is evaluated (see param)
         self._caller = ""  # the scope of the call being resolved (see _undecorated)

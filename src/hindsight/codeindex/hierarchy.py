@@ -14,6 +14,7 @@ from hindsight.codeindex.values import Value, members, union
 
 if TYPE_CHECKING:
     from hindsight.codeindex.flow import Flow
+    from hindsight.codeindex.resolve import Resolver
     from hindsight.codeindex.table import FileSyms
 
 
@@ -109,7 +110,6 @@ def _open(flow: Flow, q: str) -> bool:
 _CLOSED = frozenset({"object", "Generic"})
 
 
-
 def instance_shadow(flow: Flow, q: str, name: str, method: str) -> tuple[str, Value | None]:
     """Whether methods of the classes in the MRO of Python class ``q`` bind ``self.<name>``
     (``self.run = fn``), an instance attribute that comes before the class's method
@@ -119,22 +119,46 @@ def instance_shadow(flow: Flow, q: str, name: str, method: str) -> tuple[str, Va
     it), ``"may"`` when all are elsewhere (the method runs until one ran), ``""`` when
     there is none or the method is a property (a data descriptor: ``self.x = v`` calls its
     setter); with the value of those bindings (``None``: unknown)."""
+    key = (q, name, method)
+    hit = flow.shades.get(key)
+    if hit is None:
+        hit = flow.shades[key] = _shadow(flow, q, name, method)
+    state, cq = hit
+    if not state:
+        return "", None
+    cpath, _, cls = cq.partition("::")
+    cfs = flow.fs(cpath)
+    bound = [b for b in cfs.attrs[cls][name] if b[0] != cls] if cfs is not None else []
+    return state, flow._guarded(("attr!", cq, name), partial(flow._agree, cfs, bound)) \
+        if cfs is not None else None
+
+
+def _shadow(flow: Flow, q: str, name: str, method: str) -> tuple[str, str]:
+    """(:func:`instance_shadow`'s answer, the class whose methods bind the attribute)."""
     for cq in flow.mro(q):
         cpath, _, cls = cq.partition("::")
         cfs = flow.fs(cpath)
-        attrs = cfs.attrs.get(cls) if cfs is not None and cfs.language == "python" else None
+        if cfs is None or name not in cfs.self_bound or cfs.language != "python":
+            continue
+        attrs = cfs.attrs.get(cls)
         bound = [b for b in attrs.get(name, ()) if b[0] != cls] if attrs else None
-        if cfs is None or not bound:
+        if not bound:
             continue
         path, _, local = method.partition("::")
         fs = flow.fs(path)
         if fs is None or {v for _l, v in fs.flow.get(local, {}).get("@dec", [])} & _DATA:
-            return "", None
+            return "", ""
         branched = {(s, ln) for s, ln, _e in attrs.get(name + BRANCH, ())} if attrs else set()
         hides = any(s.endswith(".__init__") and (s, ln) not in branched for s, ln, _v in bound)
-        return "hides" if hides else "may", flow._guarded(
-            ("attr!", cq, name), partial(flow._agree, cfs, bound))
-    return "", None
+        return "hides" if hides else "may", cq
+    return "", ""
+
+def shadowed(r: Resolver, caller: str, name: str, hit: str) -> str:
+    """How an instance attribute bound by a method of the class or of a base of
+    ``caller``'s (``self.run = fn``) comes before method ``hit`` in ``self.<name>()``
+    (Python; :func:`instance_shadow`): ``"hides"``, ``"may"`` or ``""``."""
+    cls = r.enclosing_class(caller) if r.f.language == "python" else ""
+    return instance_shadow(r.flow, f"{r.f.path}::{cls}", name, hit)[0] if cls else ""
 
 
 _DATA = frozenset({"property", "cached_property", "functools.cached_property"})

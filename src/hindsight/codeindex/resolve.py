@@ -20,7 +20,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable
 
-from hindsight.codeindex import dispatch, rustimpl
+from hindsight.codeindex import dispatch, hierarchy, rustimpl
 from hindsight.codeindex import modules as M
 from hindsight.codeindex.flow import Flow
 from hindsight.codeindex.imports import CJS
@@ -281,10 +281,11 @@ class Resolver:
         if line and ((receiver in self.spec.self_names and not self.f.is_receiver(
                 caller, receiver, line)) or (not receiver and self.f.local_name(caller, name))):
             return self.flow.calls(self.f, caller, name, receiver, line)  # (`self = Other()`)
-        extra = dispatch.rebound(self, caller, name, receiver, line) or \
-            dispatch.reimported(self, caller, name, receiver)  # `if c: self = Other()`, …
+        extra = dispatch.rebound(self, caller, name, receiver, line) or (  # `self = Other()`
+            dispatch.reimported(self, caller, name, receiver)  # `try: from a import f`, …
+            if (receiver or name) in self.f.reimports else [])
         hit = self._by_name(caller, name, receiver, line)
-        shade = dispatch.shadowed(self, caller, name, hit) \
+        shade = hierarchy.shadowed(self, caller, name, hit) \
             if hit and line and receiver in self.spec.self_names else ""  # `self.run = fn`
         if shade:
             got = self.flow.calls(self.f, caller, name, receiver, line)

@@ -158,6 +158,18 @@ class FileSyms:
         return out
 
     @cached_property
+    def reimports(self) -> frozenset[str]:
+        """Names the module's top level imports more than once (dispatch.reimported)."""
+        return frozenset(a for a, b in self.scoped_imports.get("", {}).items() if len(b) > 1)
+
+    @cached_property
+    def self_bound(self) -> frozenset[str]:
+        """Attribute names a method binds on its instance (``self.run = fn``), in any
+        class of the file (hierarchy.instance_shadow)."""
+        return frozenset(n for cls, d in self.attrs.items() for n, bs in d.items()
+                         if any(b[0] != cls for b in bs))
+
+    @cached_property
     def grouped(self) -> Facts:
         return Facts.group(self, self.raw_facts)
 
