@@ -218,3 +218,56 @@ def test_self_calls_dispatch_over_a_class_with_eighteen_subclasses(tmp_path: Pat
     assert calls_from(tmp_path, {"a.py": src}, "a.py::Command.main") == [
         "a.py::Command.main -> a.py::Command.invoke @3",
         "a.py::Command.main -> a.py::Group.invoke @3"]
+
+
+GO = """package cobra
+
+type Command struct {
+	commands []*Command
+	groups   map[string]*Group
+	parent   *Command
+}
+
+type Group struct{}
+
+func (g *Group) Title() string { return "" }
+
+func (c *Command) Parent() *Command { return c.parent }
+
+func (c *Command) Commands() []*Command { return c.commands }
+
+func (c *Command) check() {
+	for _, sub := range c.commands {
+		sub.check()
+	}
+	for _, g := range c.groups {
+		g.Title()
+	}
+	parents := make([]*Command, 0, 5)
+	for _, p := range parents {
+		p.check()
+	}
+	for p := c; p != nil; p = p.Parent() {
+		p.check()
+	}
+	for _, x := range c.Commands() {
+		x.check()
+	}
+	for i := range c.commands {
+		i.check()
+	}
+}
+"""
+
+
+def test_go_range_over_slices_maps_and_a_for_clause(tmp_path: Path) -> None:
+    """Fresh-user run of session 35: cobra's `for _, sub := range c.commands {
+    sub.checkCommandGroups() }` was unresolved (the field is `[]*Command`)."""
+    assert calls_from(tmp_path, {"cmd.go": GO}, "cmd.go::Command.check") == [
+        "cmd.go::Command.check -> cmd.go::Command.Commands @31",
+        "cmd.go::Command.check -> cmd.go::Command.Parent @28",
+        "cmd.go::Command.check -> cmd.go::Command.check @19",
+        "cmd.go::Command.check -> cmd.go::Command.check @26",
+        "cmd.go::Command.check -> cmd.go::Command.check @29",
+        "cmd.go::Command.check -> cmd.go::Command.check @32",
+        "cmd.go::Command.check -> cmd.go::Group.Title @22"]  # (`i.check()`, 35: an int)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hindsight.codeindex.bindings import BRANCH, GLOBAL, LITERAL, Bindings, _line, _t
+from hindsight.codeindex.bindings import BRANCH, GLOBAL, LITERAL, NAMES, Bindings, _line, _t
 from hindsight.codeindex.exprs import canon
 from hindsight.codeindex.types import element_type, type_value, type_values
 from hindsight.codeindex.values import MAX_TARGETS
@@ -346,3 +346,49 @@ def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -
                 out.facts.append((scope, f"{target}[{i}]", v, _line(node)))
                 if i == len(items) - 1:  # `make()[-1]`
                     out.facts.append((scope, f"{target}[-1]", v, _line(node)))
+
+
+_LITERAL_FUNCTIONS = frozenset({"func_literal", "closure_expression"})  # typed parameters
+
+
+def declared(out: Bindings, caps: dict[str, list[Any]], key: str) -> None:
+    """``fact.bind`` (a variable), ``fact.field`` (a field or property of the class
+    around it) or ``fact.ctor`` (a constructor parameter that is also a field, as
+    TypeScript's ``constructor(private repo: Repo)``): ``@fact.lhs`` is the name, with a
+    declared type ``@fact.type`` (which wins) and/or a value ``@fact.rhs``."""
+    node = caps[key][0]
+    lhs = caps["fact.lhs"][0]
+    typ = caps.get("fact.type")
+    rhs = caps.get("fact.rhs")
+    scope = out.scope(node)
+    line = _line(node) - (node.type in _LITERAL_FUNCTIONS or (  # seen on its own first line
+        node.parent is not None and node.parent.type == "for_clause"))  # `for p := c; …;
+    if key == "fact.ctor":  # p = p.Parent()`: the clause's own line reads it
+        target = f"{out.selfs[0]}.{_t(lhs)}" if out.selfs else ""
+    else:
+        target = _t(lhs) if lhs.type in NAMES else canon(_t(lhs))
+    if key == "fact.bind" and lhs.type == "identifier" and not out.read(scope, target):
+        return
+    declared = type_value(_t(typ[0]), out.language) if typ else ""
+    each = element_type(_t(typ[0]), out.language) if typ and not declared else ""
+    if declared and target:
+        out.facts.append((scope, target, declared, line))
+        out.used(scope, declared)
+    elif each and target:  # Go `commands []*Command`: its elements are Commands
+        out.facts.append((scope, target + "[*]", each, line))
+        out.used(scope, each)
+    elif rhs and key != "fact.ctor":
+        out.bind(scope, lhs, rhs[0], line)
+        made = _go_make(rhs[0]) if out.language == "go" and target else ""
+        if made:  # `parents := make([]*Command, 0, 5)`: its elements are Commands
+            out.facts.append((scope, target + "[*]", made, line))
+            out.used(scope, made)
+
+
+def _go_make(node: Any) -> str:
+    """The element type's access path of Go ``make([]T, …)`` / ``make(map[K]T)``."""
+    fn = node.child_by_field_name("function") if node.type == "call_expression" else None
+    args = node.child_by_field_name("arguments") if fn is not None and _t(fn) == "make" \
+        else None
+    kids = [c for c in args.named_children if c.type != "comment"] if args is not None else []
+    return element_type(_t(kids[0]), "go") if kids else ""

@@ -38,7 +38,6 @@ from hindsight.codeindex import assigns, chains, localuse, loops, signatures
 from hindsight.codeindex.bindings import (
     _PY_READS,
     KEEP_LOCALS,
-    NAMES,
     Bindings,
     Fact,
     _line,
@@ -47,7 +46,6 @@ from hindsight.codeindex.bindings import (
 )
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
-from hindsight.codeindex.types import type_value
 from hindsight.codeindex.values import MAX_TARGETS
 from hindsight.redact import clean, may_hold_secret
 
@@ -161,34 +159,6 @@ _NOT_ELSEWHERE = frozenset(dir(__import__("builtins"))) | frozenset({
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
-_LITERAL_FUNCTIONS = frozenset({"func_literal", "closure_expression"})  # typed parameters
-
-
-def _declared(out: Bindings, caps: dict[str, list[Any]], key: str) -> None:
-    """``fact.bind`` (a variable), ``fact.field`` (a field or property of the class
-    around it) or ``fact.ctor`` (a constructor parameter that is also a field, as
-    TypeScript's ``constructor(private repo: Repo)``): ``@fact.lhs`` is the name, with a
-    declared type ``@fact.type`` (which wins) and/or a value ``@fact.rhs``."""
-    node = caps[key][0]
-    lhs = caps["fact.lhs"][0]
-    typ = caps.get("fact.type")
-    rhs = caps.get("fact.rhs")
-    scope = out.scope(node)
-    line = _line(node) - (node.type in _LITERAL_FUNCTIONS)  # seen on its own first line
-    if key == "fact.ctor":
-        target = f"{out.selfs[0]}.{_t(lhs)}" if out.selfs else ""
-    else:
-        target = _t(lhs) if lhs.type in NAMES else canon(_t(lhs))
-    if key == "fact.bind" and lhs.type == "identifier" and not out.read(scope, target):
-        return
-    declared = type_value(_t(typ[0]), out.language) if typ else ""
-    if declared and target:
-        out.facts.append((scope, target, declared, line))
-        out.used(scope, declared)
-    elif rhs and key != "fact.ctor":
-        out.bind(scope, lhs, rhs[0], line)
-
-
 def _xcall(out: Bindings, caps: dict[str, list[Any]]) -> None:
     call = caps["fact.xcall"][0]
     callee = caps["fact.callee"][0]
@@ -227,9 +197,9 @@ _HANDLERS: dict[str, Callable[[Bindings, dict[str, list[Any]]], None]] = {
     "fact.isa": loops.isa,
     "fact.decorated": lambda out, caps: _py_decorators(out, caps["fact.decorated"][0]),
     "fact.xcall": _xcall,
-    "fact.bind": lambda out, caps: _declared(out, caps, "fact.bind"),
-    "fact.field": lambda out, caps: _declared(out, caps, "fact.field"),
-    "fact.ctor": lambda out, caps: _declared(out, caps, "fact.ctor"),
+    "fact.bind": lambda out, caps: assigns.declared(out, caps, "fact.bind"),
+    "fact.field": lambda out, caps: assigns.declared(out, caps, "fact.field"),
+    "fact.ctor": lambda out, caps: assigns.declared(out, caps, "fact.ctor"),
 }
 
 

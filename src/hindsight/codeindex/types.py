@@ -183,8 +183,11 @@ def element_type(text: str, language: str) -> str:
     """The access path of an element of a value of declared type ``text`` (what a ``for``
     loop over it binds): ``Job()`` for Python ``list[Job]``, ``Sequence[Job]``,
     ``Iterator[Job]``, ``Generator[Job, None, None]``, ``tuple[Job, ...]`` (also under
-    ``Optional``); ``""`` for anything else, other languages included."""
+    ``Optional``); Go ``[]*Job``, ``[4]Job``, ``map[string]*Job`` (what ``range`` gives
+    as its value); ``""`` for anything else, other languages included."""
     s = " ".join(text.split())
+    if language == "go" and s.startswith(("[", "map[")) and len(s) <= 300:
+        return _go_element(s)
     if language != "python" or not s or len(s) > 300:
         return ""
     if len(s) >= 2 and s[0] in "\"'" and s[-1] == s[0]:
@@ -203,4 +206,15 @@ def element_type(text: str, language: str) -> str:
     if short in _PY_ELEMENT or (short in ("tuple", "Tuple") and len(args) == 2
                                 and args[1] == "..."):
         return _python(args[0])
+    return ""
+
+
+def _go_element(s: str) -> str:
+    """The element (a map's value) of Go slice, array or map type ``s``: ``Job()``."""
+    depth = 0
+    s = s[3:] if s.startswith("map[") else s
+    for i, c in enumerate(s):
+        depth += (c == "[") - (c == "]")
+        if depth == 0:
+            return type_value(s[i + 1:].strip(), "go")
     return ""

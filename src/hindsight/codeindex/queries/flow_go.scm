@@ -12,3 +12,6 @@
 (func_literal parameters: (parameter_list (parameter_declaration name: (identifier) @fact.lhs
   type: (_) @fact.type))) @fact.bind
 (return_statement (expression_list . (_) @fact.rhs)) @fact.return
+; `for _, sub := range c.commands`: sub is an element (a map's value) of c.commands
+(for_statement (range_clause left: (expression_list . (_) . (identifier) @fact.lhs)
+  right: (_) @fact.rhs)) @fact.for
