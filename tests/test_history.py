@@ -172,8 +172,9 @@ def test_empty_repository(tmp_path: Path) -> None:
         st = b.history.ingest()
         assert (st.ingested, st.head, st.notes) == (0, "", ["the repository has no commits yet"])
         b.code.index()
-        with pytest.raises(NotIndexed, match="no git history"):
-            b.history.history("f")
+        with pytest.raises(NotIndexed, match="the repository has no commits yet") as e:
+            b.history.history("f")  # (not "run hindsight ingest": it has nothing to read)
+        assert e.value.action is None
 
 
 def test_not_a_repository_is_a_clear_error(tmp_path: Path) -> None:

@@ -244,7 +244,7 @@ def memories(repo_root: str | None, status: str, kind: str | None, stale: bool, 
         if json:
             out.emit_json({"memories": rows, "count": len(rows)})
             return
-        out.table(f"{len(rows)} memories", ["id", "kind", "status", "when", "memory"],
+        out.table(f"{len(rows)} memor{'y' if len(rows) == 1 else 'ies'}", ["id", "kind", "status", "when", "memory"],
                   [[r.id, r.kind, r.status + (" stale" if r.stale else ""),
                     time_shown(r.occurred_ts), _short(r.text)] for r in rows])
 
@@ -312,7 +312,7 @@ def export_cmd(repo_root: str | None, out_path: str) -> None:
             n = _export_to(bank, target, out_path)  # a device or pipe: written in place
         else:
             n = _export_file(bank, target, out_path)
-        out.err(f"{n} memories written to {out_path}")
+        out.err(f"{n} memor{'y' if n == 1 else 'ies'} written to {out_path}")
 
 
 def _export_to(bank: Any, target: str, shown: str) -> int:

@@ -51,6 +51,9 @@ def require_history(hs: HistoryStore, root: str) -> None:
     if hs.commit_count() == 0:
         if not G.is_repo(root):
             raise GitError(f"{root}: not a git repository; history needs git", path=root)
+        if not G.head(root):  # (fresh-user run of session 35: "run hindsight ingest",
+            raise NotIndexed(f"{root}: the repository has no commits yet; history starts "
+                             "with the first commit", root=root)  # which had nothing to read)
         raise NotIndexed("no git history in this bank yet", action="ingest", root=root)
 
 
