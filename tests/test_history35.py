@@ -1,7 +1,8 @@
-"""History honesty found by the fresh-user run of session 35 (issue 14): an ingest stopped
+"""Findings of the fresh-user run of session 35 (issue 14): an ingest stopped
 before it read every commit it planned (Ctrl-C, a kill) leaves a history that says it is
-partial (``interrupted``) until a later ingest finishes; ``history``, ``status`` and
-``hotspots`` say so."""
+partial (``interrupted``) until a later ingest finishes (``history``, ``status`` and
+``hotspots`` say so); ``impact`` says when its commits are its file's; an index waiting for
+the bank's lock says who holds it; ``touch`` alone leaves the index fresh."""
 
 from __future__ import annotations
 
@@ -110,3 +111,16 @@ def test_an_index_waiting_for_the_lock_says_who_holds_it(tmp_path: Path) -> None
                                    f"ingest (pid {os.getpid()}, since "), line
             assert p.poll() is None  # still waiting
         assert p.wait(timeout=120) == 0
+
+
+def test_touch_alone_keeps_the_index_fresh(tmp_path: Path) -> None:
+    r = _repo(tmp_path)
+    with open_bank(repo_root_path=str(r.path)) as bank:
+        bank.code.index(full=True, workers=1)
+        assert (bank.code.status()["changed_since"], bank.code.status()["fresh"]) == (0, True)
+        a = r.path / "a.py"
+        st = a.stat()
+        os.utime(a, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))  # `touch`
+        assert (bank.code.status()["changed_since"], bank.code.status()["fresh"]) == (0, True)
+        a.write_text(a.read_text().replace("return 4", "return 5"))  # same size, new text
+        assert (bank.code.status()["changed_since"], bank.code.status()["fresh"]) == (1, False)

@@ -256,11 +256,12 @@ class CodeService:
         return out
 
     def _changed_since(self) -> int:
-        """Files the next ``index`` would change: indexed files changed (size, mtime),
+        """Files the next ``index`` would change: indexed files changed (size, or mtime
+        and content: at most :data:`_HASH_AT_MOST` files are read, more count as changed),
         gone or no longer selected (now excluded or untracked), files it would add
         (selected, not indexed, not recorded as skipped) and skipped files whose content
         would now be indexed (a binary file replaced by source)."""
-        n = 0
+        n = hashed = 0
         files = self.store.load_files()
         try:
             from hindsight.codeindex import files as F
@@ -285,9 +286,21 @@ class CodeService:
             except OSError:
                 n += 1
                 continue
-            if st.st_size != fr.size or st.st_mtime_ns != fr.mtime_ns:
+            if st.st_size != fr.size:
                 n += 1
+            elif st.st_mtime_ns != fr.mtime_ns:  # `touch` alone changes nothing `index`
+                hashed += 1  # would do (fresh-user run of session 35): the content decides
+                n += hashed > _HASH_AT_MOST or not self._same_content(path, fr.content_hash)
         return n
+
+    def _same_content(self, path: str, digest: str) -> bool:
+        from hindsight.codeindex.worker import content_hash
+
+        try:
+            with open(os.path.join(self.root, path), "rb") as fh:
+                return content_hash(fh.read()) == digest
+        except OSError:
+            return False
 
     def _now_source(self, path: str) -> bool:
         """Whether a file recorded as skipped for its content would be indexed now."""
@@ -299,3 +312,7 @@ class CodeService:
         except OSError:
             return False
         return content_skip_reason(path, raw) == ""
+
+
+_HASH_AT_MOST = 256
+"""Files with a new mtime but their old size whose content ``status`` compares."""
