@@ -124,3 +124,11 @@ def test_touch_alone_keeps_the_index_fresh(tmp_path: Path) -> None:
         assert (bank.code.status()["changed_since"], bank.code.status()["fresh"]) == (0, True)
         a.write_text(a.read_text().replace("return 4", "return 5"))  # same size, new text
         assert (bank.code.status()["changed_since"], bank.code.status()["fresh"]) == (1, False)
+
+
+def test_context_names_the_piece_of_a_word_that_matched() -> None:
+    from hindsight.context.reasons import _shown
+
+    assert [_shown("7q", "7q"), _shown("7", "7q"), _shown("q", "7q"),
+            _shown("pars", "parsing"), _shown("config", "Config")] == [
+        "7q", "7 (of 7q)", "q (of 7q)", "parsing", "Config"]

@@ -36,6 +36,14 @@ def matched_terms(ev: Evidence, f: int) -> list[str]:
     return [t for _n, t in sorted(got)]
 
 
+def _shown(term: str, word: str) -> str:
+    """The task's word a matched term came from, or the term and its word when the term is
+    only a piece of it (``7q`` split into ``7`` and ``q``: fresh-user run of session 35)."""
+    w = word.lower()
+    return word if w == term or (w.startswith(term) and len(w) - len(term) <= 3 and
+                                 w.isalpha()) else f"{term} (of {word})"
+
+
 def file_reasons(ev: Evidence, f: int, first: dict[int, float], w: Weights) -> list[str]:
     """Why file ``f`` ranks: each channel that found it, in words."""
     from hindsight.context.service import commit_date
@@ -52,7 +60,7 @@ def file_reasons(ev: Evidence, f: int, first: dict[int, float], w: Weights) -> l
         terms = matched_terms(ev, f)
         if terms:
             out.append("matching code: " + ", ".join(
-                dict.fromkeys(ev.words.get(t, t) for t in terms[:MAX_TERMS_SHOWN])))
+                dict.fromkeys(_shown(t, ev.words.get(t, t)) for t in terms[:MAX_TERMS_SHOWN])))
     shown = 0
     for j, _s in ev.similar:
         moved = w.follow > 0 and f in c.cmoved[j][::2]
