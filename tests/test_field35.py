@@ -271,3 +271,24 @@ def test_go_range_over_slices_maps_and_a_for_clause(tmp_path: Path) -> None:
         "cmd.go::Command.check -> cmd.go::Command.check @29",
         "cmd.go::Command.check -> cmd.go::Command.check @32",
         "cmd.go::Command.check -> cmd.go::Group.Title @22"]  # (`i.check()`, 35: an int)
+
+
+def test_classmethod_arguments_and_dict_get_on_attributes(tmp_path: Path) -> None:
+    src = ("def add(): pass\ndef sub(): pass\n"  # 1-2
+           "class Calc:\n    OPS = {'add': add, 'sub': sub}\n"  # 3-4
+           "    def __init__(self):\n        self.handlers = {'a': add}\n"  # 5-6
+           "    @classmethod\n    def run(cls, op):\n"  # 7-8
+           "        cls.OPS.get(op)()\n"  # 9: add, sub
+           "        f = cls.OPS.get('sub')\n        f()\n"  # 10-11: sub
+           "    def go(self, op):\n"  # 12
+           "        self.OPS.get(op)()\n"  # 13: add, sub
+           "        h = self.handlers.get('a')\n        h()\n"  # 14-15: add
+           "    @classmethod\n    def make(cls, factory):\n        return factory()\n"  # 16-18
+           "def main():\n    Calc.make(add)\n")  # 19-20: cls comes first: factory is add
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::Calc.run", "a.py::Calc.go",
+                      "a.py::Calc.make") == [
+        "a.py::Calc.go -> a.py::add @13", "a.py::Calc.go -> a.py::add @15",
+        "a.py::Calc.go -> a.py::sub @13",
+        "a.py::Calc.make -> a.py::add @18",
+        "a.py::Calc.run -> a.py::add @9", "a.py::Calc.run -> a.py::sub @11",
+        "a.py::Calc.run -> a.py::sub @9"]

@@ -245,9 +245,10 @@ class Bindings:
             return None
         key = k if "'" not in (k := plain_string(kids[0])) else ""
         n = _t(kids[0]) if kids[0].type == "integer" and _t(kids[0]).isdigit() else ""
-        if kind is None:  # `hs.get('k')` of `hs = handlers()`: key kept for Flow.eval
-            ok = method == "get" and (key or n) and base and "(" not in base
-            return f"{base}.get()[~{repr(key) if key else int(n)}]" if ok else None
+        if kind is None:  # `hs.get('k')` of `hs = handlers()`: key kept for Flow.eval;
+            ok = method == "get" and base and "(" not in base  # `cls.OPS.get(op)`: any
+            return (f"{base}.get()" + (f"[~{repr(key) if key else int(n)}]" if key or n
+                                       else "")) if ok else None
         return f"{base}['{key}']" if key else f"{base}[{int(n)}]" if n else f"{base}[?]"
 
     def default_of(self, node: Any) -> Any:

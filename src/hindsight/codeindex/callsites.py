@@ -43,8 +43,10 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: str = "
     if r is None:
         return None
     q = f"{fs.path}::{fn}"
-    method = fs.kinds.get(fn) == "method" and fs.language == "python" and not any(
-        d == "staticmethod" for _l, d in fs.flow.get(fn, {}).get("@dec", []))
+    decos = {d for _l, d in fs.flow.get(fn, {}).get("@dec", [])} \
+        if fs.kinds.get(fn) == "method" and fs.language == "python" else {"staticmethod"}
+    method = "staticmethod" not in decos
+    bound = "classmethod" in decos  # `Runner.make(cb)`: cls comes first all the same
     init = fn.endswith(".__init__") and fs.parents.get(fn, "") == fn[:-9]
     vals: list[Value | None] = []
     unknown = 0
@@ -76,7 +78,7 @@ def passed(flow: Flow, fs: FileSyms, fn: str, pos: int, name: str, each: str = "
             continue
         target, shift = _callee(flow, site_r, site_fs, scope, segs, line)
         if target == q:
-            shift = shift if method else 0
+            shift = 1 if bound else shift if method else 0
         elif not (init and (target == q[:-9] or target in heirs)):
             continue
         else:

@@ -477,3 +477,18 @@ def _decorated_value(flow: Flow, fs: FileSyms, local: str) -> Value | None:
     decos = fs.flow.get(local, {}).get("@dec", [])
     d = flow.value(fs, fs.parents.get(local, ""), decos[0][1], fs.starts.get(local, 0))
     return flow.call_value(d) if d is not None and d[0] in ("fn", "cls") else None
+
+
+def dict_get(flow: Flow, v: Value, attr: str, segs: tuple[str, ...], i: int
+             ) -> tuple[Value | None, int] | None:
+    """``<v>.<attr>.get(k)`` (``segs[i:]`` is ``.get``, ``()`` and maybe ``[~'k']``) when
+    the attribute holds a dict the index knows: (its value at ``'k'``, or at any key,
+    the index in ``segs`` after the call); ``None`` when it is no such dict (a
+    ``self.session.get(url)`` method call reads on)."""
+    if segs[i:i + 2] != (".get", "()") or "[" in attr:
+        return None
+    j, key = i + 2, "[?]"
+    if j < len(segs) and segs[j][:2] == "[~":
+        j, key = j + 1, "[" + segs[j][2:]
+    got = flow.attr_value(v, attr + key)
+    return (got, j) if got is not None else None

@@ -1,7 +1,7 @@
 """Receiver resolution without a type checker (issue #14, item 1).
 
-When the name rules of :mod:`hindsight.codeindex.resolve` leave a call unresolved, the
-call's receiver (or, for ``x()``, the callee) is evaluated as an access path
+When the name rules of :mod:`hindsight.codeindex.resolve` leave a call unresolved, the call's
+receiver (or, for ``x()``, the callee) is evaluated as an access path
 (:mod:`hindsight.codeindex.exprs`) over the receiver facts of the files
 (:mod:`hindsight.codeindex.receivers`). A value is one of
 
@@ -10,26 +10,24 @@ call's receiver (or, for ``x()``, the callee) is evaluated as an access path
 * ``("super", q)``: ``super()`` inside class ``q``; ``("gen", q)`` what calling the
   generator function ``q`` gives (its elements are what it yields).
 
-A name is looked up as the language does, innermost first: the binding in the enclosing
-function that is the last one *before* the use (flow order; a later one in a loop does not
-count, and then the name is unknown), bindings of enclosing functions (closures), the
-definitions and imports the name rules know, then module-level bindings (the last one).
-``self``/``this`` are an instance of the enclosing class, ``cls``/``Self`` the class
-(as a method's first parameter, unless bound again: ``FileSyms.is_receiver``).
-Attributes are looked up along the class's method resolution order (C3 for Python, base
-order elsewhere): a method or nested class, else the attribute's bindings in any method
-(``self.x = C()``), in the class body or declared as fields. Calling a class gives an
-instance, a function what it returns: its declared return type, else the value of its
-``return`` statements. An undeclared parameter takes the values passed at its function's
-call sites (decorators are call sites: ``@dec`` calls ``dec(f)``), also after a binding
-that may not have run (``if c is None: c = D()``). A property read gives its value. In
-``if isinstance(x, C):`` x is narrowed to instances of C. Where the text gives several
-values (a loop over ``[f, g]``, returns, call sites or attribute bindings that differ, a
-dict read with a key that is no literal) the value is their union
-(:mod:`hindsight.codeindex.values`, at most ``MAX_TARGETS``), an edge per target. Every
-doubt ends in "unknown" and the call stays unresolved: a value that is no path, a loop,
-more than ``MAX_STEPS`` evaluation steps for one file. Every file consulted is a
-dependency (its ``path:`` key and its lookups' keys: incremental).
+A name is looked up as the language does, innermost first: the binding in the enclosing function
+that is the last one *before* the use (flow order; a later one in a loop does not count, and then
+the name is unknown), bindings of enclosing functions (closures), the definitions and imports the
+name rules know, then module-level bindings (the last one). ``self``/``this`` are an instance of
+the enclosing class, ``cls``/``Self`` the class (as a method's first parameter, unless bound again:
+``FileSyms.is_receiver``). Attributes are looked up along the class's method resolution order (C3
+for Python, base order elsewhere): a method or nested class, else the attribute's bindings in any
+method (``self.x = C()``), in the class body or declared as fields. Calling a class gives an
+instance, a function what it returns: its declared return type, else the value of its ``return``
+statements. An undeclared parameter takes the values passed at its function's call sites
+(decorators are call sites: ``@dec`` calls ``dec(f)``), also after a binding that may not have run
+(``if c is None: c = D()``). A property read gives its value. In ``if isinstance(x, C):`` x is
+narrowed to instances of C. Where the text gives several values (a loop over ``[f, g]``, returns,
+call sites or attribute bindings that differ, a dict read with a key that is no literal) the value
+is their union (:mod:`hindsight.codeindex.values`, at most ``MAX_TARGETS``), an edge per target.
+Every doubt ends in "unknown" and the call stays unresolved: a value that is no path, a loop, more
+than ``MAX_STEPS`` evaluation steps for one file. Every file consulted is a dependency (its
+``path:`` key and its lookups' keys: incremental).
 """
 
 from __future__ import annotations
@@ -65,9 +63,8 @@ class Flow:
     files it reads are resolved through their own :class:`Resolver`, sharing ``deps``."""
 
     def __init__(self, root: Resolver) -> None:
-        # No reference cycles (they would linger until a garbage collection, which may
-        # then run in a forked parser child): the root resolver is held weakly, the
-        # other files' resolvers hold this flow weakly.
+        # No reference cycles (they would linger until a garbage collection, which may then
+        # run in a forked parser child): the root resolver is held weakly, and so are we.
         self._root = weakref.ref(root)
         self._root_path = root.f.path
         self._ctx: dict[str, Resolver] = {}
@@ -190,8 +187,9 @@ class Flow:
         """Value of the access path ``segs`` used at ``line`` inside ``scope`` of ``fs``."""
         if not segs:
             return None
-        if key := next((k for k in range(3, len(segs)) if segs[k][:2] == "[~"), 0):
-            segs, key_seg = segs[:key] + segs[key + 1:], "[" + segs[key][2:]  # hs.get('k')
+        if (key := next((k for k in range(3, len(segs)) if segs[k][:2] == "[~"), 0)) and \
+                segs[key - 2] == ".get" and "." not in "".join(segs[1:key - 2]):  # hs.get('k')
+            segs, key_seg = segs[:key] + segs[key + 1:], "[" + segs[key][2:]
         i = 1
         name = segs[0]
         while i < len(segs) and segs[i][0] == "[":
@@ -214,8 +212,8 @@ class Flow:
             name = indexed(name)
             v = self.head(fs, scope, name, line)
         if v is None and name.endswith("[*]") and "[" not in name[:-3]:
-            # an element of a name bound to no literal: `next(it)` of a generator, an
-            # element of what the call bound to it returns (`ws = pool(); ws[0]`)
+            # an element of a name bound to no literal: `next(it)` of a generator, an element
+            # of what the call bound to it returns (`ws = pool(); ws[0]`)
             base = self.head(fs, scope, name[:-3], line)
             v = self.element(base) if base is not None else None
             if v is None:
@@ -253,6 +251,9 @@ class Flow:
                 attr += segs[i]
                 i += 1
             recv = v
+            if (got := classes.dict_get(self, v, attr, segs, i)) is not None:
+                v, i = got  # `cls.OPS.get(op)` of a class's dict: its value at op
+                continue
             if attr in ("__enter__", "__aenter__") and i < len(segs) and segs[i] == "()":
                 v, i = classes.enter(self, v, attr), i + 1
                 continue
@@ -441,9 +442,8 @@ class Flow:
             local = fs.members.get(cls, {}).get(name) if "[" not in name else None
             if fs.language == "rust" and "[" not in name and (
                     local is not None or name not in fs.attrs.get(cls, {})):
-                # inherent first, in any file; a field of the struct before another
-                # file's method of its name (`x.worker.run()` beside `fn worker()`)
-                hit = rustimpl.method(self.root, path, cls, name)
+                # inherent first, in any file; a field before another file's method of its
+                hit = rustimpl.method(self.root, path, cls, name)  # name (`x.worker.run()`)
                 other = self.fs(hit[0].partition("::")[0]) if hit else None
                 if other is not None and other.kinds.get(hit[0].partition("::")[2]) in FUNC_KINDS:
                     return self.classify(hit[0])
