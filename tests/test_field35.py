@@ -292,3 +292,21 @@ def test_classmethod_arguments_and_dict_get_on_attributes(tmp_path: Path) -> Non
         "a.py::Calc.make -> a.py::add @18",
         "a.py::Calc.run -> a.py::add @9", "a.py::Calc.run -> a.py::sub @11",
         "a.py::Calc.run -> a.py::sub @9"]
+
+
+def test_declared_mapping_values(tmp_path: Path) -> None:
+    src = ("from typing import Mapping\n"  # 1
+           "class Handler:\n    def handle(self): pass\n"  # 2-3
+           "class Router:\n    routes: dict[str, Handler]\n"  # 4-5
+           "    def __init__(self):\n        self.more: dict[str, Handler] = {}\n"  # 6-7
+           "    def go(self, k):\n"  # 8
+           "        self.routes[k].handle()\n"  # 9
+           "        self.routes.get(k).handle()\n"  # 10
+           "        for h in self.routes.values():\n            h.handle()\n"  # 11-12
+           "        for name, h in self.routes.items():\n            h.handle()\n"  # 13-14
+           "        self.more[k].handle()\n"  # 15
+           "def f(m: Mapping[str, Handler], k):\n    m[k].handle()\n"  # 16-17
+           "    for h in m.values():\n        h.handle()\n")  # 18-19
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::Router.go", "a.py::f") == [
+        f"a.py::Router.go -> a.py::Handler.handle @{n}" for n in (10, 12, 14, 15, 9)] + [
+        f"a.py::f -> a.py::Handler.handle @{n}" for n in (17, 19)]

@@ -9,7 +9,7 @@ from typing import Any
 
 from hindsight.codeindex.bindings import BRANCH, GLOBAL, LITERAL, NAMES, Bindings, _line, _t
 from hindsight.codeindex.exprs import canon
-from hindsight.codeindex.types import element_type, type_value, type_values
+from hindsight.codeindex.types import element_type, type_value, type_values, value_type
 from hindsight.codeindex.values import MAX_TARGETS
 
 _PY_TARGETS = frozenset({"identifier", "attribute", "subscript", "pattern_list", "list_pattern",
@@ -70,17 +70,14 @@ def py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
         if declared and rnode is None and declared[:-2] in _CONTAINER_TYPES:
             # `d: dict` binds nothing; a fact would hide what `d` holds (reaching.py), but
             target = canon(_t(tn))  # a dataclass's `jobs: list[Job]` holds Jobs
-            if each and target:
-                out.facts.append((scope, target + "[*]", each, line))
-                out.used(scope, each)
+            if target:
+                _held(out, scope, target, _t(typ), each, line)
         elif declared or alts:  # a declared type wins over the value (`A | B`: either)
             target = canon(_t(tn))
             for d in (declared,) if declared and target else alts if target else ():
                 out.facts.append((scope, target, d, line))
                 out.used(scope, d)
-                if each:  # `jobs: list[Job] = []`: its elements are Jobs
-                    out.facts.append((scope, target + "[*]", each, line))
-                    out.used(scope, each)
+                _held(out, scope, target, _t(typ), each, line)  # `jobs: list[Job] = []`
         elif rnode is not None:
             out.bind(scope, tn, rnode, line)
         if out.language == "python" and (tn.type == "identifier" or (
@@ -88,6 +85,15 @@ def py_assign(out: Bindings, caps: dict[str, list[Any]]) -> None:
             end = branch_fact(node, tn)  # (`self.x` in `__init__`: hierarchy.instance_shadow)
             if end:  # this binding may not happen: Flow.pick keeps the one before too
                 out.facts.append((scope, _t(tn) + BRANCH, end, line))
+
+
+def _held(out: Bindings, scope: str, target: str, typ: str, each: str, line: int) -> None:
+    """Facts of what a declared collection holds: ``target[*]`` its elements (``list[Job]``:
+    ``each``), ``target[?]`` its values at any key (``dict[str, Handler]``)."""
+    for part, v in (("[*]", each), ("[?]", value_type(typ, "python"))):
+        if v:
+            out.facts.append((scope, target + part, v, line))
+            out.used(scope, v)
 
 
 def _self_attr(out: Bindings, node: Any) -> bool:

@@ -20,7 +20,7 @@ from hindsight.codeindex.exprs import parse, render
 from hindsight.codeindex.receivers import ARGS
 from hindsight.codeindex.signatures import py_default, py_star
 from hindsight.codeindex.table import FUNC_KINDS, FileSyms
-from hindsight.codeindex.types import element_type, type_values
+from hindsight.codeindex.types import element_type, type_values, value_type
 from hindsight.codeindex.values import MAX_TARGETS, union
 
 if TYPE_CHECKING:
@@ -175,7 +175,8 @@ def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: 
     if each:
         part = "[*]" if each is True else str(each)
         if typ:  # `jobs: list[Job]`: a Job (or the subclasses' instances passed)
-            el = element_type(typ, fs.language) if part == "[*]" else ""
+            el = element_type(typ, fs.language) if part == "[*]" else \
+                value_type(typ, fs.language) if part == "[?]" else ""  # `Mapping[str, H]`
             dv = flow.value(fs, fn, el, 0) if el else None
             return _declared_base(flow, fs, fn, name, -1 if kw else pos, dv, part)
         if fs.language not in ARGS:

@@ -218,3 +218,26 @@ def _go_element(s: str) -> str:
         if depth == 0:
             return type_value(s[i + 1:].strip(), "go")
     return ""
+
+
+_PY_MAPPING = frozenset({"dict", "Dict", "Mapping", "MutableMapping", "defaultdict",
+                         "DefaultDict", "OrderedDict", "ChainMap"})
+
+
+@lru_cache(maxsize=4096)
+def value_type(text: str, language: str) -> str:
+    """The access path of a value of a Python mapping of declared type ``text`` at any
+    key (``dict[str, Handler]``, ``Mapping[str, Handler]``, also under ``Optional``):
+    ``Handler()``; ``""`` for anything else (break-it of session 35)."""
+    s = " ".join(text.split())
+    if language != "python" or not s or len(s) > 300:
+        return ""
+    if len(s) >= 2 and s[0] in "\"'" and s[-1] == s[0]:
+        s = s[1:-1].strip()
+    parts = [p for p in _split_top(s, "|") if p not in _NOTHING]
+    base, inner = _generic(parts[0], "[") if len(parts) == 1 else ("", "")
+    args = _split_top(inner, ",") if inner and inner != "?" else []
+    short = base.rpartition(".")[2]
+    if short == "Optional" and len(args) == 1:
+        return value_type(args[0], language)
+    return _python(args[1]) if short in _PY_MAPPING and len(args) == 2 else ""
