@@ -310,3 +310,15 @@ def test_declared_mapping_values(tmp_path: Path) -> None:
     assert calls_from(tmp_path, {"a.py": src}, "a.py::Router.go", "a.py::f") == [
         f"a.py::Router.go -> a.py::Handler.handle @{n}" for n in (10, 12, 14, 15, 9)] + [
         f"a.py::f -> a.py::Handler.handle @{n}" for n in (17, 19)]
+
+
+def test_isinstance_or_isinstance_of_one_name_narrows_to_either(tmp_path: Path) -> None:
+    src = ("class A:\n    def m(self): pass\nclass B:\n    def m(self): pass\n"  # 1-4
+           "class C:\n    def m(self): pass\n"  # 5-6
+           "def h(x, y):\n"  # 7
+           "    if isinstance(x, A) or isinstance(x, B):\n        x.m()\n"  # 8-9: A, B
+           "    if isinstance(x, A) or isinstance(y, B):\n        x.m()\n"  # 10-11: any
+           "h(A(), 1)\nh(B(), 1)\nh(C(), 1)\n")
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::h") == [
+        "a.py::h -> a.py::A.m @11", "a.py::h -> a.py::A.m @9", "a.py::h -> a.py::B.m @11",
+        "a.py::h -> a.py::B.m @9", "a.py::h -> a.py::C.m @11"]

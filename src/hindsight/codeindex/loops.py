@@ -62,9 +62,8 @@ def unpack(out: Bindings, caps: dict[str, list[Any]]) -> None:
 def except_(out: Bindings, caps: dict[str, list[Any]]) -> None:
     """``except E as e`` (``e`` is an instance of ``E``; of any of ``(A, B)``)."""
     node = caps["fact.except"][0]
-    rhs = caps["fact.rhs"][0]
-    kinds = [c for c in rhs.named_children if c.type != "comment"] \
-        if rhs.type == "tuple" else [rhs]
+    kinds = [c for rhs in caps["fact.rhs"] for c in (  # (two: `isinstance(x, A) or …`)
+        [k for k in rhs.named_children if k.type != "comment"] if rhs.type == "tuple" else [rhs])]
     vals = [v for v in (out.value(k) for k in kinds) if v and v != "?" and "(" not in v]
     scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node)
     for v in dict.fromkeys(vals):  # (`e` is unbound after the block: see extract)
@@ -85,9 +84,8 @@ def isa(out: Bindings, caps: dict[str, list[Any]]) -> None:
     whose block leaves (no ``else``), x is what it was less the instances of ``C``."""
     if "isinstance" in out.shadowed or _t(caps["fact.lhs"][0]) in out.selfs:
         return  # (`self` keeps its class and the overrides of its subclasses)
-    rhs = caps["fact.rhs"][0]
-    kinds = [c for c in rhs.named_children if c.type != "comment"] \
-        if rhs.type == "tuple" else [rhs]
+    kinds = [c for rhs in caps["fact.rhs"] for c in (  # (two: `isinstance(x, A) or …`)
+        [k for k in rhs.named_children if k.type != "comment"] if rhs.type == "tuple" else [rhs])]
     vals = [v for k in kinds if (v := canon(_t(k)) if k.type == "dotted_name" else out.value(k))
             and v != "?"] if all(k.type in ("identifier", "attribute", "dotted_name")
                                  for k in kinds) else []  # (`case Circle():`, a dotted name)

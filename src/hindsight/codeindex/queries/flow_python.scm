@@ -60,6 +60,15 @@
                                 arguments: (argument_list . (identifier) @fact.lhs . (_) @fact.rhs .))
                                 operator: "and")]
              consequence: (block) @fact.body (#eq? @_isa "isinstance")) @fact.isa
+; `if isinstance(x, A) or isinstance(x, B):` narrows x to A or B (break-it of session 35)
+(if_statement condition: (boolean_operator
+                left: (call function: (identifier) @_isa
+                        arguments: (argument_list . (identifier) @fact.lhs . (_) @fact.rhs .))
+                operator: "or"
+                right: (call function: (identifier) @_isa2
+                        arguments: (argument_list . (identifier) @_lhs2 . (_) @fact.rhs .)))
+              consequence: (block) @fact.body
+              (#eq? @_isa "isinstance") (#eq? @_isa2 "isinstance") (#eq? @fact.lhs @_lhs2)) @fact.isa
 (assert_statement . (call function: (identifier) @_isa
                           arguments: (argument_list . (identifier) @fact.lhs . (_) @fact.rhs .))
                   (#eq? @_isa "isinstance")) @fact.isa
