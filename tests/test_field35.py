@@ -322,3 +322,14 @@ def test_isinstance_or_isinstance_of_one_name_narrows_to_either(tmp_path: Path) 
     assert calls_from(tmp_path, {"a.py": src}, "a.py::h") == [
         "a.py::h -> a.py::A.m @11", "a.py::h -> a.py::A.m @9", "a.py::h -> a.py::B.m @11",
         "a.py::h -> a.py::B.m @9", "a.py::h -> a.py::C.m @11"]
+
+
+def test_a_subclass_class_attribute_tuple_reaches_the_base_loop(tmp_path: Path) -> None:
+    src = ("class H1:\n    def handle(self): pass\nclass H2:\n    def handle(self): pass\n"
+           "class Base:\n    middleware = ()\n"  # 5-6
+           "    def run(self):\n        for h in self.middleware:\n"  # 7-8
+           "            h().handle()\n"  # 9: H1, H2 (App's)
+           "class App(Base):\n    middleware = (H1, H2)\n")  # 10-11
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::Base.run") == [
+        "a.py::Base.run -> a.py::H1 @9", "a.py::Base.run -> a.py::H1.handle @9",
+        "a.py::Base.run -> a.py::H2 @9", "a.py::Base.run -> a.py::H2.handle @9"]

@@ -38,6 +38,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex import callsites, classes, dispatch, enums, reaching, returns, rustimpl
+from hindsight.codeindex import selfattrs as sa
 from hindsight.codeindex.bindings import AFTER, BRANCH, NARROW, SCOPED
 from hindsight.codeindex.exprs import indexed, parse, part_index
 from hindsight.codeindex.hierarchy import instance_shadow, narrowed, prefixed
@@ -120,8 +121,8 @@ class Flow:
         if not segs or not worth(self, fs, scope, segs, value=bool(receiver)):
             return []
         if receiver in SPECS[fs.language].self_names:
-            own = classes.own_attr(self, fs, scope, name, line) or \
-                classes.overridden(self, fs, scope, name, line)
+            own = sa.own_attr(self, fs, scope, name, line) or \
+                sa.overridden(self, fs, scope, name, line)
             if own is not None:  # `self.h = b; self.h()` in one method; `self.cls_attr()`
                 return self.callable_target(own)
         v = self.eval(fs, scope, segs, line)
@@ -197,10 +198,9 @@ class Flow:
             i += 1
         if i == 1 and len(segs) > 1 and segs[1][0] == "." and \
                 name in SPECS[fs.language].self_names:
-            own = classes.own_attr(self, fs, scope, segs[1][1:], line) or \
-                classes.overridden(self, fs, scope, segs[1][1:], line)
+            own, at = sa.self_attr(self, fs, scope, segs, line)
             if own is not None:  # `self.h = b` earlier in this method: that value; or
-                return self._rest(own, segs, 2)  # a class attribute subclasses set
+                return self._rest(own, segs, at)  # a class attribute subclasses set
         v = self.head(fs, scope, name, line)
         part = part_index(name) if v is None else ""
         if part:  # `parts[1]` of `parts = split()`: `split()[1]`; `c['inc']` likewise
@@ -251,7 +251,7 @@ class Flow:
                 attr += segs[i]
                 i += 1
             recv = v
-            if (got := classes.dict_get(self, v, attr, segs, i)) is not None:
+            if (got := sa.dict_get(self, v, attr, segs, i)) is not None:
                 v, i = got  # `cls.OPS.get(op)` of a class's dict: its value at op
                 continue
             if attr in ("__enter__", "__aenter__") and i < len(segs) and segs[i] == "()":
