@@ -228,7 +228,8 @@ _PY_MAPPING = frozenset({"dict", "Dict", "Mapping", "MutableMapping", "defaultdi
 def value_type(text: str, language: str) -> str:
     """The access path of a value of a Python mapping of declared type ``text`` at any
     key (``dict[str, Handler]``, ``Mapping[str, Handler]``, also under ``Optional``):
-    ``Handler()``; ``""`` for anything else (break-it of session 35)."""
+    ``Handler()``; ``""`` for anything else, and for a mapping of classes (``type[Codec]``:
+    a registry holds what registers, not the base; blind suite 7) (break-it of session 35)."""
     s = " ".join(text.split())
     if language != "python" or not s or len(s) > 300:
         return ""
@@ -240,4 +241,6 @@ def value_type(text: str, language: str) -> str:
     short = base.rpartition(".")[2]
     if short == "Optional" and len(args) == 1:
         return value_type(args[0], language)
-    return _python(args[1]) if short in _PY_MAPPING and len(args) == 2 else ""
+    if short not in _PY_MAPPING or len(args) != 2 or args[1].startswith(("type[", "Type[")):
+        return ""  # (`registry: dict[str, type[Codec]]` holds the subclasses registered)
+    return _python(args[1])
