@@ -333,3 +333,43 @@ def test_a_subclass_class_attribute_tuple_reaches_the_base_loop(tmp_path: Path) 
     assert calls_from(tmp_path, {"a.py": src}, "a.py::Base.run") == [
         "a.py::Base.run -> a.py::H1 @9", "a.py::Base.run -> a.py::H1.handle @9",
         "a.py::Base.run -> a.py::H2 @9", "a.py::Base.run -> a.py::H2.handle @9"]
+
+
+def test_second_break_it_round_of_session_35(tmp_path: Path) -> None:
+    """A base ``__init__``'s ``self.run = impl`` does not reach a subclass whose own
+    ``__init__`` skips ``super().__init__()``; ``super().run()`` in a grandchild stops at
+    a middle class that replaced ``run`` without calling on; a second import outside any
+    ``try``/``if`` replaces the first."""
+    files = {
+        "a.py": "def f(): pass\n", "b.py": "def f(): pass\n",
+        "twice.py": "from a import f\nfrom b import f\ndef go():\n    f()\n",  # 4: b.f
+        "k.py": ("def impl(): pass\n"  # 1
+                 "class Base:\n    def __init__(self):\n        self.run = impl\n"  # 2-4
+                 "    def run(self): pass\n"  # 5
+                 "class Other(Base):\n    def __init__(self):\n        self.x = 1\n"  # 6-8
+                 "    def go(self):\n        self.run()\n"  # 9-10: Base.run
+                 "class Good(Base):\n    def __init__(self):\n"  # 11-12
+                 "        super().__init__()\n"  # 13
+                 "    def go(self):\n        self.run()\n"),  # 14-15: impl
+        "m.py": ("class Base:\n    def run(self):\n        return self.step()\n"  # 1-3
+                 "    def step(self): pass\n"  # 4
+                 "class Mid(Base):\n    def run(self):\n        return 1\n"  # 5-7
+                 "    def step(self): return 2\n"  # 8
+                 "class Leaf(Mid):\n    def run(self):\n        return super().run()\n"  # 9-11
+                 "    def step(self): return 3\n"  # 12
+                 "class Ok(Base):\n    def run(self):\n        super().run()\n"  # 13-15
+                 "    def step(self): return 4\n")}  # 16
+    assert calls_from(tmp_path, files, "twice.py::go", "k.py::Other.go", "k.py::Good.go",
+                      "m.py::Base.run") == [
+        "k.py::Good.go -> k.py::impl @15", "k.py::Other.go -> k.py::Base.run @10",
+        "m.py::Base.run -> m.py::Ok.step @3", "twice.py::go -> b.py::f @4"]
+
+
+def test_go_range_variable_is_the_loops_own(tmp_path: Path) -> None:
+    src = ("package m\n\ntype Flag struct{}\n\nfunc (f *Flag) Run() {}\n\n"  # 1-6
+           "type Cmd struct{}\n\nfunc (c *Cmd) Run() {}\n\n"  # 7-10
+           "func go1(cmds []*Cmd, f *Flag) {\n\tvar c *Flag = f\n"  # 11-12
+           "\tfor _, c := range cmds {\n\t\tc.Run()\n\t}\n"  # 13-15: Cmd.Run
+           "\tc.Run()\n}\n")  # 16: Flag.Run (the loop's c is gone)
+    assert calls_from(tmp_path, {"m.go": src}, "m.go::go1") == [
+        "m.go::go1 -> m.go::Cmd.Run @14", "m.go::go1 -> m.go::Flag.Run @16"]

@@ -347,17 +347,22 @@ def _runs_for(r: Resolver, sub: str, caller: str) -> bool:
     it, or a call ``super().<name>(…)``: the ``@super`` facts; break-it of session 34:
     ``Fast.create`` overriding ``Base.create`` never runs the base's ``cls()`` for Fast;
     of session 35: nor its ``self.step()``). Python only (the facts are Python's)."""
-    path, _, local = sub.partition("::")
     name = caller.rpartition(".")[2]
-    found = r.members_of(path, local, name, 0)
-    if not found or found[0] == f"{r.f.path}::{caller}":
-        return True
-    opath, _, olocal = found[0].partition("::")
-    other = r._file(opath)
-    facts = other.flow.get(olocal, {}) if other is not None else {}
-    return any(v == name for _l, v in facts.get("@super", ())) or any(
-        v.startswith(("super().", "super(")) and f".{name}(" in v
-        for vals in facts.values() for _l, v in vals)
+    me = f"{r.f.path}::{caller}"
+    for cq in r.flow.mro(sub):  # each definition along sub's order, down to the caller
+        cpath, _, cls = cq.partition("::")
+        other = r._file(cpath)
+        local = other.members.get(cls, {}).get(name) if other is not None else None
+        if local is None or other is None:
+            continue
+        if f"{cpath}::{local}" == me:
+            return True
+        facts = other.flow.get(local, {})
+        if not (any(v == name for _l, v in facts.get("@super", ())) or any(
+                v.startswith(("super().", "super(")) and f".{name}(" in v
+                for vals in facts.values() for _l, v in vals)):
+            return False  # replaced without calling on (`Mid.run` under `Leaf.run`'s super)
+    return True
 
 
 def redefined(r: Resolver, hit: str, caller: str, name: str, line: int) -> list[str] | None:
@@ -403,8 +408,8 @@ def reimported(r: Resolver, caller: str, name: str, receiver: str) -> list[str]:
     """Targets of ``name()`` (or of ``m.name()`` through a module alias ``m``) in a
     function of a Python file whose top level imports that name more than once (``try:
     from ._speedups import escape`` / ``except ImportError: from ._native import escape``):
-    what each import gives, the first import's first (the name rules' own answer); ``[]``
-    when one import binds it."""
+    what each import gives from the last one outside a ``try`` or ``if`` on (the
+    ``@cimport`` facts name the others); ``[]`` when one import binds it."""
     fs = r.f
     alias = receiver or name
     if not caller or fs.language != "python" or alias not in fs.reimports or alias in fs.top:
@@ -414,9 +419,12 @@ def reimported(r: Resolver, caller: str, name: str, receiver: str) -> list[str]:
         if alias in fs.scoped_imports.get(s, ()):
             return []
         s = fs.parents.get(s, "")
+    rows = [(mod, iname, a, ln) for c, mod, iname, a, ln in fs.imports if not c and a == alias]
+    cond = {ln for ln, v in fs.flow.get("", {}).get("@cimport", ()) if v == alias}
+    last = max((i for i, row in enumerate(rows) if row[3] not in cond), default=0)
     out: list[str] = []
-    for c, mod, iname, a, _l in fs.imports:
-        got = r.import_target(mod, iname, a) if not c and a == alias else ""
+    for mod, iname, a, _l in rows[last:]:  # (an import outside any try or if replaces
+        got = r.import_target(mod, iname, a)  # the earlier ones: break-it of session 35)
         if receiver and got.endswith("::") and not iname:  # `import a as m`: a module
             got = next(iter(r.exported(got[:-2], name)), "")
         elif receiver or got.endswith("::"):

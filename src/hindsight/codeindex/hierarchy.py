@@ -126,9 +126,9 @@ def instance_shadow(flow: Flow, q: str, name: str, method: str) -> tuple[str, Va
     state, cq = hit
     if not state:
         return "", None
-    cpath, _, cls = cq.partition("::")
-    cfs = flow.fs(cpath)
-    bound = [b for b in cfs.attrs[cls][name] if b[0] != cls] if cfs is not None else []
+    cfs = flow.fs(cq.partition("::")[0])
+    bound = _bound(flow, q, cq, cfs.attrs.get(cq.partition("::")[2]), name) \
+        if cfs is not None else []
     return state, flow._guarded(("attr!", cq, name), partial(flow._agree, cfs, bound)) \
         if cfs is not None else None
 
@@ -141,8 +141,8 @@ def _shadow(flow: Flow, q: str, name: str, method: str) -> tuple[str, str]:
         if cfs is None or name not in cfs.self_bound or cfs.language != "python":
             continue
         attrs = cfs.attrs.get(cls)
-        bound = [b for b in attrs.get(name, ()) if b[0] != cls] if attrs else None
-        if not bound:
+        bound = _bound(flow, q, cq, attrs, name)
+        if not bound or attrs is None:
             continue
         path, _, local = method.partition("::")
         fs = flow.fs(path)
@@ -152,6 +152,36 @@ def _shadow(flow: Flow, q: str, name: str, method: str) -> tuple[str, str]:
         hides = any(s.endswith(".__init__") and (s, ln) not in branched for s, ln, _v in bound)
         return "hides" if hides else "may", cq
     return "", ""
+
+
+def _bound(flow: Flow, q: str, cq: str, attrs: dict[str, list[tuple[str, int, str]]] | None,
+           name: str) -> list[tuple[str, int, str]]:
+    """The bindings ``self.<name> = …`` in methods of class ``cq`` that instances of class
+    ``q`` may run: an ``__init__``'s only when ``q``'s own ``__init__`` chain reaches it
+    (a subclass's ``__init__`` without ``super().__init__()`` never runs it: break-it of
+    session 35)."""
+    cls = cq.partition("::")[2]
+    out = [b for b in (attrs or {}).get(name, ()) if b[0] != cls]
+    if any(s.endswith(".__init__") for s, _l, _v in out) and not _init_runs(flow, q, cq):
+        out = [b for b in out if not b[0].endswith(".__init__")]
+    return out
+
+
+def _init_runs(flow: Flow, q: str, cq: str) -> bool:
+    """Whether constructing class ``q`` runs class ``cq``'s own ``__init__``: along q's
+    order, each ``__init__`` before it calls ``super().__init__`` (the ``@super`` facts)."""
+    for c in flow.mro(q):
+        path, _, cls = c.partition("::")
+        fs = flow.fs(path)
+        local = fs.members.get(cls, {}).get("__init__") if fs is not None else None
+        if local is None or fs is None:
+            continue
+        if c == cq:
+            return True
+        if not any(v == "__init__" for _l, v in fs.flow.get(local, {}).get("@super", ())):
+            return False
+    return False
+
 
 def shadowed(r: Resolver, caller: str, name: str, hit: str) -> str:
     """How an instance attribute bound by a method of the class or of a base of

@@ -308,3 +308,19 @@ def rust_path(r: Resolver, receiver: str, name: str) -> str:
         if hit2:
             return hit2[0]
     return ""
+
+
+def scoped_binds(fs: FileSyms, scope: str, alias: str) -> list[tuple[str, str]]:
+    """The ``(module, name)`` imports that bind ``alias`` as read in ``scope`` of ``fs``:
+    the innermost function's own (Python: ``def f(): import b as mod`` beside a module's
+    ``import a as mod``: break-it of session 35), else the module's, else any."""
+    if fs.language == "python":
+        s = scope
+        while True:
+            got = fs.scoped_imports.get(s, {}).get(alias)
+            if got and (not s or fs.kinds.get(s) not in ("class",) or s == scope):
+                return got
+            if not s:
+                break
+            s = fs.parents.get(s, "")
+    return fs.by_alias.get(alias, [])

@@ -221,6 +221,9 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
             owner = up.local if up is not None else ""
         for module, name, alias in imp.decode(language, node):
             imports.append((owner, module, name, alias, node.start_point[0] + 1))
+    cond = [("", "@cimport", a, ln) for n in import_nodes if language == "python" and  # in
+            n.parent is not None and n.parent.type != "module"  # a try or an if
+            for o, _m, _n, a, ln in imports if not o and ln == n.start_point[0] + 1 and a]
     notes = _notes(defs, starts, comment_nodes)
     try:
         facts = receivers.extract(
@@ -233,7 +236,7 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
             frozenset())
     except RecursionError:  # a nesting past Python's limit (break-it: a chain of 490
         facts = []  # calls): the file keeps its symbols and name edges, no receiver facts
-    facts += receivers.provided_facts(refs, facts, imports)
+    facts += receivers.provided_facts(refs, facts, imports) + cond  # (dispatch.reimported)
     if language == "python":
         facts += dispatch_marks(defs)
         facts += [(c, "@super", n, ln) for c, k, n, rv, ln in refs  # dispatch._runs_for:

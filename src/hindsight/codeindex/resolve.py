@@ -281,9 +281,11 @@ class Resolver:
         if line and ((receiver in self.spec.self_names and not self.f.is_receiver(
                 caller, receiver, line)) or (not receiver and self.f.local_name(caller, name))):
             return self.flow.calls(self.f, caller, name, receiver, line)  # (`self = Other()`)
-        extra = dispatch.rebound(self, caller, name, receiver, line) or (  # `self = Other()`
-            dispatch.reimported(self, caller, name, receiver)  # `try: from a import f`, …
-            if (receiver or name) in self.f.reimports else [])
+        both = dispatch.reimported(self, caller, name, receiver) \
+            if (receiver or name) in self.f.reimports else []  # `try: from a import f`, …
+        if both:
+            return [self.undecorated(dispatch.aliased(self, t)) for t in both]
+        extra = dispatch.rebound(self, caller, name, receiver, line)  # `self = Other()`
         hit = self._by_name(caller, name, receiver, line)
         shade = hierarchy.shadowed(self, caller, name, hit) \
             if hit and line and receiver in self.spec.self_names else ""  # `self.run = fn`
@@ -343,7 +345,7 @@ class Resolver:
 
     def _via_receiver(self, caller: str, name: str, receiver: str) -> str:
         fs = self.f
-        whole = [mod for mod, iname in fs.by_alias.get(receiver, ()) if not iname]
+        whole = [mod for mod, iname in M.scoped_binds(fs, caller, receiver) if not iname]
         for mod in whole:  # whole-module aliases (`os.path`), each import binding it in
             for p in self.module_files(fs, mod):  # turn (`try: import a as m` / `except
                 hit = self.exported(p, name)  # ImportError: import b as m`: b's if not a's)
