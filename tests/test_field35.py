@@ -373,3 +373,12 @@ def test_go_range_variable_is_the_loops_own(tmp_path: Path) -> None:
            "\tc.Run()\n}\n")  # 16: Flag.Run (the loop's c is gone)
     assert calls_from(tmp_path, {"m.go": src}, "m.go::go1") == [
         "m.go::go1 -> m.go::Cmd.Run @14", "m.go::go1 -> m.go::Flag.Run @16"]
+
+
+def test_a_mangled_name_is_never_a_bases(tmp_path: Path) -> None:
+    src = ("class Base:\n    def __helper(self): pass\n"  # 1-2
+           "    def go(self):\n        self.__helper()\n"  # 3-4: Base.__helper
+           "class Sub(Base):\n    def run(self):\n        self.__helper()\n"  # 5-7: none
+           "        self.go()\n")  # 8
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::Base.go", "a.py::Sub.run") == [
+        "a.py::Base.go -> a.py::Base.__helper @4", "a.py::Sub.run -> a.py::Base.go @8"]

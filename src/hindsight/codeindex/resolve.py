@@ -287,6 +287,8 @@ class Resolver:
             return [self.undecorated(dispatch.aliased(self, t)) for t in both]
         extra = dispatch.rebound(self, caller, name, receiver, line)  # `self = Other()`
         hit = self._by_name(caller, name, receiver, line)
+        if hit == "-":  # `self.__m()` of a class without `__m` (mangled: never a base's)
+            return []
         shade = hierarchy.shadowed(self, caller, name, hit) \
             if hit and line and receiver in self.spec.self_names else ""  # `self.run = fn`
         if shade:
@@ -334,6 +336,8 @@ class Resolver:
         if receiver in selfs or (fs.language == "go" and fs.recv_var.get(caller) == receiver):
             cls = self.enclosing_class(caller)
             hit = self.members_of(fs.path, cls, name, 0) if cls else []
+            if fs.language == "python" and name[:2] == "__" and name[-2:] != "__":
+                hit = [h for h in hit if h == f"{fs.path}::{cls}.{name}"] or ["-"]  # `_C__n`
             return hit[0] if hit else ""
         if receiver in SUPER_NAMES.get(fs.language, ("super",)):
             cls = self.enclosing_class(caller)
