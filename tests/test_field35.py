@@ -382,3 +382,18 @@ def test_a_mangled_name_is_never_a_bases(tmp_path: Path) -> None:
            "        self.go()\n")  # 8
     assert calls_from(tmp_path, {"a.py": src}, "a.py::Base.go", "a.py::Sub.run") == [
         "a.py::Base.go -> a.py::Base.__helper @4", "a.py::Sub.run -> a.py::Base.go @8"]
+
+
+def test_after_an_if_elif_chain_of_isinstance_returns(tmp_path: Path) -> None:
+    src = ("class A:\n    def m(self): pass\nclass B:\n    def m(self): pass\n"  # 1-4
+           "class C:\n    def m(self): pass\n"  # 5-6
+           "def h(x):\n    if isinstance(x, A):\n        return 1\n"  # 7-9
+           "    elif isinstance(x, B):\n        return 2\n    x.m()\n"  # 10-12: C.m
+           "def h2(x):\n    if isinstance(x, A) or isinstance(x, B):\n"  # 13-14
+           "        return 1\n    x.m()\n"  # 15-16: C.m
+           "def h3(x):\n    if isinstance(x, A):\n        return 1\n"  # 17-19
+           "    elif isinstance(x, B):\n        pass\n    x.m()\n"  # 20-22: any (B stays)
+           "for v in (A(), B(), C()):\n    h(v); h2(v); h3(v)\n")
+    assert calls_from(tmp_path, {"a.py": src}, "a.py::h", "a.py::h2", "a.py::h3") == [
+        "a.py::h -> a.py::C.m @12", "a.py::h2 -> a.py::C.m @16",
+        "a.py::h3 -> a.py::A.m @22", "a.py::h3 -> a.py::B.m @22", "a.py::h3 -> a.py::C.m @22"]

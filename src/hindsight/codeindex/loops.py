@@ -106,12 +106,37 @@ def isa(out: Bindings, caps: dict[str, list[Any]]) -> None:
     out.scoped(out.scope(node), name, f"{NARROW}{name}{NARROW}{'|'.join(vals)}", line,
                _end(body[0] if body else node.parent))
     kids = [c for c in body[0].named_children if c.type != "comment"] if body else []
-    if kids and kids[-1].type in _LEAVES and node.type == "if_statement" and \
-            node.child_by_field_name("alternative") is None and \
-            node.child_by_field_name("condition").type == "call":  # `if isinstance(x, A):
-        out.scoped(out.scope(node), name,  # return …`: after it, x is no A (break-it 35)
-                   f"{NARROW}{name}{NARROW}-{line}-{'|'.join(vals)}", _end(node),
+    more = _elif_classes(out, node, name) if kids and kids[-1].type in _LEAVES and \
+        node.type == "if_statement" and (node.child_by_field_name("condition").type == "call"
+                                         or len(caps["fact.rhs"]) == 2) else None
+    if more is not None:  # `if isinstance(x, A): return …` (`elif isinstance(x, B): return`
+        out.scoped(out.scope(node), name,  # …): after it, x is no A, no B (break-its of 35)
+                   f"{NARROW}{name}{NARROW}-{line}-{'|'.join(vals + more)}", _end(node),
                    _end(node.parent))
+
+
+def _elif_classes(out: Bindings, node: Any, name: str) -> list[str] | None:
+    """The classes of the ``elif isinstance(name, …):`` arms of ``if`` statement ``node``
+    when every arm leaves (``return``, ``raise``…) and there is no ``else``; ``[]``
+    without ``elif``; ``None`` when an arm is anything else."""
+    out_: list[str] = []
+    for alt in node.children_by_field_name("alternative"):
+        cond, body = alt.child_by_field_name("condition"), alt.child_by_field_name("consequence")
+        fn = cond.child_by_field_name("function") if cond is not None and cond.type == "call" \
+            else None
+        args = [a for a in cond.child_by_field_name("arguments").named_children
+                if a.type != "comment"] if fn is not None and _t(fn) == "isinstance" else []
+        kids = [c for c in body.named_children if c.type != "comment"] if body else []
+        if alt.type != "elif_clause" or len(args) != 2 or _t(args[0]) != name or \
+                not kids or kids[-1].type not in _LEAVES:
+            return None
+        kinds = [k for k in args[1].named_children if k.type != "comment"] \
+            if args[1].type == "tuple" else [args[1]]
+        vals = [out.value(k) for k in kinds if k.type in ("identifier", "attribute")]
+        if len(vals) != len(kinds) or any(not v or v == "?" for v in vals):
+            return None
+        out_ += [v for v in vals if v]
+    return out_ if len(out_) <= 2 * MAX_TARGETS else None
 
 
 def append(out: Bindings, caps: dict[str, list[Any]]) -> None:
