@@ -132,3 +132,17 @@ def test_context_names_the_piece_of_a_word_that_matched() -> None:
     assert [_shown("7q", "7q"), _shown("7", "7q"), _shown("q", "7q"),
             _shown("pars", "parsing"), _shown("config", "Config")] == [
         "7q", "7 (of 7q)", "q (of 7q)", "parsing", "Config"]
+
+
+def test_git_hooks_that_cannot_be_written_are_a_storage_error(tmp_path: Path) -> None:
+    r = _repo(tmp_path)
+    hooks = r.path / ".git" / "hooks"
+    import shutil
+
+    shutil.rmtree(hooks, ignore_errors=True)
+    hooks.write_text("not a directory")  # as unwritable as a read-only one, even for root
+    env = {**os.environ, "NO_COLOR": "1"}
+    out = subprocess.run([sys.executable, "-m", "hindsight", "git-hooks", "install-git",
+                          "--repo-root", str(r.path)], capture_output=True, text=True, env=env)
+    assert out.returncode == 4, out.stderr  # storage, not 2 ("bad argument")
+    assert f"{hooks}: cannot install git hooks" in out.stderr

@@ -22,7 +22,7 @@ import sys
 from typing import Any
 
 from hindsight.config.paths import pinned_env
-from hindsight.errors import ConfigError
+from hindsight.errors import ConfigError, StorageError
 from hindsight.history import gitread as G
 
 EVENTS = ("post-commit", "post-checkout", "post-merge", "post-rewrite")
@@ -113,8 +113,9 @@ def _ours(path: str) -> bool:
 def install(root: str, python: str | None = None) -> list[str]:
     """Install the hooks for ``root``, each running ``<python> -P -m hindsight git-hooks run-git``
     with this process's ``HINDSIGHT_HOME``/``HINDSIGHT_CONFIG`` when set; returns one line
-    per hook saying what was done. Raises GitError (not a repository) or ConfigError (hooks
-    directory not writable, a leftover ``*.hindsight-orig`` beside a foreign hook, or a
+    per hook saying what was done. Raises GitError (not a repository), StorageError (the hooks
+    directory cannot be written: exit 4, not "bad argument") or ConfigError (a leftover
+    ``*.hindsight-orig`` beside a foreign hook, or a
     ``core.hooksPath`` whose files would be committed, see :func:`committable`: the
     message then gives the line to add to the user's own hooks, :func:`manual_line`)."""
     d = hooks_dir(root)
@@ -148,7 +149,7 @@ def install(root: str, python: str | None = None) -> list[str]:
             os.chmod(tmp, os.stat(tmp).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
             os.replace(tmp, path)
     except OSError as e:
-        raise ConfigError(f"{d}: cannot install git hooks: {e}") from e
+        raise StorageError(f"{d}: cannot install git hooks: {e}", path=d) from e
     return done
 
 
@@ -170,7 +171,7 @@ def uninstall(root: str) -> list[str]:
             else:
                 done.append(f"{ev}: removed")
     except OSError as e:
-        raise ConfigError(f"{d}: cannot uninstall git hooks: {e}") from e
+        raise StorageError(f"{d}: cannot uninstall git hooks: {e}", path=d) from e
     return done
 
 
