@@ -397,3 +397,19 @@ def test_after_an_if_elif_chain_of_isinstance_returns(tmp_path: Path) -> None:
     assert calls_from(tmp_path, {"a.py": src}, "a.py::h", "a.py::h2", "a.py::h3") == [
         "a.py::h -> a.py::C.m @12", "a.py::h2 -> a.py::C.m @16",
         "a.py::h3 -> a.py::A.m @22", "a.py::h3 -> a.py::B.m @22", "a.py::h3 -> a.py::C.m @22"]
+
+
+def test_callable_annotations_and_a_package_reexported_instance(tmp_path: Path) -> None:
+    files = {"lib/__init__.py": "from .api import inst, Client\n",
+             "lib/api.py": "class Client:\n    def request(self): pass\ninst = Client()\n",
+             "main.py": ("import lib\nfrom typing import Callable, Optional\n"  # 1-2
+                         "def impl(): pass\n"  # 3
+                         "def f(cb: Callable[[], None]):\n    cb()\n"  # 4-5: impl
+                         "def g(cb: Optional[Callable[..., int]] = None):\n"  # 6
+                         "    if cb:\n        cb()\n"  # 7-8: impl
+                         "def go():\n    lib.inst.request()\n"  # 9-10: Client.request
+                         "    f(impl)\n    g(impl)\n")}  # 11-12
+    assert calls_from(tmp_path, files, "main.py::f", "main.py::g", "main.py::go") == [
+        "main.py::f -> main.py::impl @5", "main.py::g -> main.py::impl @8",
+        "main.py::go -> lib/api.py::Client.request @10", "main.py::go -> main.py::f @11",
+        "main.py::go -> main.py::g @12"]

@@ -191,9 +191,12 @@ def param(flow: Flow, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: 
         dv = union(flow.value(fs, fn, p, 0) for p in type_values(typ, fs.language))
         if dv is not None and dv[0] == "inst" and not hierarchy.protocol(flow, dv):
             return _declared_base(flow, fs, fn, name, -1 if kw else pos, dv)  # `sink: Sink`
-        if dv is None or fs.language != "python" or not (
-                dv[0] == "cls" or hierarchy.protocol(flow, dv)):
-            return dv  # (a Protocol: what the call sites pass, PEP 544; `type[X]`: below)
+        callable_ = dv is None and fs.language == "python" and "Callable" in typ and \
+            "|" not in typ and "Union" not in typ  # (`Command | Callable`: narrowed inside)
+        if not callable_ and (dv is None or fs.language != "python" or not (
+                dv[0] == "cls" or hierarchy.protocol(flow, dv))):
+            return dv  # (a Protocol: what the call sites pass, PEP 544; `type[X]`: below;
+            # `cb: Callable[[], None]` likewise: break-it of session 35)
     if fs.language not in ARGS or (pos == 0 and name in ("self", "cls") and
                                    fs.kinds.get(fn) == "method"):
         return None  # the receiver (a plain function's `cls` is a parameter like any)

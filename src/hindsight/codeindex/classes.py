@@ -306,6 +306,9 @@ def module_attr(flow: Flow, path: str, name: str) -> Value | None:
         return None
     v = import_binding(flow, other, name) if path != flow.root.f.path else \
         flow.binding(other, "", name, None)
+    if v is None and other.language == "python" and name in other.by_alias and \
+            (rr := flow.ctx(path)) is not None:  # `lib.inst` of lib's `from .api import
+        v = imported(flow, rr, other, name)  # inst`: api's binding (break-it of session 35)
     if v is None and other.language == "go":
         for p in flow.root._by_key(f"dir:{path.rpartition('/')[0]}"):
             if p != path and p.endswith(".go"):

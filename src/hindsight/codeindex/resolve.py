@@ -337,7 +337,7 @@ class Resolver:
             cls = self.enclosing_class(caller)
             hit = self.members_of(fs.path, cls, name, 0) if cls else []
             if fs.language == "python" and name[:2] == "__" and name[-2:] != "__":
-                hit = [h for h in hit if h == f"{fs.path}::{cls}.{name}"] or ["-"]  # `_C__n`
+                hit = [h for h in hit if h == f"{fs.path}::{cls}.{name}"] or ["-"][:len(hit)]
             return hit[0] if hit else ""
         if receiver in SUPER_NAMES.get(fs.language, ("super",)):
             cls = self.enclosing_class(caller)
