@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from hindsight.codeindex.bindings import BRANCH, GLOBAL
 from hindsight.codeindex.exprs import parse
-from hindsight.codeindex.table import CLASS_KINDS, SUPER_NAMES, FileSyms
+from hindsight.codeindex.table import CLASS_KINDS, SUPER_NAMES, FileSyms, mangled
 from hindsight.codeindex.table import OWN_CLASS as OWN_CLASS  # (resolve.py reads it here)
 from hindsight.codeindex.values import MAX_TARGETS, Value, union
 
@@ -142,7 +142,7 @@ def overrides(r: Resolver, caller: str, name: str, receiver: str, hit: str) -> l
     cls = fs.enclosing_class(caller)
     if not cls:
         return []
-    if fs.language == "python" and name[:2] == "__" and name[-2:] != "__":
+    if fs.language == "python" and mangled(name):
         return []  # `self.__step()` in A is `_A__step`: no subclass overrides it
     q = f"{fs.path}::{cls}"
     subs = subclasses(r, q)
@@ -357,12 +357,19 @@ def _runs_for(r: Resolver, sub: str, caller: str) -> bool:
             continue
         if f"{cpath}::{local}" == me:
             return True
-        facts = other.flow.get(local, {})
-        if not (any(v == name for _l, v in facts.get("@super", ())) or any(
-                v.startswith(("super().", "super(")) and f".{name}(" in v
-                for vals in facts.values() for _l, v in vals)):
+        if not calls_on(other, local, name):
             return False  # replaced without calling on (`Mid.run` under `Leaf.run`'s super)
     return True
+
+
+def calls_on(fs: FileSyms, local: str, name: str) -> bool:
+    """Whether function ``local`` of ``fs`` calls the next ``name`` along the order:
+    ``super().<name>(…)`` or ``Base.<name>(self, …)`` (the ``@super`` facts), or reads
+    ``super().<name>`` in a return or binding."""
+    facts = fs.flow.get(local, {})
+    return any(v == name for _l, v in facts.get("@super", ())) or any(
+        v.startswith(("super().", "super(")) and f".{name}(" in v
+        for vals in facts.values() for _l, v in vals)
 
 
 def redefined(r: Resolver, hit: str, caller: str, name: str, line: int) -> list[str] | None:
@@ -401,7 +408,6 @@ def redefined(r: Resolver, hit: str, caller: str, name: str, line: int) -> list[
     if ("(" in v and (not q or "." in q.partition("::")[2])) or q == hit:
         return None  # (`f = deco(f)` gives a wrapper: the decorator rules, undecorated)
     return ([hit, q] if branch else [q]) if q else (None if branch else [])
-
 
 
 def reimported(r: Resolver, caller: str, name: str, receiver: str) -> list[str]:

@@ -178,7 +178,7 @@ def _init_runs(flow: Flow, q: str, cq: str) -> bool:
             continue
         if c == cq:
             return True
-        if not any(v == "__init__" for _l, v in fs.flow.get(local, {}).get("@super", ())):
+        if not dispatch.calls_on(fs, local, "__init__"):
             return False
     return False
 

@@ -318,7 +318,7 @@ def scoped_binds(fs: FileSyms, scope: str, alias: str) -> list[tuple[str, str]]:
         s = scope
         while True:
             got = fs.scoped_imports.get(s, {}).get(alias)
-            if got and (not s or fs.kinds.get(s) not in ("class",) or s == scope):
+            if got and (not s or fs.kinds.get(s) != "class" or s == scope):
                 return got
             if not s:
                 break

@@ -25,7 +25,7 @@ from hindsight.codeindex import modules as M
 from hindsight.codeindex.flow import Flow
 from hindsight.codeindex.imports import CJS
 from hindsight.codeindex.languages import SPECS
-from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, SUPER_NAMES, FileSyms, Table
+from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, SUPER_NAMES, FileSyms, Table, mangled
 
 __all__ = ["CLASS_KINDS", "FUNC_KINDS", "FileSyms", "Resolver", "Row", "Table", "resolve_file"]
 
@@ -336,7 +336,7 @@ class Resolver:
         if receiver in selfs or (fs.language == "go" and fs.recv_var.get(caller) == receiver):
             cls = self.enclosing_class(caller)
             hit = self.members_of(fs.path, cls, name, 0) if cls else []
-            if fs.language == "python" and name[:2] == "__" and name[-2:] != "__":
+            if fs.language == "python" and mangled(name):
                 hit = [h for h in hit if h == f"{fs.path}::{cls}.{name}"] or ["-"][:len(hit)]
             return hit[0] if hit else ""
         if receiver in SUPER_NAMES.get(fs.language, ("super",)):

@@ -32,6 +32,13 @@ OWN_CLASS = frozenset({"cls", "type(self)", "self.__class__"})
 values bound to a self name (``cls = type(self)``), they leave it the receiver's class."""
 
 
+def mangled(name: str) -> bool:
+    """Whether Python mangles attribute ``name`` inside a class (``__step`` is
+    ``_Cls__step``: no subclass overrides it, no base's is read; language reference,
+    "Identifiers")."""
+    return name[:2] == "__" and name[-2:] != "__"
+
+
 _RUST_CONST = re.compile(r"(pub(\([^)]*\))?\s+)?(const|static)\b")
 """The signature of a Rust associated const or static (an enum variant's has neither)."""
 
