@@ -16,10 +16,13 @@ traced ones as multisets. Overall and per category:
 * single-target recall = the same over the expected edges whose call site reached exactly
   one callee at run time (the index gives one target per call site).
 
-Usage: ``python bench/callgraph_blind.py [--suite NAME]``: the suite under
-``tests/fixtures/<NAME>/python`` (default ``callgraph_blind``; the second blind suite,
-repository-shaped cases of several modules, is ``callgraph_blind2``). Writes
-bench/results/<NAME>.json.
+Usage: ``python bench/callgraph_blind.py [--suite NAME]``: every language directory of
+``tests/fixtures/<NAME>/`` (default ``callgraph_blind``; the second blind suite,
+repository-shaped cases of several modules, is ``callgraph_blind2``; ``callgraph_blind8``
+holds JavaScript, TypeScript, Java, Go, Rust and C# cases whose truth was written by hand,
+the static target a compiler binds). Writes bench/results/<NAME>.json: for a suite of
+Python only, ``{"overall", "categories", "cases"}``; otherwise ``{"languages": {lang:
+{...}}}`` with the same three keys per language.
 """
 
 from __future__ import annotations
@@ -117,19 +120,26 @@ def main() -> None:
     ap.add_argument("--suite", default="callgraph_blind",
                     help="suite name under tests/fixtures (default: callgraph_blind)")
     name = ap.parse_args().suite
-    suite = ROOT / "tests" / "fixtures" / name / "python"
-    if not suite.is_dir():
-        raise SystemExit(f"no suite at {suite}")
-    res = measure(suite)
-    o = res["overall"]
-    print(f"python {name}  precision {o['precision']} (run-time truth only"
-          f" {o['precision_run_time']})  recall {o['recall']}  single-target"
-          f" recall {o['single_target_recall']}  ({o['correct']} of {o['expected']} expected,"
-          f" {o['found']} found, {o['cases']} cases)")
-    for c, s in res["categories"].items():
-        print(f"  {c:<15} precision {s['precision']}  recall {s['recall']}  single"
-              f" {s['single_target_recall']}  ({s['correct']}/{s['expected']}, {s['cases']} cases)")
-    out = write(name, {"machine": machine(), **res})
+    base = ROOT / "tests" / "fixtures" / name
+    langs = sorted(p.name for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
+    if not langs:
+        raise SystemExit(f"no suite at {base} (suites: "
+                         + ", ".join(sorted(p.name for p in (ROOT / "tests" / "fixtures")
+                                            .glob("callgraph_blind*"))) + ")")
+    results = {}
+    for lang in langs:
+        res = results[lang] = measure(base / lang)
+        o = res["overall"]
+        print(f"{lang} {name}  precision {o['precision']} (run-time truth only"
+              f" {o['precision_run_time']})  recall {o['recall']}  single-target"
+              f" recall {o['single_target_recall']}  ({o['correct']} of {o['expected']}"
+              f" expected, {o['found']} found, {o['cases']} cases)")
+        for c, s in res["categories"].items():
+            print(f"  {c:<15} precision {s['precision']}  recall {s['recall']}  single"
+                  f" {s['single_target_recall']}  ({s['correct']}/{s['expected']},"
+                  f" {s['cases']} cases)")
+    body = results["python"] if langs == ["python"] else {"languages": results}
+    out = write(name, {"machine": machine(), **body})
     print(f"wrote {out}")
 
 

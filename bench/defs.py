@@ -23,6 +23,8 @@ Two scores per language:
                                               # (session 30), first scored on 820b4e2
     python bench/defs.py --suite defs_blind6  # tests/fixtures/defs_blind6: a fifth blind set
                                               # (session 31), first scored on 619c7ca
+    python bench/defs.py --suite defs_blind7  # tests/fixtures/defs_blind7: C#, Kotlin and C++
+                                              # (session 36), first scored on a621d7f
 
 Writes bench/results/<suite>.json and prints one line per language.
 """
@@ -44,7 +46,7 @@ from hindsight.models import simple_name  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 SUITES = ("defs", "defs_blind", "defs_blind2", "defs_blind3", "defs_blind4", "defs_blind5",
-          "defs_blind6")
+          "defs_blind6", "defs_blind7")
 DEFS = FIXTURES / "defs"
 
 Row = tuple[str, int, str, str]  # file, line, kind, local

@@ -339,6 +339,12 @@ def open_bank(path: str = ".", *, repo_root_path: str | None = None,
         raise BankNotFound(f"no bank for {root} (expected {db}); nothing was retained or "
                            "indexed there yet", path=db, root=root)
     stores = _sqlite_stores(db, res.bank_id, root, res.settings.busy_timeout_ms)
+    from hindsight.store.sqlite.readonly import READ_ONLY
+
+    if db in READ_ONLY:
+        from hindsight.app import notices
+
+        notices.say(READ_ONLY[db])
     if res.settings.database_url:
         stores = _shared_memory(stores, res.settings.database_url, res.bank_id,
                                 res.settings.busy_timeout_ms)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from hindsight.config.paths import Home, file_lock, index_lock_name
-from hindsight.errors import Busy
+from hindsight.errors import Busy, StorageError
 
 INDEX_LOCK_WAIT_S = 600.0  # an index writer waits this long for another one's pass
 
@@ -43,11 +43,18 @@ def index_lock(bank_id: str, home: Home) -> Any:
                 return
             note = lock_wait_notice
             holder = f"{what} (pid {os.getpid()}, since {time.strftime('%H:%M:%S')})"
-            with file_lock(name, wait_s=INDEX_LOCK_WAIT_S, home=home, holder=holder,
-                           on_wait=(lambda who: note(
-                               f"waiting for this bank's index lock, held by "
-                               f"{who or 'another index writer'} (up to "
-                               f"{INDEX_LOCK_WAIT_S:g} s)")) if note else None) as ok:
+            with contextlib.ExitStack() as stack:
+                try:
+                    ok = stack.enter_context(file_lock(
+                        name, wait_s=INDEX_LOCK_WAIT_S, home=home, holder=holder,
+                        on_wait=(lambda who: note(
+                            f"waiting for this bank's index lock, held by "
+                            f"{who or 'another index writer'} (up to "
+                            f"{INDEX_LOCK_WAIT_S:g} s)")) if note else None))
+                except OSError as e:  # (a read-only HINDSIGHT_HOME: nothing is written)
+                    where = e.filename or home.lock_file(name)
+                    raise StorageError(f"{where}: cannot take this bank's index lock: "
+                                       f"{e.strerror or e}", path=str(where)) from e
                 if not ok:
                     raise Busy(f"bank {bank_id}: another index writer held the lock for "
                                f"{INDEX_LOCK_WAIT_S:g} s", value=bank_id)

@@ -109,9 +109,10 @@ def run(cli: click.Group) -> None:
         sys.stderr.write(f"hindsight: the current directory is gone ({e.strerror}); cd "
                          "somewhere else\n")
         sys.exit(2)
-    from hindsight.app import locks
+    from hindsight.app import locks, notices
 
     locks.lock_wait_notice = _notice
+    notices.sink = _notice
     cli(prog_name="hindsight")
 
 

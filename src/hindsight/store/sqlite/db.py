@@ -406,7 +406,11 @@ def connect(path: str, busy_timeout_ms: int | None = None) -> sqlite3.Connection
         return conn
     except (sqlite3.Error, OSError) as e:
         folder = os.path.dirname(path) or "."
-        ro = os.path.isdir(folder) and not os.access(folder, os.W_OK)
+        from hindsight.store.sqlite.readonly import open_read_only, writable
+
+        ro = os.path.isdir(folder) and not writable(folder)
+        if ro and os.path.isfile(path):
+            return open_read_only(path, e)
         hint = f" ({folder} is read-only: hindsight writes its banks there; point " \
             "HINDSIGHT_HOME at a writable directory)" if ro else ""
         raise _error(path, f"cannot open bank database: {e}{hint}", e) from e
