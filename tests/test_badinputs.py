@@ -110,6 +110,17 @@ def test_walk_without_git_same_rules(tmp_path: Path) -> None:
     assert not sel.git
 
 
+def test_walk_without_git_counts_the_directories_it_excludes(tmp_path: Path) -> None:
+    # fresh-user run of session 35: outside git, a directory `--exclude`/.hindsightignore
+    # prunes was not walked, so status counted nothing for it
+    root = tmp_path / "plain"
+    write(root, {"a.py": SRC, ".hindsightignore": "vendor/\nbuild/\n", "vendor/v.py": SRC,
+                 "vendor/deep/w.py": SRC, "build/out.py": SRC, "lib/build.py": SRC})
+    sel = select(str(root))
+    assert sorted(sel.files) == ["a.py", "lib/build.py"]
+    assert sel.counts["excluded_directory"] == 2 and "excluded" not in sel.counts
+
+
 def test_empty_repo_detached_head_and_not_git(tmp_path: Path) -> None:
     empty = make_repo(tmp_path / "empty", {}, commit=False)
     with open_bank(repo_root_path=str(empty)) as bank:

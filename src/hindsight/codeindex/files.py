@@ -432,8 +432,10 @@ def _walk(root: str, sel: Selection, hspec: pathspec.GitIgnoreSpec | None) -> li
             except OSError:
                 is_link = is_dir = is_file = False
             if is_dir:
-                if e.name in WALK_EXCLUDES or ignored(rel, True) or (
-                        hspec is not None and hspec.match_file(rel + "/")):
+                if e.name in WALK_EXCLUDES or ignored(rel, True):
+                    continue
+                if hspec is not None and hspec.match_file(rel + "/"):  # not walked: its
+                    sel.skip(rel + "/", "excluded_directory", listed=False)  # files uncounted
                     continue
                 subdirs.append(rel)
                 continue
