@@ -8,6 +8,7 @@ from collections.abc import Callable, Container
 from contextvars import ContextVar
 from typing import Any
 
+from hindsight.codeindex import rustvals
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.pynodes import (
@@ -140,6 +141,10 @@ class Bindings:
             return None if s in _NONE else s
         if t == "call" and self.language == "python":
             v = self._py_builtin(node)
+            if v is not None:
+                return v
+        if self.language == "rust" and t in ("call_expression", "try_expression"):
+            v = rustvals.value(self, node)
             if v is not None:
                 return v
         if t in _CALL_TYPES:
@@ -410,7 +415,7 @@ class Bindings:
             copied = self.copied(node)
             if copied is not None:
                 return copied
-        v = canon(_t(node))
+        v = canon(rustvals.iterable(_t(node)) if self.language == "rust" else _t(node))
         if v.endswith(".values()") and len(v) > 9:  # a loop over a dict's values
             return [f"{v[:-9]}[?]"]
         if node.type == "call" and self.language == "python":

@@ -43,6 +43,7 @@ from hindsight.codeindex.bindings import AFTER, BRANCH, NARROW, SCOPED
 from hindsight.codeindex.exprs import indexed, parse, part_index
 from hindsight.codeindex.hierarchy import instance_shadow, narrowed, prefixed
 from hindsight.codeindex.languages import SPECS
+from hindsight.codeindex.rustvals import held, view
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, OWN_CLASS, SUPER_NAMES, FileSyms
 from hindsight.codeindex.values import Value, each_once, members, union
 from hindsight.codeindex.worth import worth
@@ -64,8 +65,7 @@ class Flow:
     files it reads are resolved through their own :class:`Resolver`, sharing ``deps``."""
 
     def __init__(self, root: Resolver) -> None:
-        # No reference cycles (they would linger until a garbage collection, which may then
-        # run in a forked parser child): the root resolver is held weakly, and so are we.
+        # No reference cycles (collected late, in a forked child): held weakly, both ways.
         self._root = weakref.ref(root)
         self._root_path = root.f.path
         self._ctx: dict[str, Resolver] = {}
@@ -103,8 +103,7 @@ class Flow:
         return r
 
     def fs(self, path: str) -> FileSyms | None:
-        r = self.ctx(path)
-        return r.f if r is not None else None
+        return r.f if (r := self.ctx(path)) is not None else None
 
     # ---- a call --------------------------------------------------------------------------
     def calls(self, fs: FileSyms, scope: str, name: str, receiver: str, line: int) -> list[str]:
@@ -125,10 +124,8 @@ class Flow:
                 sa.overridden(self, fs, scope, name, line)
             if own is not None:  # `self.h = b; self.h()` in one method; `self.cls_attr()`
                 return self.callable_target(own)
-        v = self.eval(fs, scope, segs, line)
-        if v is None:
-            return []
-        # member_target and callable_target take each alternative of a union themselves
+        if (v := self.eval(fs, scope, segs, line)) is None:
+            return []  # (member_target and callable_target take each alternative of a union)
         return self.member_target(v, name) if receiver else self.callable_target(v)
 
     def callable_target(self, v: Value | None) -> list[str]:
@@ -179,8 +176,7 @@ class Flow:
 
     def _is_def(self, q: str) -> bool:
         path, _, local = q.partition("::")
-        other = self.fs(path)
-        return other is not None and local in other.kinds
+        return (other := self.fs(path)) is not None and local in other.kinds
 
     # ---- values ----------------------------------------------------------------------------
     def eval(self, fs: FileSyms, scope: str, segs: tuple[str, ...] | None, line: int
@@ -218,6 +214,9 @@ class Flow:
             v = self.element(base) if base is not None else None
             if v is None:
                 v = classes.elements_of_binding(self, fs, scope, name[:-3], line)
+        if v is None and fs.language == "rust" and "[" not in name and (  # `v.iter()…[*]`
+                k := view(segs, i)):  # of a std collection: an element of v
+            return self.eval(fs, scope, (name + "[*]", *segs[i + k:]), line)
         if v is None and segs[i:i + 2] == (".get", "()") and "[" not in name:
             # `hs.get(k)` as `hs[?]` (hs['k']): of `hs = handlers()`, of an imported table…
             return self.eval(fs, scope, (name + (key_seg if key else "[?]"), *segs[i + 2:]), line)
@@ -251,8 +250,9 @@ class Flow:
                 attr += segs[i]
                 i += 1
             recv = v
-            if (got := sa.dict_get(self, v, attr, segs, i)) is not None:
-                v, i = got  # `cls.OPS.get(op)` of a class's dict: its value at op
+            if (got := held(self, v, attr, segs, i) or
+                    sa.dict_get(self, v, attr, segs, i)) is not None:
+                v, i = got  # `cls.OPS.get(op)` of a class's dict: its value at op; Rust's
                 continue
             if attr in ("__enter__", "__aenter__") and i < len(segs) and segs[i] == "()":
                 v, i = classes.enter(self, v, attr), i + 1

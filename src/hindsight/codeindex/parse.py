@@ -27,7 +27,7 @@ from functools import cache, partial
 from typing import Any
 
 from hindsight.codeindex import imports as imp
-from hindsight.codeindex import pyconsts, receivers
+from hindsight.codeindex import pyconsts, receivers, rustvals
 from hindsight.codeindex.asthash import blank_comments, flat_hash, indent_hash
 from hindsight.codeindex.docstrings import doc_comment, py_docstring
 from hindsight.codeindex.identity import alias_stubs, drop_stubs, js_receiver, name_apart
@@ -125,6 +125,7 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
     # one str object per distinct call name or receiver text: fewer decodes, and the
     # pickled references (wire.py) hold each text once
     texts: dict[bytes, str] = {}
+    rust = language == "rust"
     for pat, caps in ts.QueryCursor(loaded.query).matches(tree.root_node):
         cat, kind = cats[pat]
         if cat == _CALL:
@@ -139,7 +140,8 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
                 b = src[r[0].start_byte:r[0].end_byte]
                 recv = texts.get(b)
                 if recv is None:
-                    recv = texts[b] = b.decode("utf-8", "replace")
+                    recv = b.decode("utf-8", "replace")
+                    recv = texts[b] = rustvals.path(recv) if rust else recv  # (`x?`: x[*])
             else:
                 recv = ""
             calls.append((sb, name, recv, n.start_point[0] + 1))

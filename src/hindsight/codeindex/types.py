@@ -25,6 +25,13 @@ _PY_UNWRAP = {"Optional", "Annotated", "Final", "ClassVar", "Required", "NotRequ
               "ReadOnly"}
 _PY_CLASS = {"type", "Type"}
 _RS_UNWRAP = {"Box", "Rc", "Arc"}
+_RS_HOLDERS = frozenset({"Option", "Result", "Vec", "VecDeque", "HashSet", "BTreeSet",
+                         "BinaryHeap", "LinkedList", "Mutex", "RwLock", "RefCell", "Cell",
+                         "OnceCell", "OnceLock", "HashMap", "BTreeMap", "IndexMap",
+                         "IndexSet", "Weak"})
+"""Rust std types that hold values of a type argument (the last one of a map, the first
+otherwise): no class themselves; their elements are (:func:`element_type`,
+:mod:`hindsight.codeindex.rustvals`)."""
 _NOTHING = {"None", "null", "undefined", "nil"}
 _NO_TYPE = {"var", "auto", "dynamic", "let", "const", "_"}
 
@@ -165,6 +172,8 @@ def _braces(s: str, language: str) -> str:
         return ""
     if language == "rust" and base.rpartition("::")[2] in _RS_UNWRAP and inner:
         return _braces(inner, language)
+    if language == "rust" and base.rpartition("::")[2] in _RS_HOLDERS:
+        return ""  # (its elements: element_type)
     n = _name(base, "::" if language in ("rust", "cpp", "php") else ".")
     return f"{n}()" if n else ""
 
@@ -184,10 +193,14 @@ def element_type(text: str, language: str) -> str:
     loop over it binds): ``Job()`` for Python ``list[Job]``, ``Sequence[Job]``,
     ``Iterator[Job]``, ``Generator[Job, None, None]``, ``tuple[Job, ...]`` (also under
     ``Optional``); Go ``[]*Job``, ``[4]Job``, ``map[string]*Job`` (what ``range`` gives
-    as its value); ``""`` for anything else, other languages included."""
+    as its value); Rust ``Vec<Job>``, ``Option<Job>``, ``Result<Job, E>``, ``&[Job]``,
+    ``[Job; 4]``, ``Mutex<Job>``, ``HashMap<K, Job>`` (through ``&``, ``Box``, ``Rc``,
+    ``Arc``); ``""`` for anything else, other languages included."""
     s = " ".join(text.split())
     if language == "go" and s.startswith(("[", "map[")) and len(s) <= 300:
         return _go_element(s)
+    if language == "rust" and len(s) <= 300:
+        return _rust_element(s)
     if language != "python" or not s or len(s) > 300:
         return ""
     if len(s) >= 2 and s[0] in "\"'" and s[-1] == s[0]:
@@ -207,6 +220,28 @@ def element_type(text: str, language: str) -> str:
                                 and args[1] == "..."):
         return _python(args[0])
     return ""
+
+
+def _rust_element(s: str) -> str:
+    """The element of Rust type ``s`` (:data:`_RS_HOLDERS`, slices and arrays): ``Job()``."""
+    for p in ("mut ", "dyn "):
+        s = s.replace(p, "")
+    while s[:1] in ("&", "*"):
+        s = s[1:].lstrip()
+        if s.startswith("'"):  # a lifetime: &'a [T]
+            s = s.partition(" ")[2]
+    if s.startswith("[") and s.endswith("]"):
+        return type_value(_split_top(s[1:-1], ";")[0], "rust")
+    base, inner = _generic(s, "<")
+    short = base.rpartition("::")[2]
+    if not inner or inner == "?":
+        return ""
+    if short in _RS_UNWRAP:
+        return _rust_element(inner)
+    if short not in _RS_HOLDERS:
+        return ""
+    args = [a for a in _split_top(inner, ",") if not a.startswith("'")]
+    return type_value(args[-1] if short.endswith("Map") else args[0], "rust") if args else ""
 
 
 def _go_element(s: str) -> str:

@@ -1,0 +1,62 @@
+"""Rust values that hold others (session 36, codeindex/rustvals.py): ``Option``/``Result``
+unwrapped by ``?``, ``.unwrap()``, ``.expect()``, ``if let``/``while let``/``let … else`` and
+``Some(x) =>`` arms; loops over ``&self.stores``, ``.iter()``, ``.values()`` and a method
+returning ``&Vec<T>``; ``.first()``/``.get(k)``/``.pop()`` then unwrapped; ``Mutex::lock``,
+``RefCell::borrow_mut``, ``Rc::new``, ``.clone()``. Before, every ``Store.save`` edge of
+``Hub.run`` and ``drain`` but the typed field ``Arc<Mutex<Store>>``'s was missing (the
+call-graph fixture listed ``Option<Store>.unwrap()`` as a known miss).
+
+The program (tests/fixtures/rust36/main.rs) was checked with ``cargo check`` (Rust 2021,
+no dependencies); each edge below was checked by hand against it. Precision guards: a
+repository type's own ``get`` (``Cache.get`` → ``Other.ping``), an ``Option``'s ``map`` is
+not the held type's ``Store.map``, ``if let Some(x) = x`` gives no edge rather than a wrong
+one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cgutil import edges
+from conftest import make_repo
+
+FIXTURE = Path(__file__).parent / "fixtures" / "rust36" / "main.rs"
+CARGO = '[package]\nname = "r36"\nversion = "0.1.0"\nedition = "2021"\n'
+
+SAVES = [51, 52, 54, 55, 57, 60, 66, 68, 71, 73, 74, 76, 78, 79, 81, 83]
+"""Lines of ``Hub.run`` whose ``.save()`` runs ``Store.save``, each through another form:
+51 ``find().unwrap()`` bound, 52 ``find().expect(…)`` inline, 54/55 ``load()?`` bound and
+inline, 57 ``if let Some(m) = &self.main``, 60 a ``Some(x) =>`` arm on its own line, 66
+``let Some(y) = … else``, 68 ``for st in &self.stores``, 71 ``for st in self.all().iter()``,
+73 ``self.stores.first().unwrap()``, 74 ``self.named.get("a").unwrap()`` (a HashMap),
+76 ``for st in self.named.values()``, 78 ``self.shared.lock().unwrap()``
+(``Arc<Mutex<Store>>``), 79 ``self.cell.borrow_mut()`` (``Rc<RefCell<Store>>``), 81
+``Rc::new(Store)``, 83 ``s.clone()``."""
+
+
+def test_rust_option_result_and_collections(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"Cargo.toml": CARGO, "src/main.rs": FIXTURE.read_text()})
+    es = edges(repo)
+    run = "src/main.rs::Hub.run -> src/main.rs::"
+    assert sorted(e for e in es if e.startswith(run)) == sorted(
+        [f"{run}Hub.all @70"] + [f"{run}Store.save @{n}" for n in SAVES] +
+        [f"{run}find @{n}" for n in (50, 52, 59, 63)] + [f"{run}load @{n}" for n in (53, 55)])
+    assert [e for e in es if e.startswith("src/main.rs::drain ")] == [
+        "src/main.rs::drain -> src/main.rs::Cache.get @92",
+        "src/main.rs::drain -> src/main.rs::Other.ping @92",  # Cache's own get: its result
+        "src/main.rs::drain -> src/main.rs::Store.save @90"]  # `while let … stack.pop()`
+    assert not any(e.endswith("Store.map @93") for e in es)  # Option::map, not Store's
+
+
+def test_an_if_let_that_rebinds_its_own_name_gives_no_wrong_edge(tmp_path: Path) -> None:
+    main = ("struct A;\nimpl A {\n    fn go(&self) {}\n}\nstruct B;\nimpl B {\n"
+            "    fn go(&self) {}\n}\n"
+            "fn pick() -> Option<A> {\n    Some(A)\n}\n"  # 9-11
+            "fn run(b: B) {\n    let x = pick();\n    if let Some(x) = x {\n"  # 12-14
+            "        x.go();\n    }\n    b.go();\n}\nfn main() {}\n")  # 15-19
+    repo = make_repo(tmp_path / "r", {"Cargo.toml": CARGO, "src/main.rs": main})
+    got = [e for e in edges(repo) if e.startswith("src/main.rs::run ")]
+    assert "src/main.rs::run -> src/main.rs::B.go @17" in got
+    assert not any(e.endswith("@15") and "B.go" in e for e in got)
+    assert set(got) <= {"src/main.rs::run -> src/main.rs::pick @13",
+                        "src/main.rs::run -> src/main.rs::A.go @15",
+                        "src/main.rs::run -> src/main.rs::B.go @17"}
