@@ -2,7 +2,8 @@
 unwrapped by ``?``, ``.unwrap()``, ``.expect()``, ``if let``/``while let``/``let … else`` and
 ``Some(x) =>`` arms; loops over ``&self.stores``, ``.iter()``, ``.values()`` and a method
 returning ``&Vec<T>``; ``.first()``/``.get(k)``/``.pop()`` then unwrapped; ``Mutex::lock``,
-``RefCell::borrow_mut``, ``Rc::new``, ``.clone()``. Before, every ``Store.save`` edge of
+``RefCell::borrow_mut``, ``Rc::new``, ``.clone()``; the one untyped parameter of a closure given to an iterator
+adapter or ``Option::map`` (``xs.iter().filter(…).for_each(|x| x.save())``). Before, every ``Store.save`` edge of
 ``Hub.run`` and ``drain`` but the typed field ``Arc<Mutex<Store>>``'s was missing (the
 call-graph fixture listed ``Option<Store>.unwrap()`` as a known miss).
 
@@ -43,8 +44,28 @@ def test_rust_option_result_and_collections(tmp_path: Path) -> None:
     assert [e for e in es if e.startswith("src/main.rs::drain ")] == [
         "src/main.rs::drain -> src/main.rs::Cache.get @92",
         "src/main.rs::drain -> src/main.rs::Other.ping @92",  # Cache's own get: its result
-        "src/main.rs::drain -> src/main.rs::Store.save @90"]  # `while let … stack.pop()`
+        "src/main.rs::drain -> src/main.rs::Store.save @90",  # `while let … stack.pop()`
+        "src/main.rs::drain -> src/main.rs::Store.save @93"]  # `o.map(|st| st.save())`
     assert not any(e.endswith("Store.map @93") for e in es)  # Option::map, not Store's
+
+
+def test_closures_given_to_iterator_adapters(tmp_path: Path) -> None:
+    main = ("struct A;\nimpl A {\n    fn ok(&self) -> bool {\n        true\n    }\n"  # 1-5
+            "    fn go(&self) {}\n}\n"  # 6-7
+            "#[derive(Clone, Copy)] struct B;\nimpl B {\n    fn go(&self) {}\n}\n"  # 8-11
+            "fn run(xs: Vec<A>, n: Option<B>, bs: &[B]) {\n"  # 12
+            "    xs.iter().filter(|a| a.ok()).for_each(|a| a.go());\n"  # 13
+            "    let _ = bs.iter().rev().any(|&b| {\n"  # 14
+            "        b.go();\n        true\n    });\n"  # 15-17
+            "    n.map(|b| b.go());\n"  # 18
+            "    xs.iter().fold(0, |acc, a| {\n        a.go();\n        acc\n    });\n"  # 19-22
+            "}\nfn main() {}\n")
+    repo = make_repo(tmp_path / "r", {"Cargo.toml": CARGO, "src/main.rs": main})
+    assert [e for e in edges(repo) if e.startswith("src/main.rs::run ")] == [
+        "src/main.rs::run -> src/main.rs::A.go @13",
+        "src/main.rs::run -> src/main.rs::A.ok @13",
+        "src/main.rs::run -> src/main.rs::B.go @15",
+        "src/main.rs::run -> src/main.rs::B.go @18"]  # (fold's two parameters: not read)
 
 
 def test_an_if_let_that_rebinds_its_own_name_gives_no_wrong_edge(tmp_path: Path) -> None:

@@ -415,7 +415,7 @@ class Bindings:
             copied = self.copied(node)
             if copied is not None:
                 return copied
-        v = canon(rustvals.iterable(_t(node)) if self.language == "rust" else _t(node))
+        v = rustvals.iterable(_t(node)) if self.language == "rust" else canon(_t(node))
         if v.endswith(".values()") and len(v) > 9:  # a loop over a dict's values
             return [f"{v[:-9]}[?]"]
         if node.type == "call" and self.language == "python":

@@ -160,13 +160,36 @@ def held(flow: Any, v: Any, attr: str, segs: tuple[str, ...], i: int) -> tuple[A
 
 
 def iterable(text: str) -> str:
-    """What a Rust ``for`` loop iterates, as written, with the views that keep the
-    elements (``.iter()``, ``.into_iter()``, ``.values()``…) taken off its end and each
-    unwrapping written ``[*]`` (:func:`path`): ``self.all().iter()`` → ``self.all()``."""
-    text = path(text.strip())
-    while text.endswith("()") and "." in text:
-        head, _, last = text[:-2].rpartition(".")
-        if last not in _VIEWS or not head:
-            break
-        text = head
-    return text
+    """What a Rust ``for`` loop or iterator adapter goes over, as written, with the
+    adapters that keep the elements (``.iter()``, ``.into_iter()``, ``.values()``,
+    ``.filter(…)``, ``.rev()``…) taken off its end and each unwrapping written ``[*]``
+    (:func:`path`): ``self.all().iter().rev()`` → ``self.all()``; ``""`` when it is no
+    access path."""
+    from hindsight.codeindex.exprs import parse, render
+
+    segs = parse(path(text.strip()))
+    if segs is None:
+        return ""
+    n = len(segs)
+    while n > 2 and segs[n - 1] == "()" and segs[n - 2][:1] == "." and \
+            segs[n - 2][1:] in _KEEPS:
+        n -= 2
+    return render(segs[:n])
+
+
+_KEEPS = _VIEWS | {"filter", "rev", "skip", "take", "skip_while", "take_while", "inspect",
+                   "peekable", "step_by", "by_ref", "chain", "fuse", "cycle"}
+"""Iterator adapters whose elements are those of the iterator they are called on."""
+
+
+def each(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """``xs.iter().for_each(|x| …)`` (``map``, ``filter``, ``any``…; ``opt.map(|s| …)``):
+    the closure's one untyped parameter is an element of what the adapter is called on,
+    inside the closure (bound as of the line before, as :func:`some` does)."""
+    from hindsight.codeindex.bindings import _line, _t
+
+    node = caps["fact.each"][0]
+    v = iterable(_t(caps["fact.rhs"][0]))
+    if v:
+        out.scoped(out.scope(node), _t(caps["fact.lhs"][0]), f"{v}[*]", _line(node) - 1,
+                   int(node.end_point[0]) + 1)

@@ -26,3 +26,12 @@
   body: (match_block (match_arm pattern: (match_pattern
     (tuple_struct_pattern type: (identifier) @_some . (identifier) @fact.lhs .))) @fact.some)
   (#any-of? @_some "Some" "Ok"))
+; `xs.iter().for_each(|x| x.save())`, `.map(|s| …)`, `opt.map(|s| …)`: the closure's one
+; untyped parameter is an element of what the adapter is called on (rustvals.each)
+(call_expression function: (field_expression value: (_) @fact.rhs field: (field_identifier) @_m)
+  arguments: (arguments . (closure_expression parameters: (closure_parameters .
+    [(identifier) @fact.lhs (reference_pattern (identifier) @fact.lhs)] .)) @fact.each .)
+  (#any-of? @_m "for_each" "map" "filter" "filter_map" "flat_map" "any" "all" "find"
+    "find_map" "position" "inspect" "take_while" "skip_while" "map_while" "try_for_each"
+    "max_by_key" "min_by_key" "sort_by_key" "sort_by_cached_key" "retain" "and_then"
+    "is_some_and" "map_or_else" "partition" "group_by" "for_each_concurrent"))
