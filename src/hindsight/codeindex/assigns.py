@@ -385,10 +385,24 @@ def declared(out: Bindings, caps: dict[str, list[Any]], key: str) -> None:
         out.used(scope, each)
     elif rhs and key != "fact.ctor":
         out.bind(scope, lhs, rhs[0], line)
-        made = _go_make(rhs[0]) if out.language == "go" and target else ""
-        if made:  # `parents := make([]*Command, 0, 5)`: its elements are Commands
+        made = (_go_make(rhs[0]) if out.language == "go" else _made(rhs[0], out.language)) \
+            if target else ""
+        if made:  # `parents := make([]*Command, 0, 5)`, `new List<Store>()`: Commands, Stores
             out.facts.append((scope, target + "[*]", made, line))
             out.used(scope, made)
+
+
+def _made(node: Any, language: str) -> str:
+    """The element type's access path of a new collection: ``new Map<string, Store>()``
+    (TypeScript), ``new ArrayList<Store>()`` (Java), ``new List<Store>()`` (C#)."""
+    if node.type == "new_expression":
+        typ = _t(node.child_by_field_name("constructor")) + _t(
+            node.child_by_field_name("type_arguments"))
+    elif node.type == "object_creation_expression":
+        typ = _t(node.child_by_field_name("type"))
+    else:
+        return ""
+    return element_type(typ, language) if "<" in typ else ""
 
 
 def _go_make(node: Any) -> str:

@@ -40,10 +40,10 @@ from typing import TYPE_CHECKING
 from hindsight.codeindex import callsites, classes, dispatch, enums, reaching, returns, rustimpl
 from hindsight.codeindex import selfattrs as sa
 from hindsight.codeindex.bindings import AFTER, BRANCH, NARROW, SCOPED
+from hindsight.codeindex.elements import held, view
 from hindsight.codeindex.exprs import indexed, parse, part_index
 from hindsight.codeindex.hierarchy import instance_shadow, narrowed, prefixed
 from hindsight.codeindex.languages import SPECS
-from hindsight.codeindex.rustvals import held, view
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, OWN_CLASS, SUPER_NAMES, FileSyms
 from hindsight.codeindex.values import Value, each_once, members, union
 from hindsight.codeindex.worth import worth
@@ -214,8 +214,8 @@ class Flow:
             v = self.element(base) if base is not None else None
             if v is None:
                 v = classes.elements_of_binding(self, fs, scope, name[:-3], line)
-        if v is None and fs.language == "rust" and "[" not in name and (  # `v.iter()…[*]`
-                k := view(segs, i)):  # of a std collection: an element of v
+        if v is None and fs.language != "python" and "[" not in name and (  # `v.iter()…[*]`
+                k := view(segs, i, fs.language)):  # of a std collection: an element of v
             return self.eval(fs, scope, (name + "[*]", *segs[i + k:]), line)
         if v is None and segs[i:i + 2] == (".get", "()") and "[" not in name:
             # `hs.get(k)` as `hs[?]` (hs['k']): of `hs = handlers()`, of an imported table…
@@ -323,7 +323,7 @@ class Flow:
                         return None  # another part of *args: unknown
                     return callsites.param(self, fs, s, base, *p, each=name[len(base):]) \
                         if p else callsites.star_element(self, fs, s, base)  # of *args
-            if visible and kind in CLASS_KINDS and "[" not in name:
+            if visible and kind in CLASS_KINDS and "[" not in name.removesuffix("[*]"):
                 v = self.attr_value(("inst", f"{fs.path}::{s}"), name)
                 if v is not None:
                     return v

@@ -34,7 +34,7 @@ import zlib
 from collections.abc import Callable, Container
 from typing import Any
 
-from hindsight.codeindex import assigns, chains, localuse, loops, rustvals, signatures
+from hindsight.codeindex import assigns, chains, elements, localuse, loops, rustvals, signatures
 from hindsight.codeindex.bindings import (
     _PY_READS,
     KEEP_LOCALS,
@@ -194,7 +194,7 @@ _HANDLERS: dict[str, Callable[[Bindings, dict[str, list[Any]]], None]] = {
     "fact.for": loops.for_, "fact.comp": loops.comp, "fact.pairs": loops.pairs,
     "fact.unpack": loops.unpack, "fact.zipped": loops.zipped, "fact.lambda": loops.lambda_,
     "fact.except": loops.except_, "fact.append": loops.append, "fact.update": loops.update,
-    "fact.isa": loops.isa, "fact.some": rustvals.some, "fact.each": rustvals.each,
+    "fact.isa": loops.isa, "fact.some": rustvals.some, "fact.each": elements.each,
     "fact.decorated": lambda out, caps: _py_decorators(out, caps["fact.decorated"][0]),
     "fact.xcall": _xcall,
     "fact.bind": lambda out, caps: assigns.declared(out, caps, "fact.bind"),

@@ -144,21 +144,6 @@ def some(out: Bindings, caps: dict[str, list[Any]]) -> None:
                int(end.end_point[0]) + 1)
 
 
-def held(flow: Any, v: Any, attr: str, segs: tuple[str, ...], i: int) -> tuple[Any, int] | None:
-    """``(value, next segment)`` of attribute ``attr`` of ``v`` read as a std collection
-    (``self.stores.iter()…[*]``, ``self.main.as_ref()[*]``, ``self.state.borrow()``: an
-    element of ``self.stores``…) when ``attr`` itself has no value (it is declared a
-    ``Vec<Store>``, whose elements the facts give) and ``segs[i:]`` read an element
-    (:func:`view`); ``None`` otherwise. ``flow`` is the :class:`~hindsight.codeindex.flow.Flow`."""
-    if "[" in attr or not (k := view(segs, i)) or v[0] not in ("inst", "cls"):
-        return None
-    fs = flow.fs(v[1].partition("::")[0])
-    if fs is None or fs.language != "rust" or flow.attr_value(v, attr) is not None:
-        return None  # (Python's `self.d.get(k)` reads the dict: selfattrs.dict_get)
-    got = flow.attr_value(v, attr + "[*]")
-    return (got, i + k) if got is not None else None
-
-
 def iterable(text: str) -> str:
     """What a Rust ``for`` loop or iterator adapter goes over, as written, with the
     adapters that keep the elements (``.iter()``, ``.into_iter()``, ``.values()``,
@@ -181,15 +166,3 @@ _KEEPS = _VIEWS | {"filter", "rev", "skip", "take", "skip_while", "take_while", 
                    "peekable", "step_by", "by_ref", "chain", "fuse", "cycle"}
 """Iterator adapters whose elements are those of the iterator they are called on."""
 
-
-def each(out: Bindings, caps: dict[str, list[Any]]) -> None:
-    """``xs.iter().for_each(|x| …)`` (``map``, ``filter``, ``any``…; ``opt.map(|s| …)``):
-    the closure's one untyped parameter is an element of what the adapter is called on,
-    inside the closure (bound as of the line before, as :func:`some` does)."""
-    from hindsight.codeindex.bindings import _line, _t
-
-    node = caps["fact.each"][0]
-    v = iterable(_t(caps["fact.rhs"][0]))
-    if v:
-        out.scoped(out.scope(node), _t(caps["fact.lhs"][0]), f"{v}[*]", _line(node) - 1,
-                   int(node.end_point[0]) + 1)

@@ -32,6 +32,29 @@ _RS_HOLDERS = frozenset({"Option", "Result", "Vec", "VecDeque", "HashSet", "BTre
 """Rust std types that hold values of a type argument (the last one of a map, the first
 otherwise): no class themselves; their elements are (:func:`element_type`,
 :mod:`hindsight.codeindex.rustvals`)."""
+_SEQS = {  # std collection types holding values of their (first) type argument
+    "typescript": frozenset({"Array", "ReadonlyArray", "Set", "ReadonlySet", "Iterable",
+                             "IterableIterator", "Iterator", "AsyncIterable", "Generator",
+                             "AsyncIterableIterator", "AsyncGenerator"}),
+    "java": frozenset({"List", "ArrayList", "LinkedList", "Set", "HashSet", "TreeSet",
+                       "LinkedHashSet", "SortedSet", "NavigableSet", "Collection", "Iterable",
+                       "Iterator", "ListIterator", "Queue", "Deque", "ArrayDeque",
+                       "PriorityQueue", "Stream", "Optional", "Vector", "Stack",
+                       "CopyOnWriteArrayList", "BlockingQueue", "LinkedBlockingQueue"}),
+    "csharp": frozenset({"List", "IList", "IEnumerable", "ICollection", "IReadOnlyList",
+                         "IReadOnlyCollection", "HashSet", "ISet", "SortedSet", "Queue", "Stack",
+                         "LinkedList", "IQueryable", "IOrderedEnumerable", "ConcurrentQueue",
+                         "ConcurrentBag", "ImmutableList", "ImmutableArray", "Collection",
+                         "ObservableCollection"}),
+}
+_MAPS = {  # … of their last type argument
+    "typescript": frozenset({"Map", "ReadonlyMap", "Record", "WeakMap"}),
+    "java": frozenset({"Map", "HashMap", "TreeMap", "LinkedHashMap", "ConcurrentHashMap",
+                       "SortedMap", "NavigableMap", "ConcurrentMap", "EnumMap"}),
+    "csharp": frozenset({"Dictionary", "IDictionary", "IReadOnlyDictionary",
+                         "SortedDictionary", "ConcurrentDictionary", "ImmutableDictionary"}),
+}
+_FAMILY = {"tsx": "typescript", "javascript": "typescript"}
 _NOTHING = {"None", "null", "undefined", "nil"}
 _NO_TYPE = {"var", "auto", "dynamic", "let", "const", "_"}
 
@@ -174,6 +197,10 @@ def _braces(s: str, language: str) -> str:
         return _braces(inner, language)
     if language == "rust" and base.rpartition("::")[2] in _RS_HOLDERS:
         return ""  # (its elements: element_type)
+    fam = _FAMILY.get(language, language)
+    if inner and fam in _SEQS and (base.rpartition(".")[2] in _SEQS[fam] or
+                                   base.rpartition(".")[2] in _MAPS[fam]):
+        return ""  # (its elements: element_type)
     n = _name(base, "::" if language in ("rust", "cpp", "php") else ".")
     return f"{n}()" if n else ""
 
@@ -201,6 +228,8 @@ def element_type(text: str, language: str) -> str:
         return _go_element(s)
     if language == "rust" and len(s) <= 300:
         return _rust_element(s)
+    if _FAMILY.get(language, language) in _SEQS and len(s) <= 300:
+        return _braces_element(s, language)
     if language != "python" or not s or len(s) > 300:
         return ""
     if len(s) >= 2 and s[0] in "\"'" and s[-1] == s[0]:
@@ -220,6 +249,28 @@ def element_type(text: str, language: str) -> str:
                                 and args[1] == "..."):
         return _python(args[0])
     return ""
+
+
+def _braces_element(s: str, language: str) -> str:
+    """The element of TypeScript, Java or C# type ``s`` (``Store[]``, ``List<Store>``,
+    ``Map<string, Store>``: a ``Store()``; :data:`_SEQS`, :data:`_MAPS`)."""
+    fam = _FAMILY.get(language, language)
+    for p in ("readonly ", "final ", "? extends ", "? super "):
+        s = s.replace(p, "")
+    parts = [p for p in _split_top(s, "|") if p not in _NOTHING]
+    if len(parts) != 1:
+        return ""
+    s = parts[0].rstrip("?")
+    if s.endswith("[]"):
+        return type_value(s[:-2], language)
+    base, inner = _generic(s, "<")
+    short = base.rpartition(".")[2]
+    args = _split_top(inner, ",") if inner and inner != "?" else []
+    if not args:
+        return ""
+    if short in _SEQS[fam]:
+        return type_value(args[0], language)
+    return type_value(args[-1], language) if short in _MAPS[fam] else ""
 
 
 def _rust_element(s: str) -> str:

@@ -57,6 +57,8 @@ def _head_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> 
     is also tried as ``xs[*]`` (as Flow.eval does when nothing binds ``xs[0]``), and
     ``c['k']`` as ``c``."""
     got = _name_worth(flow, fs, scope, head, depth)
+    if got == _NO and fs.language != "python" and "[" not in head:  # `stores.get(0)`, `v.iter()`
+        got = _name_worth(flow, fs, scope, head + "[*]", depth)  # of a declared collection
     alt = indexed(head) if got == _NO else ""
     if alt:
         got = _name_worth(flow, fs, scope, alt, depth)
@@ -93,7 +95,7 @@ def _name_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> 
                         _has_sites(flow, fs, s) or py_default(sig, head))) else _NO
                 if "*" + head in sig and fs.language in ARGS:  # *args: its elements
                     return _YES if _has_sites(flow, fs, s) else _NO
-        if visible and plain and kind in CLASS_KINDS and (
+        if visible and "[" not in head.removesuffix("[*]") and kind in CLASS_KINDS and (
                 head in fs.attrs.get(s, {}) or any(c == s for c, *_r in fs.inherits)):
             return _YES  # a field, maybe inherited
         s = fs.parents.get(s, "")

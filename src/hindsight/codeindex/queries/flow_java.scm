@@ -8,3 +8,13 @@
 (enhanced_for_statement type: (_) @fact.type name: (identifier) @fact.lhs) @fact.bind
 (return_statement [(object_creation_expression) (method_invocation) (identifier) (field_access)
                    (this)] @fact.rhs) @fact.return
+; `for (var s : stores)`: s is an element (codeindex/elements.py)
+(enhanced_for_statement type: (type_identifier) @_var name: (identifier) @fact.lhs value: (_) @fact.rhs
+  (#eq? @_var "var")) @fact.for
+; `stores.forEach(s -> …)`, `.stream().filter(s -> …)`, `opt.ifPresent(s -> …)`: the lambda's
+; first parameter, untyped, is an element (elements.each)
+(method_invocation object: (_) @fact.rhs name: (identifier) @_m
+  arguments: (argument_list . (lambda_expression
+    parameters: [(identifier) @fact.lhs (inferred_parameters . (identifier) @fact.lhs)]) @fact.each)
+  (#any-of? @_m "forEach" "map" "filter" "anyMatch" "allMatch" "noneMatch" "ifPresent" "peek"
+    "flatMap" "removeIf" "forEachOrdered" "mapToInt" "mapToLong" "mapToDouble" "ifPresentOrElse"))

@@ -1,7 +1,8 @@
 ; Receiver facts for JavaScript, TypeScript and TSX (codeindex/receivers.py; @fact.*).
 (variable_declarator name: (identifier) @fact.lhs
   value: [(new_expression) (call_expression) (identifier) (member_expression) (await_expression)
-          (object) (array) (parenthesized_expression) (ternary_expression) (this)] @fact.rhs) @fact.bind
+          (object) (array) (parenthesized_expression) (ternary_expression) (this)
+          (subscript_expression)] @fact.rhs) @fact.bind
 (assignment_expression left: [(identifier) (member_expression object: (this))] @fact.lhs
   right: [(new_expression) (call_expression) (identifier) (member_expression) (await_expression)
           (object) (array) (ternary_expression)] @fact.rhs) @fact.bind

@@ -8,3 +8,12 @@
   type: (type_annotation (_) @fact.type)) @fact.ctor
 (required_parameter "readonly" pattern: (identifier) @fact.lhs
   type: (type_annotation (_) @fact.type)) @fact.ctor
+; `for (const s of this.stores)`: s is an element (codeindex/elements.py)
+(for_in_statement left: (identifier) @fact.lhs operator: "of" right: (_) @fact.rhs) @fact.for
+; `xs.forEach((s) => …)`, `.map(s => …)`, `.filter(function (s) {…})`: the callback's first
+; parameter, untyped, is an element (elements.each)
+(call_expression function: (member_expression object: (_) @fact.rhs property: (property_identifier) @_m)
+  arguments: (arguments . [(arrow_function parameter: (identifier) @fact.lhs)
+    (arrow_function parameters: (formal_parameters . (required_parameter pattern: (identifier) @fact.lhs !type)))
+    (function_expression parameters: (formal_parameters . (required_parameter pattern: (identifier) @fact.lhs !type)))] @fact.each)
+  (#any-of? @_m "forEach" "map" "filter" "find" "findIndex" "findLast" "some" "every" "flatMap"))

@@ -1,0 +1,138 @@
+"""Elements of std collections in TypeScript, Java and C# (session 36), as
+:mod:`hindsight.codeindex.rustvals` does for Rust: a value declared ``Store[]``,
+``Array<Store>``, ``Map<string, Store>``, ``List<Store>``, ``Optional<Store>``,
+``IEnumerable<Store>``… holds elements of type ``Store`` (``x[*]`` in an access path;
+:func:`hindsight.codeindex.types.element_type`). A ``for … of`` / ``for (var s : xs)`` /
+``foreach (var s in xs)`` loop, the one parameter of a callback given to an element
+method (``xs.forEach(s => …)``, ``xs.stream().filter(…).forEach(s -> …)``,
+``xs.Where(s => …)``) and the element reads (``xs.get(i)``, ``map.get(k)``,
+``opt.orElseThrow()``, ``xs.First()``, ``xs.pop()``) give an element; the adapters that
+keep the elements (``filter``, ``stream``, ``Where``…) are read through. Element reads
+apply only where the value before them is no repository type (:func:`view`, used by
+:mod:`hindsight.codeindex.flow`): a repository class's own ``get`` keeps its declared
+result.
+
+Before: ``for (const s of this.stores) s.save()`` and ``stores.forEach(s -> s.save())``
+were unresolved, or resolved only when one class of the repository had a ``save``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hindsight.codeindex.bindings import Bindings
+
+_TS = ("typescript", "tsx", "javascript")
+
+KEEPS: dict[str, frozenset[str]] = {
+    "typescript": frozenset({"filter", "slice", "concat", "reverse", "sort", "toSorted",
+                             "toReversed", "values", "splice"}),
+    "java": frozenset({"stream", "parallelStream", "filter", "sorted", "distinct", "limit",
+                       "skip", "peek", "values", "findFirst", "findAny", "iterator",
+                       "toList", "subList", "descendingIterator", "unmodifiableList"}),
+    "csharp": frozenset({"Where", "OrderBy", "OrderByDescending", "ThenBy",
+                         "ThenByDescending", "Skip", "Take", "SkipWhile", "TakeWhile",
+                         "Reverse", "AsEnumerable", "ToList", "ToArray", "Values", "Distinct",
+                         "Concat", "AsReadOnly", "ToHashSet"}),
+}
+"""Methods whose result holds the same elements (a filtered array, a stream, a LINQ
+query, Java's ``findFirst`` giving an ``Optional`` of one)."""
+READS: dict[str, frozenset[str]] = {
+    "typescript": frozenset({"get", "at", "pop", "shift", "find", "findLast"}),
+    "java": frozenset({"get", "getFirst", "getLast", "orElse", "orElseThrow", "orElseGet",
+                       "peek", "poll", "pop", "next", "first", "last", "remove",
+                       "element", "pollFirst", "pollLast", "peekFirst", "peekLast"}),
+    "csharp": frozenset({"First", "FirstOrDefault", "Last", "LastOrDefault", "Single",
+                         "SingleOrDefault", "ElementAt", "ElementAtOrDefault", "Find",
+                         "Dequeue", "Pop", "Peek", "GetValueOrDefault"}),
+}
+"""Methods that give one element."""
+CALLBACKS: dict[str, frozenset[str]] = {
+    "typescript": frozenset({"forEach", "map", "filter", "find", "findIndex", "findLast",
+                             "some", "every", "flatMap"}),
+    "java": frozenset({"forEach", "map", "filter", "anyMatch", "allMatch", "noneMatch",
+                       "ifPresent", "peek", "flatMap", "removeIf", "forEachOrdered",
+                       "mapToInt", "mapToLong", "mapToDouble", "ifPresentOrElse"}),
+    "csharp": frozenset({"ForEach", "Select", "Where", "Any", "All", "First",
+                         "FirstOrDefault", "Last", "Count", "OrderBy", "OrderByDescending",
+                         "SelectMany", "Single", "SingleOrDefault", "Sum", "Max", "Min",
+                         "TrueForAll", "Exists", "FindAll", "RemoveAll", "Find"}),
+}
+"""Methods whose callback's first parameter is an element."""
+
+
+def family(language: str) -> str:
+    """The key of the tables above for ``language`` (``""``: none)."""
+    return "typescript" if language in _TS else language if language in KEEPS else ""
+
+
+def iterable(text: str, language: str) -> str:
+    """What a loop or an element method goes over, as an access path, with the
+    adapters that keep the elements taken off its end (``this.items.filter(…)`` →
+    ``this.items``); ``""`` when it is no access path."""
+    from hindsight.codeindex.exprs import parse, render
+
+    segs = parse(text.strip())
+    if segs is None:
+        return ""
+    keeps = KEEPS.get(family(language), frozenset())
+    n = len(segs)
+    while n > 2 and segs[n - 1] == "()" and segs[n - 2][:1] == "." and segs[n - 2][1:] in keeps:
+        n -= 2
+    return render(segs[:n])
+
+
+def view(segs: tuple[str, ...], i: int, language: str) -> int:
+    """How many segments from ``segs[i]`` read an element of the value before them
+    (``.filter()`` … ``.get()``, ``.First()``, ``[*]`` after adapters): 0 when they do
+    not. Rust's reads are unwrapped after them (:func:`rustvals.view`)."""
+    if language == "rust":
+        from hindsight.codeindex.rustvals import view as rust_view
+
+        return rust_view(segs, i)
+    fam = family(language)
+    if not fam:
+        return 0
+    keeps, reads = KEEPS[fam], READS[fam]
+    j, n = i, len(segs)
+    while j + 1 < n and segs[j + 1] == "()" and segs[j][:1] == "." and segs[j][1:] in keeps:
+        j += 2
+    if j + 1 < n and segs[j + 1] == "()" and segs[j][:1] == "." and segs[j][1:] in reads:
+        return j + 2 - i
+    if j < n and segs[j] == "[*]" and j > i:
+        return j + 1 - i
+    return 0
+
+
+def held(flow: Any, v: Any, attr: str, segs: tuple[str, ...], i: int) -> tuple[Any, int] | None:
+    """``(value, next segment)`` of attribute ``attr`` of ``v`` read as a std collection
+    (``self.stores.iter()…[*]``, ``this.items.get(k)``, ``Items.First()``: an element of
+    it) when ``attr`` itself has no value (it is declared a ``Vec<Store>``, whose
+    elements the facts give) and ``segs[i:]`` read an element (:func:`view`); ``None``
+    otherwise. ``flow`` is the :class:`~hindsight.codeindex.flow.Flow`."""
+    if "[" in attr or i >= len(segs) or v[0] not in ("inst", "cls"):
+        return None
+    fs = flow.fs(v[1].partition("::")[0])
+    if fs is None or fs.language == "python" or not (k := view(segs, i, fs.language)) or \
+            flow.attr_value(v, attr) is not None:
+        return None  # (Python's `self.d.get(k)` reads the dict: selfattrs.dict_get)
+    got = flow.attr_value(v, attr + "[*]")
+    return (got, i + k) if got is not None else None
+
+
+def each(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """``xs.forEach(s => …)`` (``map``, ``filter``, Java's ``stream().forEach(s -> …)``,
+    ``opt.ifPresent(s -> …)``, C#'s ``xs.Where(s => …)``, Rust's ``xs.iter().map(|s| …)``
+    and ``opt.map(|s| …)``: :func:`rustvals.iterable`…): the callback's first untyped
+    parameter is an element of what the method is called on, inside the callback (bound
+    as of the line before: ``xs.forEach(s => s.save())`` reads it on its own line)."""
+    from hindsight.codeindex import rustvals
+    from hindsight.codeindex.bindings import _line, _t
+
+    node = caps["fact.each"][0]
+    text = _t(caps["fact.rhs"][0])
+    v = rustvals.iterable(text) if out.language == "rust" else iterable(text, out.language)
+    if v:
+        out.scoped(out.scope(node), _t(caps["fact.lhs"][0]), f"{v}[*]", _line(node) - 1,
+                   int(node.end_point[0]) + 1)
