@@ -157,9 +157,11 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
             if names:
                 rec = caps.get("receiver")
                 node = caps[kind][0]
-                defs.append(_Def(node, _KIND[kind],
-                                 _txt(names[0].text), _txt(rec[0].text) if rec else "",
-                                 kind == "scope"))
+                nm = _txt(names[0].text)
+                if language in ("csharp", "kotlin"):
+                    nm = _named(names[0], nm)
+                defs.append(_Def(node, _KIND[kind], nm, "::".join(_txt(r.text) for r in rec)
+                                 if rec else "", kind == "scope"))  # (C++ `A::B::m`)
         elif cat == _INHERIT:
             n = caps["inherit.name"][0]
             r = caps.get("inherit.receiver")
@@ -266,6 +268,25 @@ class _Kinds(dict[str, str]):
 
 
 _KIND = _Kinds()
+
+
+def _named(node: Any, text: str) -> str:
+    """The name of a C# or Kotlin definition whose ``@name`` is no identifier: a C#
+    operator (``operator+``) or finalizer (``~Resource``), a Kotlin unnamed companion
+    (``Companion``) or secondary constructor (its class's name); a Kotlin name in
+    backticks without them (``function with spaces``)."""
+    parent = node.parent.type if node.parent is not None else ""
+    if parent == "operator_declaration" and node.type != "identifier":
+        return "operator" + text
+    if parent == "destructor_declaration" and node.type == "identifier":
+        return "~" + text
+    if parent == "companion_object" and text == "companion":
+        return "Companion"
+    if parent == "secondary_constructor" and text == "constructor":
+        cls = node.parent.parent.parent if node.parent.parent is not None else None
+        n = cls.child_by_field_name("name") if cls is not None else None
+        return _txt(n.text) if n is not None else text
+    return text.strip("`") if text[:1] == "`" else text
 _CAPTURE = re.compile(r"@([\w.]+)")
 
 

@@ -4,6 +4,14 @@
 (function_definition declarator: (function_declarator declarator: (qualified_identifier
   scope: (_) @receiver name: (identifier) @name))) @definition.function
 (function_definition declarator: (function_declarator declarator: (destructor_name) @name)) @definition.function
+; out of line: `Parser::~Parser() {}`, `Outer::Inner::value() {}` (the receiver is the path)
+(function_definition declarator: (function_declarator declarator: (qualified_identifier
+  scope: (_) @receiver name: (destructor_name) @name))) @definition.function
+(function_definition declarator: (function_declarator declarator: (qualified_identifier
+  scope: (_) @receiver name: (qualified_identifier scope: (_) @receiver
+                                                   name: (identifier) @name)))) @definition.function
+; enumerators are constants of their enum (as Java's enum constants)
+(enumerator name: (identifier) @name) @definition.constant
 (function_definition declarator: (function_declarator declarator: (operator_name) @name)) @definition.function
 (function_definition declarator: (pointer_declarator declarator: (function_declarator
   declarator: [(identifier) (field_identifier) (operator_name)] @name))) @definition.function

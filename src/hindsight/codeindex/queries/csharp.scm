@@ -10,7 +10,16 @@
 (local_function_statement name: (identifier) @name) @definition.function
 (event_declaration name: (identifier) @name) @definition.property
 (namespace_declaration name: (_) @name) @definition.namespace
+(file_scoped_namespace_declaration name: (_) @name) @definition.namespace
 (delegate_declaration name: (identifier) @name) @definition.type
+; enum members and `const` fields are constants (as Java's enum constants and static finals);
+; operators are `operator+`, a finalizer `~Resource`, an indexer `this` (parse.py names them)
+(enum_member_declaration name: (identifier) @name) @definition.constant
+(field_declaration (modifier) @_const (variable_declaration (variable_declarator
+  name: (identifier) @name)) (#eq? @_const "const")) @definition.constant
+(operator_declaration operator: _ @name) @definition.method
+(destructor_declaration name: (identifier) @name) @definition.method
+(indexer_declaration "this" @name) @definition.property
 
 (invocation_expression function: (identifier) @call.name)
 (invocation_expression function: (member_access_expression expression: (_) @call.receiver
