@@ -46,8 +46,9 @@ _NOTE = re.compile(rb"(?:#|//|/\*|--)\s*@hindsight:\s*(.+?)\s*(?:\*/)?\s*$", re.
 MAX_SIG = 240
 MAX_NESTING = 48  # definitions nested deeper than this are not recorded as symbols
 # Bump when unchanged source gives other symbols: an index or history of another version is
-# rebuilt, anchors migrated (memory.anchors.migrate_identities). 10: enum members (s. 30)
-EXTRACTOR_VERSION = 11
+# rebuilt, anchors migrated (memory.anchors.migrate_identities). 10: enum members (s. 30);
+# 12: C#/Kotlin/C++ enum members, C# operators…, Kotlin constructor properties (s. 36)
+EXTRACTOR_VERSION = 12
 _JS = frozenset({"javascript", "typescript", "tsx"})
 _CHAINS = ("assignment_expression", "assignment")  # `a = b = function…` (JS, Python)
 
