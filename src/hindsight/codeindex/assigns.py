@@ -376,14 +376,15 @@ def declared(out: Bindings, caps: dict[str, list[Any]], key: str) -> None:
     if key == "fact.bind" and lhs.type == "identifier" and not out.read(scope, target):
         return
     declared = type_value(_t(typ[0]), out.language) if typ else ""
-    each = element_type(_t(typ[0]), out.language) if typ and not declared else ""
-    if declared and target:
-        out.facts.append((scope, target, declared, line))
+    each = element_type(_t(typ[0]), out.language) if typ and (
+        not declared or out.language != "python") else ""
+    if declared and target:  # (and a `Vec<Store>`'s elements: a repository's own generic
+        out.facts.append((scope, target, declared, line))  # `Cell<T>` is its class first)
         out.used(scope, declared)
-    elif each and target:  # Go `commands []*Command`: its elements are Commands
+    if each and target:  # Go `commands []*Command`: its elements are Commands
         out.facts.append((scope, target + "[*]", each, line))
         out.used(scope, each)
-    elif rhs and key != "fact.ctor":
+    if (not target or not (declared or each)) and rhs and key != "fact.ctor":
         out.bind(scope, lhs, rhs[0], line)
         made = (_go_make(rhs[0]) if out.language == "go" else _made(rhs[0], out.language)) \
             if target else ""

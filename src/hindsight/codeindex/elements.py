@@ -131,8 +131,29 @@ def each(out: Bindings, caps: dict[str, list[Any]]) -> None:
     from hindsight.codeindex.bindings import _line, _t
 
     node = caps["fact.each"][0]
+    if used_beside(node, _t(caps["fact.lhs"][0])):
+        return
     text = _t(caps["fact.rhs"][0])
     v = rustvals.iterable(text) if out.language == "rust" else iterable(text, out.language)
     if v:
         out.scoped(out.scope(node), _t(caps["fact.lhs"][0]), f"{v}[*]", _line(node) - 1,
                    int(node.end_point[0]) + 1)
+
+
+def used_beside(node: Any, name: str) -> bool:
+    """Whether ``name`` is written on the lines of ``node`` outside it: a binding of the
+    callback's parameter for those lines would then also be read there (two callbacks
+    with one parameter name on a line, ``p.weight() + xs.map(|p| p.weight())``,
+    ``.map(s -> s.key()).filter(s -> s.valid())``), so none is made (break-it of session
+    36: each gave a wrong edge)."""
+    import re
+
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    src = root.text or b""
+    start = src.rfind(b"\n", 0, node.start_byte) + 1
+    end = src.find(b"\n", node.end_byte)
+    end = len(src) if end < 0 else end
+    around = src[start:node.start_byte] + b" " + src[node.end_byte:end]
+    return re.search(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])", around) is not None

@@ -134,8 +134,11 @@ def some(out: Bindings, caps: dict[str, list[Any]]) -> None:
     comprehension's variable is; ``if let Some(x) = x`` (x read as it was) is not
     followed: it reads itself."""
     from hindsight.codeindex.bindings import _line, _t
+    from hindsight.codeindex.elements import used_beside
 
     node = caps["fact.some"][0]
+    if node.type == "match_arm" and used_beside(node, _t(caps["fact.lhs"][0])):
+        return  # (an arm that shares its line with another use of the name)
     v = out.value(caps["fact.rhs"][0])
     if not v or v == "?":
         return

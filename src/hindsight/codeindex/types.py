@@ -195,12 +195,6 @@ def _braces(s: str, language: str) -> str:
         return ""
     if language == "rust" and base.rpartition("::")[2] in _RS_UNWRAP and inner:
         return _braces(inner, language)
-    if language == "rust" and base.rpartition("::")[2] in _RS_HOLDERS:
-        return ""  # (its elements: element_type)
-    fam = _FAMILY.get(language, language)
-    if inner and fam in _SEQS and (base.rpartition(".")[2] in _SEQS[fam] or
-                                   base.rpartition(".")[2] in _MAPS[fam]):
-        return ""  # (its elements: element_type)
     n = _name(base, "::" if language in ("rust", "cpp", "php") else ".")
     return f"{n}()" if n else ""
 
