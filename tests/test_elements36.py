@@ -52,3 +52,16 @@ def test_element_reads(tmp_path: Path, name: str) -> None:
     want = sorted(f"{name}::{src} -> {name}::{dst} @{n}"
                   for (f, src, dst), lines in SAVES.items() if f == name for n in lines)
     assert sorted(got) == want
+
+
+def test_a_map_forEach_key_is_not_an_element(tmp_path: Path) -> None:
+    # break-it of session 36: `pairs.forEach((k, v) -> k.report())` bound k to the value
+    # type (Other.report); a lambda of two parameters is not bound now
+    src = ("import java.util.*;\nclass Store { void report() {} }\n"
+           "class Other { void report() {} }\nclass App {\n"
+           "  Map<Store, Other> pairs = new HashMap<>();\n  List<Store> xs = new ArrayList<>();\n"
+           "  void a() {\n    pairs.forEach((k, v) -> k.report());\n"
+           "    xs.forEach(s -> s.report());\n  }\n}\n")
+    repo = make_repo(tmp_path / "r", {"Main.java": src})
+    assert [e for e in edges(repo) if e.startswith("Main.java::App.a ")] == [
+        "Main.java::App.a -> Main.java::Store.report @9"]

@@ -51,8 +51,7 @@ _MAPS = {  # … of their last type argument
     "typescript": frozenset({"Map", "ReadonlyMap", "Record", "WeakMap"}),
     "java": frozenset({"Map", "HashMap", "TreeMap", "LinkedHashMap", "ConcurrentHashMap",
                        "SortedMap", "NavigableMap", "ConcurrentMap", "EnumMap"}),
-    "csharp": frozenset({"Dictionary", "IDictionary", "IReadOnlyDictionary",
-                         "SortedDictionary", "ConcurrentDictionary", "ImmutableDictionary"}),
+    "csharp": frozenset(),  # (a C# dictionary's elements are KeyValuePairs, not values)
 }
 _FAMILY = {"tsx": "typescript", "javascript": "typescript"}
 _NOTHING = {"None", "null", "undefined", "nil"}

@@ -12,9 +12,9 @@
 (enhanced_for_statement type: (type_identifier) @_var name: (identifier) @fact.lhs value: (_) @fact.rhs
   (#eq? @_var "var")) @fact.for
 ; `stores.forEach(s -> …)`, `.stream().filter(s -> …)`, `opt.ifPresent(s -> …)`: the lambda's
-; first parameter, untyped, is an element (elements.each)
+; one parameter, untyped, is an element (elements.each; a Map's `forEach((k, v) -> …)` is not)
 (method_invocation object: (_) @fact.rhs name: (identifier) @_m
   arguments: (argument_list . (lambda_expression
-    parameters: [(identifier) @fact.lhs (inferred_parameters . (identifier) @fact.lhs)]) @fact.each)
+    parameters: [(identifier) @fact.lhs (inferred_parameters . (identifier) @fact.lhs .)]) @fact.each)
   (#any-of? @_m "forEach" "map" "filter" "anyMatch" "allMatch" "noneMatch" "ifPresent" "peek"
     "flatMap" "removeIf" "forEachOrdered" "mapToInt" "mapToLong" "mapToDouble" "ifPresentOrElse"))
