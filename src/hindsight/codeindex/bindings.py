@@ -9,6 +9,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from hindsight.codeindex import rustvals
+from hindsight.codeindex.elements import iterable as loop_iterable
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.pynodes import (
@@ -415,7 +416,7 @@ class Bindings:
             copied = self.copied(node)
             if copied is not None:
                 return copied
-        v = rustvals.iterable(_t(node)) if self.language == "rust" else canon(_t(node))
+        v = loop_iterable(_t(node), "rust") if self.language == "rust" else canon(_t(node))
         if v.endswith(".values()") and len(v) > 9:  # a loop over a dict's values
             return [f"{v[:-9]}[?]"]
         if node.type == "call" and self.language == "python":

@@ -37,7 +37,7 @@ KEEPS: dict[str, frozenset[str]] = {
                          "Concat", "AsReadOnly", "ToHashSet"}),
 }
 """Methods whose result holds the same elements (a filtered array, a stream, a LINQ
-query, Java's ``findFirst`` giving an ``Optional`` of one)."""
+query, Java's ``findFirst`` giving an ``Optional`` of one; Rust's in :func:`_rust`)."""
 READS: dict[str, frozenset[str]] = {
     "typescript": frozenset({"get", "at", "pop", "shift", "find", "findLast"}),
     "java": frozenset({"get", "getFirst", "getLast", "orElse", "orElseThrow", "orElseGet",
@@ -62,18 +62,38 @@ CALLBACKS: dict[str, frozenset[str]] = {
 """Methods whose callback's first parameter is an element."""
 
 
+HOLDERS: dict[str, frozenset[str]] = {}
+"""Methods that give an ``Option``/``Result`` of one element, unwrapped after them (Rust)."""
+
+
+def _rust() -> None:
+    """The Rust rows of the tables (:mod:`hindsight.codeindex.rustvals`), added on first
+    use: iterator adapters that keep the elements, ``RefCell`` borrows, holders."""
+    from hindsight.codeindex import rustvals
+
+    KEEPS["rust"] = rustvals.VIEWS | {"filter", "rev", "skip", "take", "skip_while",
+                                      "take_while", "inspect", "peekable", "step_by",
+                                      "by_ref", "chain", "fuse", "cycle"}
+    READS["rust"] = rustvals.DEREFS
+    HOLDERS["rust"] = rustvals.HOLDERS
+
+
 def family(language: str) -> str:
     """The key of the tables above for ``language`` (``""``: none)."""
+    if language == "rust" and "rust" not in KEEPS:
+        _rust()
     return "typescript" if language in _TS else language if language in KEEPS else ""
 
 
 def iterable(text: str, language: str) -> str:
     """What a loop or an element method goes over, as an access path, with the
     adapters that keep the elements taken off its end (``this.items.filter(…)`` →
-    ``this.items``); ``""`` when it is no access path."""
+    ``this.items``; Rust's ``self.all().iter().rev()`` → ``self.all()``, each unwrapping
+    written ``[*]``: :func:`rustvals.path`); ``""`` when it is no access path."""
     from hindsight.codeindex.exprs import parse, render
+    from hindsight.codeindex.rustvals import path
 
-    segs = parse(text.strip())
+    segs = parse(path(text.strip()) if language == "rust" else text.strip())
     if segs is None:
         return ""
     keeps = KEEPS.get(family(language), frozenset())
@@ -85,21 +105,21 @@ def iterable(text: str, language: str) -> str:
 
 def view(segs: tuple[str, ...], i: int, language: str) -> int:
     """How many segments from ``segs[i]`` read an element of the value before them
-    (``.filter()`` … ``.get()``, ``.First()``, ``[*]`` after adapters): 0 when they do
-    not. Rust's reads are unwrapped after them (:func:`rustvals.view`)."""
-    if language == "rust":
-        from hindsight.codeindex.rustvals import view as rust_view
-
-        return rust_view(segs, i)
+    (``.filter()`` … ``.get()``, ``.First()``, ``.borrow()``, ``[*]`` after adapters;
+    Rust's ``.first()``, ``.lock()`` only when unwrapped after them: ``.first()[*]``): 0
+    when they do not."""
     fam = family(language)
     if not fam:
         return 0
-    keeps, reads = KEEPS[fam], READS[fam]
+    keeps, reads, holders = KEEPS[fam], READS[fam], HOLDERS.get(fam, frozenset())
     j, n = i, len(segs)
     while j + 1 < n and segs[j + 1] == "()" and segs[j][:1] == "." and segs[j][1:] in keeps:
         j += 2
-    if j + 1 < n and segs[j + 1] == "()" and segs[j][:1] == "." and segs[j][1:] in reads:
-        return j + 2 - i
+    if j + 1 < n and segs[j + 1] == "()" and segs[j][:1] == ".":
+        if segs[j][1:] in reads:
+            return j + 2 - i
+        if segs[j][1:] in holders and j + 2 < n and segs[j + 2] == "[*]":
+            return j + 3 - i
     if j < n and segs[j] == "[*]" and j > i:
         return j + 1 - i
     return 0
@@ -124,17 +144,15 @@ def held(flow: Any, v: Any, attr: str, segs: tuple[str, ...], i: int) -> tuple[A
 def each(out: Bindings, caps: dict[str, list[Any]]) -> None:
     """``xs.forEach(s => …)`` (``map``, ``filter``, Java's ``stream().forEach(s -> …)``,
     ``opt.ifPresent(s -> …)``, C#'s ``xs.Where(s => …)``, Rust's ``xs.iter().map(|s| …)``
-    and ``opt.map(|s| …)``: :func:`rustvals.iterable`…): the callback's first untyped
+    and ``opt.map(|s| …)``: :func:`iterable`…): the callback's first untyped
     parameter is an element of what the method is called on, inside the callback (bound
     as of the line before: ``xs.forEach(s => s.save())`` reads it on its own line)."""
-    from hindsight.codeindex import rustvals
     from hindsight.codeindex.bindings import _line, _t
 
     node = caps["fact.each"][0]
     if used_beside(node, _t(caps["fact.lhs"][0])):
         return
-    text = _t(caps["fact.rhs"][0])
-    v = rustvals.iterable(text) if out.language == "rust" else iterable(text, out.language)
+    v = iterable(_t(caps["fact.rhs"][0]), out.language)
     if v:
         out.scoped(out.scope(node), _t(caps["fact.lhs"][0]), f"{v}[*]", _line(node) - 1,
                    int(node.end_point[0]) + 1)

@@ -6,7 +6,7 @@ loop, ``if let Some(x) = e`` / ``while let`` / ``let … else`` and a ``Some(x)`
 match arm. The views and accessors of std collections (``.iter()``, ``.values()``,
 ``.first()``, ``.get(k)``, ``.pop()``, ``.next()``, ``.lock()``, ``.borrow()``) read
 through to the elements only where the value before them is no repository type
-(:func:`view`, used by :mod:`hindsight.codeindex.flow`): ``cache.get(k)`` of a ``Cache``
+(:func:`hindsight.codeindex.elements.view`, used by :mod:`hindsight.codeindex.flow`): ``cache.get(k)`` of a ``Cache``
 with its own ``get`` is that method's result.
 
 Before: ``let s = find().unwrap(); s.save()``, ``load()?.save()``, ``for s in
@@ -24,15 +24,15 @@ if TYPE_CHECKING:
 UNWRAPS = frozenset({"unwrap", "expect", "unwrap_or_default", "unwrap_or", "unwrap_or_else",
                      "unwrap_unchecked"})
 """Methods of ``Option``/``Result`` that give the value they hold."""
-_VIEWS = frozenset({"iter", "iter_mut", "into_iter", "values", "values_mut", "drain",
+VIEWS = frozenset({"iter", "iter_mut", "into_iter", "values", "values_mut", "drain",
                     "as_ref", "as_mut", "as_deref", "as_deref_mut", "cloned", "copied"})
 """Methods of std collections and ``Option`` that give a view of the same elements."""
-_HOLDERS = frozenset({"first", "last", "first_mut", "last_mut", "get", "get_mut", "pop",
+HOLDERS = frozenset({"first", "last", "first_mut", "last_mut", "get", "get_mut", "pop",
                       "pop_front", "pop_back", "front", "back", "front_mut", "back_mut",
                       "next", "next_back", "peek", "lock", "read", "write", "try_lock"})
 """Methods of std collections, iterators and locks that give an ``Option``/``Result``
 holding one element (unwrapped after them: ``[*]``)."""
-_DEREFS = frozenset({"borrow", "borrow_mut"})
+DEREFS = frozenset({"borrow", "borrow_mut"})
 """Methods of ``RefCell`` that give the element itself."""
 _WRAPPERS = frozenset({"Box::new", "Rc::new", "Arc::new", "Cow::Owned"})
 """Calls whose value is their argument, as method calls see it (types._RS_UNWRAP)."""
@@ -109,23 +109,6 @@ def path(text: str) -> str:
     return "".join(out)
 
 
-def view(segs: tuple[str, ...], i: int) -> int:
-    """How many segments from ``segs[i]`` read an element of the value before them as a
-    std collection, ``Option`` or lock does (``.iter()`` … ``[*]``, ``.first()[*]``,
-    ``.lock()[*]``, ``.borrow()``): 0 when they do not."""
-    j, n = i, len(segs)
-    while j + 1 < n and segs[j + 1] == "()" and segs[j][:1] == "." and segs[j][1:] in _VIEWS:
-        j += 2
-    if j + 1 < n and segs[j + 1] == "()" and segs[j][:1] == ".":
-        if segs[j][1:] in _DEREFS:
-            return j + 2 - i
-        if segs[j][1:] in _HOLDERS and j + 2 < n and segs[j + 2] == "[*]":
-            return j + 3 - i
-    if j < n and segs[j] == "[*]" and j > i:
-        return j + 1 - i
-    return 0
-
-
 def some(out: Bindings, caps: dict[str, list[Any]]) -> None:
     """``if let Some(x) = e {…}`` (``Ok(x)``; ``while let``; ``let Some(x) = e else {…}``;
     a ``Some(x) =>`` arm of ``match e``): ``x`` is an element of ``e`` (``e[*]``), in the
@@ -145,27 +128,4 @@ def some(out: Bindings, caps: dict[str, list[Any]]) -> None:
     end = node.parent if node.type == "let_declaration" and node.parent is not None else node
     out.scoped(out.scope(node), _t(caps["fact.lhs"][0]), f"{v}[*]", _line(node) - 1,
                int(end.end_point[0]) + 1)
-
-
-def iterable(text: str) -> str:
-    """What a Rust ``for`` loop or iterator adapter goes over, as written, with the
-    adapters that keep the elements (``.iter()``, ``.into_iter()``, ``.values()``,
-    ``.filter(…)``, ``.rev()``…) taken off its end and each unwrapping written ``[*]``
-    (:func:`path`): ``self.all().iter().rev()`` → ``self.all()``; ``""`` when it is no
-    access path."""
-    from hindsight.codeindex.exprs import parse, render
-
-    segs = parse(path(text.strip()))
-    if segs is None:
-        return ""
-    n = len(segs)
-    while n > 2 and segs[n - 1] == "()" and segs[n - 2][:1] == "." and \
-            segs[n - 2][1:] in _KEEPS:
-        n -= 2
-    return render(segs[:n])
-
-
-_KEEPS = _VIEWS | {"filter", "rev", "skip", "take", "skip_while", "take_while", "inspect",
-                   "peekable", "step_by", "by_ref", "chain", "fuse", "cycle"}
-"""Iterator adapters whose elements are those of the iterator they are called on."""
 
