@@ -413,3 +413,36 @@ def _go_make(node: Any) -> str:
         else None
     kids = [c for c in args.named_children if c.type != "comment"] if args is not None else []
     return element_type(_t(kids[0]), "go") if kids else ""
+
+
+def type_param(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """``fact.tparam``: a type parameter ``@fact.lhs`` with a bound ``@fact.type`` (Java
+    ``<T extends Entity>``, TypeScript ``<T extends Entity>``, C# ``where T : IEntity``)
+    stands for that class where it is declared: fact ``T = Entity`` (the class; a declared
+    ``T item`` is then an instance of it) in its method, or in its class and each method
+    of the class body. The fact's line is -1: bound before any statement, so it reaches a
+    parameter's declared type (evaluated at line 0). Two bounds give both (a union)."""
+    node = caps["fact.tparam"][0]
+    declared = type_value(_t(caps["fact.type"][0]), out.language)
+    if not declared.endswith("()"):
+        return
+    name, cls = _t(caps["fact.lhs"][0]), declared[:-2]
+    scope = out.scope(node)
+    out.facts.append((scope, name, cls, -1))
+    out.used(scope, cls)
+    owner = node.parent  # (C#: the clause is the class's child; else a list's item)
+    if owner is not None and owner.type not in _GENERIC_CLASSES:
+        owner = owner.parent
+    body = owner.child_by_field_name("body") if owner is not None and \
+        owner.type in _GENERIC_CLASSES else None
+    for m in body.named_children if body is not None else ():
+        local = out.local(m) if m.type in _METHODS else ""
+        if local:
+            out.facts.append((local, name, cls, -1))
+            out.used(local, cls)
+
+
+_GENERIC_CLASSES = frozenset({"class_declaration", "interface_declaration",
+                              "record_declaration", "struct_declaration",
+                              "abstract_class_declaration"})
+_METHODS = frozenset({"method_declaration", "constructor_declaration", "method_definition"})

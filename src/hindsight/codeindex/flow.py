@@ -38,6 +38,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex import callsites, classes, dispatch, enums, reaching, returns, rustimpl
+from hindsight.codeindex import namespaces as ns
 from hindsight.codeindex import selfattrs as sa
 from hindsight.codeindex.bindings import AFTER, BRANCH, NARROW, SCOPED
 from hindsight.codeindex.elements import held, view
@@ -285,7 +286,8 @@ class Flow:
             return ("super", v[1]) if v is not None and v[0] == "cls" else None
         if name.startswith("&"):
             return self.classify(f"{fs.path}::{name[1:]}")
-        # bindings of the enclosing functions, innermost first
+        if lang == "csharp" and (v := ns.self_typed(self, fs, scope, name)) is not None:
+            return v  # (`Mailer Mailer`: the type); else the enclosing functions' bindings
         plain = "[" not in name
         s, inner, first = scope, scope, True
         visible = SPECS[lang].class_scope_visible
@@ -307,7 +309,7 @@ class Flow:
                             got = union([self.pick(fs, s, b, dl, br), *(  # binding at its def
                                 self.value(fs, s, v, ln) for ln, v in b if ln > dl)])  # or after
                         p = fs.param(s, name) if kind in FUNC_KINDS else None  # it may reach
-                        return union([got, self.param(fs, s, name, *p)]) if p is not None \
+                        return union([got, callsites.param(self, fs, s, name, *p)]) if p is not None \
                             and reaching.from_entry(b, at, br) else got  # (`x = x or D()`)
                 else:
                     found, v = classes.bound(self, fs, s, name, line if first else None)
@@ -316,7 +318,7 @@ class Flow:
                 if kind in FUNC_KINDS and "[" not in name:
                     p = fs.param(s, name)
                     if p is not None:
-                        return self.param(fs, s, name, *p)
+                        return callsites.param(self, fs, s, name, *p)
                 elif kind in FUNC_KINDS and ((p := fs.param(s, base := name.partition("[")[0]))
                                              or "*" + base in fs.sigs.get(s, "")):
                     if name != base + "[*]" and not (p and fs.language == "python"):
@@ -330,7 +332,7 @@ class Flow:
             inner, s, first = s, fs.parents.get(s, ""), False
         if "[" not in name:
             r = self.ctx(fs.path)
-            hit = r.lookup(fs, scope, name, line or 0) if r is not None else []
+            hit = ns.as_type(r, fs, scope, name, r.lookup(fs, scope, name, line or 0)) if r else []
             if hit:
                 return self.classify(hit[0])
             if r is not None and name in fs.by_alias and name not in fs.flow.get("", {}):
@@ -491,9 +493,4 @@ class Flow:
         """Method resolution order of class ``q`` (:func:`classes.mro`), memoised."""
         hit = self._mro.get(q)
         return hit if hit is not None else classes.mro(self, q)
-
-    def param(self, fs: FileSyms, fn: str, name: str, pos: int, typ: str, kw: bool
-              ) -> Value | None:
-        """Value of parameter ``name`` (at ``pos``) of ``fn`` (:func:`callsites.param`)."""
-        return callsites.param(self, fs, fn, name, pos, typ, kw)
 

@@ -168,6 +168,19 @@ def _java(node: Any) -> list[Triple]:
     return [(mod, name, name)]
 
 
+def _csharp(node: Any) -> list[Triple]:
+    """``using N;`` → ``(N, "*", "")``; ``using static N.T;`` → ``(N.T, "*", "")``;
+    ``using A = N.T;`` → ``(N, "T", "A")``; ``global using`` alike."""
+    text = _t(node).strip().rstrip(";").removeprefix("global").strip()
+    text = text.removeprefix("using").strip().removeprefix("static ").strip()
+    alias, eq, target = text.partition("=")
+    if eq:
+        mod, _, name = target.replace(" ", "").rpartition(".")
+        return [(mod, name, alias.strip())] if name and alias.strip() else []
+    text = text.replace(" ", "")
+    return [(text, "*", "")] if text else []
+
+
 def _go(node: Any) -> list[Triple]:
     path = node.child_by_field_name("path")
     if path is None:
@@ -240,6 +253,7 @@ _DECODERS: dict[str, Callable[[Any], list[Triple]]] = {
     "typescript": _js_any,
     "tsx": _js_any,
     "java": _java,
+    "csharp": _csharp,
     "go": _go,
     "rust": _rust,
 }

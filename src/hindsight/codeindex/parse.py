@@ -32,6 +32,7 @@ from hindsight.codeindex.asthash import blank_comments, flat_hash, indent_hash
 from hindsight.codeindex.docstrings import doc_comment, py_docstring
 from hindsight.codeindex.identity import alias_stubs, drop_stubs, js_receiver, name_apart
 from hindsight.codeindex.languages import get
+from hindsight.codeindex.namespaces import ext_facts
 from hindsight.codeindex.pymarks import dispatch_marks, main_guard, star_names
 from hindsight.codeindex.rustimpl import impl_facts
 from hindsight.codeindex.shadow import Shadowed
@@ -253,6 +254,8 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
             facts += star_names(tree.root_node, src)
     elif language == "rust":  # methods of impl blocks across files (codeindex/rustimpl.py)
         facts += impl_facts(defs, imports)
+    elif language == "csharp":  # extension methods (codeindex/namespaces.py)
+        facts += ext_facts(symbols)
     return symbols, refs, imports, package, notes, facts
 
 

@@ -25,6 +25,7 @@ from hindsight.codeindex import modules as M
 from hindsight.codeindex.flow import Flow
 from hindsight.codeindex.imports import CJS
 from hindsight.codeindex.languages import SPECS
+from hindsight.codeindex.namespaces import as_type, extension, same_package
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, SUPER_NAMES, FileSyms, Table, mangled
 
 __all__ = ["CLASS_KINDS", "FUNC_KINDS", "FileSyms", "Resolver", "Row", "Table", "resolve_file"]
@@ -159,7 +160,7 @@ class Resolver:
                     return hit
         if py:  # a function's import a `global` statement publishes (`global f; from x
             return self._imported(fs, fs.by_alias.get(name, [])) or []  # import f as g; f = g`)
-        return self._same_package(fs, name)
+        return same_package(self, fs, name)
 
     def _imported(self, fs: FileSyms, binds: list[tuple[str, str]]) -> list[str] | None:
         """What the first of the imports ``binds`` (``(module, name)``) of file ``fs``
@@ -183,25 +184,6 @@ class Resolver:
             if sub:
                 return [f"{sub}::"]
         return None
-
-    def _same_package(self, fs: FileSyms, name: str) -> list[str]:
-        """``name`` defined by another file of ``fs``'s Go directory or Java, Kotlin or C#
-        package."""
-        if fs.language == "go":
-            for p in self._by_key(f"dir:{fs.path.rpartition('/')[0]}"):
-                other = self._file(p) if p != fs.path else None
-                if other is not None and other.language == "go" and name in other.top:
-                    return [f"{p}::{name}"]
-        elif fs.package and fs.language in ("java", "kotlin", "csharp"):
-            for p in self._by_key(f"pkg:{fs.package}"):
-                other = self._file(p) if p != fs.path else None
-                if other is not None and name in other.top:
-                    return [f"{p}::{name}"]
-                # C# `namespace N { class C }`: C's local name is N.C
-                local = other.members.get(fs.package, {}).get(name) if other else None
-                if local is not None:
-                    return [f"{p}::{local}"]
-        return []
 
     # ---- classes ------------------------------------------------------------------------
     def members_of(self, path: str, cls: str, name: str, depth: int,
@@ -314,7 +296,9 @@ class Resolver:
         if not receiver and name in dispatch.OWN_CLASS and self.f.language in dispatch.LANGUAGES \
                 and self.f.enclosing_class(caller) and self.f.is_receiver(caller, name, line):
             return dispatch.constructions(self, caller)  # `cls()`, `type(self)()`
-        return self.flow.calls(self.f, caller, name, receiver, line)
+        got = self.flow.calls(self.f, caller, name, receiver, line)
+        return got or (extension(self, self.f, name) if receiver and self.f.language == "csharp"
+                       else got)  # (`s.IsBlank()` of `static bool IsBlank(this string s)`)
 
     def undecorated(self, q: str) -> str:
         """What calling function ``q`` runs once its decorator applied: the ``__call__`` of
@@ -330,7 +314,7 @@ class Resolver:
     def _by_name(self, caller: str, name: str, receiver: str, line: int = 0) -> str:
         fs = self.f
         if not receiver:
-            hit = self.lookup(fs, caller, name, line)
+            hit = as_type(self, fs, caller, name, self.lookup(fs, caller, name, line))
             return hit[0] if hit else ""
         selfs = self.spec.self_names
         if receiver in selfs or (fs.language == "go" and fs.recv_var.get(caller) == receiver):

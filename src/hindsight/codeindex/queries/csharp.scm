@@ -24,8 +24,18 @@
 (invocation_expression function: (identifier) @call.name)
 (invocation_expression function: (member_access_expression expression: (_) @call.receiver
   name: (identifier) @call.name))
+(invocation_expression function: (member_access_expression "base" @call.receiver
+  name: (identifier) @call.name))
+(invocation_expression function: (member_access_expression expression: (_) @call.receiver
+  name: (generic_name (identifier) @call.name)))
+(invocation_expression function: (generic_name (identifier) @call.name))
 (object_creation_expression type: (identifier) @call.name)
+(object_creation_expression type: (generic_name (identifier) @call.name))
+(object_creation_expression type: (qualified_name qualifier: (_) @call.receiver
+  name: (identifier) @call.name))
 (base_list (identifier) @inherit.name)
+(base_list (generic_name (identifier) @inherit.name))
+(base_list (qualified_name qualifier: (_) @inherit.receiver name: (identifier) @inherit.name))
 
 (file_scoped_namespace_declaration name: (_) @package)
 (using_directive) @import

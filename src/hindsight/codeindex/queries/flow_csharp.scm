@@ -24,3 +24,6 @@
   (#any-of? @_m "ForEach" "Select" "Where" "Any" "All" "First" "FirstOrDefault" "Last" "Count"
     "OrderBy" "OrderByDescending" "SelectMany" "Single" "SingleOrDefault" "Sum" "Max" "Min"
     "TrueForAll" "Exists" "FindAll" "RemoveAll" "Find"))
+; `where T : IEntity`: T stands for IEntity in its class or method (assigns.type_param)
+(type_parameter_constraints_clause (identifier) @fact.lhs
+  (type_parameter_constraint type: (_) @fact.type)) @fact.tparam

@@ -18,3 +18,5 @@
     parameters: [(identifier) @fact.lhs (inferred_parameters . (identifier) @fact.lhs .)]) @fact.each)
   (#any-of? @_m "forEach" "map" "filter" "anyMatch" "allMatch" "noneMatch" "ifPresent" "peek"
     "flatMap" "removeIf" "forEachOrdered" "mapToInt" "mapToLong" "mapToDouble" "ifPresentOrElse"))
+; `<T extends Entity>`: T stands for Entity in its class or method (assigns.type_param)
+(type_parameter (type_identifier) @fact.lhs (type_bound . (_) @fact.type .)) @fact.tparam

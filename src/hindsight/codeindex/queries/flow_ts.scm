@@ -17,3 +17,5 @@
     (arrow_function parameters: (formal_parameters . (required_parameter pattern: (identifier) @fact.lhs !type)))
     (function_expression parameters: (formal_parameters . (required_parameter pattern: (identifier) @fact.lhs !type)))] @fact.each)
   (#any-of? @_m "forEach" "map" "filter" "find" "findIndex" "findLast" "some" "every" "flatMap"))
+; `<T extends Entity>`: T stands for Entity in its class or function (assigns.type_param)
+(type_parameter name: (type_identifier) @fact.lhs constraint: (constraint . (_) @fact.type .)) @fact.tparam

@@ -1,0 +1,179 @@
+"""A bare name defined by another file of the caller's package or namespace.
+
+* Go: another file of the caller's directory (one package);
+* Java, Kotlin: another file of the caller's ``package``;
+* C# (ECMA-334, "Namespace and type names"): the caller's namespace and each enclosing
+  one (code in ``Acme.Tools`` sees ``Acme``'s types), then the ``using`` directives of the
+  file: ``using N;`` (the types of namespace ``N``), ``using static N.T;`` (the static
+  members of type ``T``) and ``using A = N.T;`` (an alias of a type). A C# type is found in
+  a file that declares its namespace in a block (``namespace N { class C }``: local name
+  ``N.C``, also when ``N`` is nested in another block), or file-scoped (``namespace N;``:
+  local name ``C``). Files are reached through their ``pkg:`` key (a file's first
+  namespace), so a namespace declared nested in another is looked for under each dotted
+  prefix of its name.
+
+Every file and key consulted is recorded as a dependency by the resolver's lookups.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from typing import TYPE_CHECKING, Any
+
+from hindsight.codeindex.receivers import PROVIDES
+from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS
+
+if TYPE_CHECKING:
+    from hindsight.codeindex.flow import Flow
+    from hindsight.codeindex.resolve import Resolver
+    from hindsight.codeindex.table import FileSyms
+    from hindsight.codeindex.values import Value
+
+
+def same_package(r: Resolver, fs: FileSyms, name: str) -> list[str]:
+    """Qualified names (``path::local``) ``name`` denotes through ``fs``'s package or
+    namespace (module docstring); ``[]`` when none."""
+    if fs.language == "go":
+        for p in r._by_key(f"dir:{fs.path.rpartition('/')[0]}"):
+            other = r._file(p) if p != fs.path else None
+            if other is not None and other.language == "go" and name in other.top:
+                return [f"{p}::{name}"]
+        return []
+    if fs.language == "csharp":
+        return _csharp(r, fs, name)
+    if fs.package and fs.language in ("java", "kotlin"):
+        for p in r._by_key(f"pkg:{fs.package}"):
+            other = r._file(p) if p != fs.path else None
+            if other is not None and name in other.top:
+                return [f"{p}::{name}"]
+    return []
+
+
+def _csharp(r: Resolver, fs: FileSyms, name: str) -> list[str]:
+    ns = fs.package
+    while ns:  # the file's namespace, then the enclosing ones
+        hit = ns_type(r, ns, name, skip=fs.path)
+        if hit:
+            return hit
+        ns = ns.rpartition(".")[0]
+    for mod, iname in fs.by_alias.get(name, []):  # `using A = N.T;`
+        hit = ns_type(r, mod, iname)
+        if hit:
+            return hit
+    for mod in reversed(fs.wildcards):  # `using N;`, `using static N.T;`
+        hit = ns_type(r, mod, name)
+        if hit:
+            return hit
+        outer, _, tname = mod.rpartition(".")
+        for q in ns_type(r, outer, tname) if outer else []:
+            path, _, local = q.partition("::")
+            hit = r.members_of(path, local, name, 0)
+            if hit:
+                return hit
+    return []
+
+
+def ext_facts(symbols: list[Any]) -> list[tuple[str, str, str, int]]:
+    """C# extension methods (a static method whose first parameter is ``this T``): one
+    ``("", PROVIDES, "ext:<name>", digest)`` per method name, the digest a CRC-32 of their
+    local names and signatures (incremental re-resolution compares it)."""
+    rows: dict[str, list[tuple[str, str]]] = {}
+    for s in symbols:  # (path, name, local, kind, parent, …, signature at 9)
+        if s[3] == "method" and _THIS.search(s[9]):
+            rows.setdefault(s[1], []).append((s[2], s[9]))
+    return [("", PROVIDES, f"ext:{n}", zlib.crc32(repr(sorted(r)).encode("utf-8")) & 0x7FFFFFFF)
+            for n, r in sorted(rows.items())]
+
+
+def extension(r: Resolver, fs: FileSyms, name: str) -> list[str]:
+    """C#: the extension method ``name`` a call ``x.name(…)`` whose receiver has no such
+    member reaches: the one method of that name with a ``this`` first parameter declared in
+    a static class of the caller's namespace, an enclosing one or a ``using`` namespace;
+    ``[]`` when none or more than one (the index does not weigh the ``this`` types).
+    Memoised per file and name."""
+    key = (fs.path, "\0ext", name, 0)
+    hit = r._memo.get(key)
+    if hit is not None:
+        return hit
+    seen: set[str] = set()
+    ns, visible = fs.package, []
+    while ns:
+        visible.append(ns)
+        ns = ns.rpartition(".")[0]
+    visible += [m for m in fs.wildcards if m not in visible]
+    for p in r._by_key(f"ext:{name}"):
+        other = r._file(p)
+        if other is None or other.language != "csharp":
+            continue
+        for cls_ns in visible:
+            for cls in (other.members.get(cls_ns, {}).values() if other.members.get(cls_ns)
+                        else other.top if other.package == cls_ns else ()):
+                local = other.members.get(cls, {}).get(name)
+                if local is not None and other.kinds.get(cls) in CLASS_KINDS and any(
+                        _THIS.search(sig) for q, sig in other.sigs.items()
+                        if q == local or q.startswith(local + "(")):
+                    seen.add(f"{p}::{local}")
+    hit = r._memo[key] = sorted(seen) if len(seen) == 1 else []
+    return hit
+
+
+_THIS = re.compile(r"\(\s*this\s")
+
+
+def ns_type(r: Resolver, ns: str, name: str, skip: str = "") -> list[str]:
+    """``name`` declared directly in C# namespace ``ns`` by a file other than ``skip``:
+    ``[path::local]`` of the first such file, or ``[]``."""
+    prefix = ns
+    while prefix:
+        for p in r._by_key(f"pkg:{prefix}"):
+            other = r._file(p) if p != skip else None
+            if other is None or other.language != "csharp":
+                continue
+            local = other.members.get(ns, {}).get(name)
+            if local is not None:
+                return [f"{p}::{local}"]
+            if other.package == ns and name in other.top and not other.members.get(ns):
+                return [f"{p}::{name}"]  # `namespace N;`
+        prefix = prefix.rpartition(".")[0]
+    return []
+
+
+def as_type(r: Resolver, fs: FileSyms, caller: str, name: str, hit: list[str]) -> list[str]:
+    """C#: a bare call ``name(…)`` whose lookup ``hit`` is a property, field or constant
+    (``public Mailer Mailer { get; set; }`` beside ``Mailer = new Mailer();``, the "Color
+    Color" case of ECMA-334 §12.8.7.2) calls no member: it is ``new name()``, so the type
+    named ``name`` seen from the enclosing namespace, or nothing (a delegate's invoke)."""
+    if not hit or fs.language != "csharp":
+        return hit
+    path, _, local = hit[0].partition("::")
+    other = fs if path == fs.path else r._file(path)
+    if other is None or other.kinds.get(local) in CLASS_KINDS | FUNC_KINDS:
+        return hit
+    return _type(r, fs, caller, name)
+
+
+def self_typed(f: Flow, fs: FileSyms, scope: str, name: str) -> Value | None:
+    """C#: the type ``name`` (``("cls", q)``) when ``name`` is declared (in ``scope`` or
+    its class) with the type of the same name (``Mailer Mailer``: facts ``Mailer =
+    Mailer()``, where the name in the value is the type), else ``None`` (the usual
+    lookup). A member reached through either is the same."""
+    cls = fs.enclosing_class(scope)
+    for s in (scope, cls) if cls and cls != scope else (scope,):
+        b = fs.flow.get(s, {}).get(name)
+        if b and any(v == name + "()" for _, v in b):
+            r = f.ctx(fs.path)
+            hit = _type(r, fs, scope, name) if r is not None else []
+            return ("cls", hit[0]) if hit else None
+    return None
+
+
+def _type(r: Resolver, fs: FileSyms, caller: str, name: str) -> list[str]:
+    """The C# type ``name`` seen from the namespace around ``caller``'s class: ``[q]`` or
+    ``[]``."""
+    scope = r.enclosing_class(caller)
+    scope = fs.parents.get(scope, "") if scope else caller
+    got = r.lookup(fs, scope, name)
+    path, _, local = got[0].partition("::") if got else ("", "", "")
+    other = fs if path == fs.path else r._file(path) if path else None
+    return got[:1] if other is not None and other.kinds.get(local) in CLASS_KINDS else []
