@@ -150,6 +150,10 @@ class Bindings:
                 return v
         if t in _CALL_TYPES:
             fn = node.child_by_field_name(_CALL_TYPES[t])
+            if self.language == "go" and fn is not None and fn.text == b"new":  # `new(T)`
+                args = node.child_by_field_name("arguments")
+                return type_value(_t(args.named_children[0]), "go") or "?" if args is not None \
+                    and args.named_child_count == 1 else "?"
             v = self.value(fn) if fn is not None else "?"
             return f"{v}()" if v and v != "?" else "?"
         if t in _CONSTRUCT:

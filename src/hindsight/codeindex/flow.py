@@ -58,6 +58,7 @@ MAX_STEPS = 20_000  # evaluation steps per resolved file (a bound on pathologica
 MAX_NEST = 24  # nested evaluations (a chain of returns, attributes and parameters)
 _PROPERTY = frozenset({"property", "cached_property", "functools.cached_property"})
 _CLASS_SELF = frozenset({"cls", "Self", "static"})
+_SELF_TYPED = frozenset({"csharp", "go"})  # (namespaces.self_typed)
 _CLASS_OF_SELF = OWN_CLASS - {"cls"}
 
 
@@ -286,7 +287,7 @@ class Flow:
             return ("super", v[1]) if v is not None and v[0] == "cls" else None
         if name.startswith("&"):
             return self.classify(f"{fs.path}::{name[1:]}")
-        if lang == "csharp" and (v := ns.self_typed(self, fs, scope, name)) is not None:
+        if lang in _SELF_TYPED and (v := ns.self_typed(self, fs, scope, name, line)) is not None:
             return v  # (`Mailer Mailer`: the type); else the enclosing functions' bindings
         plain = "[" not in name
         s, inner, first = scope, scope, True

@@ -153,11 +153,24 @@ def as_type(r: Resolver, fs: FileSyms, caller: str, name: str, hit: list[str]) -
     return _type(r, fs, caller, name)
 
 
-def self_typed(f: Flow, fs: FileSyms, scope: str, name: str) -> Value | None:
-    """C#: the type ``name`` (``("cls", q)``) when ``name`` is declared (in ``scope`` or
-    its class) with the type of the same name (``Mailer Mailer``: facts ``Mailer =
-    Mailer()``, where the name in the value is the type), else ``None`` (the usual
-    lookup). A member reached through either is the same."""
+def self_typed(f: Flow, fs: FileSyms, scope: str, name: str, line: int) -> Value | None:
+    """What ``name`` denotes where its own declaration's type names it (the value of a
+    declaration is read before the name it declares exists), else ``None`` (the usual
+    lookup):
+
+    * C#: the type ``name`` (``("cls", q)``) when ``name`` is declared in ``scope`` or its
+      class with the type of the same name (``Mailer Mailer``: facts ``Mailer =
+      Mailer()``); a member reached through either is the same;
+    * Go: what ``name`` is at the file's top (a package, a type) when each binding of
+      ``name`` in ``scope`` reads ``name`` itself (a struct's field ``cache *cache.LRU``,
+      an embedded ``File``, a local ``cache := cache.New(16)``; not a parameter), read
+      at ``line`` (1-based) before any of them: the declaration's own value."""
+    if fs.language == "go":
+        b = fs.flow.get(scope, {}).get(name)
+        if b and all(v.startswith(name + ".") or v == name + "()" for _, v in b) and \
+                fs.param(scope, name) is None and all(ln >= line for ln, _ in b):
+            return f.head(fs, "", name, 0)
+        return None
     cls = fs.enclosing_class(scope)
     for s in (scope, cls) if cls and cls != scope else (scope,):
         b = fs.flow.get(s, {}).get(name)

@@ -186,6 +186,8 @@ def _braces(s: str, language: str) -> str:
             s = s.partition(" ")[2]
     if s.endswith("?"):
         s = s[:-1]
+    if language == "go" and s.endswith("]") and s[:1].isalpha() and not s.startswith("map["):
+        s = s.partition("[")[0]  # `Stack[int]`: an instance of the generic type Stack
     if not s or s in _NO_TYPE or s.endswith("]") or s.startswith(("[", "(", "impl ", "fn",
                                                                  "func", "map[", "chan ")):
         return ""

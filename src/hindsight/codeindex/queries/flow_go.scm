@@ -7,6 +7,9 @@
 (assignment_statement left: (expression_list . (identifier) @fact.lhs)
   right: (expression_list . (_) @fact.rhs)) @fact.bind
 (field_declaration name: (field_identifier) @fact.lhs type: (_) @fact.type) @fact.field
+; an embedded field (`File`, `*File`) is named after its type (namespaces.self_typed)
+(field_declaration !name type: (type_identifier) @fact.lhs @fact.type) @fact.field
+(field_declaration !name type: (pointer_type (type_identifier) @fact.lhs) @fact.type) @fact.field
 ; a function literal's typed parameters (cobra's `Run: func(cmd *Command, args []string)`),
 ; bound in the function around it (a literal is no scope of its own)
 (func_literal parameters: (parameter_list (parameter_declaration name: (identifier) @fact.lhs
