@@ -15,10 +15,11 @@ against the C# rules (ECMA-334, "Namespace and type names", "Extension methods")
 * ``base.Add(item)`` (the ``base`` receiver had no call pattern), a generic base class
   (``: Repository<Customer>``), ``new Repository<Customer>()``;
 * a type parameter with a bound stands for it (``where T : IEntity``: ``item.Validate()``
-  is ``IEntity.Validate``), in C#, Java (``<T extends Entity>``) and TypeScript.
+  is ``IEntity.Validate``), in C#, Java (``<T extends Entity>``) and TypeScript;
+* a type named with its namespace or package: ``new Shop.Core.Customer()``, Java's
+  ``com.acme.model.Invoice copy = new com.acme.model.Invoice(1)``.
 
-Fixtures: tests/fixtures/csharp37/ (each line checked by hand). Left out on purpose: a
-fully qualified ``new Shop.Core.Customer()`` (Generic.cs:31)."""
+Fixtures: tests/fixtures/csharp37/ (each line checked by hand)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ WANT = sorted([
     f"{G}.Repository.Each -> {G}.Customer.Greet @15",
     f"{G}.Start.Main -> {G}.AuditedRepository @32",
     f"{G}.Start.Main -> {G}.AuditedRepository.Add @32",
+    f"{G}.Start.Main -> {G}.Customer @31",
     f"{G}.Start.Main -> {G}.Customer @32",
     f"{G}.Start.Main -> {G}.Repository @30",
     f"{G}.Start.Main -> {G}.Repository.Add @31",
@@ -90,3 +92,17 @@ def test_a_bound_type_parameter_in_java_and_typescript(tmp_path: Path) -> None:
                    "Main.java::Repo.greetAll -> Main.java::Customer.greet @6",
                    "main.ts::Repo.add -> main.ts::Customer.validate @3",
                    "main.ts::greetAll -> main.ts::Customer.greet @5"]
+
+
+def test_a_type_named_with_its_java_package(tmp_path: Path) -> None:
+    files = {"src/com/acme/model/Invoice.java": (
+        "package com.acme.model;\npublic class Invoice {\n  public Invoice(long c) {}\n"
+        "  public long amount() { return 1; }\n}\n"),
+        "src/com/acme/app/Main.java": (
+        "package com.acme.app;\nclass Main {\n  void run() {\n"
+        "    com.acme.model.Invoice copy = new com.acme.model.Invoice(1);\n"
+        "    copy.amount();\n    System.out.println(copy);\n  }\n}\n")}
+    got = calls_from(tmp_path, files, "src/com/acme/app/Main.java::Main.run")
+    m = "src/com/acme/model/Invoice.java::Invoice"
+    assert got == [f"src/com/acme/app/Main.java::Main.run -> {m} @4",
+                   f"src/com/acme/app/Main.java::Main.run -> {m}.amount @5"]

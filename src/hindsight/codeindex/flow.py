@@ -200,6 +200,8 @@ class Flow:
             if own is not None:  # `self.h = b` earlier in this method: that value; or
                 return self._rest(own, segs, at)  # a class attribute subclasses set
         v = self.head(fs, scope, name, line)
+        if v is None and i == 1 and fs.language in ns.DOTTED and segs[1:2] and segs[1][0] == ".":
+            v, i = ns.qualified(self, fs, segs)  # `com.acme.model.Invoice`: that class
         part = part_index(name) if v is None else ""
         if part:  # `parts[1]` of `parts = split()`: `split()[1]`; `c['inc']` likewise
             v = classes.elements_of_binding(self, fs, scope, name[:-len(part)], line, part)

@@ -58,6 +58,8 @@ def provided_keys(path: str, language: str, module: str, package: str) -> tuple[
                 keys.append(f"nsmod:{dotted}")
     if package:
         keys.append(f"pkg:{package}")
+        if language in ("java", "kotlin", "csharp"):  # `com.acme.model.Invoice` in code
+            keys.append(f"pkghead:{package.partition('.')[0]}")  # (namespaces.qualified)
     return tuple(keys)
 
 

@@ -1,7 +1,8 @@
 """A bare name defined by another file of the caller's package or namespace.
 
 * Go: another file of the caller's directory (one package);
-* Java, Kotlin: another file of the caller's ``package``;
+* Java, Kotlin: another file of the caller's ``package``; Java: a static member of the
+  class of an ``import static pkg.Class.*;``;
 * C# (ECMA-334, "Namespace and type names"): the caller's namespace and each enclosing
   one (code in ``Acme.Tools`` sees ``Acme``'s types), then the ``using`` directives of the
   file: ``using N;`` (the types of namespace ``N``), ``using static N.T;`` (the static
@@ -47,6 +48,15 @@ def same_package(r: Resolver, fs: FileSyms, name: str) -> list[str]:
             other = r._file(p) if p != fs.path else None
             if other is not None and name in other.top:
                 return [f"{p}::{name}"]
+    if fs.language == "java":  # `import static com.acme.Strings.*;`: Strings's members
+        for mod in reversed(fs.wildcards):
+            pkg, _, tname = mod.rpartition(".")
+            for p in r._by_key(f"pkg:{pkg}") if pkg else ():
+                other = r._file(p)
+                if other is not None and other.top.get(tname) in CLASS_KINDS:
+                    hit = r.members_of(p, tname, name, 0)
+                    if hit:
+                        return hit
     return []
 
 
@@ -122,8 +132,8 @@ _THIS = re.compile(r"\(\s*this\s")
 
 
 def ns_type(r: Resolver, ns: str, name: str, skip: str = "") -> list[str]:
-    """``name`` declared directly in C# namespace ``ns`` by a file other than ``skip``:
-    ``[path::local]`` of the first such file, or ``[]``."""
+    """The type ``name`` declared directly in C# namespace ``ns`` by a file other than
+    ``skip``: ``[path::local]`` of the first such file, or ``[]``."""
     prefix = ns
     while prefix:
         for p in r._by_key(f"pkg:{prefix}"):
@@ -131,9 +141,10 @@ def ns_type(r: Resolver, ns: str, name: str, skip: str = "") -> list[str]:
             if other is None or other.language != "csharp":
                 continue
             local = other.members.get(ns, {}).get(name)
-            if local is not None:
-                return [f"{p}::{local}"]
-            if other.package == ns and name in other.top and not other.members.get(ns):
+            if local is not None and other.kinds.get(ns) == "namespace":
+                return [f"{p}::{local}"] if other.kinds.get(local) in CLASS_KINDS else []
+            if other.package == ns and other.top.get(name) in CLASS_KINDS and \
+                    not other.members.get(ns):
                 return [f"{p}::{name}"]  # `namespace N;`
         prefix = prefix.rpartition(".")[0]
     return []
@@ -190,3 +201,47 @@ def _type(r: Resolver, fs: FileSyms, caller: str, name: str) -> list[str]:
     path, _, local = got[0].partition("::") if got else ("", "", "")
     other = fs if path == fs.path else r._file(path) if path else None
     return got[:1] if other is not None and other.kinds.get(local) in CLASS_KINDS else []
+
+
+DOTTED = frozenset({"java", "kotlin", "csharp"})
+"""Languages whose code may name a type by its package: ``com.acme.model.Invoice``."""
+
+
+def qualified(f: Flow, fs: FileSyms, segs: tuple[str, ...]) -> tuple[Value | None, int]:
+    """A type named with its package or namespace at the head of access path ``segs``
+    (``("com", ".acme", ".model", ".Invoice", "()")``; Java, Kotlin, C#): ``(("cls", q),
+    number of segments it spans)``, the longest package first; ``(None, 1)`` when no
+    package of at least two parts declares such a type."""
+    r = f.ctx(fs.path)
+    n = 1
+    while n < len(segs) and segs[n][:1] == "." and segs[n][1:].isidentifier():
+        n += 1
+    for k in range(n - 1, 1, -1):  # segs[k] the type, segs[:k] the package
+        pkg, name = segs[0] + "".join(segs[1:k]), segs[k][1:]
+        if r is None or not pkg.partition(".")[2]:
+            continue
+        if fs.language == "csharp":
+            hit = ns_type(r, pkg, name)
+        else:
+            hit = [f"{p}::{name}" for p in r._by_key(f"pkg:{pkg}")
+                   if (o := r._file(p)) is not None and o.top.get(name) in CLASS_KINDS][:1]
+        if hit:
+            return ("cls", hit[0]), k + 1
+    return None, 1
+
+
+def unresolved_call(r: Resolver, fs: FileSyms, name: str, receiver: str) -> list[str]:
+    """Targets of a call ``receiver.name(…)`` the other rules left unresolved: a C#
+    extension method (:func:`extension`), or a type named with its package (``new
+    com.acme.model.Invoice(…)``: receiver ``com.acme.model``, Java, Kotlin, C#)."""
+    if fs.language == "csharp":
+        hit = extension(r, fs, name)
+        if hit:
+            return hit
+    parts = receiver.split(".")
+    if fs.language in DOTTED and len(parts) > 1 and all(p.isidentifier() for p in parts):
+        segs = (parts[0], *("." + p for p in parts[1:]), "." + name)
+        v, k = qualified(r.flow, fs, segs)
+        if v is not None and k == len(segs):
+            return [v[1]]
+    return []

@@ -25,7 +25,7 @@ from hindsight.codeindex import modules as M
 from hindsight.codeindex.flow import Flow
 from hindsight.codeindex.imports import CJS
 from hindsight.codeindex.languages import SPECS
-from hindsight.codeindex.namespaces import as_type, extension, same_package
+from hindsight.codeindex.namespaces import DOTTED, as_type, same_package, unresolved_call
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, SUPER_NAMES, FileSyms, Table, mangled
 
 __all__ = ["CLASS_KINDS", "FUNC_KINDS", "FileSyms", "Resolver", "Row", "Table", "resolve_file"]
@@ -297,8 +297,8 @@ class Resolver:
                 and self.f.enclosing_class(caller) and self.f.is_receiver(caller, name, line):
             return dispatch.constructions(self, caller)  # `cls()`, `type(self)()`
         got = self.flow.calls(self.f, caller, name, receiver, line)
-        return got or (extension(self, self.f, name) if receiver and self.f.language == "csharp"
-                       else got)  # (`s.IsBlank()` of `static bool IsBlank(this string s)`)
+        return got or (unresolved_call(self, self.f, name, receiver)  # (`s.IsBlank()` of C#'s
+                       if receiver and self.f.language in DOTTED else got)  # `this string s`)
 
     def undecorated(self, q: str) -> str:
         """What calling function ``q`` runs once its decorator applied: the ``__call__`` of

@@ -13,6 +13,7 @@ from hindsight.codeindex.callsites import site_names
 from hindsight.codeindex.classes import filled
 from hindsight.codeindex.exprs import indexed, parse, part_index
 from hindsight.codeindex.languages import SPECS
+from hindsight.codeindex.namespaces import DOTTED
 from hindsight.codeindex.receivers import ARGS
 from hindsight.codeindex.signatures import py_default
 from hindsight.codeindex.table import CLASS_KINDS, SUPER_NAMES, FileSyms
@@ -57,6 +58,8 @@ def _head_worth(flow: Flow, fs: FileSyms, scope: str, head: str, depth: int) -> 
     is also tried as ``xs[*]`` (as Flow.eval does when nothing binds ``xs[0]``), and
     ``c['k']`` as ``c``."""
     got = _name_worth(flow, fs, scope, head, depth)
+    if got == _NO and fs.language in DOTTED and flow.root._by_key(f"pkghead:{head}"):
+        return _MEMBERS  # `com.acme.model.Invoice` (namespaces.qualified)
     if got == _NO and fs.language != "python" and "[" not in head:  # `stores.get(0)`, `v.iter()`
         got = _name_worth(flow, fs, scope, head + "[*]", depth)  # of a declared collection
     alt = indexed(head) if got == _NO else ""

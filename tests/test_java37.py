@@ -1,0 +1,35 @@
+"""Java forms the blind suite callgraph_blind8 found missed (session 37): the static
+members of the class of ``import static pkg.Class.*;``, and a method of an enum reached
+through one of its constants (``Operation.ADD.render(2, 3)``, also when the constant has
+a body). Each line checked by hand; the files compile with javac."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cgutil import calls_from
+
+STRINGS = ("package com.ex.util;\npublic final class Strings {\n"
+           "  public static boolean isEmpty(String s) { return s == null; }\n"
+           "  public static String cap(String s) { return s; }\n}\n")
+BANNER = ("package com.ex.cli;\n\nimport static com.ex.util.Strings.*;\n\n"
+          "public class Banner {\n  static String render(String t) {\n"
+          "    if (isEmpty(t)) return t;\n    return cap(t);\n  }\n}\n")
+OPS = ("enum Operation {\n  ADD { int apply(int a, int b) { return a + b; } },\n"
+       "  NEG;\n  int apply(int a, int b) { return -a; }\n"
+       "  String render(int a) { return \"\" + apply(a, a); }\n}\n"
+       "class Main {\n  static void run() {\n    Operation.ADD.render(2);\n"
+       "    Operation.NEG.render(3);\n  }\n}\n")
+
+
+def test_static_wildcard_import_and_enum_constants(tmp_path: Path) -> None:
+    got = calls_from(tmp_path, {"src/com/ex/util/Strings.java": STRINGS,
+                                "src/com/ex/cli/Banner.java": BANNER, "Ops.java": OPS},
+                     "src/com/ex/cli/Banner.java::Banner.render", "Ops.java::Main.run")
+    s = "src/com/ex/util/Strings.java::Strings"
+    assert got == [
+        "Ops.java::Main.run -> Ops.java::Operation.render @10",
+        "Ops.java::Main.run -> Ops.java::Operation.render @9",
+        f"src/com/ex/cli/Banner.java::Banner.render -> {s}.cap @8",
+        f"src/com/ex/cli/Banner.java::Banner.render -> {s}.isEmpty @7",
+    ]
