@@ -175,3 +175,23 @@ def used_beside(node: Any, name: str) -> bool:
     end = len(src) if end < 0 else end
     around = src[start:node.start_byte] + b" " + src[node.end_byte:end]
     return re.search(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])", around) is not None
+
+
+def push(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """``fact.push``: ``xs.push(v)`` (JavaScript, TypeScript, Rust), ``this.xs.push(v)``,
+    ``self.xs.push(v)``: ``v`` is an element of ``xs`` from then on (the fact ``xs[+*]``,
+    as Python's ``xs.append(v)``: :func:`hindsight.codeindex.loops.append`)."""
+    from hindsight.codeindex.bindings import _line, _t
+    from hindsight.codeindex.exprs import canon, parse
+
+    node, lhs = caps["fact.push"][0], caps["fact.lhs"][0]
+    target = _t(lhs) if lhs.type == "identifier" else canon(_t(lhs))
+    segs = parse(target) if target else None
+    if not segs or len(segs) > 2 or (len(segs) == 2 and segs[0] not in out.selfs):
+        return
+    v = out.value(caps["fact.rhs"][0])
+    if v and v != "?":
+        scope = out.scope(node)
+        out.containers.setdefault(target, "seq")
+        out.facts.append((scope, f"{target}[+*]", v, _line(node)))
+        out.used(scope, v)

@@ -15,7 +15,7 @@ ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEn
 
 
 def is_enum(flow: Flow, q: str) -> bool:
-    """Whether class ``q`` is an ``enum`` (Java, C#, TypeScript, Kotlin…) or (Python)
+    """Whether class ``q`` is an ``enum`` (Java, C#, TypeScript, Kotlin…; not Rust) or (Python)
     derives from ``enum.Enum`` (or ``IntEnum``, ``Flag`` …), directly or through classes
     of the repository (memoised per flow)."""
     hit = flow._memo.get(("enum", q), False)
@@ -28,8 +28,9 @@ def is_enum(flow: Flow, q: str) -> bool:
 def _enum(flow: Flow, q: str) -> bool:
     path, _, cls = q.partition("::")
     fs = flow.fs(path)
-    if fs is not None and fs.language != "python" and fs.kinds.get(cls) == "enum":
-        return True  # (a Java, C#, TypeScript… `enum`)
+    if fs is not None and fs.language not in ("python", "rust") and \
+            fs.kinds.get(cls) == "enum":
+        return True  # (a Java, C#, TypeScript… `enum`; Rust's variants: rustimpl/flow)
     for c in flow.mro(q):
         path, _, cls = c.partition("::")
         fs = flow.fs(path)

@@ -17,7 +17,7 @@ def for_(out: Bindings, caps: dict[str, list[Any]]) -> None:
     right = caps.get("fact.rhs", [node.child_by_field_name("right")])[0]
     scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node)
     own = (out.language == "go" and b":=" in (node.named_children[0].text or b"")) or \
-        out.language in ("rust", "typescript", "tsx", "java", "csharp")  # (the loop's own)
+        out.language in ("rust", "typescript", "tsx", "javascript", "java", "csharp")  # (own)
     for v in out.element(right) if right is not None else ["?"]:
         if own:  # Go `for _, c := range cs`: a variable of the loop's own (break-it 35)
             out.scoped(scope, target, v, line, _end(node))

@@ -200,7 +200,7 @@ _HANDLERS: dict[str, Callable[[Bindings, dict[str, list[Any]]], None]] = {
     "fact.bind": lambda out, caps: assigns.declared(out, caps, "fact.bind"),
     "fact.field": lambda out, caps: assigns.declared(out, caps, "fact.field"),
     "fact.ctor": lambda out, caps: assigns.declared(out, caps, "fact.ctor"),
-    "fact.tparam": assigns.type_param,
+    "fact.tparam": assigns.type_param, "fact.push": elements.push,
 }
 
 

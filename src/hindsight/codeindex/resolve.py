@@ -32,6 +32,7 @@ __all__ = ["CLASS_KINDS", "FUNC_KINDS", "FileSyms", "Resolver", "Row", "Table", 
 
 MAX_DEPTH = 8
 _JS = frozenset({"javascript", "typescript", "tsx"})
+_NAMESPACES = frozenset({"namespace", "module"})  # their bodies see their items by name
 
 
 class Resolver:
@@ -132,7 +133,7 @@ class Resolver:
         s = scope
         while s:
             kind = fs.kinds.get(s, "scope")
-            if kind in FUNC_KINDS or visible:
+            if kind in FUNC_KINDS or visible or kind in _NAMESPACES:  # (TS namespace, Rust mod)
                 local = fs.members.get(s, {}).get(name)
                 if local and not (kind not in CLASS_KINDS and fs.language in _JS and
                                   fs.kinds.get(local) == "method"):

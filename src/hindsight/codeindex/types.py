@@ -172,6 +172,8 @@ def _braces(s: str, language: str) -> str:
     for p in ("mut ", "const ", "readonly ", "final ", "dyn ", "ref ", "out ", "in "):
         s = s.replace(p, "")
     s = s.strip()
+    if s == "this" and language in ("typescript", "tsx"):
+        return "this"  # a method returning `this` (a fluent builder): the receiver
     if s.startswith("typeof "):
         n = _name(s[7:].strip())
         return n

@@ -35,3 +35,7 @@
     "find_map" "position" "inspect" "take_while" "skip_while" "map_while" "try_for_each"
     "max_by_key" "min_by_key" "sort_by_key" "sort_by_cached_key" "retain" "and_then"
     "is_some_and" "map_or_else" "partition" "group_by" "for_each_concurrent"))
+; `v.push(Worker::new(i))`, `self.items.push(x)`: an element from then on (elements.push)
+(call_expression function: (field_expression value: [(identifier) (field_expression value: (self))] @fact.lhs
+    field: (field_identifier) @_push (#eq? @_push "push"))
+  arguments: (arguments . [(identifier) (call_expression) (struct_expression) (field_expression)] @fact.rhs .)) @fact.push
