@@ -445,8 +445,8 @@ class Flow:
             if fs is None:
                 continue
             local = fs.members.get(cls, {}).get(name) if "[" not in name else None
-            if fs.language == "rust" and "[" not in name and (
-                    local is not None or name not in fs.attrs.get(cls, {})):
+            if fs.language == "rust" and "[" not in name and fs.kinds.get(cls) != "trait" and (
+                    local is not None or name not in fs.attrs.get(cls, {})):  # (a trait's own)
                 # inherent first, in any file; a field before another file's method of its
                 hit = rustimpl.method(self.root, path, cls, name)  # name (`x.worker.run()`)
                 other = self.fs(hit[0].partition("::")[0]) if hit else None

@@ -326,3 +326,41 @@ def scoped_binds(fs: FileSyms, scope: str, alias: str) -> list[tuple[str, str]]:
                 break
             s = fs.parents.get(s, "")
     return fs.by_alias.get(alias, [])
+
+
+def rust_inline(r: Resolver, caller: str, receiver: str, name: str) -> str:
+    """The target of ``<receiver>::<name>`` through Rust inline modules of the caller's
+    file (``mod text { pub mod helpers { … } }``): ``super::slug`` in ``text::helpers``,
+    ``helpers::join_words`` in ``text``, ``text::helpers::title`` or, after ``use
+    text::helpers;``, ``helpers::title``; the last module's item, or a type's member
+    (``text::Parser::new``). A name is read in the caller's module only (Rust modules do
+    not see their parents' items unqualified); ``crate::`` only in the crate's root file;
+    ``""`` when none (a path to another file: :func:`rust_path`)."""
+    fs = r.f
+    mod = caller
+    while mod and fs.kinds.get(mod) != "module":
+        mod = fs.parents.get(mod, "")
+    segs = receiver.split("::")
+    for c, m, iname, alias, _l in fs.imports:  # `use text::helpers;` then `helpers::f()`
+        if alias and alias == segs[0] and (c == mod or not c):
+            segs, mod = [*m.split("::"), iname, *segs[1:]], ""  # (a `use` path: from the top)
+            break
+    for i, seg in enumerate(segs):
+        if seg == "super" and all(x == "super" for x in segs[:i]):
+            if not mod:
+                return ""  # past the file's top: another file's module
+            mod = fs.parents.get(mod, "")
+        elif i == 0 and seg in ("self", "crate"):
+            if seg == "crate" and rust_module_of(fs.path)[1]:
+                return ""  # (not the crate's root file)
+            mod = "" if seg == "crate" else mod
+        else:
+            local = fs.members.get(mod, {}).get(seg) if mod else (seg if seg in fs.top else None)
+            if local is None:
+                return ""
+            if fs.kinds.get(local) != "module":  # a type: its member, at the path's end
+                hit = r.members_of(fs.path, local, name, 0) if i == len(segs) - 1 else []
+                return hit[0] if hit else ""
+            mod = local
+    local = fs.members.get(mod, {}).get(name) if mod else (name if name in fs.top else None)
+    return f"{fs.path}::{local}" if local is not None and fs.kinds.get(local) != "module" else ""

@@ -347,7 +347,8 @@ class Resolver:
         if fs.language == "rust":
             if receiver.startswith("<") and " as " in receiver:  # <T as Trait>::m()
                 return M.rust_qualified(self, caller, name, receiver)
-            hit_r = self._rust_path(receiver, name) or \
+            hit_r = M.rust_inline(self, caller, receiver, name) or \
+                self._rust_path(receiver, name) or \
                 rustimpl.variant_method(self, caller, receiver, name)  # `E::V.m()`
             if hit_r or head in ("crate", "self", "super") or rest:
                 return hit_r

@@ -186,6 +186,8 @@ def _braces(s: str, language: str) -> str:
         s = s[1:].lstrip()
         if s.startswith("'"):  # a Rust lifetime: &'a T
             s = s.partition(" ")[2]
+    if language == "rust" and s.startswith("impl ") and "+" not in s:
+        s = s[5:].strip()  # `&impl Summary`: a value of a type implementing the trait
     if s.endswith("?"):
         s = s[:-1]
     if language == "go" and s.endswith("]") and s[:1].isalpha() and not s.startswith("map["):

@@ -39,3 +39,6 @@
 (call_expression function: (field_expression value: [(identifier) (field_expression value: (self))] @fact.lhs
     field: (field_identifier) @_push (#eq? @_push "push"))
   arguments: (arguments . [(identifier) (call_expression) (struct_expression) (field_expression)] @fact.rhs .)) @fact.push
+; `fn f<T: Summary>`, `where T: Summary`: T stands for the trait (assigns.type_param)
+(type_parameter name: (type_identifier) @fact.lhs bounds: (trait_bounds (type_identifier) @fact.type)) @fact.tparam
+(where_predicate left: (type_identifier) @fact.lhs bounds: (trait_bounds (type_identifier) @fact.type)) @fact.tparam
