@@ -1,4 +1,4 @@
-"""Blind Python call-graph suites 3 to 7 (issue #14): floors, so a regression fails.
+"""Blind Python call-graph suites 3 to 7 and 9 (issue #14): floors, so a regression fails.
 
 ``tests/fixtures/callgraph_blind3/python`` holds 127 cases (35 packages of several
 modules: CLI tools, web frameworks, ORMs, pipelines, plugin systems) and
@@ -66,6 +66,17 @@ SUITES: dict[str, tuple[dict[str, tuple[float, float]], float, float, int, int]]
         "imports": (1.0, 0.931), "lambdas": (1.0, 1.0), "parameters": (1.0, 0.8953),
         "realistic": (0.9937, 0.8914), "returns": (0.9785, 1.0),
     }, 0.9532, 0.9859, 105, 961),
+    # session 37: 100 cases in other kinds (callables passed by position and keyword,
+    # exceptions, nested functions, MRO, calls on call results, builtins, properties,
+    # dataclasses and typing, async) and 10 `realistic` packages, written blind by a
+    # helper; first scored at 13b6d89: precision 0.9819, recall 0.9409
+    "callgraph_blind9": ({
+        "args": (1.0, 0.9661), "async_context": (1.0, 1.0),
+        "builtins_interplay": (1.0, 0.9595), "dataclasses_typing": (1.0, 0.9672),
+        "direct_calls": (0.9759, 0.9759), "exceptions": (0.9839, 0.9683),
+        "functions": (1.0, 1.0), "kwargs": (1.0, 0.8438), "mro": (0.9167, 1.0),
+        "properties_descriptors": (0.9833, 0.9672), "realistic": (0.9794, 0.9216),
+    }, 0.9548, 0.9662, 100, 863),
 }
 CASES = [(s, c) for s, spec in SUITES.items() for c in sorted(spec[0])]
 

@@ -70,7 +70,9 @@ _ALTERNATIVES = frozenset({"conditional_expression", "ternary_expression",  # an
 _SPREADS = frozenset({"list_splat", "dictionary_splat", "spread_element"})
 _NO_KEY = ("keyword_argument", "list_splat")
 _ENTERS = {"enter_context": ".__enter__()", "enter_async_context": ".__aenter__()"}
-_PY_READS = frozenset({"next", "getattr", "partial", "min", "max"})
+_PY_READS = frozenset({"next", "getattr", "partial", "min", "max", "iter", "sorted",
+                       "reversed", "list", "tuple"})
+_PY_SAME = frozenset({"iter", "sorted", "reversed", "list", "tuple"})  # the same elements
 _COPIES = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
 _BUILTIN_FACTORIES = frozenset({"list", "dict", "set", "int", "float", "str", "tuple",
                                 "bool", "bytes", "frozenset", "object"})
@@ -140,10 +142,11 @@ class Bindings:
         if t in NAMES:
             s = node.text.decode("utf-8", "replace")
             return None if s in _NONE else s
-        if t == "call" and self.language == "python":
-            v = self._py_builtin(node)
+        if t in ("call", "subscript") and self.language == "python":  # (`sorted(xs)[0]`)
+            base = node.child_by_field_name("value") if t == "subscript" else node
+            v = self._py_builtin(base) if base is not None and base.type == "call" else None
             if v is not None:
-                return v
+                return v if base is node else canon(v + _t(node)[base.end_byte - node.start_byte:])
         if self.language == "rust" and t in ("call_expression", "try_expression"):
             v = rustvals.value(self, node)
             if v is not None:
@@ -189,7 +192,8 @@ class Bindings:
 
     def _py_builtin(self, call: Any) -> str | None:
         """``next(it)`` is an element of ``it``, as ``min(xs, key=…)`` and ``max(xs)`` are
-        one of ``xs``; ``getattr(x, "m")`` is ``x.m`` (with a computed name, the default);
+        one of ``xs``; ``iter(xs)``, ``sorted(xs, key=…)``, ``reversed(xs)``, ``list(xs)``
+        and ``tuple(xs)`` hold the elements of ``xs``; ``getattr(x, "m")`` is ``x.m`` (with a computed name, the default);
         ``functools.partial(f, …)`` is ``f`` (calling it runs ``f``);
         ``stack.enter_context(cm)`` is what ``cm.__enter__()`` gives; on a name
         bound to a dict (:attr:`containers`), ``d.get(k)``, ``d.pop(k)`` and
@@ -230,6 +234,8 @@ class Bindings:
             return None
         if name in ("next", "min", "max"):
             return f"{v}[*]"
+        if name in _PY_SAME:  # `sorted(tasks, key=…)[0]`, `next(iter(ws))`: xs's elements
+            return v if all(k.type in ("keyword_argument", "comment") for k in kids[1:]) else None
         if name == "partial":
             return v
         attr = plain_string(kids[1]) if len(kids) in (2, 3) else ""

@@ -249,3 +249,16 @@ def star_element(flow: Flow, fs: FileSyms, fn: str, name: str) -> Value | None:
         return None
     return flow._guarded(("param*", fs.path, fn, name),
                          partial(passed, flow, fs, fn, star[1], name, "", True))
+
+
+def kwarg(flow: Flow, fs: FileSyms, fn: str, base: str, part: str) -> Value | None:
+    """``hooks['before']`` (or ``hooks.get('before')``) of a Python ``**hooks`` parameter
+    of ``fn``: what its call sites pass as the keyword ``before`` (when ``before`` is no
+    parameter of its own); ``None`` for another part (``*args``'s, a computed key)."""
+    if fs.language != "python" or len(part) < 5 or part[:2] not in ("['", '["') or \
+            "**" + base not in fs.sigs.get(fn, ""):
+        return None
+    key = part[2:-2]
+    if not key.isidentifier() or part[-2:] not in ("']", '"]') or fs.param(fn, key):
+        return None
+    return flow._guarded(("kwarg", fs.path, fn, key), partial(passed, flow, fs, fn, -1, key))

@@ -1,6 +1,7 @@
 """Receiver facts of calls made on a call's result (Python; a handler of
 :mod:`hindsight.codeindex.receivers`): ``next(pages).render()`` reads an element of
-``pages``, as ``first = next(pages); first.render()`` does."""
+``pages``, as ``first = next(pages); first.render()`` does; ``sorted(ts)[0].run()`` one of
+``ts``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hindsight.codeindex.bindings import Bindings, _line, _t
 from hindsight.codeindex.exprs import canon
 
 _HEAD = re.compile(r"(?:next|min|max|getattr|partial|functools\.partial|copy\.copy|"
-                   r"copy\.deepcopy)\(|[\w.]*\.(?:get|pop|setdefault|enter_context|"
+                   r"copy\.deepcopy|iter|sorted|reversed|list|tuple)\(|[\w.]*\.(?:get|pop|setdefault|enter_context|"
                    r"enter_async_context)\(")
 """A receiver whose result :meth:`Bindings.value` may name: a call of one of these
 functions, or of one of these methods (matched at the start of the receiver's text)."""
@@ -25,11 +26,13 @@ def call_receivers(out: Bindings, call_nodes: list[tuple[str, Any]],
     the fact ``(scope, "(" + receiver text, value, line)`` that ``Flow.calls`` reads.
     ``receivers[i]`` is the receiver text of ``call_nodes[i]`` (the references')."""
     for i, recv in enumerate(receivers):
-        if recv[-1:] != ")" or len(recv) > 200 or _HEAD.match(recv) is None:
+        if recv[-1:] not in (")", "]") or len(recv) > 200 or _HEAD.match(recv) is None:
             continue  # (most receivers: `a.b().c()`, read as a path)
         attr = call_nodes[i][1].parent
         obj = attr.child_by_field_name("object") if attr.type == "attribute" else None
-        if obj is None or obj.type != "call":
+        base = obj.child_by_field_name("value") if obj is not None and \
+            obj.type == "subscript" else obj  # `sorted(xs, key=…)[0].run()`
+        if base is None or base.type != "call":
             continue
         text, v = _t(obj), out.value(obj)
         vals = [v] if v and v != "?" and v != canon(text) else []

@@ -433,3 +433,15 @@ def _decorated_value(flow: Flow, fs: FileSyms, local: str) -> Value | None:
     decos = fs.flow.get(local, {}).get("@dec", [])
     d = flow.value(fs, fs.parents.get(local, ""), decos[0][1], fs.starts.get(local, 0))
     return flow.call_value(d) if d is not None and d[0] in ("fn", "cls") else None
+
+
+def stored_elements(attrs: dict[str, list[tuple[str, int, str]]], name: str
+                    ) -> list[tuple[str, int, str]]:
+    """For ``xs[*]`` / ``xs[?]`` of an attribute with no element facts: the elements of
+    each name stored in it (``self.workers = workers``: ``workers[*]`` where it was
+    bound, a parameter's elements from its call sites), as ``(scope, line, value)``
+    bindings; only names (a literal's elements have facts of their own)."""
+    part = name[-3:]
+    if part not in ("[*]", "[?]") or "[" in name[:-3]:
+        return []
+    return [(s, ln, v + part) for s, ln, v in attrs.get(name[:-3], []) if v.isidentifier()]

@@ -114,7 +114,7 @@ class Flow:
         self._caller = scope
         if receiver in _CLASS_OF_SELF and fs.language == "python":  # `type(self).m()`
             receiver = "self.__class__"
-        read = fs.flow.get(scope, {}).get("(" + receiver) if receiver[-1:] == ")" else None
+        read = fs.flow.get(scope, {}).get("(" + receiver) if receiver[-1:] in (")", "]") else None
         if read:  # a receiver that is a call the facts name (`next(it).m()`: chains.py)
             v = union(self.value(fs, scope, val, ln) for ln, val in read if ln == line)
             return self.member_target(v, name) if v is not None else []
@@ -325,7 +325,7 @@ class Flow:
                 elif kind in FUNC_KINDS and ((p := fs.param(s, base := name.partition("[")[0]))
                                              or "*" + base in fs.sigs.get(s, "")):
                     if name != base + "[*]" and not (p and fs.language == "python"):
-                        return None  # another part of *args: unknown
+                        return callsites.kwarg(self, fs, s, base, name[len(base):])  # or none
                     return callsites.param(self, fs, s, base, *p, each=name[len(base):]) \
                         if p else callsites.star_element(self, fs, s, base)  # of *args
             if visible and kind in CLASS_KINDS and "[" not in name.removesuffix("[*]"):
@@ -466,12 +466,12 @@ class Flow:
                         [self.classify(f"{path}::{local}"), val])
             attrs = fs.attrs.get(cls, {})
             name = classes.appended(name, attrs)  # `self.xs[0]` of appends: any element
-            attr = attrs.get(name) or attrs.get(indexed(name) or name)
+            attr = attrs.get(name) or attrs.get(indexed(name) or name) or \
+                classes.stored_elements(attrs, indexed(name) or name)  # `self.ws = ws`: ws's
             if attr and kind == "cls" and any(s == cls for s, _l, _v in attr) and \
                     enums.enum_member(self, q, name):
                 return ("inst", q)  # `JSON = JsonCodec()` in an Enum: a member, not its value
-            if name.endswith(("[?]", "[*]")):  # and what `self.d[k] = v` added (an
-                # unknown index `[?]` also reads what `self.xs.append(v)` added)
+            if name.endswith(("[?]", "[*]")):  # and what `self.d[k] = v`, `[?]`: `append(v)`
                 attr = (attr or []) + attrs.get(f"{name[:-3]}[+{name[-2]}]", []) + (
                     attrs.get(f"{name[:-3]}[+*]", []) if name[-2] == "?" else [])
             elif name in fs.foreign_attrs or name in fs.outside_attrs:  # set elsewhere
