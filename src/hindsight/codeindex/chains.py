@@ -32,7 +32,7 @@ def call_receivers(out: Bindings, call_nodes: list[tuple[str, Any]],
         obj = attr.child_by_field_name("object") if attr.type == "attribute" else None
         base = obj.child_by_field_name("value") if obj is not None and \
             obj.type == "subscript" else obj  # `sorted(xs, key=…)[0].run()`
-        if base is None or base.type != "call":
+        if obj is None or base is None or base.type != "call":
             continue
         text, v = _t(obj), out.value(obj)
         vals = [v] if v and v != "?" and v != canon(text) else []
