@@ -173,8 +173,13 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
     seq_map.update({s: q for s, q in store.seqs([s for s in todo if s not in seq_map]).items()})
     blob_cache: dict[str, list[SymState] | None] = {}
     size = CHUNK if mode == "full" else CHUNK_MESSAGE
+    # what the history lacked before this run (an interrupted run: what it lacked then)
+    before = store.get_meta("history_partial_kind") or ""
+    if before == "interrupted":
+        before = store.get_meta("history_partial_resume") or ""
     if todo:  # until the run ends, what is stored is short of its plan (a Ctrl-C, a kill)
-        store.set_meta({"history_partial_kind": "interrupted"})
+        store.set_meta({"history_partial_kind": "interrupted",
+                        "history_partial_resume": before})
     for i in range(0, len(todo), size):
         chunk = todo[i:i + size]
         _ingest_chunk(store, root, chunk, seq_map, mode, huge_v, boundary, skip_path,
@@ -189,8 +194,8 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
     elif explicit or not old_heads:
         st.partial = "limited" if limit_v is not None and len(plan) >= limit_v and \
             bool(parents.get(plan[-1])) else ""
-    else:
-        st.partial = store.get_meta("history_partial_kind") or ""
+    else:  # an incremental run reads every new commit: the history lacks what it did
+        st.partial = before
         if st.partial == "shallow":  # unshallowed since: older commits are still unread
             st.partial = "limited"
             st.notes.append("the clone is no longer shallow: hindsight ingest --all reads "
