@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -44,16 +45,24 @@ def find(store: CodeStore, name: str, kind: str | None = None, file: str | None 
          limit: int = 50) -> tuple[str, list[Symbol]]:
     """Look up symbols: exact (name, ``Class.method`` or full ``path::Class.method``), then
     case-insensitive prefix, then substring. Returns ``(match_kind, symbols)`` where
-    ``match_kind`` is ``exact``, ``prefix``, ``substring`` or ``none``."""
+    ``match_kind`` is ``exact``, ``prefix``, ``substring`` or ``none``. Exact also
+    covers the dotted module form (``click.echo``: :func:`resolve_one`), Go's receiver
+    form (``(*Command).AddCommand``) and a name that differs in case only (``ECHO``)."""
+    name = go_receiver_form(name)
     hits = store.find_symbols(name, kind, file, limit)
+    if not hits and "." in name and "::" not in name:
+        hits = [h for h in _module_form(store, name, file) if not kind or h.kind == kind]
     if hits:
-        return "exact", hits
+        return "exact", hits[:limit]
     if "::" in name or not name:
         return "none", []
     short = simple_name(name)
     if not short:
         return "none", []
     hits = store.find_prefix(short, kind, file, limit)
+    same = [h for h in hits if h.name.casefold() == short.casefold()]
+    if same and short == name:  # (a bare name: `ECHO` is `echo`)
+        return "exact", same
     if hits:
         return "prefix", hits
     hits = store.find_substring(short, kind, file, limit)
@@ -73,6 +82,7 @@ def resolve_one(store: CodeStore, spec: str, file: str | None = None) -> list[Sy
     :class:`Ambiguous` (the candidate
     qualified names), or :class:`NotFound`, which says when the name's first part is
     nothing in this repository (``json.loads``: code outside it is never indexed)."""
+    spec = go_receiver_form(spec)
     hits = store.find_symbols(spec, None, file, 200)
     if not hits and "." in spec and "::" not in spec:
         hits = _module_form(store, spec, file) or _path_forms(store, spec, file)
@@ -111,6 +121,16 @@ def _in_function(store: CodeStore, h: Symbol) -> bool:
         return False
     up = store.find_symbols(f"{h.path}::{h.parent}", None, None, 1)
     return bool(up) and up[0].kind in ("function", "method")
+
+
+_GO_RECEIVER = re.compile(r"^\(\s*\*?\s*([A-Za-z_]\w*)\s*\)\.([A-Za-z_]\w*)$")
+
+
+def go_receiver_form(spec: str) -> str:
+    """``Command.AddCommand`` for Go's method expression ``(*Command).AddCommand`` or
+    ``(Command).AddCommand`` (the Go spec, "Method expressions"); ``spec`` otherwise."""
+    m = _GO_RECEIVER.match(spec.strip())
+    return f"{m.group(1)}.{m.group(2)}" if m else spec
 
 
 def _module_form(store: CodeStore, spec: str, file: str | None) -> list[Symbol]:
