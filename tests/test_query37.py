@@ -46,3 +46,17 @@ def test_dotted_case_and_go_receiver_forms(tmp_path: Path) -> None:
         got = json.loads(out.stdout)
         assert got["symbol"]["qname"] == "command.go::Command.AddCommand"
         assert [c["qname"] for c in got["callers"]] == ["command.go::Root"]
+
+
+def test_impact_names_a_caller_once_at_its_nearest_depth(tmp_path: Path) -> None:
+    # click's Command.main calls make_context and also calls what calls it: "calls it
+    # (depth 1); calls it (depth 2)" said the same twice (fresh-user run of session 37)
+    repo = make_repo(tmp_path / "r", {"m.py": (
+        "def target():\n    return 1\n\ndef mid():\n    return target()\n\n"
+        "def main():\n    target()\n    return mid()\n")})
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.code.index(full=True, workers=1)
+    got = json.loads(_hs(repo, "impact", "target", "--json").stdout)
+    reasons = {i["target"]: i["reasons"] for i in got["items"]}
+    assert reasons["m.py::main"] == ["calls it (depth 1)"]
+    assert reasons["m.py::mid"] == ["calls it (depth 1)"]

@@ -34,7 +34,8 @@ def impact(code: CodeStore, hs: HistoryStore, spec: str, depth: int = 2,
         it = items.setdefault(h.qname, ImpactItem(h.qname, "symbol", depth=h.depth))
         verb = "inherits from it" if h.via == "inherits" else {
             "read": "reads it", "write": "sets it"}.get(h.via, "calls it")
-        it.reasons.append(f"{verb} (depth {h.depth})")
+        if not any(r.startswith(verb + " (") for r in it.reasons):  # (its nearest depth:
+            it.reasons.append(f"{verb} (depth {h.depth})")  # not also through others)
     shas: list[str] = []
     entries: list[Entry] = []
     if hs.commit_count():
