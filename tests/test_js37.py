@@ -80,3 +80,25 @@ def test_pushed_elements_namespaces_and_fluent_this(tmp_path: Path) -> None:
         "workers.js::runPool -> workers.js::Worker.start @12",
         "workers.js::runPool -> workers.js::Worker.stop @14",
     ]
+
+
+ANIMALS = """class Animal {
+  constructor(fn) { this.name = "a"; this.log = fn; }
+  speak() { this.log(); return this.sound(); }
+}
+class Dog extends Animal {
+  sound() { return "woof"; }
+  log() { return 0; }
+}
+class Cat extends Animal {
+  sound() { return "meow"; }
+}
+"""
+
+
+def test_this_method_a_base_leaves_to_subclasses(tmp_path: Path) -> None:
+    # `this.sound()` in a base without `sound`: the subclasses' (as Python's `self.m()`);
+    # `this.log()` of a function the constructor stores is that value, not Dog.log
+    got = calls_from(tmp_path, {"animals.js": ANIMALS}, "animals.js::Animal.speak")
+    assert got == ["animals.js::Animal.speak -> animals.js::Cat.sound @3",
+                   "animals.js::Animal.speak -> animals.js::Dog.sound @3"]

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 MAX_SUBCLASSES = 32  # transitive subclasses considered per class (more: no dispatch)
 LANGUAGES = frozenset({"python"})
+_HOOKS = frozenset({"javascript", "typescript", "tsx"})  # only a method the class lacks
 ABSTRACT = "@abstract"
 """Receiver-fact target marking a method whose body only marks it abstract (value
 ``raise``) or does nothing (value ``empty``); see :mod:`hindsight.codeindex.parse`."""
@@ -137,11 +138,11 @@ def overrides(r: Resolver, caller: str, name: str, receiver: str, hit: str) -> l
     super name) in method ``caller`` of file ``r.f``, given ``hit``, the name rules'
     answer (``""`` when none): ``[]`` when no subclass changes that answer."""
     fs = r.f
-    if fs.language not in LANGUAGES:
-        return []
+    if fs.language not in LANGUAGES and (hit or fs.language not in _HOOKS):
+        return []  # (JavaScript, TypeScript: `this.sound()` a base leaves to subclasses)
     cls = fs.enclosing_class(caller)
-    if not cls:
-        return []
+    if not cls or (fs.language in _HOOKS and name in fs.attrs.get(cls, {})):
+        return []  # (`this.run = fn` in the class: that value, Flow.calls)
     if fs.language == "python" and mangled(name):
         return []  # `self.__step()` in A is `_A__step`: no subclass overrides it
     q = f"{fs.path}::{cls}"
