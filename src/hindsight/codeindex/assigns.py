@@ -437,6 +437,9 @@ def type_param(out: Bindings, caps: dict[str, list[Any]]) -> None:
         owner.type in _GENERIC_CLASSES else None
     for m in body.named_children if body is not None else ():
         local = out.local(m) if m.type in _METHODS else ""
+        own = m.child_by_field_name("type_parameters") if local else None
+        if own is not None and re.search(rf"\b{re.escape(name)}\b", _t(own)):
+            continue  # `<T extends Other> void m(T y)`: the method's own T hides the class's
         if local:
             out.facts.append((local, name, cls, -1))
             out.used(local, cls)

@@ -468,8 +468,8 @@ class Flow:
             name = classes.appended(name, attrs)  # `self.xs[0]` of appends: any element
             attr = attrs.get(name) or attrs.get(indexed(name) or name) or \
                 classes.stored_elements(attrs, indexed(name) or name)  # `self.ws = ws`: ws's
-            if attr and kind == "cls" and any(s == cls for s, _l, _v in attr) and \
-                    enums.enum_member(self, q, name):
+            if attr and kind == "cls" and fs.language == "python" and any(  # (a Java enum's
+                    s == cls for s, _l, _v in attr) and enums.enum_member(self, q, name):
                 return ("inst", q)  # `JSON = JsonCodec()` in an Enum: a member, not its value
             if name.endswith(("[?]", "[*]")):  # and what `self.d[k] = v`, `[?]`: `append(v)`
                 attr = (attr or []) + attrs.get(f"{name[:-3]}[+{name[-2]}]", []) + (

@@ -129,6 +129,7 @@ def extension(r: Resolver, fs: FileSyms, name: str) -> list[str]:
 
 
 _THIS = re.compile(r"\(\s*this\s")
+_THIS_STRING = re.compile(r"\(\s*this\s+(?:string|String|System\.String|object)\b")
 
 
 def ns_type(r: Resolver, ns: str, name: str, skip: str = "") -> list[str]:
@@ -234,8 +235,13 @@ def unresolved_call(r: Resolver, fs: FileSyms, name: str, receiver: str) -> list
     """Targets of a call ``receiver.name(…)`` the other rules left unresolved: a C#
     extension method (:func:`extension`), or a type named with its package (``new
     com.acme.model.Invoice(…)``: receiver ``com.acme.model``, Java, Kotlin, C#)."""
-    if fs.language == "csharp":
+    if fs.language == "csharp" and _may_extend(fs, receiver):
         hit = extension(r, fs, name)
+        if hit and receiver[0] in "\"@$":  # a string literal: only `this string …`
+            path, _, local = hit[0].partition("::")
+            other = r._file(path)
+            sigs = [g for q, g in (other.sigs.items() if other else ()) if q.startswith(local)]
+            hit = hit if any(_THIS_STRING.search(g) for g in sigs) else []
         if hit:
             return hit
     parts = receiver.split(".")
@@ -245,3 +251,16 @@ def unresolved_call(r: Resolver, fs: FileSyms, name: str, receiver: str) -> list
         if v is not None and k == len(segs):
             return [v[1]]
     return []
+
+
+def _may_extend(fs: FileSyms, receiver: str) -> bool:
+    """Whether C# ``receiver.m()`` may call an extension method: not a static call on a
+    type (``Console.WriteLine``, ``Math.Max``: a capitalised name the file binds no value
+    to) nor a call on a number or char literal; on a string literal only an extension of
+    ``this string`` counts (``" a ".Trim()`` is string's own: the index does not weigh
+    other ``this`` types; break-it of session 37)."""
+    if not receiver or receiver[0] in "'0123456789":
+        return False
+    if receiver.isidentifier() and receiver[0].isupper():
+        return any(receiver in d for d in fs.flow.values())  # (a property or local `Name`)
+    return True
