@@ -51,12 +51,10 @@ def same_package(r: Resolver, fs: FileSyms, name: str) -> list[str]:
     if fs.language == "java":  # `import static com.acme.Strings.*;`: Strings's members
         for mod in reversed(fs.wildcards):
             pkg, _, tname = mod.rpartition(".")
-            for p in r._by_key(f"pkg:{pkg}") if pkg else ():
-                other = r._file(p)
-                if other is not None and other.top.get(tname) in CLASS_KINDS:
-                    hit = r.members_of(p, tname, name, 0)
-                    if hit:
-                        return hit
+            for q in package_type(r, pkg, tname) if pkg else ():
+                hit = r.members_of(q.partition("::")[0], tname, name, 0)
+                if hit:
+                    return hit
     return []
 
 
@@ -221,11 +219,7 @@ def qualified(f: Flow, fs: FileSyms, segs: tuple[str, ...]) -> tuple[Value | Non
         pkg, name = segs[0] + "".join(segs[1:k]), segs[k][1:]
         if r is None or not pkg.partition(".")[2]:
             continue
-        if fs.language == "csharp":
-            hit = ns_type(r, pkg, name)
-        else:
-            hit = [f"{p}::{name}" for p in r._by_key(f"pkg:{pkg}")
-                   if (o := r._file(p)) is not None and o.top.get(name) in CLASS_KINDS][:1]
+        hit = ns_type(r, pkg, name) if fs.language == "csharp" else package_type(r, pkg, name)
         if hit:
             return ("cls", hit[0]), k + 1
     return None, 1
@@ -264,3 +258,13 @@ def _may_extend(fs: FileSyms, receiver: str) -> bool:
     if receiver.isidentifier() and receiver[0].isupper():
         return any(receiver in d for d in fs.flow.values())  # (a property or local `Name`)
     return True
+
+
+def package_type(r: Resolver, pkg: str, name: str) -> list[str]:
+    """The top-level type ``name`` of Java/Kotlin package ``pkg``: ``[path::name]`` of
+    the first file declaring it, or ``[]``."""
+    for p in r._by_key(f"pkg:{pkg}"):
+        other = r._file(p)
+        if other is not None and other.top.get(name) in CLASS_KINDS:
+            return [f"{p}::{name}"]
+    return []
