@@ -34,7 +34,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from hindsight.codeindex import resident
-from hindsight.codeindex.lifetime import die_with_parent
+from hindsight.codeindex.lifetime import die_with_parent, fork, frozen_heap
 from hindsight.codeindex.parse import prepare
 from hindsight.codeindex.worker import failed_wire, index_wire, parse_wire
 from hindsight.config.paths import scratch_dir
@@ -128,27 +128,38 @@ def _context() -> Any:
         return mp.get_context("spawn")
 
 
+def _submit(ex: ProcessPoolExecutor, batches: list[list[Item]], args: tuple[str, float, str, str],
+            futs: dict[Future[list[tuple[Any, ...]]], list[Item]], broken: list[list[Item]],
+            finished: list[float] | None) -> None:
+    """Submit each batch to ``ex`` (``args``: root, timeout, scratch, wire), recording its
+    future in ``futs``, or in ``broken`` when the pool is broken already."""
+    root, timeout, scratch, wire = args
+    for b in batches:
+        try:
+            fut = ex.submit(_job, (root, b, timeout, scratch, wire))
+            if finished is not None:  # when each batch's result arrived
+                fut.add_done_callback(lambda _f: finished.append(time.perf_counter()))
+            futs[fut] = b
+        except BrokenProcessPool:
+            broken.append(b)
+
+
 def _round(root: str, batches: list[list[Item]], workers: int, timeout: float, scratch: str,
            on_done: Callable[[list[tuple[Any, ...]]], None], wire: str = "parse",
            finished: list[float] | None = None) -> list[list[Item]]:
     """Run ``batches`` in one pool; returns the batches lost to a dead worker."""
     broken: list[list[Item]] = []
-    # Forked workers run without the cyclic collector from their start: garbage the parent
-    # left in reference cycles (an ONNX inference session among it) would otherwise be
-    # collected in the child, whose destructor waits for threads that exist only in the
-    # parent. A worker's own objects are freed by reference counting.
+    # Forked workers never collect the parent's objects (frozen across the fork, collector
+    # off in the worker): garbage the parent left in reference cycles (an ONNX inference
+    # session among it) would otherwise be collected in the child, whose destructor waits
+    # for threads that exist only in the parent (codeindex/lifetime.py). A worker's own
+    # objects are freed by reference counting.
     ex = ProcessPoolExecutor(max(1, min(workers, len(batches))), mp_context=_context(),
                              initializer=_worker_init, initargs=(os.getpid(),))
     try:
         futs: dict[Future[list[tuple[Any, ...]]], list[Item]] = {}
-        for b in batches:
-            try:
-                fut = ex.submit(_job, (root, b, timeout, scratch, wire))
-                if finished is not None:  # when each batch's result arrived
-                    fut.add_done_callback(lambda _f: finished.append(time.perf_counter()))
-                futs[fut] = b
-            except BrokenProcessPool:
-                broken.append(b)
+        with frozen_heap():  # the first submit forks the workers
+            _submit(ex, batches, (root, timeout, scratch, wire), futs, broken, finished)
         for fut in as_completed(futs):
             try:
                 wires = fut.result()
@@ -241,11 +252,8 @@ def _forked(root: str, items: list[Item], timeout: float, scratch: str
     """Parse ``items`` in one forked child (cheaper than a pool for a few files); ``None``
     if the child died."""
     rfd, wfd = os.pipe()
-    parent = os.getpid()
-    pid = os.fork()
+    pid = fork()  # as the pool's workers: no collection of this process's objects
     if pid == 0:  # child: never returns
-        die_with_parent(parent)
-        gc.disable()  # as the pool's workers (see _round)
         code = 0
         try:
             os.close(rfd)

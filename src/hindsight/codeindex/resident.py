@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from hindsight.codeindex.lifetime import die_with_parent
+from hindsight.codeindex import lifetime
 
 _FRAME = struct.Struct("<Q")
 
@@ -44,12 +44,10 @@ class _Worker:
     def __init__(self, job: Callable[[Any], Any]) -> None:
         req_r, req_w = os.pipe()
         res_r, res_w = os.pipe()
-        parent = os.getpid()
-        pid = os.fork()
+        pid = lifetime.fork()  # no collection of this process's objects in the worker
         if pid == 0:  # the worker: never returns
             code = 0
             try:
-                die_with_parent(parent)
                 os.close(req_w)
                 os.close(res_r)
                 _serve(req_r, res_w, job)
