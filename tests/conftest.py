@@ -29,6 +29,45 @@ def hindsight_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     return home
 
 
+WATCHDOG_S = float(os.environ.get("HINDSIGHT_TEST_WATCHDOG_S", "600"))
+_running: list[tuple[str, float]] = []
+
+
+def _watch(config: pytest.Config) -> None:
+    import faulthandler
+    import sys
+    import time
+
+    while True:
+        time.sleep(5)
+        if _running and time.monotonic() - _running[0][1] > WATCHDOG_S:
+            capman = config.pluginmanager.getplugin("capturemanager")
+            if capman is not None:  # fd 2 back to the terminal or CI's log
+                capman.suspend_global_capture(in_=False)
+            sys.__stderr__.write(f"\ntest watchdog: {_running[0][0]} ran over {WATCHDOG_S:.0f} s;"
+                                 " every thread's stack:\n")
+            faulthandler.dump_traceback(file=sys.__stderr__, all_threads=True)
+            sys.__stderr__.flush()
+            os._exit(3)
+
+
+@pytest.fixture(autouse=True)
+def _watchdog(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that hangs ends the run within ``HINDSIGHT_TEST_WATCHDOG_S`` (600 s) with
+    every thread's stack, instead of CI's own limit ending it silently (stop 36). A Python
+    thread, not ``faulthandler.dump_traceback_later``: that C watchdog's state is copied
+    into forked children, whose own watchdog calls then wait for a thread they lack."""
+    import threading
+    import time
+
+    if not any(t.name == "hindsight-test-watchdog" for t in threading.enumerate()):
+        threading.Thread(target=_watch, args=(request.config,), name="hindsight-test-watchdog",
+                         daemon=True).start()
+    _running[:] = [(request.node.nodeid, time.monotonic())]
+    yield
+    _running.clear()
+
+
 @pytest.fixture(autouse=True)
 def _no_resident_parser() -> Iterator[None]:
     """Each test starts and ends without this process's resident parse worker
