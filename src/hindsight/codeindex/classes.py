@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from hindsight.codeindex import reaching, returns
 from hindsight.codeindex.bindings import AFTER, BRANCH, GLOBAL
 from hindsight.codeindex.enums import is_enum
+from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, FileSyms
 from hindsight.codeindex.values import Value, members, union
 
@@ -112,13 +113,21 @@ def js_constructor_of(fs: FileSyms, scope: str) -> str:
 
 def own(flow: Flow, recv: Value, q: str) -> Value | None:
     """What calling method ``q`` on ``recv`` gives when the method returns its own
-    receiver (``return self``, ``return cls()``, ``return cls``): an instance (or the
-    class) of the receiver's class, a subclass's too (``Child.make()`` of an inherited
-    ``Base.make``); ``None`` when it returns anything else."""
+    receiver (``return self``, ``return cls()``, ``return cls``; ``return this`` in the
+    languages with ``this``, a TypeScript method declared ``: this``): an instance (or
+    the class) of the receiver's class, a subclass's too (``Child.make()`` of an
+    inherited ``Base.make``, ``new Derived().name("x").extra()``); ``None`` when it
+    returns anything else."""
     path, _, local = q.partition("::")
     fs = flow.fs(path)
     rets = fs.flow.get(local, {}).get("return") if fs is not None else None
-    if not rets or fs is None or fs.language != "python":
+    if fs is not None and fs.language != "python":  # `return this;`, TypeScript's `: this`
+        selfs = SPECS[fs.language].self_names
+        if recv[0] == "inst" and (fs.declared_return(local) == "this" or rets and all(
+                v in selfs and fs.is_receiver(local, v, None) for _l, v in rets)):
+            return recv
+        return None
+    if not rets or fs is None:
         return None
     vals: set[str] = set()
     for _l, val in rets:  # `obj = cls(); …; return obj` returns what cls() makes

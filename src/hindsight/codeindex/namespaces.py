@@ -85,13 +85,32 @@ def _csharp(r: Resolver, fs: FileSyms, name: str) -> list[str]:
 def ext_facts(symbols: list[Any]) -> list[tuple[str, str, str, int]]:
     """C# extension methods (a static method whose first parameter is ``this T``): one
     ``("", PROVIDES, "ext:<name>", digest)`` per method name, the digest a CRC-32 of their
-    local names and signatures (incremental re-resolution compares it)."""
+    local names and signatures (incremental re-resolution compares it); and one
+    ``("", PROVIDES, "ns:<namespace>", digest)`` per namespace block (digest: its members'
+    names and kinds)."""
     rows: dict[str, list[tuple[str, str]]] = {}
+    spaces: dict[str, list[tuple[str, str]]] = {}
     for s in symbols:  # (path, name, local, kind, parent, …, signature at 9)
         if s[3] == "method" and _THIS.search(s[9]):
             rows.setdefault(s[1], []).append((s[2], s[9]))
-    return [("", PROVIDES, f"ext:{n}", zlib.crc32(repr(sorted(r)).encode("utf-8")) & 0x7FFFFFFF)
-            for n, r in sorted(rows.items())]
+        if s[3] == "namespace":
+            spaces.setdefault(s[2], [])
+    for s in symbols:
+        if s[4] in spaces:
+            spaces[s[4]].append((s[1], s[3]))
+    return [("", PROVIDES, f"ext:{n}", _crc(r)) for n, r in sorted(rows.items())] + [
+        ("", PROVIDES, f"ns:{n}", _crc(r)) for n, r in sorted(spaces.items())]
+
+
+def _crc(rows: list[tuple[str, str]]) -> int:
+    return zlib.crc32(repr(sorted(rows)).encode("utf-8")) & 0x7FFFFFFF
+
+
+def ns_files(r: Resolver, ns: str) -> list[str]:
+    """C# files that declare namespace ``ns``: by their first namespace (``pkg:``) or by any
+    namespace block they declare (``ns:``, :func:`ext_facts`: a file with two blocks)."""
+    a, b = r._by_key(f"pkg:{ns}"), r._by_key(f"ns:{ns}")
+    return sorted(set(a) | set(b)) if b else a
 
 
 def extension(r: Resolver, fs: FileSyms, name: str) -> list[str]:
@@ -135,7 +154,7 @@ def ns_type(r: Resolver, ns: str, name: str, skip: str = "") -> list[str]:
     ``skip``: ``[path::local]`` of the first such file, or ``[]``."""
     prefix = ns
     while prefix:
-        for p in r._by_key(f"pkg:{prefix}"):
+        for p in ns_files(r, prefix):
             other = r._file(p) if p != skip else None
             if other is None or other.language != "csharp":
                 continue

@@ -262,7 +262,8 @@ class Resolver:
         """Qualified names of the symbols a reference at ``line`` may denote (several for a
         union value, :mod:`hindsight.codeindex.values`); ``[]`` when unresolved."""
         if line and ((receiver in self.spec.self_names and not self.f.is_receiver(
-                caller, receiver, line)) or (not receiver and self.f.local_name(caller, name))):
+                caller, receiver, line)) or (not receiver and self.f.local_name(caller, name))
+                or (receiver in self.f.by_alias and self.f.local_name(caller, receiver))):
             return self.flow.calls(self.f, caller, name, receiver, line)  # (`self = Other()`)
         both = dispatch.reimported(self, caller, name, receiver) \
             if (receiver or name) in self.f.reimports else []  # `try: from a import f`, …

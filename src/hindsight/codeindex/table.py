@@ -276,11 +276,12 @@ class FileSyms:
             d == "staticmethod" for _l, d in self.flow.get(s, {}).get("@dec", ()))  # static)
 
     def local_name(self, scope: str, name: str) -> bool:
-        """Whether bare ``name`` read in ``scope`` (Python) is a parameter or a variable of
-        the innermost function around it that binds it (a ``def go(helper)`` hides the
-        module's ``helper``), not a definition or import the names rules find."""
+        """Whether bare ``name`` read in ``scope`` (Python, Go) is a parameter or a variable
+        of the innermost function around it that binds it (a ``def go(helper)`` hides the
+        module's ``helper``, a Go ``cache := cache.New()`` the package ``cache``), not a
+        definition or import the names rules find."""
         s = scope
-        while s and self.language == "python":
+        while s and self.language in ("python", "go"):
             kind = self.kinds.get(s)
             if kind in FUNC_KINDS:
                 if name in self.members.get(s, {}):
