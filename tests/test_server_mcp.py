@@ -73,6 +73,12 @@ def test_mcp_over_http_uses_the_tokens(tmp_path: Path) -> None:
         assert res[0][0] is False and len(res[0][1]["hits"]) == 1
         assert res[1] == (True, res[1][1]) and "role is read" in res[1][1]
         assert res[2][0] is True and "role is read" in res[2][1]
+        # the code tools: a server's bank holds memories only, and says so
+        res = _mcp(s.url, w, "team::app", [("callers", {"symbol": "main"})])
+        assert res[0][0] is True
+        assert res[0][1].endswith("this bank has no code index: a team server's banks hold "
+                                  "memories; the code tools answer from a checkout's own "
+                                  "`hindsight mcp`")
 
 
 def _cert(tmp: Path) -> tuple[str, str]:

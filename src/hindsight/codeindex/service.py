@@ -75,6 +75,10 @@ class CodeService:
     def require(self) -> CodeStore:
         """The store, when indexed. Raises NotIndexed (``action="index"``)."""
         if not self.is_indexed():
+            if not self.root:  # a team server's bank: memories only
+                raise NotIndexed("this bank has no code index: a team server's banks hold "
+                                 "memories; the code tools answer from a checkout's own "
+                                 "`hindsight mcp`", action="", root="")
             raise NotIndexed(f"{self.root} has no code index yet", action="index",
                              root=self.root)
         return self.store
