@@ -1,16 +1,19 @@
 """A method that returns its own receiver (``return this``, TypeScript's ``: this``) gives
 the receiver at the call: ``new UserQuery().where("a").active()`` calls ``UserQuery.active``
 although ``where`` is declared in the base class (session 38; before, ``: this`` returned
-the declaring class and the chain stopped there). JavaScript, TypeScript and C#
-(``return this;`` had no receiver fact in C#). A method returning anything else keeps its
-own value (``part()`` returning ``this.inner``)."""
+the declaring class and the chain stopped there). JavaScript and TypeScript only: in C# and
+Java a call binds by the declared return type (``new A().Name().Extra()`` with ``Name()``
+declared ``B`` and ``A`` hiding ``Extra`` with ``new`` is ``B.Extra``); a ``return this``
+inside a callback returns from the callback, and a generator method returns a generator
+object, never the receiver (break-it 38). A method returning
+anything else keeps its own value (``part()`` returning ``this.inner``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from cgutil import edges
-from conftest import make_repo
+from conftest import git, make_repo
 
 FILES = {
     "q.ts": """class Query {
@@ -36,12 +39,24 @@ function post() {
   new JsonReq().set("a", 1).json().send();
 }
 """,
-    "S.cs": """class Step {
-  public Step Then() { return this; }
+    "S.cs": """class B {
+  public B Name() { return this; }
+  public void Extra() {}
 }
-class Flow : Step {
-  public Flow Loop() { return this; }
-  static void Go() { new Flow().Then().Loop(); }
+class A : B {
+  public new void Extra() {}
+  static void F() { new A().Name().Extra(); }
+}
+""",
+    "t.js": """class Base {
+  name(n) { [1].forEach(function (x) { return this; }); }
+  *gen() { return this; }
+  extra() {}
+}
+class Derived extends Base { extra() {} }
+function f() {
+  new Derived().name("x").extra();
+  new Derived().gen().extra();
 }
 """,
     "n.ts": """class Inner { ping(): number { return 1; } }
@@ -58,9 +73,9 @@ function f() {
 }
 
 WANT = [
-    "S.cs::Flow.Go -> S.cs::Flow @6",
-    "S.cs::Flow.Go -> S.cs::Flow.Loop @6",
-    "S.cs::Flow.Go -> S.cs::Step.Then @6",
+    "S.cs::A.F -> S.cs::A @7",
+    "S.cs::A.F -> S.cs::B.Extra @7",
+    "S.cs::A.F -> S.cs::B.Name @7",
     "n.ts::Outer -> n.ts::Inner @3",
     "n.ts::f -> n.ts::Inner.ping @9",
     "n.ts::f -> n.ts::Outer.part @9",
@@ -76,6 +91,10 @@ WANT = [
     "r.js::post -> r.js::JsonReq.json @9",
     "r.js::post -> r.js::Req.send @9",
     "r.js::post -> r.js::Req.set @9",
+    "t.js::f -> t.js::Base.gen @9",
+    "t.js::f -> t.js::Base.name @8",
+    "t.js::f -> t.js::Derived @8",
+    "t.js::f -> t.js::Derived @9",
 ]
 
 
@@ -164,3 +183,102 @@ def test_a_local_named_like_an_imported_package_hides_it(tmp_path: Path) -> None
         "main.go::main -> cache/cache.go::New @7",
         "use.py::third -> lru.py::get @5",
     ]
+
+
+GO_BLOCKS = {
+    "go.mod": "module example.com/app\n",
+    "cache/cache.go": SHADOW["cache/cache.go"],
+    "main.go": """package main
+
+import "example.com/app/cache"
+
+type Store struct{}
+
+func (s *Store) Get(k string) string { return k }
+
+func block(ok bool) {
+	if ok {
+		cache := &Store{}
+		_ = cache
+	}
+	cache.Get("c")
+}
+func lit() {
+	f := func(cache *cache.LRU) { _ = cache }
+	_ = f
+	cache.Get("d")
+}
+""",
+}
+
+
+def test_a_go_local_in_a_block_or_a_func_literal_does_not_hide_the_package(tmp_path: Path
+                                                                           ) -> None:
+    """Break-it 38: a binding in an inner block, or a func literal's parameter, is no
+    binding of the function's body (the facts carry no blocks): ``cache.Get`` after them
+    is still the package's function; only ``cache := cache.New()`` (a call of a function
+    of the package) hides the package."""
+    assert edges(make_repo(tmp_path / "r", GO_BLOCKS)) == [
+        "main.go::block -> cache/cache.go::Get @14",
+        "main.go::lit -> cache/cache.go::Get @19",
+    ]
+
+
+PARTIAL = {
+    "A.cs": """namespace App {
+  public partial class Form1 {
+    public void Run() { Helper(); InitializeComponent(); Show(); }
+  }
+}
+""",
+    "A.Designer.cs": """namespace App {
+  partial class Form1 : Base {
+    void InitializeComponent() { }
+    void Helper() { }
+  }
+  class Base { public void Show() {} }
+}
+""",
+    "P.cs": """namespace App {
+  class Program {
+    static void Main() {
+      var f = new Form1();
+      f.Run();
+      f.Helper2();
+      f.Show();
+    }
+  }
+  public partial class Form1 { public void Helper2() {} }
+}
+""",
+    "Q.cs": """namespace Other {
+  partial class Form1 { void Helper() {} void Run() {} }
+}
+""",
+    "R.cs": "namespace Lib;\npartial class Box { void M() { N(); } }\n",
+    "S.cs": "namespace Lib;\npartial class Box { void N() { } }\n",
+}
+PARTIAL_WANT = [
+    "A.cs::App.Form1.Run -> A.Designer.cs::App.Base.Show @3",
+    "A.cs::App.Form1.Run -> A.Designer.cs::App.Form1.Helper @3",
+    "A.cs::App.Form1.Run -> A.Designer.cs::App.Form1.InitializeComponent @3",
+    "P.cs::App.Program.Main -> A.Designer.cs::App.Base.Show @7",
+    "P.cs::App.Program.Main -> A.cs::App.Form1.Run @5",
+    "P.cs::App.Program.Main -> P.cs::App.Form1 @4",
+    "P.cs::App.Program.Main -> P.cs::App.Form1.Helper2 @6",
+    "R.cs::Box.M -> S.cs::Box.N @2",
+]
+
+
+def test_a_csharp_partial_class_is_one_class_over_its_files(tmp_path: Path) -> None:
+    """ECMA-334 "Partial declarations": the members and bases of every ``partial``
+    declaration of one namespace-qualified class (block or file-scoped namespace) are the
+    class's; ``Other.Form1`` is another class. Before: only the caller's own file's part
+    (a WinForms ``Form1.Designer.cs`` was never reached). Incremental adds of a part agree."""
+    assert edges(make_repo(tmp_path / "r", PARTIAL)) == PARTIAL_WANT
+    repo = make_repo(tmp_path / "inc", {k: v for k, v in PARTIAL.items()
+                                        if k != "A.Designer.cs"})
+    assert "A.cs::App.Form1.Run -> A.Designer.cs::App.Form1.Helper @3" not in edges(repo)
+    (repo / "A.Designer.cs").write_text(PARTIAL["A.Designer.cs"])
+    git(repo, "add", "A.Designer.cs")  # (the index reads tracked files)
+    assert edges(repo, full=False) == PARTIAL_WANT

@@ -291,11 +291,34 @@ def _lambda_yield(node: Any) -> bool:
     return n is not None and n.type == "lambda"
 
 
+_ANONYMOUS = frozenset({"arrow_function", "function_expression", "function", "generator_function",
+                        "lambda_expression", "anonymous_method_expression", "func_literal",
+                        "closure_expression"})
+
+
+def _anonymous_return(out: Bindings, node: Any) -> bool:
+    """Whether ``return`` statement ``node`` returns from a function with no symbol of its
+    own inside its owner (a callback, a lambda, a Go func literal: ``xs.forEach(x => {
+    return this; })``), not from the owner (break-it 38: it made the method return it)."""
+    p = node.parent
+    while p is not None:
+        if p.type in _ANONYMOUS:
+            up = p.parent
+            return p.start_byte not in out.local_at and (
+                up is None or up.start_byte not in out.local_at) and (
+                up is None or up.parent is None or up.parent.start_byte not in out.local_at)
+        if p.start_byte in out.local_at:
+            return False
+        p = p.parent
+    return False
+
+
 def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -> None:
     node = caps[key][0]
     vals = caps.get("fact.rhs") or ([node.named_child(0)] if node.named_child_count else [])
     scope = out.owner(node.start_byte)
-    if not vals or not scope or key == "fact.yield" and _lambda_yield(node):
+    if not vals or not scope or key == "fact.yield" and _lambda_yield(node) or \
+            key == "fact.return" and _anonymous_return(out, node):
         return
     # `yield from g()`: the elements of g()
     each = "[*]" if key == "fact.yield" and node.child_count > 1 and \

@@ -4,6 +4,7 @@ receiver, attributes bound in the method itself, and the elements of lists and d
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -11,6 +12,7 @@ from hindsight.codeindex import reaching, returns
 from hindsight.codeindex.bindings import AFTER, BRANCH, GLOBAL
 from hindsight.codeindex.enums import is_enum
 from hindsight.codeindex.languages import SPECS
+from hindsight.codeindex.namespaces import partial_parts
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, FileSyms
 from hindsight.codeindex.values import Value, members, union
 
@@ -64,7 +66,8 @@ def linearise(flow: Flow, q: str) -> list[str]:
         merged = c3([*[list(x) for x in lists], list(bases_)])
         if merged is not None:
             return [q, *merged]
-    out = [q]
+    out = [q]  # (C#: then the class's other `partial` declarations)
+    out += [f"{p}::{c}" for p, c in partial_parts(flow.root, fs, _cls)]
     for lst in lists:
         out += [c for c in lst if c not in out]
     return out
@@ -111,10 +114,14 @@ def js_constructor_of(fs: FileSyms, scope: str) -> str:
     return ""
 
 
+_JS = frozenset({"javascript", "typescript", "tsx"})
+_ASYNC_OR_GEN = re.compile(r"\basync\b|\*")
+
+
 def own(flow: Flow, recv: Value, q: str) -> Value | None:
     """What calling method ``q`` on ``recv`` gives when the method returns its own
-    receiver (``return self``, ``return cls()``, ``return cls``; ``return this`` in the
-    languages with ``this``, a TypeScript method declared ``: this``): an instance (or
+    receiver (``return self``, ``return cls()``, ``return cls``; JavaScript's and
+    TypeScript's ``return this``, a TypeScript method declared ``: this``): an instance (or
     the class) of the receiver's class, a subclass's too (``Child.make()`` of an
     inherited ``Base.make``, ``new Derived().name("x").extra()``); ``None`` when it
     returns anything else."""
@@ -122,9 +129,14 @@ def own(flow: Flow, recv: Value, q: str) -> Value | None:
     fs = flow.fs(path)
     rets = fs.flow.get(local, {}).get("return") if fs is not None else None
     if fs is not None and fs.language != "python":  # `return this;`, TypeScript's `: this`
-        selfs = SPECS[fs.language].self_names
-        if recv[0] == "inst" and (fs.declared_return(local) == "this" or rets and all(
-                v in selfs and fs.is_receiver(local, v, None) for _l, v in rets)):
+        # (not Java or C#: a call there binds by the declared return type; not an async
+        # method or a generator: they return a promise, a generator object)
+        declared = fs.declared_return(local)
+        head = fs.sigs.get(local, "").partition("(")[0]
+        if recv[0] == "inst" and fs.language in _JS and not _ASYNC_OR_GEN.search(head) and (
+                declared == "this" or not declared and rets and all(
+                    v in SPECS[fs.language].self_names and fs.is_receiver(local, v, None)
+                    for _l, v in rets)):
             return recv
         return None
     if not rets or fs is None:

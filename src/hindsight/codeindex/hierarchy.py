@@ -192,3 +192,28 @@ def shadowed(r: Resolver, caller: str, name: str, hit: str) -> str:
 
 
 _DATA = frozenset({"property", "cached_property", "functools.cached_property"})
+
+
+def declared_bases(r: Resolver, path: str, cls: str) -> tuple[list[str], frozenset[str]]:
+    """The resolved base classes class ``path::cls`` declares (C#: in each of its
+    ``partial`` declarations, :func:`namespaces.partial_parts`), with the keys their
+    resolution needed; :meth:`Resolver.bases` memoises them."""
+    from hindsight.codeindex.namespaces import partial_parts
+
+    fs = r.t.get(path)
+    sub = type(r)(r.t, fs) if fs is not None else None
+    out: list[str] = []
+    deps: set[str] = set()
+    parts = [(path, cls), *partial_parts(sub, fs, cls)] if sub and fs else []
+    selves = {f"{p}::{c}" for p, c in parts}
+    for p, c in parts:
+        pfs = r.t.get(p)
+        if pfs is None or sub is None:
+            continue
+        psub = type(r)(r.t, pfs) if p != path else sub
+        for _c, name, recv, _line in (i for i in pfs.inherits if i[0] == c):
+            dst = psub._by_name(pfs.base_scope(c), name, recv, pfs.starts.get(c, 0))
+            if dst and dst not in out and dst not in selves:
+                out.append(dst)
+        deps |= psub.deps
+    return out, frozenset(deps)

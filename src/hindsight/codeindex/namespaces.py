@@ -90,16 +90,66 @@ def ext_facts(symbols: list[Any]) -> list[tuple[str, str, str, int]]:
     names and kinds)."""
     rows: dict[str, list[tuple[str, str]]] = {}
     spaces: dict[str, list[tuple[str, str]]] = {}
+    parts: list[str] = []
     for s in symbols:  # (path, name, local, kind, parent, …, signature at 9)
         if s[3] == "method" and _THIS.search(s[9]):
             rows.setdefault(s[1], []).append((s[2], s[9]))
         if s[3] == "namespace":
             spaces.setdefault(s[2], [])
+        elif s[3] in CLASS_KINDS and _PARTIAL.search(s[9]):
+            parts.append(s[1])
     for s in symbols:
         if s[4] in spaces:
             spaces[s[4]].append((s[1], s[3]))
     return [("", PROVIDES, f"ext:{n}", _crc(r)) for n, r in sorted(rows.items())] + [
-        ("", PROVIDES, f"ns:{n}", _crc(r)) for n, r in sorted(spaces.items())]
+        ("", PROVIDES, f"ns:{n}", _crc(r)) for n, r in sorted(spaces.items())] + [
+        ("", PROVIDES, f"partial:{n}", 0) for n in sorted(set(parts))]
+
+
+_PARTIAL = re.compile(r"\bpartial\b")
+
+
+def partial_parts(r: Resolver, fs: FileSyms, cls: str) -> list[tuple[str, str]]:
+    """The other declarations ``(path, local)`` of C# ``partial`` class ``cls`` of ``fs``:
+    classes of the same namespace-qualified name declared ``partial`` in other files
+    (ECMA-334, "Partial declarations"), found by their ``partial:<name>`` keys; ``[]`` for
+    a class not declared ``partial``. Memoised per resolver."""
+    if fs.language != "csharp" or not _PARTIAL.search(fs.sigs.get(cls, "")):
+        return []
+    key = (fs.path, "\0partial", cls, 0)
+    hit = r._memo.get(key)
+    if hit is None:
+        full, simple, found = _full(fs, cls), cls.rpartition(".")[2], []
+        for p in r._by_key(f"partial:{simple}"):
+            other = r._file(p) if p != fs.path else None
+            if other is not None and other.language == "csharp":
+                found += [f"{p}::{q}" for q, k in other.kinds.items() if k in CLASS_KINDS
+                          and q.rpartition(".")[2] == simple and _full(other, q) == full
+                          and _PARTIAL.search(other.sigs.get(q, ""))]
+        hit = r._memo[key] = found
+    return [(q.partition("::")[0], q.partition("::")[2]) for q in hit]
+
+
+def partial_member(r: Resolver, parts: list[tuple[str, str]], name: str) -> list[str]:
+    """``[path::local]`` of member ``name`` declared in one of ``parts`` (of
+    :func:`partial_parts`), the first; ``[]`` when none declares it."""
+    for p, cls in parts:
+        other = r._file(p)
+        local = other.members.get(cls, {}).get(name) if other is not None else None
+        if local:
+            return [f"{p}::{local}"]
+    return []
+
+
+def _full(fs: FileSyms, local: str) -> str:
+    """The namespace-qualified name of type ``local`` of C# file ``fs``: ``local`` inside a
+    namespace block, else prefixed with the file-scoped namespace."""
+    s = fs.parents.get(local, "")
+    while s:
+        if fs.kinds.get(s) == "namespace":
+            return local
+        s = fs.parents.get(s, "")
+    return f"{fs.package}.{local}" if fs.package else local
 
 
 def _crc(rows: list[tuple[str, str]]) -> int:
@@ -287,3 +337,25 @@ def package_type(r: Resolver, pkg: str, name: str) -> list[str]:
         if other is not None and other.top.get(name) in CLASS_KINDS:
             return [f"{p}::{name}"]
     return []
+
+
+def go_rebinds(r: Resolver, caller: str, name: str) -> bool:
+    """Whether a local ``name`` of Go function ``caller`` (:meth:`FileSyms.local_name`)
+    hides the imported package ``name``: a parameter, or bindings that each call a
+    function of that package (``cache := cache.New()``); not a typed declaration
+    (``func(cache *cache.Store)`` in a func literal, whose facts the enclosing function
+    holds). True in other languages."""
+    fs = r.f
+    if fs.language != "go":
+        return True
+    b = fs.flow.get(caller, {}).get(name)
+    if not b:
+        return True  # a parameter
+    for _l, v in b:
+        fn = v[len(name) + 1:].partition("(")[0]
+        got = r._via_receiver(caller, fn, name) if fn.isidentifier() else ""
+        path, _, local = got.partition("::")
+        other = r._file(path) if got else None
+        if other is None or other.kinds.get(local) not in FUNC_KINDS:
+            return False
+    return True

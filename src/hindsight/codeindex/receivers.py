@@ -300,12 +300,13 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
 PROVIDES = "@provides"
 """Receiver-fact target of a key the file provides beyond its path and module (value
 ``sub:<base class name>``, ``arg:<name of a function it passes arguments to>``,
-``impl:<Rust type name>``, ``ext:<C# extension method name>``, ``ns:<C# namespace>``): how resolution finds a
+``impl:<Rust type name>``, ``ext:<C# extension method name>``, ``ns:<C# namespace>``,
+``partial:<C# partial class name>``): how resolution finds a
 class's subclasses (codeindex/dispatch.py), a function's call sites in other files
 (codeindex/callsites.py), the impl blocks other files write for a Rust type
 (codeindex/rustimpl.py) and C# extension methods (codeindex/namespaces.py), and what
 incremental re-resolution follows (each prefix is in :data:`PROVIDED_PREFIXES`)."""
-PROVIDED_PREFIXES = ("sub:", "arg:", "impl:", "ext:", "ns:")
+PROVIDED_PREFIXES = ("sub:", "arg:", "impl:", "ext:", "ns:", "partial:")
 
 
 def provided_facts(refs: list[tuple[str, str, str, str, int]], facts: list[Fact],

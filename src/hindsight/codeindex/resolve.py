@@ -25,7 +25,15 @@ from hindsight.codeindex import modules as M
 from hindsight.codeindex.flow import Flow
 from hindsight.codeindex.imports import CJS
 from hindsight.codeindex.languages import SPECS
-from hindsight.codeindex.namespaces import DOTTED, as_type, same_package, unresolved_call
+from hindsight.codeindex.namespaces import (
+    DOTTED,
+    as_type,
+    go_rebinds,
+    partial_member,
+    partial_parts,
+    same_package,
+    unresolved_call,
+)
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, SUPER_NAMES, FileSyms, Table, mangled
 
 __all__ = ["CLASS_KINDS", "FUNC_KINDS", "FileSyms", "Resolver", "Row", "Table", "resolve_file"]
@@ -139,7 +147,8 @@ class Resolver:
                                   fs.kinds.get(local) == "method"):
                     return [f"{fs.path}::{local}"]  # (`F.prototype.m`: no name in F)
                 if visible and kind in CLASS_KINDS:
-                    hit = self.members_of(fs.path, s, name, 0, skip_own=True)
+                    hit = partial_member(self, partial_parts(self, fs, s), name) or \
+                        self.members_of(fs.path, s, name, 0, skip_own=True)
                     if hit:
                         return hit
             if py and name in fs.scoped_imports.get(s, ()) and (
@@ -213,6 +222,10 @@ class Resolver:
                         local = other.members.get(cls, {}).get(name)
                         if local:
                             return [f"{p}::{local}"]
+        parts = partial_parts(self, fs, cls)  # C#: the class's other `partial` declarations
+        hit = partial_member(self, parts, name) if not skip_own else []
+        if hit:
+            return hit
         for base in self.bases(path, cls):
             bpath, _, blocal = base.partition("::")
             if blocal:
@@ -227,15 +240,7 @@ class Resolver:
         memo = self.t._bases.get(key)
         if memo is None:
             self.t._bases[key] = ([], frozenset())  # cycle guard
-            fs = self.t.get(path)
-            sub = Resolver(self.t, fs) if fs is not None else None
-            out: list[str] = []
-            if fs is not None and sub is not None:
-                for _c, name, recv, _line in (i for i in fs.inherits if i[0] == cls):
-                    dst = sub._by_name(fs.base_scope(cls), name, recv, fs.starts.get(cls, 0))
-                    if dst and dst != f"{path}::{cls}":
-                        out.append(dst)
-            memo = (out, frozenset(sub.deps) if sub is not None else frozenset())
+            memo = hierarchy.declared_bases(self, path, cls)
             self.t._bases[key] = memo
         self.deps.update(memo[1])
         if path != self.f.path:
@@ -263,7 +268,8 @@ class Resolver:
         union value, :mod:`hindsight.codeindex.values`); ``[]`` when unresolved."""
         if line and ((receiver in self.spec.self_names and not self.f.is_receiver(
                 caller, receiver, line)) or (not receiver and self.f.local_name(caller, name))
-                or (receiver in self.f.by_alias and self.f.local_name(caller, receiver))):
+                or (receiver in self.f.by_alias and self.f.local_name(caller, receiver)
+                    and go_rebinds(self, caller, receiver))):
             return self.flow.calls(self.f, caller, name, receiver, line)  # (`self = Other()`)
         both = dispatch.reimported(self, caller, name, receiver) \
             if (receiver or name) in self.f.reimports else []  # `try: from a import f`, …

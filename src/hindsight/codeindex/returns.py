@@ -78,7 +78,9 @@ def value(flow: Flow, q: str, key: str = "return") -> Value | None:
     if fs is None:
         return None
     facts = fs.flow.get(local, {})
-    if "yield" in facts or "yield[-1]" in facts:  # (a generator of tuples: `yield k, f`)
+    if "yield" in facts or "yield[-1]" in facts or (  # (a generator of tuples: `yield k, f`)
+            fs.language in ("javascript", "typescript", "tsx")  # (`*gen() { return this; }`)
+            and "*" in fs.sigs.get(local, "").partition("(")[0]):
         return ("gen", q) if key == "return" else None
     if key == "return[*]":
         el = declared_element(flow, q)

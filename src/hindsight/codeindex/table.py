@@ -105,7 +105,8 @@ class FileSyms:
                         fs.kinds.setdefault(base, kind)
             else:
                 fs.top.setdefault(name, kind)
-            if kind in FUNC_KINDS:
+            if kind in FUNC_KINDS or (kind in CLASS_KINDS and language == "csharp"
+                                      and "partial" in sig):  # (namespaces.partial_parts)
                 fs.sigs[local] = sig
                 fs.def_lines.setdefault(local, line)
             if language == "go" and kind == "method":
@@ -278,7 +279,9 @@ class FileSyms:
     def local_name(self, scope: str, name: str) -> bool:
         """Whether bare ``name`` read in ``scope`` (Python, Go) is a parameter or a variable
         of the innermost function around it that binds it (a ``def go(helper)`` hides the
-        module's ``helper``, a Go ``cache := cache.New()`` the package ``cache``), not a
+        module's ``helper``; in Go a parameter, or a variable each of whose bindings reads
+        its own name: ``cache := cache.New()`` hides the package ``cache``, a binding in a
+        block or a func literal, which the facts do not tell apart, does not), not a
         definition or import the names rules find."""
         s = scope
         while s and self.language in ("python", "go"):
@@ -287,8 +290,11 @@ class FileSyms:
                 if name in self.members.get(s, {}):
                     return False  # a nested def
                 p = self.param(s, name)  # (a method's receiver `cls`: Resolver.targets)
-                if name in self.flow.get(s, {}) or p is not None and not (
-                        p[0] == 0 and kind == "method"):
+                b = self.flow.get(s, {}).get(name)
+                if b and self.language == "go" and not all(  # (Go: facts have no blocks)
+                        v.startswith(name + ".") for _l, v in b):
+                    b = None  # only `cache := cache.New()` hides the package `cache`
+                if b or p is not None and not (p[0] == 0 and kind == "method"):
                     return True
             elif kind not in CLASS_KINDS:
                 return False

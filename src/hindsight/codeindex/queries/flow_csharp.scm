@@ -9,7 +9,6 @@
           (member_access_expression)] @fact.rhs) @fact.bind
 (return_statement [(object_creation_expression) (invocation_expression) (identifier)
                    (member_access_expression)] @fact.rhs) @fact.return
-(return_statement "this" @fact.rhs) @fact.return  ; (a fluent method: classes.own)
 
 ; A block namespace is the file's package too (as a file-scoped one is in csharp.scm).
 (compilation_unit (namespace_declaration name: (_) @package))
