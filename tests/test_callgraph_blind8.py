@@ -12,7 +12,8 @@ Go 0.878, Java 0.938, JavaScript 0.955, Rust 0.868, TypeScript 0.942, precision
 unchanged. Session 37 (C# namespaces and extension methods, bounded type parameters, Go
 values named by their type, Rust inline modules…): C# 0.974 (1.0), Go 0.980 (0.980),
 Java 0.979 (1.0), JavaScript 0.973 (1.0), Rust 0.926 (1.0), TypeScript 0.978 (0.993).
-The floors are those scores, to be raised."""
+Session 38 (two callbacks over the same elements on one line): C# 0.987 (1.0), Java
+0.993 (1.0), the others unchanged. The floors are those scores, to be raised."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from blindutil import ROOT  # puts bench/ on the path
 import callgraph_blind
 
 SUITE = ROOT / "tests" / "fixtures" / "callgraph_blind8"
-FLOORS = {"csharp": (1.0, 0.97), "go": (0.97, 0.97), "java": (1.0, 0.97),
+FLOORS = {"csharp": (1.0, 0.98), "go": (0.97, 0.97), "java": (1.0, 0.99),
           "javascript": (1.0, 0.97), "rust": (1.0, 0.92), "typescript": (0.99, 0.97)}
 """language → (precision, recall) floors."""
 

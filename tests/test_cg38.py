@@ -282,3 +282,55 @@ def test_a_csharp_partial_class_is_one_class_over_its_files(tmp_path: Path) -> N
     (repo / "A.Designer.cs").write_text(PARTIAL["A.Designer.cs"])
     git(repo, "add", "A.Designer.cs")  # (the index reads tracked files)
     assert edges(repo, full=False) == PARTIAL_WANT
+
+
+CALLBACKS = {
+    "P.cs": """using System.Collections.Generic;
+using System.Linq;
+class Parcel { public bool IsExpress() { return true; } public decimal Weight() { return 1; } public string Key() { return ""; } }
+class Depot {
+  List<Parcel> _parcels = new List<Parcel>();
+  public decimal ExpressWeight() {
+    return _parcels.Where(p => p.IsExpress()).Sum(p => p.Weight());
+  }
+  public void Keys() {
+    var ks = _parcels.Select(p => p.Key()).Where(p => p.Length > 0);
+  }
+}
+""",
+    "M.java": """import java.util.*;
+class Shipment { boolean isExpress() { return true; } void dispatch() {} String key() { return ""; } }
+class Warehouse {
+  List<Shipment> pending = new ArrayList<>();
+  void dispatchExpress() {
+    pending.stream().filter(s -> s.isExpress()).forEach(s -> s.dispatch());
+  }
+  void keys() {
+    pending.stream().map(s -> s.key()).filter(s -> s.isEmpty());
+  }
+}
+""",
+    "r.ts": """class Item { ok(): boolean { return true; } price(): number { return 1; } name(): string { return ""; } }
+class Cart {
+  items: Item[] = [];
+  total() { return this.items.filter(i => i.ok()).map(i => i.price()); }
+  names() { return this.items.map(i => i.name()).filter(i => i.ok()); }
+}
+""",
+}
+
+
+def test_callbacks_on_one_line_over_the_same_elements(tmp_path: Path) -> None:
+    """``xs.Where(p => …).Sum(p => …)``: two callbacks naming one parameter on a line, each
+    over the elements of the same collection (``Where``/``filter`` keep them), both bind it
+    (callgraph_blind8's two misses in C# and Java); after ``Select``/``map`` the second
+    callback's parameter is something else, so neither binds (a wrong ``Item.ok`` of a
+    string before session 36's rule, which this keeps)."""
+    assert edges(make_repo(tmp_path / "r", CALLBACKS)) == [
+        "M.java::Warehouse.dispatchExpress -> M.java::Shipment.dispatch @6",
+        "M.java::Warehouse.dispatchExpress -> M.java::Shipment.isExpress @6",
+        "P.cs::Depot.ExpressWeight -> P.cs::Parcel.IsExpress @7",
+        "P.cs::Depot.ExpressWeight -> P.cs::Parcel.Weight @7",
+        "r.ts::Cart.total -> r.ts::Item.ok @4",
+        "r.ts::Cart.total -> r.ts::Item.price @4",
+    ]

@@ -96,7 +96,7 @@ class Bindings:
     maps (see :func:`hindsight.codeindex.receivers.extract`)."""
 
     __slots__ = ("facts", "args", "owner", "local_at", "language", "selfs", "chained", "uses",
-                 "functions", "_scopes", "containers", "shadowed")
+                 "functions", "_scopes", "containers", "shadowed", "eaches")
 
     def __init__(self, language: str, owner: Callable[[int], str],
                  local_at: dict[int, tuple[str, str]]) -> None:
@@ -114,6 +114,7 @@ class Bindings:
         # / `xs.append(v)` (so `d.get(k)` and `xs.pop()` read its values: _py_builtin)
         self.containers: dict[str, str] = {}
         self.shadowed: Container[str] = frozenset()  # builtin names the file binds: shadow.py
+        self.eaches: list[tuple[int, int, str, str]] = []  # callbacks' params: elements.each
 
     def scope(self, node: Any) -> str:
         """The scope a statement binds in: its owner, or the owner's container when the

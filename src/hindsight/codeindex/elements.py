@@ -149,21 +149,33 @@ def each(out: Bindings, caps: dict[str, list[Any]]) -> None:
     as of the line before: ``xs.forEach(s => s.save())`` reads it on its own line)."""
     from hindsight.codeindex.bindings import _line, _t
 
-    node = caps["fact.each"][0]
-    if used_beside(node, _t(caps["fact.lhs"][0])):
-        return
+    node, name = caps["fact.each"][0], _t(caps["fact.lhs"][0])
     v = iterable(_t(caps["fact.rhs"][0]), out.language)
+    if v and used_beside(node, name, [(s, e) for s, e, n, w in out.eaches if n == name and w == v]):
+        return
     if v:
         out.scoped(out.scope(node), _t(caps["fact.lhs"][0]), f"{v}[*]", _line(node) - 1,
                    int(node.end_point[0]) + 1)
 
 
-def used_beside(node: Any, name: str) -> bool:
-    """Whether ``name`` is written on the lines of ``node`` outside it: a binding of the
-    callback's parameter for those lines would then also be read there (two callbacks
-    with one parameter name on a line, ``p.weight() + xs.map(|p| p.weight())``,
-    ``.map(s -> s.key()).filter(s -> s.valid())``), so none is made (break-it of session
-    36: each gave a wrong edge)."""
+def seen(out: Bindings, caps: dict[str, list[Any]]) -> None:
+    """Record a callback of :func:`each` before any is bound: ``(start byte, end byte,
+    parameter, what it iterates)`` in ``out.eaches``."""
+    from hindsight.codeindex.bindings import _t
+
+    node = caps["fact.each"][0]
+    out.eaches.append((node.start_byte, node.end_byte, _t(caps["fact.lhs"][0]),
+                       iterable(_t(caps["fact.rhs"][0]), out.language)))
+
+
+def used_beside(node: Any, name: str, same: list[tuple[int, int]] | None = None) -> bool:
+    """Whether ``name`` is written on the lines of ``node`` outside it and outside the
+    byte ranges ``same`` (other callbacks whose parameter ``name`` is an element of the
+    same collection: ``xs.Where(p => p.IsExpress()).Sum(p => p.Weight())``, session 38):
+    a binding of the callback's parameter for those lines would then also be read there
+    (two callbacks with one parameter name on a line, ``p.weight() + xs.map(|p|
+    p.weight())``, ``.map(s -> s.key()).filter(s -> s.valid())``), so none is made
+    (break-it of session 36: each gave a wrong edge)."""
     import re
 
     root = node
@@ -173,8 +185,9 @@ def used_beside(node: Any, name: str) -> bool:
     start = src.rfind(b"\n", 0, node.start_byte) + 1
     end = src.find(b"\n", node.end_byte)
     end = len(src) if end < 0 else end
-    around = src[start:node.start_byte] + b" " + src[node.end_byte:end]
-    return re.search(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])", around) is not None
+    pat = re.compile(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])")
+    return any(not (node.start_byte <= m.start() < node.end_byte) and not any(
+        s <= m.start() < e for s, e in same or ()) for m in pat.finditer(src, start, end))
 
 
 def push(out: Bindings, caps: dict[str, list[Any]]) -> None:

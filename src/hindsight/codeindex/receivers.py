@@ -235,6 +235,8 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
                 out.containers.setdefault(canon(_t(lhs)), _CONTAINERS[r[0].type])
         elif key == "fact.global":
             globals_.add((out.scope(caps[key][0]), _t(caps["fact.lhs"][0])))
+        elif key == "fact.each":  # (two callbacks with one parameter name on a line)
+            elements.seen(out, caps)
     deferred: list[tuple[Callable[[Bindings, dict[str, list[Any]]], None], dict[str, list[Any]]]] = []
     for key, caps in matches:
         if globals_ and key == "fact.assign" and caps["fact.lhs"][0].type == "identifier" \
