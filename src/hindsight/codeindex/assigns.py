@@ -318,7 +318,7 @@ def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -
     vals = caps.get("fact.rhs") or ([node.named_child(0)] if node.named_child_count else [])
     scope = out.owner(node.start_byte)
     if not vals or not scope or key == "fact.yield" and _lambda_yield(node) or \
-            key == "fact.return" and _anonymous_return(out, node):
+            key == "fact.return" and out.language != "python" and _anonymous_return(out, node):
         return
     # `yield from g()`: the elements of g()
     each = "[*]" if key == "fact.yield" and node.child_count > 1 and \
