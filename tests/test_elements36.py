@@ -29,9 +29,10 @@ SAVES = {
     ("Main.java", "Hub.run", "Store.save"): [9, 10, 11, 12, 13, 14, 16, 18, 20],
     # 10 for…of a field, 12 forEach((s) => …), 15 xs[0] bound, 16 Map.get(…)!, 17 an
     # optional field, 25 for…of an Array<Store> parameter, 28 forEach(function (s) …);
-    # not 13, `filter((s) => …).map((s) => s.save())`: two callbacks name `s` on one line
-    # (elements.used_beside: such bindings gave wrong edges in the break-it of session 36)
-    ("hub.ts", "Hub.run", "Store.save"): [10, 12, 15, 16, 17],
+    # 13, `filter((s) => …).map((s) => s.save())`: two callbacks name `s` on one line, both
+    # over this.stores's elements (`filter` keeps them), so both bind it (session 38; with
+    # different collections they bind nothing: elements.used_beside, break-it of session 36)
+    ("hub.ts", "Hub.run", "Store.save"): [10, 12, 13, 15, 16, 17],
     ("hub.ts", "each", "Store.save"): [25, 28],
     # 11 this.stores[0], 13 find(…) bound, 15 a declared Map's get()?, 17 for…of
     # m.values(), 19 at(-1)!

@@ -61,10 +61,13 @@ def test_closures_given_to_iterator_adapters(tmp_path: Path) -> None:
             "    xs.iter().fold(0, |acc, a| {\n        a.go();\n        acc\n    });\n"  # 19-22
             "}\nfn main() {}\n")
     repo = make_repo(tmp_path / "r", {"Cargo.toml": CARGO, "src/main.rs": main})
-    # line 13: two closures share the parameter name `a` on one line, so neither is bound
-    # (a binding covers whole lines; break-it of session 36: with other collections or a
-    # type-changing `map` between them it gave wrong edges); fold's two parameters: not read
+    # line 13: two closures share the parameter name `a` on one line, both over xs's
+    # elements (`filter` keeps them), so both bind it (session 38; with other collections or
+    # a type-changing `map` between them neither does: a binding covers whole lines, and
+    # the break-it of session 36 found wrong edges); fold's two parameters: not read
     assert [e for e in edges(repo) if e.startswith("src/main.rs::run ")] == [
+        "src/main.rs::run -> src/main.rs::A.go @13",
+        "src/main.rs::run -> src/main.rs::A.ok @13",
         "src/main.rs::run -> src/main.rs::B.go @15",
         "src/main.rs::run -> src/main.rs::B.go @18"]
 
