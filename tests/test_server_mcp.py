@@ -65,6 +65,13 @@ def test_mcp_over_http_uses_the_tokens(tmp_path: Path) -> None:
         mid = res[0][1]["id"]
         status, shown = call(s.url, "GET", f"/v1/memories/{mid}?bank=team::app", tok=w)
         assert (shown["memory"]["owner"], shown["memory"]["agent"]) == ("alice", "alice")
+        # what MCP retains and recalls counts in /metrics as the REST routes' (fresh-user
+        # run 38: it counted none)
+        _s, text = call(s.url, "GET", "/metrics", tok=w)
+        values = {ln.split(" ")[0]: float(ln.split(" ")[1]) for ln in text.splitlines()
+                  if ln.startswith("hindsight_") and " " in ln}
+        assert values['hindsight_retain_total{outcome="success"}'] == 1
+        assert (values["hindsight_recall_total"], values["hindsight_recall_hits_total"]) == (1, 1)
         # a read token: recall works, retain and forget are tool errors; no bank needed in
         # the URL when its glob names one bank
         res = _mcp(s.url, r, "", [("recall", {"text": "release"}),

@@ -13,6 +13,7 @@ token's retain and forget are tool errors, and reads carry the token's viewer. A
 from __future__ import annotations
 
 import contextlib
+import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ from hindsight.errors import ConfigError, HindsightError
 from hindsight.server.api import error_body, send_json
 
 if TYPE_CHECKING:
+    from hindsight.server.metrics import Metrics
     from hindsight.server.state import ServerState
     from hindsight.server.views import Scoped
 
@@ -30,18 +32,31 @@ WILDCARDS = frozenset("*?[")
 
 
 class _Memory:
-    """The memory service as the MCP tools call it, through :class:`Scoped`."""
+    """The memory service as the MCP tools call it, through :class:`Scoped`; retains and
+    recalls count in the server's ``metrics`` as the REST routes' do."""
 
-    def __init__(self, sc: Scoped) -> None:
+    def __init__(self, sc: Scoped, metrics: Metrics) -> None:
         self.sc = sc
+        self.metrics = metrics
 
     def retain(self, text: str, **kw: Any) -> Any:
         files, symbols = kw.pop("files", []), kw.pop("symbols", [])
-        item = self.sc.item(text, None, files, symbols, **kw)
-        return self.sc.retain([item], batch=False)[0]
+        try:
+            item = self.sc.item(text, None, files, symbols, **kw)
+            got = self.sc.retain([item], batch=False)[0]
+        except HindsightError:
+            self.metrics.retain.labels("failure").inc()
+            raise
+        self.metrics.retain.labels("success").inc()
+        return got
 
     def recall(self, text: str, **kw: Any) -> Any:
-        return self.sc.recall(text, **kw)
+        t0 = time.perf_counter()
+        res = self.sc.recall(text, **kw)
+        if kw.get("channels") is None:  # (not the quick lexical pass before the full one:
+            # one MCP recall counts once, mcp/server.py _ranking)
+            self.metrics.recalled(time.perf_counter() - t0, len(res.hits))
+        return res
 
     def reflect(self, question: str, k: int = 20) -> Any:
         return self.sc.reflect(question, k)
@@ -117,8 +132,8 @@ class _BankView:
     records and pages through :class:`_Records` and :class:`_Pages`; the code and history
     tools answer that this server has no code index."""
 
-    def __init__(self, sc: Scoped) -> None:
-        self.memory = _Memory(sc)
+    def __init__(self, sc: Scoped, metrics: Metrics) -> None:
+        self.memory = _Memory(sc, metrics)
         self.records = _Records(sc)
         self.pages = _Pages(sc)
         self.code = sc.bank.code
@@ -201,7 +216,7 @@ class McpMount:
         from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
         from mcp.server.transport_security import TransportSecuritySettings
 
-        view = _BankView(sc)
+        view = _BankView(sc, self.state.metrics)
         server = self.factory(lambda: view)
         # tokens guard this endpoint; the SDK's Host check would refuse a server bound to
         # another interface than loopback
