@@ -146,3 +146,26 @@ def test_git_hooks_that_cannot_be_written_are_a_storage_error(tmp_path: Path) ->
                           "--repo-root", str(r.path)], capture_output=True, text=True, env=env)
     assert out.returncode == 4, out.stderr  # storage, not 2 ("bad argument")
     assert f"{hooks}: cannot install git hooks" in out.stderr
+
+
+def test_the_history_table_says_how_to_read_the_rest(tmp_path: Path) -> None:
+    """Fresh-user run 38: `history` of a limited ingest said "partial history (limited)"
+    in its title only, not what reads the rest (`why` did); `hotspots` showed its start as
+    raw ISO 8601, unlike every other time in a table."""
+    r = _repo(tmp_path)
+    with open_bank(repo_root_path=str(r.path)) as bank:
+        bank.code.index(full=True, workers=1)
+        bank.history.ingest(limit=2)
+        assert bank.history.history("a.py::f")["partial"] == "limited"
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "TZ": "UTC"}
+    out = subprocess.run([sys.executable, "-m", "hindsight", "history", "a.py::f",
+                          "--repo-root", str(r.path)], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert partial_note("limited") in " ".join(out.stdout.split())
+    out = subprocess.run([sys.executable, "-m", "hindsight", "hotspots", "--repo-root",
+                          str(r.path)], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    import re
+
+    assert re.search(r"files since \d{4}-\d\d-\d\d \d\d:\d\d [+-]\d\d:\d\d", out.stdout), \
+        out.stdout

@@ -116,6 +116,10 @@ def history(symbol: str, repo_root: str | None, file: str | None, include_unreac
         _merges_note(res["merges_hidden"])
         for n in res["notes"]:
             out.say(n)
+        if res["partial"] and not any("partial" in n for n in res["notes"]):
+            from hindsight.history.queries import partial_note
+
+            out.say(partial_note(res["partial"]))  # (and how to read the rest)
         _attempts_table(res)
 
 
@@ -261,7 +265,8 @@ def hotspots(repo_root: str | None, days: int, limit: int, json: bool) -> None:
         if json:
             out.emit_json(res)
             return
-        out.table(f"files since {res['since']}", ["score", "commits", "fixes", "lines", "file"],
+        out.table(f"files since {time_shown(res['since'])}",
+                  ["score", "commits", "fixes", "lines", "file"],
                   [[f["score"], f["commits"], f["fixes"], f["lines"], f["path"]]
                    for f in res["files"]])
         out.table("symbols", ["score", "commits", "fixes", "kind", "symbol"],
