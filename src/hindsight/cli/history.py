@@ -116,10 +116,6 @@ def history(symbol: str, repo_root: str | None, file: str | None, include_unreac
         _merges_note(res["merges_hidden"])
         for n in res["notes"]:
             out.say(n)
-        if res["partial"] and not any("partial" in n for n in res["notes"]):
-            from hindsight.history.queries import partial_note
-
-            out.say(partial_note(res["partial"]))  # (and how to read the rest)
         _attempts_table(res)
 
 

@@ -264,10 +264,12 @@ def history(code: CodeStore, hs: HistoryStore, root: str, spec: str,
     hidden = 0
     if not merges:
         entries, hidden = collapse_merges(entries)
+    partial = hs.get_meta("history_partial_kind") or ""
+    if partial and not any("partial" in n for n in notes):  # (and what reads the rest)
+        notes.append(partial_note(partial))
     return {"symbol": _sym.as_dict() if _sym is not None else None,
             "qname": f"{path}::{local}", "level": level, "count": len(entries),
-            "partial": hs.get_meta("history_partial_kind") or "", "merges_hidden": hidden,
-            "entries": entries, "notes": notes}
+            "partial": partial, "merges_hidden": hidden, "entries": entries, "notes": notes}
 
 
 def history_key(code: CodeStore, sym: Symbol) -> str:
