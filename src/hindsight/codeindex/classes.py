@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from hindsight.codeindex import reaching, returns
 from hindsight.codeindex.bindings import AFTER, BRANCH, GLOBAL
 from hindsight.codeindex.enums import is_enum
-from hindsight.codeindex.languages import SPECS
+from hindsight.codeindex.languages import JS_FAMILY, SPECS
 from hindsight.codeindex.namespaces import partial_parts
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, FileSyms
 from hindsight.codeindex.values import Value, members, union
@@ -96,7 +96,7 @@ def constructor(flow: Flow, q: str) -> bool:
     function``): ``new F()`` gives an instance of it."""
     path, _, local = q.partition("::")
     fs = flow.fs(path)
-    return fs is not None and fs.language in ("javascript", "typescript", "tsx") and \
+    return fs is not None and fs.language in JS_FAMILY and \
         bool(fs.members.get(local))
 
 
@@ -104,7 +104,7 @@ def js_constructor_of(fs: FileSyms, scope: str) -> str:
     """``this`` in a JavaScript constructor function or one of its methods: the innermost
     scope around ``scope`` (itself included) that has members (``F.prototype.m =
     function``, ``this.m = …``), else ``""``."""
-    if fs.language not in ("javascript", "typescript", "tsx"):
+    if fs.language not in JS_FAMILY:
         return ""
     s = scope
     while s:
@@ -114,7 +114,6 @@ def js_constructor_of(fs: FileSyms, scope: str) -> str:
     return ""
 
 
-_JS = frozenset({"javascript", "typescript", "tsx"})
 _ASYNC_OR_GEN = re.compile(r"\basync\b|\*")
 
 
@@ -133,7 +132,7 @@ def own(flow: Flow, recv: Value, q: str) -> Value | None:
         # method or a generator: they return a promise, a generator object)
         declared = fs.declared_return(local)
         head = fs.sigs.get(local, "").partition("(")[0]
-        if recv[0] == "inst" and fs.language in _JS and not _ASYNC_OR_GEN.search(head) and (
+        if recv[0] == "inst" and fs.language in JS_FAMILY and not _ASYNC_OR_GEN.search(head) and (
                 declared == "this" or not declared and rets and all(
                     v in SPECS[fs.language].self_names and fs.is_receiver(local, v, None)
                     for _l, v in rets)):

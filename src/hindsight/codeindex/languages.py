@@ -15,6 +15,8 @@ from typing import Any
 
 # Languages whose calls, imports and inheritance are resolved ("full" support, issue #2).
 FULL = ("python", "javascript", "typescript", "tsx", "java", "go", "rust")
+JS_FAMILY = frozenset({"javascript", "typescript", "tsx"})
+"""The languages of the JavaScript grammar family (TypeScript and TSX share its rules)."""
 
 
 @dataclass(frozen=True)

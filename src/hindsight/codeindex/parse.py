@@ -31,7 +31,7 @@ from hindsight.codeindex import pyconsts, receivers, rustvals
 from hindsight.codeindex.asthash import blank_comments, flat_hash, indent_hash
 from hindsight.codeindex.docstrings import doc_comment, py_docstring
 from hindsight.codeindex.identity import alias_stubs, drop_stubs, js_receiver, name_apart
-from hindsight.codeindex.languages import get
+from hindsight.codeindex.languages import JS_FAMILY, get
 from hindsight.codeindex.namespaces import ext_facts
 from hindsight.codeindex.pymarks import dispatch_marks, main_guard, star_names
 from hindsight.codeindex.rustimpl import impl_facts
@@ -50,7 +50,7 @@ MAX_NESTING = 48  # definitions nested deeper than this are not recorded as symb
 # rebuilt, anchors migrated (memory.anchors.migrate_identities). 10: enum members (s. 30);
 # 12: C#/Kotlin/C++ enum members, C# operators…, Kotlin constructor properties (s. 36)
 EXTRACTOR_VERSION = 12
-_JS = frozenset({"javascript", "typescript", "tsx"})
+_JS = JS_FAMILY
 _CHAINS = ("assignment_expression", "assignment")  # `a = b = function…` (JS, Python)
 
 

@@ -23,6 +23,7 @@ import os
 import re
 from typing import TYPE_CHECKING
 
+from hindsight.codeindex.languages import JS_FAMILY
 from hindsight.models import Symbol, innermost, simple_name
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 
 _PY_DECORATOR = re.compile(
     r"^\s*@(?:[\w.]+\.)?(?:property|cached_property|\w+\.(?:setter|getter|deleter))\b")
-_JS = frozenset({"javascript", "typescript", "tsx"})
+_JS = JS_FAMILY
 _FAMILY = {"tsx": "typescript"}
 MAX_FILE_BYTES = 2 * 1024 * 1024  # as the index's own limit (worker.MAX_FILE_BYTES)
 

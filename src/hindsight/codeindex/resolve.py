@@ -24,7 +24,7 @@ from hindsight.codeindex import dispatch, hierarchy, rustimpl
 from hindsight.codeindex import modules as M
 from hindsight.codeindex.flow import Flow
 from hindsight.codeindex.imports import CJS
-from hindsight.codeindex.languages import SPECS
+from hindsight.codeindex.languages import JS_FAMILY, SPECS
 from hindsight.codeindex.namespaces import (
     DOTTED,
     as_type,
@@ -39,7 +39,7 @@ from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, SUPER_NAMES, File
 __all__ = ["CLASS_KINDS", "FUNC_KINDS", "FileSyms", "Resolver", "Row", "Table", "resolve_file"]
 
 MAX_DEPTH = 8
-_JS = frozenset({"javascript", "typescript", "tsx"})
+_JS = JS_FAMILY
 _NAMESPACES = frozenset({"namespace", "module"})  # their bodies see their items by name
 
 
@@ -94,7 +94,7 @@ class Resolver:
                 if not out and "." in target:  # namespace package (no __init__.py)
                     out += M.nearest(fs.path, self._by_key(f"nsmod:{target}"))
             return out
-        if lang in ("javascript", "typescript", "tsx"):
+        if lang in _JS:
             if not spec:  # `export default x` records the file itself
                 return [fs.path]
             for cand in M.js_candidates(fs.path, spec):

@@ -11,6 +11,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from hindsight.codeindex import hierarchy
+from hindsight.codeindex.languages import JS_FAMILY
 from hindsight.codeindex.types import element_type, type_values
 from hindsight.codeindex.values import Value, union
 
@@ -79,7 +80,7 @@ def value(flow: Flow, q: str, key: str = "return") -> Value | None:
         return None
     facts = fs.flow.get(local, {})
     if "yield" in facts or "yield[-1]" in facts or (  # (a generator of tuples: `yield k, f`)
-            fs.language in ("javascript", "typescript", "tsx")  # (`*gen() { return this; }`)
+            fs.language in JS_FAMILY  # (`*gen() { return this; }`)
             and "*" in fs.sigs.get(local, "").partition("(")[0]):
         return ("gen", q) if key == "return" else None
     if key == "return[*]":
