@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import make_repo
 
 from hindsight.app import open_bank
 from hindsight.errors import BankNotFound, ConfigError
@@ -319,3 +320,16 @@ def test_regressions_from_a_new_user_run(repo: Path, tmp_path: Path) -> None:
         assert p.returncode == 3, (args, p.stderr)
     p = subprocess.run([*CLI, "recall", "x"], cwd=empty, env=env, capture_output=True, text=True)
     assert p.returncode == 3
+    # nor record a claim on a bank id: a never-indexed git repository queried with every
+    # read-only command leaves no `.owner` file and no registry entry (fresh-user run 38)
+    fresh = make_repo(tmp_path / "fresh", {"a.py": "def f():\n    return 1\n"})
+    home = Path(os.environ["HINDSIGHT_HOME"])
+    before = sorted(str(p) for p in home.rglob("*") if p.is_file())
+    for args, rc in ((["symbols", "f"], 5), (["callers", "f"], 5), (["history", "f"], 5),
+                     (["memories"], 3), (["status"], 3), (["recall", "x"], 3)):
+        p = subprocess.run([*CLI, *args], cwd=fresh, env=env, capture_output=True, text=True)
+        assert p.returncode == rc, (args, p.stderr)
+    after = sorted(str(p) for p in home.rglob("*") if p.is_file() and "/locks/" not in str(p))
+    assert [p for p in after if p not in before] == []
+    assert str(fresh) not in (home / "registry.json").read_text() if (
+        home / "registry.json").exists() else True

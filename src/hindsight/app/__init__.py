@@ -330,7 +330,7 @@ def open_bank(path: str = ".", *, repo_root_path: str | None = None,
     except UnicodeEncodeError:
         shown = root.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         raise ConfigError(f"{shown}: repository path is not valid UTF-8", path=shown) from None
-    res = resolution or resolve(root, harness, root=root)
+    res = resolution or resolve(root, harness, root=root, record=create)
     if res.bank_id is None:
         raise ConfigError(f"{root}: no bank ({res.reason})", path=root)
     db = bank_file(res.bank_id)

@@ -163,10 +163,14 @@ def _claim(reg: dict[str, Any], bank_id: str, main: str) -> str:
     return f"{bank_id}-{hashlib.sha1(os.fsencode(main)).hexdigest()[:8]}"
 
 
-def _register(bank_id: str, main: str, root: str, claim: bool, git: bool = True) -> str:
+def _register(bank_id: str, main: str, root: str, claim: bool, git: bool = True,
+              record: bool = True) -> str:
     """Record ``root`` → ``bank_id`` (only for a git work tree: the roots are how a deleted
     worktree is found again); with ``claim``, take ``bank_id`` for ``main`` (see
-    :func:`_claim`). A home that cannot be written (read-only) records nothing."""
+    :func:`_claim`). A home that cannot be written (read-only) records nothing; without
+    ``record`` (a read-only query) nothing is written and the id is the one a claim gives."""
+    if not record:
+        return _claim(read_registry(), bank_id, main) if claim else bank_id
     try:
         with _registry_lock():
             reg = read_registry()
@@ -325,12 +329,14 @@ def _template(settings: Settings, main: str, cwd: str, harness: str) -> str:
 
 
 def resolve(cwd: str, harness: str = "cli", *, settings: Settings | None = None,
-            env: Any = None, root: str | None = None) -> Resolution:
+            env: Any = None, root: str | None = None, record: bool = True) -> Resolution:
     """Resolve the bank of ``cwd`` for ``harness`` (see the module docstring for the order).
 
     ``root`` forces the work tree (used as is, even inside another repository; its main
     worktree is looked up only when it has its own ``.git``). The returned settings include
-    the ``banks.<id>`` layer. Raises :class:`ConfigError` for
+    the ``banks.<id>`` layer. With ``record`` false (a query that must not create a bank)
+    the registry and the bank's ``.owner`` file are read, never written. Raises
+    :class:`ConfigError` for
     an invalid config, an invalid template, or a directory that does not exist and is not
     a known (deleted) worktree."""
     s = settings if settings is not None else load(harness, env=env)
@@ -354,14 +360,16 @@ def resolve(cwd: str, harness: str = "cli", *, settings: Settings | None = None,
             if (m := _configured_under((cwd, root, main), k)) is not None}
     if hits:
         best = max(hits, key=lambda k: len(hits[k]))  # the longest prefix, as it matched
-        bank_id = _register(s["mapPathToBank"][best], main, root, claim=False, git=git)
+        bank_id = _register(s["mapPathToBank"][best], main, root, claim=False, git=git,
+                            record=record)
         return Resolution(bank_id, root, main, f"mapPathToBank {best}", "", s.for_bank(bank_id))
     if s["bankId"]:
-        bank_id = _register(s["bankId"], main, root, claim=False, git=git)
+        bank_id = _register(s["bankId"], main, root, claim=False, git=git,
+                            record=record)
         return Resolution(bank_id, root, main, "bankId", "", s.for_bank(bank_id))
     want = _template(s, main, cwd, harness)
     shared = "{gitRemote}" in client_template(s) and git and bool(git_remote(main))
-    bank_id = _register(want, main, root, claim=not shared, git=git)
+    bank_id = _register(want, main, root, claim=not shared, git=git, record=record)
     how = f"template {client_template(s)}"
     if bank_id != want:
         how += f" (name clash: {want} belongs to another repository)"
