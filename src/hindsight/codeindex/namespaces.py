@@ -22,6 +22,7 @@ import re
 import zlib
 from typing import TYPE_CHECKING, Any
 
+from hindsight.codeindex.bindings import BRANCH
 from hindsight.codeindex.receivers import PROVIDES
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS
 
@@ -359,3 +360,28 @@ def go_rebinds(r: Resolver, caller: str, name: str) -> bool:
         if other is None or other.kinds.get(local) not in FUNC_KINDS:
             return False
     return True
+
+
+def py_rebinds(r: Resolver, caller: str, name: str, line: int) -> bool:
+    """Whether module alias ``name`` of a Python file is bound again at its top level, so
+    that ``name.m()`` at ``line`` of ``caller`` reads that value, not the module: ``import
+    cache`` then ``cache = cache.new()`` (break-it of session 38). Only an unconditional
+    binding after the alias's last import counts (one in a branch may not run: the module
+    stays); module or class-body code reads it only after its line."""
+    fs = r.f
+    if fs.language != "python":
+        return False
+    mod = fs.flow.get("", {})
+    binds = mod.get(name)
+    if not binds:
+        return False
+    imported = max((ln for c, _m, _i, a, ln in fs.imports if not c and a == name), default=0)
+    branch = {b for b, _e in mod.get(name + BRANCH, ())}
+    later = [ln for ln, _v in binds if ln > imported and ln not in branch]
+    if not later:
+        return False
+    s = caller
+    while s and fs.kinds.get(s) in CLASS_KINDS:
+        s = fs.parents.get(s, "")
+    return bool(s) or line > later[0]
+

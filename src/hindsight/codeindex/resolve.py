@@ -31,6 +31,7 @@ from hindsight.codeindex.namespaces import (
     go_rebinds,
     partial_member,
     partial_parts,
+    py_rebinds,
     same_package,
     unresolved_call,
 )
@@ -269,7 +270,8 @@ class Resolver:
         if line and ((receiver in self.spec.self_names and not self.f.is_receiver(
                 caller, receiver, line)) or (not receiver and self.f.local_name(caller, name))
                 or (receiver in self.f.by_alias and self.f.local_name(caller, receiver)
-                    and go_rebinds(self, caller, receiver))):
+                    and go_rebinds(self, caller, receiver))
+                or (receiver in self.f.by_alias and py_rebinds(self, caller, receiver, line))):
             return self.flow.calls(self.f, caller, name, receiver, line)  # (`self = Other()`)
         both = dispatch.reimported(self, caller, name, receiver) \
             if (receiver or name) in self.f.reimports else []  # `try: from a import f`, …

@@ -1,0 +1,82 @@
+"""A Python module alias bound again at the module's top level (``import store`` then
+``store = store.open_backend()``) is that value in the functions and class bodies that
+read it, and in module code after the binding: ``store.get(k)`` is ``Backend.get``, not the
+package's function ``get`` (break-it of session 38, left then; session 39). Module code
+before the binding still reads the module; a binding in a branch (``if __name__ ==
+"__main__":``) may not run, so the module stays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cgutil import edges
+from conftest import make_repo
+
+FILES = {
+    "store/__init__.py": "from store.backend import Backend, get, open_backend\n",
+    "store/backend.py": """class Backend:
+    def get(self, k):
+        return k
+
+    def close(self):
+        return None
+
+def get(k):
+    return None
+
+def open_backend():
+    return Backend()
+""",
+    "app.py": """import store
+import json
+
+json.dumps({})
+store.get(0)
+store = store.open_backend()
+
+
+def read(k):
+    return store.get(k)
+
+
+class Job:
+    def run(self):
+        store.close()
+        return read(1)
+""",
+    "late.py": """import store
+
+
+def read(k):
+    return store.get(k)
+
+
+if __name__ == "__main__":
+    store = store.open_backend()
+""",
+}
+
+WANT = [
+    "app.py:: -> store/backend.py::get @5",
+    "app.py:: -> store/backend.py::open_backend @6",
+    "app.py::Job.run -> app.py::read @16",
+    "app.py::Job.run -> store/backend.py::Backend.close @15",
+    "app.py::read -> store/backend.py::Backend.get @10",
+    "late.py:: -> store/backend.py::open_backend @9",
+    "late.py::read -> store/backend.py::get @5",
+    "store/backend.py::open_backend -> store/backend.py::Backend @12",
+]
+
+
+def test_a_module_alias_bound_again_at_top_level_is_that_value(tmp_path: Path) -> None:
+    assert edges(make_repo(tmp_path / "r", FILES)) == WANT
+
+
+def test_an_incremental_index_agrees(tmp_path: Path) -> None:
+    """The binding added by an edit changes the function's edge as a full index does."""
+    first = dict(FILES, **{"app.py": FILES["app.py"].replace(
+        "store = store.open_backend()", "store.open_backend()")})
+    repo = make_repo(tmp_path / "r", first)
+    assert "app.py::read -> store/backend.py::get @10" in edges(repo)
+    (repo / "app.py").write_text(FILES["app.py"])
+    assert edges(repo, full=False) == WANT
