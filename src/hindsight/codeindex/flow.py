@@ -336,7 +336,7 @@ class Flow:
         if "[" not in name:
             r = self.ctx(fs.path)
             hit = ns.as_type(r, fs, scope, name, r.lookup(fs, scope, name, line or 0)) if r else []
-            if hit and not (name in fs.by_alias and ns.py_rebinds(r, scope, name, line)):
+            if hit and r and not (name in fs.by_alias and ns.py_rebinds(r, scope, name, line)):
                 return self.classify(hit[0])
             if r is not None and name in fs.by_alias and name not in fs.flow.get("", {}):
                 return classes.imported(self, r, fs, name)  # `from m import obj`
