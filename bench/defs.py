@@ -46,7 +46,7 @@ from hindsight.models import simple_name  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 SUITES = ("defs", "defs_blind", "defs_blind2", "defs_blind3", "defs_blind4", "defs_blind5",
-          "defs_blind6", "defs_blind7")
+          "defs_blind6", "defs_blind7", "defs_blind8")
 DEFS = FIXTURES / "defs"
 
 Row = tuple[str, int, str, str]  # file, line, kind, local

@@ -80,3 +80,19 @@ def test_an_incremental_index_agrees(tmp_path: Path) -> None:
     assert "app.py::read -> store/backend.py::get @10" in edges(repo)
     (repo / "app.py").write_text(FILES["app.py"])
     assert edges(repo, full=False) == WANT
+
+
+def test_a_name_read_after_its_rebinding_is_the_new_value(tmp_path: Path) -> None:
+    """``helper = replacement`` then, in a branch, ``replacement = helper``: that ``helper``
+    is already ``replacement`` (tests/test_field34.py had both); without the first
+    binding the branch gives both functions."""
+    cbs = "def helper():\n    return 1\ndef replacement():\n    return 2\n"
+    main = ("import os\nfrom cbs import helper, replacement\n"  # 1-2
+            "helper = replacement\n"  # 3
+            "if os.name == 'nt':\n    replacement = helper\n"  # 4-5
+            "def caller():\n    replacement()\n")  # 6-7
+    assert edges(make_repo(tmp_path / "a", {"cbs.py": cbs, "main.py": main})) == [
+        "main.py::caller -> cbs.py::replacement @7"]
+    other = main.replace("helper = replacement\n", "\n")
+    assert edges(make_repo(tmp_path / "b", {"cbs.py": cbs, "main.py": other})) == [
+        "main.py::caller -> cbs.py::helper @7", "main.py::caller -> cbs.py::replacement @7"]

@@ -88,11 +88,13 @@ def test_a_module_binding_a_function_name_again(tmp_path: Path) -> None:
                          "helper = replacement\n"  # 5
                          "def caller():\n    helper()\n"  # 6-7: replacement
                          "if os.name == 'nt':\n    replacement = helper\n"  # 8-9
-                         "def caller2():\n    replacement()\n")}  # 10-11: both
+                         "def caller2():\n    replacement()\n")}  # 10-11: replacement
+    # (line 9's `helper` is already `replacement`, bound on line 5: so is line 11's call
+    # in both branches; before session 39 the import was read there, giving `helper` too)
     assert calls_from(tmp_path, files, "own.py::", "own.py::run", "own.py::caller",
                       "main.py::run", "main.py::caller", "main.py::caller2") == [
         "main.py::caller -> cbs.py::replacement @7",
-        "main.py::caller2 -> cbs.py::helper @11", "main.py::caller2 -> cbs.py::replacement @11",
+        "main.py::caller2 -> cbs.py::replacement @11",
         "main.py::run -> cbs.py::helper @4",
         "own.py:: -> own.py::helper @7",
         "own.py::caller -> own.py::replacement @10",

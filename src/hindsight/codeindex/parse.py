@@ -48,9 +48,11 @@ MAX_SIG = 240
 MAX_NESTING = 48  # definitions nested deeper than this are not recorded as symbols
 # Bump when unchanged source gives other symbols: an index or history of another version is
 # rebuilt, anchors migrated (memory.anchors.migrate_identities). 10: enum members (s. 30);
-# 12: C#/Kotlin/C++ enum members, C# operators…, Kotlin constructor properties (s. 36)
-EXTRACTOR_VERSION = 12
+# 12: C#/Kotlin/C++ enum members, C# operators…, Kotlin constructor properties (s. 36);
+# 13: JS literals holding functions deeper, chained Python constants (s. 39, defs_blind8)
+EXTRACTOR_VERSION = 13
 _JS = JS_FAMILY
+_LITERAL_SCOPES = ("variable_declarator", "pair")
 _CHAINS = ("assignment_expression", "assignment")  # `a = b = function…` (JS, Python)
 
 
@@ -195,6 +197,11 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
             if d.role in ("setter", "deleter"):
                 d.suffix = ":" + d.role
     _nest(defs, spec.class_kinds, language in _JS)
+    if language in _JS:  # a literal whose functions sit deeper (`{a: {b: {run() {}}}}`)
+        for d in defs:  # is an object symbol too, as one holding them directly
+            p = d.parent if not d.is_scope else None
+            while p is not None and p.is_scope and p.node.type in _LITERAL_SCOPES:
+                p.is_scope, p.kind, p = False, "object", p.parent
     if name_apart(defs, language):
         _nest(defs, spec.class_kinds, False)
     if marks:

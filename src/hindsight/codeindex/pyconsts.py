@@ -71,11 +71,13 @@ def _assigned(block: Any, enum: bool = False) -> Iterator[tuple[Any, str]]:
         if st.type != "expression_statement" or st.named_child_count != 1:
             continue
         a = st.named_children[0]
-        left = a.child_by_field_name("left") if a.type == "assignment" else None
-        if left is not None and left.type == "identifier":
-            name = left.text.decode("utf-8", "replace")
-            if UPPER.match(name) or (enum and name[:1] != "_" and _member_value(a)):
-                yield a, name
+        while a is not None and a.type == "assignment":  # (`KILO = KIBI = 1024`: each)
+            left = a.child_by_field_name("left")
+            if left is not None and left.type == "identifier":
+                name = left.text.decode("utf-8", "replace")
+                if UPPER.match(name) or (enum and name[:1] != "_" and _member_value(a)):
+                    yield a, name
+            a = a.child_by_field_name("right")
 
 
 def in_slot(lam: Any, name: str) -> bool:
@@ -84,9 +86,10 @@ def in_slot(lam: Any, name: str) -> bool:
     plain names (a ``\\`` line continuation or a comment is a node too) and none starred
     (``a, *m, z = …``). A lambda not in a tuple assignment is kept."""
     values = lam.parent
-    a = values.parent if values is not None and values.type == "expression_list" else None
+    a = values.parent if values is not None and values.type in ("expression_list", "tuple") \
+        else None
     left = a.child_by_field_name("left") if a is not None and a.type == "assignment" else None
-    if left is None or left.type != "pattern_list":
+    if left is None or left.type not in ("pattern_list", "tuple_pattern"):
         return True
     skip = ("comment", "line_continuation")
     names = [n for n in left.named_children if n.type not in skip]

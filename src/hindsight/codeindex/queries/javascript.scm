@@ -11,25 +11,32 @@
 ; `module.exports = {...}` and `export default {...}` are the module's. Literals passed as
 ; arguments are not followed.
 (variable_declarator name: (identifier) @name value: (object [(method_definition)
-  (pair key: (property_identifier) value: [(arrow_function) (function_expression)
-  (generator_function)])])) @definition.object
+  (pair key: [(property_identifier) (computed_property_name)]
+   value: [(arrow_function) (function_expression) (generator_function)])])) @definition.object
 (pair key: (property_identifier) @name value: (object [(method_definition)
-  (pair key: (property_identifier) value: [(arrow_function) (function_expression)
-  (generator_function)])])) @definition.object
+  (pair key: [(property_identifier) (computed_property_name)]
+   value: [(arrow_function) (function_expression) (generator_function)])])) @definition.object
 (assignment_expression
   left: (member_expression object: (_) @receiver property: (property_identifier) @name)
-  right: (object [(method_definition) (pair key: (property_identifier)
-    value: [(arrow_function) (function_expression) (generator_function)])])
+  right: (object [(method_definition)
+    (pair key: [(property_identifier) (computed_property_name)]
+     value: [(arrow_function) (function_expression) (generator_function)])])
   (#not-eq? @name "prototype") (#not-eq? @receiver "module")) @definition.object
 (assignment_expression
   left: (member_expression object: (identifier) @name property: (property_identifier) @_p)
   right: (object) (#eq? @_p "prototype")) @scope
+(assignment_expression left: (identifier) @name right: (object [(method_definition)
+  (pair key: [(property_identifier) (computed_property_name)]
+   value: [(arrow_function) (function_expression) (generator_function)])])) @definition.object
 (variable_declarator name: (identifier) @name value: (object (pair value: (object)))) @scope
+(pair key: (property_identifier) @name value: (object (pair value: (object)))) @scope
+; (a scope above is an object symbol too when a definition nests in it: parse.py)
 ; (members of literals that are arguments or elements are dropped by identity.js_receiver)
 ; (a quoted name only when it is one fragment: `"a\"b"` has two and an escape between)
 (object [(method_definition name: [(property_identifier) (computed_property_name)
                                    (string . (string_fragment) @name .)] @name)
-  (pair key: [(property_identifier) @name (string . (string_fragment) @name .)]
+  (pair key: [(property_identifier) @name (string . (string_fragment) @name .)
+              (computed_property_name) @name]
    value: [(arrow_function) (function_expression) (generator_function)])] @definition.function)
 ; Functions and classes assigned to a name or a property: `res.send = function send() {}`,
 ; `Foo.prototype.m = function () {}`, `this.m = () => {}`, `exports.x = ...`,
@@ -66,12 +73,13 @@
 (variable_declarator name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 (variable_declarator name: (identifier) @name value: (class)) @definition.class
-(program (lexical_declaration (variable_declarator name: (identifier) @name
-  value: [(string) (number) (template_string) (object) (array)]) @definition.constant)
-  (#match? @name "^[A-Z][A-Z0-9_]*$"))
-(program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name
-  value: [(string) (number) (template_string) (object) (array)]) @definition.constant))
-  (#match? @name "^[A-Z][A-Z0-9_]*$"))
+(program (lexical_declaration "const" (variable_declarator name: (identifier) @name
+  value: [(string) (number) (template_string) (object) (array) (true) (false)])
+  @definition.constant) (#match? @name "^[A-Z][A-Z0-9_]*$"))
+(program (export_statement (lexical_declaration "const" (variable_declarator
+  name: (identifier) @name
+  value: [(string) (number) (template_string) (object) (array) (true) (false)])
+  @definition.constant)) (#match? @name "^[A-Z][A-Z0-9_]*$"))
 
 (call_expression function: (identifier) @call.name)
 (call_expression function: (member_expression

@@ -13,6 +13,11 @@
                                                  (tuple_pattern (identifier) @name)])
   @definition.constant)
   (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
+; `KILO = KIBI = 1024`: each name of a chained assignment (two or three deep)
+(module (expression_statement (assignment right: (assignment left: (identifier) @name)
+  @definition.constant)) (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
+(module (expression_statement (assignment right: (assignment right: (assignment
+  left: (identifier) @name) @definition.constant))) (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
 ; A name bound to a lambda, at module, class or function level: `square = lambda x: x * x`.
 (expression_statement (assignment left: (identifier) @name right: (lambda)) @definition.function)
 ; `a = b = lambda: None` names one function twice (the outer name spans it, as a chained
@@ -28,6 +33,13 @@
   right: (expression_list . (_) . (lambda) @definition.function)))
 (expression_statement (assignment left: (pattern_list . (_) . (_) . (identifier) @name)
   right: (expression_list . (_) . (_) . (lambda) @definition.function)))
+; the same with parentheses: `(left, right) = (lambda a: a, lambda b: b)`
+(expression_statement (assignment left: (tuple_pattern . (identifier) @name)
+  right: (tuple . (lambda) @definition.function)))
+(expression_statement (assignment left: (tuple_pattern . (_) . (identifier) @name)
+  right: (tuple . (_) . (lambda) @definition.function)))
+(expression_statement (assignment left: (tuple_pattern . (_) . (_) . (identifier) @name)
+  right: (tuple . (_) . (_) . (lambda) @definition.function)))
 ; Type aliases: `type Point[T] = tuple[T, T]` (PEP 695) and `Json: TypeAlias = dict` (PEP 613).
 (type_alias_statement left: (type [(identifier) @name (generic_type (identifier) @name)]))
   @definition.type
