@@ -66,6 +66,12 @@ def test_blind_definitions_floors(lang: str) -> None:
     ("x.ts", "export const routes = {\n  admin: {\n    load: () => 1,\n  },\n};\n",
      [(1, "object", "routes"), (2, "object", "routes.admin"),
       (3, "method", "routes.admin.load")]),
+    # break-it 39: a literal passed as an argument names nothing, however deep; a literal
+    # assigned inside a function keeps the members' names as before
+    ("y.js", "foo({a: {b: {c: {d() {}}}}});\nlet h;\nfunction setup() { h = {on() {}}; }\n"
+     "const arr = [{x: {y: {get() {}}}}];\n",
+     [(3, "function", "setup"), (3, "function", "setup.on")]),
+    ("y.py", "A = B = C = D = E = 1\n", [(1, "constant", n) for n in "ABCDE"]),
     ("x.py", "KILO = KIBI = 1024\nA = B = C = 1\n(left, right) = (lambda a: a, lambda b: b)\n"
      "class K:\n    X = Y = 2\n",
      [(1, "constant", "KILO"), (1, "constant", "KIBI"), (2, "constant", "A"),

@@ -27,7 +27,7 @@ def show(harness: str, cwd: str, json: bool) -> None:
     from hindsight.config.banks import resolve
 
     with _errors():
-        res = resolve(os.path.abspath(cwd), harness)
+        res = resolve(os.path.abspath(cwd), harness, record=False)  # (a query: writes nothing)
         s = res.settings
         values = {k: {"value": v, "source": s.sources[k]} for k, v in s.values.items()}
         data = {"config_file": s.path, "config_file_exists": os.path.exists(s.path),

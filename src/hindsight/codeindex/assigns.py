@@ -324,7 +324,9 @@ def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -
     each = "[*]" if key == "fact.yield" and node.child_count > 1 and \
         node.child(1).type == "from" else ""
     tup = vals[0].type in ("expression_list", "tuple", "list")  # positions: `make()[0]`
-    for alt in out.alternatives(vals[0]) if vals[0].type not in _NO_VALUE else []:
+    alts = out.alternatives(vals[0]) if vals[0].type not in _NO_VALUE else []
+    dflt = out.default_of(vals[0]) if out.language == "python" else None
+    for alt in alts + [dflt] if dflt is not None else alts:  # (`return d.get(k, C())`: C())
         v = out.value(alt)
         if v is not None and not (each and v == "?"):
             out.facts.append((scope, target, v + each, _line(node)))

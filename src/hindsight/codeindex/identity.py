@@ -188,8 +188,8 @@ def js_receiver(d: Any) -> bool:
             d.name == "default" and up.type == "export_statement"))  # `export default class {`
     if node.type in _MEMBERS:
         obj = node.parent
-        if obj is not None and obj.type == "object":
-            up = obj.parent
+        while obj is not None and obj.type == "object":  # (up through nested literals:
+            up = obj.parent  # `f({a: {b: {run() {}}}})` names nothing, break-it 39)
             if up is not None and up.type in _TS_WRAPPERS:  # `{...} as const`, `satisfies T`
                 up = up.parent
             if up is None or up.type not in _NAMED_LITERAL:
@@ -197,7 +197,9 @@ def js_receiver(d: Any) -> bool:
             if up.type == "variable_declarator":  # not `const { a } = { a: () => 1 }`
                 name = up.child_by_field_name("name")
                 return name is not None and name.type == "identifier"
-            return True
+            if up.type != "pair":
+                return True
+            obj = up.parent
     r = d.receiver
     if not r:
         return True

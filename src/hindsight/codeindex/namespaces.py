@@ -22,7 +22,7 @@ import re
 import zlib
 from typing import TYPE_CHECKING, Any
 
-from hindsight.codeindex.bindings import BRANCH
+from hindsight.codeindex.bindings import BRANCH, GLOBAL
 from hindsight.codeindex.receivers import PROVIDES
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS
 
@@ -376,10 +376,16 @@ def py_rebinds(r: Resolver, caller: str, name: str, line: int) -> bool:
     if not binds:
         return False
     imported = max((ln for c, _m, _i, a, ln in fs.imports if not c and a == name), default=0)
-    branch = {b for b, _e in mod.get(name + BRANCH, ())}
-    later = [ln for ln, _v in binds if ln > imported and ln not in branch]
+    skip = {b for b, _e in mod.get(name + BRANCH, ())} | {  # (a function's `global name`
+        b for b, _e in mod.get(name + GLOBAL, ())}  # binding runs only when it is called)
+    later = [ln for ln, _v in binds if ln > imported and ln not in skip]
     if not later:
         return False
+    s = caller
+    while s:  # a function's own import of the name is read there (break-it 39)
+        if name in fs.scoped_imports.get(s, ()):
+            return False
+        s = fs.parents.get(s, "")
     s = caller
     while s and fs.kinds.get(s) in CLASS_KINDS:
         s = fs.parents.get(s, "")

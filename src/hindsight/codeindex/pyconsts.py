@@ -21,13 +21,17 @@ _CLAUSES = frozenset({"elif_clause", "else_clause", "except_clause", "finally_cl
 def constants(root: Any, class_nodes: Iterable[Any]) -> Iterator[tuple[Any, str]]:
     """``(assignment node, name)`` of each constant bound in the body of one of
     ``class_nodes`` (``class_definition`` nodes) or directly in a block of a top-level
-    ``if``/``try``/``with`` statement of module ``root``."""
+    ``if``/``try``/``with`` statement of module ``root``, and the later names of a
+    module-level chain (``KILO = KIBI = 1024``: ``KIBI``; the query finds ``KILO``)."""
     for c in class_nodes:
         body = c.child_by_field_name("body")
         if body is not None:
             yield from _assigned(body, _is_enum(c))
     for st in root.named_children:
-        if st.type in _COMPOUND:
+        if st.type == "expression_statement" and st.named_child_count == 1 and \
+                st.named_children[0].type == "assignment":  # `KILO = KIBI = …`: the
+            yield from _chain(st.named_children[0].child_by_field_name("right"))  # later
+        elif st.type in _COMPOUND:
             for part in st.named_children:
                 if part.type == "block":
                     yield from _assigned(part)
@@ -64,6 +68,16 @@ def _is_enum(c: Any) -> bool:
     return bases is not None and any(
         b.type in ("identifier", "attribute") and ENUM_BASE.search(b.text.decode("utf-8", "replace"))
         for b in bases.named_children)
+
+
+def _chain(a: Any) -> Iterator[tuple[Any, str]]:
+    while a is not None and a.type == "assignment":
+        left = a.child_by_field_name("left")
+        if left is not None and left.type == "identifier":
+            name = left.text.decode("utf-8", "replace")
+            if UPPER.match(name):
+                yield a, name
+        a = a.child_by_field_name("right")
 
 
 def _assigned(block: Any, enum: bool = False) -> Iterator[tuple[Any, str]]:

@@ -52,7 +52,7 @@ from hindsight.redact import clean, may_hold_secret
 __all__ = ["ARGS", "FACTS_VERSION", "Fact", "extract"]
 
 ARGS = frozenset({"python"})  # languages whose undeclared parameters are bound from call sites
-FACTS_VERSION = "20"  # stored in a bank's meta; a bank with another value is re-indexed in full
+FACTS_VERSION = "21"  # stored in a bank's meta; a bank with another value is re-indexed in full
 
 
 _SEQS = frozenset({"list", "list_comprehension", "set", "set_comprehension", "tuple"})
@@ -93,7 +93,8 @@ def _param_of(out: Bindings, scope: str, name: str, functions: dict[str, str],
 
 
 def _call_args(out: Bindings, call: Any, heads: set[str] | None = None,
-               functions: dict[str, str] | None = None) -> None:
+               functions: dict[str, str] | None = None,
+               wanted: set[str] | frozenset[str] = frozenset()) -> None:
     """Argument facts of one call: each argument that is an access path, by position
     (until a ``*``/``**`` argument or a keyword) or by keyword; with ``heads``, only
     when the callee's first name and the argument's are among them (definitions and
@@ -144,7 +145,7 @@ def _call_args(out: Bindings, call: Any, heads: set[str] | None = None,
             continue
         v = out.value(vnode)
         if v and v != "?" and (heads is None or head(v) in heads or _param_of(
-                out, scope or out.owner(call.start_byte), head(v), functions)):
+                out, scope or out.owner(call.start_byte), head(v), functions, wanted)):
             scope = scope or out.owner(call.start_byte)
             out.args.append((scope, f"{callee}@{key}", v, _line(call)))
 
@@ -265,8 +266,9 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
         pending = [(out.scope(caps["fact.assign"][0]), "", _read(caps["fact.rhs"][0]), 0)
                    for _fn, caps in deferred if "fact.assign" in caps and "fact.rhs" in caps]
         wanted = _param_users(heads, out.facts + pending, functions, known)
-        _passers(out, call_nodes, wanted, functions)
         own = {f.rpartition(".")[2] for f in functions}
+        _passers(out, call_nodes, wanted, functions, [r[3] for r in refs[:len(call_nodes)]],
+                 known - own)
         # what an argument to another file's function may name: definitions, imports,
         # self, and variables bound to a call of one of those (`order = Order()`)
         instances = localuse.instances(out.facts, deferred, known)
@@ -288,7 +290,7 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
             if call is not None and call.type != "call":
                 call = call.parent
             if call is not None and call.type == "call":  # not a decorator
-                _call_args(out, call, None if inside else outer, functions)
+                _call_args(out, call, None if inside else outer, functions, wanted)
         chains.call_receivers(out, call_nodes, [r[3] for r in refs[:len(call_nodes)]])
     if deferred:
         out.functions = functions
@@ -427,17 +429,21 @@ def _named_param(functions: dict[str, str], scope: str, name: str) -> bool:
 
 
 def _passers(out: Bindings, call_nodes: list[tuple[str, Any]], wanted: set[str],
-             functions: dict[str, str]) -> None:
+             functions: dict[str, str], receivers: list[str] | None = None,
+             imported: set[str] | frozenset[str] = frozenset()) -> None:
     """Add to ``wanted`` the functions that pass one of their own parameters to a function
     in it (``def critical(lock): with locked(lock)``: critical's call sites give locked
-    its value), until none is added (a chain of such calls in one file)."""
+    its value), until none is added (a chain of such calls in one file), or by a bare
+    call to a name the file imports (``validate(ctx)`` of ``from handlers import
+    validate``: the other file's function may use it; callgraph_blind10)."""
     words = {f: set(_WORD.findall(sig.partition("(")[2])) - {"self", "cls"}
              for f, sig in functions.items()}
     grew = True
     while grew:
         grew = False
-        for name, node in call_nodes:
-            if name not in wanted:
+        for i, (name, node) in enumerate(call_nodes):
+            if name not in wanted and not (name in imported and receivers is not None
+                                           and i < len(receivers) and not receivers[i]):
                 continue
             call = node.parent if node.parent is None or node.parent.type == "call" \
                 else node.parent.parent

@@ -25,9 +25,9 @@
 (assignment_expression
   left: (member_expression object: (identifier) @name property: (property_identifier) @_p)
   right: (object) (#eq? @_p "prototype")) @scope
-(assignment_expression left: (identifier) @name right: (object [(method_definition)
-  (pair key: [(property_identifier) (computed_property_name)]
-   value: [(arrow_function) (function_expression) (generator_function)])])) @definition.object
+(program (expression_statement (assignment_expression left: (identifier) @name
+  right: (object [(method_definition) (pair key: [(property_identifier) (computed_property_name)]
+   value: [(arrow_function) (function_expression) (generator_function)])])) @definition.object))
 (variable_declarator name: (identifier) @name value: (object (pair value: (object)))) @scope
 (pair key: (property_identifier) @name value: (object (pair value: (object)))) @scope
 ; (a scope above is an object symbol too when a definition nests in it: parse.py)

@@ -5,19 +5,14 @@
 (class_definition name: (identifier) @name) @definition.class
 ; Module-level UPPER_CASE names (a leading underscore allowed), also each name of a tuple
 ; assignment. Those bound under a module-level if/elif/else, try/except/else/finally or
-; with (`if __name__ == "__main__": NAME = ...`) and in a class body (`Color.RED`) are
-; found by codeindex/pyconsts.py (cheaper than patterns here).
+; with (`if __name__ == "__main__": NAME = ...`), in a class body (`Color.RED`) and the
+; later names of a chain (`KILO = KIBI = 1024`) are found by codeindex/pyconsts.py.
 (module (expression_statement (assignment left: (identifier) @name) @definition.constant)
   (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
 (module (expression_statement (assignment left: [(pattern_list (identifier) @name)
                                                  (tuple_pattern (identifier) @name)])
   @definition.constant)
   (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
-; `KILO = KIBI = 1024`: each name of a chained assignment (two or three deep)
-(module (expression_statement (assignment right: (assignment left: (identifier) @name)
-  @definition.constant)) (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
-(module (expression_statement (assignment right: (assignment right: (assignment
-  left: (identifier) @name) @definition.constant))) (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
 ; A name bound to a lambda, at module, class or function level: `square = lambda x: x * x`.
 (expression_statement (assignment left: (identifier) @name right: (lambda)) @definition.function)
 ; `a = b = lambda: None` names one function twice (the outer name spans it, as a chained
