@@ -313,6 +313,22 @@ def _anonymous_return(out: Bindings, node: Any) -> bool:
     return False
 
 
+def _made_default(out: Bindings, node: Any) -> Any:
+    """The default of a returned ``d.get(k, C())`` / ``self.items.setdefault(k, C())``
+    when it is a call (an object made there: callgraph_blind10), else None; a literal
+    default (``{}``, ``[]``) is left out (it widened unions past their limit)."""
+    if node.type != "call":
+        return None
+    d = out.default_of(node)
+    fn = node.child_by_field_name("function")
+    args = node.child_by_field_name("arguments")
+    kids = [c for c in args.named_children if c.type != "comment"] if args else []
+    if d is None and fn is not None and fn.type == "attribute" and len(kids) == 2 and \
+            _t(fn.child_by_field_name("attribute")) == "setdefault":
+        d = kids[1]
+    return d if d is not None and d.type == "call" else None
+
+
 def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -> None:
     node = caps[key][0]
     vals = caps.get("fact.rhs") or ([node.named_child(0)] if node.named_child_count else [])
@@ -325,7 +341,7 @@ def returned(out: Bindings, caps: dict[str, list[Any]], key: str, target: str) -
         node.child(1).type == "from" else ""
     tup = vals[0].type in ("expression_list", "tuple", "list")  # positions: `make()[0]`
     alts = out.alternatives(vals[0]) if vals[0].type not in _NO_VALUE else []
-    dflt = out.default_of(vals[0]) if out.language == "python" else None
+    dflt = _made_default(out, vals[0]) if out.language == "python" else None
     for alt in alts + [dflt] if dflt is not None else alts:  # (`return d.get(k, C())`: C())
         v = out.value(alt)
         if v is not None and not (each and v == "?"):

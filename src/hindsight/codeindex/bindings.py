@@ -284,9 +284,8 @@ class Bindings:
         if len(kids) != 2 or kids[1].type in _NO_KEY or method not in ("get", "pop", "setdefault"):
             return None
         base = self.value(fn.child_by_field_name("object"))
-        kind = self.containers.get(base) if base else None  # (any `.get(k, f)`: f too;
-        return kids[1] if base and (kind == "dict" or kind is None and method in (  # and of
-            "get", "setdefault")) else None  # `self.items.setdefault(k, C())`: blind10)
+        kind = self.containers.get(base) if base else None  # (any `.get(k, f)`: f too)
+        return kids[1] if base and (kind == "dict" or kind is None and method == "get") else None
 
     def alternatives(self, node: Any) -> list[Any]:
         """The values an expression may take that are each its whole value: both arms of
