@@ -21,15 +21,13 @@ other names than the README's (the members of ``export default {…}`` are the m
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 import pytest
-from defsutil import expected
+from defsutil import check_coverage
 
 from hindsight.codeindex.languages import language_for
 from hindsight.codeindex.worker import parse_bytes
-from hindsight.models import simple_name
 
 SUITE = Path(__file__).resolve().parent / "fixtures" / "defs_blind8"
 FLOORS = {"go": (1.0, 1.0), "java": (1.0, 1.0), "javascript": (0.99, 1.0),
@@ -40,17 +38,7 @@ starts on its line with its simple name (as bench/defs.py scores)."""
 
 @pytest.mark.parametrize("lang", sorted(FLOORS))
 def test_blind_definitions_floors(lang: str) -> None:
-    want = Counter((f, n, simple_name(q)) for f, n, _k, q in expected(SUITE, lang))
-    got: Counter[tuple[str, int, str]] = Counter()
-    for f in sorted((SUITE / lang).iterdir()):
-        language = language_for(f.name)
-        if language is not None:
-            got.update((f.name, s.start_line, simple_name(s.local))
-                       for s in parse_bytes(f.name, language, f.read_bytes()).symbols)
-    hit = sum((want & got).values())
-    recall, precision = FLOORS[lang]
-    assert hit / sum(want.values()) >= recall, sorted((want - got).elements())
-    assert hit / sum(got.values()) >= precision, sorted((got - want).elements())
+    check_coverage(SUITE, lang, *FLOORS[lang])
 
 
 @pytest.mark.parametrize(("fn", "src", "rows"), [
