@@ -290,7 +290,8 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
             if call is not None and call.type != "call":
                 call = call.parent
             if call is not None and call.type == "call":  # not a decorator
-                _call_args(out, call, None if inside else outer, functions, wanted)
+                _call_args(out, call, None if inside else outer, functions,
+                           frozenset() if recv else wanted)  # (bare calls: `_passers`)
         chains.call_receivers(out, call_nodes, [r[3] for r in refs[:len(call_nodes)]])
     if deferred:
         out.functions = functions
