@@ -317,15 +317,7 @@ def _made_default(out: Bindings, node: Any) -> Any:
     """The default of a returned ``d.get(k, C())`` / ``self.items.setdefault(k, C())``
     when it is a call (an object made there: callgraph_blind10), else None; a literal
     default (``{}``, ``[]``) is left out (it widened unions past their limit)."""
-    if node.type != "call":
-        return None
-    d = out.default_of(node)
-    fn = node.child_by_field_name("function")
-    args = node.child_by_field_name("arguments")
-    kids = [c for c in args.named_children if c.type != "comment"] if args else []
-    if d is None and fn is not None and fn.type == "attribute" and len(kids) == 2 and \
-            _t(fn.child_by_field_name("attribute")) == "setdefault":
-        d = kids[1]
+    d = out.default_of(node, ("get", "setdefault")) if node.type == "call" else None
     return d if d is not None and d.type == "call" else None
 
 

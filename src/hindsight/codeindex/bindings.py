@@ -268,10 +268,10 @@ class Bindings:
                                        else "")) if ok else None
         return f"{base}['{key}']" if key else f"{base}[{int(n)}]" if n else f"{base}[?]"
 
-    def default_of(self, node: Any) -> Any:
+    def default_of(self, node: Any, unknown: tuple[str, ...] = ("get",)) -> Any:
         """The default of ``d.get(k, default)`` / ``d.pop(k, default)`` /
-        ``d.setdefault(k, default)`` on a known dict (``.get`` of any value), and of ``getattr(x, "p_" + k,
-        default)`` (a second value of the call), else ``None``."""
+        ``d.setdefault(k, default)`` on a known dict (of any value: the methods in
+        ``unknown``), and of ``getattr(x, "p_" + k, default)``, else ``None``."""
         if node.type != "call" or self.language != "python":
             return None
         fn = node.child_by_field_name("function")
@@ -285,7 +285,8 @@ class Bindings:
             return None
         base = self.value(fn.child_by_field_name("object"))
         kind = self.containers.get(base) if base else None  # (any `.get(k, f)`: f too)
-        return kids[1] if base and (kind == "dict" or kind is None and method == "get") else None
+        return kids[1] if base and (kind == "dict" or kind is None and method in unknown) \
+            else None
 
     def alternatives(self, node: Any) -> list[Any]:
         """The values an expression may take that are each its whole value: both arms of

@@ -70,28 +70,22 @@ def _is_enum(c: Any) -> bool:
         for b in bases.named_children)
 
 
-def _chain(a: Any) -> Iterator[tuple[Any, str]]:
+def _chain(a: Any, enum: bool = False) -> Iterator[tuple[Any, str]]:
+    """Each constant of assignment ``a`` and of the assignments chained to its right
+    (``KILO = KIBI = 1024``): an UPPER_CASE name, or in an enum body a member."""
     while a is not None and a.type == "assignment":
         left = a.child_by_field_name("left")
         if left is not None and left.type == "identifier":
             name = left.text.decode("utf-8", "replace")
-            if UPPER.match(name):
+            if UPPER.match(name) or (enum and name[:1] != "_" and _member_value(a)):
                 yield a, name
         a = a.child_by_field_name("right")
 
 
 def _assigned(block: Any, enum: bool = False) -> Iterator[tuple[Any, str]]:
     for st in block.named_children:
-        if st.type != "expression_statement" or st.named_child_count != 1:
-            continue
-        a = st.named_children[0]
-        while a is not None and a.type == "assignment":  # (`KILO = KIBI = 1024`: each)
-            left = a.child_by_field_name("left")
-            if left is not None and left.type == "identifier":
-                name = left.text.decode("utf-8", "replace")
-                if UPPER.match(name) or (enum and name[:1] != "_" and _member_value(a)):
-                    yield a, name
-            a = a.child_by_field_name("right")
+        if st.type == "expression_statement" and st.named_child_count == 1:
+            yield from _chain(st.named_children[0], enum)
 
 
 def in_slot(lam: Any, name: str) -> bool:
