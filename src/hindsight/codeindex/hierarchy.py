@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from hindsight.codeindex import dispatch
 from hindsight.codeindex.bindings import BRANCH
 from hindsight.codeindex.table import CLASS_KINDS
-from hindsight.codeindex.values import Value, members, union
+from hindsight.codeindex.values import MAX_WIDE, Value, members, union
 
 if TYPE_CHECKING:
     from hindsight.codeindex.flow import Flow
@@ -37,7 +37,7 @@ def prefixed(flow: Flow, v: Value, prefix: str) -> Value | None:
     """Member ``<prefix>…`` of class or instance value ``v`` (``getattr(self, "visit_" +
     kind)``, bindings.py): any method so named in the MRO of its class or of a class
     deriving from it (the receiver may be one: ``ast.NodeVisitor``'s dispatch), at most
-    ``MAX_TARGETS`` of them (more: unknown, values.py)."""
+    ``MAX_WIDE`` of them (a wide union; more: unknown, values.py)."""
     out: list[Value | None] = []
     for m in members(v):
         if m[0] not in ("inst", "cls"):
@@ -51,7 +51,7 @@ def prefixed(flow: Flow, v: Value, prefix: str) -> Value | None:
                 names |= {n for n in (fs.members.get(local, {}) if fs else {})
                           if n.startswith(prefix)}
             out += [flow.member((m[0], c), n) for n in sorted(names)]
-    return union(out)
+    return union(out, MAX_WIDE)
 
 
 def narrower(flow: Flow, v: Value, than: Value) -> bool:

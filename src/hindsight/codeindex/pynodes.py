@@ -21,24 +21,78 @@ def plain_string(node: Any) -> str:
     return _t(kids[0])
 
 
-def name_prefix(node: Any) -> str:
-    """The literal start of a computed attribute name: ``"visit_" + kind`` and
-    ``f"on_enter_{state}"`` give ``visit_`` and ``on_enter_`` (an identifier's start),
-    else ``""`` (also when text follows the computed part: ``f"on_{x}_done"``)."""
-    if node.type == "binary_operator" and node.child_by_field_name("operator") is not None \
-            and node.child_by_field_name("operator").type == "+":
+def name_prefix(node: Any, depth: int = 0) -> str:
+    """The literal start of a computed attribute name: ``"visit_" + kind``,
+    ``f"on_enter_{state}"``, ``"visit_%s" % kind`` and ``"visit_{}".format(kind)`` give
+    ``visit_`` and ``on_enter_`` (an identifier's start), and so does a local variable
+    bound once in its function to one of them (``method = "visit_" + type(node).__name__``;
+    callgraph_blind6), else ``""`` (also when text follows the computed part:
+    ``f"on_{x}_done"``)."""
+    t = node.type
+    op = node.child_by_field_name("operator") if t == "binary_operator" else None
+    if op is not None and op.type == "+":
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         p = plain_string(left) if left is not None and right is not None and right.type in (
             "identifier", "attribute", "subscript", "call") else ""
-    elif node.type == "string" and any(c.type == "interpolation" for c in node.named_children):
+    elif op is not None and op.type == "%":  # `"visit_%s" % kind`
+        p = plain_string(node.child_by_field_name("left"))
+        p = p[:-2] if p.endswith("%s") and p.count("%") == 1 else ""
+    elif t == "call" and _t(node.child_by_field_name("function"))[-7:] == ".format":
+        fn = node.child_by_field_name("function")  # `"visit_{}".format(kind)`
+        p = plain_string(fn.child_by_field_name("object")) if fn.type == "attribute" else ""
+        start, _, field = p.partition("{")  # (one field, at the end: `{}`, `{0}`, `{kind}`)
+        p = start if field[-1:] == "}" and "{" not in field and (
+            field[:-1].isidentifier() or field[:-1].isdigit() or field == "}") else ""
+    elif t == "string" and any(c.type == "interpolation" for c in node.named_children):
         kids = [c for c in node.named_children if c.type not in ("string_start", "string_end")]
         # only `f"on_{x}"`: text after the value (`f"on_{x}_done"`) or a conversion or
         # format (`{x!r}`, `{x:>3}`) makes a name no prefix match tells
         p = _t(kids[0]) if len(kids) == 2 and kids[0].type == "string_content" and \
             kids[1].type == "interpolation" and kids[1].named_child_count == 1 else ""
+    elif t == "identifier" and depth == 0:
+        value = _sole_local_value(node)
+        return name_prefix(value, 1) if value is not None else ""
     else:
         return ""
     return p if p.isidentifier() else ""
+
+
+_SCOPES = frozenset({"function_definition", "class_definition", "lambda", "module"})
+_BINDS = frozenset({"for_statement", "for_in_clause", "augmented_assignment",
+                    "named_expression", "as_pattern", "with_item", "global_statement",
+                    "nonlocal_statement", "parameters", "lambda_parameters"})
+
+
+def _sole_local_value(name: Any) -> Any:
+    """The value of the one ``name = value`` statement of the function enclosing
+    identifier ``name``, when the function binds ``name`` nowhere else (no other
+    assignment, loop, ``with … as``, walrus, parameter; nested scopes not read);
+    else ``None``."""
+    fn = name.parent
+    while fn is not None and fn.type not in _SCOPES:
+        fn = fn.parent
+    if fn is None or fn.type != "function_definition":
+        return None
+    text = name.text
+    found: list[Any] = []
+    todo = list(fn.children)
+    while todo:
+        n = todo.pop()
+        if n.type in _SCOPES:
+            continue
+        if n.type == "assignment":
+            left = n.child_by_field_name("left")
+            if left is not None and left.type == "identifier" and left.text == text:
+                found.append(n.child_by_field_name("right"))
+                if len(found) > 1:
+                    return None
+            elif left is not None and text in left.text and left.type != "identifier":
+                return None  # (`method, x = …`)
+        elif n.type in _BINDS and text in n.text and n.type != "parameters" or \
+                n.type == "parameters" and any(c.text == text for c in n.named_children):
+            return None
+        todo += n.children
+    return found[0] if found else None
 
 
 def maybe_false(node: Any) -> bool:

@@ -19,15 +19,22 @@ from collections.abc import Iterable
 
 Value = tuple[str, str]
 MAX_TARGETS = 4
+MAX_WIDE = 16
+"""Members a *wide* union may hold: the methods a named-prefix dispatch reaches
+(``getattr(self, "visit_" + kind)``, :func:`hierarchy.prefixed`). Its table is the class
+tree's methods so named, written to be dispatched to (``ast.NodeVisitor``), not a guess
+among unrelated values, so it keeps up to this many; a union with one wide input (the
+dispatch and its default ``self.generic_visit``) is wide too."""
 _SEP = "\x1e"
 _KSEP = "\x1f"
 
 
-def union(values: Iterable[Value | None]) -> Value | None:
+def union(values: Iterable[Value | None], limit: int = MAX_TARGETS) -> Value | None:
     """The value that is any one of ``values`` (unions flattened, duplicates dropped, in
     order of first appearance). Unknown members (``None``) are left out: each known
     member is still a value the expression has on some path. ``None`` when no member is
-    known or more than :data:`MAX_TARGETS` are; the member itself when there is one."""
+    known or more than ``limit`` are (:data:`MAX_TARGETS`; :data:`MAX_WIDE` when an input
+    is a union wider than ``MAX_TARGETS``); the member itself when there is one."""
     first: Value | None = None
     out: list[Value] | None = None  # made only when a second value comes
     for v in values:
@@ -38,10 +45,13 @@ def union(values: Iterable[Value | None]) -> Value | None:
             continue
         if out is None:
             out = [first] if first is not None else []
-        for m in members(v):
+        ms = members(v)
+        if len(ms) > MAX_TARGETS:
+            limit = MAX_WIDE  # (a wide union stays wide: MAX_WIDE)
+        for m in ms:
             if m not in out:
                 out.append(m)
-                if len(out) > MAX_TARGETS:
+                if len(out) > limit:
                     return None
     if out is None:
         return first
