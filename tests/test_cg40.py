@@ -97,3 +97,72 @@ def test_sixteen_are_kept_with_the_default(tmp_path: Path) -> None:
     found = [e for e in edges(make_repo(tmp_path, {"v.py": src})) if "Visitor.visit ->" in e]
     assert len(found) == 16
     assert "v.py::Visitor.visit -> v.py::Big.visit_k9 @5" in found
+
+
+OPERATORS = {
+    "vec.py": """class Vector:
+    def __add__(self, other):
+        return Vector()
+
+    def __truediv__(self, k):
+        return object.__new__(type(self))
+
+    def __eq__(self, other):
+        return Expr()
+
+    def __lt__(self, other):
+        return self.norm() < other.norm()
+
+    def norm(self):
+        return 0
+
+    def scaled(self, k):
+        return self
+
+
+class Expr:
+    def render(self):
+        return ""
+""",
+    "main.py": """from vec import Vector
+
+
+def where(cond):
+    return cond.render()
+
+
+def run(n):
+    v = Vector() + Vector()
+    v.scaled(2)
+    w = v / 2
+    w.norm()
+    where(v == w)
+    less = v < w
+    less.norm()
+    m = n + 1
+    m.scaled(1)
+    p = Vector()
+    p = p / 3
+    p.norm()
+""",
+}
+
+
+def test_operators_are_their_methods_calls(tmp_path: Path) -> None:
+    """``a + b`` is ``a.__add__(b)`` (the data model): what the method returns, an
+    instance of the class when an arithmetic method's return is not known
+    (``object.__new__(type(self))``: ``path / "x"``), never assumed for a comparison, nothing for a
+    class without the method (``n + 1``); an operator passed as an argument too
+    (callgraph_blind4's query builder: ``where(col == 1)``, then ``cond.render()``)."""
+    found = sorted(e for e in edges(make_repo(tmp_path, OPERATORS))
+                   if not e.startswith("main.py::run -> vec.py::Vector @"))
+    assert found == sorted([
+        "main.py::run -> vec.py::Vector.scaled @10",
+        "main.py::run -> vec.py::Vector.norm @12",
+        "main.py::run -> main.py::where @13",
+        "main.py::run -> vec.py::Vector.norm @20",
+        "main.py::where -> vec.py::Expr.render @5",
+        "vec.py::Vector.__add__ -> vec.py::Vector @3",
+        "vec.py::Vector.__eq__ -> vec.py::Expr @9",
+        "vec.py::Vector.__lt__ -> vec.py::Vector.norm @12",
+    ])

@@ -17,7 +17,8 @@ _PY_TARGETS = frozenset({"identifier", "attribute", "subscript", "pattern_list",
 _PY_VALUES = frozenset({"call", "identifier", "attribute", "subscript", "await", "dictionary",
                         "parenthesized_expression",
                         "list", "tuple", "set", "expression_list", "assignment",
-                        "conditional_expression", "boolean_operator"})
+                        "conditional_expression", "boolean_operator", "binary_operator",
+                        "comparison_operator"})
 
 
 _CONTAINER_TYPES = frozenset({

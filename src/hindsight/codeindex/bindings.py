@@ -8,19 +8,11 @@ from collections.abc import Callable, Container
 from contextvars import ContextVar
 from typing import Any
 
+from hindsight.codeindex import pynodes as pn
 from hindsight.codeindex import rustvals
 from hindsight.codeindex.elements import iterable as loop_iterable
 from hindsight.codeindex.exprs import canon, parse
 from hindsight.codeindex.languages import SPECS
-from hindsight.codeindex.pynodes import (
-    CASTS,
-    cast_value,
-    is_or,
-    maybe_false,
-    min_max_of_several,
-    name_prefix,
-    plain_string,
-)
 from hindsight.codeindex.types import type_value
 from hindsight.codeindex.unpack import columns, elements, unpack
 from hindsight.codeindex.values import MAX_TARGETS
@@ -143,6 +135,9 @@ class Bindings:
         if t in NAMES:
             s = node.text.decode("utf-8", "replace")
             return None if s in _NONE else s
+        if t in pn.OPERATORS and self.language == "python" and (op := pn.operator_call(node)):
+            v = self.value(op[0])  # `a + b`: what `a.__add__(b)` returns (pynodes)
+            return f"{v}.{op[1]}()" if v and v != "?" else "?"
         if t in ("call", "subscript") and self.language == "python":  # (`sorted(xs)[0]`)
             base = node.child_by_field_name("value") if t == "subscript" else node
             v = self._py_builtin(base) if base is not None and base.type == "call" else None
@@ -206,8 +201,8 @@ class Bindings:
             return None
         args = call.child_by_field_name("arguments")
         kids = [c for c in args.named_children if c.type != "comment"] if args is not None else []
-        if _t(fn) in CASTS and _t(fn).partition(".")[0] not in self.shadowed:
-            return cast_value(kids)  # `typing.cast(Svc, v)`: a Svc
+        if _t(fn) in pn.CASTS and _t(fn).partition(".")[0] not in self.shadowed:
+            return pn.cast_value(kids)  # `typing.cast(Svc, v)`: a Svc
         if fn.type == "attribute":
             method = _t(fn.child_by_field_name("attribute"))
             if _t(fn) in ("copy.copy", "copy.deepcopy") and len(kids) == 1 and \
@@ -239,8 +234,8 @@ class Bindings:
             return v if all(k.type in ("keyword_argument", "comment") for k in kids[1:]) else None
         if name == "partial":
             return v
-        attr = plain_string(kids[1]) if len(kids) in (2, 3) else ""
-        prefix = name_prefix(kids[1]) if len(kids) in (2, 3) and not attr else ""
+        attr = pn.plain_string(kids[1]) if len(kids) in (2, 3) else ""
+        prefix = pn.name_prefix(kids[1]) if len(kids) in (2, 3) and not attr else ""
         if prefix:  # `getattr(self, "visit_" + kind)`: a member named so (flow.member)
             return f"{v}.{prefix}$"  # (a default: default_of)
         if len(kids) == 3 and not attr and kids[2].type in ("identifier", "attribute"):
@@ -260,7 +255,7 @@ class Bindings:
             return f"{base}[*]"
         if kind not in ("dict", None) or not kids or kids[0].type in _NO_KEY:
             return None
-        key = k if "'" not in (k := plain_string(kids[0])) else ""
+        key = k if "'" not in (k := pn.plain_string(kids[0])) else ""
         n = _t(kids[0]) if kids[0].type == "integer" and _t(kids[0]).isdigit() else ""
         if kind is None:  # `hs.get('k')` of `hs = handlers()`: key kept for Flow.eval;
             ok = method == "get" and base and "(" not in base  # `cls.OPS.get(op)`: any
@@ -278,7 +273,7 @@ class Bindings:
         args = node.child_by_field_name("arguments")
         kids = [c for c in args.named_children if c.type != "comment"] if args else []
         if fn is not None and _t(fn) == "getattr" and len(kids) == 3 and \
-                "getattr" not in self.shadowed and name_prefix(kids[1]):
+                "getattr" not in self.shadowed and pn.name_prefix(kids[1]):
             return kids[2]  # `getattr(self, "visit_" + k, self.generic_visit)`
         method = _t(fn.child_by_field_name("attribute")) if fn and fn.type == "attribute" else ""
         if len(kids) != 2 or kids[1].type in _NO_KEY or method not in ("get", "pop", "setdefault"):
@@ -305,10 +300,10 @@ class Bindings:
             elif t == "ternary_expression":
                 todo += [c for c in (n.child_by_field_name("alternative"),
                                      n.child_by_field_name("consequence")) if c is not None]
-            elif t == "boolean_operator" and is_or(n) and maybe_false(n):
+            elif t == "boolean_operator" and pn.is_or(n) and pn.maybe_false(n):
                 todo += [c for c in (n.child_by_field_name("right"),
                                      n.child_by_field_name("left")) if c is not None]
-            elif t == "call" and (several := min_max_of_several(n, self.shadowed)):
+            elif t == "call" and (several := pn.min_max_of_several(n, self.shadowed)):
                 todo += several[::-1]  # `max(a, b, key=…)` is one of a, b
             else:
                 out.append(n)
@@ -324,7 +319,7 @@ class Bindings:
             if default is not None:  # `d.get(k, f)`: a value of d, or f
                 self.bind(scope, target_node, default, line)
         if value_node is not None and (value_node.type in _ALTERNATIVES or (
-                value_node.type == "call" and min_max_of_several(value_node, self.shadowed))):
+                value_node.type == "call" and pn.min_max_of_several(value_node, self.shadowed))):
             alts = self.alternatives(value_node)
             if alts and (len(alts) > 1 or alts[0].id != value_node.id):  # not `a and b`
                 for alt in alts:

@@ -13,6 +13,7 @@ from hindsight.codeindex.bindings import AFTER, BRANCH, GLOBAL
 from hindsight.codeindex.enums import is_enum
 from hindsight.codeindex.languages import JS_FAMILY, SPECS
 from hindsight.codeindex.namespaces import partial_parts
+from hindsight.codeindex.pynodes import COMPARISONS, SPECIAL
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, FileSyms
 from hindsight.codeindex.values import Value, members, union
 
@@ -229,6 +230,27 @@ def foreign(flow: Flow, fs: FileSyms, q: str, name: str) -> list[tuple[str, int,
         if v is not None and (v == ("inst", q) or ("inst", q) in members(v)):
             out.append((scope, line, value))
     return out
+
+
+SPECIAL_METHODS = SPECIAL  # (for flow.py)
+
+
+def special(flow: Flow, v: Value, method: str) -> Value | None:
+    """What ``v.<method>()`` gives for a method of :data:`pynodes.SPECIAL`: ``with v``
+    (:func:`enter`), or an operator (``v + b`` is ``v.__add__(b)``: pynodes.operator_call):
+    what the method returns; when the instance's class defines an arithmetic or bitwise
+    operator method whose return value is not known here, an instance of that class
+    (``path / "x"``, ``day + timedelta(1)``: such methods return ``type(self)(…)`` or a
+    factory's value by convention; a comparison's is not assumed). ``None`` when the
+    class defines no such method (``n + 1`` of an int)."""
+    if method in ("__enter__", "__aenter__"):
+        return enter(flow, v, method)
+    m = flow.member(v, method) if v[0] == "inst" else None
+    if m is None or m[0] != "fn":
+        return None
+    w = own(flow, v, m[1])  # (`return self`: v, a subclass's too)
+    w = w if w is not None else flow.call_value(m)
+    return w if w is not None or method in COMPARISONS else v
 
 
 def enter(flow: Flow, v: Value, method: str = "__enter__") -> Value | None:

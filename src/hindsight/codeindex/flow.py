@@ -258,8 +258,8 @@ class Flow:
                     sa.dict_get(self, v, attr, segs, i)) is not None:
                 v, i = got  # `cls.OPS.get(op)` of a class's dict: its value at op; Rust's
                 continue
-            if attr in ("__enter__", "__aenter__") and i < len(segs) and segs[i] == "()":
-                v, i = classes.enter(self, v, attr), i + 1
+            if attr in classes.SPECIAL_METHODS and i < len(segs) and segs[i] == "()":
+                v, i = classes.special(self, v, attr), i + 1
                 continue
             v = self.attr_value(v, attr)
             if v is not None and v[0] == "fn" and i < len(segs) and segs[i] == "()" and \

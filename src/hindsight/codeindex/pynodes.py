@@ -95,6 +95,38 @@ def _sole_local_value(name: Any) -> Any:
     return found[0] if found else None
 
 
+OPERATORS = frozenset({"binary_operator", "comparison_operator"})
+_DUNDERS = {"+": "__add__", "-": "__sub__", "*": "__mul__", "@": "__matmul__",
+            "/": "__truediv__", "//": "__floordiv__", "%": "__mod__", "**": "__pow__",
+            "<<": "__lshift__", ">>": "__rshift__", "&": "__and__", "|": "__or__",
+            "^": "__xor__", "==": "__eq__", "!=": "__ne__", "<": "__lt__", "<=": "__le__",
+            ">": "__gt__", ">=": "__ge__"}
+COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"})
+SPECIAL = frozenset(_DUNDERS.values()) | {"__enter__", "__aenter__"}
+"""Methods whose call value :func:`hindsight.codeindex.classes.special` gives."""
+
+
+def operator_call(node: Any) -> tuple[Any, str] | None:
+    """``(left operand, method name)`` of a binary operation or a comparison of two
+    operands: ``a + b`` is ``a.__add__(b)``, ``a == b`` is ``a.__eq__(b)`` (the Python
+    data model, "Emulating numeric types" and "Rich comparison"); ``None`` for other
+    operators (``in``, ``is``, ``not in``), chained comparisons and a literal left
+    operand. The reflected
+    ``b.__radd__(a)`` is not tried."""
+    if node.type == "binary_operator":
+        left, op = node.child_by_field_name("left"), node.child_by_field_name("operator")
+    elif node.named_child_count == 2 and node.child_count == 3:  # (`a < b < c`: no)
+        left, op = node.named_child(0), node.child(1)
+    else:
+        return None
+    name = _DUNDERS.get(op.type) if op is not None else None
+    return (left, name) if name and left is not None and left.type in _OPERANDS else None
+
+
+_OPERANDS = frozenset({"identifier", "attribute", "call", "subscript", "binary_operator",
+                       "parenthesized_expression"})  # (not `"%s" % x`, `1 + n`)
+
+
 def maybe_false(node: Any) -> bool:
     """Whether the left side of ``a or b`` may be false, so that ``b`` is a value too: a
     name, attribute, call or subscript (``self.handler or default``), not a literal or

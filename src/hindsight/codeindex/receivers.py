@@ -150,7 +150,8 @@ def _call_args(out: Bindings, call: Any, heads: set[str] | None = None,
             out.args.append((scope, f"{callee}@{key}", v, _line(call)))
 
 
-_PATHS = frozenset({"identifier", "attribute", "call", "subscript"})
+_PATHS = frozenset({"identifier", "attribute", "call", "subscript", "binary_operator",
+                    "comparison_operator"})  # (`f(a + b)`: a.__add__(b), pynodes)
 # builtins and container methods: never a function of another file of the repository
 _NOT_ELSEWHERE = frozenset(dir(__import__("builtins"))) | frozenset({
     "append", "add", "extend", "insert", "remove", "discard", "update", "setdefault",

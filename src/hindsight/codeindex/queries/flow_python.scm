@@ -16,7 +16,7 @@
 (call function: (attribute object: [(identifier) (attribute)] @fact.lhs
                            attribute: (identifier) @_update (#eq? @_update "update"))
       arguments: (argument_list) @fact.rhs) @fact.update
-(return_statement [(call) (identifier) (attribute) (subscript) (await)
+(return_statement [(call) (identifier) (attribute) (subscript) (await) (binary_operator)
                    (conditional_expression) (boolean_operator) (expression_list)
                    (list) (tuple) (set) (dictionary) (list_comprehension)
                    (set_comprehension) (generator_expression)
