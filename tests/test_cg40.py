@@ -166,3 +166,52 @@ def test_operators_are_their_methods_calls(tmp_path: Path) -> None:
         "vec.py::Vector.__eq__ -> vec.py::Expr @9",
         "vec.py::Vector.__lt__ -> vec.py::Vector.norm @12",
     ])
+
+
+EXCEPTIONS = """class AppError(Exception):
+    def describe(self):
+        return "app"
+
+
+class Denied(AppError):
+    def describe(self):
+        return "denied"
+
+
+class Quota(AppError):
+    pass
+
+
+class Other(Exception):
+    def describe(self):
+        return "other"
+
+
+def handle(op):
+    try:
+        return op()
+    except AppError as error:
+        return error.describe()
+
+
+def narrow(op):
+    try:
+        return op()
+    except (Denied, OSError) as error:
+        return error.describe()
+    except ValueError as error:
+        return error.describe()
+"""
+
+
+def test_caught_exception_is_any_subclass(tmp_path: Path) -> None:
+    """``except AppError as e``: ``e`` is an AppError or an instance of a class deriving
+    from it (what is raised is most often a subclass; callgraph_blind9's
+    caught_error_describe), never an unrelated class; nothing for a builtin alone."""
+    found = sorted(e for e in edges(make_repo(tmp_path, {"m.py": EXCEPTIONS}))
+                   if "describe @" in e)
+    assert found == [
+        "m.py::handle -> m.py::AppError.describe @24",
+        "m.py::handle -> m.py::Denied.describe @24",
+        "m.py::narrow -> m.py::Denied.describe @31",
+    ]

@@ -71,8 +71,10 @@ def narrowed(flow: Flow, fs: FileSyms, scope: str, val: str, line: int) -> Value
     a class of the repository, else unknown (``isinstance(x, str)``); the value ``x``
     had when one is a ``typing.Protocol`` (structural: what has its methods passes).
     ``!x!-L-A|B``: the value x had at line L less the instances of A or B (after ``if
-    isinstance(x, A): return``)."""
+    isinstance(x, A): return``). ``!x!*A|B``: :func:`raised`."""
     name, _, kinds = val[1:].partition("!")
+    if kinds[:1] == "*":  # `except E as e` (loops.except_)
+        return raised(flow, fs, scope, kinds[1:], line)
     if kinds[:1] == "-":  # `-<line of the if>-A|B`: what x held there, less A and B
         _, at, kinds = kinds.split("-", 2)
         prev = flow.value(fs, scope, name, int(at))
@@ -89,6 +91,20 @@ def narrowed(flow: Flow, fs: FileSyms, scope: str, val: str, line: int) -> Value
     kept = [m for m in members(prev) if m[0] == "inst" and (
         set(want) & set(flow.mro(m[1])) or _open(flow, m[1]))] if prev is not None else []
     return union(kept) if kept else union(("inst", q) for q in want) if closed else None
+
+
+def raised(flow: Flow, fs: FileSyms, scope: str, kinds: str, line: int) -> Value | None:
+    """``e`` of ``except A as e`` / ``except (A, B) as e`` (``kinds`` ``A|B``): an instance
+    of A, B or a class of the repository deriving from one of them (class hierarchy
+    analysis, as for ``self``: dispatch.py), a wide union (at most ``MAX_WIDE``,
+    values.py); instances of A and B alone when there are more; ``None`` when none is a
+    class of the repository (``except OSError as e``)."""
+    tops = [t[1] for k in kinds.split("|") if (t := flow.value(fs, scope, k, line))
+            is not None and t[0] == "cls"]
+    r = flow.ctx(fs.path) or flow.root
+    subs = [c for q in tops for c in dispatch.subclasses(r, q)[:dispatch.MAX_SUBCLASSES]]
+    return union([("inst", q) for q in [*tops, *subs]], MAX_WIDE) or \
+        union(("inst", q) for q in tops)
 
 
 def _open(flow: Flow, q: str) -> bool:

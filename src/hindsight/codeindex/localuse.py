@@ -68,7 +68,7 @@ def uses(heads: list[tuple[str, str, str]], facts: list[Fact], args: list[Fact],
         s.add(head(v))
         if v[1:2] == NARROW:  # `isinstance(x, Item)` reads x and Item (loops.isa)
             name, _, kinds = v[2:].partition(NARROW)
-            s.update([name, *map(head, kinds.split("|"))])
+            s.update([name, *map(head, kinds.lstrip("*").split("|"))])
         if "." in target and "[" not in target:  # `server.handler = H()` reads `server`
             s.add(head(target))  # (classes.foreign: which instance it writes to)
     out: dict[str, set[str]] = {}

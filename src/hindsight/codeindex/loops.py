@@ -65,14 +65,17 @@ def unpack(out: Bindings, caps: dict[str, list[Any]]) -> None:
 
 
 def except_(out: Bindings, caps: dict[str, list[Any]]) -> None:
-    """``except E as e`` (``e`` is an instance of ``E``; of any of ``(A, B)``)."""
+    """``except E as e``: ``e`` is an instance of ``E`` or of a class deriving from it
+    (what is raised is most often a subclass: ``except AppError as e: e.describe()``);
+    of any of ``(A, B)``. The value ``!e!*E|…`` (:func:`hierarchy.narrowed`)."""
     node = caps["fact.except"][0]
     kinds = [c for rhs in caps["fact.rhs"] for c in (  # (two: `isinstance(x, A) or …`)
         [k for k in rhs.named_children if k.type != "comment"] if rhs.type == "tuple" else [rhs])]
     vals = [v for v in (out.value(k) for k in kinds) if v and v != "?" and "(" not in v]
     scope, target, line = out.scope(node), _t(caps["fact.lhs"][0]), _line(node)
-    for v in dict.fromkeys(vals):  # (`e` is unbound after the block: see extract)
-        out.scoped(scope, target, f"{v}()", line, _end(node))
+    if vals:  # (`e` is unbound after the block: see extract)
+        out.scoped(scope, target, f"{NARROW}{target}{NARROW}*{'|'.join(dict.fromkeys(vals))}",
+                   line, _end(node))
 
 
 _LEAVES = frozenset({"return_statement", "raise_statement", "continue_statement",
