@@ -215,3 +215,60 @@ def test_caught_exception_is_any_subclass(tmp_path: Path) -> None:
         "m.py::handle -> m.py::Denied.describe @24",
         "m.py::narrow -> m.py::Denied.describe @31",
     ]
+
+
+NARROWED = """class Node:
+    def kids(self):
+        return []
+
+    def clone(self):
+        return type(self)()
+
+
+class Leaf(Node):
+    def kids(self):
+        return ()
+
+
+class Branch(Node):
+    pass
+
+
+class Other:
+    def kids(self):
+        return None
+
+
+def walk(n):
+    if isinstance(n, Node):
+        n.kids()
+        n.clone().kids()
+
+
+def first(n):
+    assert isinstance(n, Node)
+    return walk(n)
+
+
+def known():
+    x = Other()
+    if isinstance(x, Node):
+        x.kids()
+"""
+
+
+def test_isinstance_of_an_unknown_value_is_any_subclass(tmp_path: Path) -> None:
+    """``isinstance(n, Node)`` of a value the flow does not know: an instance of Node
+    or of a class deriving from it (session 40), also when no known value of it is one
+    (its known values are then not all it may be); the union stays wide through calls on it
+    (``n.clone().kids()``)."""
+    found = sorted(e for e in edges(make_repo(tmp_path, {"m.py": NARROWED}))
+                   if "kids @" in e)
+    assert found == [
+        "m.py::known -> m.py::Leaf.kids @37",
+        "m.py::known -> m.py::Node.kids @37",
+        "m.py::walk -> m.py::Leaf.kids @25",
+        "m.py::walk -> m.py::Leaf.kids @26",
+        "m.py::walk -> m.py::Node.kids @25",
+        "m.py::walk -> m.py::Node.kids @26",
+    ]

@@ -15,7 +15,7 @@ from hindsight.codeindex.languages import JS_FAMILY, SPECS
 from hindsight.codeindex.namespaces import partial_parts
 from hindsight.codeindex.pynodes import COMPARISONS, SPECIAL
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, FileSyms
-from hindsight.codeindex.values import Value, members, union
+from hindsight.codeindex.values import Value, members, union, width
 
 if TYPE_CHECKING:
     from hindsight.codeindex.flow import Flow
@@ -385,7 +385,7 @@ def element(flow: Flow, v: Value) -> Value | None:
     ``__iter__`` gives (:func:`iterated`); for an enum class, one of its members."""
     kind, q = v
     if kind == "any":
-        return union(element(flow, m) for m in members(v))
+        return union((element(flow, m) for m in members(v)), width(v))
     if kind == "inst":
         return flow._guarded(("iter", q), lambda: iterated(flow, v))
     if kind == "cls":

@@ -46,7 +46,7 @@ from hindsight.codeindex.exprs import indexed, parse, part_index
 from hindsight.codeindex.hierarchy import instance_shadow, narrowed, prefixed
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, OWN_CLASS, SUPER_NAMES, FileSyms
-from hindsight.codeindex.values import Value, each_once, members, union
+from hindsight.codeindex.values import Value, each_once, members, union, width
 from hindsight.codeindex.worth import worth
 
 if TYPE_CHECKING:
@@ -235,7 +235,7 @@ class Flow:
         """Value of ``v`` followed by ``segs[i:]`` (each alternative of a union)."""
         while v is not None and i < len(segs):
             if v[0] == "any":
-                return union(self._rest(m, segs, i) for m in members(v))
+                return union((self._rest(m, segs, i) for m in members(v)), width(v))
             self.steps += 1
             if self.steps > MAX_STEPS:
                 return None
@@ -394,7 +394,7 @@ class Flow:
     def call_value(self, v: Value) -> Value | None:
         kind, q = v
         if kind == "any":
-            return union(self.call_value(m) for m in members(v))
+            return union((self.call_value(m) for m in members(v)), width(v))
         if kind == "cls":
             return ("inst", q)
         if kind == "inst":
@@ -414,7 +414,7 @@ class Flow:
     def attr_value(self, v: Value, name: str) -> Value | None:
         kind, q = v
         if kind == "any":
-            return union(self.attr_value(m, name) for m in members(v))
+            return union((self.attr_value(m, name) for m in members(v)), width(v))
         if kind == "mod":
             return classes.module_attr(self, q.partition("::")[0], name)
         if kind not in ("cls", "inst", "super"):
@@ -434,8 +434,8 @@ class Flow:
         (method, nested class) or the value of the attribute's bindings."""
         kind, q = v
         if kind == "any" or name[-1:] == "$":  # (`getattr(self, "visit_" + k)`: a prefix)
-            return union(self.member(m, name) for m in members(v)) if kind == "any" else \
-                prefixed(self, v, name[:-1])
+            return union((self.member(m, name) for m in members(v)), width(v)) \
+                if kind == "any" else prefixed(self, v, name[:-1])
         order = self.mro(q)
         if kind == "super":
             order = order[1:]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from hindsight.codeindex import dispatch
 from hindsight.codeindex.bindings import BRANCH
 from hindsight.codeindex.table import CLASS_KINDS
-from hindsight.codeindex.values import MAX_WIDE, Value, members, union
+from hindsight.codeindex.values import MAX_WIDE, Value, members, union, width
 
 if TYPE_CHECKING:
     from hindsight.codeindex.flow import Flow
@@ -67,9 +67,11 @@ def narrowed(flow: Flow, fs: FileSyms, scope: str, val: str, line: int) -> Value
     """Value ``!x!A|B`` (:data:`~hindsight.codeindex.bindings.NARROW`) bound at ``line``:
     the members of the value ``x`` had there that are instances of A or B, or of a class
     with a base the index cannot resolve (``class B(with_metaclass(M, A))``, ``class
-    P(str)``: it may derive from them); else instances of A or B themselves when one is
-    a class of the repository, else unknown (``isinstance(x, str)``); the value ``x``
-    had when one is a ``typing.Protocol`` (structural: what has its methods passes).
+    P(str)``: it may derive from them); else, when each is a class of the repository,
+    instances of A, B or a class deriving from them (:func:`raised`: ``x`` is unknown, or
+    none of its known values passes, so they are not all it may be), else unknown
+    (``isinstance(x, str)``); the value ``x`` had when one is a ``typing.Protocol``
+    (structural: what has its methods passes). A subset of a wide union stays wide.
     ``!x!-L-A|B``: the value x had at line L less the instances of A or B (after ``if
     isinstance(x, A): return``). ``!x!*A|B``: :func:`raised`."""
     name, _, kinds = val[1:].partition("!")
@@ -80,8 +82,8 @@ def narrowed(flow: Flow, fs: FileSyms, scope: str, val: str, line: int) -> Value
         prev = flow.value(fs, scope, name, int(at))
         outs = {t[1] for k in kinds.split("|") if (t := flow.value(fs, scope, k, line))
                 is not None and t[0] == "cls"}
-        return union(m for m in members(prev) if not (
-            m[0] == "inst" and outs & set(flow.mro(m[1])))) if prev is not None else None
+        return union((m for m in members(prev) if not (
+            m[0] == "inst" and outs & set(flow.mro(m[1])))), width(prev)) if prev else None
     prev = flow.value(fs, scope, name, line)
     tops = [flow.value(fs, scope, k, line) for k in kinds.split("|")]
     want = list(dict.fromkeys(t[1] for t in tops if t is not None and t[0] == "cls"))
@@ -90,7 +92,9 @@ def narrowed(flow: Flow, fs: FileSyms, scope: str, val: str, line: int) -> Value
     closed = len(want) == len(tops)
     kept = [m for m in members(prev) if m[0] == "inst" and (
         set(want) & set(flow.mro(m[1])) or _open(flow, m[1]))] if prev is not None else []
-    return union(kept) if kept else union(("inst", q) for q in want) if closed else None
+    if kept or not closed:
+        return union(kept, width(prev)) if kept and prev else None
+    return raised(flow, fs, scope, kinds, line)
 
 
 def raised(flow: Flow, fs: FileSyms, scope: str, kinds: str, line: int) -> Value | None:

@@ -60,6 +60,12 @@ def union(values: Iterable[Value | None], limit: int = MAX_TARGETS) -> Value | N
     return ("any", _SEP.join(f"{k}{_KSEP}{q}" for k, q in out))
 
 
+def width(v: Value) -> int:
+    """The limit of a union made of what each member of ``v`` gives (``x.m()`` of a union
+    ``x``): :data:`MAX_WIDE` for a wide union, else :data:`MAX_TARGETS`."""
+    return MAX_WIDE if v[0] == "any" and v[1].count(_SEP) >= MAX_TARGETS else MAX_TARGETS
+
+
 def members(v: Value) -> list[Value]:
     """The alternatives of a union, or ``[v]``."""
     if v[0] != "any":
