@@ -272,3 +272,46 @@ def test_isinstance_of_an_unknown_value_is_any_subclass(tmp_path: Path) -> None:
         "m.py::walk -> m.py::Node.kids @25",
         "m.py::walk -> m.py::Node.kids @26",
     ]
+
+
+NONLOCAL = """class Job:
+    def run(self):
+        return 1
+
+
+class Idle:
+    def run(self):
+        return 0
+
+
+def counter(flag):
+    job = Idle()
+    n = 0
+
+    def setup():
+        nonlocal job, n
+        job = Job()
+        n = n + 1
+
+    def go():
+        return job.run()
+
+    def shadow():
+        job = None
+        return job
+
+    if flag:
+        setup()
+    return go()
+"""
+
+
+def test_nonlocal_binding_reaches_the_closures(tmp_path: Path) -> None:
+    """``nonlocal job; job = Job()`` in one closure binds the enclosing function's
+    ``job``, which another closure reads: either value (the binding may not have run),
+    as ``global`` does for a module's name (session 40; a leftover since session 38);
+    a closure's own ``job = None`` binds nothing outside."""
+    found = sorted(e for e in edges(make_repo(tmp_path, {"m.py": NONLOCAL}))
+                   if "run @" in e)
+    assert found == ["m.py::counter.go -> m.py::Idle.run @21",
+                     "m.py::counter.go -> m.py::Job.run @21"]

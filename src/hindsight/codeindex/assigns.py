@@ -103,16 +103,22 @@ def _self_attr(out: Bindings, node: Any) -> bool:
     return obj is not None and _t(obj) in out.selfs
 
 
-def global_(out: Bindings, caps: dict[str, list[Any]]) -> None:
+def global_(out: Bindings, caps: dict[str, list[Any]], key: str = "fact.global") -> None:
     """``name = value`` in a function that declares ``global name``: a binding of the
     module's ``name`` that may or may not have run when the name is read (the module's
-    earlier binding stays a value too: :data:`~hindsight.codeindex.bindings.GLOBAL`)."""
+    earlier binding stays a value too: :data:`~hindsight.codeindex.bindings.GLOBAL`).
+    With ``key`` ``fact.nonlocal`` (``nonlocal name``), a binding of the enclosing
+    function's ``name`` that may or may not have run (its earlier one stays a value too:
+    a branch ending at the line, :data:`~hindsight.codeindex.bindings.BRANCH`); the
+    closures reading it see both (session 40)."""
     node, r = caps["fact.assign"][0], caps.get("fact.rhs")
     v = out.value(r[0]) if r and r[0].type in _PY_VALUES else None
     if v and v != "?":
         name, line = _t(caps["fact.lhs"][0]), _line(node)
-        out.facts += [("", name, v, line), ("", name + GLOBAL, str(line), line)]
-        out.used("", v)
+        outer, mark = ("", GLOBAL) if key == "fact.global" else \
+            (out.scope(node).rpartition(".")[0], BRANCH)
+        out.facts += [(outer, name, v, line), (outer, name + mark, str(line), line)]
+        out.used(outer, v)
 
 
 _COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension",

@@ -52,7 +52,7 @@ from hindsight.redact import clean, may_hold_secret
 __all__ = ["ARGS", "FACTS_VERSION", "Fact", "extract"]
 
 ARGS = frozenset({"python"})  # languages whose undeclared parameters are bound from call sites
-FACTS_VERSION = "22"  # stored in a bank's meta; a bank with another value is re-indexed in full
+FACTS_VERSION = "23"  # stored in a bank's meta; a bank with another value is re-indexed in full
 
 
 _SEQS = frozenset({"list", "list_comprehension", "set", "set_comprehension", "tuple"})
@@ -228,22 +228,22 @@ def extract(language: str, matches: list[tuple[str, dict[str, list[Any]]]],
         return []
     out = Bindings(language, owner, local_at)
     out.shadowed = shadowed
-    globals_: set[tuple[str, str]] = set()  # (function, name) of `global name` statements
+    globals_: dict[tuple[str, str], str] = {}  # (function, name) of `global`/`nonlocal name`
     for key, caps in matches:  # dicts and lists first: their reads may come before them
         if key == "fact.assign":
             r = caps.get("fact.rhs")
             if r and r[0].type in _CONTAINERS:
                 lhs = caps["fact.lhs"][0]
                 out.containers.setdefault(canon(_t(lhs)), _CONTAINERS[r[0].type])
-        elif key == "fact.global":
-            globals_.add((out.scope(caps[key][0]), _t(caps["fact.lhs"][0])))
+        elif key in ("fact.global", "fact.nonlocal"):
+            globals_[(out.scope(caps[key][0]), _t(caps["fact.lhs"][0]))] = key
         elif key == "fact.each":  # (two callbacks with one parameter name on a line)
             elements.seen(out, caps)
     deferred: list[tuple[Callable[[Bindings, dict[str, list[Any]]], None], dict[str, list[Any]]]] = []
     for key, caps in matches:
         if globals_ and key == "fact.assign" and caps["fact.lhs"][0].type == "identifier" \
-                and (out.scope(caps[key][0]), _t(caps["fact.lhs"][0])) in globals_:
-            assigns.global_(out, caps)  # `global _cache; _cache = Memory()`: the module's
+                and (g := globals_.get((out.scope(caps[key][0]), _t(caps["fact.lhs"][0])))):
+            assigns.global_(out, caps, g)  # `global _cache; _cache = Memory()`: the module's
             continue
         fn = _HANDLERS.get(key)
         if fn is None:
@@ -366,7 +366,7 @@ _QUOTES = re.compile("['\"`]")
 
 
 _LOCAL_BINDINGS = frozenset({"fact.assign", "fact.bind"})
-HANDLED = frozenset(_HANDLERS) | {"fact.global"}  # the root captures of ``@fact.*`` patterns
+HANDLED = frozenset(_HANDLERS) | {"fact.global", "fact.nonlocal"}  # root captures of `@fact.*`
 
 
 def _read(rhs: Any) -> str:

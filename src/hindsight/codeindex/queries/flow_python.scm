@@ -39,6 +39,7 @@
                (#any-of? @_f "zip" "enumerate")) @fact.zipped
 (yield) @fact.yield
 (global_statement (identifier) @fact.lhs) @fact.global
+(nonlocal_statement (identifier) @fact.lhs) @fact.nonlocal
 ; `sorted(xs, key=lambda x: …)`, `map(lambda x: …, xs)`: x is an element of xs
 (lambda parameters: (lambda_parameters . (identifier) @fact.lhs)) @fact.lambda
 (decorated_definition) @fact.decorated
