@@ -315,3 +315,64 @@ def test_nonlocal_binding_reaches_the_closures(tmp_path: Path) -> None:
                    if "run @" in e)
     assert found == ["m.py::counter.go -> m.py::Idle.run @21",
                      "m.py::counter.go -> m.py::Job.run @21"]
+
+
+PROXY = """class Inner:
+    def ping(self):
+        return "pong"
+
+    def close(self):
+        return None
+
+
+class Wrapper:
+    def __init__(self):
+        self._inner = Inner()
+
+    def close(self):
+        return self._inner.close()
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+class Lazy:
+    def __getattr__(self, name):
+        value = getattr(self._load(), name)
+        return value
+
+    def _load(self):
+        return Inner()
+
+
+class Plain:
+    def __getattr__(self, name):
+        return 42
+
+
+def use():
+    w = Wrapper()
+    w.ping()
+    w.close()
+    Lazy().ping()
+    Plain().ping()
+    w.__enter__()
+"""
+
+
+def test_proxy_getattr_delegates_missing_members(tmp_path: Path) -> None:
+    """A class whose ``__getattr__`` returns ``getattr(<path>, name)`` (directly or
+    through a local variable) delegates the members it lacks to what ``<path>`` is
+    (``object.__getattr__`` runs when the normal lookup fails); its own ``close`` wins,
+    a ``__getattr__`` returning anything else delegates nothing, and a ``__dunder__``
+    name is never delegated (special method lookup bypasses ``__getattr__``)."""
+    found = sorted(e for e in edges(make_repo(tmp_path, {"m.py": PROXY}))
+                   if e.startswith("m.py::use ->"))
+    assert found == [
+        "m.py::use -> m.py::Inner.ping @36",
+        "m.py::use -> m.py::Inner.ping @38",
+        "m.py::use -> m.py::Lazy @38",
+        "m.py::use -> m.py::Plain @39",
+        "m.py::use -> m.py::Wrapper @35",
+        "m.py::use -> m.py::Wrapper.close @37",
+    ]

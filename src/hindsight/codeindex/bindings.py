@@ -241,6 +241,9 @@ class Bindings:
         if len(kids) == 3 and not attr and kids[2].type in ("identifier", "attribute"):
             d = self.value(kids[2])  # `getattr(self, "visit_" + kind, self.generic_visit)`:
             return d if d and d != "?" else None  # the default (the name is not known)
+        if len(kids) == 2 and kids[1].type == "identifier" and self.owner(
+                kids[1].start_byte).endswith(".__getattr__"):  # `getattr(self._inner, name)`
+            return v  # what `__getattr__` delegates to (hierarchy.delegated)
         return f"{v}.{attr}" if attr.isidentifier() and len(kids) == 2 else None
 
     def _container_read(self, fn: Any, kids: list[Any]) -> str | None:

@@ -21,10 +21,9 @@ method (``self.x = C()``), in the class body or declared as fields. Calling a cl
 instance, a function what it returns: its declared return type, else the value of its ``return``
 statements. An undeclared parameter takes the values passed at its function's call sites
 (decorators are call sites: ``@dec`` calls ``dec(f)``), also after a binding that may not have run
-(``if c is None: c = D()``). A property read gives its value. In ``if isinstance(x, C):`` x is
-narrowed to instances of C. Where the text gives several values (a loop over ``[f, g]``, returns,
-call sites or attribute bindings that differ, a dict read with a key that is no literal) the value
-is their union (:mod:`hindsight.codeindex.values`, at most ``MAX_TARGETS``), an edge per target.
+(``if c is None: c = D()``). A property read gives its value. ``isinstance(x, C)`` narrows x.
+Several values (a loop over ``[f, g]``, returns, call sites or bindings that differ) are a union
+(:mod:`hindsight.codeindex.values`, ``MAX_TARGETS``; ``MAX_WIDE``), an edge per target.
 Every doubt ends in "unknown" and the call stays unresolved: a value that is no path, a loop, more
 than ``MAX_STEPS`` evaluation steps for one file. Every file consulted is a dependency (its
 ``path:`` key and its lookups' keys: incremental).
@@ -43,7 +42,7 @@ from hindsight.codeindex import selfattrs as sa
 from hindsight.codeindex.bindings import AFTER, BRANCH, NARROW, SCOPED
 from hindsight.codeindex.elements import held, view
 from hindsight.codeindex.exprs import indexed, parse, part_index
-from hindsight.codeindex.hierarchy import instance_shadow, narrowed, prefixed
+from hindsight.codeindex.hierarchy import delegated, instance_shadow, narrowed, prefixed
 from hindsight.codeindex.languages import SPECS
 from hindsight.codeindex.table import CLASS_KINDS, FUNC_KINDS, OWN_CLASS, SUPER_NAMES, FileSyms
 from hindsight.codeindex.values import Value, each_once, members, union, width
@@ -480,7 +479,8 @@ class Flow:
                 return self._guarded(("attr", cq, name), partial(self._agree, fs, attr))
         if kind == "inst" and name == "value":
             return enums.member_value(self, q)  # `self.value` of an enum member
-        return ("inst", q) if kind == "cls" and enums.enum_member(self, q, name) else None
+        return ("inst", q) if kind == "cls" and enums.enum_member(self, q, name) else \
+            delegated(self, v, name)  # (`__getattr__` of a proxy)
 
     def _agree(self, fs: FileSyms, bindings: list[tuple[str, int, str]]) -> Value | None:
         """The union of the values of the ``(scope, line, value)`` bindings of an attribute

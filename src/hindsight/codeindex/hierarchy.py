@@ -54,6 +54,19 @@ def prefixed(flow: Flow, v: Value, prefix: str) -> Value | None:
     return union(out, MAX_WIDE)
 
 
+def delegated(flow: Flow, v: Value, name: str) -> Value | None:
+    """Member ``name`` of instance ``v`` whose class has no such member but a
+    ``__getattr__`` returning ``getattr(<path>, name)`` (a proxy: ``w.ping()`` of a
+    wrapper of an ``Inner``): the member of what ``<path>`` is (Python data model,
+    ``object.__getattr__``: called when the normal lookup fails; special methods bypass
+    it, so a ``__dunder__`` name is never delegated). ``None`` otherwise."""
+    if v[0] != "inst" or name[:2] == "__" or "[" in name:
+        return None
+    m = flow.member(v, "__getattr__")
+    to = flow.call_value(m) if m is not None and m[0] == "fn" else None
+    return flow.member(to, name) if to is not None and to != v else None
+
+
 def narrower(flow: Flow, v: Value, than: Value) -> bool:
     """Whether every member of ``v`` is an instance (a class) of a class deriving from
     the class of ``than``'s members (or of that class itself)."""

@@ -52,7 +52,7 @@ from hindsight.redact import clean, may_hold_secret
 __all__ = ["ARGS", "FACTS_VERSION", "Fact", "extract"]
 
 ARGS = frozenset({"python"})  # languages whose undeclared parameters are bound from call sites
-FACTS_VERSION = "23"  # stored in a bank's meta; a bank with another value is re-indexed in full
+FACTS_VERSION = "24"  # stored in a bank's meta; a bank with another value is re-indexed in full
 
 
 _SEQS = frozenset({"list", "list_comprehension", "set", "set_comprehension", "tuple"})
