@@ -376,3 +376,41 @@ def test_proxy_getattr_delegates_missing_members(tmp_path: Path) -> None:
         "m.py::use -> m.py::Wrapper @35",
         "m.py::use -> m.py::Wrapper.close @37",
     ]
+
+
+CONTAINERS = """class Conn:
+    def query(self):
+        return 1
+
+
+class Pool:
+    def __init__(self):
+        self.conns = [Conn() for _ in range(3)]
+
+    def __iter__(self):
+        return iter(self.conns)
+
+
+class Rows:
+    def __getitem__(self, i):
+        return Conn()
+
+
+def use():
+    for c in Pool():
+        c.query()
+    for r in Rows():
+        r.query()
+    Pool()[0].query()
+"""
+
+
+def test_iterating_a_container_class(tmp_path: Path) -> None:
+    """``for c in Pool()`` of a class whose ``__iter__`` returns ``iter(self.conns)``: an
+    element of ``self.conns``; of a class with only ``__getitem__``, what it returns
+    (Python's sequence protocol); an index of an instance, as an element."""
+    found = sorted(e for e in edges(make_repo(tmp_path, {"m.py": CONTAINERS}))
+                   if "query @" in e)
+    assert found == ["m.py::use -> m.py::Conn.query @21",
+                     "m.py::use -> m.py::Conn.query @23",
+                     "m.py::use -> m.py::Conn.query @24"]

@@ -363,15 +363,22 @@ def module_attr(flow: Flow, path: str, name: str) -> Value | None:
 def iterated(flow: Flow, v: Value) -> Value | None:
     """An element of instance ``v`` (``for row in table``): what its class's
     ``__iter__`` gives: the element of a declared ``-> Iterator[C]``, what the generator
-    it returns yields, or what ``__next__`` returns when it returns an iterator (itself
-    included)."""
+    it returns yields, what ``__next__`` returns when it returns an iterator (itself
+    included), an element of the attribute it returns (``return iter(self.rows)``); with
+    no ``__iter__``, what ``__getitem__`` returns (Python's sequence protocol)."""
     it = flow.member(v, "__iter__")
-    if it is None or it[0] != "fn":
-        return None
+    if it is None or it[0] != "fn":  # (the sequence protocol: `__getitem__(0)`, `(1)`…)
+        get = flow.member(v, "__getitem__") if it is None else None
+        return flow.call_value(get) if get is not None and get[0] == "fn" else None
     if returns.declared_element(flow, it[1]):
         return returns.value(flow, it[1], "return[*]")
     r = flow.call_value(it)
-    if r is None or r[0] not in ("inst", "gen", "any"):
+    if r is None:  # `return iter(self.items)`: an element of what it returns
+        path, _, local = it[1].partition("::")
+        fs = flow.fs(path)
+        return union(flow.value(fs, local, val + "[*]", line) for line, val in fs.flow.get(
+            local, {}).get("return", []) if "(" not in val and "[" not in val) if fs else None
+    if r[0] not in ("inst", "gen", "any"):
         return None
     if r[0] == "inst":
         nxt = flow.member(r, "__next__")

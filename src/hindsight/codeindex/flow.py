@@ -1,9 +1,8 @@
 """Receiver resolution without a type checker (issue #14, item 1).
 
 When the name rules of :mod:`hindsight.codeindex.resolve` leave a call unresolved, the call's
-receiver (or, for ``x()``, the callee) is evaluated as an access path
-(:mod:`hindsight.codeindex.exprs`) over the receiver facts of the files
-(:mod:`hindsight.codeindex.receivers`). A value is one of
+receiver (or, for ``x()``, the callee) is evaluated as an access path (:mod:`.exprs`) over the
+receiver facts of the files (:mod:`hindsight.codeindex.receivers`). A value is one of
 
 * ``("cls", q)`` the class (or other type) ``q`` itself, ``("inst", q)`` an instance of it;
 * ``("fn", q)`` the function or method ``q``; ``("mod", "path::")`` a module;
@@ -246,8 +245,9 @@ class Flow:
             if seg == "[*]":  # (a position of a generator's tuples too: `[*][1]`)
                 v, i = classes.element_at(self, v, segs, i)
                 continue
-            if seg[0] == "[":
-                return None
+            if seg[0] == "[":  # `Pool()[k]` of an instance: an element (classes.element)
+                v = self.element(v) if v[0] == "inst" else None
+                continue
             attr = seg.lstrip(".:")
             while i < len(segs) and segs[i][0] == "[":
                 attr += segs[i]
