@@ -155,11 +155,14 @@ FGH = "def f():\n    return 1\n\n\ndef g():\n    return 2\n\n\ndef h():\n    ret
 
 
 @pytest.mark.parametrize(("body", "want"), [
-    # bound again to an instance: `d['a']` / `d.get('a')` is no longer the dict's f
+    # bound again to an instance: `d['a']` / `d.get('a')` is no longer the dict's f; since
+    # session 40 an index of an instance is what its `__getitem__` returns, h (the `.get`
+    # read reaches it through the index the dict's facts wrote, so `Reg.get`'s own return
+    # is not what is read: test_break23's strict xfail)
     ("    d = {'a': f}\n    d = Reg()\n    return d.get('a')()\n",
-     ["a.py::use -> a.py::Reg @27", "a.py::use -> a.py::Reg.get @28"]),
+     ["a.py::use -> a.py::Reg @27", "a.py::use -> a.py::Reg.get @28", "a.py::use -> a.py::h @28"]),
     ("    d = {'a': f}\n    d = Reg()\n    return d['a']()\n",
-     ["a.py::use -> a.py::Reg @27"]),
+     ["a.py::use -> a.py::Reg @27", "a.py::use -> a.py::h @28"]),
     # bound again to what a function returns: that dict's 'a'
     ("    d = {'a': f}\n    d = make()\n    return d['a']()\n",
      ["a.py::use -> a.py::g @28", "a.py::use -> a.py::make @27"]),
