@@ -435,3 +435,30 @@ def test_the_cached_git_listing_follows_every_change_of_the_git_index(tmp_path: 
         git(repo, "rm", "-q", "--cached", "b.py")
         bank.code.index(workers=1)
         assert sorted(bank.stores.code.load_files()) == ["a.py"]
+
+
+def test_calls_made_from_facts_are_not_repeated_by_an_incremental_index(
+        tmp_path: Path) -> None:
+    """Break-it of session 40: a call whose callee is an access path made from the file's
+    facts with no ``(`` in it (``getattr(self, "repr_" + k)(x)`` is ``self.repr_$``,
+    ``getattr(job, "run")()`` is ``job.run``) was stored, then read back as a reference
+    and made again on each re-resolution: its edges doubled with every incremental
+    index of a subclass's file (7, 9, 11, 13 edges)."""
+    base = ("class Repr:\n    def repr1(self, x):\n        meth = \"repr_\" + type(x).__name__\n"
+            "        return getattr(self, meth)(x)\n\n    def repr_int(self, x):\n"
+            "        return getattr(self, \"repr_list\")(x)\n")
+    sub = "from base import Repr\n\n\nclass TextRepr(Repr):\n    def repr_list(self, x):\n" \
+          "        return \"[]\"\n"
+    repo = make_repo(tmp_path / "r", {"base.py": base, "sub.py": sub})
+    with open_bank(repo_root_path=str(repo)) as bank:
+        bank.code.index(workers=1)
+    for i in range(3):
+        write(repo, {"sub.py": sub + f"\n\ndef extra{i}():\n    return 1\n"})
+        git(repo, "add", "-A")
+        with open_bank(repo_root_path=str(repo)) as bank:
+            st = bank.code.index(workers=1)
+        assert st.files_reresolved == 1
+        assert edges_of(repo, "base.py::Repr.repr1") == [
+            ("getattr", ""), ("self.repr_$", "base.py::Repr.repr_int"),
+            ("self.repr_$", "sub.py::TextRepr.repr_list"), ("type", "")]
+        check_equal(repo)

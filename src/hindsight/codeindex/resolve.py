@@ -458,8 +458,9 @@ def resolve_file(table: Table, fs: FileSyms, refs: Iterable[tuple[str, str, str,
     that may run several definitions has a row for each) and the dependency keys
     consulted. Calls of a call or subscript (``fs.calls``: ``make()()``)
     become edges named by their callee's access path when they resolve, and only then;
-    stored edges of that kind (a name with ``(`` or ``[``) are skipped in ``refs``, since
-    they are made again from the file's facts. A ``RecursionError`` (a nesting no limit
+    stored edges of that kind (a name with ``(`` or ``[``, or one of ``fs.calls``:
+    ``getattr(self, "visit_" + k)()`` is ``self.visit_$``) are skipped in ``refs``, since
+    they are made again from the file's facts (else an incremental index repeats them). A ``RecursionError`` (a nesting no limit
     foresaw) leaves the file's references unresolved rather than failing the index.
     """
     refs = list(refs)
@@ -478,8 +479,9 @@ def _resolve_file(table: Table, fs: FileSyms, refs: list[tuple[str, str, str, st
     for caller, module, name, alias, line in fs.imports:
         dst = r.import_target(module, name, alias)
         out.append((caller, "import", name, module, alias, line, dst))
+    made = {(c, p, ln) for c, p, ln in fs.calls}  # (also `self.visit_$`, `obj.run`: no paren)
     for caller, kind, name, recv, line in refs:
-        if "(" in name or "[" in name:
+        if "(" in name or "[" in name or (caller, name, line) in made:
             continue
         dsts = r.targets(caller, name, recv, line) if kind == "call" else \
             [r._by_name(fs.base_scope(caller), name, recv, fs.starts.get(caller, 0))]
