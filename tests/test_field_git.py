@@ -239,3 +239,51 @@ def test_minified_thresholds_exact_edges() -> None:
     assert content_skip_reason("a.js", marks_only.encode()) == ""
     assert content_skip_reason("a.min.js", b"x") == "minified"
     assert content_skip_reason("a.js", (code + "\n").encode()) == ""  # under 8 KiB
+
+
+def test_an_exported_git_dir_does_not_redirect_the_index(tmp_path: Path) -> None:
+    """Break-it of session 40: ``GIT_DIR`` of repository A exported while indexing B made
+    git read A's index against B's files, and A's bank lost its file ("1 removed") and
+    flagged A's memory stale. git now runs without the variables that redirect it
+    (config.paths.GIT_REDIRECTS): each repository is the one at its directory."""
+    a = make_repo(tmp_path / "A", {"a.py": "def a_fn():\n    pass\n"})
+    b = make_repo(tmp_path / "B", {"b.py": "def b_fn():\n    pass\n"})
+    for repo in (a, b):
+        p = subprocess.run([*CLI, "index"], cwd=repo, capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+    env = {**os.environ, "GIT_DIR": str(a / ".git"), "GIT_INDEX_FILE": str(a / ".git/index")}
+    p = subprocess.run([*CLI, "index", "--json"], cwd=b, env=env, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["files_removed"] == 0
+    for repo, want in ((a, ["a.py"]), (b, ["b.py"])):
+        with open_bank(str(repo)) as bank:
+            assert sorted(bank.stores.code.load_files()) == want
+
+
+@pytest.mark.parametrize("breakage", ["head", "gitfile", "config"])
+def test_a_broken_repository_is_an_error_from_a_subdirectory_too(
+        tmp_path: Path, breakage: str) -> None:
+    """Break-it of session 40: with ``.git/HEAD`` corrupt, a ``.git`` file pointing to a
+    missing directory or a bad line in ``.git/config``, ``index`` at the root stopped with
+    git's error but from ``src/`` it walked ``src`` as a repository of its own (a new bank
+    holding an untracked file, exit 0). Now both stop (exit 8) and no bank is made."""
+    repo = make_repo(tmp_path / "r", {"src/t.py": SRC})
+    write(repo, {"src/scratch.py": "def scratch_untracked():\n    pass\n"})
+    if breakage == "head":
+        (repo / ".git" / "HEAD").write_text("garbage\n")
+    elif breakage == "gitfile":
+        os.rename(repo / ".git", tmp_path / "moved.git")
+        (repo / ".git").write_text(f"gitdir: {tmp_path / 'missing.git'}\n")
+    else:
+        with open(repo / ".git" / "config", "a") as f:
+            f.write("[core\n\tbroken = \n")
+    home = Path(os.environ["HINDSIGHT_HOME"])
+    banks = sorted(p.name for p in (home / "banks").glob("*.db")) \
+        if (home / "banks").exists() else []
+    for cwd in (repo, repo / "src"):
+        p = subprocess.run([*CLI, "index"], cwd=cwd, capture_output=True, text=True)
+        assert p.returncode == 8, (cwd, p.stdout, p.stderr)
+        assert p.stdout == ""
+    after = sorted(p.name for p in (home / "banks").glob("*.db")) \
+        if (home / "banks").exists() else []
+    assert after == banks  # no bank for `src`

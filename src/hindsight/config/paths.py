@@ -229,11 +229,23 @@ def _private_opener(path: str, flags: int) -> int:
 GIT_SAFE = ("--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "core.quotepath=off")
 
 
+GIT_REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
+                 "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE",
+                 "GIT_PREFIX")
+"""Environment variables that point git at another repository, work tree or index than
+the one ``-C root`` finds (git(1), "ENVIRONMENT VARIABLES"). hindsight works on the
+directory it is given: an exported ``GIT_DIR`` of repository A while indexing B made B's
+files A's and emptied A's bank (break-it 40), so git runs without them."""
+
+
 def git_cmd(root: str, *args: str) -> list[str]:
     """``git -C root`` with :data:`GIT_SAFE` and ``args``: the one way hindsight builds a
     git command line (``tests/test_neighbours.py`` checks that no other module spells
-    one)."""
-    return ["git", "-C", root, *GIT_SAFE, *args]
+    one); run through ``env -u`` when one of :data:`GIT_REDIRECTS` is set (inside a git
+    hook, or exported by the user), so that git reads the repository at ``root``."""
+    unset = [a for k in GIT_REDIRECTS if k in os.environ for a in ("-u", k)]
+    return ["env", *unset, "git", "-C", root, *GIT_SAFE, *args] if unset else \
+        ["git", "-C", root, *GIT_SAFE, *args]
 
 
 def git_refusal(root: str, stderr: bytes | str) -> str | None:
@@ -280,13 +292,35 @@ def git_toplevel(path: str) -> str | None:
 def repo_root(path: str) -> str:
     """Absolute root of the repository containing ``path``: the git work tree top, or
     ``path`` itself outside git. Raises :class:`ConfigError` if ``path`` is not a directory,
-    :class:`GitError` when git refuses the repository (:func:`git_refusal`)."""
+    :class:`GitError` when git refuses the repository (:func:`git_refusal`) or when git
+    does not read a ``.git`` at or above ``path`` (break-it 40: run from a subdirectory of
+    a broken repository, the subdirectory was walked as a repository of its own; without
+    a git binary the directory is still walked, as documented)."""
     p = os.path.abspath(path)
     if not os.path.isdir(p):
         raise ConfigError(f"{path}: not a directory", path=path)
     if ".git" in p.split(os.sep):
         raise ConfigError(f"{path}: inside a .git directory; run from the work tree", path=path)
-    return git_toplevel(p) or p
+    top = git_toplevel(p)
+    if top is None and (repo := _dot_git_above(p)) is not None and shutil.which("git"):
+        # (a `.git` git cannot read: a broken HEAD or config, a `.git` file pointing to a
+        # missing directory; walking `p` would index untracked files under a new bank)
+        raise GitError(f"{repo}: has a .git that git does not take for a repository (a broken "
+                       f"HEAD, config or gitdir link); `git -C {repo} status` says why",
+                       path=repo)
+    return top or p
+
+
+def _dot_git_above(path: str) -> str | None:
+    """The nearest directory at or above ``path`` holding a ``.git`` entry, else ``None``."""
+    d = path
+    while True:
+        if os.path.lexists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
 
 
 def bank_key(bank_id: str) -> str:

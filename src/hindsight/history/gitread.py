@@ -212,12 +212,15 @@ def _ok(root: str, args: list[str]) -> bool:
 
 def uncommitted(root: str, path: str) -> bool:
     """True when the working copy of ``path`` differs from HEAD's (``git diff --quiet HEAD
-    -- path`` exits 1); False when it does not, or git fails (no HEAD, no git)."""
+    -- path`` exits 1 and says nothing); False when it does not, or git fails (no HEAD, no
+    git, no repository: outside one git diffs as ``--no-index`` and also exits 1, with an
+    error on stderr; break-it 40)."""
     try:
-        return subprocess.run(git_cmd(root, "diff", "--quiet", "HEAD", "--", path),
-                              capture_output=True, timeout=GIT_TIMEOUT_S).returncode == 1
+        p = subprocess.run(git_cmd(root, "diff", "--quiet", "HEAD", "--", path),
+                           capture_output=True, timeout=GIT_TIMEOUT_S)
     except (OSError, subprocess.SubprocessError):
         return False
+    return p.returncode == 1 and not p.stderr.strip()
 
 
 def exists(root: str, sha: str) -> bool:
