@@ -287,3 +287,26 @@ def test_a_broken_repository_is_an_error_from_a_subdirectory_too(
     after = sorted(p.name for p in (home / "banks").glob("*.db")) \
         if (home / "banks").exists() else []
     assert after == banks  # no bank for `src`
+
+
+def test_a_minified_script_held_as_data_keeps_its_file() -> None:
+    """Break-it of session 40: a hand-written Python template holding a 45 KB minified
+    script on one line, and a JavaScript loader holding one in a string or a template
+    literal, were skipped as minified (their functions gone, memories anchored to them
+    flagged stale). The content rule reads JavaScript files only (Python, Go or Rust code
+    is not minified for shipping), and a line that is one string literal or sits inside
+    a template literal is data; the bundle itself is still skipped."""
+    mini = "!function(e){" + ("var t=this.a||{};function n(r){return r&&r.x?r:{default:r}}"
+                              "if(typeof e===\"object\")t=new n(e);") * 500 + "}();"
+    files = {
+        "bundle.js": mini + "\n",
+        "page.py": 'def render():\n    return """\n' + mini + '\n"""\n',
+        "loader.js": 'const JS = "' + mini.replace('"', '\\"')
+                     + '";\nfunction load() { return JS; }\n',
+        "loader2.js": "const JS = `\n" + mini + "\n`;\nfunction load() { return JS; }\n",
+        "exports.js": "module.exports = '" + mini.replace("'", "\\'") + "';\n",
+        "two.js": mini + "\n" + 'var s = "x";\n',
+    }
+    assert {p: content_skip_reason(p, t.encode()) for p, t in files.items()} == {
+        "bundle.js": "minified", "page.py": "", "loader.js": "", "loader2.js": "",
+        "exports.js": "", "two.js": "minified"}

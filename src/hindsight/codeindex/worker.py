@@ -7,6 +7,7 @@ Each worker loads grammars lazily (cached per process) and returns plain picklab
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import xxhash
@@ -92,21 +93,37 @@ def parse_path(root: str, path: str, language: str) -> ParseResult:
 
 
 def _minified(path: str, src: bytes) -> bool:
-    """``*.min.*`` names; or, in a file over ``MINIFIED_MIN_BYTES``, lines over
-    ``LONG_LINE`` bytes that look like code hold at least half the bytes (see
-    :func:`content_skip_reason`)."""
+    """``*.min.*`` names; or, in a JavaScript file (:data:`MINIFIABLE`) over
+    ``MINIFIED_MIN_BYTES``, lines over ``LONG_LINE`` bytes that look like code and are
+    not data (a line inside a template literal, or one string literal: :func:`_in_string`)
+    hold at least half the bytes (see :func:`content_skip_reason`)."""
     base = path.rsplit("/", 1)[-1]
     if ".min." in base:
         return True
-    if len(src) <= MINIFIED_MIN_BYTES or not _has_long_line(src):
+    if not base.endswith(MINIFIABLE) or len(src) <= MINIFIED_MIN_BYTES or \
+            not _has_long_line(src):
         return False
-    in_long = 0
+    in_long = ticks = 0
     for line in src.split(b"\n"):
-        if len(line) > LONG_LINE and \
+        if len(line) > LONG_LINE and not (ticks % 2 or _in_string(line)) and \
                 sum(map(line.count, CODE_MARKS)) >= CODE_MARK_SHARE * len(line) and \
                 sum(map(line.count, CODE_WORDS)) * 1000 >= CODE_WORDS_PER_KB * len(line):
             in_long += len(line)
+        ticks += line.count(b"`")
     return 2 * in_long >= len(src)
+
+
+def _in_string(line: bytes) -> bool:
+    """Whether ``line`` is one string literal after a short head (``const JS = "…";``,
+    ``  '…' +``): it starts with a quote within its first 120 bytes and ends with the same
+    quote (then only ``;,)+`` and blanks), which appears nowhere between unescaped."""
+    head = re.match(rb"[\w\s.$=:,(\[+]{0,120}?([\"'])", line)
+    if head is None:
+        return False
+    q, start = head.group(1), head.end()
+    body = line.rstrip(b" \t;,)+")
+    return len(body) > start and body.endswith(q) and \
+        body.count(q, start, len(body) - 1) == body.count(b"\\" + q, start, len(body) - 1)
 
 
 def _has_long_line(src: bytes) -> bool:
@@ -120,6 +137,10 @@ def _has_long_line(src: bytes) -> bool:
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 MINIFIED_MIN_BYTES = 8192
+MINIFIABLE = (".js", ".mjs", ".cjs", ".jsx")
+"""Files the content rule reads: the languages whose code is minified for shipping. A long
+line of a Python, Go or Rust file is data or generated code, never a reason to skip it (a
+Python template holding a minified script was skipped: break-it 40)."""
 LONG_LINE = 1000
 CODE_MARKS = (b"(", b")", b"{", b"}", b";", b",")
 CODE_MARK_SHARE = 0.05
@@ -133,7 +154,7 @@ def content_skip_reason(path: str, raw: bytes) -> str:
 
     ``too_large`` above ``MAX_FILE_BYTES`` (2 MiB); ``binary`` when a NUL byte appears in the
     first 8 KiB (UTF-16/32 files with a BOM excepted); ``minified`` for ``*.min.*`` names,
-    or when most bytes sit in long lines of code: in a file over 8 KiB, lines over
+    or when most bytes sit in long lines of code: in a JavaScript file over 8 KiB, lines over
     ``LONG_LINE`` (1,000) bytes of which at least 5% are ``( ) { } ; ,`` and with at least
     2 code words per 1,000 bytes (``return``, ``function``, ``=>``, ``this.``, ``var ``…:
     :data:`CODE_WORDS`) hold at least half of the bytes. One long line does not make a
