@@ -215,6 +215,35 @@ def test_shallow_clone_never_blames_the_boundary(tmp_path: Path) -> None:
         assert b.history.why("c.py", 2)["last"]["sha"] == r.shas[7]  # never the boundary commit
 
 
+def test_shallow_clone_blame_of_an_older_line_names_no_commit(tmp_path: Path) -> None:
+    """Break-it of session 40: in a ``--depth 1`` clone, ``why`` on a line of a file no
+    commit of the clone touched answered from git blame with the boundary commit (an
+    unrelated one, "unrelated 2") as the last change, and no note. Now no commit is
+    named and the note says why and how to read more."""
+    up = Repo(tmp_path / "up")
+    up.write("m.py", fn("a"))
+    up.commit("add a")
+    up.write("other.py", "x = 1\n")
+    up.commit("unrelated 1")
+    up.write("other.py", "x = 2\n")
+    up.commit("unrelated 2")
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{up.path}", str(clone))
+    with open_bank(str(clone)) as b:
+        b.code.index()
+        b.history.ingest()
+        res = b.history.why("m.py", 2)
+        assert (res["source"], res["last"]) == ("blame", None)
+        assert res["notes"] == [
+            f"git blame reaches {up.shas[3][:10]}, the first commit of this shallow clone: "
+            "the line was last changed there or in an older commit the clone does not have; "
+            "`git fetch --unshallow`, then `hindsight ingest --all`, tells"]
+        assert b.history.history("a")["notes"] == [
+            "no ingested commit changed this symbol; the ingested history is partial "
+            "(shallow): `git fetch --unshallow`, then `hindsight ingest --all`, reads the "
+            "older commits"]
+
+
 def test_linked_worktree_shares_history(tmp_path: Path) -> None:
     r = story(tmp_path)
     wt = tmp_path / "wt"

@@ -163,6 +163,8 @@ def attributed_entries(hs: HistoryStore, path: str, local: str,
         notes.append("no ingested commit changed this symbol" + (
             f"; the ingested history is partial ({partial}): " + (
                 "hindsight ingest reads the missing commits" if partial == "interrupted"
+                else "`git fetch --unshallow`, then `hindsight ingest --all`, reads the older "
+                "commits" if partial == "shallow"
                 else "hindsight ingest --all reads the older commits") if partial else ""))
     return entries, notes
 
@@ -369,6 +371,12 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
     else:
         out["source"] = "blame"
         sha = G.blame_line(root, path, line)
+        if sha and sha in G.shallow_boundary(root):  # (break-it 40: blame stops there)
+            out["notes"].append(
+                f"git blame reaches {sha[:10]}, the first commit of this shallow clone: the "
+                "line was last changed there or in an older commit the clone does not "
+                "have; `git fetch --unshallow`, then `hindsight ingest --all`, tells")
+            sha = ""
         c = hs.commit(sha) if sha else None
         if c is not None:
             out["last"] = {**_commit_view(c), "change": "line"}
