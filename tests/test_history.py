@@ -495,3 +495,26 @@ def test_why_says_when_the_file_has_uncommitted_changes(tmp_path: Path) -> None:
         assert [n for n in res["notes"] if "uncommitted" in n] == [
             "c.py has uncommitted changes (git diff HEAD): they are in no commit above; "
             "edits through an agent hook are the edit trace"]
+
+
+def test_history_of_a_name_with_several_definitions_says_so(tmp_path: Path) -> None:
+    """Break-it of session 40: two definitions sharing a qualified name (a function
+    defined in both branches of an ``if``; C++ ``int get(int) const`` and ``int get(int)``,
+    C# indexers) answered ``history NAME`` with the first's commits only and no word of
+    the other. A note now names the copies' lines and the ``NAME#2`` form."""
+    r = Repo(tmp_path / "r")
+    src = "import sys\n\nif sys.platform == 'win32':\n    def sep():\n        return 1\nelse:\n" \
+          "    def sep():\n        return 2\n"
+    r.write("p.py", src)
+    r.commit("init")
+    r.write("p.py", src.replace("return 2", "return 3"))
+    r.commit("posix tweak")
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        b.history.ingest()
+        res = b.history.history("sep")
+        assert [e.subject for e in res["entries"]] == ["init"]
+        assert res["notes"][-1] == ("2 definitions in p.py share the name sep (lines 4, 7): "
+                                    "this is the history of the first; `sep#2` names the next")
+        assert [e.subject for e in b.history.history("sep#2")["entries"]] == [
+            "posix tweak", "init"]

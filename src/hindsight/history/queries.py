@@ -269,6 +269,13 @@ def history(code: CodeStore, hs: HistoryStore, root: str, spec: str,
     partial = hs.get_meta("history_partial_kind") or ""
     if partial and not any("partial" in n for n in notes):  # (and what reads the rest)
         notes.append(partial_note(partial))
+    copies = sorted(code.symbols_by_qname([_sym.qname]), key=lambda s: (
+        s.start_line, s.end_line)) if _sym is not None else []
+    if len(copies) > 1:  # (break-it 40: `int get(int) const` and `int get(int)`)
+        notes.append(f"{len(copies)} definitions in {path} share the name {local} (lines "
+                     f"{', '.join(str(c.start_line) for c in copies)}): this is the history "
+                     f"of the first; `{local}#2`" + (" …" if len(copies) > 2 else "")
+                     + " names the next")
     return {"symbol": _sym.as_dict() if _sym is not None else None,
             "qname": f"{path}::{local}", "level": level, "count": len(entries),
             "partial": partial, "merges_hidden": hidden, "entries": entries, "notes": notes}
