@@ -137,7 +137,7 @@ def test_sparse_checkout_memories_outside_the_cone_are_not_stale(tmp_path: Path)
     assert st_json["skipped"]["outside_sparse_checkout"] == 1
     p = subprocess.run([*CLI, "status"], cwd=repo, capture_output=True, text=True, check=True,
                        env={**os.environ, "COLUMNS": "300"})
-    assert ("cone src; 1 tracked file outside it not indexed, and memories anchored there "
+    assert ("cone src (at the last index); 1 tracked file outside it not indexed, and memories anchored there "
             "are not checked for staleness") in " ".join(p.stdout.split())
     # a file really deleted in the sparse checkout is still a deleted file
     with open_bank(str(repo)) as bank:

@@ -461,7 +461,7 @@ def _agents_table(agents: list[dict[str, Any]] | None) -> None:
 def _sparse_line(sp: dict[str, Any]) -> str:
     n = sp["outside_files"]
     cone = ", ".join(sp["patterns"]) or "(no patterns: skip-worktree bits)"
-    return (f"cone {cone}; {n} tracked file{'' if n == 1 else 's'} outside it "
+    return (f"cone {cone} (at the last index); {n} tracked file{'' if n == 1 else 's'} outside it "
             "not indexed, and memories anchored there are not checked for staleness")
 
 
