@@ -310,3 +310,22 @@ def test_a_minified_script_held_as_data_keeps_its_file() -> None:
     assert {p: content_skip_reason(p, t.encode()) for p, t in files.items()} == {
         "bundle.js": "minified", "page.py": "", "loader.js": "", "loader2.js": "",
         "exports.js": "", "two.js": "minified"}
+
+
+def test_hotspots_count_symbols_outside_a_sparse_cone_as_alive(tmp_path: Path) -> None:
+    """Break-it of session 40: in a sparse checkout, ``hotspots`` counted the symbols of
+    files outside the cone as gone ("no longer exist at HEAD") while listing their files;
+    they exist at HEAD, just not in the work tree (history decides for them)."""
+    repo = make_repo(tmp_path / "r", {"a/a.py": "def in_a():\n    return 1\n",
+                                      "b/b.py": "def in_b():\n    return 1\n"})
+    write(repo, {"b/b.py": "def in_b():\n    return 2\n"})
+    git(repo, "commit", "-qam", "fix: in_b")
+    git(repo, "sparse-checkout", "set", "a")
+    p = subprocess.run([*CLI, "index"], cwd=repo, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    p = subprocess.run([*CLI, "ingest"], cwd=repo, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    p = subprocess.run([*CLI, "hotspots", "--json"], cwd=repo, capture_output=True, text=True)
+    d = json.loads(p.stdout)
+    assert [s["qname"] for s in d["symbols"]] == ["b/b.py::in_b", "a/a.py::in_a"]
+    assert d["left_out"] == {"files": 0, "symbols": 0}

@@ -11,6 +11,7 @@ once. Fix commits: :mod:`hindsight.history.fixes`.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -92,7 +93,8 @@ def hotspots(hs: HistoryStore, root: str, days: int = 90, limit: int = 20,
     commits + fix commits (a fix counts twice), ties by fixes, then lines changed. A
     renamed file or moved symbol counts under its newest name. Huge, merge and unreachable
     commits are left out. ``indexed(qnames)``: which of the qualified names the code index
-    holds (``None``: no index; history decides, see the module doc).
+    holds (``None``: no index; history decides, see the module doc; so it does for a file
+    at HEAD but not in the work tree, outside a sparse checkout's cone: break-it 40).
 
     Returns ``{"since", "days", "files": [...], "symbols": [...], "count": {"files",
     "symbols"}, "left_out": {"files", "symbols"}}``: each file has path, commits, fixes,
@@ -114,7 +116,8 @@ def hotspots(hs: HistoryStore, root: str, days: int = 90, limit: int = 20,
     alive = indexed([s["qname"] for s in ranked]) if indexed is not None else None
     for s in ranked:
         ok = s["path"] in at_head and (
-            s["qname"] in alive if alive is not None else
+            s["qname"] in alive if alive is not None and os.path.lexists(
+                os.path.join(root, s["path"])) else  # (outside a sparse cone: not indexed)
             _alive_in_history(hs, s["path"], s["local"]))
         if not ok:
             symbols_gone += 1
