@@ -387,6 +387,25 @@ def test_clean_merge_of_two_edits_to_one_function_is_no_change_of_its_own(
     assert blame == main
 
 
+def test_hotspots_of_huge_commits_only_say_so(tmp_path: Path) -> None:
+    """Break-it of session 40: when every commit of the window is huge, ``hotspots``
+    answered empty with no note; the note now counts the huge commits left out."""
+    r = Repo(tmp_path / "huge")
+    for i in range(5):
+        r.write(f"m{i}.py", fn(f"m{i}"))
+    r.commit("import")
+    for i in range(5):
+        r.write(f"m{i}.py", fn(f"m{i}", "return 2"))
+    r.commit("fix: all")
+    with open_bank(str(r.path)) as b:
+        b.code.index()
+        b.history.ingest(huge=4)
+        res = b.history.hotspots()
+        assert (res["count"], res["notes"]) == (
+            {"files": 0, "symbols": 0},
+            ["2 huge commits in the window (over the huge-commit size) left out of the counts"])
+
+
 def test_huge_commit_is_recorded_not_expanded(tmp_path: Path) -> None:
     r = Repo(tmp_path / "huge")
     r.write("a.py", fn("f"))

@@ -101,7 +101,8 @@ def hotspots(hs: HistoryStore, root: str, days: int = 90, limit: int = 20,
     lines, score; each symbol qname, path, local, kind, commits, fixes, score;
     ``left_out`` counts the files and symbols in the window that no longer exist at HEAD;
     ``history_partial``: the bank's partial kind, ``""`` when whole; ``notes``: what a
-    partial history leaves out (queries.partial_note).
+    partial history leaves out (queries.partial_note), and how many huge commits of the
+    window are not counted (break-it 40: a window of huge commits only answered empty).
     Raises NotIndexed (no history), GitError (not a git repository, git failing)."""
     require_history(hs, root)
     kind = hs.get_meta("history_partial_kind") or ""
@@ -128,4 +129,7 @@ def hotspots(hs: HistoryStore, root: str, days: int = 90, limit: int = 20,
             "count": {"files": len(flist[:limit]), "symbols": len(shown)},
             "left_out": {"files": files_gone, "symbols": symbols_gone},
             "history_partial": kind,
-            "notes": [f"counted over a {partial_note(kind)}"] if kind else []}
+            "notes": ([f"counted over a {partial_note(kind)}"] if kind else []) + (
+                [f"{huge} huge commit{'' if huge == 1 else 's'} in the window (over the "
+                 "huge-commit size) left out of the counts"] if (huge := hs.huge_count(
+                     since)) else [])}

@@ -333,6 +333,13 @@ class SqliteHistoryStore(SqliteStore):
             (since_ts,))
         return rows_as_dicts(cur)
 
+    def huge_count(self, since_ts: int) -> int:
+        """Reachable, non-merge huge commits since ``since_ts`` (Unix seconds): those
+        :meth:`file_churn` leaves out."""
+        return int(self.conn.execute(
+            "SELECT count(*) FROM commits WHERE reachable=1 AND huge=1 "
+            "AND instr(parents, ' ') = 0 AND committer_ts >= ?", (since_ts,)).fetchone()[0])
+
     def symbol_churn(self, since_ts: int) -> list[dict[str, Any]]:
         """Per symbol over the commits :meth:`file_churn` counts: kind, commits, fix
         commits, and those commits' ids (``shas``, ``fix_shas``: comma-separated)."""
