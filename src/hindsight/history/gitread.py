@@ -368,6 +368,31 @@ def diff_commits(root: str, pairs: list[tuple[str, str]], paths: list[str] | Non
     return res
 
 
+def diff_commits_tolerant(root: str, pairs: list[tuple[str, str]],
+                          paths: list[str] | None = None
+                          ) -> tuple[dict[str, list[FileChange]], dict[str, str]]:
+    """:func:`diff_commits` that survives unreadable objects (a tree or blob missing from a
+    damaged or partial clone: break-it 40, one missing object stopped the whole ingest).
+    On a git error the pairs are split in halves and diffed again, so a bad commit costs
+    about ``2·log2(len(pairs))`` git runs. Returns ``(diffs, failed)``: ``failed`` maps
+    each commit that git could not diff to git's first line of error. Raises
+    :class:`GitError` as :func:`diff_commits` does when git itself fails (missing,
+    refusing the repository, not a repository any more)."""
+    try:
+        return diff_commits(root, pairs, paths), {}
+    except GitError as e:
+        if len(pairs) == 1:
+            if not _ok(root, ["rev-parse", "--git-dir"]):
+                raise
+            return {}, {pairs[0][0]: str(e).split(f" in {root}: ", 1)[-1]}
+        if not _ok(root, ["rev-parse", "--git-dir"]):
+            raise
+    half = len(pairs) // 2
+    a, fa = diff_commits_tolerant(root, pairs[:half], paths)
+    b, fb = diff_commits_tolerant(root, pairs[half:], paths)
+    return a | b, fa | fb
+
+
 def blame_line(root: str, path: str, line: int) -> str:
     """The commit that last changed ``line`` (1-based) of the committed ``path``, or ``""``
     (uncommitted line, unknown file)."""

@@ -66,6 +66,9 @@ class IngestStats:
     expanded: int = 0
     huge: int = 0
     boundary: int = 0
+    unreadable: int = 0
+    missing_blobs: int = 0
+    unreadable_example: str = ""
     symbol_changes: int = 0
     unreachable_marked: int = 0
     restored: int = 0
@@ -157,7 +160,8 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
     if mode == "full" and store.get_meta("history_extractor") != str(EXTRACTOR_VERSION):
         # symbols are named another way now: every commit's symbol changes are redone
         redone = store.reset_expanded()
-        store.set_meta({"history_extractor": str(EXTRACTOR_VERSION)})
+        store.set_meta({"history_extractor": str(EXTRACTOR_VERSION),
+                        "history_missing_blobs": "0"})
         if redone:
             st.notes.append(f"symbol extraction changed: the symbol changes of {redone} "
                             "commit(s) are read again")
@@ -204,6 +208,19 @@ def ingest(store: HistoryStore, root: str, *, mode: str | None = None,
         st.notes.append(f"{st.huge} commit{'' if st.huge == 1 else 's'} touched more than "
                         f"{huge_v} files: stored without per-symbol changes, which history "
                         "and why compute when they are asked about those files")
+    if st.unreadable:
+        st.notes.append(f"git could not diff {st.unreadable} commit(s) "
+                        f"({st.unreadable_example}): stored without files or symbol changes "
+                        "and tried again by the next ingest; git fsck lists what is missing")
+    if st.missing_blobs:
+        st.notes.append(f"{st.missing_blobs} file version(s) could not be read from git "
+                        "(missing objects; git fsck lists them): the symbol changes of "
+                        "those files are left out")
+    if mode == "full":  # every unreadable commit was tried again by this run
+        store.set_meta({"history_unreadable": str(st.unreadable)})
+        if st.missing_blobs:  # each commit is expanded once: the counts add up
+            store.set_meta({"history_missing_blobs": str(
+                int(store.get_meta("history_missing_blobs") or 0) + st.missing_blobs)})
     reclassify(store)  # a bank ingested under an earlier fix rule
     store.set_meta({"history_heads": json.dumps(heads[:20]), "history_ingested_at": _now(),
                     "history_partial_kind": st.partial})
@@ -279,19 +296,22 @@ def _check_rewrites(store: HistoryStore, root: str, old_heads: list[str],
 
 
 def _diffs(root: str, shas: list[str], parents: dict[str, tuple[str, ...]],
-           boundary: set[str]) -> tuple[list[G.CommitInfo], dict[str, list[G.FileChange]]]:
-    """Commit objects and first-parent diffs; when the parents are known already (from
-    rev-list), diff-tree and cat-file run side by side."""
+           boundary: set[str]
+           ) -> tuple[list[G.CommitInfo], dict[str, list[G.FileChange]], dict[str, str]]:
+    """Commit objects, first-parent diffs and the commits git could not diff ({sha: git's
+    reason}); when the parents are known already (from rev-list), diff-tree and cat-file
+    run side by side."""
     if not all(s in parents for s in shas):
         commits = G.read_commits(root, shas)
-        return commits, G.diff_commits(root, [(c.sha, c.parents[0] if c.parents else "")
-                                              for c in commits if c.sha not in boundary])
+        return commits, *G.diff_commits_tolerant(
+            root, [(c.sha, c.parents[0] if c.parents else "") for c in commits
+                   if c.sha not in boundary])
     pairs = [(s, parents[s][0] if parents[s] else "") for s in shas if s not in boundary]
     got: dict[str, Any] = {}
 
     def diff() -> None:
         try:
-            got["diffs"] = G.diff_commits(root, pairs)
+            got["diffs"] = G.diff_commits_tolerant(root, pairs)
         except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
             got["error"] = e
 
@@ -301,17 +321,21 @@ def _diffs(root: str, shas: list[str], parents: dict[str, tuple[str, ...]],
     th.join()
     if "error" in got:
         raise got["error"]
-    return commits, got["diffs"]
+    return commits, *got["diffs"]
 
 
-def _merge_sides(root: str, merges: list[G.CommitInfo]) -> dict[str, list[dict[str,
-                                                                          G.FileChange]]]:
-    """For each merge: its diff against each parent after the first, by path."""
+def _merge_sides(root: str, merges: list[G.CommitInfo], bad: dict[str, str]
+                 ) -> dict[str, list[dict[str, G.FileChange]]]:
+    """For each merge: its diff against each parent after the first, by path. A merge git
+    cannot diff against one of them is added to ``bad`` ({sha: git's reason})."""
     out: dict[str, list[dict[str, G.FileChange]]] = {m.sha: [] for m in merges}
     for k in range(1, max((len(m.parents) for m in merges), default=1)):
         pairs = [(m.sha, m.parents[k]) for m in merges if len(m.parents) > k]
-        for sha, fcs in G.diff_commits(root, pairs).items():
+        got, failed = G.diff_commits_tolerant(root, pairs)
+        for sha, fcs in got.items():
             out[sha].append({f.path: f for f in fcs})
+        for sha, why in failed.items():  # a side git cannot read: the merge is not expanded
+            bad[sha] = why
     return out
 
 
@@ -320,12 +344,16 @@ def _ingest_chunk(store: HistoryStore, root: str, shas: list[str], seq_map: dict
                   workers: int | None, st: IngestStats,
                   blob_cache: dict[str, list[SymState] | None],
                   parents: dict[str, tuple[str, ...]]) -> None:
-    commits, diffs = _diffs(root, shas, parents, boundary)
+    commits, diffs, failed = _diffs(root, shas, parents, boundary)
     # a merge's other sides matter only to the symbol changes of a merge that `full` mode
     # expands (not a huge one): `message` mode never diffs them
     merges = [c for c in commits if len(c.parents) > 1 and c.sha not in boundary
               and mode == "full" and len(diffs.get(c.sha, [])) <= huge]
-    sides = _merge_sides(root, merges) if merges else {}
+    sides = _merge_sides(root, merges, failed) if merges else {}
+    if failed:
+        st.unreadable += len(failed)
+        sha, why = next(iter(failed.items()))
+        st.unreadable_example = st.unreadable_example or f"{sha[:10]}: {why}"
     rows: list[dict[str, Any]] = []
     files: dict[str, list[tuple[str, str, str, int, int]]] = {}
     expand: list[tuple[str, list[G.FileChange], list[dict[str, G.FileChange]]]] = []
@@ -334,7 +362,7 @@ def _ingest_chunk(store: HistoryStore, root: str, shas: list[str], seq_map: dict
         others = sides.get(c.sha, [])
         is_boundary = c.sha in boundary
         is_huge = len(fcs) > huge
-        do_expand = mode == "full" and not is_boundary and not is_huge
+        do_expand = mode == "full" and not is_boundary and not is_huge and c.sha not in failed
         message = clean(c.message)  # secrets are redacted before anything is written
         rows.append({"sha": c.sha, "seq": seq_map[c.sha], "parents": " ".join(c.parents),
                      "author_name": clean(c.author_name), "author_email": c.author_email,
@@ -348,7 +376,10 @@ def _ingest_chunk(store: HistoryStore, root: str, shas: list[str], seq_map: dict
         st.boundary += is_boundary
         if do_expand:
             expand.append((c.sha, fcs, others))
-    changes = symbol_changes(root, expand, skip_path, workers, blob_cache) if expand else {}
+    missing: list[str] = []
+    changes = symbol_changes(root, expand, skip_path, workers, blob_cache,
+                             missing) if expand else {}
+    st.missing_blobs += len(missing)
     store.write_commits(rows, files, changes)
     st.ingested += len(rows)
     st.expanded += len(expand)
@@ -373,14 +404,16 @@ def _code_files(fcs: list[G.FileChange], skip_path: Callable[[str], bool]
 def symbol_changes(root: str,
                     expand: list[tuple[str, list[G.FileChange], list[dict[str, G.FileChange]]]],
                     skip_path: Callable[[str], bool], workers: int | None,
-                    cache: dict[str, list[SymState] | None]) -> dict[str, list[SymbolChange]]:
+                    cache: dict[str, list[SymState] | None],
+                    missing: list[str] | None = None) -> dict[str, list[SymbolChange]]:
     """Symbol changes per commit. A merge is compared with its first parent; a change
     that does not also differ from every other parent came in with the merged branch
     (whose own commits hold it) and is recorded as ``merged``; what differs from every
     parent (a conflict resolution: git's combined diff) keeps its own kind. ``cache`` (blob → symbols, ``None``
     = could not parse) carries parses from one chunk to the next: a file version is the
     new side of one commit and the old side of the next, and a blob that timed out is not
-    tried again."""
+    tried again. ``missing``: when given, the blob ids git could not read are appended
+    (their files' changes are left out)."""
     wanted: dict[str, tuple[str, str]] = {}  # blob -> (path, language)
     per_commit = []
     for sha, fcs, others in expand:
@@ -399,6 +432,8 @@ def symbol_changes(root: str,
     from hindsight.history.blobparse import Version, parse_versions
 
     raw = G.read_blobs(root, list(wanted))  # cheap; parsing is what the cache saves
+    if missing is not None:
+        missing += [b for b in wanted if b not in raw]
     versions: list[Version] = [(b, wanted[b][0], wanted[b][1], raw[b]) for b in wanted
                                if b in raw and b not in cache]
     parsed = parse_versions(versions, workers)

@@ -269,6 +269,7 @@ def history(code: CodeStore, hs: HistoryStore, root: str, spec: str,
     partial = hs.get_meta("history_partial_kind") or ""
     if partial and not any("partial" in n for n in notes):  # (and what reads the rest)
         notes.append(partial_note(partial))
+    notes += unreadable_note(hs)
     copies = sorted(code.symbols_by_qname([_sym.qname]), key=lambda s: (
         s.start_line, s.end_line)) if _sym is not None else []
     if len(copies) > 1:  # (break-it 40: `int get(int) const` and `int get(int)`)
@@ -396,11 +397,25 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
     out["history_partial"] = hs.get_meta("history_partial_kind") or ""
     if out["history_partial"] and out["source"] == "symbol":  # (blame reads all history)
         out["notes"].append(partial_note(out["history_partial"]))
+    if out["source"] == "symbol":
+        out["notes"] += unreadable_note(hs)
     last_ts = _ts(out["last"]["committer_date"]) if out["last"] else None
     events = hs.trace_events(path=path, local=key if sym else None,
                              since_unix=last_ts, limit=20)
     out["live"] = events
     return out
+
+
+def unreadable_note(hs: HistoryStore) -> list[str]:
+    """A note when the last full ingest met commits git could not diff or file versions it
+    could not read (missing objects: those changes are in no symbol's history), else
+    nothing."""
+    n = int(hs.get_meta("history_unreadable") or 0)
+    b = int(hs.get_meta("history_missing_blobs") or 0)
+    what = [f"{n} ingested commit(s) could not be diffed"] if n else []
+    what += [f"{b} file version(s) could not be read"] if b else []
+    return [f"{' and '.join(what)} by git (missing objects; git fsck lists them): their "
+            "changes are not in this history"] if what else []
 
 
 def partial_note(kind: str) -> str:
