@@ -368,8 +368,8 @@ def test_bank_busy_answers_and_says_what_it_left(tmp_path: Path) -> None:
             other.execute("ROLLBACK")
             other.close()
         assert (res["entries"], res["notes"]) == ([], [
-            "2 more huge commits touched this symbol's files and were not examined yet; ask "
-            "again to examine the next ones"])
+            "2 more huge commits touched this symbol's files and were not examined: the bank "
+            "could not be written (database is locked); ask again later"])
         b.stores.history.set_busy_timeout(30_000)
         assert [e.sha for e in b.history.history("g2")["entries"]] == [r.shas[3], r.shas[1]]
 

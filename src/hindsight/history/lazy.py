@@ -35,13 +35,13 @@ def _change(row: dict[str, str], parents: list[str]) -> G.FileChange:
 
 
 def expand(store: HistoryStore, root: str, paths: set[str], exclude: list[str] | None = None,
-           workers: int | None = None, limit: int | None = None) -> tuple[int, int]:
+           workers: int | None = None, limit: int | None = None) -> tuple[int, int, str]:
     """Compute and store the symbol changes of the newest ``limit`` (default
     :data:`PER_QUESTION`) huge commits that
     touched ``paths`` (repository-relative, as new or old path) and were not examined for
-    them yet. Returns (commits examined now, commits still waiting for these paths); when
-    the bank cannot be written, nothing is examined and every commit is still waiting.
-    Raises GitError."""
+    them yet. Returns (commits examined now, commits still waiting for these paths, why
+    they wait: ``""`` or the reason nothing could be examined — the bank cannot be
+    written, or git cannot read the commits). Raises GitError (git itself fails)."""
     from hindsight.history.ingest import symbol_changes
 
     pending = store.huge_pending(sorted(p for p in paths if p))
@@ -50,7 +50,7 @@ def expand(store: HistoryStore, root: str, paths: set[str], exclude: list[str] |
         by_sha.setdefault(row["sha"], []).append(row)
     shas = list(by_sha)[:limit or PER_QUESTION]
     if not shas:
-        return 0, 0
+        return 0, 0, ""
     parents = {s: by_sha[s][0]["parents"].split() for s in shas}
     # one parent: the stored file list says what changed, and git reads each side as
     # "<commit>:<path>" (no diff-tree); merges (and names with a newline, which the
@@ -60,22 +60,32 @@ def expand(store: HistoryStore, root: str, paths: set[str], exclude: list[str] |
     work: list[tuple[str, list[G.FileChange], list[dict[str, G.FileChange]]]] = [
         (s, [_change(r, parents[s]) for r in by_sha[s]], []) for s in plain]
     rest = [s for s in shas if s not in plain]
+    bad: dict[str, str] = {}
     if rest:
         wanted = {s: {p for r in by_sha[s] for p in (r["path"], r["old_path"]) if p}
                   for s in rest}
         names = sorted(set().union(*wanted.values()))
-        diffs = G.diff_commits(root, [(s, parents[s][0] if parents[s] else "")
-                                      for s in rest], names)
+        diffs, bad = G.diff_commits_tolerant(
+            root, [(s, parents[s][0] if parents[s] else "") for s in rest], names)
         sides: dict[str, list[dict[str, G.FileChange]]] = {s: [] for s in rest}
         for k in range(1, max(len(parents[s]) for s in rest)):
             pairs = [(s, parents[s][k]) for s in rest if len(parents[s]) > k]
-            for sha, fcs in G.diff_commits(root, pairs, names).items():
+            got, failed = G.diff_commits_tolerant(root, pairs, names)
+            bad |= failed
+            for sha, fcs in got.items():
                 sides[sha].append({f.path: f for f in fcs})
         work += [(s, [f for f in diffs.get(s, []) if f.path in wanted[s] or
-                      f.old_path in wanted[s]], sides[s]) for s in rest]
+                      f.old_path in wanted[s]], sides[s]) for s in rest if s not in bad]
     changes = symbol_changes(root, work, excluded_matcher(root, exclude), workers, {})
+    done = [s for s in shas if s not in bad]  # what git cannot read waits (never "done")
     try:
-        store.add_huge_changes(changes, [(s, r["path"]) for s in shas for r in by_sha[s]])
-    except StorageError:  # a bank that cannot be written (read-only, busy): the question
-        return 0, len(by_sha)  # is still answered, and says what it could not examine
-    return len(shas), len(by_sha) - len(shas)
+        store.add_huge_changes(changes, [(s, r["path"]) for s in done for r in by_sha[s]])
+    except StorageError as e:  # a bank that cannot be written (read-only, busy): the
+        # question is still answered, and says what it could not examine and why
+        return 0, len(by_sha), ("the bank could not be written ("
+                                 f"{str(e).rsplit(': ', 1)[-1]})")
+    why = ""
+    if bad:
+        sha, reason = next(iter(bad.items()))
+        why = f"git could not diff {len(bad)} of them ({sha[:10]}: {reason})"
+    return len(done), len(by_sha) - len(done), why

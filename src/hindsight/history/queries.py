@@ -128,7 +128,7 @@ def _copied_adds(rows: list[dict[str, Any]]) -> set[int]:
     return out
 
 
-Expand = Callable[[set[str]], tuple[int, int]]
+Expand = Callable[[set[str]], tuple[int, int, str]]
 
 
 def attributed_entries(hs: HistoryStore, path: str, local: str,
@@ -143,6 +143,7 @@ def attributed_entries(hs: HistoryStore, path: str, local: str,
     entries = symbol_entries(hs, path, local, include_unreachable)
     notes: list[str] = []
     waiting = 0
+    blocked = ""
     asked: set[str] = set()
     for _round in range(3):
         if expand is None:
@@ -151,13 +152,14 @@ def attributed_entries(hs: HistoryStore, path: str, local: str,
         if paths <= asked:
             break
         asked |= paths
-        done, waiting = expand(paths)
+        done, waiting, blocked = expand(paths)
         if done:
             entries = symbol_entries(hs, path, local, include_unreachable)
-    if waiting:
+    if waiting:  # (break-it 40: a locked bank read as "not examined yet")
         notes.append(f"{waiting} more huge commit{'' if waiting == 1 else 's'} touched "
                      f"this symbol's files and {'was' if waiting == 1 else 'were'} not "
-                     "examined yet; ask again to examine the next ones")
+                     + (f"examined: {blocked}; ask again later" if blocked else
+                        "examined yet; ask again to examine the next ones"))
     if not entries and not waiting:
         partial = hs.get_meta("history_partial_kind") or ""
         notes.append("no ingested commit changed this symbol" + (

@@ -52,7 +52,7 @@ class HistoryService:
         return history(self.code.require(), self.store, self.root, symbol,
                        self.code.rel(file), include_unreachable, merges, self._expand)
 
-    def _expand(self, paths: set[str]) -> tuple[int, int]:
+    def _expand(self, paths: set[str]) -> tuple[int, int, str]:
         """Symbol changes of the huge commits touching ``paths``, computed now; see
         :func:`hindsight.history.lazy.expand`."""
         from hindsight.history.lazy import expand
