@@ -121,6 +121,25 @@ def test_walk_without_git_counts_the_directories_it_excludes(tmp_path: Path) -> 
     assert sel.counts["excluded_directory"] == 2 and "excluded" not in sel.counts
 
 
+def test_excluding_every_file_says_which_patterns_did(tmp_path: Path) -> None:
+    # break-it 40: `--exclude '**/*.py'` was answered "untracked files are indexed only
+    # with --include-untracked"
+    repo = make_repo(tmp_path / "r", {"a.py": SRC, "b/c.py": SRC})
+    with open_bank(repo_root_path=str(repo)) as bank:
+        st = bank.code.index(exclude=["**/*.py"])
+        assert st.warnings == [f"{repo}: no source files to index: the exclude patterns "
+                               "'**/*.py' (remembered; `hindsight index --exclude ''` clears "
+                               "them) leave out every source file (2 excluded)"]
+    write(repo, {".hindsightignore": "*.py\n"})
+    with open_bank(repo_root_path=str(repo)) as bank:
+        st = bank.code.index(exclude=[""])
+        assert st.warnings == [f"{repo}: no source files to index: the patterns of "
+                               ".hindsightignore leave out every source file (2 excluded)"]
+    (repo / ".hindsightignore").unlink()
+    with open_bank(repo_root_path=str(repo)) as bank:
+        assert bank.code.index().symbols == 4 and bank.code.index().warnings == []
+
+
 def test_empty_repo_detached_head_and_not_git(tmp_path: Path) -> None:
     empty = make_repo(tmp_path / "empty", {}, commit=False)
     with open_bank(repo_root_path=str(empty)) as bank:

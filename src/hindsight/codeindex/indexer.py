@@ -125,8 +125,15 @@ def index(store: CodeStore, root: str, *, full: bool = False,
     sel = F.select(root, include_untracked, exclude)
     known = _skip_known_timeouts(store, root, sel)
     if not sel.files:
+        gone = sel.counts["excluded"] + sel.counts["excluded_directory"]
+        pats = [p for p in exclude if p]
         hint = ("; untracked files are indexed only with --include-untracked"
                 if sel.git and not include_untracked else "")
+        if gone:  # (break-it 40: `--exclude '**/*.py'` read as "untracked")
+            hint = (f": the exclude patterns {', '.join(map(repr, pats))} (remembered; "
+                    "`hindsight index --exclude ''` clears them)" if pats else
+                    ": the patterns of .hindsightignore") + \
+                f" leave out every source file ({gone} excluded)"
         sel.warnings.append(f"{root}: no source files to index{hint}")
     stats = IndexStats(full=full)
     stats.warnings.extend(sel.warnings)
