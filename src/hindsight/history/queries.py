@@ -6,16 +6,15 @@ to the enclosing symbol) and ``impact`` (callers plus what historically changes 
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from hindsight.codeindex.propreads import decorators, source_lines
 from hindsight.codeindex.query import resolve_one
 from hindsight.errors import Ambiguous, GitError, NotFound, NotIndexed
 from hindsight.history import gitread as G
+from hindsight.history.stubs import overload_signature, overload_stub
 from hindsight.models import Symbol, innermost, split_qname
 from hindsight.store.base import CodeStore, HistoryStore
 
@@ -299,34 +298,6 @@ _BODIES = frozenset({"class", "struct", "interface", "enum", "trait", "impl", "n
                      "module", "object", "record"})
 
 
-_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(\w+)")
-
-
-def _overload_stub(root: str, path: str, line: int, cls: Symbol) -> str:
-    """The name of the Python ``@overload`` stub holding ``line`` (1-based) in class
-    ``cls``'s body, else ``""``: the nearest ``def`` at or above it, decorated with
-    ``overload`` (a stub is no symbol: its lines fall in the class body)."""
-    if cls.language != "python":
-        return ""
-    lines = source_lines(root, path)
-    if lines is None:
-        return ""
-    i = min(line, len(lines)) - 1
-    while i >= cls.start_line and not _DEF.match(lines[i]):
-        i -= 1
-    m = _DEF.match(lines[i]) if i >= cls.start_line else None
-    end = next((k for k in range(i, len(lines)) if lines[k].rstrip().endswith(("...", "pass"))),
-               -1) if m else -1
-    if end < line - 1:  # the stub (`def f(...) -> T: ...`) ends above the line
-        return ""
-    if m and any(_OVERLOAD.match(d) for d in decorators(lines, i)):
-        return m.group(1)
-    return ""
-
-
-_OVERLOAD = re.compile(r"\s*@(?:[\w.]+\.)?overload\b")
-
-
 def _enclosing(code: CodeStore, path: str, line: int) -> Symbol | None:
     return innermost(code.file_symbols(path), line)
 
@@ -356,8 +327,12 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
     if sym and sym.kind in _BODIES and line != sym.start_line:
         # a line of a class body outside its methods (an attribute, an `@overload` stub:
         # a fresh-user trial): the class's history is every method's, git blame is the line's
-        stub = _overload_stub(root, path, line, sym)
+        stub = overload_stub(root, path, line, sym)
+        impl = None if stub else overload_signature(root, path, line, sym,
+                                                    code.file_symbols(path))
         where = f"in an @overload stub of {sym.local}.{stub}" if stub else \
+            f"in an overload signature of {impl.local} (implementation: lines " \
+            f"{impl.start_line}-{impl.end_line})" if impl else \
             f"in the body of {sym.local}, outside its methods"
         out["notes"].append(f"line {line} is {where}: git blame answers for the line")
     elif sym:
@@ -367,6 +342,14 @@ def why(code: CodeStore, hs: HistoryStore, root: str, path: str, line: int,
         out["notes"] = [n for n in notes if not n.startswith("no ingested commit")]
         entries, away = on_head(hs, root, entries)
         out["notes"] += _away_note(away)
+    else:  # (break-it 40: a TypeScript overload signature line had no word)
+        impl = overload_signature(root, path, line, None, code.file_symbols(path))
+        if impl is not None:
+            kind = "an @overload stub" if impl.language == "python" else \
+                "an overload signature"
+            out["notes"].append(f"line {line} is in {kind} of {impl.local} (implementation:"
+                                f" lines {impl.start_line}-{impl.end_line}): git blame "
+                                "answers for the line")
     if entries and not merges:
         entries, out["merges_hidden"] = collapse_merges(entries)
     if entries:
