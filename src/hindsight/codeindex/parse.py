@@ -49,8 +49,9 @@ MAX_NESTING = 48  # definitions nested deeper than this are not recorded as symb
 # Bump when unchanged source gives other symbols: an index or history of another version is
 # rebuilt, anchors migrated (memory.anchors.migrate_identities). 10: enum members (s. 30);
 # 12: C#/Kotlin/C++ enum members, C# operators…, Kotlin constructor properties (s. 36);
-# 13: JS literals holding functions deeper, chained Python constants (s. 39, defs_blind8)
-EXTRACTOR_VERSION = 13
+# 13: JS literals holding functions deeper, chained Python constants (s. 39, defs_blind8);
+# 14: C++ members named as their class are constructors (s. 41)
+EXTRACTOR_VERSION = 14
 _JS = JS_FAMILY
 _LITERAL_SCOPES = ("variable_declarator", "pair")
 _CHAINS = ("assignment_expression", "assignment")  # `a = b = function…` (JS, Python)
@@ -204,6 +205,11 @@ def extract_rows(path: str, language: str, src: bytes, tree: Any) -> tuple[
                 p.is_scope, p.kind, p = False, "object", p.parent
     if name_apart(defs, language):
         _nest(defs, spec.class_kinds, False)
+    if language == "cpp":  # `K();`, `K::K() {}`: a member named as its class constructs it
+        for d in defs:
+            if d.kind == "method" and d.parent is not None and d.name == d.parent.name and \
+                    d.parent.kind in spec.class_kinds:
+                d.kind = "constructor"
     if marks:
         defs = drop_stubs(defs)
     if any(d.depth > MAX_NESTING for d in defs):

@@ -9,7 +9,7 @@
   scope: (_) @receiver name: (destructor_name) @name))) @definition.function
 (function_definition declarator: (function_declarator declarator: (qualified_identifier
   scope: (_) @receiver name: (qualified_identifier scope: (_) @receiver
-                                                   name: (identifier) @name)))) @definition.function
+                                                   name: [(identifier) (destructor_name)] @name)))) @definition.function
 ; enumerators are constants of their enum (as Java's enum constants)
 (enumerator name: (identifier) @name) @definition.constant
 (function_definition declarator: (function_declarator declarator: (operator_name) @name)) @definition.function
