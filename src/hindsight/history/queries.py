@@ -15,6 +15,7 @@ from hindsight.codeindex.query import resolve_one
 from hindsight.errors import Ambiguous, GitError, NotFound, NotIndexed
 from hindsight.history import gitread as G
 from hindsight.history.stubs import overload_signature, overload_stub
+from hindsight.history.symdiff import base_key
 from hindsight.models import Symbol, innermost, split_qname
 from hindsight.store.base import CodeStore, HistoryStore
 
@@ -90,9 +91,17 @@ def symbol_entries(hs: HistoryStore, path: str, local: str,
         born = False
         found = hs.symbol_changes(p, loc, before, include_unreachable)
         copies = _copied_adds(found)
+        landed = {r["sha"] for r in found if r["change"] != "removed"}
         for r in found:
-            if r["change"] == "removed" and (p, loc) != (path, local):
-                continue  # the old identity's removal is the move itself
+            if r["change"] == "removed" and ((p, loc) != (path, local) or r["sha"] in landed):
+                continue  # the old identity's removal is the move itself (or another copy
+                # of the name took its `#n` key in that commit)
+            renumbered = r["old_path"] == r["path"] and r["old_local"] not in ("", r["local"])
+            if renumbered and r["change"] == "moved" and r["old_hash"] == r["new_hash"] and \
+                    base_key(r["old_local"]) == base_key(r["local"]):
+                todo.append((r["old_path"], r["old_local"], r["seq"]))
+                born = born or r["reachable"]  # older rows of the key: another copy's
+                continue  # a copy of a name renumbered by one added above it: not a change
             if born and r["reachable"]:
                 continue  # older live entries belong to an earlier symbol of that name
             if id(r) in copies:
@@ -102,8 +111,10 @@ def symbol_entries(hs: HistoryStore, path: str, local: str,
                 continue
             seen.add(key)
             rows.append(r)
-            if r["change"] == "moved" or (r["old_path"] and r["old_path"] != r["path"]):
+            if r["change"] == "moved" or (r["old_path"] and r["old_path"] != r["path"]) or \
+                    renumbered:
                 todo.append((r["old_path"], r["old_local"], r["seq"]))
+                born = born or (renumbered and r["reachable"])
             if r["change"] == "added" and r["reachable"]:
                 born = True  # (rewritten-away commits may still follow, when asked for)
     rows.sort(key=lambda r: r["seq"], reverse=True)

@@ -30,6 +30,39 @@ def keyed(states: Iterable[SymState]) -> dict[str, SymState]:
     return out
 
 
+def base_key(key: str) -> str:
+    """``K.get`` of a :func:`keyed` key ``K.get#2``."""
+    return _COPY.sub("", key)
+
+
+_COPY = re.compile(r"#\d+$")
+
+
+def _copies(old: dict[str, SymState], new: dict[str, SymState]) -> dict[str, str]:
+    """For names defined more than once in a file (keys ``m``, ``m#2``… by position), which
+    old copy each new one is, when that is not the one at its position: copies with equal
+    ast hashes are paired in order (the longest common subsequence, as a line diff pairs
+    lines), the others in order between them; ``""`` for a new copy paired with none (it
+    was added above the others: break-it 40, every later copy took the history of the one
+    before). Returns {new key: old key} for the keys that differ."""
+    groups: dict[str, tuple[list[str], list[str]]] = {}
+    for side, states in ((0, old), (1, new)):
+        for k in states:
+            groups.setdefault(base_key(k), ([], []))[side].append(k)
+    out: dict[str, str] = {}
+    for ok, nk in groups.values():
+        if len(ok) < 2 and len(nk) < 2 or not ok or not nk:
+            continue
+        sm = difflib.SequenceMatcher(None, [old[k].ast_hash for k in ok],
+                                     [new[k].ast_hash for k in nk], autojunk=False)
+        pairs: dict[str, str] = {k: "" for k in nk}
+        for _tag, i1, i2, j1, j2 in sm.get_opcodes():  # equal blocks, then gaps in order
+            for i, j in zip(range(i1, i2), range(j1, j2), strict=False):
+                pairs[nk[j]] = ok[i]
+        out.update({k: v for k, v in pairs.items() if v != k})
+    return out
+
+
 def hunks(old: bytes | None, new: bytes | None) -> list[list[int]]:
     """Changed line ranges as unified-diff hunks ``[old_start, old_count, new_start,
     new_count]`` (1-based; a start names the line before an empty side, like ``diff -U0``)."""
@@ -64,10 +97,17 @@ def compare_file(old_path: str, old: Iterable[SymState] | None, new_path: str,
     old and new hash: the ast hash decides first, the symbol's own lines for the rest."""
     o = keyed(old or [])
     n = keyed(new or [])
+    was = _copies(o, n)  # new key -> old key, where copies of one name shifted
     out: list[SymbolChange] = []
     for k, s in n.items():
-        before = o.get(k)
-        if before is None:
+        ok = was.get(k, k)
+        before = o.get(ok) if ok else None
+        if before is not None and ok != k:  # a copy renumbered: `#n` keys are positions
+            out.append(SymbolChange(new_path, k, s.kind, "moved" if before.ast_hash ==
+                                    s.ast_hash and old_path == new_path else "modified",
+                                    old_path, ok, before.ast_hash, s.ast_hash,
+                                    s.start_line, s.end_line))
+        elif before is None:
             out.append(SymbolChange(new_path, k, s.kind, "added", "", "", "", s.ast_hash,
                                     s.start_line, s.end_line))
         elif before.ast_hash == s.ast_hash and old_path == new_path and \
@@ -84,8 +124,9 @@ def compare_file(old_path: str, old: Iterable[SymState] | None, new_path: str,
         elif old_path != new_path:
             out.append(SymbolChange(new_path, k, s.kind, "moved", old_path, k,
                                     before.ast_hash, s.ast_hash, s.start_line, s.end_line))
+    kept = {was.get(k, k) for k in n}
     for k, s in o.items():
-        if k not in n:
+        if k not in kept:
             out.append(SymbolChange(old_path, k, s.kind, "removed", old_path, k, s.ast_hash,
                                     "", s.start_line, s.end_line))
     if old_path == new_path and old_lines is not None and new_lines is not None:

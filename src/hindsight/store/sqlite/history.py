@@ -352,6 +352,9 @@ class SqliteHistoryStore(SqliteStore):
             "JOIN commits c ON c.sha=s.sha WHERE c.reachable=1 AND c.huge=0 "
             "AND instr(c.parents, ' ') = 0 AND c.committer_ts >= ? "
             "AND s.change IN ('modified','added','moved') "
+            # a copy of a name renumbered (`f#2` -> `f#3`) by one added above is no change
+            "AND NOT (s.change='moved' AND s.old_path=s.path AND s.old_hash=s.new_hash "
+            "AND (instr(s.local, '#') > 0 OR instr(s.old_local, '#') > 0)) "
             "GROUP BY s.path, s.local", (since_ts,))
         return rows_as_dicts(cur)
 
