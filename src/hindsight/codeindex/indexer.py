@@ -26,6 +26,7 @@ from hindsight.codeindex import build as B
 from hindsight.codeindex import files as F
 from hindsight.codeindex import modules as M
 from hindsight.codeindex import pool
+from hindsight.codeindex.interface import changed_names, mentions
 from hindsight.codeindex.parse import EXTRACTOR_VERSION
 from hindsight.codeindex.receivers import FACTS_VERSION, PROVIDED_PREFIXES
 from hindsight.codeindex.resolve import FileSyms, Row, Table, resolve_file
@@ -372,16 +373,41 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
     edges: dict[str, tuple[list[Row], set[str]]] = {
         r.path: resolve_file(table, fresh[r.path], _raw_refs(r)) for r in changed}
     rerun = sorted(affected - changed_paths)
+    names = None if relocate or sub_keys or deleted else _changed_names(changed, rows, stored,
+                                                                        fresh)
+    # a dependent through a provided key (`sub:`, `arg:`…) enumerates what the edited
+    # files define (subclasses, call sites): it reaches names it never writes
+    enumerates = store.dependents({k for p in changed_paths for k in [
+        *old_keys.get(existing[p].id, {}), *fresh[p].provided] if p in existing}) \
+        if names is not None else set()
     for p in rerun:
+        refs = store.load_raw_refs(id_of[p], p)
+        if names is not None and p not in enumerates and \
+                not mentions(store.load_dump(id_of[p]), refs, names):
+            continue  # it resolves nothing the edit changed (codeindex/interface.py)
         fs = table.get(p)
         if fs is not None:
-            edges[p] = resolve_file(table, fs, store.load_raw_refs(id_of[p], p))
-    stats.files_reresolved = len(rerun)
+            edges[p] = resolve_file(table, fs, refs)
+    stats.files_reresolved = len(edges) - len(changed)
     modules_update = {p: info[p][1] for p in rows if relocate and info[p][1] != rows[p].module}
     store.write_incremental(changed, new_modules, deleted, edges, id_of, modules_update, sel,
                             dumps)
     _counts_only(store, stats, sel)
     stats.lines = sum(r.lines for r in changed)
+
+
+def _changed_names(changed: list[ParseResult], rows: dict[str, FileRow],
+                   stored: Callable[[str], FileSyms | None], fresh: dict[str, FileSyms]
+                   ) -> set[str] | None:
+    """The name parts the edits of ``changed`` touched (:func:`interface.changed_names`),
+    or None when some change is not per name (a new file among them)."""
+    out: set[str] = set()
+    for r in changed:
+        n = changed_names(stored(r.path) if r.path in rows else None, fresh[r.path])
+        if n is None:
+            return None
+        out |= n
+    return out
 
 
 def stored_loader(store: CodeStore, rows: dict[str, FileRow],
