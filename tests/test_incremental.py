@@ -453,7 +453,8 @@ def test_calls_made_from_facts_are_not_repeated_by_an_incremental_index(
     with open_bank(repo_root_path=str(repo)) as bank:
         bank.code.index(workers=1)
     for i in range(3):
-        write(repo, {"sub.py": sub + f"\n\ndef extra{i}():\n    return 1\n"})
+        # a method of the subclass changes: base.py, which enumerates it, is re-resolved
+        write(repo, {"sub.py": sub + f"\n    def other{i}(self):\n        return 1\n"})
         git(repo, "add", "-A")
         with open_bank(repo_root_path=str(repo)) as bank:
             st = bank.code.index(workers=1)

@@ -31,7 +31,13 @@ BODIES = {
              M.replace("        self.item = C()", "        self.item = make()"),
              M.replace("    return C()", "    return None"),
              M.replace("from n import C", "from n import C, X").replace("inst = C()",
-                                                                        "inst = X()")],
+                                                                        "inst = X()"),
+             # module-level order: `inst` made before or after `C` is bound again
+             M + "\nfrom p import C\n",
+             M.replace("inst = C()\n", "") + "from p import C\n\n\ninst = C()\n",
+             M.replace("    x = make()\n", "    y = 1\n    x = make()\n"),
+             M.replace("def make():\n    return C()\n\n\n", "") +
+             "\n\ndef make():\n    return C()\n"],
     "n.py": [N, N.replace("class C(Y):", "class C(X):"),
              N.replace("class C(Y):\n    pass", "class C(Y):\n    def h(self):\n"
                        "        return 5"),
@@ -69,6 +75,9 @@ def test_what_is_reresolved(tmp_path: Path) -> None:
     assert _g(repo) == ["n.py::Y.g", "n.py::Y.g"]
     # a function appended that no file names: its dependents resolve as before
     assert _index(repo, {"m.py": M + "\n\ndef added(x):\n    return len(x)\n"}) == 0
+    # lines moved down by an edit above
+    assert _index(repo, {"m.py": "# shifted\n# down\n" + M}) == 0
+    assert _index(repo, {"m.py": M}) == 0
     # the import behind `C` changes: d.py reaches it through f and inst, never writing C
     assert _index(repo, {"m.py": M.replace("from n import C", "from p import C")}) == 1
     assert _g(repo) == ["p.py::C.g", "p.py::C.g"]

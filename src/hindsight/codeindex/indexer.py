@@ -26,7 +26,7 @@ from hindsight.codeindex import build as B
 from hindsight.codeindex import files as F
 from hindsight.codeindex import modules as M
 from hindsight.codeindex import pool
-from hindsight.codeindex.interface import changed_names, mentions
+from hindsight.codeindex.interface import edit_names, enumeration_changed, mentions
 from hindsight.codeindex.parse import EXTRACTOR_VERSION
 from hindsight.codeindex.receivers import FACTS_VERSION, PROVIDED_PREFIXES
 from hindsight.codeindex.resolve import FileSyms, Row, Table, resolve_file
@@ -373,13 +373,15 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
     edges: dict[str, tuple[list[Row], set[str]]] = {
         r.path: resolve_file(table, fresh[r.path], _raw_refs(r)) for r in changed}
     rerun = sorted(affected - changed_paths)
-    names = None if relocate or sub_keys or deleted else _changed_names(changed, rows, stored,
-                                                                        fresh)
+    names = None if relocate or sub_keys or deleted else edit_names(
+        [(r.path, stored(r.path) if r.path in rows else None) for r in changed], fresh)
     # a dependent through a provided key (`sub:`, `arg:`…) enumerates what the edited
     # files define (subclasses, call sites): it reaches names it never writes
-    enumerates = store.dependents({k for p in changed_paths for k in [
-        *old_keys.get(existing[p].id, {}), *fresh[p].provided] if p in existing}) \
-        if names is not None else set()
+    keys = {k for p in changed_paths if p in existing
+            for k in [*old_keys.get(existing[p].id, {}), *fresh[p].provided]
+            if enumeration_changed(k, fresh[p], names)}
+    # (no name changed: what they enumerate is as it was)
+    enumerates = store.dependents(keys) if names and keys else set()
     for p in rerun:
         refs = store.load_raw_refs(id_of[p], p)
         if names is not None and p not in enumerates and \
@@ -394,20 +396,6 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
                             dumps)
     _counts_only(store, stats, sel)
     stats.lines = sum(r.lines for r in changed)
-
-
-def _changed_names(changed: list[ParseResult], rows: dict[str, FileRow],
-                   stored: Callable[[str], FileSyms | None], fresh: dict[str, FileSyms]
-                   ) -> set[str] | None:
-    """The name parts the edits of ``changed`` touched (:func:`interface.changed_names`),
-    or None when some change is not per name (a new file among them)."""
-    out: set[str] = set()
-    for r in changed:
-        n = changed_names(stored(r.path) if r.path in rows else None, fresh[r.path])
-        if n is None:
-            return None
-        out |= n
-    return out
 
 
 def stored_loader(store: CodeStore, rows: dict[str, FileRow],

@@ -14,17 +14,65 @@ None: every dependent is re-resolved, as before this module.
 
 from __future__ import annotations
 
+import bisect
+import marshal
 import re
+from collections.abc import Callable
 from typing import Any
 
+from hindsight.codeindex.bindings import AFTER, BRANCH, GLOBAL, NARROW, SCOPED
+from hindsight.codeindex.receivers import PROVIDES
 from hindsight.codeindex.table import FileSyms
 
 _PART = re.compile(r"[A-Za-z_$][\w$]*")
+_DIGITS = re.compile(r"\d+")
+_LINE_VALUED = (BRANCH, SCOPED, GLOBAL)  # fact target suffixes whose values are lines
+_NARROWED = (NARROW, AFTER + NARROW)
+_NARROW_LINE = re.compile(r"(?<=!)-(\d+)-")
+
+
+def _line_norm(fs: FileSyms) -> Callable[[str, int], Any]:
+    """Lines as resolution's order sees them, so that lines moved by an edit above leave a
+    definition unchanged: a module-level line (an import or fact of the module scope, a
+    top-level ``def``) becomes its rank among the module-level lines (their order is what
+    decides which binding a module-level statement sees); a line inside a top-level
+    definition becomes its distance from the definition's first line (a class's members
+    keep their order and gaps)."""
+    top = {line for caller, _m, _n, _a, line in fs.imports if not caller}
+    top |= {line for scope, target, _v, line in fs.raw_facts if not scope and target != PROVIDES}
+    top |= {line for local, line in fs.def_lines.items() if "." not in local}
+    order = sorted(top)
+    anchor: dict[str, int] = {}
+    for local, line in [*fs.starts.items(), *fs.def_lines.items(),
+                        *((c, ln) for c, _m, _n, _a, ln in fs.imports if c),
+                        *((sc, ln) for sc, t, _v, ln in fs.raw_facts if sc and t != PROVIDES)]:
+        if line > 0:  # (a decorator's fact has line 0)
+            g = local.split(".", 1)[0]
+            anchor[g] = min(anchor.get(g, line), line)
+
+    def norm(local: str, line: int) -> Any:
+        if line <= 0:
+            return line
+        if not local or ("." not in local and local not in anchor):
+            return ("rank", bisect.bisect_left(order, line))  # module-level lines before it
+        return line - anchor.get(local.split(".", 1)[0], 0)
+    return norm
+
+
+def _lines_in(value: str, pattern: re.Pattern[str], scope: str,
+              norm: Callable[[str, int], Any]) -> str:
+    """``value`` with the line numbers ``pattern`` finds (its last group) normalised."""
+    def one(m: re.Match[str]) -> str:
+        return m.group(0).replace(m.group(m.lastindex or 0), repr(norm(scope, int(
+            m.group(m.lastindex or 0)))))
+    return pattern.sub(one, value)
 
 
 def _items(fs: FileSyms) -> dict[str, list[Any]]:
-    """Everything resolution reads of ``fs``, grouped by the local name it is about."""
+    """Everything resolution reads of ``fs``, grouped by the local name it is about, with
+    lines as :func:`_line_norm` gives them."""
     out: dict[str, list[Any]] = {}
+    norm = _line_norm(fs)
 
     def add(key: str, *item: Any) -> None:
         out.setdefault(key, []).append(item)
@@ -34,27 +82,50 @@ def _items(fs: FileSyms) -> dict[str, list[Any]]:
     for parent, ms in fs.members.items():
         for name, local in ms.items():
             add(parent, "member", name, local)
-    for field in ("kinds", "parents", "recv_var", "sigs", "starts", "def_lines"):
+    for field in ("kinds", "parents", "recv_var", "sigs"):
         for local, v in getattr(fs, field).items():
             add(local, field, v)
+    for local, line in fs.starts.items():
+        add(local, "start", norm(local, line))
+    for local, line in fs.def_lines.items():  # a top-level def: its rank among the module's
+        add(local, "def", norm("" if "." not in local else local, line))
     for caller, mod, name, alias, line in fs.imports:
-        add(alias or name, "import", caller, mod, name, line)
+        add(alias or name, "import", caller, mod, name, norm(caller, line))
         if caller:
-            add(caller, "import", mod, name, alias, line)
+            add(caller, "import", mod, name, alias, norm(caller, line))
     for alias, targets in fs.by_alias.items():
         add(alias, "alias", tuple(targets))
-    for caller, name, receiver, line in fs.inherits:
-        add(caller, "base", name, receiver, line)
+    for caller, name, receiver, _line in fs.inherits:
+        add(caller, "base", name, receiver)
     for scope, target, value, line in fs.raw_facts:
-        add(scope or target, "fact", scope, target, value, line)
+        if target == PROVIDES:  # (its digests: indexer's provided keys compare them)
+            continue
+        if target.endswith(_LINE_VALUED):  # `x~`, `x^`: the value holds lines
+            value = _lines_in(value, _DIGITS, scope, norm)
+        elif value.startswith(_NARROWED):  # `!x!-line-A|B` (loops.py): after that line
+            value = _lines_in(value, _NARROW_LINE, scope, norm)
+        add(scope or target, "fact", scope, target, value, norm(scope, line))
     return out
 
 
 _STOP = frozenset({"self", "cls", "this", "super", "return", "None", "True", "False"})
 
 
+_REF = re.compile(r"(\.)?([A-Za-z_$][\w$]*)")
+
+
+def _outside(items: set[Any], known: set[str]) -> set[str]:
+    """The identifiers in ``items``' fields a dependent could write: an attribute
+    (after a ``.``) or a name of the file (``known``), not a function's local variable."""
+    texts: list[str] = []
+    _strings([i[1:] for i in items], texts)
+    return {m.group(2) for t in texts for m in _REF.finditer(t)
+            if m.group(1) or m.group(2) in known}
+
+
 def _tokens(items: list[Any] | set[Any]) -> set[str]:
-    return set(_PART.findall(repr(items)))
+    """The identifiers in ``items``' fields (not their tags, ``("fact", …)``)."""
+    return set(_PART.findall(repr([i[1:] for i in items]))) - {"rank"}
 
 
 def _bases(fs: FileSyms) -> list[tuple[str, str, str]]:
@@ -75,6 +146,7 @@ def changed_names(old: FileSyms | None, new: FileSyms | None) -> set[str] | None
             _bases(old) != _bases(new):
         return None  # (other bases: every member reached through the class may differ)
     a, b = _items(old), _items(new)
+    known = {part for local in a.keys() | b.keys() for part in _PART.findall(local)}
     out: set[str] = set()
     for local in a.keys() | b.keys():
         ia, ib = a.get(local), b.get(local)
@@ -82,7 +154,7 @@ def changed_names(old: FileSyms | None, new: FileSyms | None) -> set[str] | None
             continue
         out.update(_PART.findall(local))
         if ia is not None and ib is not None:
-            out |= _tokens(set(ia) ^ set(ib))
+            out |= _outside(set(ia) ^ set(ib), known)
     out -= _STOP
     if not out:
         return out
@@ -101,14 +173,55 @@ def changed_names(old: FileSyms | None, new: FileSyms | None) -> set[str] | None
     return out
 
 
+def _strings(value: Any, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            _strings(v, out)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _strings(k, out)
+            _strings(v, out)
+
+
 def mentions(dump: bytes | None, refs: list[tuple[Any, ...]], names: set[str]) -> bool:
-    """True when a dependent's stored dump (:meth:`FileSyms.dumps`: marshal keeps each
-    string's bytes) or its call sites (``refs``: tuples of strings and line numbers)
-    hold one of ``names`` as a substring (a conservative test: a longer name containing
-    it counts too); True as well when the dump is missing."""
+    """True when one of ``names`` is an identifier in a dependent's stored dump
+    (:meth:`FileSyms.dumps`) or its call sites (``refs``: tuples of strings and line
+    numbers); True as well when the dump is missing or cannot be read."""
     if not names:
         return False
     if dump is None:
         return True
-    text = dump + "\n".join(str(x) for r in refs for x in r).encode("utf-8", "replace")
-    return any(n.encode("utf-8") in text for n in names)
+    texts: list[str] = []
+    try:
+        _strings(marshal.loads(dump), texts)
+    except (ValueError, EOFError, TypeError):
+        return True
+    _strings(refs, texts)
+    return not names.isdisjoint(_PART.findall("\n".join(texts)))
+
+
+def edit_names(olds: list[tuple[str, FileSyms | None]], fresh: dict[str, FileSyms]
+               ) -> set[str] | None:
+    """:func:`changed_names` over several edited files (``olds``: (path, the version
+    stored, None for a new file); ``fresh``: path → the version parsed now), or None when
+    some change is not per name."""
+    out: set[str] = set()
+    for path, old in olds:
+        n = changed_names(old, fresh[path])
+        if n is None:
+            return None
+        out |= n
+    return out
+
+
+def enumeration_changed(key: str, fs: FileSyms, names: set[str] | None) -> bool:
+    """Whether a file enumerating the provided ``key`` of ``fs`` may resolve otherwise
+    after a change of ``names``: for ``sub:B``, only when a class of ``fs`` based on ``B``
+    is among them (a base imported under another name: always); other keys (``arg:``,
+    ``impl:``…) always."""
+    if not key.startswith("sub:") or names is None:
+        return True
+    subs = {c.split(".", 1)[0] for c, n, _r, _l in fs.inherits if n == key[4:]}
+    return not subs or not subs.isdisjoint(names)
