@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import git, make_repo, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -87,3 +88,37 @@ def test_what_is_reresolved(tmp_path: Path) -> None:
     # a base class changes: every member reached through the class may differ
     assert _index(repo, {"n.py": N.replace("class C(Y):", "class C(X):")}) == 2
     assert _g(repo) == ["n.py::X.g", "n.py::X.g"]
+
+
+# break-it of session 41: a dependent reaching the edited file through a decorator, an
+# alias, a re-export, a dict of functions, a base class, a class attribute, a partial,
+# super(), a property or CommonJS exports; each edit changes what the dependent resolves
+# (checked: its edges differ before and after), and the incremental index must follow
+REACHED = {
+    'decorator': ({'m.py': 'def deco(f):\n    return f\n\nclass A:\n    def g(self): return 1\n\nclass B:\n    def g(self): return 2\n\n@deco\ndef make():\n    return A()\n', 'd.py': 'from m import make\n\ndef use():\n    make().g()\n'},
+        [('m.py', 'def deco(f):\n    return f\n\nclass A:\n    def g(self): return 1\n\nclass B:\n    def g(self): return 2\n\n@deco\ndef make():\n    return B()\n')]),
+    'alias': ({'m.py': 'class A:\n    def g(self): return 1\n\nclass B:\n    def g(self): return 2\n\ndef f():\n    return A()\n\nh = f\n', 'd.py': 'import m\n\ndef use():\n    m.h().g()\n'},
+        [('m.py', 'class A:\n    def g(self): return 1\n\nclass B:\n    def g(self): return 2\n\ndef f():\n    return B()\n\nh = f\n')]),
+    'reexport': ({'n.py': 'class A:\n    def g(self): return 1\n\ndef f():\n    return A()\n', 'm.py': 'from n import f\n', 'd.py': 'from m import f\n\ndef use():\n    f().g()\n'},
+        [('n.py', 'class A:\n    def g(self): return 1\n\nclass B:\n    def g(self): return 2\n\ndef f():\n    return B()\n')]),
+    'dict_of_funcs': ({'m.py': "def a():\n    return 1\n\ndef b():\n    return 2\n\nTABLE = {'x': a}\n", 'd.py': "from m import TABLE\n\ndef use():\n    TABLE['x']()\n"},
+        [('m.py', "def a():\n    return 1\n\ndef b():\n    return 2\n\nTABLE = {'x': b}\n")]),
+    'base_method_added': ({'m.py': 'class Base:\n    pass\n', 'x.py': 'def g():\n    return 1\n', 'd.py': 'from m import Base\nfrom x import g\n\nclass D(Base):\n    def run(self):\n        self.g()\n'},
+        [('m.py', 'class Base:\n    def g(self):\n        return 1\n')]),
+    'class_attr': ({'m.py': 'class A:\n    def g(self): return 1\n\nclass B:\n    def g(self): return 2\n\nclass K:\n    item = A()\n\ndef make():\n    return K()\n', 'd.py': 'from m import make\n\ndef use():\n    make().item.g()\n'},
+        [('m.py', 'class A:\n    def g(self): return 1\n\nclass B:\n    def g(self): return 2\n\nclass K:\n    item = B()\n\ndef make():\n    return K()\n')]),
+    'partial': ({'m.py': 'import functools\n\ndef a(x):\n    return x\n\ndef b(x):\n    return x\n\nrun = functools.partial(a, 1)\n', 'd.py': 'from m import run\n\ndef use():\n    run()\n'},
+        [('m.py', 'import functools\n\ndef a(x):\n    return x\n\ndef b(x):\n    return x\n\nrun = functools.partial(b, 1)\n')]),
+    'super': ({'m.py': 'class Base:\n    def go(self):\n        return 1\n', 'd.py': 'from m import Base\n\nclass D(Base):\n    def go(self):\n        return super().go()\n'},
+        [('m.py', 'class Root:\n    def go(self):\n        return 0\n\nclass Base(Root):\n    pass\n')]),
+    'property': ({'m.py': 'class A:\n    def g(self): return 1\n\nclass B:\n    def g(self): return 2\n\nclass K:\n    @property\n    def p(self):\n        return A()\n\nk = K()\n', 'd.py': 'from m import k\n\ndef use():\n    k.p.g()\n'},
+        [('m.py', 'class A:\n    def g(self): return 1\n\nclass B:\n    def g(self): return 2\n\nclass K:\n    @property\n    def p(self):\n        return B()\n\nk = K()\n')]),
+    'js_exports': ({'m.js': 'function A() {}\nA.prototype.g = function () { return 1; };\nfunction make() { return new A(); }\nmodule.exports = { make };\n', 'd.js': "const m = require('./m');\nfunction use() { m.make().g(); }\n"},
+        [('m.js', 'function A() {}\nA.prototype.g = function () { return 1; };\nfunction B() {}\nB.prototype.g = function () { return 2; };\nfunction make() { return new B(); }\nmodule.exports = { make };\n')]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REACHED))
+def test_dependents_reached_indirectly_follow_the_edit(tmp_path: Path, case: str) -> None:
+    files, edits = REACHED[case]
+    edits_equal_rebuild(tmp_path, files, edits)
