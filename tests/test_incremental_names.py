@@ -5,6 +5,7 @@ index must equal a full rebuild."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -122,3 +123,18 @@ REACHED = {
 def test_dependents_reached_indirectly_follow_the_edit(tmp_path: Path, case: str) -> None:
     files, edits = REACHED[case]
     edits_equal_rebuild(tmp_path, files, edits)
+
+
+# break-it of session 41 (a helper): 21 edits a dependent reaches through a name of a
+# third file (a return chain, a module variable, an attribute, a default argument, a
+# decorator, a re-export `as`, an alias, a partial, a dict of functions, `__iter__`,
+# `__call__`, an argument type from another file's call site; Python, TypeScript, Go,
+# Rust): each left stale edges before affected dependents passed on what they reach
+CHAINS = json.loads((Path(__file__).parent / "fixtures" / "incremental_chains" /
+                     "cases.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", sorted(CHAINS))
+def test_edits_reached_through_a_third_file_follow(tmp_path: Path, case: str) -> None:
+    files, edits = CHAINS[case]
+    edits_equal_rebuild(tmp_path, files, [tuple(e) for e in edits])

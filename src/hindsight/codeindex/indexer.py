@@ -26,7 +26,7 @@ from hindsight.codeindex import build as B
 from hindsight.codeindex import files as F
 from hindsight.codeindex import modules as M
 from hindsight.codeindex import pool
-from hindsight.codeindex.interface import edit_names, enumeration_changed, mentions
+from hindsight.codeindex.interface import affected_by_name, edit_names, enumeration_changed
 from hindsight.codeindex.parse import EXTRACTOR_VERSION
 from hindsight.codeindex.receivers import FACTS_VERSION, PROVIDED_PREFIXES
 from hindsight.codeindex.resolve import FileSyms, Row, Table, resolve_file
@@ -381,15 +381,12 @@ def _incremental(store: CodeStore, root: str, sel: F.Selection,
             for k in [*old_keys.get(existing[p].id, {}), *fresh[p].provided]
             if enumeration_changed(k, fresh[p], names)}
     # (no name changed: what they enumerate is as it was)
-    enumerates = store.dependents(keys) if names and keys else set()
-    for p in rerun:
-        refs = store.load_raw_refs(id_of[p], p)
-        if names is not None and p not in enumerates and \
-                not mentions(store.load_dump(id_of[p]), refs, names):
-            continue  # it resolves nothing the edit changed (codeindex/interface.py)
+    forced = store.dependents(keys) if names and keys else set()
+    refs = {p: store.load_raw_refs(id_of[p], p) for p in rerun}
+    for p in affected_by_name(store, table, rerun, refs, id_of, names, forced):
         fs = table.get(p)
         if fs is not None:
-            edges[p] = resolve_file(table, fs, refs)
+            edges[p] = resolve_file(table, fs, refs[p])
     stats.files_reresolved = len(edges) - len(changed)
     modules_update = {p: info[p][1] for p in rows if relocate and info[p][1] != rows[p].module}
     store.write_incremental(changed, new_modules, deleted, edges, id_of, modules_update, sel,

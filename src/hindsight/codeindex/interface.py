@@ -23,6 +23,7 @@ from typing import Any
 from hindsight.codeindex.bindings import AFTER, BRANCH, GLOBAL, NARROW, SCOPED
 from hindsight.codeindex.receivers import PROVIDES
 from hindsight.codeindex.table import FileSyms
+from hindsight.store.base import CodeStore
 
 _PART = re.compile(r"[A-Za-z_$][\w$]*")
 _DIGITS = re.compile(r"\d+")
@@ -158,12 +159,18 @@ def changed_names(old: FileSyms | None, new: FileSyms | None) -> set[str] | None
     out -= _STOP
     if not out:
         return out
+    return _reach([a, b], out)
+
+
+def _reach(sides: list[dict[str, list[Any]]], out: set[str]) -> set[str]:
+    """``out`` (changed in place and returned) grown, to a fixed point, by the parts of
+    every local name of ``sides`` whose content names one of its names."""
     users: dict[str, set[str]] = {}  # identifier -> the locals whose content names it
-    for side in (a, b):
+    for side in sides:
         for local, items in side.items():
             for t in _tokens(items):
                 users.setdefault(t, set()).add(local)
-    todo = list(out)
+    todo = [n for n in out if n in users]
     while todo:
         for local in users.get(todo.pop(), ()):
             for part in _PART.findall(local):
@@ -171,6 +178,14 @@ def changed_names(old: FileSyms | None, new: FileSyms | None) -> set[str] | None
                     out.add(part)
                     todo.append(part)
     return out
+
+
+def reaching(fs: FileSyms, names: set[str]) -> set[str]:
+    """The names of dependent ``fs`` that reach one of ``names`` (its locals whose content
+    names them, to a fixed point), with ``names``: a file that depends on ``fs`` and
+    writes only ``g`` is affected when ``fs``'s ``def g(): return make()`` reaches a
+    changed ``make`` of a third file (break-it of session 41)."""
+    return _reach([_items(fs)], set(names))
 
 
 def _strings(value: Any, out: list[str]) -> None:
@@ -185,21 +200,19 @@ def _strings(value: Any, out: list[str]) -> None:
             _strings(v, out)
 
 
-def mentions(dump: bytes | None, refs: list[tuple[Any, ...]], names: set[str]) -> bool:
-    """True when one of ``names`` is an identifier in a dependent's stored dump
-    (:meth:`FileSyms.dumps`) or its call sites (``refs``: tuples of strings and line
-    numbers); True as well when the dump is missing or cannot be read."""
-    if not names:
-        return False
+def identifiers(dump: bytes | None, refs: list[tuple[Any, ...]]) -> set[str] | None:
+    """The identifiers of a dependent's stored dump (:meth:`FileSyms.dumps`) and its call
+    sites (``refs``: tuples of strings and line numbers), or None when the dump is
+    missing or cannot be read (the dependent counts as affected by any change)."""
     if dump is None:
-        return True
+        return None
     texts: list[str] = []
     try:
         _strings(marshal.loads(dump), texts)
     except (ValueError, EOFError, TypeError):
-        return True
+        return None
     _strings(refs, texts)
-    return not names.isdisjoint(_PART.findall("\n".join(texts)))
+    return set(_PART.findall("\n".join(texts)))
 
 
 def edit_names(olds: list[tuple[str, FileSyms | None]], fresh: dict[str, FileSyms]
@@ -225,3 +238,34 @@ def enumeration_changed(key: str, fs: FileSyms, names: set[str] | None) -> bool:
         return True
     subs = {c.split(".", 1)[0] for c, n, _r, _l in fs.inherits if n == key[4:]}
     return not subs or not subs.isdisjoint(names)
+
+
+def affected_by_name(store: CodeStore, table: Any, rerun: list[str],
+                      refs: dict[str, list[Any]], id_of: dict[str, int],
+                      names: set[str] | None, forced: set[str]) -> list[str]:
+    """Of the dependents ``rerun``, those an edit that changed ``names`` may resolve
+    otherwise (all when ``names`` is None; codeindex/interface.py): a dependent that
+    writes one of them, or enumerates what changed (``forced``); then, to a fixed point,
+    one that writes a name of an affected dependent reaching them (a chain through a third
+    file: ``g`` returning ``make()``) or enumerates an affected dependent's provided keys
+    (its call sites, its subclasses)."""
+    if names is None:
+        return rerun
+    names, forced = set(names), set(forced)
+    vocab = {p: identifiers(store.load_dump(id_of[p]), refs[p]) for p in rerun}
+    hit: set[str] = set()
+    grew = True
+    while grew:
+        grew = False
+        for p in rerun:
+            words = vocab[p]
+            if p in hit or not (p in forced or words is None or not names.isdisjoint(words)):
+                continue
+            hit.add(p)
+            grew = True
+            fs = table.get(p)
+            if fs is not None:
+                names |= reaching(fs, names)
+                if fs.provided:
+                    forced |= store.dependents(set(fs.provided))
+    return [p for p in rerun if p in hit]
